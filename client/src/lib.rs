@@ -1,0 +1,1 @@
+//! The noughts terminal client (being built).

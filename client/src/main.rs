@@ -1,0 +1,3 @@
+//! `noughts`: the terminal client.
+
+fn main() {}

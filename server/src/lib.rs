@@ -1,0 +1,1 @@
+//! The noughts game server (being built).
