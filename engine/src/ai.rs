@@ -1,12 +1,16 @@
-//! Choosing moves: the public face of the search and the levels.
+//! Choosing moves and analysing positions: the public face of the search and the levels.
 //!
-//! PROVISIONAL: the search lands in its own modules; until then every level plays the first legal
-//! move. The signatures here are the contract the server and client build against.
+//! [`choose_move`] is what an AI seat calls; [`analyse`] is what the analysis tools call. Both are
+//! safe to call from many threads at once: each call owns its search table (a few megabytes at
+//! most), and the only shared state is read-only (line tables, symmetries, the solved classic
+//! game).
 
 use std::time::Duration;
 
 use crate::board::Board;
 use crate::level::Level;
+use crate::levels::{self, is_exact, judge};
+use crate::search::{EXACT, Searcher, terminal_score};
 
 /// How long a search may run: wall time, nodes, or both (whichever runs out first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,19 +75,107 @@ pub struct Choice {
 }
 
 /// The move `level` plays in `board`, or `None` if the game is over. Ties are broken with `rng`,
-/// so the same seed gives the same game.
+/// so the same seed gives the same game (on qubic, `perfect` also depends on how far the search
+/// gets within the time budget).
+///
+/// `budget` bounds `perfect` on qubic only: on the other variants `perfect` is exact and fast, and
+/// the weaker levels always do a fixed amount of work.
 pub fn choose_move(
     board: &Board,
     level: Level,
     rng: &mut fastrand::Rng,
     budget: Budget,
 ) -> Option<Choice> {
-    let _ = (level, rng, budget);
-    let cell = board.legal_moves().next()?;
-    Some(Choice {
-        cell,
-        value: Value::Unknown,
-        plies: None,
-        nodes: 0,
+    if board.is_over() {
+        return None;
+    }
+    Some(match level {
+        Level::Easy => levels::easy(board, rng),
+        Level::Medium => levels::medium(board, rng, budget),
+        Level::Hard => levels::hard(board, rng),
+        Level::Perfect => levels::perfect(board, rng, budget),
     })
+}
+
+/// What the search knows about one legal move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveValue {
+    /// The cell played.
+    pub cell: usize,
+    /// The value of playing it, for the side that plays it.
+    pub value: Value,
+    /// Plies from the current position to the end of the game under best play after this move,
+    /// when proven.
+    pub plies: Option<u32>,
+}
+
+/// A position's value and the value of each of its moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Analysis {
+    /// The value of the position for the side to move.
+    pub value: Value,
+    /// Plies to the end under best play, when proven.
+    pub plies: Option<u32>,
+    /// Every legal move, best first (empty when the game is over).
+    pub moves: Vec<MoveValue>,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+/// The value of `board` and of every legal move. Exact on classic, four and cube (the budget is
+/// ignored there); on qubic, what a search within `budget` proves (often [`Value::Unknown`]).
+pub fn analyse(board: &Board, budget: Budget) -> Analysis {
+    let variant = board.variant();
+    let ply = board.ply();
+    if let Some(score) = terminal_score(board) {
+        let (value, plies) = judge(variant, ply, score, true);
+        return Analysis {
+            value,
+            plies,
+            moves: Vec::new(),
+            nodes: 0,
+        };
+    }
+    let exact = is_exact(variant);
+    let budget = if exact {
+        Budget::UNLIMITED
+    } else if budget.time.is_none() && budget.nodes.is_none() {
+        Budget::DEFAULT
+    } else {
+        budget
+    };
+    let mut searcher = Searcher::new(variant, budget);
+    let scored = if exact {
+        searcher.every_move(board, EXACT)
+    } else {
+        // Deepen over all moves until the budget runs out; keep the last complete pass.
+        let mut last = board
+            .legal_moves()
+            .map(|cell| (cell, 0))
+            .collect::<Vec<_>>();
+        for depth in 1..=(variant.cells() - ply as usize) as i32 {
+            let scored = searcher.every_move(board, depth);
+            if searcher.stopped {
+                break;
+            }
+            last = scored;
+        }
+        last
+    };
+    let mut moves: Vec<(i32, MoveValue)> = scored
+        .into_iter()
+        .map(|(cell, score)| {
+            let (value, plies) = judge(variant, ply, score, exact);
+            (score, MoveValue { cell, value, plies })
+        })
+        .collect();
+    moves.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cell.cmp(&b.1.cell)));
+    let best = moves[0].0;
+    let (value, plies) = judge(variant, ply, best, exact);
+    Analysis {
+        value,
+        plies,
+        moves: moves.into_iter().map(|(_, m)| m).collect(),
+        nodes: searcher.nodes,
+    }
 }

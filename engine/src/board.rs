@@ -82,7 +82,10 @@ impl fmt::Display for BoardError {
                 "bad character {character:?} at position {position} (expected X, O or .)"
             ),
             BoardError::OAhead { x, o } => {
-                write!(f, "impossible counts: O has {o} marks but X has only {x}; X moves first")
+                write!(
+                    f,
+                    "impossible counts: O has {o} marks but X has only {x}; X moves first"
+                )
             }
             BoardError::XTooFarAhead { x, o } => write!(
                 f,
@@ -113,7 +116,11 @@ impl fmt::Display for MoveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MoveError::OffBoard { cell, cells } => {
-                write!(f, "cell {cell} is off the board (cells are 0 to {})", cells - 1)
+                write!(
+                    f,
+                    "cell {cell} is off the board (cells are 0 to {})",
+                    cells - 1
+                )
             }
             MoveError::Occupied { cell } => write!(f, "cell {cell} is already taken"),
             MoveError::GameOver => write!(f, "the game is already over"),
@@ -309,7 +316,7 @@ impl Board {
         self.variant
             .lines_through(cell)
             .iter()
-            .any(|&line| own & line == line)
+            .any(|&line| line & !own == 0)
     }
 
     /// The result, if the game is over.

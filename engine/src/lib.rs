@@ -2,17 +2,28 @@
 //!
 //! - [`Variant`]: the four games (3×3, 4×4, 3×3×3, 4×4×4), each a set of cells and winning lines.
 //! - [`Board`]: a legal position as two bit masks; parsing, moves, the outcome.
-//! - [`Level`] and [`choose_move`]: the AI players, from the two-ply `easy` to `perfect`.
+//! - [`Level`] and [`choose_move`]: the AI players, from the two-ply `easy` to `perfect`
+//!   (`levels`); [`analyse`]: the value of a position and of each of its moves.
+//! - The search (`search`): negamax with alpha-beta, a transposition table keyed by the position's
+//!   smallest symmetric image ([`symmetry`]), threat pruning and a budget; scores carry the
+//!   distance to the end. [`threats`]: immediate threats and the search for wins by continuous
+//!   threats that lets `perfect` play qubic.
+//! - [`solve`]: every reachable position solved at once (classic is kept solved), and perft.
 //!
 //! The crate is pure: no I/O, no async, no global state but precomputed tables. Serde support for
-//! the value types is behind the `serde` feature.
+//! the value types is behind the `serde` feature; the `noughts-engine` analysis binary behind `cli`.
 
 mod ai;
 mod board;
 mod level;
+mod levels;
+mod search;
+pub mod solve;
+pub mod symmetry;
+pub mod threats;
 mod variant;
 
-pub use ai::{Budget, Choice, Value, choose_move};
+pub use ai::{Analysis, Budget, Choice, MoveValue, Value, analyse, choose_move};
 pub use board::{Board, BoardError, Mark, MoveError, Outcome, cells_of};
 pub use fastrand::Rng;
 pub use level::{Level, UnknownLevel};

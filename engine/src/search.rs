@@ -1,0 +1,476 @@
+//! The search: negamax with alpha-beta, a transposition table, symmetry, threats and a budget.
+//!
+//! Scores are from the side to move's point of view. A won game scores `MATE - e` and a lost one
+//! `-(MATE - e)`, where `e` is the number of marks on the board when the game ends. Because `e` is
+//! a property of the final position and not of the path, a quicker win scores higher, a slower loss
+//! scores higher, and a score stored in the table means the same wherever the position recurs. A
+//! draw is 0; the heuristic scores of a search cut short by depth stay well inside `±PROVEN`.
+//!
+//! A [`Searcher`] owns its table, so each call to the search allocates its own, bounded by the
+//! variant's table size, and searches on many threads never share mutable state.
+
+use std::time::Instant;
+
+use crate::ai::Budget;
+use crate::board::{Board, Mark, cells_of};
+use crate::symmetry::Symmetries;
+use crate::threats::winning_cells;
+use crate::variant::Variant;
+
+/// The score of a win on an empty move list; real wins are `MATE - e` with `e` ≤ 64.
+pub const MATE: i32 = 1000;
+/// Scores at least this large (in absolute value) are proven wins or losses.
+pub const PROVEN: i32 = MATE - 100;
+/// Beyond every score.
+pub const INF: i32 = 10_000;
+/// Depth that means "to the end of the game".
+pub const EXACT: i32 = 100;
+
+/// The score of a win for the side to move when the game ends with `end` marks on the board.
+pub const fn win_at(end: u32) -> i32 {
+    MATE - end as i32
+}
+
+/// The number of marks on the board when the game ends, for a proven score.
+pub fn end_of(score: i32) -> Option<u32> {
+    (score.abs() >= PROVEN).then(|| (MATE - score.abs()) as u32)
+}
+
+const EMPTY: u64 = 0;
+const EXACT_BOUND: u64 = 1;
+const LOWER: u64 = 2;
+const UPPER: u64 = 3;
+
+/// The transposition table: one slot per index, always replaced. A slot is a key word and a data
+/// word (score, depth, bound, best move), zero when empty.
+#[derive(Debug)]
+struct Table {
+    /// `[key, data]` pairs.
+    slots: Vec<[u64; 2]>,
+    /// `slots.len() - 1` (the length is a power of two).
+    mask: usize,
+}
+
+impl Table {
+    fn new(bits: u32) -> Table {
+        Table {
+            slots: vec![[0u64; 2]; 1 << bits],
+            mask: (1 << bits) - 1,
+        }
+    }
+
+    #[inline]
+    fn index(&self, key: u64) -> usize {
+        let mixed = (key ^ (key >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (mixed >> 20) as usize & self.mask
+    }
+
+    /// `(score, depth, bound, best)` stored for `key`.
+    #[inline]
+    fn probe(&self, key: u64) -> Option<(i32, i32, u64, usize)> {
+        let [stored, data] = self.slots[self.index(key)];
+        if stored != key || data & 0x3 << 24 == EMPTY {
+            return None;
+        }
+        let score = (data & 0xffff) as u16 as i16 as i32;
+        let depth = ((data >> 16) & 0xff) as i32;
+        let bound = (data >> 24) & 0x3;
+        let best = ((data >> 32) & 0xff) as usize;
+        Some((score, depth, bound, best))
+    }
+
+    #[inline]
+    fn store(&mut self, key: u64, score: i32, depth: i32, bound: u64, best: usize) {
+        let index = self.index(key);
+        let data = (score as i16 as u16 as u64)
+            | (depth.clamp(0, 255) as u64) << 16
+            | bound << 24
+            | (best as u64) << 32;
+        self.slots[index] = [key, data];
+    }
+}
+
+/// A search over one variant with its own table and budget.
+#[derive(Debug)]
+pub struct Searcher {
+    /// The game being searched.
+    variant: Variant,
+    /// Its winning lines.
+    lines: &'static [u64],
+    /// Cells in a line.
+    k: u32,
+    /// Every cell of the board.
+    full: u64,
+    /// Its symmetries, for table keys near the root.
+    group: &'static Symmetries,
+    /// Positions with fewer marks than this are keyed by their canonical image; deeper ones by
+    /// themselves, where the cost of canonicalising outweighs the transpositions it finds.
+    symmetric_plies: u32,
+    /// The transposition table.
+    table: Table,
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Stop when `nodes` passes this.
+    node_limit: u64,
+    /// Stop when the clock passes this.
+    deadline: Option<Instant>,
+    /// Set once the budget has run out; every score computed after that is discarded.
+    pub stopped: bool,
+    /// How often each (side, cell) caused a cut-off, for move ordering.
+    history: [[u32; 64]; 2],
+}
+
+/// Table size (log2 of slots) for each variant: enough for the exact solves, bounded per search.
+fn table_bits(variant: Variant) -> u32 {
+    match variant {
+        Variant::Classic => 10,
+        Variant::Four => 20,
+        Variant::Cube => 18,
+        Variant::Qubic => 20,
+    }
+}
+
+impl Searcher {
+    /// A searcher for `variant` with a fresh table, limited by `budget`.
+    pub fn new(variant: Variant, budget: Budget) -> Searcher {
+        Searcher::with_table_bits(variant, budget, table_bits(variant))
+    }
+
+    /// A searcher with a table of `2^bits` slots.
+    pub fn with_table_bits(variant: Variant, budget: Budget, bits: u32) -> Searcher {
+        let mut searcher = Searcher {
+            variant,
+            lines: variant.lines(),
+            k: variant.side() as u32,
+            full: variant.full_mask(),
+            group: Symmetries::of(variant),
+            symmetric_plies: match variant {
+                Variant::Classic => 9,
+                Variant::Four => 9,
+                Variant::Cube => 8,
+                Variant::Qubic => 4,
+            },
+            table: Table::new(bits),
+            nodes: 0,
+            node_limit: u64::MAX,
+            deadline: None,
+            stopped: false,
+            history: [[0; 64]; 2],
+        };
+        searcher.set_budget(budget);
+        searcher
+    }
+
+    /// Replaces the budget, counted from now.
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.node_limit = budget
+            .nodes
+            .map_or(u64::MAX, |n| self.nodes.saturating_add(n));
+        self.deadline = budget.time.map(|t| Instant::now() + t);
+        self.stopped = false;
+    }
+
+    fn out_of_budget(&mut self) -> bool {
+        if self.nodes >= self.node_limit {
+            self.stopped = true;
+        } else if self.nodes & 0x3ff == 0
+            && let Some(deadline) = self.deadline
+            && Instant::now() >= deadline
+        {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    #[inline]
+    fn key(&self, me: u64, opp: u64) -> (u64, usize) {
+        let ply = (me | opp).count_ones();
+        let (a, b, s) = if ply < self.symmetric_plies {
+            self.group.canonical(me, opp)
+        } else {
+            (me, opp, 0)
+        };
+        let key = if self.variant.cells() <= 32 {
+            a | b << 32
+        } else {
+            let h = (a ^ b.rotate_left(29).wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            h ^ (h >> 32)
+        };
+        (key, s)
+    }
+
+    /// A static estimate of the position for the side to move: open lines weighted by how full
+    /// they are. Stays well inside `±PROVEN`.
+    pub fn evaluate(&self, me: u64, opp: u64) -> i32 {
+        const WEIGHTS: [[i32; 4]; 2] = [[0, 1, 6, 0], [0, 1, 5, 25]];
+        let weights = &WEIGHTS[(self.k == 4) as usize];
+        let mut score = 0;
+        for &line in self.lines {
+            let (mine, theirs) = ((line & me).count_ones(), (line & opp).count_ones());
+            if theirs == 0 {
+                score += weights[mine as usize];
+            } else if mine == 0 {
+                score -= weights[theirs as usize];
+            }
+        }
+        score.clamp(-PROVEN / 2, PROVEN / 2)
+    }
+
+    /// Orders `moves` best first: the table's move, then moves that extend or block the most
+    /// promising lines, then history.
+    fn order(&self, me: u64, opp: u64, moves: u64, first: Option<usize>, out: &mut Vec<usize>) {
+        const MINE: [i32; 4] = [1, 4, 24, 96];
+        const THEIRS: [i32; 4] = [1, 3, 18, 80];
+        let side = (me | opp).count_ones() as usize & 1;
+        let mut scored: [(i32, u8); 64] = [(0, 0); 64];
+        let mut n = 0;
+        for cell in cells_of(moves) {
+            let mut value = 0;
+            for &line in self.variant.lines_through(cell) {
+                if line & opp == 0 {
+                    value += MINE[(line & me).count_ones() as usize];
+                } else if line & me == 0 {
+                    value += THEIRS[(line & opp).count_ones() as usize];
+                }
+            }
+            value = value * 64 + (self.history[side][cell].min(1 << 20) as i32 >> 4);
+            if Some(cell) == first {
+                value = i32::MAX;
+            }
+            scored[n] = (value, cell as u8);
+            n += 1;
+        }
+        let scored = &mut scored[..n];
+        scored.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        out.clear();
+        out.extend(scored.iter().map(|&(_, cell)| cell as usize));
+    }
+
+    /// The score of the position (`me` to move against `opp`, game not over) searched `depth`
+    /// plies deep (forced moves are free), within the window `(alpha, beta)`.
+    pub fn negamax(&mut self, me: u64, opp: u64, depth: i32, mut alpha: i32, mut beta: i32) -> i32 {
+        self.nodes += 1;
+        if self.out_of_budget() {
+            return 0;
+        }
+        let occupied = me | opp;
+        let empty = self.full & !occupied;
+        if empty == 0 {
+            return 0;
+        }
+        let ply = occupied.count_ones();
+        // Deep enough to reach the end: the score will be exact, whatever path led here.
+        let depth = if depth >= empty.count_ones() as i32 {
+            255
+        } else {
+            depth
+        };
+        if winning_cells(self.lines, self.k, me, opp) != 0 {
+            return win_at(ply + 1);
+        }
+        let threats = winning_cells(self.lines, self.k, opp, me);
+        if threats.count_ones() >= 2 {
+            return -win_at(ply + 2);
+        }
+        if empty.count_ones() == 1 {
+            // The last cell: no line for us (checked above), so a draw.
+            return 0;
+        }
+        // The best we can still do is win two moves from now; the worst, lose on the next move.
+        alpha = alpha.max(-win_at(ply + 2));
+        beta = beta.min(win_at(ply + 3));
+        if alpha >= beta {
+            return alpha;
+        }
+        if depth <= 0 && threats == 0 {
+            return self.evaluate(me, opp);
+        }
+        let (key, symmetry) = self.key(me, opp);
+        let mut first = None;
+        if let Some((score, stored_depth, bound, best)) = self.table.probe(key) {
+            if stored_depth >= depth || score.abs() >= PROVEN && bound == EXACT_BOUND {
+                match bound {
+                    EXACT_BOUND => return score,
+                    LOWER => alpha = alpha.max(score),
+                    UPPER => beta = beta.min(score),
+                    _ => {}
+                }
+                if alpha >= beta {
+                    return score;
+                }
+            }
+            first = Some(self.group.map_cell(self.group.inverse(symmetry), best));
+        }
+        let (moves, next_depth) = if threats != 0 {
+            (threats, depth)
+        } else {
+            (empty, depth - 1)
+        };
+        let mut ordered = Vec::with_capacity(moves.count_ones() as usize);
+        self.order(me, opp, moves, first, &mut ordered);
+        let original_alpha = alpha;
+        let mut best_score = -INF;
+        let mut best_move = ordered[0];
+        for &cell in &ordered {
+            let score = -self.negamax(opp, me | 1 << cell, next_depth, -beta, -alpha);
+            if self.stopped {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                best_move = cell;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        let side = ply as usize & 1;
+                        self.history[side][cell] +=
+                            (depth.clamp(1, 20) * depth.clamp(1, 20)) as u32;
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best_score <= original_alpha {
+            UPPER
+        } else if best_score >= beta {
+            LOWER
+        } else {
+            EXACT_BOUND
+        };
+        self.table.store(
+            key,
+            best_score,
+            depth,
+            bound,
+            self.group.map_cell(symmetry, best_move),
+        );
+        best_score
+    }
+
+    /// The score of `board` for the side to move, searched to `depth`.
+    pub fn score(&mut self, board: &Board, depth: i32) -> i32 {
+        let (me, opp) = sides(board);
+        if let Some(score) = terminal_score(board) {
+            return score;
+        }
+        self.negamax(me, opp, depth, -INF, INF)
+    }
+
+    /// Scores of `moves` in `board` searched to `depth`, best first: the best scores are exact; a
+    /// move that cannot match the best gets an upper bound below it. Moves that are images of one
+    /// another under the position's symmetries share one search.
+    pub fn root(&mut self, board: &Board, moves: &[usize], depth: i32) -> Vec<(usize, i32)> {
+        let (me, opp) = sides(board);
+        let ply = board.ply();
+        let stabiliser = self.group.stabiliser(me, opp);
+        let representative = |cell: usize| {
+            stabiliser
+                .iter()
+                .map(|&s| self.group.map_cell(s, cell))
+                .min()
+                .unwrap_or(cell)
+        };
+        let mut ordered = Vec::new();
+        let first = self
+            .table
+            .probe(self.key(me, opp).0)
+            .map(|(_, _, _, best)| {
+                let (_, s) = self.key(me, opp);
+                self.group.map_cell(self.group.inverse(s), best)
+            });
+        let allowed: u64 = moves.iter().fold(0, |m, &c| m | 1 << c);
+        self.order(me, opp, allowed, first, &mut ordered);
+        let mut scored: Vec<(usize, i32)> = Vec::with_capacity(ordered.len());
+        let mut by_class: Vec<(usize, i32)> = Vec::new();
+        let mut best = -INF;
+        for &cell in &ordered {
+            let class = representative(cell);
+            if let Some(&(_, score)) = by_class.iter().find(|(c, _)| *c == class) {
+                scored.push((cell, score));
+                continue;
+            }
+            let after = me | 1 << cell;
+            let score = if self
+                .variant
+                .lines_through(cell)
+                .iter()
+                .any(|&l| l & !after == 0)
+            {
+                win_at(ply + 1)
+            } else {
+                let alpha = if best == -INF { -INF } else { best - 1 };
+                -self.negamax(opp, after, depth - 1, -INF, -alpha)
+            };
+            if self.stopped {
+                break;
+            }
+            by_class.push((class, score));
+            scored.push((cell, score));
+            best = best.max(score);
+        }
+        scored.sort_by_key(|m| std::cmp::Reverse(m.1));
+        scored
+    }
+
+    /// The exact score of every move in `board` (each searched with a full window).
+    pub fn every_move(&mut self, board: &Board, depth: i32) -> Vec<(usize, i32)> {
+        let (me, opp) = sides(board);
+        let ply = board.ply();
+        board
+            .legal_moves()
+            .map(|cell| {
+                let after = me | 1 << cell;
+                let score = if self
+                    .variant
+                    .lines_through(cell)
+                    .iter()
+                    .any(|&l| l & !after == 0)
+                {
+                    win_at(ply + 1)
+                } else {
+                    -self.negamax(opp, after, depth - 1, -INF, INF)
+                };
+                (cell, score)
+            })
+            .collect()
+    }
+}
+
+/// The marks of the side to move and of the other side.
+pub fn sides(board: &Board) -> (u64, u64) {
+    let (x, o) = (board.mask(Mark::X), board.mask(Mark::O));
+    match board.to_move() {
+        Mark::X => (x, o),
+        Mark::O => (o, x),
+    }
+}
+
+/// The score of a finished game for the side to move (who, if anyone won, lost).
+pub fn terminal_score(board: &Board) -> Option<i32> {
+    match board.outcome()? {
+        crate::Outcome::Draw => Some(0),
+        crate::Outcome::Win { .. } => Some(-win_at(board.ply())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classic_empty_board_is_a_draw() {
+        let mut searcher = Searcher::new(Variant::Classic, Budget::UNLIMITED);
+        assert_eq!(searcher.score(&Board::new(Variant::Classic), EXACT), 0);
+    }
+
+    #[test]
+    fn quickest_win_scores_highest() {
+        // X can win now at 2; every other move is slower.
+        let board = Board::parse(Variant::Classic, "XX./OO./...").unwrap();
+        let mut searcher = Searcher::new(Variant::Classic, Budget::UNLIMITED);
+        let moves: Vec<usize> = board.legal_moves().collect();
+        let scored = searcher.root(&board, &moves, EXACT);
+        assert_eq!(scored[0], (2, win_at(5)));
+    }
+}

@@ -1,0 +1,236 @@
+//! The symmetries of the boards: the rotations and reflections that map winning lines to lines.
+//!
+//! Every n^d board has the symmetries of the d-cube: permute the axes and flip any of them, 8 for
+//! the squares and 48 for the cubes. The search keys its table on the smallest image of a position
+//! and plays one move of each class of equivalent moves, so symmetric positions are searched once.
+//! (Qubic has further, less obvious symmetries; the 48 geometric ones are the ones used here.)
+
+use std::sync::OnceLock;
+
+use crate::board::Board;
+use crate::variant::Variant;
+
+/// The symmetry group of one variant, with tables to map masks quickly.
+#[derive(Debug)]
+pub struct Symmetries {
+    /// For each symmetry, where each cell goes.
+    perms: Vec<Vec<u8>>,
+    /// For each symmetry, the index of its inverse (to map stored moves back).
+    inverse: Vec<usize>,
+    /// For each symmetry and each byte of a mask, the image of that byte's cells; a mask maps with
+    /// one lookup per byte instead of one step per cell.
+    tables: Vec<Vec<[u64; 256]>>,
+}
+
+impl Symmetries {
+    /// The group of `variant`, built once.
+    pub fn of(variant: Variant) -> &'static Symmetries {
+        static GROUPS: [OnceLock<Symmetries>; 4] = [
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+        ];
+        GROUPS[variant as usize].get_or_init(|| Symmetries::new(variant))
+    }
+
+    fn new(variant: Variant) -> Symmetries {
+        let (n, d) = (variant.side(), variant.dims());
+        let axis_orders: Vec<Vec<usize>> = if d == 2 {
+            vec![vec![0, 1], vec![1, 0]]
+        } else {
+            vec![
+                vec![0, 1, 2],
+                vec![0, 2, 1],
+                vec![1, 0, 2],
+                vec![1, 2, 0],
+                vec![2, 0, 1],
+                vec![2, 1, 0],
+            ]
+        };
+        let mut perms = Vec::new();
+        for order in &axis_orders {
+            for flips in 0..(1usize << d) {
+                let perm = (0..variant.cells())
+                    .map(|cell| {
+                        let coords = variant.coords(cell);
+                        let image: Vec<usize> = (0..d)
+                            .map(|axis| {
+                                let c = coords[order[axis]];
+                                if flips & (1 << axis) != 0 {
+                                    n - 1 - c
+                                } else {
+                                    c
+                                }
+                            })
+                            .collect();
+                        variant.cell_at(&image).expect("image is on the board") as u8
+                    })
+                    .collect::<Vec<u8>>();
+                perms.push(perm);
+            }
+        }
+        let inverse = perms
+            .iter()
+            .map(|perm| {
+                perms
+                    .iter()
+                    .position(|other| {
+                        (0..perm.len()).all(|c| other[perm[c] as usize] as usize == c)
+                    })
+                    .expect("the group is closed under inverses")
+            })
+            .collect();
+        let chunks = variant.cells().div_ceil(8);
+        let tables = perms
+            .iter()
+            .map(|perm| {
+                (0..chunks)
+                    .map(|chunk| {
+                        let mut table = [0u64; 256];
+                        for (byte, image) in table.iter_mut().enumerate() {
+                            for bit in 0..8 {
+                                let cell = chunk * 8 + bit;
+                                if byte & (1 << bit) != 0 && cell < perm.len() {
+                                    *image |= 1 << perm[cell];
+                                }
+                            }
+                        }
+                        table
+                    })
+                    .collect()
+            })
+            .collect();
+        Symmetries {
+            perms,
+            inverse,
+            tables,
+        }
+    }
+
+    /// Number of symmetries (the identity included).
+    pub fn len(&self) -> usize {
+        self.perms.len()
+    }
+
+    /// Always false: the identity is a symmetry.
+    pub fn is_empty(&self) -> bool {
+        self.perms.is_empty()
+    }
+
+    /// Where symmetry `s` sends `cell`.
+    #[inline]
+    pub fn map_cell(&self, s: usize, cell: usize) -> usize {
+        self.perms[s][cell] as usize
+    }
+
+    /// The index of the symmetry that undoes `s`.
+    #[inline]
+    pub fn inverse(&self, s: usize) -> usize {
+        self.inverse[s]
+    }
+
+    /// The image of a mask of cells under symmetry `s`.
+    #[inline]
+    pub fn map_mask(&self, s: usize, mask: u64) -> u64 {
+        let mut image = 0;
+        let mut rest = mask;
+        for table in &self.tables[s] {
+            image |= table[(rest & 0xff) as usize];
+            rest >>= 8;
+        }
+        image
+    }
+
+    /// The smallest image of the pair `(a, b)` (compared as `(a, b)`), and the symmetry that
+    /// produced it.
+    #[inline]
+    pub fn canonical(&self, a: u64, b: u64) -> (u64, u64, usize) {
+        let mut best = (a, b, 0);
+        for s in 1..self.perms.len() {
+            let ia = self.map_mask(s, a);
+            if ia > best.0 {
+                continue;
+            }
+            let ib = self.map_mask(s, b);
+            if (ia, ib) < (best.0, best.1) {
+                best = (ia, ib, s);
+            }
+        }
+        best
+    }
+
+    /// The symmetries that leave the pair `(a, b)` unchanged.
+    pub fn stabiliser(&self, a: u64, b: u64) -> Vec<usize> {
+        (0..self.perms.len())
+            .filter(|&s| self.map_mask(s, a) == a && self.map_mask(s, b) == b)
+            .collect()
+    }
+}
+
+/// Every image of `board` under the symmetries of its variant (the board itself first). Each has
+/// the same game value.
+pub fn images(board: &Board) -> Vec<Board> {
+    let group = Symmetries::of(board.variant());
+    let (x, o) = (board.mask(crate::Mark::X), board.mask(crate::Mark::O));
+    (0..group.len())
+        .map(|s| {
+            Board::from_masks(board.variant(), group.map_mask(s, x), group.map_mask(s, o))
+                .expect("a symmetry maps legal positions to legal positions")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_sizes() {
+        assert_eq!(Symmetries::of(Variant::Classic).len(), 8);
+        assert_eq!(Symmetries::of(Variant::Four).len(), 8);
+        assert_eq!(Symmetries::of(Variant::Cube).len(), 48);
+        assert_eq!(Symmetries::of(Variant::Qubic).len(), 48);
+    }
+
+    #[test]
+    fn symmetries_are_distinct_and_map_lines_to_lines() {
+        for variant in Variant::ALL {
+            let group = Symmetries::of(variant);
+            let mut seen = std::collections::HashSet::new();
+            for s in 0..group.len() {
+                assert!(
+                    seen.insert(group.perms[s].clone()),
+                    "{variant}: duplicate symmetry"
+                );
+                for &line in variant.lines() {
+                    let image = group.map_mask(s, line);
+                    assert!(
+                        variant.lines().contains(&image),
+                        "{variant}: line not mapped to a line"
+                    );
+                }
+                let inv = group.inverse(s);
+                for cell in 0..variant.cells() {
+                    assert_eq!(group.map_cell(inv, group.map_cell(s, cell)), cell);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn canonical_form_is_shared_by_images() {
+        let board = Board::parse(Variant::Four, "X.../.O../..X./....").unwrap();
+        let group = Symmetries::of(Variant::Four);
+        let (x, o) = (board.mask(crate::Mark::X), board.mask(crate::Mark::O));
+        let canon = group.canonical(x, o);
+        for image in images(&board) {
+            let (ix, io) = (image.mask(crate::Mark::X), image.mask(crate::Mark::O));
+            let other = group.canonical(ix, io);
+            assert_eq!((canon.0, canon.1), (other.0, other.1));
+            assert_eq!(group.map_mask(other.2, ix), other.0);
+        }
+        // The main diagonal reflection leaves this position alone.
+        assert_eq!(group.stabiliser(x, o).len(), 2);
+    }
+}

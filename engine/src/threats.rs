@@ -1,0 +1,155 @@
+//! Threats: cells that complete a line, and the search for wins by continuous threats.
+//!
+//! A threat is a line holding all but one of its cells for one side and none for the other: that
+//! side wins next move unless the other blocks. Two threats at once cannot both be blocked. The
+//! threat search looks for a win made only of threats (each answered by the one forced block),
+//! which is how wins are found on qubic long before the ordinary search could see them.
+
+use std::collections::HashSet;
+
+use crate::board::cells_of;
+use crate::variant::Variant;
+
+/// The cells where `own` would complete a line of `lines` (lines of `k` cells, `other` absent).
+#[inline]
+pub fn winning_cells(lines: &[u64], k: u32, own: u64, other: u64) -> u64 {
+    let mut cells = 0;
+    for &line in lines {
+        if line & other == 0 && (line & own).count_ones() == k - 1 {
+            cells |= line & !own;
+        }
+    }
+    cells
+}
+
+/// The empty cells where `own` would make a new threat: cells of lines with `k - 2` of its marks
+/// and none of `other`'s.
+#[inline]
+fn threat_making_cells(lines: &[u64], k: u32, own: u64, other: u64) -> u64 {
+    let mut cells = 0;
+    for &line in lines {
+        if line & other == 0 && (line & own).count_ones() == k - 2 {
+            cells |= line & !own;
+        }
+    }
+    cells
+}
+
+/// Searches for wins by continuous threats (one side only ever makes threats, the other only
+/// ever blocks), within a node limit.
+#[derive(Debug)]
+pub struct ThreatSearch {
+    /// The lines of the variant being searched.
+    lines: &'static [u64],
+    /// Cells in a line.
+    k: u32,
+    /// The variant, for the lines through a cell when ordering moves.
+    variant: Variant,
+    /// Nodes visited so far, across calls.
+    pub nodes: u64,
+    /// Stop once `nodes` reaches this; a search cut short reports no win.
+    limit: u64,
+    /// Positions (attacker, defender) already shown to hold no threat win, to avoid searching a
+    /// transposition twice.
+    refuted: HashSet<(u64, u64)>,
+}
+
+impl ThreatSearch {
+    /// A search over `variant` that gives up after `limit` nodes.
+    pub fn new(variant: Variant, limit: u64) -> ThreatSearch {
+        ThreatSearch {
+            lines: variant.lines(),
+            k: variant.side() as u32,
+            variant,
+            nodes: 0,
+            limit,
+            refuted: HashSet::new(),
+        }
+    }
+
+    /// Allows `extra` more nodes.
+    pub fn extend(&mut self, extra: u64) {
+        self.limit = self.nodes + extra;
+    }
+
+    /// If the side to move (marks `own`; the opponent has `other`) can force a win by threats
+    /// within `depth` of its own moves: the first move and the plies from now to the winning move
+    /// included.
+    pub fn find_win(&mut self, own: u64, other: u64, depth: u32) -> Option<(usize, u32)> {
+        self.nodes += 1;
+        let full = self.variant.full_mask();
+        let wins = winning_cells(self.lines, self.k, own, other);
+        if wins != 0 {
+            return Some((wins.trailing_zeros() as usize, 1));
+        }
+        let losses = winning_cells(self.lines, self.k, other, own);
+        if losses.count_ones() >= 2 || depth == 0 || self.nodes >= self.limit {
+            return None;
+        }
+        if self.refuted.contains(&(own, other)) {
+            return None;
+        }
+        let candidates = if losses != 0 {
+            losses
+        } else {
+            threat_making_cells(self.lines, self.k, own, other) & full & !(own | other)
+        };
+        // Moves making the most threats first.
+        let mut ordered: Vec<(u32, usize, u64)> = cells_of(candidates)
+            .map(|cell| {
+                let after = own | 1 << cell;
+                let threats = winning_cells(self.variant.lines_through(cell), self.k, after, other)
+                    & !(own | other | 1 << cell);
+                (threats.count_ones(), cell, threats)
+            })
+            .filter(|&(count, _, _)| count > 0)
+            .collect();
+        ordered.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (count, cell, threats) in ordered {
+            if count >= 2 {
+                return Some((cell, 3));
+            }
+            let block = threats.trailing_zeros() as usize;
+            let after = own | 1 << cell;
+            if let Some((_, plies)) = self.find_win(after, other | 1 << block, depth - 1) {
+                return Some((cell, plies + 2));
+            }
+            if self.nodes >= self.limit {
+                return None;
+            }
+        }
+        if self.nodes < self.limit {
+            self.refuted.insert((own, other));
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{Board, Mark};
+
+    #[test]
+    fn finds_threats_and_blocks() {
+        let board = Board::parse(Variant::Classic, "XX./OO./...").unwrap();
+        let lines = Variant::Classic.lines();
+        let (x, o) = (board.mask(Mark::X), board.mask(Mark::O));
+        assert_eq!(winning_cells(lines, 3, x, o), 1 << 2);
+        assert_eq!(winning_cells(lines, 3, o, x), 1 << 5);
+    }
+
+    #[test]
+    fn finds_a_fork_by_threats() {
+        // X to move: 6 threatens 3 (column) and 7... X at 0 and 8, O at 4 and 2; X plays 6: threats
+        // at 3 and 7.
+        let board = Board::parse(Variant::Classic, "X.O/.O./..X").unwrap();
+        let (x, o) = (board.mask(Mark::X), board.mask(Mark::O));
+        // O threatens 6 (the other diagonal), so X must block there, which forks.
+        let mut search = ThreatSearch::new(Variant::Classic, 1000);
+        assert_eq!(search.find_win(x, o, 4), Some((6, 3)));
+        // O, to move in X's shoes, has nothing.
+        let mut search = ThreatSearch::new(Variant::Classic, 1000);
+        assert_eq!(search.find_win(o, x | 1 << 6, 4), None);
+    }
+}
