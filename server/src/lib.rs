@@ -1,1 +1,35 @@
-//! The noughts game server (being built).
+//! The noughts game server: a WebSocket lobby where people find each other by quick match or invite
+//! code, play AI seats, and watch anyone's game, including the AI-vs-AI war games the server keeps
+//! running.
+//!
+//! [`run`] serves on a listener until a shutdown future completes; [`Config`] holds every knob.
+//! The wire protocol is the `noughts-protocol` crate and its `PROTOCOL.md`.
+//!
+//! Code map:
+//! - `server`: the accept loop, the connection cap, shutdown in order (games, then connections).
+//! - `connection`: one task per WebSocket; reads, writes its bounded outbound queue, pings.
+//! - `handler`: what each request does; `hello` and resuming a session.
+//! - `game`: one actor task per game: board, clocks, seats, watchers, chat, rematches.
+//! - `registry`: every shared index (sessions, games, rooms, seek queues), in dashmap.
+//! - `session`: a player's identity and subscriptions across connections.
+//! - `lobby`: listed games and rooms, and their subscribers.
+//! - `war`: keeps an AI-vs-AI game running per variant.
+//! - `outbound`, `rate`, `code`: the send queue, token buckets, invite codes.
+
+mod code;
+mod config;
+mod connection;
+mod error;
+mod game;
+mod handler;
+mod lobby;
+mod outbound;
+mod rate;
+mod registry;
+mod server;
+mod session;
+mod war;
+
+pub use config::Config;
+pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS};
+pub use server::run;

@@ -1,0 +1,85 @@
+//! The server's knobs, with the production defaults.
+
+use std::time::Duration;
+
+use noughts_engine::{Budget, Level, Variant};
+
+/// Everything an operator (or a test) can tune. `Config::default()` is what `noughts-server`
+/// runs with when given no flags.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Connections held at once; one more is refused with `server_full` and close 1013, so a flood
+    /// cannot exhaust memory or file descriptors.
+    pub max_connections: usize,
+    /// Games live at once (war games included); a request that would start one more gets
+    /// `server_full`, so nobody can fill the blocking pool with AI searches.
+    pub max_games: usize,
+    /// How long a disconnected player keeps their seats and session. The time is a budget per game:
+    /// each absence spends from it, and when it runs out the game ends as abandoned.
+    pub grace: Duration,
+    /// The least time an AI seat takes over a move against a person, so it feels like play rather
+    /// than a reflex. Tests use zero.
+    pub ai_think_delay: Duration,
+    /// The search budget of an AI seat against a person (matters on qubic; the other variants are
+    /// solved well within it).
+    pub ai_budget: Budget,
+    /// Whether the server keeps AI-vs-AI games running for people to watch.
+    pub war_games: bool,
+    /// The variants that always have a war game running.
+    pub war_variants: Vec<Variant>,
+    /// The levels of X and O in the server's own war games.
+    pub war_levels: (Level, Level),
+    /// The search budget per move in war games: they run all the time, so they think less than a
+    /// seat facing a person.
+    pub war_budget: Budget,
+    /// The pause between a war game's end and the next one, so watchers see the final position.
+    pub war_restart_delay: Duration,
+    /// The least time between two moves of an AI-vs-AI game, so people can follow it.
+    pub war_move_delay: Duration,
+    /// How long a finished game stays reachable for a rematch or a last look.
+    pub finished_linger: Duration,
+    /// How often the server pings each connection.
+    pub ping_interval: Duration,
+    /// A connection that sends nothing (not even a pong) for this long is closed.
+    pub idle_timeout: Duration,
+    /// The largest text frame accepted; larger ones close the connection with 1009.
+    pub max_message_bytes: usize,
+    /// Sustained requests per second per connection.
+    pub messages_per_second: u32,
+    /// Requests a connection may send in a burst above the sustained rate.
+    pub message_burst: u32,
+    /// Sustained chat lines per minute per connection.
+    pub chat_per_minute: u32,
+    /// Chat lines a connection may send in a burst.
+    pub chat_burst: u32,
+    /// Frames queued for one connection before it counts as too slow and is dropped; the game and
+    /// the lobby never wait for a reader.
+    pub outbound_queue: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_connections: 10_000,
+            max_games: 5_000,
+            grace: Duration::from_secs(30),
+            ai_think_delay: Duration::from_millis(400),
+            ai_budget: Budget::DEFAULT,
+            war_games: true,
+            war_variants: Variant::ALL.to_vec(),
+            war_levels: (Level::Perfect, Level::Perfect),
+            war_budget: Budget::millis(250),
+            war_restart_delay: Duration::from_secs(3),
+            war_move_delay: Duration::from_secs(1),
+            finished_linger: Duration::from_secs(600),
+            ping_interval: Duration::from_secs(15),
+            idle_timeout: Duration::from_secs(45),
+            max_message_bytes: noughts_protocol::MAX_MESSAGE_BYTES,
+            messages_per_second: 20,
+            message_burst: 40,
+            chat_per_minute: 30,
+            chat_burst: 5,
+            outbound_queue: 256,
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! One WebSocket connection: a task that owns the socket and `select!`s over what the client sends,
+//! what the server queued for it, the ping timer and the shutdown signal.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use noughts_protocol::{ErrorCode, ServerMessage, close};
+use tokio::net::TcpStream;
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::time::{Instant, interval_at, sleep_until, timeout};
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::error::CapacityError;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tracing::{debug, info};
+
+use crate::handler::Client;
+use crate::outbound::{self, Close, Inbox, error_frame, frame};
+use crate::server::Shared;
+
+/// How long a client has to complete the WebSocket handshake.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long one write may take before the client counts as gone.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long to wait for the client's close frame after sending ours.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
+/// Queued frames written per flush.
+const BATCH: usize = 64;
+
+type Socket = WebSocketStream<TcpStream>;
+
+/// Serves one accepted TCP connection to its end. Without a permit the server is full: the client
+/// gets a `server_full` error and close 1013.
+pub(crate) async fn serve(
+    shared: Arc<Shared>,
+    stream: TcpStream,
+    permit: Option<OwnedSemaphorePermit>,
+) {
+    let _ = stream.set_nodelay(true);
+    let config = &shared.config;
+    let ws_config = WebSocketConfig::default()
+        .read_buffer_size(4096)
+        .write_buffer_size(16 * 1024)
+        .max_write_buffer_size(512 * 1024)
+        .max_message_size(Some(config.max_message_bytes))
+        .max_frame_size(Some(config.max_message_bytes));
+    let ws = match timeout(
+        HANDSHAKE_TIMEOUT,
+        tokio_tungstenite::accept_async_with_config(stream, Some(ws_config)),
+    )
+    .await
+    {
+        Ok(Ok(ws)) => ws,
+        Ok(Err(err)) => {
+            debug!(cause = %err, "handshake failed");
+            return;
+        }
+        Err(_) => {
+            debug!("handshake timed out");
+            return;
+        }
+    };
+    let mut ws = ws;
+    let Some(_permit) = permit else {
+        info!("refused: server full");
+        let refusal = error_frame(
+            None,
+            ErrorCode::ServerFull,
+            "the server is full; try again later",
+        );
+        let _ = timeout(WRITE_TIMEOUT, ws.send(Message::Text(refusal))).await;
+        close_with(
+            &mut ws,
+            Close {
+                code: close::TRY_AGAIN_LATER,
+                reason: "server full",
+            },
+        )
+        .await;
+        return;
+    };
+    debug!("connected");
+    let (out, inbox) = outbound::channel(config.outbound_queue);
+    let mut client = Client::new(shared.clone(), out);
+    let end = pump(&shared, &mut ws, inbox, &mut client).await;
+    client.disconnected().await;
+    if let Some(why) = end {
+        close_with(&mut ws, why).await;
+    }
+    debug!("disconnected");
+}
+
+/// Moves frames both ways until the connection ends; returns the close to send, if any.
+async fn pump(
+    shared: &Arc<Shared>,
+    ws: &mut Socket,
+    mut inbox: Inbox,
+    client: &mut Client,
+) -> Option<Close> {
+    let config = &shared.config;
+    let stop = shared.stop_connections.clone();
+    let mut ping = interval_at(Instant::now() + config.ping_interval, config.ping_interval);
+    let mut last_heard = Instant::now();
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => {
+                // Frames queued before the signal (games' last words) go first.
+                let mut frames = Vec::new();
+                while let Ok(frame) = inbox.frames.try_recv() {
+                    frames.push(frame);
+                }
+                frames.push(frame(
+                    None,
+                    ServerMessage::Shutdown { message: "the server is shutting down".to_owned() },
+                ));
+                let _ = write(ws, frames).await;
+                return Some(Close { code: close::GOING_AWAY, reason: "server shutting down" });
+            }
+            changed = inbox.kick.changed() => {
+                let why = if changed.is_ok() { *inbox.kick.borrow() } else { None };
+                if let Some(why) = why {
+                    // A slow reader gets no more frames; anyone else gets what was queued.
+                    if why != Close::TOO_SLOW {
+                        let mut frames = Vec::new();
+                        while let Ok(frame) = inbox.frames.try_recv() {
+                            frames.push(frame);
+                        }
+                        let _ = write(ws, frames).await;
+                    }
+                    return Some(why);
+                }
+            }
+            Some(first) = inbox.frames.recv() => {
+                let mut frames = vec![first];
+                while frames.len() < BATCH {
+                    match inbox.frames.try_recv() {
+                        Ok(frame) => frames.push(frame),
+                        Err(_) => break,
+                    }
+                }
+                if !write(ws, frames).await {
+                    return None;
+                }
+            }
+            message = ws.next() => {
+                last_heard = Instant::now();
+                match message {
+                    None => return None,
+                    Some(Ok(Message::Text(text))) => {
+                        if let Some(why) = client.receive(&text).await {
+                            let mut frames = Vec::new();
+                            while let Ok(frame) = inbox.frames.try_recv() {
+                                frames.push(frame);
+                            }
+                            let _ = write(ws, frames).await;
+                            return Some(why);
+                        }
+                    }
+                    Some(Ok(Message::Binary(_))) => {
+                        return Some(Close {
+                            code: close::UNSUPPORTED_DATA,
+                            reason: "binary frames are not supported; send JSON text",
+                        });
+                    }
+                    Some(Ok(Message::Close(_))) => {
+                        // tungstenite answers the close; flush it and stop.
+                        let _ = timeout(CLOSE_TIMEOUT, ws.flush()).await;
+                        return None;
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(WsError::Capacity(CapacityError::MessageTooLong { .. }))) => {
+                        return Some(Close { code: close::MESSAGE_TOO_BIG, reason: "message too big" });
+                    }
+                    Some(Err(err)) => {
+                        debug!(cause = %err, "read failed");
+                        return None;
+                    }
+                }
+            }
+            _ = ping.tick() => {
+                if timeout(WRITE_TIMEOUT, ws.send(Message::Ping(Default::default()))).await.is_err() {
+                    return None;
+                }
+            }
+            () = sleep_until(last_heard + config.idle_timeout) => {
+                return Some(Close { code: close::POLICY_VIOLATION, reason: "no message or pong for too long" });
+            }
+        }
+    }
+}
+
+/// Writes frames and flushes; false if the client is gone or too slow to take them.
+async fn write(ws: &mut Socket, frames: Vec<outbound::Frame>) -> bool {
+    let send = async {
+        for frame in frames {
+            ws.feed(Message::Text(frame)).await?;
+        }
+        ws.flush().await
+    };
+    matches!(timeout(WRITE_TIMEOUT, send).await, Ok(Ok(())))
+}
+
+/// Sends a close frame and waits a moment for the client's answer.
+async fn close_with(ws: &mut Socket, why: Close) {
+    let frame = CloseFrame {
+        code: why.code.into(),
+        reason: why.reason.into(),
+    };
+    if timeout(CLOSE_TIMEOUT, ws.close(Some(frame))).await.is_err() {
+        return;
+    }
+    let _ = timeout(CLOSE_TIMEOUT, async {
+        while let Some(Ok(_)) = ws.next().await {}
+    })
+    .await;
+}

@@ -1,0 +1,852 @@
+//! The game actor: the one place that validates a move, runs the clocks, and serialises each update
+//! once for both players and every watcher.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use noughts_engine::{Board, Budget, Outcome, Rng, cells_of, choose_move};
+use noughts_protocol::{
+    ChatLine, EndReason, ErrorCode, GameId, GameInfo, GameKind, GameResult, GameState, Mark,
+    PlayerId, SeatInfo, ServerMessage,
+};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::{Instant, sleep_until};
+use tracing::{debug, info, warn};
+
+use super::clock::Clock;
+use super::{Command, Requester, SeatSetup, Setup};
+use crate::outbound::{Frame, Outbound, frame};
+use crate::server::Shared;
+use crate::session::Session;
+
+/// Chat lines a snapshot carries.
+const CHAT_HISTORY: usize = 20;
+
+/// A seat and whoever sits in it.
+#[derive(Debug)]
+enum Seat {
+    Human(Human),
+    Ai(noughts_engine::Level),
+}
+
+/// A person's seat.
+#[derive(Debug)]
+struct Human {
+    session: Arc<Session>,
+    /// The connection to send to; `None` while the player is away.
+    out: Option<Outbound>,
+    /// When the player went away, while they are away.
+    away_since: Option<Instant>,
+    /// What is left of this game's grace budget (spent by every absence).
+    grace_left: Duration,
+}
+
+impl Seat {
+    fn info(&self) -> SeatInfo {
+        match self {
+            Seat::Human(human) => SeatInfo {
+                name: human.session.name.clone(),
+                player: Some(human.session.player),
+                level: None,
+                connected: human.out.is_some(),
+            },
+            Seat::Ai(level) => SeatInfo {
+                name: format!("AI ({level})"),
+                player: None,
+                level: Some(*level),
+                connected: true,
+            },
+        }
+    }
+
+    fn player(&self) -> Option<PlayerId> {
+        match self {
+            Seat::Human(human) => Some(human.session.player),
+            Seat::Ai(_) => None,
+        }
+    }
+}
+
+/// Someone watching.
+#[derive(Debug)]
+struct Watcher {
+    session: Arc<Session>,
+    out: Outbound,
+}
+
+fn index(mark: Mark) -> usize {
+    match mark {
+        Mark::X => 0,
+        Mark::O => 1,
+    }
+}
+
+/// One game's state, owned by its task.
+#[derive(Debug)]
+pub(crate) struct Game {
+    shared: Arc<Shared>,
+    id: GameId,
+    kind: GameKind,
+    /// Listed in the lobby while live.
+    listed: bool,
+    board: Board,
+    /// Cells in the order played, for snapshots.
+    moves: Vec<usize>,
+    /// The number of the latest update; every update takes the next one.
+    seq: u64,
+    /// X's seat, then O's.
+    seats: [Seat; 2],
+    clock: Option<Clock>,
+    result: Option<GameResult>,
+    watchers: HashMap<PlayerId, Watcher>,
+    chat: VecDeque<ChatLine>,
+    /// The side that offered a rematch and awaits the answer.
+    rematch_offer: Option<Mark>,
+    /// The rematch, once it started.
+    rematch: Option<GameId>,
+    rematch_of: Option<GameId>,
+    /// Whether an AI search for the current position is under way.
+    thinking: bool,
+    /// Least time per AI move.
+    pace: Duration,
+    /// Search budget per AI move.
+    budget: Budget,
+    /// How the AI tasks hand their move back; weak, so the registry alone keeps the game alive.
+    commands: mpsc::WeakSender<Command>,
+    /// When a finished game closes.
+    close_at: Option<Instant>,
+    on_end: Option<oneshot::Sender<()>>,
+    /// The first snapshot's audience: the requester (reply id) and the first watcher.
+    opening: Option<Opening>,
+    /// Seats whose connection failed during a broadcast; handled once the broadcast is done.
+    dropped: Vec<Mark>,
+    /// Whether watchers left (failed) during a broadcast.
+    watchers_changed: bool,
+}
+
+/// Who gets the first snapshots besides the seats: the requester (its reply echoes the request id)
+/// and a first watcher.
+type Opening = (Option<Requester>, Option<(Arc<Session>, Requester)>);
+
+/// What the game does after handling something.
+enum Flow {
+    Continue,
+    Close,
+}
+
+impl Game {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        id: GameId,
+        commands: mpsc::WeakSender<Command>,
+        setup: Setup,
+    ) -> Game {
+        let config = &shared.config;
+        let (pace, budget) = match setup.kind {
+            GameKind::War if setup.server_war => (config.war_move_delay, config.war_budget),
+            GameKind::War => (config.war_move_delay, config.ai_budget),
+            _ => (config.ai_think_delay, config.ai_budget),
+        };
+        let seats = setup.seats.map(|seat| match seat {
+            SeatSetup::Human(session) => {
+                let out = session.join_game(id);
+                Seat::Human(Human {
+                    session,
+                    out,
+                    away_since: None,
+                    grace_left: config.grace,
+                })
+            }
+            SeatSetup::Ai(level) => Seat::Ai(level),
+        });
+        Game {
+            id,
+            kind: setup.kind,
+            listed: setup.listed,
+            board: Board::new(setup.variant),
+            moves: Vec::new(),
+            seq: 0,
+            seats,
+            clock: setup.clock.map(Clock::new),
+            result: None,
+            watchers: HashMap::new(),
+            chat: VecDeque::new(),
+            rematch_offer: None,
+            rematch: None,
+            rematch_of: setup.rematch_of,
+            thinking: false,
+            pace,
+            budget,
+            commands,
+            close_at: None,
+            on_end: setup.on_end,
+            opening: Some((setup.requester, setup.watcher)),
+            dropped: Vec::new(),
+            watchers_changed: false,
+            shared,
+        }
+    }
+
+    /// The actor's life: first snapshots, then commands and timers until the game closes.
+    pub(crate) async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
+        info!(variant = %self.board.variant(), kind = ?self.kind, "game started");
+        self.open(Instant::now());
+        self.settle(Instant::now());
+        let stop = self.shared.stop_games.clone();
+        loop {
+            let deadline = self.deadline();
+            let flow = tokio::select! {
+                command = commands.recv() => match command {
+                    Some(command) => self.handle(command, Instant::now()),
+                    None => Flow::Close,
+                },
+                () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
+                    self.on_timer(Instant::now())
+                }
+                () = stop.cancelled() => {
+                    if self.result.is_none() {
+                        self.end(None, EndReason::Aborted, 0, None, Instant::now());
+                    }
+                    Flow::Close
+                }
+            };
+            self.settle(Instant::now());
+            if let Flow::Close = flow {
+                break;
+            }
+        }
+        self.close();
+    }
+
+    /// Sends the first snapshots, lists the game and sets the first turn going.
+    fn open(&mut self, now: Instant) {
+        let (requester, watcher) = self.opening.take().unwrap_or((None, None));
+        self.start_turn(now);
+        for mark in [Mark::X, Mark::O] {
+            let Seat::Human(human) = &self.seats[index(mark)] else {
+                continue;
+            };
+            let Some(out) = human.out.clone() else {
+                self.dropped.push(mark);
+                continue;
+            };
+            let id = requester
+                .as_ref()
+                .filter(|r| r.player == human.session.player)
+                .and_then(|r| r.id.clone());
+            if !out.send(self.snapshot(Some(mark), id, now)) {
+                self.dropped.push(mark);
+            }
+        }
+        if let Some((session, from)) = watcher {
+            self.add_watcher(session, from, now);
+        }
+        self.think();
+    }
+
+    /// Handles the consequences of failed sends: seats whose player dropped, watchers who left.
+    fn settle(&mut self, now: Instant) {
+        loop {
+            if let Some(mark) = self.dropped.pop() {
+                self.seat_away(mark, now);
+            } else if std::mem::take(&mut self.watchers_changed) {
+                self.seq += 1;
+                let message = ServerMessage::Watchers {
+                    game: self.id,
+                    seq: self.seq,
+                    count: self.watcher_count(),
+                };
+                self.broadcast(message, None);
+                self.list();
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn handle(&mut self, command: Command, now: Instant) -> Flow {
+        match command {
+            Command::Move { from, cell } => self.on_move(from, cell, now),
+            Command::Resign { from } => self.on_resign(from, now),
+            Command::Rematch { from } => self.on_rematch(from, now),
+            Command::Chat { from, name, text } => self.on_chat(from, name, text),
+            Command::Watch { session, from } => self.on_watch(session, from, now),
+            Command::Unwatch { player, conn, from } => {
+                let present = self
+                    .watchers
+                    .get(&player)
+                    .is_some_and(|w| from.is_some() || w.out.conn == conn);
+                if present {
+                    if let Some(watcher) = self.watchers.remove(&player) {
+                        watcher.session.set_watching(self.id, from.is_none());
+                    }
+                    self.watchers_changed = true;
+                }
+                if let Some(from) = from {
+                    if from.id.is_some() {
+                        from.out.reply(from.id, ServerMessage::Ok);
+                    }
+                }
+            }
+            Command::Attach { player, out, done } => {
+                self.on_attach(player, out, now);
+                drop(done);
+            }
+            Command::Detach { player, conn } => {
+                if let Some(mark) = self.mark_of(player) {
+                    if let Seat::Human(human) = &self.seats[index(mark)] {
+                        if human.out.as_ref().is_some_and(|o| o.conn == conn) {
+                            self.seat_away(mark, now);
+                        }
+                    }
+                }
+            }
+            Command::AiMove { ply, cell } => {
+                self.thinking = false;
+                let mover = self.board.to_move();
+                if self.result.is_none()
+                    && self.board.ply() == ply
+                    && matches!(self.seats[index(mover)], Seat::Ai(_))
+                {
+                    match self.board.play(cell) {
+                        Ok(_) => self.play(mover, cell, None, now),
+                        Err(err) => warn!(cell, %err, "the AI chose an illegal move"),
+                    }
+                }
+            }
+        }
+        Flow::Continue
+    }
+
+    fn mark_of(&self, player: PlayerId) -> Option<Mark> {
+        [Mark::X, Mark::O]
+            .into_iter()
+            .find(|&mark| self.seats[index(mark)].player() == Some(player))
+    }
+
+    fn on_move(&mut self, from: Requester, cell: usize, now: Instant) {
+        let Some(mark) = self.mark_of(from.player) else {
+            return refuse(
+                &from,
+                ErrorCode::NotAPlayer,
+                "only the game's players may move",
+            );
+        };
+        if self.result.is_some() {
+            return refuse(&from, ErrorCode::GameOver, "the game is over");
+        }
+        if self.board.to_move() != mark {
+            return refuse(&from, ErrorCode::NotYourTurn, "it is the other side's move");
+        }
+        if let Err(err) = self.board.play(cell) {
+            return refuse(&from, ErrorCode::IllegalMove, err.to_string());
+        }
+        self.play(mark, cell, Some(from), now);
+    }
+
+    /// Plays a checked move and tells everyone.
+    fn play(&mut self, mark: Mark, cell: usize, from: Option<Requester>, now: Instant) {
+        if let Some(clock) = &mut self.clock {
+            if !clock.charge_move(mark, now) {
+                self.end(Some(mark.opponent()), EndReason::Timeout, 0, from, now);
+                return;
+            }
+        }
+        self.board = self.board.play_unchecked(cell);
+        self.moves.push(cell);
+        self.rematch_offer = None;
+        let outcome = self.board.outcome();
+        if outcome.is_none() {
+            self.start_turn(now);
+        }
+        self.seq += 1;
+        let message = ServerMessage::Moved {
+            game: self.id,
+            seq: self.seq,
+            mark,
+            cell,
+            board: self.board.to_compact(),
+            to_move: outcome.is_none().then(|| self.board.to_move()),
+            clocks: self.clocks(now),
+        };
+        self.broadcast(message, from);
+        debug!(?mark, cell, "move");
+        match outcome {
+            Some(Outcome::Win { mark, cells }) => {
+                self.end(Some(mark), EndReason::Line, cells, None, now);
+            }
+            Some(Outcome::Draw) => self.end(None, EndReason::Draw, 0, None, now),
+            None => {
+                self.list();
+                self.think();
+            }
+        }
+    }
+
+    /// Starts the clock of the side to move if they can know it is their move: an AI always can, a
+    /// person only while connected (a snapshot restarts it on their return).
+    fn start_turn(&mut self, now: Instant) {
+        let mover = self.board.to_move();
+        let reachable = match &self.seats[index(mover)] {
+            Seat::Ai(_) => true,
+            Seat::Human(human) => human.out.is_some(),
+        };
+        if let (Some(clock), true) = (&mut self.clock, reachable) {
+            clock.start(mover, now);
+        }
+    }
+
+    /// Sets an AI seat thinking if it is its move.
+    fn think(&mut self) {
+        let mover = self.board.to_move();
+        let Seat::Ai(level) = self.seats[index(mover)] else {
+            return;
+        };
+        if self.result.is_some() || self.thinking {
+            return;
+        }
+        self.thinking = true;
+        let board = self.board;
+        let ply = board.ply();
+        let budget = self.budget;
+        let not_before = Instant::now() + self.pace;
+        let commands = self.commands.clone();
+        self.shared.tasks.spawn(async move {
+            let search = tokio::task::spawn_blocking(move || {
+                choose_move(&board, level, &mut Rng::new(), budget)
+            });
+            let choice = search.await;
+            sleep_until(not_before).await;
+            match choice {
+                Ok(Some(choice)) => {
+                    if let Some(commands) = commands.upgrade() {
+                        let _ = commands
+                            .send(Command::AiMove {
+                                ply,
+                                cell: choice.cell,
+                            })
+                            .await;
+                    }
+                }
+                Ok(None) => warn!("the AI found no move in a live game"),
+                Err(err) => warn!(%err, "the AI search failed"),
+            }
+        });
+    }
+
+    /// Ends the game and tells everyone.
+    fn end(
+        &mut self,
+        winner: Option<Mark>,
+        reason: EndReason,
+        cells: u64,
+        from: Option<Requester>,
+        now: Instant,
+    ) {
+        if let Some(clock) = &mut self.clock {
+            clock.stop(now);
+        }
+        let result = GameResult {
+            winner,
+            reason,
+            cells: cells_of(cells).collect(),
+        };
+        self.result = Some(result.clone());
+        self.seq += 1;
+        let message = ServerMessage::GameOver {
+            game: self.id,
+            seq: self.seq,
+            board: self.board.to_compact(),
+            result,
+            clocks: self.clocks(now),
+        };
+        self.broadcast(message, from);
+        info!(?winner, ?reason, "game over");
+        if self.listed {
+            self.shared.lobby.remove_game(self.id);
+        }
+        if let Some(on_end) = self.on_end.take() {
+            let _ = on_end.send(());
+        }
+        let linger = match self.kind {
+            GameKind::War => self.shared.config.war_restart_delay,
+            _ => self.shared.config.finished_linger,
+        };
+        self.close_at = Some(now + linger);
+    }
+
+    fn on_resign(&mut self, from: Requester, now: Instant) {
+        let Some(mark) = self.mark_of(from.player) else {
+            return refuse(
+                &from,
+                ErrorCode::NotAPlayer,
+                "only the game's players may resign",
+            );
+        };
+        if self.result.is_some() {
+            return refuse(&from, ErrorCode::GameOver, "the game is over");
+        }
+        self.end(Some(mark.opponent()), EndReason::Resign, 0, Some(from), now);
+    }
+
+    fn on_rematch(&mut self, from: Requester, now: Instant) {
+        let Some(mark) = self.mark_of(from.player) else {
+            return refuse(
+                &from,
+                ErrorCode::NotAPlayer,
+                "only the game's players may ask for a rematch",
+            );
+        };
+        if self.result.is_none() {
+            return refuse(
+                &from,
+                ErrorCode::GameNotOver,
+                "the game is still being played",
+            );
+        }
+        if let Some(rematch) = self.rematch {
+            return refuse(
+                &from,
+                ErrorCode::GameOver,
+                format!("the rematch has already started as game {rematch}"),
+            );
+        }
+        let opponent_is_ai = matches!(self.seats[index(mark.opponent())], Seat::Ai(_));
+        match self.rematch_offer {
+            Some(by) if by == mark => {
+                from.out.reply(
+                    from.id,
+                    ServerMessage::RematchOffered {
+                        game: self.id,
+                        seq: self.seq,
+                        by: mark,
+                    },
+                );
+            }
+            Some(_) => self.start_rematch(from),
+            None if opponent_is_ai => self.start_rematch(from),
+            None => {
+                self.rematch_offer = Some(mark);
+                self.seq += 1;
+                let message = ServerMessage::RematchOffered {
+                    game: self.id,
+                    seq: self.seq,
+                    by: mark,
+                };
+                self.broadcast(message, Some(from));
+            }
+        }
+        let _ = now;
+    }
+
+    /// Starts the rematch with sides swapped; the accepting request's reply is its snapshot.
+    fn start_rematch(&mut self, from: Requester) {
+        let seat = |seat: &Seat| match seat {
+            Seat::Human(human) => SeatSetup::Human(human.session.clone()),
+            Seat::Ai(level) => SeatSetup::Ai(*level),
+        };
+        let setup = Setup {
+            variant: self.board.variant(),
+            kind: self.kind,
+            seats: [seat(&self.seats[1]), seat(&self.seats[0])],
+            clock: self.clock.as_ref().map(|c| c.spec),
+            listed: self.listed,
+            rematch_of: Some(self.id),
+            requester: Some(from.clone()),
+            watcher: None,
+            on_end: None,
+            server_war: false,
+        };
+        match super::start(&self.shared, setup) {
+            Ok(id) => {
+                self.rematch = Some(id);
+                self.rematch_offer = None;
+            }
+            Err(refusal) => from.out.error(from.id, refusal.code, refusal.message),
+        }
+    }
+
+    fn on_chat(&mut self, from: Requester, name: String, text: String) {
+        let mark = self.mark_of(from.player);
+        if mark.is_none() && !self.watchers.contains_key(&from.player) {
+            return refuse(&from, ErrorCode::NotAPlayer, "watch the game to chat in it");
+        }
+        let line = ChatLine {
+            from: name,
+            mark,
+            text,
+        };
+        if self.chat.len() == CHAT_HISTORY {
+            self.chat.pop_front();
+        }
+        self.chat.push_back(line.clone());
+        self.seq += 1;
+        let message = ServerMessage::Chat {
+            game: self.id,
+            seq: self.seq,
+            line,
+        };
+        self.broadcast(message, Some(from));
+    }
+
+    fn on_watch(&mut self, session: Arc<Session>, from: Requester, now: Instant) {
+        if let Some(mark) = self.mark_of(from.player) {
+            from.out
+                .send(self.snapshot(Some(mark), from.id.clone(), now));
+            return;
+        }
+        self.add_watcher(session, from, now);
+    }
+
+    fn add_watcher(&mut self, session: Arc<Session>, from: Requester, now: Instant) {
+        let player = from.player;
+        let out = from.out.clone();
+        let new = self
+            .watchers
+            .insert(
+                player,
+                Watcher {
+                    session,
+                    out: out.clone(),
+                },
+            )
+            .is_none();
+        if new {
+            self.seq += 1;
+            let message = ServerMessage::Watchers {
+                game: self.id,
+                seq: self.seq,
+                count: self.watcher_count(),
+            };
+            let frame = frame(None, message);
+            self.send_all(&frame, None, Some(player));
+            self.list();
+        }
+        if !out.send(self.snapshot(None, from.id, now)) {
+            self.watchers.remove(&player);
+            self.watchers_changed = true;
+        }
+    }
+
+    fn on_attach(&mut self, player: PlayerId, out: Outbound, now: Instant) {
+        let Some(mark) = self.mark_of(player) else {
+            return;
+        };
+        let Seat::Human(human) = &mut self.seats[index(mark)] else {
+            return;
+        };
+        human.out = Some(out.clone());
+        let returned = human.away_since.take();
+        if let Some(since) = returned {
+            human.grace_left = human
+                .grace_left
+                .saturating_sub(now.saturating_duration_since(since));
+            self.seq += 1;
+            let message = ServerMessage::Presence {
+                game: self.id,
+                seq: self.seq,
+                mark,
+                connected: true,
+                grace_ms: None,
+            };
+            let frame = frame(None, message);
+            self.send_all(&frame, Some(mark), None);
+            self.list();
+        }
+        if self.result.is_none() {
+            if self.board.to_move() == mark {
+                self.start_turn(now);
+            }
+            if !out.send(self.snapshot(Some(mark), None, now)) {
+                self.dropped.push(mark);
+            }
+        }
+    }
+
+    /// A seat's player has gone: the clock stops, the grace runs, everyone is told.
+    fn seat_away(&mut self, mark: Mark, now: Instant) {
+        let live = self.result.is_none();
+        let Seat::Human(human) = &mut self.seats[index(mark)] else {
+            return;
+        };
+        if human.out.take().is_none() && human.away_since.is_some() {
+            return;
+        }
+        human.away_since = Some(now);
+        let grace_left = human.grace_left;
+        if let Some(clock) = &mut self.clock {
+            if clock.running() == Some(mark) {
+                clock.stop(now);
+            }
+        }
+        self.seq += 1;
+        let message = ServerMessage::Presence {
+            game: self.id,
+            seq: self.seq,
+            mark,
+            connected: false,
+            grace_ms: live.then(|| u64::try_from(grace_left.as_millis()).unwrap_or(u64::MAX)),
+        };
+        self.broadcast(message, None);
+        self.list();
+    }
+
+    /// The next moment something happens by itself: a flag falls, a grace runs out, the game closes.
+    fn deadline(&self) -> Option<Instant> {
+        if self.result.is_some() {
+            return self.close_at;
+        }
+        let flag = self.clock.as_ref().and_then(Clock::flag_at);
+        let grace = self.seats.iter().filter_map(|seat| match seat {
+            Seat::Human(human) => human.away_since.map(|since| since + human.grace_left),
+            Seat::Ai(_) => None,
+        });
+        flag.into_iter().chain(grace).min()
+    }
+
+    fn on_timer(&mut self, now: Instant) -> Flow {
+        if self.result.is_some() {
+            return if self.close_at.is_some_and(|at| now >= at) {
+                Flow::Close
+            } else {
+                Flow::Continue
+            };
+        }
+        if let Some(clock) = &self.clock {
+            if let (Some(at), Some(mark)) = (clock.flag_at(), clock.running()) {
+                if now >= at {
+                    self.end(Some(mark.opponent()), EndReason::Timeout, 0, None, now);
+                    return Flow::Continue;
+                }
+            }
+        }
+        for mark in [Mark::X, Mark::O] {
+            if let Seat::Human(human) = &self.seats[index(mark)] {
+                if human
+                    .away_since
+                    .is_some_and(|since| now >= since + human.grace_left)
+                {
+                    self.end(Some(mark.opponent()), EndReason::Abandon, 0, None, now);
+                    return Flow::Continue;
+                }
+            }
+        }
+        Flow::Continue
+    }
+
+    /// The game leaves every index.
+    fn close(&mut self) {
+        self.shared.registry.remove_game(self.id);
+        if self.listed {
+            self.shared.lobby.remove_game(self.id);
+        }
+        for seat in &self.seats {
+            if let Seat::Human(human) = seat {
+                human.session.leave_game(self.id);
+            }
+        }
+        for watcher in self.watchers.values() {
+            watcher.session.set_watching(self.id, false);
+        }
+        debug!("game closed");
+    }
+
+    /// Sends an update to both players and every watcher; the requester's copy echoes its id.
+    fn broadcast(&mut self, message: ServerMessage, from: Option<Requester>) {
+        let shared = frame(None, message.clone());
+        match from {
+            Some(from) if from.id.is_some() => {
+                let own = frame(from.id.clone(), message);
+                if !from.out.send(own) {
+                    if let Some(mark) = self.mark_of(from.player) {
+                        self.dropped.push(mark);
+                    }
+                }
+                let skip_seat = self.mark_of(from.player);
+                let skip_watcher = skip_seat.is_none().then_some(from.player);
+                self.send_all(&shared, skip_seat, skip_watcher);
+            }
+            _ => self.send_all(&shared, None, None),
+        }
+    }
+
+    /// Sends one frame to the seats and watchers, except the ones named.
+    fn send_all(&mut self, frame: &Frame, skip_seat: Option<Mark>, skip_watcher: Option<PlayerId>) {
+        for mark in [Mark::X, Mark::O] {
+            if Some(mark) == skip_seat {
+                continue;
+            }
+            if let Seat::Human(Human { out: Some(out), .. }) = &self.seats[index(mark)] {
+                if !out.send(frame.clone()) {
+                    self.dropped.push(mark);
+                }
+            }
+        }
+        let before = self.watchers.len();
+        self.watchers.retain(|player, watcher| {
+            Some(*player) == skip_watcher || watcher.out.send(frame.clone())
+        });
+        if self.watchers.len() != before {
+            self.watchers_changed = true;
+        }
+    }
+
+    fn watcher_count(&self) -> u32 {
+        u32::try_from(self.watchers.len()).unwrap_or(u32::MAX)
+    }
+
+    fn clocks(&self, now: Instant) -> Option<noughts_protocol::Clocks> {
+        self.clock.as_ref().map(|clock| clock.snapshot(now))
+    }
+
+    /// The full snapshot for one recipient.
+    fn snapshot(
+        &self,
+        you: Option<Mark>,
+        id: Option<noughts_protocol::RequestId>,
+        now: Instant,
+    ) -> Frame {
+        let state = GameState {
+            game: self.id,
+            variant: self.board.variant(),
+            kind: self.kind,
+            x: self.seats[0].info(),
+            o: self.seats[1].info(),
+            you,
+            seq: self.seq,
+            board: self.board.to_compact(),
+            moves: self.moves.clone(),
+            to_move: self.result.is_none().then(|| self.board.to_move()),
+            clock: self.clock.as_ref().map(|c| c.spec),
+            clocks: self.clocks(now),
+            result: self.result.clone(),
+            watchers: self.watcher_count(),
+            chat: self.chat.iter().cloned().collect(),
+            rematch_of: self.rematch_of,
+        };
+        frame(id, ServerMessage::GameState(Box::new(state)))
+    }
+
+    /// Updates the game's lobby entry while it is live and listed.
+    pub(super) fn list(&self) {
+        if !self.listed || self.result.is_some() {
+            return;
+        }
+        self.shared.lobby.update_game(GameInfo {
+            game: self.id,
+            variant: self.board.variant(),
+            kind: self.kind,
+            x: self.seats[0].info(),
+            o: self.seats[1].info(),
+            moves: u32::try_from(self.moves.len()).unwrap_or(u32::MAX),
+            watchers: self.watcher_count(),
+            clock: self.clock.as_ref().map(|c| c.spec),
+        });
+    }
+}
+
+/// Answers a refused request.
+fn refuse(from: &Requester, code: ErrorCode, message: impl Into<String>) {
+    from.out.error(from.id.clone(), code, message);
+}

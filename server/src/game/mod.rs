@@ -1,0 +1,149 @@
+//! Games: each one an actor task that owns its board, clocks, seats and watchers, and takes
+//! [`Command`]s over a channel. Starting a game ([`start`]) is the one way a game comes to be.
+
+mod actor;
+mod clock;
+
+use std::sync::Arc;
+
+use noughts_protocol::{
+    ClockSpec, ErrorCode, GameId, GameKind, Level, PlayerId, RequestId, Variant,
+};
+use tokio::sync::{mpsc, oneshot};
+use tracing::Instrument;
+
+use crate::error::Refusal;
+use crate::outbound::{ConnId, Outbound};
+use crate::server::Shared;
+use crate::session::Session;
+
+/// Commands queued per game before senders wait.
+const COMMAND_QUEUE: usize = 256;
+
+/// How to reach a game's actor.
+#[derive(Debug, Clone)]
+pub(crate) struct GameHandle {
+    tx: mpsc::Sender<Command>,
+}
+
+impl GameHandle {
+    /// Queues a command; false if the game has closed meanwhile.
+    pub(crate) async fn send(&self, command: Command) -> bool {
+        self.tx.send(command).await.is_ok()
+    }
+}
+
+/// Who asked for something, where to answer, and the id the answer echoes.
+#[derive(Debug, Clone)]
+pub(crate) struct Requester {
+    pub player: PlayerId,
+    pub out: Outbound,
+    pub id: Option<RequestId>,
+}
+
+/// What a game is asked to do.
+#[derive(Debug)]
+pub(crate) enum Command {
+    /// A player puts a mark on `cell`.
+    Move {
+        from: Requester,
+        cell: usize,
+    },
+    Resign {
+        from: Requester,
+    },
+    Rematch {
+        from: Requester,
+    },
+    /// `text` is already cleaned and checked.
+    Chat {
+        from: Requester,
+        name: String,
+        text: String,
+    },
+    /// Start watching (or, for a player, get the snapshot again).
+    Watch {
+        session: Arc<Session>,
+        from: Requester,
+    },
+    /// Stop watching; `from` is absent when the connection went away rather than asked.
+    Unwatch {
+        player: PlayerId,
+        conn: ConnId,
+        from: Option<Requester>,
+    },
+    /// A player's new connection: send the snapshot there from now on. `done` is dropped once the
+    /// snapshot is queued, so the connection can keep the documented order of a resume.
+    Attach {
+        player: PlayerId,
+        out: Outbound,
+        done: oneshot::Sender<()>,
+    },
+    /// A player's connection `conn` went away.
+    Detach {
+        player: PlayerId,
+        conn: ConnId,
+    },
+    /// The AI seat to move at ply `ply` chose `cell`.
+    AiMove {
+        ply: u32,
+        cell: usize,
+    },
+}
+
+/// Who sits in a seat of a new game.
+#[derive(Debug, Clone)]
+pub(crate) enum SeatSetup {
+    Human(Arc<Session>),
+    Ai(Level),
+}
+
+/// Everything needed to start a game.
+#[derive(Debug)]
+pub(crate) struct Setup {
+    pub variant: Variant,
+    pub kind: GameKind,
+    /// X first, then O.
+    pub seats: [SeatSetup; 2],
+    pub clock: Option<ClockSpec>,
+    /// Whether the lobby lists it (private-room games are not listed).
+    pub listed: bool,
+    pub rematch_of: Option<GameId>,
+    /// The player whose request started the game: their snapshot echoes the request id.
+    pub requester: Option<Requester>,
+    /// Someone who watches from the start (the player who started a war game).
+    pub watcher: Option<(Arc<Session>, Requester)>,
+    /// Told when the game ends (the war-game keeper waits on it).
+    pub on_end: Option<oneshot::Sender<()>>,
+    /// Whether this is one of the server's own war games (paced and budgeted as such).
+    pub server_war: bool,
+}
+
+/// Starts a game: registers it, seats its players and spawns its actor, which sends everyone
+/// their first snapshot.
+pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusal> {
+    if shared.stop_games.is_cancelled() {
+        return Err(Refusal::new(
+            ErrorCode::ShuttingDown,
+            "the server is shutting down",
+        ));
+    }
+    if shared.registry.game_count() >= shared.config.max_games {
+        return Err(Refusal::new(
+            ErrorCode::ServerFull,
+            "the server holds as many games as it can",
+        ));
+    }
+    let id = shared.registry.next_game_id();
+    let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
+    let weak = tx.downgrade();
+    shared.registry.add_game(id, GameHandle { tx });
+    if let Some((session, _)) = &setup.watcher {
+        session.set_watching(id, true);
+    }
+    let game = actor::Game::new(shared.clone(), id, weak, setup);
+    game.list();
+    let span = tracing::info_span!("game", id = id.0);
+    shared.tasks.spawn(game.run(rx).instrument(span));
+    Ok(id)
+}

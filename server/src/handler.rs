@@ -1,0 +1,630 @@
+//! What a client's requests do: `hello` and resuming, the lobby, seeks, rooms, AI games, watching,
+//! and forwarding game requests to the game's actor. Every request with an id gets one reply.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use noughts_protocol::{
+    ClientMessage, ClockSpec, ErrorCode, GameId, GameKind, Level, MAX_CHAT_CHARS, PROTOCOL_VERSION,
+    RequestId, ServerMessage, SideChoice, Variant, close, decode_client, sanitize, validate_name,
+};
+use tokio::sync::oneshot;
+use tokio::time::{Instant, sleep};
+use tracing::{debug, info};
+
+use crate::code;
+use crate::error::Refusal;
+use crate::game::{self, Command, Requester, SeatSetup, Setup};
+use crate::outbound::{Close, Outbound};
+use crate::rate::Bucket;
+use crate::registry::JoinRoomError;
+use crate::server::Shared;
+use crate::session::{SeekKey, Session};
+
+/// The longest clock a game may have: three hours a side.
+pub const MAX_CLOCK_MS: u64 = 3 * 60 * 60 * 1000;
+/// The largest increment: one minute.
+pub const MAX_INCREMENT_MS: u64 = 60 * 1000;
+
+/// One connection's view of its player.
+#[derive(Debug)]
+pub(crate) struct Client {
+    shared: Arc<Shared>,
+    /// Where replies to this connection go.
+    out: Outbound,
+    /// The player, once `hello` has been answered.
+    session: Option<Arc<Session>>,
+    /// Limits requests of every kind.
+    requests: Bucket,
+    /// Limits chat lines.
+    chat: Bucket,
+    /// Requests refused by the rate limit since the last one accepted; too many closes the
+    /// connection.
+    refused: u32,
+}
+
+type Reply = Result<(), Refusal>;
+
+fn refuse(code: ErrorCode, message: impl Into<String>) -> Reply {
+    Err(Refusal::new(code, message))
+}
+
+impl Client {
+    pub(crate) fn new(shared: Arc<Shared>, out: Outbound) -> Client {
+        let config = &shared.config;
+        let requests = Bucket::new(
+            config.message_burst,
+            Duration::from_secs(1) / config.messages_per_second.max(1),
+        );
+        let chat = Bucket::new(
+            config.chat_burst,
+            Duration::from_secs(60) / config.chat_per_minute.max(1),
+        );
+        Client {
+            shared,
+            out,
+            session: None,
+            requests,
+            chat,
+            refused: 0,
+        }
+    }
+
+    /// Handles one text frame. Returns a close when the client has to go (persistent flooding).
+    pub(crate) async fn receive(&mut self, text: &str) -> Option<Close> {
+        let frame = match decode_client(text) {
+            Ok(frame) => frame,
+            Err(err) => {
+                self.out.error(err.id, err.code, err.message);
+                return None;
+            }
+        };
+        if !self.requests.take(Instant::now()) {
+            self.refused += 1;
+            if self.refused > self.shared.config.message_burst {
+                info!("closing a connection that keeps flooding");
+                return Some(Close {
+                    code: close::POLICY_VIOLATION,
+                    reason: "rate limit exceeded",
+                });
+            }
+            self.out.error(
+                frame.id,
+                ErrorCode::RateLimited,
+                "too many messages; slow down",
+            );
+            return None;
+        }
+        self.refused = 0;
+        let id = frame.id.clone();
+        if let Err(refusal) = self.dispatch(frame.id, frame.message).await {
+            debug!(code = %refusal.code, "refused");
+            self.out.error(id, refusal.code, refusal.message);
+        }
+        None
+    }
+
+    async fn dispatch(&mut self, id: Option<RequestId>, message: ClientMessage) -> Reply {
+        let session = match (&self.session, message) {
+            (
+                None,
+                ClientMessage::Hello {
+                    protocol,
+                    name,
+                    token,
+                },
+            ) => return self.hello(id, protocol, &name, token).await,
+            (None, _) => return refuse(ErrorCode::HelloFirst, "say hello first"),
+            (Some(_), ClientMessage::Hello { .. }) => {
+                return refuse(
+                    ErrorCode::AlreadyWelcomed,
+                    "this connection has already said hello",
+                );
+            }
+            (Some(session), message) => (session.clone(), message),
+        };
+        let (session, message) = session;
+        let from = Requester {
+            player: session.player,
+            out: self.out.clone(),
+            id: id.clone(),
+        };
+        match message {
+            ClientMessage::Hello { .. } => Ok(()),
+            ClientMessage::Ping => {
+                self.out.reply(id, ServerMessage::Pong);
+                Ok(())
+            }
+            ClientMessage::SubscribeLobby => {
+                session.set_lobby(true);
+                self.shared
+                    .lobby
+                    .subscribe(session.player, self.out.clone(), id);
+                Ok(())
+            }
+            ClientMessage::UnsubscribeLobby => {
+                session.set_lobby(false);
+                self.shared.lobby.unsubscribe(session.player);
+                self.ok(id);
+                Ok(())
+            }
+            ClientMessage::Seek { variant, clock } => self.seek(&session, from, variant, clock),
+            ClientMessage::CancelSeek => {
+                let Some(key) = session.seek() else {
+                    return refuse(ErrorCode::NotSeeking, "there is no seek to cancel");
+                };
+                if !session.end_seek(key) {
+                    return refuse(ErrorCode::NotSeeking, "there is no seek to cancel");
+                }
+                self.shared.registry.cancel_seek(session.player, key);
+                self.ok(id);
+                Ok(())
+            }
+            ClientMessage::CreateRoom {
+                variant,
+                clock,
+                private,
+            } => {
+                check_clock(clock)?;
+                self.check_not_stopping()?;
+                let room = self
+                    .shared
+                    .registry
+                    .open_room(session.clone(), variant, clock, private);
+                session.add_room(&room.code);
+                let shown = code::display(&room.code);
+                self.out.reply(
+                    id,
+                    ServerMessage::RoomCreated {
+                        code: shown,
+                        variant,
+                        clock,
+                        private,
+                    },
+                );
+                if !private {
+                    self.shared.lobby.add_room(room.info());
+                }
+                Ok(())
+            }
+            ClientMessage::CloseRoom { code } => {
+                let room = code::parse(&code)
+                    .and_then(|code| self.shared.registry.close_room(&code, session.player));
+                let Some(room) = room else {
+                    return refuse(
+                        ErrorCode::NoSuchRoom,
+                        "you have no open room with that code",
+                    );
+                };
+                session.remove_room(&room.code);
+                if !room.private {
+                    self.shared.lobby.remove_room(&code::display(&room.code));
+                }
+                self.ok(id);
+                Ok(())
+            }
+            ClientMessage::JoinRoom { code } => {
+                let Some(code) = code::parse(&code) else {
+                    return refuse(ErrorCode::NoSuchRoom, "no open room has that code");
+                };
+                self.check_not_stopping()?;
+                let room = match self.shared.registry.take_room(&code, session.player) {
+                    Ok(room) => room,
+                    Err(JoinRoomError::NoSuchRoom) => {
+                        return refuse(ErrorCode::NoSuchRoom, "no open room has that code");
+                    }
+                    Err(JoinRoomError::OwnRoom) => {
+                        return refuse(ErrorCode::OwnRoom, "you cannot join your own room");
+                    }
+                };
+                room.host.remove_room(&room.code);
+                if !room.private {
+                    self.shared.lobby.remove_room(&code::display(&room.code));
+                }
+                let mut seats = [
+                    SeatSetup::Human(room.host.clone()),
+                    SeatSetup::Human(session.clone()),
+                ];
+                if fastrand_bool() {
+                    seats.swap(0, 1);
+                }
+                game::start(
+                    &self.shared,
+                    Setup {
+                        variant: room.variant,
+                        kind: GameKind::Human,
+                        seats,
+                        clock: room.clock,
+                        listed: !room.private,
+                        rematch_of: None,
+                        requester: Some(from),
+                        watcher: None,
+                        on_end: None,
+                        server_war: false,
+                    },
+                )?;
+                Ok(())
+            }
+            ClientMessage::PlayAi {
+                variant,
+                level,
+                side,
+                clock,
+            } => {
+                check_clock(clock)?;
+                let human_is_x = match side {
+                    SideChoice::X => true,
+                    SideChoice::O => false,
+                    SideChoice::Random => fastrand_bool(),
+                };
+                let human = SeatSetup::Human(session.clone());
+                let ai = SeatSetup::Ai(level);
+                let seats = if human_is_x { [human, ai] } else { [ai, human] };
+                game::start(
+                    &self.shared,
+                    Setup {
+                        variant,
+                        kind: GameKind::Ai,
+                        seats,
+                        clock,
+                        listed: true,
+                        rematch_of: None,
+                        requester: Some(from),
+                        watcher: None,
+                        on_end: None,
+                        server_war: false,
+                    },
+                )?;
+                Ok(())
+            }
+            ClientMessage::StartWar {
+                variant,
+                x_level,
+                o_level,
+            } => {
+                self.start_war(&session, from, variant, x_level, o_level)?;
+                Ok(())
+            }
+            ClientMessage::Watch { game } => {
+                let handle = self.game(game)?;
+                session.set_watching(game, true);
+                if !handle
+                    .send(Command::Watch {
+                        session: session.clone(),
+                        from,
+                    })
+                    .await
+                {
+                    session.set_watching(game, false);
+                    return refuse(ErrorCode::NoSuchGame, "no live game has that id");
+                }
+                Ok(())
+            }
+            ClientMessage::Unwatch { game } => {
+                session.set_watching(game, false);
+                let handle = self.game(game)?;
+                let conn = self.out.conn;
+                self.forward(
+                    &handle,
+                    Command::Unwatch {
+                        player: session.player,
+                        conn,
+                        from: Some(from),
+                    },
+                )
+                .await
+            }
+            ClientMessage::Move { game, cell } => {
+                let handle = self.game(game)?;
+                self.forward(&handle, Command::Move { from, cell }).await
+            }
+            ClientMessage::Resign { game } => {
+                let handle = self.game(game)?;
+                self.forward(&handle, Command::Resign { from }).await
+            }
+            ClientMessage::Rematch { game } => {
+                let handle = self.game(game)?;
+                self.forward(&handle, Command::Rematch { from }).await
+            }
+            ClientMessage::Chat { game, text } => {
+                let text = sanitize(&text).trim().to_owned();
+                if text.is_empty() {
+                    return refuse(ErrorCode::BadChat, "a chat line needs some visible text");
+                }
+                if text.chars().count() > MAX_CHAT_CHARS {
+                    return refuse(
+                        ErrorCode::BadChat,
+                        format!("a chat line has at most {MAX_CHAT_CHARS} characters"),
+                    );
+                }
+                let handle = self.game(game)?;
+                if !self.chat.take(Instant::now()) {
+                    return refuse(ErrorCode::RateLimited, "too many chat lines; slow down");
+                }
+                let name = session.name.clone();
+                self.forward(&handle, Command::Chat { from, name, text })
+                    .await
+            }
+        }
+    }
+
+    /// `hello`: a new session, or the resumption of an earlier one.
+    async fn hello(
+        &mut self,
+        id: Option<RequestId>,
+        protocol: u32,
+        name: &str,
+        token: Option<String>,
+    ) -> Reply {
+        if protocol != PROTOCOL_VERSION {
+            return refuse(
+                ErrorCode::UnsupportedVersion,
+                format!("this server speaks protocol {PROTOCOL_VERSION}, not {protocol}"),
+            );
+        }
+        let name =
+            validate_name(name).map_err(|err| Refusal::new(ErrorCode::BadName, err.to_string()))?;
+        let Some(token) = token else {
+            let session = self.shared.registry.new_session(name);
+            session.attach(self.out.clone());
+            info!(player = session.player.0, "welcome");
+            self.welcome(id, &session, false);
+            self.session = Some(session);
+            return Ok(());
+        };
+        let Some(session) = self.shared.registry.session(&token) else {
+            return refuse(
+                ErrorCode::UnknownToken,
+                "that session is unknown or has expired; say hello without a token",
+            );
+        };
+        info!(player = session.player.0, "resumed");
+        let attached = session.attach(self.out.clone());
+        self.welcome(id, &session, true);
+        self.session = Some(session.clone());
+        if let Some(previous) = attached.previous {
+            previous.close(Close::REPLACED);
+        }
+        // Games first (each answers with its snapshot), then the lobby, then watched games.
+        for game in attached.games {
+            if let Some(handle) = self.shared.registry.game(game) {
+                let (done, answered) = oneshot::channel();
+                let attach = Command::Attach {
+                    player: session.player,
+                    out: self.out.clone(),
+                    done,
+                };
+                if handle.send(attach).await {
+                    let _ = answered.await;
+                }
+            }
+        }
+        if attached.lobby {
+            self.shared
+                .lobby
+                .subscribe(session.player, self.out.clone(), None);
+        }
+        for game in attached.watching {
+            let from = Requester {
+                player: session.player,
+                out: self.out.clone(),
+                id: None,
+            };
+            let watch = Command::Watch {
+                session: session.clone(),
+                from,
+            };
+            let sent = match self.shared.registry.game(game) {
+                Some(handle) => handle.send(watch).await,
+                None => false,
+            };
+            if !sent {
+                session.set_watching(game, false);
+            }
+        }
+        Ok(())
+    }
+
+    fn welcome(&self, id: Option<RequestId>, session: &Session, resumed: bool) {
+        self.out.reply(
+            id,
+            ServerMessage::Welcome {
+                protocol: PROTOCOL_VERSION,
+                player: session.player,
+                name: session.name.clone(),
+                token: session.token.clone(),
+                resumed,
+            },
+        );
+    }
+
+    fn seek(
+        &mut self,
+        session: &Arc<Session>,
+        from: Requester,
+        variant: Variant,
+        clock: Option<ClockSpec>,
+    ) -> Reply {
+        check_clock(clock)?;
+        self.check_not_stopping()?;
+        let key: SeekKey = (variant, clock);
+        if !session.start_seek(key) {
+            return refuse(ErrorCode::AlreadySeeking, "you already have a seek open");
+        }
+        self.out
+            .reply(from.id.clone(), ServerMessage::Seeking { variant, clock });
+        let Some(opponent) = self.shared.registry.seek(session, key) else {
+            return Ok(());
+        };
+        session.end_seek(key);
+        self.shared.registry.cancel_seek(session.player, key);
+        let mut seats = [
+            SeatSetup::Human(opponent.clone()),
+            SeatSetup::Human(session.clone()),
+        ];
+        if fastrand_bool() {
+            seats.swap(0, 1);
+        }
+        let started = game::start(
+            &self.shared,
+            Setup {
+                variant,
+                kind: GameKind::Human,
+                seats,
+                clock,
+                listed: true,
+                rematch_of: None,
+                requester: None,
+                watcher: None,
+                on_end: None,
+                server_war: false,
+            },
+        );
+        if let Err(refusal) = started {
+            // Both seekers hear why; the reply to the seek was already sent.
+            for out in [opponent.outbound(), session.outbound()]
+                .into_iter()
+                .flatten()
+            {
+                out.error(None, refusal.code, refusal.message.clone());
+            }
+        }
+        Ok(())
+    }
+
+    fn start_war(
+        &mut self,
+        session: &Arc<Session>,
+        from: Requester,
+        variant: Variant,
+        x: Level,
+        o: Level,
+    ) -> Result<GameId, Refusal> {
+        game::start(
+            &self.shared,
+            Setup {
+                variant,
+                kind: GameKind::War,
+                seats: [SeatSetup::Ai(x), SeatSetup::Ai(o)],
+                clock: None,
+                listed: true,
+                rematch_of: None,
+                requester: None,
+                watcher: Some((session.clone(), from)),
+                on_end: None,
+                server_war: false,
+            },
+        )
+    }
+
+    fn game(&self, id: GameId) -> Result<game::GameHandle, Refusal> {
+        self.shared
+            .registry
+            .game(id)
+            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, format!("no live game has id {id}")))
+    }
+
+    async fn forward(&self, handle: &game::GameHandle, command: Command) -> Reply {
+        if handle.send(command).await {
+            Ok(())
+        } else {
+            refuse(ErrorCode::NoSuchGame, "that game has just closed")
+        }
+    }
+
+    fn ok(&self, id: Option<RequestId>) {
+        if id.is_some() {
+            self.out.reply(id, ServerMessage::Ok);
+        }
+    }
+
+    fn check_not_stopping(&self) -> Reply {
+        if self.shared.stop_games.is_cancelled() {
+            return refuse(ErrorCode::ShuttingDown, "the server is shutting down");
+        }
+        Ok(())
+    }
+
+    /// The connection has ended: the player's games are told, its seek withdrawn, and its session
+    /// kept for the grace period in case it comes back.
+    pub(crate) async fn disconnected(&mut self) {
+        let Some(session) = self.session.take() else {
+            return;
+        };
+        let conn = self.out.conn;
+        let Some(detached) = session.detach(conn) else {
+            // Another connection has taken over this session.
+            return;
+        };
+        let shared = &self.shared;
+        shared.lobby.unsubscribe(session.player);
+        if let Some(key) = detached.seek {
+            shared.registry.cancel_seek(session.player, key);
+        }
+        for game in detached.games {
+            if let Some(handle) = shared.registry.game(game) {
+                handle
+                    .send(Command::Detach {
+                        player: session.player,
+                        conn,
+                    })
+                    .await;
+            }
+        }
+        for game in detached.watching {
+            if let Some(handle) = shared.registry.game(game) {
+                handle
+                    .send(Command::Unwatch {
+                        player: session.player,
+                        conn,
+                        from: None,
+                    })
+                    .await;
+            }
+        }
+        let shared = shared.clone();
+        let grace = shared.config.grace;
+        let stop = shared.stop_games.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                () = sleep(grace) => {}
+                () = stop.cancelled() => return,
+            }
+            if session.away_for(grace, Instant::now()) && shared.registry.expire_session(&session) {
+                debug!(player = session.player.0, "session expired");
+                for code in session.take_rooms() {
+                    if let Some(room) = shared.registry.close_room(&code, session.player) {
+                        if !room.private {
+                            shared.lobby.remove_room(&code::display(&room.code));
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// Checks a requested clock against the documented ranges.
+fn check_clock(clock: Option<ClockSpec>) -> Reply {
+    let Some(clock) = clock else {
+        return Ok(());
+    };
+    if clock.initial_ms == 0 || clock.initial_ms > MAX_CLOCK_MS {
+        return refuse(
+            ErrorCode::BadClock,
+            format!("initial_ms must be from 1 to {MAX_CLOCK_MS}"),
+        );
+    }
+    if clock.increment_ms > MAX_INCREMENT_MS {
+        return refuse(
+            ErrorCode::BadClock,
+            format!("increment_ms must be at most {MAX_INCREMENT_MS}"),
+        );
+    }
+    Ok(())
+}
+
+/// A coin toss for sides.
+fn fastrand_bool() -> bool {
+    noughts_engine::Rng::new().bool()
+}

@@ -1,0 +1,90 @@
+//! The lobby: the listed rooms and games, and the players who follow them.
+//!
+//! One lock orders everything: a subscriber gets the snapshot and then exactly the changes made
+//! after it, each serialised once for all subscribers.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, MutexGuard};
+
+use noughts_protocol::{GameId, GameInfo, PlayerId, RequestId, RoomInfo, ServerMessage};
+
+use crate::outbound::{Outbound, frame};
+
+/// The lobby's listings and subscribers.
+#[derive(Debug, Default)]
+pub(crate) struct Lobby {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    /// Listed live games (private-room games are not listed).
+    games: BTreeMap<GameId, GameInfo>,
+    /// Public rooms waiting for an opponent, by their displayed code.
+    rooms: BTreeMap<String, RoomInfo>,
+    /// Who gets the changes.
+    subscribers: HashMap<PlayerId, Outbound>,
+}
+
+impl Inner {
+    fn broadcast(&mut self, message: ServerMessage) {
+        let frame = frame(None, message);
+        self.subscribers.retain(|_, out| out.send(frame.clone()));
+    }
+}
+
+impl Lobby {
+    fn inner(&self) -> MutexGuard<'_, Inner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Sends the snapshot to `out` (echoing `id`), then every change until [`Lobby::unsubscribe`].
+    pub(crate) fn subscribe(&self, player: PlayerId, out: Outbound, id: Option<RequestId>) {
+        let mut inner = self.inner();
+        let snapshot = ServerMessage::Lobby {
+            rooms: inner.rooms.values().cloned().collect(),
+            games: inner.games.values().cloned().collect(),
+        };
+        if out.reply(id, snapshot) {
+            inner.subscribers.insert(player, out);
+        }
+    }
+
+    pub(crate) fn unsubscribe(&self, player: PlayerId) {
+        self.inner().subscribers.remove(&player);
+    }
+
+    /// A listed game started or changed.
+    pub(crate) fn update_game(&self, info: GameInfo) {
+        let mut inner = self.inner();
+        inner.games.insert(info.game, info.clone());
+        inner.broadcast(ServerMessage::LobbyGame { game: info });
+    }
+
+    /// A listed game ended.
+    pub(crate) fn remove_game(&self, game: GameId) {
+        let mut inner = self.inner();
+        if inner.games.remove(&game).is_some() {
+            inner.broadcast(ServerMessage::LobbyGameRemoved { game });
+        }
+    }
+
+    /// A public room opened.
+    pub(crate) fn add_room(&self, room: RoomInfo) {
+        let mut inner = self.inner();
+        inner.rooms.insert(room.code.clone(), room.clone());
+        inner.broadcast(ServerMessage::LobbyRoom { room });
+    }
+
+    /// A public room was joined or closed; `code` is the displayed code.
+    pub(crate) fn remove_room(&self, code: &str) {
+        let mut inner = self.inner();
+        if inner.rooms.remove(code).is_some() {
+            inner.broadcast(ServerMessage::LobbyRoomRemoved {
+                code: code.to_owned(),
+            });
+        }
+    }
+}

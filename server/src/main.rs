@@ -1,0 +1,138 @@
+//! `noughts-server`: binds, prints the address, serves until ctrl-c or SIGTERM.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Parser;
+use noughts_engine::{Budget, Level, Variant};
+use noughts_server::Config;
+use tokio::net::TcpListener;
+use tracing_subscriber::EnvFilter;
+
+/// Host a noughts server: lobby, quick match, invite codes, AI seats and AI-vs-AI war games.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// Address to listen on.
+    #[arg(long, env = "NOUGHTS_LISTEN", default_value = "127.0.0.1:7878")]
+    listen: SocketAddr,
+    /// Most connections held at once.
+    #[arg(long, env = "NOUGHTS_MAX_CONNECTIONS", default_value_t = 10_000)]
+    max_connections: usize,
+    /// Most games live at once.
+    #[arg(long, env = "NOUGHTS_MAX_GAMES", default_value_t = 5_000)]
+    max_games: usize,
+    /// Seconds a disconnected player keeps their seats.
+    #[arg(long, env = "NOUGHTS_GRACE_SECS", default_value_t = 30)]
+    grace_secs: u64,
+    /// Least milliseconds an AI seat takes per move against a person.
+    #[arg(long, env = "NOUGHTS_AI_THINK_MS", default_value_t = 400)]
+    ai_think_ms: u64,
+    /// Search budget in milliseconds per AI move against a person.
+    #[arg(long, env = "NOUGHTS_AI_BUDGET_MS", default_value_t = 1_000)]
+    ai_budget_ms: u64,
+    /// Do not run AI-vs-AI war games.
+    #[arg(long, env = "NOUGHTS_NO_WAR_GAMES")]
+    no_war_games: bool,
+    /// Variants with a war game always running (comma-separated).
+    #[arg(
+        long,
+        env = "NOUGHTS_WAR_VARIANTS",
+        value_delimiter = ',',
+        default_value = "classic,four,cube,qubic"
+    )]
+    war_variants: Vec<Variant>,
+    /// Level of X in war games.
+    #[arg(long, env = "NOUGHTS_WAR_X", default_value = "perfect")]
+    war_x: Level,
+    /// Level of O in war games.
+    #[arg(long, env = "NOUGHTS_WAR_O", default_value = "perfect")]
+    war_o: Level,
+    /// Search budget in milliseconds per war-game move.
+    #[arg(long, env = "NOUGHTS_WAR_BUDGET_MS", default_value_t = 250)]
+    war_budget_ms: u64,
+    /// Milliseconds between two war-game moves.
+    #[arg(long, env = "NOUGHTS_WAR_MOVE_MS", default_value_t = 1_000)]
+    war_move_ms: u64,
+    /// Milliseconds between a war game's end and the next.
+    #[arg(long, env = "NOUGHTS_WAR_RESTART_MS", default_value_t = 3_000)]
+    war_restart_ms: u64,
+    /// Seconds between pings.
+    #[arg(long, env = "NOUGHTS_PING_SECS", default_value_t = 15)]
+    ping_secs: u64,
+    /// Seconds of silence before a connection is dropped.
+    #[arg(long, env = "NOUGHTS_IDLE_SECS", default_value_t = 45)]
+    idle_secs: u64,
+    /// Requests per second per connection.
+    #[arg(long, env = "NOUGHTS_RATE", default_value_t = 20)]
+    rate: u32,
+    /// Burst of requests above the rate.
+    #[arg(long, env = "NOUGHTS_BURST", default_value_t = 40)]
+    burst: u32,
+}
+
+impl Args {
+    fn config(&self) -> Config {
+        Config {
+            max_connections: self.max_connections,
+            max_games: self.max_games,
+            grace: Duration::from_secs(self.grace_secs),
+            ai_think_delay: Duration::from_millis(self.ai_think_ms),
+            ai_budget: Budget::millis(self.ai_budget_ms),
+            war_games: !self.no_war_games,
+            war_variants: self.war_variants.clone(),
+            war_levels: (self.war_x, self.war_o),
+            war_budget: Budget::millis(self.war_budget_ms),
+            war_move_delay: Duration::from_millis(self.war_move_ms),
+            war_restart_delay: Duration::from_millis(self.war_restart_ms),
+            ping_interval: Duration::from_secs(self.ping_secs.max(1)),
+            idle_timeout: Duration::from_secs(self.idle_secs.max(1)),
+            messages_per_second: self.rate,
+            message_burst: self.burst,
+            ..Config::default()
+        }
+    }
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let listener = TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let addr = listener.local_addr()?;
+    println!("noughts server listening on ws://{addr}");
+    noughts_server::run(listener, args.config(), shutdown_signal())
+        .await
+        .context("the server failed")?;
+    Ok(())
+}
+
+/// Completes on ctrl-c or, on Unix, SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}

@@ -1,0 +1,138 @@
+//! The sending half of a connection: a bounded queue of frames serialised once, and a way to drop a
+//! connection that does not keep up.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use noughts_protocol::{ErrorCode, RequestId, ServerFrame, ServerMessage, close};
+use tokio::sync::{mpsc, watch};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
+
+/// One connection's number, unique for the life of the server; tells a stale connection of a
+/// session from the current one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct ConnId(pub u64);
+
+impl ConnId {
+    pub(crate) fn next() -> ConnId {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        ConnId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// Why the server closes a connection, sent in the close frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Close {
+    pub code: u16,
+    pub reason: &'static str,
+}
+
+impl Close {
+    /// The connection's queue filled up: it reads too slowly.
+    pub(crate) const TOO_SLOW: Close = Close {
+        code: close::POLICY_VIOLATION,
+        reason: "too slow to read updates",
+    };
+    /// The same session connected again; the old connection gives way.
+    pub(crate) const REPLACED: Close = Close {
+        code: 1000,
+        reason: "session resumed on another connection",
+    };
+}
+
+/// A frame as it goes on the wire: JSON text, cheap to clone for every recipient.
+pub(crate) type Frame = Utf8Bytes;
+
+/// Serialises a server frame once.
+pub(crate) fn frame(id: Option<RequestId>, message: ServerMessage) -> Frame {
+    Utf8Bytes::from(ServerFrame::reply(id, message).to_json())
+}
+
+/// Serialises an error reply.
+pub(crate) fn error_frame(
+    id: Option<RequestId>,
+    code: ErrorCode,
+    message: impl Into<String>,
+) -> Frame {
+    frame(
+        id,
+        ServerMessage::Error {
+            code,
+            message: message.into(),
+        },
+    )
+}
+
+/// Where to send frames for one connection. Cloned into games, the lobby and the session.
+#[derive(Debug, Clone)]
+pub(crate) struct Outbound {
+    /// Which connection this is, so that a stale handle can be told from the current one.
+    pub conn: ConnId,
+    /// The connection's bounded queue; never awaited by anyone but the connection itself.
+    tx: mpsc::Sender<Frame>,
+    /// Set to close the connection from outside: when its queue is full, or its session moved.
+    kick: Arc<watch::Sender<Option<Close>>>,
+}
+
+/// The connection's side of an [`Outbound`].
+#[derive(Debug)]
+pub(crate) struct Inbox {
+    /// Frames to write to the socket, in order.
+    pub frames: mpsc::Receiver<Frame>,
+    /// Becomes `Some` when the connection must close.
+    pub kick: watch::Receiver<Option<Close>>,
+}
+
+/// A new queue for a connection.
+pub(crate) fn channel(capacity: usize) -> (Outbound, Inbox) {
+    let (tx, frames) = mpsc::channel(capacity.max(1));
+    let (kick, kick_rx) = watch::channel(None);
+    (
+        Outbound {
+            conn: ConnId::next(),
+            tx,
+            kick: Arc::new(kick),
+        },
+        Inbox {
+            frames,
+            kick: kick_rx,
+        },
+    )
+}
+
+impl Outbound {
+    /// Queues a frame without waiting. False when the connection is gone or was too slow (it is
+    /// then being closed); the caller should forget this recipient.
+    pub(crate) fn send(&self, frame: Frame) -> bool {
+        match self.tx.try_send(frame) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.close(Close::TOO_SLOW);
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
+    }
+
+    /// Serialises and queues one message.
+    pub(crate) fn reply(&self, id: Option<RequestId>, message: ServerMessage) -> bool {
+        self.send(frame(id, message))
+    }
+
+    /// Queues an error reply.
+    pub(crate) fn error(&self, id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) {
+        self.send(error_frame(id, code, message));
+    }
+
+    /// Asks the connection to close.
+    pub(crate) fn close(&self, why: Close) {
+        self.kick.send_if_modified(|current| {
+            if current.is_none() {
+                *current = Some(why);
+                true
+            } else {
+                false
+            }
+        });
+    }
+}

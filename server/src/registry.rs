@@ -1,0 +1,182 @@
+//! Every shared index of the server: sessions by token, games by id, rooms by invite code and the
+//! quick-match queues. Only this module touches the maps.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use dashmap::DashMap;
+use dashmap::mapref::entry::Entry;
+use noughts_protocol::{ClockSpec, GameId, PlayerId, RoomInfo, Variant};
+
+use crate::code;
+use crate::game::GameHandle;
+use crate::session::{SeekKey, Session};
+
+/// A room waiting for its second player.
+#[derive(Debug, Clone)]
+pub(crate) struct Room {
+    /// The canonical invite code (no dashes).
+    pub code: String,
+    /// Who opened it; they take a seat when someone joins.
+    pub host: Arc<Session>,
+    pub variant: Variant,
+    pub clock: Option<ClockSpec>,
+    /// Private rooms are never listed; only the code leads to them.
+    pub private: bool,
+}
+
+impl Room {
+    /// The room as the lobby lists it.
+    pub(crate) fn info(&self) -> RoomInfo {
+        RoomInfo {
+            code: code::display(&self.code),
+            variant: self.variant,
+            clock: self.clock,
+            host: self.host.name.clone(),
+        }
+    }
+}
+
+/// Why a room could not be joined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JoinRoomError {
+    NoSuchRoom,
+    OwnRoom,
+}
+
+/// The server's indexes.
+#[derive(Debug, Default)]
+pub(crate) struct Registry {
+    /// Sessions by their secret token, for `hello` with a token.
+    sessions: DashMap<String, Arc<Session>>,
+    /// Live and recently finished games, by id, for every request that names a game.
+    games: DashMap<GameId, GameHandle>,
+    /// Open rooms by canonical invite code.
+    rooms: DashMap<String, Room>,
+    /// Quick-match seekers waiting, oldest first, per kind of game.
+    seeks: DashMap<SeekKey, VecDeque<Arc<Session>>>,
+    /// The last player id handed out.
+    last_player: AtomicU64,
+    /// The last game id handed out; ids are never reused.
+    last_game: AtomicU64,
+}
+
+impl Registry {
+    /// A new session with a fresh 128-bit token.
+    pub(crate) fn new_session(&self, name: &str) -> Arc<Session> {
+        let player = PlayerId(self.last_player.fetch_add(1, Ordering::Relaxed) + 1);
+        loop {
+            let mut bytes = [0u8; 16];
+            code::fill_random(&mut bytes);
+            let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            if let Entry::Vacant(slot) = self.sessions.entry(token.clone()) {
+                let session = Arc::new(Session::new(player, name.to_owned(), token));
+                slot.insert(session.clone());
+                return session;
+            }
+        }
+    }
+
+    /// The session a token resumes.
+    pub(crate) fn session(&self, token: &str) -> Option<Arc<Session>> {
+        self.sessions.get(token).map(|s| s.clone())
+    }
+
+    /// Forgets a session whose player stayed away past the grace period, unless it has
+    /// reconnected meanwhile. Returns whether it was removed.
+    pub(crate) fn expire_session(&self, session: &Session) -> bool {
+        self.sessions
+            .remove_if(&session.token, |_, s| !s.is_connected())
+            .is_some()
+    }
+
+    /// A fresh game id.
+    pub(crate) fn next_game_id(&self) -> GameId {
+        GameId(self.last_game.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+
+    pub(crate) fn add_game(&self, id: GameId, handle: GameHandle) {
+        self.games.insert(id, handle);
+    }
+
+    pub(crate) fn game(&self, id: GameId) -> Option<GameHandle> {
+        self.games.get(&id).map(|g| g.clone())
+    }
+
+    pub(crate) fn remove_game(&self, id: GameId) {
+        self.games.remove(&id);
+    }
+
+    pub(crate) fn game_count(&self) -> usize {
+        self.games.len()
+    }
+
+    /// Opens a room under a fresh code; returns the canonical code.
+    pub(crate) fn open_room(
+        &self,
+        host: Arc<Session>,
+        variant: Variant,
+        clock: Option<ClockSpec>,
+        private: bool,
+    ) -> Room {
+        loop {
+            let code = code::generate();
+            if let Entry::Vacant(slot) = self.rooms.entry(code.clone()) {
+                let room = Room {
+                    code,
+                    host,
+                    variant,
+                    clock,
+                    private,
+                };
+                slot.insert(room.clone());
+                return room;
+            }
+        }
+    }
+
+    /// Takes the room with `code` for `joiner`; it is gone from the index afterwards.
+    pub(crate) fn take_room(&self, code: &str, joiner: PlayerId) -> Result<Room, JoinRoomError> {
+        match self.rooms.entry(code.to_owned()) {
+            Entry::Vacant(_) => Err(JoinRoomError::NoSuchRoom),
+            Entry::Occupied(room) if room.get().host.player == joiner => {
+                Err(JoinRoomError::OwnRoom)
+            }
+            Entry::Occupied(room) => Ok(room.remove()),
+        }
+    }
+
+    /// Closes `host`'s room with `code`; `None` if there is no such room of theirs.
+    pub(crate) fn close_room(&self, code: &str, host: PlayerId) -> Option<Room> {
+        self.rooms
+            .remove_if(code, |_, room| room.host.player == host)
+            .map(|(_, room)| room)
+    }
+
+    /// Opens a seek, or matches it with the oldest seeker of the same kind, who is returned.
+    pub(crate) fn seek(&self, seeker: &Arc<Session>, key: SeekKey) -> Option<Arc<Session>> {
+        let mut queue = self.seeks.entry(key).or_default();
+        while let Some(other) = queue.pop_front() {
+            if other.player == seeker.player {
+                continue;
+            }
+            // A seeker that withdrew or went away meanwhile no longer counts.
+            if other.end_seek(key) {
+                return Some(other);
+            }
+        }
+        queue.push_back(seeker.clone());
+        None
+    }
+
+    /// Takes `player` out of the queue for `key`.
+    pub(crate) fn cancel_seek(&self, player: PlayerId, key: SeekKey) {
+        if let Entry::Occupied(mut queue) = self.seeks.entry(key) {
+            queue.get_mut().retain(|s| s.player != player);
+            if queue.get().is_empty() {
+                queue.remove();
+            }
+        }
+    }
+}

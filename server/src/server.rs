@@ -1,0 +1,113 @@
+//! The listener: accepts connections up to the cap, starts the war games, and shuts everything
+//! down in order when asked.
+
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio::time::{Instant, sleep, timeout_at};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::{Instrument, info, info_span, warn};
+
+use crate::config::Config;
+use crate::lobby::Lobby;
+use crate::registry::Registry;
+use crate::{connection, war};
+
+/// The whole shutdown, from the signal to the last connection closed, takes no longer than this.
+const SHUTDOWN_LIMIT: Duration = Duration::from_secs(5);
+/// Of that, games get this long to tell their players they were stopped.
+const GAMES_STOP_LIMIT: Duration = Duration::from_secs(1);
+
+/// What every task of the server shares.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub config: Config,
+    pub registry: Registry,
+    pub lobby: Lobby,
+    /// Game actors, AI searches and war-game keepers, so shutdown can wait for them.
+    pub tasks: TaskTracker,
+    /// Connection tasks, so shutdown can wait for every goodbye.
+    pub connections: TaskTracker,
+    /// Cancelled first at shutdown: games end as aborted and no new ones start.
+    pub stop_games: CancellationToken,
+    /// Cancelled once the games have stopped: connections say goodbye and close.
+    pub stop_connections: CancellationToken,
+}
+
+/// Runs a noughts server on `listener` until `shutdown` completes, then tells every client, closes
+/// every connection and returns (within five seconds of the signal).
+///
+/// Errors only if the listener itself fails for good.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    let limit = Arc::new(Semaphore::new(config.max_connections));
+    let shared = Arc::new(Shared {
+        config,
+        registry: Registry::default(),
+        lobby: Lobby::default(),
+        tasks: TaskTracker::new(),
+        connections: TaskTracker::new(),
+        stop_games: CancellationToken::new(),
+        stop_connections: CancellationToken::new(),
+    });
+    if let Ok(addr) = listener.local_addr() {
+        info!(%addr, "listening");
+    }
+    if shared.config.war_games {
+        war::start(&shared);
+    }
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, peer)) => {
+                    let permit = limit.clone().try_acquire_owned().ok();
+                    let span = info_span!("conn", %peer);
+                    shared.connections.spawn(
+                        connection::serve(shared.clone(), stream, permit).instrument(span),
+                    );
+                }
+                Err(err) => {
+                    // Usually out of file descriptors: wait for some to come back.
+                    warn!(cause = %err, "accept failed");
+                    sleep(Duration::from_millis(100)).await;
+                }
+            },
+        }
+    }
+    drop(listener);
+    stop(&shared).await;
+    Ok(())
+}
+
+/// Stops games, then connections, within [`SHUTDOWN_LIMIT`].
+async fn stop(shared: &Shared) {
+    let started = Instant::now();
+    info!("shutting down");
+    shared.stop_games.cancel();
+    shared.tasks.close();
+    if timeout_at(started + GAMES_STOP_LIMIT, shared.tasks.wait())
+        .await
+        .is_err()
+    {
+        warn!("some games did not stop in time");
+    }
+    shared.stop_connections.cancel();
+    shared.connections.close();
+    if timeout_at(started + SHUTDOWN_LIMIT, shared.connections.wait())
+        .await
+        .is_err()
+    {
+        warn!("some connections did not close in time");
+    }
+    info!("stopped");
+}
