@@ -231,3 +231,87 @@ fn same_seed_same_game() {
         }
     }
 }
+
+/// Plain minimax over masks: `(+1 / 0 / -1, plies to the end)` for the side to move, winning
+/// fast and losing slowly. No pruning and no table: only for positions with few empty cells.
+fn brute(lines: &[u64], full: u64, me: u64, opp: u64) -> (i32, u32) {
+    if lines.iter().any(|&l| l & !opp == 0) {
+        return (-1, 0);
+    }
+    let empty = full & !(me | opp);
+    if empty == 0 {
+        return (0, 0);
+    }
+    let mut best = (-2, 0);
+    for cell in noughts_engine::cells_of(empty) {
+        let (value, plies) = brute(lines, full, opp, me | 1 << cell);
+        let mine = (-value, plies + 1);
+        let better = mine.0 > best.0
+            || (mine.0 == best.0
+                && if mine.0 > 0 {
+                    mine.1 < best.1
+                } else {
+                    mine.1 > best.1
+                });
+        if better {
+            best = mine;
+        }
+    }
+    best
+}
+
+#[test]
+fn four_and_cube_endgames_match_plain_minimax() {
+    for variant in [Variant::Four, Variant::Cube] {
+        let mut rng = Rng::with_seed(99);
+        let mut checked = 0;
+        while checked < 40 {
+            let mut board = Board::new(variant);
+            while board.empty().count_ones() > 9 && !board.is_over() {
+                board = board.play(random_move(&board, &mut rng)).unwrap();
+            }
+            if board.is_over() {
+                continue;
+            }
+            let (me, opp) = match board.to_move() {
+                Mark::X => (board.mask(Mark::X), board.mask(Mark::O)),
+                Mark::O => (board.mask(Mark::O), board.mask(Mark::X)),
+            };
+            let (value, plies) = brute(variant.lines(), variant.full_mask(), me, opp);
+            let expected = match value {
+                1 => Value::Win,
+                0 => Value::Draw,
+                _ => Value::Loss,
+            };
+            let analysis = analyse(&board, Budget::DEFAULT);
+            assert_eq!(
+                (analysis.value, analysis.plies),
+                (expected, Some(plies)),
+                "{board}"
+            );
+            for mv in &analysis.moves {
+                let (reply, rest) =
+                    brute(variant.lines(), variant.full_mask(), opp, me | 1 << mv.cell);
+                let value = match -reply {
+                    1 => Value::Win,
+                    0 => Value::Draw,
+                    _ => Value::Loss,
+                };
+                assert_eq!(
+                    (mv.value, mv.plies),
+                    (value, Some(rest + 1)),
+                    "{board}: {}",
+                    mv.cell
+                );
+            }
+            checked += 1;
+        }
+    }
+}
+
+#[test]
+fn four_solves_completely() {
+    let solution = noughts_engine::solve::solve(Variant::Four);
+    assert_eq!(solution.positions, 9_722_011);
+    assert_eq!(solution.value, 0);
+}
