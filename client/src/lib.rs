@@ -1,1 +1,133 @@
-//! The noughts terminal client (being built).
+//! The noughts terminal client: the `noughts` binary's implementation.
+//!
+//! - [`app`]: the state and [`app::App::update`], driven by [`app::Event`]s; no terminal, no socket.
+//! - [`game`], [`form`]: the state of one game on screen and of the lobby's forms.
+//! - [`ui`]: `impl Widget for &App`: the lobby, the game, the board, the help overlay.
+//! - [`tui`], [`term`]: the interactive loop and the terminal it owns (restored on panic).
+//! - [`net`]: the WebSocket task: hello with the saved token, reconnect with backoff.
+//! - [`config`]: where the token is kept. [`embedded`]: a server inside the process.
+//! - [`watch`], [`bot`], [`analyse`], [`plain`]: the scriptable modes.
+
+pub mod analyse;
+pub mod app;
+pub mod bot;
+pub mod cli;
+pub mod config;
+pub mod embedded;
+pub mod form;
+pub mod game;
+pub mod net;
+pub mod plain;
+pub mod term;
+pub mod tui;
+pub mod ui;
+pub mod watch;
+
+use std::time::Instant;
+
+use anyhow::{Context as _, bail};
+use noughts_engine::Budget;
+use noughts_protocol::{ClientMessage, GameId, Level, validate_name};
+
+use cli::{Cli, Command};
+
+/// Runs the command line.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Some(Command::Analyse(args)) = &cli.command {
+        let report = analyse::report(
+            args.variant,
+            &args.board,
+            args.json,
+            Budget::millis(args.budget_ms),
+        )?;
+        print!("{report}");
+        return Ok(());
+    }
+    let name = display_name(&cli)?;
+    let (url, embedded, tokens) = match &cli.server {
+        Some(server) => {
+            let url = if server.contains("://") {
+                server.clone()
+            } else {
+                format!("ws://{server}")
+            };
+            let tokens = config::TokenStore::open(config::config_dir(), &url);
+            (url, None, tokens)
+        }
+        None => {
+            let server = embedded::Embedded::start(noughts_server::Config::default()).await?;
+            let tokens = config::TokenStore::in_memory(&server.url);
+            (server.url.clone(), Some(server), tokens)
+        }
+    };
+    let interactive = !matches!(
+        &cli.command,
+        Some(Command::Bot(_) | Command::Watch(cli::WatchArgs { plain: true, .. }))
+    );
+    let link = net::connect(net::Options {
+        url,
+        name: name.clone(),
+        tokens,
+        reconnect: interactive || matches!(cli.command, Some(Command::Bot(_))),
+    });
+    let result = match cli.command {
+        None | Some(Command::Play) => {
+            let app = app::App::new(name, Instant::now(), color_wanted());
+            tui::run(link, app, Vec::new()).await
+        }
+        Some(Command::Watch(args)) => {
+            let target = match (args.game, args.war) {
+                (Some(game), _) => watch::Target::Game(GameId(game)),
+                (None, Some(variant)) => watch::Target::War(variant),
+                (None, None) => bail!("say which game to watch, or --war VARIANT"),
+            };
+            if args.plain {
+                watch::run(link, target, &mut std::io::stdout().lock()).await
+            } else {
+                let initial = match target {
+                    watch::Target::Game(game) => vec![ClientMessage::Watch { game }],
+                    watch::Target::War(variant) => vec![ClientMessage::StartWar {
+                        variant,
+                        x_level: Level::Perfect,
+                        o_level: Level::Perfect,
+                    }],
+                };
+                let app = app::App::new(name, Instant::now(), color_wanted());
+                tui::run(link, app, initial).await
+            }
+        }
+        Some(Command::Bot(args)) => {
+            let plan = bot::BotPlan {
+                level: args.level,
+                variant: args.variant,
+                games: args.games,
+            };
+            bot::run(link, plan, &mut std::io::stdout().lock()).await
+        }
+        Some(Command::Analyse(_)) => unreachable!("handled above"),
+    };
+    if let Some(server) = embedded {
+        server.stop().await;
+    }
+    result
+}
+
+/// The name to play under: `--name`, else the user's login name, else "player".
+fn display_name(cli: &Cli) -> anyhow::Result<String> {
+    let name = match (&cli.name, &cli.command) {
+        (Some(name), _) => name.clone(),
+        (None, Some(Command::Bot(args))) => format!("{} bot", args.level),
+        (None, _) => std::env::var("USER")
+            .or_else(|_| std::env::var("USERNAME"))
+            .ok()
+            .filter(|n| validate_name(n).is_ok())
+            .unwrap_or_else(|| "player".to_owned()),
+    };
+    let valid = validate_name(&name).with_context(|| format!("cannot play as {name:?}"))?;
+    Ok(valid.to_owned())
+}
+
+/// Whether to draw in colour: not when NO_COLOR is set to anything non-empty.
+pub fn color_wanted() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}

@@ -1,3 +1,16 @@
 //! `noughts`: the terminal client.
 
-fn main() {}
+use clap::Parser;
+use noughts_client::cli::Cli;
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    match noughts_client::run(cli).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("noughts: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! `noughts bot`: a player driven by the engine. It seeks a game, plays it, and seeks again until
+//! it has played the number of games asked for.
+
+use std::io::Write;
+
+use anyhow::bail;
+use noughts_engine::{Board, Budget, Level, Rng, Variant, choose_move};
+use noughts_protocol::{ClientMessage, ErrorCode, GameId, Mark, ServerMessage, sanitize};
+
+use crate::app::NetEvent;
+use crate::net::Link;
+use crate::plain::result_text;
+
+/// What the bot is asked to do.
+#[derive(Debug, Clone, Copy)]
+pub struct BotPlan {
+    pub level: Level,
+    pub variant: Variant,
+    pub games: u32,
+}
+
+/// The game being played.
+struct Current {
+    game: GameId,
+    you: Mark,
+    board: Board,
+}
+
+/// Plays `plan.games` games, printing one line per game to `out`.
+pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow::Result<()> {
+    let mut rng = Rng::new();
+    let mut played = 0;
+    let (mut wins, mut draws, mut losses) = (0, 0, 0);
+    let mut current: Option<Current> = None;
+    let seek = ClientMessage::Seek {
+        variant: plan.variant,
+        clock: None,
+    };
+    while played < plan.games {
+        let message = match link.next().await {
+            None => bail!("the connection ended"),
+            Some(NetEvent::Closed(reason)) => bail!("{reason}"),
+            Some(NetEvent::Lost { reason, retry_in }) => {
+                eprintln!("{reason}; retrying in {:.1}s", retry_in.as_secs_f32());
+                continue;
+            }
+            Some(NetEvent::Connecting) => continue,
+            Some(NetEvent::Frame(frame)) => frame.message,
+        };
+        let to_play = match message {
+            ServerMessage::Welcome { resumed, .. } => {
+                if current.is_none() || !resumed {
+                    current = None;
+                    link.send(seek.clone());
+                }
+                None
+            }
+            ServerMessage::GameState(state) => {
+                let (Some(you), None) = (state.you, &state.result) else {
+                    continue;
+                };
+                let board = Board::parse(state.variant, &state.board)?;
+                writeln!(
+                    out,
+                    "game {}: playing {} against {}",
+                    state.game,
+                    you.symbol(),
+                    sanitize(&if you == Mark::X { state.o } else { state.x }.name)
+                )?;
+                current = Some(Current {
+                    game: state.game,
+                    you,
+                    board,
+                });
+                (state.to_move == Some(you)).then_some(board)
+            }
+            ServerMessage::Moved {
+                game,
+                board,
+                to_move,
+                ..
+            } => {
+                let Some(cur) = current.as_mut().filter(|c| c.game == game) else {
+                    continue;
+                };
+                cur.board = Board::parse(cur.board.variant(), &board)?;
+                (to_move == Some(cur.you)).then_some(cur.board)
+            }
+            ServerMessage::GameOver { game, result, .. } => {
+                let Some(cur) = current.take_if(|c| c.game == game) else {
+                    continue;
+                };
+                played += 1;
+                let outcome = match result.winner {
+                    Some(w) if w == cur.you => {
+                        wins += 1;
+                        "won"
+                    }
+                    Some(_) => {
+                        losses += 1;
+                        "lost"
+                    }
+                    None => {
+                        draws += 1;
+                        "drew"
+                    }
+                };
+                writeln!(
+                    out,
+                    "game {game}: {outcome}: {}",
+                    result_text(cur.board.variant(), &result)
+                )?;
+                if played < plan.games {
+                    link.send(seek.clone());
+                }
+                None
+            }
+            ServerMessage::Error { code, message } => {
+                match code {
+                    ErrorCode::AlreadySeeking | ErrorCode::NotYourTurn => {}
+                    ErrorCode::IllegalMove | ErrorCode::GameOver => {}
+                    _ => eprintln!("server: {} ({code})", sanitize(&message)),
+                }
+                None
+            }
+            ServerMessage::Shutdown { message } => {
+                bail!("the server is shutting down: {}", sanitize(&message))
+            }
+            _ => None,
+        };
+        if let (Some(board), Some(cur)) = (to_play, &current) {
+            let level = plan.level;
+            let seed = rng.u64(..);
+            let choice = tokio::task::spawn_blocking(move || {
+                choose_move(&board, level, &mut Rng::with_seed(seed), Budget::DEFAULT)
+            })
+            .await?;
+            if let Some(choice) = choice {
+                link.send(ClientMessage::Move {
+                    game: cur.game,
+                    cell: choice.cell,
+                });
+            }
+        }
+    }
+    writeln!(
+        out,
+        "{played} games: {wins} won, {draws} drawn, {losses} lost"
+    )?;
+    Ok(())
+}

@@ -1,0 +1,119 @@
+//! Where the client keeps its identity tokens: one per server, in the user's config directory
+//! (XDG on Linux via `directories`), or in `$NOUGHTS_CONFIG_DIR` when set (tests use that).
+
+use std::path::PathBuf;
+
+/// The environment variable that overrides the config directory.
+pub const CONFIG_DIR_ENV: &str = "NOUGHTS_CONFIG_DIR";
+
+/// The file, inside the config directory, that maps servers to tokens.
+const TOKENS_FILE: &str = "tokens";
+
+/// The config directory, if one can be found.
+pub fn config_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os(CONFIG_DIR_ENV).filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("", "", "noughts").map(|dirs| dirs.config_dir().to_path_buf())
+}
+
+/// The token kept for one server: read at start, written when the server issues a new one.
+#[derive(Debug, Clone)]
+pub struct TokenStore {
+    /// The tokens file; `None` keeps the token in memory only (an embedded server forgets its
+    /// sessions when the process ends, so there is nothing worth saving).
+    path: Option<PathBuf>,
+    /// The server the token belongs to.
+    server: String,
+    /// The token as last read or written.
+    token: Option<String>,
+}
+
+impl TokenStore {
+    /// The store for `server`, kept in `dir` (read now).
+    pub fn open(dir: Option<PathBuf>, server: &str) -> TokenStore {
+        let path = dir.map(|d| d.join(TOKENS_FILE));
+        let token = path
+            .as_ref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|text| {
+                text.lines().find_map(|line| {
+                    let (url, token) = line.split_once(' ')?;
+                    (url == server).then(|| token.trim().to_owned())
+                })
+            })
+            .filter(|t| !t.is_empty());
+        TokenStore {
+            path,
+            server: server.to_owned(),
+            token,
+        }
+    }
+
+    /// A store that never touches the disk.
+    pub fn in_memory(server: &str) -> TokenStore {
+        TokenStore {
+            path: None,
+            server: server.to_owned(),
+            token: None,
+        }
+    }
+
+    /// The token for this server, if any.
+    pub fn token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
+    /// Keeps `token` for this server (or forgets it with `None`). A failure to write is not fatal:
+    /// the session still works, it just will not be resumed after a restart.
+    pub fn set(&mut self, token: Option<&str>) {
+        if self.token.as_deref() == token {
+            return;
+        }
+        self.token = token.map(str::to_owned);
+        let Some(path) = &self.path else { return };
+        let old = std::fs::read_to_string(path).unwrap_or_default();
+        let mut lines: Vec<String> = old
+            .lines()
+            .filter(|line| {
+                line.split_once(' ')
+                    .is_some_and(|(url, _)| url != self.server)
+            })
+            .map(str::to_owned)
+            .collect();
+        if let Some(token) = token {
+            lines.push(format!("{} {}", self.server, token));
+        }
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let _ = std::fs::write(path, lines.join("\n") + "\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_one_token_per_server() {
+        let dir = std::env::temp_dir().join(format!("noughts-config-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut a = TokenStore::open(Some(dir.clone()), "ws://a");
+        assert_eq!(a.token(), None);
+        a.set(Some("t1"));
+        let mut b = TokenStore::open(Some(dir.clone()), "ws://b");
+        b.set(Some("t2"));
+        assert_eq!(
+            TokenStore::open(Some(dir.clone()), "ws://a").token(),
+            Some("t1")
+        );
+        a.set(None);
+        assert_eq!(TokenStore::open(Some(dir.clone()), "ws://a").token(), None);
+        assert_eq!(
+            TokenStore::open(Some(dir.clone()), "ws://b").token(),
+            Some("t2")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

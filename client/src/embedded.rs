@@ -1,0 +1,46 @@
+//! A server inside the client process, on a free loopback port, for when no `--server` is given:
+//! one command then gives a playable lobby with the AI and war games.
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// A running in-process server.
+#[derive(Debug)]
+pub struct Embedded {
+    /// Where to connect: `ws://127.0.0.1:PORT`.
+    pub url: String,
+    /// Completing this stops the server.
+    shutdown: Option<oneshot::Sender<()>>,
+    /// The server task.
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl Embedded {
+    /// Starts a server with `config` on `127.0.0.1:0`.
+    pub async fn start(config: noughts_server::Config) -> anyhow::Result<Embedded> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .context("cannot open a loopback port for the built-in server")?;
+        let port = listener.local_addr()?.port();
+        let (shutdown, stop) = oneshot::channel::<()>();
+        let task = tokio::spawn(noughts_server::run(listener, config, async move {
+            let _ = stop.await;
+        }));
+        Ok(Embedded {
+            url: format!("ws://127.0.0.1:{port}"),
+            shutdown: Some(shutdown),
+            task,
+        })
+    }
+
+    /// Stops the server and waits (briefly) for it to finish.
+    pub async fn stop(mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(5), &mut self.task).await;
+    }
+}

@@ -1,0 +1,93 @@
+//! The interactive client: one loop that merges terminal input, ticks and the network into
+//! [`Event`]s, feeds them to the [`App`], carries out its effects and redraws.
+
+use std::time::{Duration, Instant};
+
+use anyhow::bail;
+use futures_util::StreamExt;
+use noughts_protocol::{ClientMessage, ServerMessage};
+use ratatui::crossterm::event::{Event as TermEvent, EventStream};
+
+use crate::app::{App, Effect, Event, NetEvent};
+use crate::net::Link;
+use crate::term;
+
+/// How often clocks and countdowns are redrawn.
+const TICK: Duration = Duration::from_millis(200);
+
+/// Runs the interactive client until the user quits. Waits for the server's welcome before taking
+/// over the terminal, so an unreachable server is a plain error message.
+pub async fn run(mut link: Link, mut app: App, initial: Vec<ClientMessage>) -> anyhow::Result<()> {
+    loop {
+        let Some(event) = link.next().await else {
+            bail!("the connection task ended before the server answered");
+        };
+        if let NetEvent::Closed(reason) = &event {
+            bail!("{reason}");
+        }
+        let welcome = matches!(
+            &event,
+            NetEvent::Frame(frame) if matches!(frame.message, ServerMessage::Welcome { .. })
+        );
+        carry_out(app.update(Event::Net(event)), &link);
+        if welcome {
+            break;
+        }
+    }
+    for message in initial {
+        link.send(message);
+    }
+    let mut terminal = term::init()?;
+    let result = event_loop(&mut terminal, &mut link, &mut app).await;
+    term::restore();
+    result
+}
+
+async fn event_loop(
+    terminal: &mut term::Tui,
+    link: &mut Link,
+    app: &mut App,
+) -> anyhow::Result<()> {
+    let mut input = EventStream::new();
+    let mut tick = tokio::time::interval(TICK);
+    let size = terminal.size()?;
+    app.update(Event::Resize(size.width, size.height));
+    let mut net_open = true;
+    loop {
+        terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
+        let event = tokio::select! {
+            input = input.next() => match input {
+                Some(Ok(TermEvent::Key(key))) => Event::Key(key),
+                Some(Ok(TermEvent::Mouse(mouse))) => Event::Mouse(mouse),
+                Some(Ok(TermEvent::Resize(w, h))) => Event::Resize(w, h),
+                Some(Ok(_)) => continue,
+                Some(Err(err)) => return Err(err.into()),
+                None => return Ok(()),
+            },
+            net = link.next(), if net_open => match net {
+                Some(net) => Event::Net(net),
+                None => {
+                    net_open = false;
+                    continue;
+                }
+            },
+            _ = tick.tick() => Event::Tick(Instant::now()),
+            _ = tokio::signal::ctrl_c() => return Ok(()),
+        };
+        if carry_out(app.update(event), link) {
+            return Ok(());
+        }
+    }
+}
+
+/// Does what the app asked; true if it asked to quit.
+fn carry_out(effects: Vec<Effect>, link: &Link) -> bool {
+    let mut quit = false;
+    for effect in effects {
+        match effect {
+            Effect::Send(message) => link.send(message),
+            Effect::Quit => quit = true,
+        }
+    }
+    quit
+}

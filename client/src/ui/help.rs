@@ -1,0 +1,61 @@
+//! The `?` overlay: every key, by screen.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+
+use super::centered;
+use super::theme::Theme;
+use crate::app::App;
+
+/// The keys, in sections.
+const SECTIONS: &[(&str, &[(&str, &str)])] = &[
+    (
+        "Lobby",
+        &[
+            ("↑↓ j k", "select a room or game"),
+            ("⏎", "join the room / watch the game"),
+            ("m  a  c", "quick match / play the AI / create room"),
+            ("i", "join a room by its invite code"),
+            ("g", "watch the AI war games"),
+        ],
+    ),
+    (
+        "Game",
+        &[
+            ("←↑↓→ hjkl", "move the cursor"),
+            ("⏎ space", "place your mark (or click a cell)"),
+            ("1…9", "classic: place on that cell, 1 top-left"),
+            ("[ ] PgUp PgDn", "cubes: previous / next layer"),
+            ("r", "resign (asks first); rematch when over"),
+            ("c", "chat (⏎ send, Esc cancel)"),
+            ("g", "watching: next war game"),
+            ("q Esc", "back to the lobby"),
+        ],
+    ),
+    (
+        "Anywhere",
+        &[("?", "this help"), ("ctrl-c", "quit at once")],
+    ),
+];
+
+pub fn render(_app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let mut lines = Vec::new();
+    for (title, keys) in SECTIONS {
+        lines.push(Line::styled(format!(" {title}"), theme.title()));
+        for (key, what) in *keys {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {key:<14}"), theme.key()),
+                Span::styled(*what, theme.text()),
+            ]));
+        }
+    }
+    let height = lines.len() as u16 + 2;
+    let rect = centered(area, 60, height);
+    Clear.render(rect, buf);
+    let block = Block::bordered()
+        .title(Span::styled(" Help · any key closes ", theme.title()))
+        .border_style(theme.title());
+    Paragraph::new(lines).block(block).render(rect, buf);
+}

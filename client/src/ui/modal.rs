@@ -1,0 +1,207 @@
+//! The boxes drawn over a screen: forms, the invite code, waiting for an opponent, confirmations.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget};
+
+use super::centered;
+use super::theme::Theme;
+use crate::app::{App, Modal};
+use crate::form::{CLOCKS, Form};
+
+pub fn render(_app: &App, modal: &Modal, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let (title, lines, width): (&str, Vec<Line<'_>>, u16) = match modal {
+        Modal::Form(form) => (form.kind.title(), form_lines(form, theme), 46),
+        Modal::JoinCode(code) => (
+            "Join a room",
+            vec![
+                Line::raw(""),
+                Line::from(vec![
+                    Span::styled(" Invite code: ", theme.text()),
+                    Span::styled(format!("{code}▏"), theme.key()),
+                ]),
+                Line::raw(""),
+                hint_line(&[("⏎", "join"), ("Esc", "cancel")], theme),
+            ],
+            40,
+        ),
+        Modal::Seeking {
+            variant,
+            clock,
+            confirmed,
+        } => {
+            let clock = CLOCKS
+                .iter()
+                .find(|(_, c)| c == clock)
+                .map_or("custom clock", |(label, _)| label);
+            let state = if *confirmed {
+                "Looking for an opponent…"
+            } else {
+                "Asking the server…"
+            };
+            (
+                "Quick match",
+                vec![
+                    Line::raw(""),
+                    Line::styled(format!(" {state}"), theme.text()),
+                    Line::styled(format!(" {variant}, {clock}"), theme.dim()),
+                    Line::raw(""),
+                    hint_line(&[("Esc", "stop looking")], theme),
+                ],
+                40,
+            )
+        }
+        Modal::Room { variant, code } => {
+            let mut lines = vec![Line::raw("")];
+            match code {
+                Some(code) => {
+                    lines.push(Line::styled(
+                        format!(" Your {variant} room is open. Invite code:"),
+                        theme.text(),
+                    ));
+                    lines.push(Line::raw(""));
+                    lines.extend(
+                        big_text(code)
+                            .into_iter()
+                            .map(|row| Line::styled(format!("   {row}"), theme.key())),
+                    );
+                    lines.push(Line::raw(""));
+                    lines.push(Line::styled(format!("   {}", spaced(code)), theme.title()));
+                    lines.push(Line::raw(""));
+                    lines.push(Line::styled(
+                        " The game starts when they join.",
+                        theme.dim(),
+                    ));
+                    lines.push(hint_line(&[("Esc", "close the room")], theme));
+                }
+                None => {
+                    lines.push(Line::styled(" Opening a room…", theme.text()));
+                    lines.push(Line::raw(""));
+                }
+            }
+            ("Room", lines, 50)
+        }
+        Modal::ConfirmResign => (
+            "Resign?",
+            vec![
+                Line::raw(""),
+                Line::styled(" Resign this game? The opponent wins.", theme.text()),
+                Line::raw(""),
+                hint_line(&[("y", "resign"), ("n Esc", "keep playing")], theme),
+            ],
+            42,
+        ),
+        // Chat is typed into the chat pane itself.
+        Modal::Chat(_) => return,
+    };
+    let rect = centered(area, width, lines.len() as u16 + 2);
+    Clear.render(rect, buf);
+    let block = Block::bordered()
+        .border_type(BorderType::Double)
+        .title(Span::styled(format!(" {title} "), theme.title()))
+        .border_style(theme.title());
+    Paragraph::new(lines).block(block).render(rect, buf);
+}
+
+fn form_lines<'a>(form: &Form, theme: Theme) -> Vec<Line<'a>> {
+    let mut lines = vec![Line::raw("")];
+    for (index, field) in form.fields().iter().enumerate() {
+        let focused = index == form.focus;
+        let value = form.value(*field);
+        let value = if focused {
+            format!("‹ {value} ›")
+        } else {
+            format!("  {value}  ")
+        };
+        let style = if focused {
+            theme.selected()
+        } else {
+            theme.text()
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {:<9}", field.label()), theme.dim()),
+            Span::styled(value, style),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(hint_line(
+        &[
+            ("↑↓", "field"),
+            ("←→", "change"),
+            ("⏎", "go"),
+            ("Esc", "cancel"),
+        ],
+        theme,
+    ));
+    lines
+}
+
+fn hint_line<'a>(hints: &[(&'a str, &'a str)], theme: Theme) -> Line<'a> {
+    let mut spans = vec![Span::raw(" ")];
+    for (key, what) in hints {
+        spans.push(Span::styled(*key, theme.key()));
+        spans.push(Span::styled(format!(" {what}  "), theme.dim()));
+    }
+    Line::from(spans)
+}
+
+fn spaced(text: &str) -> String {
+    text.chars()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The text in a 3-row block font (letters and digits; anything else as a blank).
+fn big_text(text: &str) -> [String; 3] {
+    let mut rows = [String::new(), String::new(), String::new()];
+    for c in text.chars() {
+        let glyph = big_glyph(c.to_ascii_uppercase());
+        for (row, part) in rows.iter_mut().zip(glyph) {
+            row.push_str(part);
+            row.push(' ');
+        }
+    }
+    rows
+}
+
+fn big_glyph(c: char) -> [&'static str; 3] {
+    match c {
+        'A' => ["▄▀▄", "█▀█", "▀ ▀"],
+        'B' => ["█▀▄", "█▀▄", "▀▀ "],
+        'C' => ["█▀▀", "█  ", "▀▀▀"],
+        'D' => ["█▀▄", "█ █", "▀▀ "],
+        'E' => ["█▀▀", "█▀▀", "▀▀▀"],
+        'F' => ["█▀▀", "█▀ ", "▀  "],
+        'G' => ["█▀▀", "█ █", "▀▀▀"],
+        'H' => ["█ █", "█▀█", "▀ ▀"],
+        'I' => ["▀█▀", " █ ", "▀▀▀"],
+        'J' => ["  █", "  █", "▀▀ "],
+        'K' => ["█ █", "█▀▄", "▀ ▀"],
+        'L' => ["█  ", "█  ", "▀▀▀"],
+        'M' => ["█▄█", "█ █", "▀ ▀"],
+        'N' => ["█▀█", "█ █", "▀ ▀"],
+        'O' | '0' => ["█▀█", "█ █", "▀▀▀"],
+        'P' => ["█▀█", "█▀▀", "▀  "],
+        'Q' => ["█▀█", "█ █", "▀▀█"],
+        'R' => ["█▀█", "█▀▄", "▀ ▀"],
+        'S' | '5' => ["█▀▀", "▀▀█", "▀▀▀"],
+        'T' => ["▀█▀", " █ ", " ▀ "],
+        'U' => ["█ █", "█ █", "▀▀▀"],
+        'V' => ["█ █", "█ █", " ▀ "],
+        'W' => ["█ █", "█ █", "▀▄▀"],
+        'X' => ["▀▄▀", "▄▀▄", "▀ ▀"],
+        'Y' => ["█ █", " █ ", " ▀ "],
+        'Z' => ["▀▀█", "▄▀ ", "▀▀▀"],
+        '1' => ["▄█ ", " █ ", "▀▀▀"],
+        '2' => ["▀▀█", "█▀▀", "▀▀▀"],
+        '3' => ["▀▀█", " ▀█", "▀▀▀"],
+        '4' => ["█ █", "▀▀█", "  ▀"],
+        '6' => ["█▀▀", "█▀█", "▀▀▀"],
+        '7' => ["▀▀█", "  █", "  ▀"],
+        '8' => ["█▀█", "█▀█", "▀▀▀"],
+        '9' => ["█▀█", "▀▀█", "▀▀▀"],
+        _ => ["   ", "   ", "   "],
+    }
+}

@@ -1,0 +1,138 @@
+//! `noughts watch --plain`: follow one game and print each position as it arrives, then the result.
+
+use std::io::Write;
+
+use anyhow::{Context as _, bail};
+use noughts_engine::Board;
+use noughts_protocol::{
+    ClientMessage, ErrorCode, GameId, GameKind, GameState, Level, ServerMessage, Variant, sanitize,
+};
+
+use crate::app::NetEvent;
+use crate::net::Link;
+use crate::plain::{board_lines, result_text};
+
+/// What to watch.
+#[derive(Debug, Clone, Copy)]
+pub enum Target {
+    /// One game by id.
+    Game(GameId),
+    /// A war game of this variant (one is started if none is running).
+    War(Variant),
+}
+
+/// Watches until the game ends, printing to `out`. Errors if the server cannot be reached, refuses,
+/// has no such game, or goes away before the end.
+pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow::Result<()> {
+    let mut watching: Option<(GameId, Variant)> = None;
+    let mut asked_for_war = false;
+    loop {
+        let message = match link.next().await {
+            None => bail!("the connection ended before the game did"),
+            Some(NetEvent::Closed(reason)) => bail!("{reason}"),
+            Some(NetEvent::Lost { reason, .. }) => bail!("{reason}"),
+            Some(NetEvent::Connecting) => continue,
+            Some(NetEvent::Frame(frame)) => frame.message,
+        };
+        match message {
+            ServerMessage::Welcome { .. } => match target {
+                Target::Game(game) => link.send(ClientMessage::Watch { game }),
+                Target::War(_) => link.send(ClientMessage::SubscribeLobby),
+            },
+            ServerMessage::Lobby { games, .. } if watching.is_none() => {
+                let Target::War(variant) = target else {
+                    continue;
+                };
+                let war = games
+                    .iter()
+                    .filter(|g| g.kind == GameKind::War && g.variant == variant)
+                    .min_by_key(|g| g.game);
+                match war {
+                    Some(game) => link.send(ClientMessage::Watch { game: game.game }),
+                    None if !asked_for_war => {
+                        asked_for_war = true;
+                        link.send(ClientMessage::StartWar {
+                            variant,
+                            x_level: Level::Perfect,
+                            o_level: Level::Perfect,
+                        });
+                    }
+                    None => {}
+                }
+            }
+            ServerMessage::GameState(state) => {
+                if watching.is_some_and(|(id, _)| id != state.game) {
+                    continue;
+                }
+                if watching.is_none() && matches!(target, Target::War(_)) {
+                    link.send(ClientMessage::UnsubscribeLobby);
+                }
+                watching = Some((state.game, state.variant));
+                print_state(&state, out)?;
+                if let Some(result) = &state.result {
+                    writeln!(out, "result: {}", result_text(state.variant, result))?;
+                    return Ok(());
+                }
+            }
+            ServerMessage::Moved {
+                game,
+                seq: _,
+                mark,
+                cell,
+                board,
+                ..
+            } if watching.is_some_and(|(id, _)| id == game) => {
+                let (_, variant) = watching.expect("checked above");
+                let board = Board::parse(variant, &board).context("the server sent a bad board")?;
+                writeln!(
+                    out,
+                    "move {}: {} on cell {cell}",
+                    board.ply(),
+                    mark.symbol()
+                )?;
+                print_board(&board, out)?;
+            }
+            ServerMessage::GameOver { game, result, .. }
+                if watching.is_some_and(|(id, _)| id == game) =>
+            {
+                let (_, variant) = watching.expect("checked above");
+                writeln!(out, "result: {}", result_text(variant, &result))?;
+                out.flush()?;
+                return Ok(());
+            }
+            ServerMessage::Error { code, message } => match code {
+                ErrorCode::NoSuchGame => bail!("no such game: {}", sanitize(&message)),
+                _ if watching.is_none() => {
+                    bail!("the server refused: {} ({code})", sanitize(&message))
+                }
+                _ => eprintln!("server: {} ({code})", sanitize(&message)),
+            },
+            ServerMessage::Shutdown { message } => {
+                bail!("the server is shutting down: {}", sanitize(&message))
+            }
+            _ => {}
+        }
+    }
+}
+
+fn print_state(state: &GameState, out: &mut impl Write) -> anyhow::Result<()> {
+    let board = Board::parse(state.variant, &state.board).context("the server sent a bad board")?;
+    writeln!(
+        out,
+        "game {} ({}): X {} vs O {}, {} moves played",
+        state.game,
+        state.variant,
+        sanitize(&state.x.name),
+        sanitize(&state.o.name),
+        state.moves.len()
+    )?;
+    print_board(&board, out)
+}
+
+fn print_board(board: &Board, out: &mut impl Write) -> anyhow::Result<()> {
+    for line in board_lines(board) {
+        writeln!(out, "  {line}")?;
+    }
+    out.flush()?;
+    Ok(())
+}
