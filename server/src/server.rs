@@ -2,7 +2,6 @@
 //! down in order when asked.
 
 use std::future::Future;
-use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -42,12 +41,13 @@ pub(crate) struct Shared {
 /// Runs a noughts server on `listener` until `shutdown` completes, then tells every client, closes
 /// every connection and returns (within five seconds of the signal).
 ///
-/// Errors only if the listener itself fails for good.
+/// Returns `Ok` once shut down; accept errors (such as running out of file descriptors) are
+/// logged and retried rather than returned.
 pub async fn run(
     listener: TcpListener,
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> io::Result<()> {
+) -> anyhow::Result<()> {
     let limit = Arc::new(Semaphore::new(config.max_connections));
     let shared = Arc::new(Shared {
         config,

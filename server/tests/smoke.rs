@@ -1,0 +1,351 @@
+//! The server end to end at small scale: a real listener on port 0 and real WebSocket clients.
+//! The full scenarios live in the workspace's `tests/` crate; these check the server's own corners.
+
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use noughts_protocol::{ErrorCode, GameId, Mark, ServerFrame, ServerMessage};
+use noughts_server::Config;
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+struct Server {
+    url: String,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+async fn start(config: Config) -> Server {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}/ws", listener.local_addr().unwrap());
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(noughts_server::run(listener, config, async move {
+        let _ = stopped.await;
+    }));
+    Server {
+        url,
+        stop: Some(stop),
+        task,
+    }
+}
+
+fn quiet() -> Config {
+    Config {
+        war_games: false,
+        ai_think_delay: Duration::ZERO,
+        grace: Duration::from_millis(300),
+        ..Config::default()
+    }
+}
+
+async fn connect(url: &str) -> Socket {
+    tokio_tungstenite::connect_async(url).await.unwrap().0
+}
+
+async fn send(ws: &mut Socket, value: Value) {
+    ws.send(Message::text(value.to_string())).await.unwrap();
+}
+
+/// The next text frame, parsed both as JSON and as the protocol type.
+async fn recv(ws: &mut Socket) -> Result<(Value, ServerFrame), Option<u16>> {
+    loop {
+        match tokio::time::timeout(WAIT, ws.next())
+            .await
+            .expect("in time")
+        {
+            Some(Ok(Message::Text(text))) => {
+                let value: Value = serde_json::from_str(&text).unwrap();
+                let frame: ServerFrame = serde_json::from_str(&text).unwrap();
+                return Ok((value, frame));
+            }
+            Some(Ok(Message::Close(frame))) => return Err(frame.map(|f| u16::from(f.code))),
+            Some(Ok(_)) => {}
+            _ => return Err(None),
+        }
+    }
+}
+
+async fn next(ws: &mut Socket) -> ServerMessage {
+    recv(ws).await.expect("a frame, not a close").1.message
+}
+
+async fn hello(url: &str, name: &str) -> (Socket, String) {
+    let mut ws = connect(url).await;
+    send(
+        &mut ws,
+        json!({"type": "hello", "id": 1, "protocol": 1, "name": name}),
+    )
+    .await;
+    let (value, frame) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["id"], 1);
+    let ServerMessage::Welcome { token, resumed, .. } = frame.message else {
+        panic!("expected welcome, got {value}");
+    };
+    assert!(!resumed);
+    assert_eq!(token.len(), 32);
+    (ws, token)
+}
+
+/// Two players quick-matched on classic: (x socket, o socket, game).
+async fn matched(url: &str) -> (Socket, Socket, GameId) {
+    let (mut a, _) = hello(url, "ada").await;
+    let (mut b, _) = hello(url, "bob").await;
+    send(
+        &mut a,
+        json!({"type": "seek", "id": 2, "variant": "classic"}),
+    )
+    .await;
+    assert!(matches!(next(&mut a).await, ServerMessage::Seeking { .. }));
+    send(
+        &mut b,
+        json!({"type": "seek", "id": 2, "variant": "classic"}),
+    )
+    .await;
+    assert!(matches!(next(&mut b).await, ServerMessage::Seeking { .. }));
+    let ServerMessage::GameState(sa) = next(&mut a).await else {
+        panic!()
+    };
+    let ServerMessage::GameState(sb) = next(&mut b).await else {
+        panic!()
+    };
+    assert_eq!(sa.game, sb.game);
+    assert_ne!(sa.you, sb.you);
+    if sa.you == Some(Mark::X) {
+        (a, b, sa.game)
+    } else {
+        (b, a, sa.game)
+    }
+}
+
+#[tokio::test]
+async fn quick_match_to_a_win() {
+    let server = start(quiet()).await;
+    let (mut x, mut o, game) = matched(&server.url).await;
+    let g = game.0;
+    let mut seq = 0;
+    for (i, cell) in [0, 3, 1, 4, 2].into_iter().enumerate() {
+        let mover = if i % 2 == 0 { &mut x } else { &mut o };
+        send(
+            mover,
+            json!({"type": "move", "id": 10 + i, "game": g, "cell": cell}),
+        )
+        .await;
+        let (value, _) = recv(mover).await.unwrap();
+        assert_eq!(value["id"], 10 + i, "the mover's copy answers its request");
+        let other = if i % 2 == 0 { &mut o } else { &mut x };
+        let ServerMessage::Moved {
+            seq: s, cell: c, ..
+        } = next(other).await
+        else {
+            panic!()
+        };
+        assert!(s > seq);
+        assert_eq!(c, cell);
+        seq = s;
+    }
+    for ws in [&mut x, &mut o] {
+        let ServerMessage::GameOver {
+            seq: s,
+            result,
+            board,
+            ..
+        } = next(ws).await
+        else {
+            panic!("expected game over");
+        };
+        assert!(s > seq);
+        assert_eq!(result.winner, Some(Mark::X));
+        assert_eq!(result.cells, vec![0, 1, 2]);
+        assert_eq!(board, "XXXOO....");
+    }
+}
+
+#[tokio::test]
+async fn bad_input_gets_documented_errors() {
+    let server = start(quiet()).await;
+    let mut ws = connect(&server.url).await;
+    send(&mut ws, json!({"type": "ping", "id": "p"})).await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(
+        value,
+        json!({"type": "error", "id": "p", "code": "hello_first", "message": value["message"]})
+    );
+    send(
+        &mut ws,
+        json!({"type": "hello", "id": 1, "protocol": 99, "name": "ada"}),
+    )
+    .await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "unsupported_version");
+    send(
+        &mut ws,
+        json!({"type": "hello", "id": 2, "protocol": 1, "name": "a\u{1b}[31m"}),
+    )
+    .await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "bad_name");
+    send(
+        &mut ws,
+        json!({"type": "hello", "id": 3, "protocol": 1, "name": "ada", "token": "00"}),
+    )
+    .await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "unknown_token");
+    send(
+        &mut ws,
+        json!({"type": "hello", "id": 4, "protocol": 1, "name": "ada"}),
+    )
+    .await;
+    assert!(matches!(next(&mut ws).await, ServerMessage::Welcome { .. }));
+    ws.send(Message::text("{nope")).await.unwrap();
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "bad_json");
+    send(&mut ws, json!({"type": "fly", "id": 5})).await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(
+        (value["code"].as_str(), value["id"].as_u64()),
+        (Some("unknown_type"), Some(5))
+    );
+    send(
+        &mut ws,
+        json!({"type": "move", "id": 6, "game": 999, "cell": 0}),
+    )
+    .await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "no_such_game");
+    send(&mut ws, json!({"type": "seek", "id": 7, "variant": "classic", "clock": {"initial_ms": 0, "increment_ms": 0}})).await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "bad_clock");
+    send(
+        &mut ws,
+        json!({"type": "join_room", "id": 8, "code": "AAAA-BBBB-CC"}),
+    )
+    .await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "no_such_room");
+    send(&mut ws, json!({"type": "ping", "id": 9})).await;
+    assert_eq!(
+        recv(&mut ws).await.unwrap().0,
+        json!({"type": "pong", "id": 9})
+    );
+    ws.send(Message::text("x".repeat(5000))).await.unwrap();
+    assert_eq!(recv(&mut ws).await.unwrap_err(), Some(1009));
+    let _ = ErrorCode::Internal;
+}
+
+#[tokio::test]
+async fn binary_frames_close_with_1003() {
+    let server = start(quiet()).await;
+    let (mut ws, _) = hello(&server.url, "ada").await;
+    ws.send(Message::binary(vec![1, 2, 3])).await.unwrap();
+    assert_eq!(recv(&mut ws).await.unwrap_err(), Some(1003));
+}
+
+#[tokio::test]
+async fn resume_and_abandon() {
+    let server = start(quiet()).await;
+    let (mut x, mut o, game) = matched(&server.url).await;
+    let g = game.0;
+    send(&mut x, json!({"type": "move", "game": g, "cell": 4})).await;
+    assert!(matches!(next(&mut x).await, ServerMessage::Moved { .. }));
+    assert!(matches!(next(&mut o).await, ServerMessage::Moved { .. }));
+    // O drops; X hears it with the grace period.
+    send(
+        &mut o,
+        json!({"type": "hello", "protocol": 1, "name": "again"}),
+    )
+    .await;
+    let ServerMessage::Error {
+        code: ErrorCode::AlreadyWelcomed,
+        ..
+    } = next(&mut o).await
+    else {
+        panic!()
+    };
+    drop(o);
+    let ServerMessage::Presence {
+        connected: false,
+        grace_ms: Some(300),
+        mark: Mark::O,
+        ..
+    } = next(&mut x).await
+    else {
+        panic!()
+    };
+    // After the grace, X wins by abandon.
+    let ServerMessage::GameOver { result, .. } = next(&mut x).await else {
+        panic!()
+    };
+    assert_eq!(result.winner, Some(Mark::X));
+    assert_eq!(result.reason, noughts_protocol::EndReason::Abandon);
+}
+
+#[tokio::test]
+async fn resume_within_grace_gets_the_game_back() {
+    let mut config = quiet();
+    config.grace = Duration::from_secs(30);
+    let server = start(config).await;
+    let (mut a, token) = hello(&server.url, "ada").await;
+    send(
+        &mut a,
+        json!({"type": "play_ai", "id": 2, "variant": "classic", "level": "perfect", "side": "x"}),
+    )
+    .await;
+    let (value, frame) = recv(&mut a).await.unwrap();
+    assert_eq!(value["id"], 2);
+    let ServerMessage::GameState(state) = frame.message else {
+        panic!("{value}")
+    };
+    assert_eq!(state.you, Some(Mark::X));
+    send(
+        &mut a,
+        json!({"type": "move", "game": state.game.0, "cell": 0}),
+    )
+    .await;
+    assert!(matches!(
+        next(&mut a).await,
+        ServerMessage::Moved { mark: Mark::X, .. }
+    ));
+    assert!(matches!(
+        next(&mut a).await,
+        ServerMessage::Moved { mark: Mark::O, .. }
+    ));
+    drop(a);
+    let mut b = connect(&server.url).await;
+    send(
+        &mut b,
+        json!({"type": "hello", "protocol": 1, "name": "ada", "token": token}),
+    )
+    .await;
+    let ServerMessage::Welcome { resumed: true, .. } = next(&mut b).await else {
+        panic!()
+    };
+    let ServerMessage::GameState(again) = next(&mut b).await else {
+        panic!()
+    };
+    assert_eq!(again.game, state.game);
+    assert_eq!(again.moves.len(), 2);
+    assert_eq!(again.you, Some(Mark::X));
+    assert_eq!(again.to_move, Some(Mark::X));
+}
+
+#[tokio::test]
+async fn shutdown_tells_clients_and_returns() {
+    let mut server = start(quiet()).await;
+    let (mut a, _) = hello(&server.url, "ada").await;
+    server.stop.take().unwrap().send(()).unwrap();
+    assert!(matches!(next(&mut a).await, ServerMessage::Shutdown { .. }));
+    assert_eq!(recv(&mut a).await.unwrap_err(), Some(1001));
+    tokio::time::timeout(WAIT, &mut server.task)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+}
