@@ -15,7 +15,7 @@ pub struct Embedded {
     /// Completing this stops the server.
     shutdown: Option<oneshot::Sender<()>>,
     /// The server task.
-    task: JoinHandle<std::io::Result<()>>,
+    task: JoinHandle<Result<(), String>>,
 }
 
 impl Embedded {
@@ -26,9 +26,13 @@ impl Embedded {
             .context("cannot open a loopback port for the built-in server")?;
         let port = listener.local_addr()?.port();
         let (shutdown, stop) = oneshot::channel::<()>();
-        let task = tokio::spawn(noughts_server::run(listener, config, async move {
-            let _ = stop.await;
-        }));
+        let task = tokio::spawn(async move {
+            noughts_server::run(listener, config, async move {
+                let _ = stop.await;
+            })
+            .await
+            .map_err(|err| err.to_string())
+        });
         Ok(Embedded {
             url: format!("ws://127.0.0.1:{port}"),
             shutdown: Some(shutdown),

@@ -106,11 +106,11 @@ fn render_players(app: &App, game: &GameView, theme: Theme, area: Rect, buf: &mu
         if !seat.connected && seat.level.is_none() && !game.is_over() {
             let text = match game.grace_ms(mark, app.now) {
                 Some(ms) => format!(
-                    "{} disconnected: {} to return",
+                    "{} offline: {} to return",
                     mark.symbol(),
                     format_countdown(ms)
                 ),
-                None => format!("{} disconnected", mark.symbol()),
+                None => format!("{} offline", mark.symbol()),
             };
             lines.push(Line::styled(text, theme.bad()));
         }

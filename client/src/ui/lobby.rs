@@ -105,7 +105,8 @@ fn custom_clock(clock: Option<noughts_protocol::ClockSpec>) -> String {
 }
 
 fn game_row(game: &GameInfo) -> String {
-    let players = format!("{} vs {}", seat_name(&game.x), seat_name(&game.o));
+    let war = game.kind == GameKind::War;
+    let players = format!("{} vs {}", seat_name(&game.x, war), seat_name(&game.o, war));
     format!(
         "#{:<4} {:<8}{:<20}{:>5}{:>9}",
         game.game.0,
@@ -116,8 +117,14 @@ fn game_row(game: &GameInfo) -> String {
     )
 }
 
-fn seat_name(seat: &SeatInfo) -> String {
-    let name = truncate(&seat.name, 9);
+/// A seat as the lobby shows it: AI seats by their level ("perfect" in a war game, "hard AI"
+/// against a person).
+fn seat_name(seat: &SeatInfo, war: bool) -> String {
+    let name = match seat.level {
+        Some(level) if war => level.name().to_owned(),
+        Some(level) => format!("{level} AI"),
+        None => truncate(&seat.name, 9),
+    };
     if seat.connected {
         name
     } else {
