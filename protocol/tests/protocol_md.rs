@@ -1,0 +1,155 @@
+//! PROTOCOL.md cannot drift from the code: every ```json client block must parse as a
+//! `ClientFrame` and every ```json server block as a `ServerFrame`, and serialise back to the same
+//! JSON (so no field is silently ignored). Every message type and error code must be shown.
+
+use std::collections::BTreeSet;
+
+use noughts_protocol::{ClientFrame, ERROR_CODES, ServerFrame};
+use serde_json::Value;
+
+const DOC: &str = include_str!("../PROTOCOL.md");
+
+/// The `(tag, body, line)` of every fenced block whose info string starts with `json`.
+fn json_blocks() -> Vec<(String, String, usize)> {
+    let mut blocks = Vec::new();
+    let mut current: Option<(String, String, usize)> = None;
+    for (number, line) in DOC.lines().enumerate() {
+        let number = number + 1;
+        match &mut current {
+            None => {
+                if let Some(info) = line.trim_start().strip_prefix("```json") {
+                    current = Some((info.trim().to_owned(), String::new(), number));
+                }
+            }
+            Some((_, body, _)) => {
+                if line.trim_start().starts_with("```") {
+                    blocks.extend(current.take());
+                } else {
+                    body.push_str(line);
+                    body.push('\n');
+                }
+            }
+        }
+    }
+    assert!(current.is_none(), "PROTOCOL.md ends inside a code block");
+    blocks
+}
+
+/// Parses `body` as `T` and checks that it serialises back to the same JSON.
+fn round_trip<T>(body: &str, line: usize) -> Value
+where
+    T: serde::de::DeserializeOwned + serde::Serialize,
+{
+    let value: Value = serde_json::from_str(body)
+        .unwrap_or_else(|err| panic!("PROTOCOL.md line {line}: not JSON: {err}\n{body}"));
+    let parsed: T = serde_json::from_value(value.clone()).unwrap_or_else(|err| {
+        panic!(
+            "PROTOCOL.md line {line}: does not parse as {}: {err}\n{body}",
+            std::any::type_name::<T>()
+        )
+    });
+    let back = serde_json::to_value(&parsed).expect("serialise");
+    assert_eq!(
+        back, value,
+        "PROTOCOL.md line {line}: fields were ignored or changed in a round trip"
+    );
+    value
+}
+
+#[test]
+fn every_example_parses_as_the_type_it_documents() {
+    let blocks = json_blocks();
+    assert!(
+        blocks.len() > 40,
+        "expected many examples, found {}",
+        blocks.len()
+    );
+    let (mut client, mut server) = (BTreeSet::new(), BTreeSet::new());
+    let mut codes = BTreeSet::new();
+    for (tag, body, line) in &blocks {
+        let value = match tag.as_str() {
+            "client" => {
+                let value = round_trip::<ClientFrame>(body, *line);
+                client.insert(value["type"].as_str().unwrap_or_default().to_owned());
+                value
+            }
+            "server" => {
+                let value = round_trip::<ServerFrame>(body, *line);
+                server.insert(value["type"].as_str().unwrap_or_default().to_owned());
+                value
+            }
+            other => {
+                panic!("PROTOCOL.md line {line}: json block tagged {other:?}, not client or server")
+            }
+        };
+        if let Some(code) = value.get("code").and_then(Value::as_str) {
+            codes.insert(code.to_owned());
+        }
+    }
+    let expect = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    assert_eq!(
+        client,
+        expect(&[
+            "hello",
+            "subscribe_lobby",
+            "unsubscribe_lobby",
+            "seek",
+            "cancel_seek",
+            "create_room",
+            "close_room",
+            "join_room",
+            "play_ai",
+            "start_war",
+            "watch",
+            "unwatch",
+            "move",
+            "resign",
+            "rematch",
+            "chat",
+            "ping",
+        ]),
+        "every client message has an example"
+    );
+    assert_eq!(
+        server,
+        expect(&[
+            "welcome",
+            "error",
+            "ok",
+            "pong",
+            "lobby",
+            "lobby_game",
+            "lobby_game_removed",
+            "lobby_room",
+            "lobby_room_removed",
+            "seeking",
+            "room_created",
+            "game_state",
+            "moved",
+            "game_over",
+            "presence",
+            "watchers",
+            "chat",
+            "rematch_offered",
+            "shutdown",
+        ]),
+        "every server message has an example"
+    );
+    assert!(codes.contains("not_your_turn"));
+}
+
+#[test]
+fn every_error_code_is_documented() {
+    for (_, name) in ERROR_CODES {
+        assert!(
+            DOC.contains(&format!("| `{name}` |")),
+            "error code {name} has no row in PROTOCOL.md's table"
+        );
+    }
+}
+
+#[test]
+fn a_broken_example_would_fail() {
+    assert!(serde_json::from_str::<ClientFrame>(r#"{"type": "move", "game": 1}"#).is_err());
+    assert!(serde_json::from_str::<ServerFrame>(r#"{"type": "welcome"}"#).is_err());
+}
