@@ -14,7 +14,6 @@ use std::time::Instant;
 use crate::ai::Budget;
 use crate::board::{Board, Mark, cells_of};
 use crate::symmetry::Symmetries;
-use crate::threats::winning_cells;
 use crate::variant::Variant;
 
 /// The score of a win on an empty move list; real wins are `MATE - e` with `e` ≤ 64.
@@ -120,11 +119,19 @@ pub struct Searcher {
     history: [[u32; 64]; 2],
 }
 
+/// Moves in search order.
+struct Moves {
+    /// The cells, best first.
+    cells: [u8; 64],
+    /// How many there are.
+    len: usize,
+}
+
 /// Table size (log2 of slots) for each variant: enough for the exact solves, bounded per search.
 fn table_bits(variant: Variant) -> u32 {
     match variant {
         Variant::Classic => 10,
-        Variant::Four => 20,
+        Variant::Four => 18,
         Variant::Cube => 18,
         Variant::Qubic => 20,
     }
@@ -200,6 +207,30 @@ impl Searcher {
         (key, s)
     }
 
+    /// One pass over the lines: the cells where the side to move would complete a line, the cells
+    /// where its opponent would, and whether each side still has an open line at all.
+    #[inline]
+    fn scan(&self, me: u64, opp: u64) -> (u64, u64, bool, bool) {
+        let (mut wins, mut threats, mut can_win, mut can_lose) = (0, 0, false, false);
+        let almost = self.k - 1;
+        for &line in self.lines {
+            let (mine, theirs) = (line & me, line & opp);
+            if theirs == 0 {
+                can_win = true;
+                if mine.count_ones() == almost {
+                    wins |= line & !me;
+                }
+            }
+            if mine == 0 {
+                can_lose = true;
+                if theirs.count_ones() == almost {
+                    threats |= line & !opp;
+                }
+            }
+        }
+        (wins, threats, can_win, can_lose)
+    }
+
     /// A static estimate of the position for the side to move: open lines weighted by how full
     /// they are. Stays well inside `±PROVEN`.
     pub fn evaluate(&self, me: u64, opp: u64) -> i32 {
@@ -219,12 +250,12 @@ impl Searcher {
 
     /// Orders `moves` best first: the table's move, then moves that extend or block the most
     /// promising lines, then history.
-    fn order(&self, me: u64, opp: u64, moves: u64, first: Option<usize>, out: &mut Vec<usize>) {
-        const MINE: [i32; 4] = [1, 4, 24, 96];
-        const THEIRS: [i32; 4] = [1, 3, 18, 80];
+    fn order(&self, me: u64, opp: u64, moves: u64, first: Option<usize>) -> Moves {
+        const MINE: [u64; 4] = [1, 4, 24, 96];
+        const THEIRS: [u64; 4] = [1, 3, 18, 80];
         let side = (me | opp).count_ones() as usize & 1;
-        let mut scored: [(i32, u8); 64] = [(0, 0); 64];
-        let mut n = 0;
+        let mut keys = [0u64; 64];
+        let mut len = 0;
         for cell in cells_of(moves) {
             let mut value = 0;
             for &line in self.variant.lines_through(cell) {
@@ -234,17 +265,24 @@ impl Searcher {
                     value += THEIRS[(line & opp).count_ones() as usize];
                 }
             }
-            value = value * 64 + (self.history[side][cell].min(1 << 20) as i32 >> 4);
             if Some(cell) == first {
-                value = i32::MAX;
+                value = 1 << 24;
             }
-            scored[n] = (value, cell as u8);
-            n += 1;
+            let history = u64::from(self.history[side][cell].min(1 << 24));
+            // Sort key: line value, then history, then the lower cell.
+            keys[len] = value << 40 | history << 8 | (63 - cell as u64);
+            len += 1;
         }
-        let scored = &mut scored[..n];
-        scored.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        out.clear();
-        out.extend(scored.iter().map(|&(_, cell)| cell as usize));
+        let keys = &mut keys[..len];
+        keys.sort_unstable_by(|a, b| b.cmp(a));
+        let mut ordered = Moves {
+            cells: [0; 64],
+            len,
+        };
+        for (slot, key) in ordered.cells.iter_mut().zip(keys.iter()) {
+            *slot = 63 - (key & 0xff) as u8;
+        }
+        ordered
     }
 
     /// The score of the position (`me` to move against `opp`, game not over) searched `depth`
@@ -266,20 +304,21 @@ impl Searcher {
         } else {
             depth
         };
-        if winning_cells(self.lines, self.k, me, opp) != 0 {
+        let (wins, threats, can_win, can_lose) = self.scan(me, opp);
+        if wins != 0 {
             return win_at(ply + 1);
         }
-        let threats = winning_cells(self.lines, self.k, opp, me);
         if threats.count_ones() >= 2 {
             return -win_at(ply + 2);
         }
-        if empty.count_ones() == 1 {
-            // The last cell: no line for us (checked above), so a draw.
+        if empty.count_ones() == 1 || !can_win && !can_lose {
+            // No line left for either side (on the last cell, none for us: checked above).
             return 0;
         }
         // The best we can still do is win two moves from now; the worst, lose on the next move.
-        alpha = alpha.max(-win_at(ply + 2));
-        beta = beta.min(win_at(ply + 3));
+        // A side with no open line left cannot win at all.
+        alpha = alpha.max(if can_lose { -win_at(ply + 2) } else { 0 });
+        beta = beta.min(if can_win { win_at(ply + 3) } else { 0 });
         if alpha >= beta {
             return alpha;
         }
@@ -307,13 +346,23 @@ impl Searcher {
         } else {
             (empty, depth - 1)
         };
-        let mut ordered = Vec::with_capacity(moves.count_ones() as usize);
-        self.order(me, opp, moves, first, &mut ordered);
+        let ordered = self.order(me, opp, moves, first);
         let original_alpha = alpha;
         let mut best_score = -INF;
-        let mut best_move = ordered[0];
-        for &cell in &ordered {
-            let score = -self.negamax(opp, me | 1 << cell, next_depth, -beta, -alpha);
+        let mut best_move = ordered.cells[0] as usize;
+        for (i, &cell) in ordered.cells[..ordered.len].iter().enumerate() {
+            let cell = cell as usize;
+            let after = me | 1 << cell;
+            // Principal variation search: the first move gets the full window; the others must
+            // first show, with a null window, that they beat it.
+            let mut score = if i == 0 {
+                -self.negamax(opp, after, next_depth, -beta, -alpha)
+            } else {
+                -self.negamax(opp, after, next_depth, -alpha - 1, -alpha)
+            };
+            if i > 0 && score > alpha && score < beta && !self.stopped {
+                score = -self.negamax(opp, after, next_depth, -beta, -alpha);
+            }
             if self.stopped {
                 return 0;
             }
@@ -371,7 +420,6 @@ impl Searcher {
                 .min()
                 .unwrap_or(cell)
         };
-        let mut ordered = Vec::new();
         let first = self
             .table
             .probe(self.key(me, opp).0)
@@ -380,27 +428,29 @@ impl Searcher {
                 self.group.map_cell(self.group.inverse(s), best)
             });
         let allowed: u64 = moves.iter().fold(0, |m, &c| m | 1 << c);
-        self.order(me, opp, allowed, first, &mut ordered);
-        let mut scored: Vec<(usize, i32)> = Vec::with_capacity(ordered.len());
+        let ordered = self.order(me, opp, allowed, first);
+        let mut scored: Vec<(usize, i32)> = Vec::with_capacity(ordered.len);
         let mut by_class: Vec<(usize, i32)> = Vec::new();
         let mut best = -INF;
-        for &cell in &ordered {
+        for &cell in &ordered.cells[..ordered.len] {
+            let cell = cell as usize;
             let class = representative(cell);
             if let Some(&(_, score)) = by_class.iter().find(|(c, _)| *c == class) {
                 scored.push((cell, score));
                 continue;
             }
             let after = me | 1 << cell;
-            let score = if self
-                .variant
-                .lines_through(cell)
-                .iter()
-                .any(|&l| l & !after == 0)
-            {
+            let score = if self.completes(cell, after) {
                 win_at(ply + 1)
+            } else if best == -INF {
+                self.first_root_move(opp, after, depth)
             } else {
-                let alpha = if best == -INF { -INF } else { best - 1 };
-                -self.negamax(opp, after, depth - 1, -INF, -alpha)
+                // Only whether it ties or beats the best so far matters; exact if it does.
+                let mut score = -self.negamax(opp, after, depth - 1, -best - 1, -best + 1);
+                if score > best && !self.stopped {
+                    score = -self.negamax(opp, after, depth - 1, -INF, -best);
+                }
+                score
             };
             if self.stopped {
                 break;
@@ -413,6 +463,31 @@ impl Searcher {
         scored
     }
 
+    /// Whether `cell` completes a line of `own` (which includes it).
+    fn completes(&self, cell: usize, own: u64) -> bool {
+        self.variant
+            .lines_through(cell)
+            .iter()
+            .any(|&l| l & !own == 0)
+    }
+
+    /// The score of the root move that leads to (`me`, `opp`), with the opponent to move there.
+    /// A full search wins and loses with distance; to the end of the game, where every score is
+    /// a draw or a proven result, a draw test with a narrow window comes first and settles most.
+    fn first_root_move(&mut self, me: u64, opp: u64, depth: i32) -> i32 {
+        if depth < EXACT {
+            return -self.negamax(me, opp, depth - 1, -INF, INF);
+        }
+        let test = -self.negamax(me, opp, depth - 1, -1, 1);
+        if self.stopped || test == 0 {
+            test
+        } else if test > 0 {
+            -self.negamax(me, opp, depth - 1, -INF, 0)
+        } else {
+            -self.negamax(me, opp, depth - 1, 0, INF)
+        }
+    }
+
     /// The exact score of every move in `board` (each searched with a full window).
     pub fn every_move(&mut self, board: &Board, depth: i32) -> Vec<(usize, i32)> {
         let (me, opp) = sides(board);
@@ -421,12 +496,7 @@ impl Searcher {
             .legal_moves()
             .map(|cell| {
                 let after = me | 1 << cell;
-                let score = if self
-                    .variant
-                    .lines_through(cell)
-                    .iter()
-                    .any(|&l| l & !after == 0)
-                {
+                let score = if self.completes(cell, after) {
                     win_at(ply + 1)
                 } else {
                     -self.negamax(opp, after, depth - 1, -INF, INF)
