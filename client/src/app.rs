@@ -367,6 +367,7 @@ impl App {
         }
         self.game = Some(view);
         self.screen = Screen::Game;
+        self.status = None;
     }
 
     fn on_error(&mut self, code: ErrorCode, message: &str) {

@@ -1,0 +1,387 @@
+//! End to end: the real `noughts` binary against a real server started in this test on
+//! 127.0.0.1:0. The interactive client runs under tmux and is driven with keystrokes; what it
+//! shows is read back with `capture-pane`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use noughts_client::embedded::Embedded;
+use noughts_client::ui::board::Geometry;
+use noughts_client::ui::game::board_area;
+use noughts_engine::{Board, Budget, Level, Mark, Rng, Variant, choose_move};
+use ratatui::layout::Rect;
+
+const BIN: &str = env!("CARGO_BIN_EXE_noughts");
+
+/// A server for tests: the AI answers at once, classic war games move quickly.
+fn config() -> noughts_server::Config {
+    noughts_server::Config {
+        ai_think_delay: Duration::ZERO,
+        war_games: true,
+        war_variants: vec![Variant::Classic],
+        war_move_delay: Duration::from_millis(20),
+        war_restart_delay: Duration::from_millis(200),
+        ..noughts_server::Config::default()
+    }
+}
+
+/// A fresh, empty config directory, so tests never touch the real home.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("noughts-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the binary to completion (off the async threads), with a private config directory.
+async fn run_bin(args: Vec<String>, config_dir: PathBuf) -> Output {
+    tokio::task::spawn_blocking(move || {
+        Command::new(BIN)
+            .args(&args)
+            .env("NOUGHTS_CONFIG_DIR", config_dir)
+            .env_remove("NOUGHTS_SERVER")
+            .output()
+            .expect("the noughts binary runs")
+    })
+    .await
+    .unwrap()
+}
+
+/// A tmux server of our own (its own socket), so tests never touch the user's sessions.
+struct Tmux {
+    socket: String,
+    session: String,
+}
+
+impl Tmux {
+    fn available() -> bool {
+        Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+
+    fn start(name: &str, width: u16, height: u16, command: &str) -> Tmux {
+        let tmux = Tmux {
+            socket: format!("noughts-test-{}-{name}", std::process::id()),
+            session: name.to_owned(),
+        };
+        let status = tmux
+            .cmd()
+            .args(["new-session", "-d", "-s", name, "-x"])
+            .arg(width.to_string())
+            .arg("-y")
+            .arg(height.to_string())
+            .arg(command)
+            .status()
+            .unwrap();
+        assert!(status.success(), "tmux starts");
+        tmux
+    }
+
+    fn cmd(&self) -> Command {
+        let mut command = Command::new("tmux");
+        command.args(["-L", &self.socket]);
+        command
+    }
+
+    fn capture(&self) -> String {
+        let output = self
+            .cmd()
+            .args(["capture-pane", "-p", "-t", &self.session])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn send(&self, keys: &str) {
+        let status = self
+            .cmd()
+            .args(["send-keys", "-t", &self.session, keys])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Waits until the screen satisfies `test`, returning it; panics with the screen on timeout.
+    async fn wait_for(&self, what: &str, test: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.capture();
+            if test(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; the screen:\n{screen}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    fn alive(&self) -> bool {
+        self.cmd()
+            .args(["has-session", "-t", &self.session])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd().arg("kill-server").output();
+    }
+}
+
+/// Reads the classic board off the screen, using the same layout the client draws with.
+fn read_board(screen: &str, width: u16, height: u16) -> Board {
+    let geometry = Geometry::new(Variant::Classic, board_area(Rect::new(0, 0, width, height)));
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let text: String = geometry
+        .cells
+        .iter()
+        .map(|rect| {
+            let middle = &lines[usize::from(rect.y + 1)];
+            let cell: String = middle[usize::from(rect.x)..usize::from(rect.x + rect.width)]
+                .iter()
+                .collect();
+            if cell.contains('╳') {
+                'X'
+            } else if cell.contains("│ │") {
+                'O'
+            } else {
+                '.'
+            }
+        })
+        .collect();
+    Board::parse(Variant::Classic, &text).unwrap_or_else(|err| panic!("{err}: {text}\n{screen}"))
+}
+
+/// The move count the side panel shows ("· move N").
+fn moves_shown(screen: &str) -> Option<u32> {
+    let at = screen.find("· move ")? + "· move ".len();
+    screen[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plays_a_full_game_against_the_perfect_ai_under_tmux() {
+    if !Tmux::available() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let server = Embedded::start(config()).await.unwrap();
+    let config_dir = temp_dir("tmux");
+    let (width, height) = (100, 30);
+    let command = format!(
+        "env NOUGHTS_CONFIG_DIR={} {BIN} --server {} --name tester",
+        config_dir.display(),
+        server.url
+    );
+    let tmux = Tmux::start("play", width, height, &command);
+    tmux.wait_for("the lobby", |s| s.contains("Lobby") && s.contains("online"))
+        .await;
+
+    // a: play the AI; the form defaults to classic, perfect, playing X.
+    tmux.send("a");
+    tmux.wait_for("the form", |s| s.contains("Play the AI"))
+        .await;
+    tmux.send("Enter");
+    let mut screen = tmux.wait_for("the game", |s| s.contains("Your move")).await;
+
+    // Play perfectly with the engine, entering moves as digits laid out like the board.
+    let mut rng = Rng::with_seed(7);
+    loop {
+        if screen.contains("Draw") || screen.contains("You lose") || screen.contains("You win") {
+            break;
+        }
+        let board = read_board(&screen, width, height);
+        assert_eq!(board.to_move(), Mark::X, "it is our move:\n{screen}");
+        let choice = choose_move(&board, Level::Perfect, &mut rng, Budget::DEFAULT).unwrap();
+        let before = board.ply();
+        tmux.send(&(choice.cell + 1).to_string());
+        screen = tmux
+            .wait_for("the AI's answer", |s| {
+                s.contains("Draw")
+                    || s.contains("You lose")
+                    || s.contains("You win")
+                    || (s.contains("Your move") && moves_shown(s) >= Some(before + 2))
+            })
+            .await;
+    }
+    assert!(
+        screen.contains("Draw (board full)"),
+        "perfect play against the perfect AI is a draw:\n{screen}"
+    );
+    let board = read_board(&screen, width, height);
+    assert_eq!(board.ply(), 9, "the board is full:\n{screen}");
+
+    // q back to the lobby, q to quit: the client exits and tmux's session with it.
+    tmux.send("q");
+    tmux.wait_for("the lobby again", |s| s.contains("Lobby"))
+        .await;
+    tmux.send("q");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while tmux.alive() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(!tmux.alive(), "the client quit");
+    // The identity was kept for the next start.
+    let tokens = std::fs::read_to_string(config_dir.join("tokens")).unwrap();
+    assert!(tokens.starts_with(&server.url));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_war_plain_prints_a_finished_war_game() {
+    let server = Embedded::start(config()).await.unwrap();
+    let args = [
+        "--server",
+        &server.url,
+        "watch",
+        "--war",
+        "classic",
+        "--plain",
+    ]
+    .map(String::from)
+    .to_vec();
+    let output = tokio::time::timeout(Duration::from_secs(60), run_bin(args, temp_dir("watch")))
+        .await
+        .expect("the watch ends with the game");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.starts_with("game "), "{stdout}");
+    assert!(stdout.contains("(classic): X "), "{stdout}");
+    // Perfect against perfect on classic fills the board without a line.
+    assert!(stdout.contains("move 9: X on cell"), "{stdout}");
+    assert!(
+        stdout.trim_end().ends_with("result: draw (board full)"),
+        "{stdout}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_bots_play_each_other() {
+    let server = Embedded::start(config()).await.unwrap();
+    let bot = |dir: &str| {
+        let args = [
+            "--server",
+            &server.url,
+            "bot",
+            "--level",
+            "perfect",
+            "--games",
+            "2",
+        ]
+        .map(String::from)
+        .to_vec();
+        run_bin(args, temp_dir(dir))
+    };
+    let (a, b) = tokio::time::timeout(Duration::from_secs(60), async {
+        tokio::join!(bot("bot-a"), bot("bot-b"))
+    })
+    .await
+    .expect("the bots finish");
+    for output in [a, b] {
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{stdout}");
+        assert!(
+            stdout.contains("2 games: 0 won, 2 drawn, 0 lost"),
+            "{stdout}"
+        );
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_server_is_a_clear_error() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("ws://127.0.0.1:{port}");
+    for command in [vec!["watch", "1", "--plain"], vec!["play"], vec!["bot"]] {
+        let mut args = vec!["--server".to_owned(), url.clone()];
+        args.extend(command.iter().map(|s| s.to_string()));
+        let output = run_bin(args, temp_dir("unreachable")).await;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{command:?}: {stderr}");
+        assert!(stderr.contains("cannot reach"), "{command:?}: {stderr}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_are_clear_errors() {
+    let server = Embedded::start(config()).await.unwrap();
+    let output = run_bin(
+        ["--server", &server.url, "watch", "999", "--plain"]
+            .map(String::from)
+            .to_vec(),
+        temp_dir("refused"),
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no such game"), "{stderr}");
+    let output = run_bin(
+        [
+            "--server",
+            &server.url,
+            "--name",
+            "   ",
+            "watch",
+            "1",
+            "--plain",
+        ]
+        .map(String::from)
+        .to_vec(),
+        temp_dir("refused"),
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot play as"), "{stderr}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn analyse_reports_the_value_of_every_move() {
+    let output = run_bin(
+        ["analyse", "--variant", "classic", "X.O/.X./..."]
+            .map(String::from)
+            .to_vec(),
+        temp_dir("analyse"),
+    )
+    .await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("classic, O to move"), "{stdout}");
+    let output = run_bin(
+        ["analyse", "--variant", "classic", "XXX/OO./...", "--json"]
+            .map(String::from)
+            .to_vec(),
+        temp_dir("analyse"),
+    )
+    .await;
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["moves"], serde_json::json!([]));
+    let output = run_bin(
+        ["analyse", "--variant", "classic", "OOO"]
+            .map(String::from)
+            .to_vec(),
+        temp_dir("analyse"),
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(1));
+}
