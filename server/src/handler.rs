@@ -367,7 +367,8 @@ impl Client {
         let Some(token) = token else {
             let session = self.shared.registry.new_session(name);
             session.attach(self.out.clone());
-            info!(player = session.player.0, "welcome");
+            tracing::Span::current().record("player", session.player.0);
+            info!("welcome");
             self.welcome(id, &session, false);
             self.session = Some(session);
             return Ok(());
@@ -378,7 +379,8 @@ impl Client {
                 "that session is unknown or has expired; say hello without a token",
             );
         };
-        info!(player = session.player.0, "resumed");
+        tracing::Span::current().record("player", session.player.0);
+        info!("resumed");
         let attached = session.attach(self.out.clone());
         self.welcome(id, &session, true);
         self.session = Some(session.clone());

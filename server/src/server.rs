@@ -71,7 +71,7 @@ pub async fn run(
             accepted = listener.accept() => match accepted {
                 Ok((stream, peer)) => {
                     let permit = limit.clone().try_acquire_owned().ok();
-                    let span = info_span!("conn", %peer);
+                    let span = info_span!("conn", %peer, player = tracing::field::Empty);
                     shared.connections.spawn(
                         connection::serve(shared.clone(), stream, permit).instrument(span),
                     );

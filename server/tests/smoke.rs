@@ -349,3 +349,145 @@ async fn shutdown_tells_clients_and_returns() {
         .unwrap()
         .unwrap();
 }
+
+#[tokio::test]
+async fn a_full_server_refuses_cleanly() {
+    let server = start(Config {
+        max_connections: 1,
+        ..quiet()
+    })
+    .await;
+    let (_first, _) = hello(&server.url, "ada").await;
+    let mut second = connect(&server.url).await;
+    let (value, _) = recv(&mut second).await.unwrap();
+    assert_eq!(value["code"], "server_full");
+    assert_eq!(recv(&mut second).await.unwrap_err(), Some(1013));
+}
+
+#[tokio::test]
+async fn the_rate_limit_refuses_then_closes_a_flood() {
+    let server = start(Config {
+        messages_per_second: 1,
+        message_burst: 3,
+        ..quiet()
+    })
+    .await;
+    let (mut ws, _) = hello(&server.url, "ada").await;
+    for id in 0..20 {
+        send(&mut ws, json!({"type": "ping", "id": id})).await;
+    }
+    let mut codes = Vec::new();
+    let close = loop {
+        match recv(&mut ws).await {
+            Ok((value, _)) => codes.push(
+                value["type"].as_str().unwrap().to_owned()
+                    + value["code"].as_str().unwrap_or_default(),
+            ),
+            Err(code) => break code,
+        }
+    };
+    // hello took one token of the burst of three.
+    assert_eq!(codes[..2], ["pong", "pong"]);
+    assert!(
+        codes[2..].iter().all(|c| c == "errorrate_limited"),
+        "{codes:?}"
+    );
+    assert_eq!(close, Some(1008));
+}
+
+#[tokio::test]
+async fn watchers_chat_cleanly_and_cannot_move() {
+    let server = start(quiet()).await;
+    let (mut x, mut o, game) = matched(&server.url).await;
+    let (mut eve, _) = hello(&server.url, "eve").await;
+    send(&mut eve, json!({"type": "watch", "id": 1, "game": game.0})).await;
+    let ServerMessage::GameState(state) = next(&mut eve).await else {
+        panic!()
+    };
+    assert_eq!((state.watchers, state.you), (1, None));
+    for ws in [&mut x, &mut o] {
+        let ServerMessage::Watchers { count: 1, .. } = next(ws).await else {
+            panic!()
+        };
+    }
+    send(
+        &mut eve,
+        json!({"type": "move", "id": 2, "game": game.0, "cell": 0}),
+    )
+    .await;
+    let (value, _) = recv(&mut eve).await.unwrap();
+    assert_eq!(
+        (value["id"].as_u64(), value["code"].as_str()),
+        (Some(2), Some("not_a_player"))
+    );
+    send(
+        &mut eve,
+        json!({"type": "chat", "id": 3, "game": game.0, "text": "hi\u{1b}[2J\nthere"}),
+    )
+    .await;
+    let (value, _) = recv(&mut eve).await.unwrap();
+    assert_eq!(
+        value,
+        json!({"type": "chat", "id": 3, "game": game.0, "seq": 2, "from": "eve", "text": "hi[2J there"})
+    );
+    let ServerMessage::Chat { line, .. } = next(&mut x).await else {
+        panic!()
+    };
+    assert_eq!((line.from.as_str(), line.mark), ("eve", None));
+    send(
+        &mut o,
+        json!({"type": "chat", "game": game.0, "text": "   "}),
+    )
+    .await;
+    let ServerMessage::Chat { .. } = next(&mut o).await else {
+        panic!()
+    };
+    let (value, _) = recv(&mut o).await.unwrap();
+    assert_eq!(value["code"], "bad_chat");
+}
+
+#[tokio::test]
+async fn invite_codes_read_aloud_join_the_room() {
+    let server = start(quiet()).await;
+    let (mut host, _) = hello(&server.url, "host").await;
+    send(
+        &mut host,
+        json!({"type": "create_room", "id": 1, "variant": "cube", "private": false}),
+    )
+    .await;
+    let ServerMessage::RoomCreated { code, .. } = next(&mut host).await else {
+        panic!()
+    };
+    assert_eq!(code.len(), 12);
+    let (mut lurker, _) = hello(&server.url, "lurker").await;
+    send(&mut lurker, json!({"type": "subscribe_lobby"})).await;
+    let ServerMessage::Lobby { rooms, .. } = next(&mut lurker).await else {
+        panic!()
+    };
+    assert_eq!(rooms.len(), 1);
+    let (mut guest, _) = hello(&server.url, "guest").await;
+    let spoken = code.replace('-', " ").to_lowercase();
+    send(
+        &mut guest,
+        json!({"type": "join_room", "id": 5, "code": spoken}),
+    )
+    .await;
+    let (value, frame) = recv(&mut guest).await.unwrap();
+    assert_eq!(value["id"], 5);
+    let ServerMessage::GameState(state) = frame.message else {
+        panic!()
+    };
+    assert_eq!(state.variant, noughts_protocol::Variant::Cube);
+    let ServerMessage::GameState(other) = next(&mut host).await else {
+        panic!()
+    };
+    assert_eq!(other.game, state.game);
+    assert!(matches!(
+        next(&mut lurker).await,
+        ServerMessage::LobbyRoomRemoved { .. }
+    ));
+    assert!(matches!(
+        next(&mut lurker).await,
+        ServerMessage::LobbyGame { .. }
+    ));
+}

@@ -412,12 +412,21 @@ impl Game {
         let budget = self.budget;
         let not_before = Instant::now() + self.pace;
         let commands = self.commands.clone();
+        let stop = self.shared.stop_games.clone();
         self.shared.tasks.spawn(async move {
             let search = tokio::task::spawn_blocking(move || {
                 choose_move(&board, level, &mut Rng::new(), budget)
             });
-            let choice = search.await;
-            sleep_until(not_before).await;
+            let paced = async {
+                let choice = search.await;
+                sleep_until(not_before).await;
+                choice
+            };
+            // At shutdown nobody waits for the move (the search itself finishes on its own).
+            let choice = tokio::select! {
+                choice = paced => choice,
+                () = stop.cancelled() => return,
+            };
             match choice {
                 Ok(Some(choice)) => {
                     if let Some(commands) = commands.upgrade() {
