@@ -14,6 +14,12 @@ use tokio_tungstenite::tungstenite::Message;
 use crate::app::NetEvent;
 use crate::config::TokenStore;
 
+/// WebSocket close codes the client acts on.
+mod close {
+    /// The session was resumed on another connection (the protocol's "replaced").
+    pub const NORMAL: u16 = 1000;
+}
+
 /// How to connect.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -157,6 +163,13 @@ async fn session(
                     Some(Err(err)) => return End::Lost(format!("connection lost: {err}")),
                     Some(Ok(Message::Text(text))) => text,
                     Some(Ok(Message::Close(frame))) => {
+                        let code = frame.as_ref().map(|f| u16::from(f.code));
+                        if code == Some(close::NORMAL) && *welcomed {
+                            // Coming back would only push the other connection out in turn.
+                            return End::Refused(
+                                "this session was resumed by another client".to_owned(),
+                            );
+                        }
                         let reason = frame.map_or_else(
                             || "the server closed the connection".to_owned(),
                             |f| format!("the server closed the connection ({}: {})", u16::from(f.code), f.reason),
