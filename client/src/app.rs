@@ -198,6 +198,8 @@ pub struct App {
     pub color: bool,
     /// Set once the user asked to leave.
     pub quitting: bool,
+    /// A war game of this variant to watch as soon as the lobby arrives (`noughts watch --war`).
+    pub want_war: Option<Variant>,
 }
 
 impl App {
@@ -217,6 +219,7 @@ impl App {
             size: (80, 24),
             color,
             quitting: false,
+            want_war: None,
         }
     }
 
@@ -311,6 +314,21 @@ impl App {
                 }
                 self.lobby.loaded = true;
                 self.lobby.clamp();
+                if let Some(variant) = self.want_war.take() {
+                    let war = self
+                        .lobby
+                        .games
+                        .iter()
+                        .find(|g| g.kind == GameKind::War && g.variant == variant);
+                    effects.push(Effect::Send(match war {
+                        Some(game) => ClientMessage::Watch { game: game.game },
+                        None => ClientMessage::StartWar {
+                            variant,
+                            x_level: Level::Perfect,
+                            o_level: Level::Perfect,
+                        },
+                    }));
+                }
             }
             ServerMessage::LobbyGame { game } => self.lobby.upsert_game(game),
             ServerMessage::LobbyGameRemoved { game } => {

@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use anyhow::{Context as _, bail};
 use noughts_engine::Budget;
-use noughts_protocol::{ClientMessage, GameId, Level, validate_name};
+use noughts_protocol::{ClientMessage, GameId, validate_name};
 
 use cli::{Cli, Command};
 
@@ -84,15 +84,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             if args.plain {
                 watch::run(link, target, &mut std::io::stdout().lock()).await
             } else {
+                let mut app = app::App::new(name, Instant::now(), color_wanted());
                 let initial = match target {
                     watch::Target::Game(game) => vec![ClientMessage::Watch { game }],
-                    watch::Target::War(variant) => vec![ClientMessage::StartWar {
-                        variant,
-                        x_level: Level::Perfect,
-                        o_level: Level::Perfect,
-                    }],
+                    watch::Target::War(variant) => {
+                        app.want_war = Some(variant);
+                        Vec::new()
+                    }
                 };
-                let app = app::App::new(name, Instant::now(), color_wanted());
                 tui::run(link, app, initial).await
             }
         }

@@ -53,6 +53,8 @@ async fn event_loop(
     let size = terminal.size()?;
     app.update(Event::Resize(size.width, size.height));
     let mut net_open = true;
+    let terminated = terminated();
+    tokio::pin!(terminated);
     loop {
         terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
         let event = tokio::select! {
@@ -72,7 +74,7 @@ async fn event_loop(
                 }
             },
             _ = tick.tick() => Event::Tick(Instant::now()),
-            _ = tokio::signal::ctrl_c() => return Ok(()),
+            () = &mut terminated => return Ok(()),
         };
         if carry_out(app.update(event), link) {
             return Ok(());
@@ -90,4 +92,27 @@ fn carry_out(effects: Vec<Effect>, link: &Link) -> bool {
         }
     }
     quit
+}
+
+/// Completes on SIGINT or SIGTERM (ctrl-c in raw mode arrives as a key instead).
+async fn terminated() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

@@ -158,15 +158,15 @@ fn read_board(screen: &str, width: u16, height: u16) -> Board {
     Board::parse(Variant::Classic, &text).unwrap_or_else(|err| panic!("{err}: {text}\n{screen}"))
 }
 
-/// The move count the side panel shows ("· move N").
+/// The move count the side panel shows ("move N · …").
 fn moves_shown(screen: &str) -> Option<u32> {
-    let at = screen.find("· move ")? + "· move ".len();
-    screen[at..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect::<String>()
-        .parse()
-        .ok()
+    screen.match_indices("move ").find_map(|(at, found)| {
+        let digits: String = screen[at + found.len()..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -499,3 +499,150 @@ fn no_color_draws_with_modifiers_only() {
             .all(|cell| cell.fg == Color::Reset && cell.bg == Color::Reset)
     );
 }
+
+fn render_sized(app: &mut App, width: u16, height: u16) -> String {
+    app.update(Event::Resize(width, height));
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal
+        .draw(|frame| frame.render_widget(&*app, frame.area()))
+        .unwrap();
+    terminal.backend().to_string()
+}
+
+#[test]
+fn qubic_fits_in_80_by_24() {
+    let mut app = welcomed(Instant::now());
+    let mut qubic = state(Variant::Qubic, &".".repeat(64), &[]);
+    qubic.board = format!("X{}O{}", ".".repeat(20), ".".repeat(42));
+    qubic.moves = vec![0, 21];
+    qubic.clock = None;
+    qubic.clocks = None;
+    frame(&mut app, ServerMessage::GameState(Box::new(qubic)));
+    key(&mut app, KeyCode::PageDown);
+    assert_snapshot!(render(&app));
+}
+
+#[test]
+fn cube_layers_stack_when_narrow() {
+    let mut app = welcomed(Instant::now());
+    let mut cube = state(Variant::Cube, "X........ ....O.... .........", &[0, 13]);
+    cube.clock = None;
+    cube.clocks = None;
+    frame(&mut app, ServerMessage::GameState(Box::new(cube)));
+    assert_snapshot!(render_sized(&mut app, 28, 40));
+}
+
+#[test]
+fn watching_a_war_game() {
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    let mut war = state(Variant::Four, "X..O.X..O..X....", &[0, 3, 5, 8, 11]);
+    war.game = GameId(3);
+    war.kind = GameKind::War;
+    war.x = ai(Level::Perfect);
+    war.o = ai(Level::Hard);
+    war.you = None;
+    war.clock = None;
+    war.clocks = None;
+    war.chat.clear();
+    frame(&mut app, ServerMessage::GameState(Box::new(war)));
+    assert_snapshot!(render(&app));
+}
+
+#[test]
+fn losing_the_connection_shows_the_retry() {
+    let t0 = Instant::now();
+    let mut app = welcomed(t0);
+    frame(&mut app, lobby_message());
+    app.update(Event::Net(NetEvent::Lost {
+        reason: "connection lost: reset by peer".into(),
+        retry_in: Duration::from_secs(4),
+    }));
+    app.update(Event::Tick(t0 + Duration::from_millis(1_200)));
+    let screen = render(&app);
+    assert!(screen.contains("reconnecting in 2s"), "{screen}");
+    assert!(
+        screen.contains("connection lost: reset by peer"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn quick_match_can_be_cancelled() {
+    let mut app = welcomed(Instant::now());
+    key(&mut app, KeyCode::Char('m'));
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        vec![Effect::Send(ClientMessage::Seek {
+            variant: Variant::Classic,
+            clock: None
+        })]
+    );
+    frame(
+        &mut app,
+        ServerMessage::Seeking {
+            variant: Variant::Classic,
+            clock: None,
+        },
+    );
+    assert!(render(&app).contains("Looking for an opponent"));
+    assert_eq!(
+        key(&mut app, KeyCode::Esc),
+        vec![Effect::Send(ClientMessage::CancelSeek)]
+    );
+    assert!(app.modal.is_none());
+}
+
+#[test]
+fn joining_by_code() {
+    let mut app = welcomed(Instant::now());
+    key(&mut app, KeyCode::Char('i'));
+    for c in "k7qf".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    assert!(render(&app).contains("Invite code: K7QF"));
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        vec![Effect::Send(ClientMessage::JoinRoom {
+            code: "K7QF".into()
+        })]
+    );
+    // The game that starts replaces the lobby.
+    frame(
+        &mut app,
+        ServerMessage::GameState(Box::new(state(Variant::Classic, ".........", &[]))),
+    );
+    assert_eq!(app.screen, Screen::Game);
+}
+
+#[test]
+fn watch_war_on_start_picks_a_running_war_game() {
+    let mut app = welcomed(Instant::now());
+    app.want_war = Some(Variant::Cube);
+    assert_eq!(
+        frame(&mut app, lobby_message()),
+        vec![Effect::Send(ClientMessage::Watch { game: GameId(4) })]
+    );
+}
+
+#[test]
+fn a_rematch_replaces_the_finished_game() {
+    let mut app = welcomed(Instant::now());
+    let mut over = state(Variant::Classic, "XXXOO....", &[0, 3, 1, 4, 2]);
+    over.to_move = None;
+    over.result = Some(GameResult {
+        winner: Some(Mark::X),
+        reason: EndReason::Line,
+        cells: vec![0, 1, 2],
+    });
+    frame(&mut app, ServerMessage::GameState(Box::new(over)));
+    key(&mut app, KeyCode::Char('r'));
+    let mut next = state(Variant::Classic, ".........", &[]);
+    next.game = GameId(43);
+    next.you = Some(Mark::O);
+    next.rematch_of = Some(GameId(42));
+    frame(&mut app, ServerMessage::GameState(Box::new(next)));
+    let game = app.game.as_ref().unwrap();
+    assert_eq!((game.id(), game.you()), (GameId(43), Some(Mark::O)));
+    assert!(render(&app).contains("X (ada) to move") || render(&app).contains("to move"));
+}

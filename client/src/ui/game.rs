@@ -63,7 +63,11 @@ pub fn render(app: &App, game: &GameView, theme: Theme, body: Rect, buf: &mut Bu
 fn render_players(app: &App, game: &GameView, theme: Theme, area: Rect, buf: &mut Buffer) {
     let block = Block::bordered()
         .title(Span::styled(
-            format!(" Game #{} ", game.id()),
+            match game.state.kind {
+                GameKind::Human => format!(" Game #{} ", game.id()),
+                GameKind::Ai => format!(" Game #{} · vs AI ", game.id()),
+                GameKind::War => format!(" Game #{} · war game ", game.id()),
+            },
             theme.title(),
         ))
         .border_style(theme.grid());
@@ -127,17 +131,11 @@ fn render_players(app: &App, game: &GameView, theme: Theme, area: Rect, buf: &mu
     } else if game.rematch_sent {
         lines.push(Line::styled("Rematch offered…", theme.dim()));
     }
-    let watchers = game.state.watchers;
-    let kind = match game.state.kind {
-        GameKind::Human => "",
-        GameKind::Ai => "vs AI · ",
-        GameKind::War => "war game · ",
-    };
     lines.push(Line::styled(
         format!(
-            "{kind}{} watching · move {}",
-            watchers,
-            game.state.moves.len()
+            "move {} · {} watching",
+            game.state.moves.len(),
+            game.state.watchers
         ),
         theme.dim(),
     ));

@@ -65,12 +65,26 @@ fn render_list(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
         };
         lines.push(Line::styled(format!("{text:<width$}"), style));
     }
-    if app.lobby.loaded && entries.is_empty() {
-        lines.push(Line::styled(" No games yet.", theme.dim()));
-        lines.push(Line::styled(
-            " Press a to play the AI, m for a quick match.",
-            theme.dim(),
-        ));
+    let people = app.lobby.rooms.len()
+        + app
+            .lobby
+            .games
+            .iter()
+            .filter(|g| g.kind != GameKind::War)
+            .count();
+    if app.lobby.loaded && people == 0 {
+        if !lines.is_empty() {
+            lines.push(Line::raw(""));
+        }
+        for text in [
+            " Nobody else is playing yet.",
+            " a  play the AI",
+            " m  wait for an opponent (quick match)",
+            " c  open a room and share its code",
+            " ⏎  watch the selected war game",
+        ] {
+            lines.push(Line::styled(text, theme.dim()));
+        }
     }
     // Keep the selection in view.
     let height = inner.height as usize;

@@ -52,7 +52,9 @@ fn title_bar(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
             left.push(Span::styled("  watching", theme.dim()));
         }
     }
-    Line::from(left).render(area, buf);
+    let left = Line::from(left);
+    let left_width = left.width() as u16;
+    left.render(area, buf);
     let (dot, text, style) = match &app.connection {
         Connection::Connecting => ("○", "connecting…".to_owned(), theme.dim()),
         Connection::Online => ("●", "online".to_owned(), theme.good()),
@@ -62,10 +64,13 @@ fn title_bar(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
         }
         Connection::Closed(_) => ("✕", "offline".to_owned(), theme.bad()),
     };
-    let right = Line::from(vec![
+    let mut right = Line::from(vec![
         Span::styled(format!("{} ", app.name), theme.text()),
         Span::styled(format!("{dot} {text} "), style),
     ]);
+    if left_width + right.width() as u16 >= area.width {
+        right = Line::from(Span::styled(format!("{dot} "), style));
+    }
     let width = right.width() as u16;
     if width < area.width {
         right.render(
