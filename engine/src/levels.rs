@@ -28,7 +28,7 @@ pub fn hard_depth(variant: Variant) -> i32 {
         Variant::Classic => 2,
         Variant::Four => 4,
         Variant::Cube => 3,
-        Variant::Qubic => 2,
+        Variant::Qubic => 4,
     }
 }
 

@@ -4,7 +4,7 @@
 //! - [`Board`]: a legal position as two bit masks; parsing, moves, the outcome.
 //! - [`Level`] and [`choose_move`]: the AI players, from the two-ply `easy` to `perfect`
 //!   (`levels`); [`analyse`]: the value of a position and of each of its moves.
-//! - The search (`search`): negamax with alpha-beta, a transposition table keyed by the position's
+//! - [`search`]: negamax with alpha-beta, a transposition table keyed by the position's
 //!   smallest symmetric image ([`symmetry`]), threat pruning and a budget; scores carry the
 //!   distance to the end. [`threats`]: immediate threats and the search for wins by continuous
 //!   threats that lets `perfect` play qubic.
@@ -17,7 +17,7 @@ mod ai;
 mod board;
 mod level;
 mod levels;
-mod search;
+pub mod search;
 pub mod solve;
 pub mod symmetry;
 pub mod threats;

@@ -130,10 +130,10 @@ struct Moves {
 /// Table size (log2 of slots) for each variant: enough for the exact solves, bounded per search.
 fn table_bits(variant: Variant) -> u32 {
     match variant {
-        Variant::Classic => 10,
+        Variant::Classic => 8,
         Variant::Four => 18,
-        Variant::Cube => 18,
-        Variant::Qubic => 20,
+        Variant::Cube => 16,
+        Variant::Qubic => 19,
     }
 }
 
