@@ -489,7 +489,7 @@ impl App {
                     code.pop();
                     Some(Modal::JoinCode(code))
                 }
-                KeyCode::Char(c) if c.is_ascii_alphanumeric() && code.len() < 16 => {
+                KeyCode::Char(c) if (c.is_ascii_alphanumeric() || c == '-') && code.len() < 16 => {
                     code.push(c.to_ascii_uppercase());
                     Some(Modal::JoinCode(code))
                 }

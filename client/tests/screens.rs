@@ -121,7 +121,7 @@ fn lobby_message() -> ServerMessage {
     };
     ServerMessage::Lobby {
         rooms: vec![RoomInfo {
-            code: "K7QF".into(),
+            code: "K7QM-4TXP-2D".into(),
             variant: Variant::Classic,
             clock: Some(ClockSpec {
                 initial_ms: 180_000,
@@ -186,7 +186,7 @@ fn lobby() {
     assert_eq!(
         key(&mut app, KeyCode::Enter),
         vec![Effect::Send(ClientMessage::JoinRoom {
-            code: "K7QF".into()
+            code: "K7QM-4TXP-2D".into()
         })]
     );
 }
@@ -222,7 +222,7 @@ fn room_with_invite_code() {
     frame(
         &mut app,
         ServerMessage::RoomCreated {
-            code: "K7QF".into(),
+            code: "K7QM-4TXP-2D".into(),
             variant: Variant::Classic,
             clock: None,
             private: false,
@@ -232,7 +232,7 @@ fn room_with_invite_code() {
     assert_eq!(
         key(&mut app, KeyCode::Esc),
         vec![Effect::Send(ClientMessage::CloseRoom {
-            code: "K7QF".into()
+            code: "K7QM-4TXP-2D".into()
         })]
     );
 }
@@ -597,14 +597,14 @@ fn quick_match_can_be_cancelled() {
 fn joining_by_code() {
     let mut app = welcomed(Instant::now());
     key(&mut app, KeyCode::Char('i'));
-    for c in "k7qf".chars() {
+    for c in "k7qm-4txp-2d".chars() {
         key(&mut app, KeyCode::Char(c));
     }
-    assert!(render(&app).contains("Invite code: K7QF"));
+    assert!(render(&app).contains("Invite code: K7QM-4TXP-2D"));
     assert_eq!(
         key(&mut app, KeyCode::Enter),
         vec![Effect::Send(ClientMessage::JoinRoom {
-            code: "K7QF".into()
+            code: "K7QM-4TXP-2D".into()
         })]
     );
     // The game that starts replaces the lobby.

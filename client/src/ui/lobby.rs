@@ -103,11 +103,11 @@ fn room_row(room: &RoomInfo) -> String {
             |(label, _)| (*label).to_owned(),
         );
     format!(
-        "{:<8} {:<8} {:<13} host {}",
+        "{:<12} {:<8} {:<12} {}",
         room.code,
         room.variant.name(),
         clock,
-        truncate(&room.host, 16)
+        truncate(&room.host, 12)
     )
 }
 

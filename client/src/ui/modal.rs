@@ -80,7 +80,7 @@ pub fn render(_app: &App, modal: &Modal, theme: Theme, area: Rect, buf: &mut Buf
                     lines.push(Line::raw(""));
                 }
             }
-            ("Room", lines, 50)
+            ("Room", lines, 56)
         }
         Modal::ConfirmResign => (
             "Resign?",
@@ -194,6 +194,7 @@ fn big_glyph(c: char) -> [&'static str; 3] {
         'X' => ["▀▄▀", "▄▀▄", "▀ ▀"],
         'Y' => ["█ █", " █ ", " ▀ "],
         'Z' => ["▀▀█", "▄▀ ", "▀▀▀"],
+        '-' => ["  ", "▀▀", "  "],
         '1' => ["▄█ ", " █ ", "▀▀▀"],
         '2' => ["▀▀█", "█▀▀", "▀▀▀"],
         '3' => ["▀▀█", " ▀█", "▀▀▀"],
