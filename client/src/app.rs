@@ -330,7 +330,10 @@ impl App {
                     }));
                 }
             }
-            ServerMessage::LobbyGame { game } => self.lobby.upsert_game(game),
+            ServerMessage::LobbyGame { game } => {
+                self.follow_war(&game, effects);
+                self.lobby.upsert_game(game);
+            }
             ServerMessage::LobbyGameRemoved { game } => {
                 self.lobby.games.retain(|g| g.game != game);
                 self.lobby.clamp();
@@ -617,17 +620,36 @@ impl App {
     }
 
     fn on_mouse(&mut self, mouse: MouseEvent, effects: &mut Vec<Effect>) {
-        if mouse.kind != MouseEventKind::Down(MouseButton::Left)
-            || self.screen != Screen::Game
-            || self.modal.is_some()
-            || self.help
-        {
+        if self.modal.is_some() || self.help {
+            return;
+        }
+        let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
+        if self.screen == Screen::Lobby {
+            match mouse.kind {
+                MouseEventKind::ScrollDown => {
+                    self.on_lobby_key(KeyEvent::from(KeyCode::Down), effects)
+                }
+                MouseEventKind::ScrollUp => self.on_lobby_key(KeyEvent::from(KeyCode::Up), effects),
+                MouseEventKind::Down(MouseButton::Left) => {
+                    // A click selects a row; a click on the selected row opens it.
+                    if let Some(entry) = ui::lobby::entry_at(self, area, mouse.column, mouse.row) {
+                        if entry == self.lobby.selected {
+                            self.on_lobby_key(KeyEvent::from(KeyCode::Enter), effects);
+                        } else {
+                            self.lobby.selected = entry;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
+        if mouse.kind != MouseEventKind::Down(MouseButton::Left) {
             return;
         }
         let Some(game) = self.game.as_mut() else {
             return;
         };
-        let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
         let geometry = ui::board::Geometry::new(game.state.variant, ui::game::board_area(area));
         if let Some(cell) = geometry.cell_at(mouse.column, mouse.row) {
             game.cursor = cell;
@@ -666,6 +688,24 @@ impl App {
             }
         }
         self.screen = Screen::Lobby;
+    }
+
+    /// When the war game on screen has ended and the server starts the next one of the same
+    /// variant, watch that one: watchers can leave the machines playing on and on.
+    fn follow_war(&mut self, game: &GameInfo, effects: &mut Vec<Effect>) {
+        let Some(current) = &self.game else { return };
+        let ended_war = self.screen == Screen::Game
+            && current.state.kind == GameKind::War
+            && current.you().is_none()
+            && current.is_over();
+        if ended_war
+            && game.kind == GameKind::War
+            && game.variant == current.state.variant
+            && game.game > current.id()
+            && !self.lobby.games.iter().any(|g| g.game == game.game)
+        {
+            effects.push(Effect::Send(ClientMessage::Watch { game: game.game }));
+        }
     }
 
     /// Watches the next war game after the one on screen, or starts one if none is running.

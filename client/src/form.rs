@@ -103,7 +103,7 @@ impl Form {
     pub fn fields(&self) -> &'static [Field] {
         match self.kind {
             FormKind::QuickMatch => &[Field::Variant, Field::Clock],
-            FormKind::PlayAi => &[Field::Variant, Field::Level, Field::Side],
+            FormKind::PlayAi => &[Field::Variant, Field::Level, Field::Side, Field::Clock],
             FormKind::CreateRoom => &[Field::Variant, Field::Clock, Field::Private],
         }
     }
@@ -151,7 +151,7 @@ impl Form {
                 variant,
                 level: Level::ALL[self.level],
                 side: SIDES[self.side].1,
-                clock: None,
+                clock,
             },
             FormKind::CreateRoom => ClientMessage::CreateRoom {
                 variant,
@@ -188,6 +188,7 @@ mod tests {
             }
         );
         form.move_focus(1);
-        assert_eq!(form.focus, 0);
+        form.move_focus(1);
+        assert_eq!(form.focus, 0, "the focus wraps around");
     }
 }

@@ -646,3 +646,64 @@ fn a_rematch_replaces_the_finished_game() {
     assert_eq!((game.id(), game.you()), (GameId(43), Some(Mark::O)));
     assert!(render(&app).contains("X (ada) to move") || render(&app).contains("to move"));
 }
+
+#[test]
+fn clicking_a_lobby_row_selects_it_and_a_second_click_opens_it() {
+    use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    let screen = render(&app);
+    let row = screen
+        .lines()
+        .position(|line| line.contains("dave vs erin"))
+        .unwrap() as u16;
+    let click = MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: 10,
+        row,
+        modifiers: KeyModifiers::NONE,
+    };
+    assert!(app.update(Event::Mouse(click)).is_empty());
+    assert_eq!(app.lobby.selected, 1);
+    assert_eq!(
+        app.update(Event::Mouse(click)),
+        vec![Effect::Send(ClientMessage::Watch { game: GameId(12) })]
+    );
+}
+
+#[test]
+fn watchers_follow_the_war_games_from_one_to_the_next() {
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    let mut war = state(Variant::Classic, "XOXXOOOXX", &[0, 1, 2, 4, 3, 5, 7, 6, 8]);
+    war.game = GameId(3);
+    war.kind = GameKind::War;
+    war.you = None;
+    war.to_move = None;
+    war.result = Some(GameResult {
+        winner: None,
+        reason: EndReason::Draw,
+        cells: vec![],
+    });
+    frame(&mut app, ServerMessage::GameState(Box::new(war)));
+    frame(
+        &mut app,
+        ServerMessage::LobbyGameRemoved { game: GameId(3) },
+    );
+    let next = |id| GameInfo {
+        game: GameId(id),
+        variant: Variant::Classic,
+        kind: GameKind::War,
+        x: ai(Level::Perfect),
+        o: ai(Level::Perfect),
+        moves: 0,
+        watchers: 0,
+        clock: None,
+    };
+    assert_eq!(
+        frame(&mut app, ServerMessage::LobbyGame { game: next(20) }),
+        vec![Effect::Send(ClientMessage::Watch { game: GameId(20) })]
+    );
+    // Updates of a game already listed are not new games.
+    assert!(frame(&mut app, ServerMessage::LobbyGame { game: next(20) }).is_empty());
+}

@@ -201,6 +201,9 @@ pub fn draw(board: &Board, geometry: &Geometry, marks: Marks, theme: Theme, buf:
                 background,
             );
         }
+        if marks.last == Some(cell) && geometry.size == CellSize::Large {
+            put(buf, area.x, area.y, "•", style);
+        }
         if is_cursor {
             style = style.patch(theme.cursor());
             let mid = area.y + area.height / 2;

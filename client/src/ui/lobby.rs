@@ -12,26 +12,32 @@ use crate::app::{App, Entry};
 use crate::form::CLOCKS;
 
 pub fn render(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
-    let menu_width = if area.width >= 70 { 28 } else { 0 };
-    let [list, menu] =
-        Layout::horizontal([Constraint::Min(0), Constraint::Length(menu_width)]).areas(area);
+    let (list, menu) = split(area);
     render_list(app, theme, list, buf);
-    if menu_width > 0 {
+    if menu.width > 0 {
         render_menu(app, theme, menu, buf);
     }
 }
 
-fn render_list(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
-    let block = Block::bordered()
-        .title(Span::styled(" Lobby ", theme.title()))
-        .border_style(theme.grid());
-    let inner = block.inner(area);
-    block.render(area, buf);
-    let width = inner.width as usize;
-    let mut lines: Vec<Line<'_>> = Vec::new();
+/// The list's area and the menu's (empty when the terminal is narrow).
+fn split(area: Rect) -> (Rect, Rect) {
+    let menu_width = if area.width >= 70 { 28 } else { 0 };
+    let [list, menu] =
+        Layout::horizontal([Constraint::Min(0), Constraint::Length(menu_width)]).areas(area);
+    (list, menu)
+}
+
+/// The list's lines, each with the entry it shows (headings and blanks show none), and the line
+/// of the selected entry.
+fn list_lines<'a>(
+    app: &App,
+    theme: Theme,
+    width: usize,
+) -> (Vec<(Line<'a>, Option<usize>)>, Option<usize>) {
+    let mut lines: Vec<(Line<'a>, Option<usize>)> = Vec::new();
     let mut selected_line = None;
     if !app.lobby.loaded {
-        lines.push(Line::styled(" Waiting for the server…", theme.dim()));
+        lines.push((Line::styled(" Waiting for the server…", theme.dim()), None));
     }
     let entries = app.lobby.entries();
     let mut section = None;
@@ -44,16 +50,19 @@ fn render_list(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
         if section != Some(heading) {
             section = Some(heading);
             if !lines.is_empty() {
-                lines.push(Line::raw(""));
+                lines.push((Line::raw(""), None));
             }
             let columns = if heading == "Open rooms" {
-                String::new()
+                ""
             } else {
-                "moves watching".to_owned()
+                "moves watching"
             };
-            lines.push(Line::styled(
-                truncate(&format!(" {heading:<35}{columns}"), width),
-                theme.title(),
+            lines.push((
+                Line::styled(
+                    truncate(&format!(" {heading:<35}{columns}"), width),
+                    theme.title(),
+                ),
+                None,
             ));
         }
         let text = truncate(&format!("  {text}"), width);
@@ -63,7 +72,7 @@ fn render_list(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
         } else {
             theme.text()
         };
-        lines.push(Line::styled(format!("{text:<width$}"), style));
+        lines.push((Line::styled(format!("{text:<width$}"), style), Some(index)));
     }
     let people = app.lobby.rooms.len()
         + app
@@ -74,7 +83,7 @@ fn render_list(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
             .count();
     if app.lobby.loaded && people == 0 {
         if !lines.is_empty() {
-            lines.push(Line::raw(""));
+            lines.push((Line::raw(""), None));
         }
         for text in [
             " Nobody else is playing yet.",
@@ -83,14 +92,50 @@ fn render_list(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
             " c  open a room and share its code",
             " ⏎  watch the selected war game",
         ] {
-            lines.push(Line::styled(text, theme.dim()));
+            lines.push((Line::styled(text, theme.dim()), None));
         }
     }
-    // Keep the selection in view.
-    let height = inner.height as usize;
-    let scroll = selected_line.map_or(0, |line| (line + 2).saturating_sub(height));
+    (lines, selected_line)
+}
+
+/// How far the list scrolls so that the selected line stays in view.
+fn scroll(selected_line: Option<usize>, height: u16) -> usize {
+    selected_line.map_or(0, |line| (line + 2).saturating_sub(usize::from(height)))
+}
+
+/// The list's area inside its frame, when the lobby body is `body`.
+fn list_inner(body: Rect) -> Rect {
+    Block::bordered().inner(split(body).0)
+}
+
+/// The entry drawn at a screen position, when the whole terminal is `area`.
+pub fn entry_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
+    let body = Rect::new(
+        area.x,
+        area.y + 1,
+        area.width,
+        area.height.saturating_sub(2),
+    );
+    let inner = list_inner(body);
+    if x < inner.x || x >= inner.x + inner.width || y < inner.y || y >= inner.y + inner.height {
+        return None;
+    }
+    let theme = Theme { color: false };
+    let (lines, selected_line) = list_lines(app, theme, usize::from(inner.width));
+    let line = usize::from(y - inner.y) + scroll(selected_line, inner.height);
+    lines.get(line).and_then(|(_, entry)| *entry)
+}
+
+fn render_list(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let block = Block::bordered()
+        .title(Span::styled(" Lobby ", theme.title()))
+        .border_style(theme.grid());
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let (lines, selected_line) = list_lines(app, theme, usize::from(inner.width));
+    let lines: Vec<Line<'_>> = lines.into_iter().map(|(line, _)| line).collect();
     Paragraph::new(lines)
-        .scroll((scroll as u16, 0))
+        .scroll((scroll(selected_line, inner.height) as u16, 0))
         .render(inner, buf);
 }
 

@@ -4,7 +4,7 @@
 pub mod board;
 pub mod game;
 mod help;
-mod lobby;
+pub mod lobby;
 mod modal;
 pub mod theme;
 
