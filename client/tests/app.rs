@@ -1,0 +1,301 @@
+//! The app's logic without a terminal: events in (keys, clicks, ticks, server messages), state and
+//! effects (requests for the server) out.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use noughts_client::app::{Effect, Event, NetEvent, Screen};
+use noughts_protocol::{
+    ClientMessage, EndReason, GameId, GameInfo, GameKind, GameResult, Level, Mark, ServerMessage,
+    Variant,
+};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+
+#[test]
+fn mouse_click_places_on_the_cell_drawn_there() {
+    use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let mut app = welcomed(Instant::now());
+    frame(
+        &mut app,
+        ServerMessage::GameState(Box::new(state(Variant::Classic, ".........", &[]))),
+    );
+    let screen = render(&app);
+    // Find the digit 9 drawn in the bottom-right cell and click on it.
+    let (row, line) = screen
+        .lines()
+        .enumerate()
+        .find(|(_, line)| line.contains(" 9 "))
+        .expect("empty cells show their digit");
+    let column = line.chars().position(|c| c == '9').unwrap() - 1; // the opening quote
+    let effects = app.update(Event::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: column as u16,
+        row: row as u16,
+        modifiers: KeyModifiers::NONE,
+    }));
+    assert_eq!(
+        effects,
+        vec![Effect::Send(ClientMessage::Move {
+            game: GameId(42),
+            cell: 8
+        })]
+    );
+}
+
+#[test]
+fn resign_asks_first() {
+    let mut app = welcomed(Instant::now());
+    frame(
+        &mut app,
+        ServerMessage::GameState(Box::new(state(Variant::Classic, "X...O....", &[0, 4]))),
+    );
+    assert!(key(&mut app, KeyCode::Char('r')).is_empty());
+    assert!(
+        key(&mut app, KeyCode::Char('n')).is_empty(),
+        "n keeps playing"
+    );
+    key(&mut app, KeyCode::Char('r'));
+    assert_eq!(
+        key(&mut app, KeyCode::Char('y')),
+        vec![Effect::Send(ClientMessage::Resign { game: GameId(42) })]
+    );
+}
+
+#[test]
+fn chat_is_typed_and_sent() {
+    let mut app = welcomed(Instant::now());
+    frame(
+        &mut app,
+        ServerMessage::GameState(Box::new(state(Variant::Classic, "X...O....", &[0, 4]))),
+    );
+    key(&mut app, KeyCode::Char('c'));
+    for c in "gg".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        vec![Effect::Send(ClientMessage::Chat {
+            game: GameId(42),
+            text: "gg".into()
+        })]
+    );
+}
+
+#[test]
+fn watching_is_read_only_and_jumps_to_war_games() {
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    let mut watched = state(Variant::Classic, "X...O....", &[0, 4]);
+    watched.you = None;
+    watched.game = GameId(3);
+    frame(&mut app, ServerMessage::GameState(Box::new(watched)));
+    assert!(
+        key(&mut app, KeyCode::Enter).is_empty(),
+        "watchers cannot move"
+    );
+    assert_eq!(
+        key(&mut app, KeyCode::Char('g')),
+        vec![Effect::Send(ClientMessage::Watch { game: GameId(4) })]
+    );
+    assert_eq!(
+        key(&mut app, KeyCode::Char('q')),
+        vec![Effect::Send(ClientMessage::Unwatch { game: GameId(3) })]
+    );
+    assert_eq!(app.screen, Screen::Lobby);
+}
+
+#[test]
+fn hostile_names_cannot_reach_the_terminal() {
+    let mut app = welcomed(Instant::now());
+    let mut hostile = state(Variant::Classic, ".........", &[]);
+    hostile.o.name = "\u{1b}]0;pwned\u{7}\u{1b}[31mbob".into();
+    frame(&mut app, ServerMessage::GameState(Box::new(hostile)));
+    let screen = render(&app);
+    assert!(!screen.contains('\u{1b}'));
+    assert!(screen.contains("]0;pwned[31mbob"));
+}
+
+#[test]
+fn no_color_draws_with_modifiers_only() {
+    use ratatui::style::Color;
+    let mut app = welcomed(Instant::now());
+    app.color = false;
+    frame(
+        &mut app,
+        ServerMessage::GameState(Box::new(state(Variant::Classic, "X...O....", &[0, 4]))),
+    );
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    terminal
+        .draw(|frame| frame.render_widget(&app, frame.area()))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    assert!(
+        buffer
+            .content()
+            .iter()
+            .all(|cell| cell.fg == Color::Reset && cell.bg == Color::Reset)
+    );
+}
+
+#[test]
+fn losing_the_connection_shows_the_retry() {
+    let t0 = Instant::now();
+    let mut app = welcomed(t0);
+    frame(&mut app, lobby_message());
+    app.update(Event::Net(NetEvent::Lost {
+        reason: "connection lost: reset by peer".into(),
+        retry_in: Duration::from_secs(4),
+    }));
+    app.update(Event::Tick(t0 + Duration::from_millis(1_200)));
+    let screen = render(&app);
+    assert!(screen.contains("reconnecting in 2s"), "{screen}");
+    assert!(
+        screen.contains("connection lost: reset by peer"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn quick_match_can_be_cancelled() {
+    let mut app = welcomed(Instant::now());
+    key(&mut app, KeyCode::Char('m'));
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        vec![Effect::Send(ClientMessage::Seek {
+            variant: Variant::Classic,
+            clock: None
+        })]
+    );
+    frame(
+        &mut app,
+        ServerMessage::Seeking {
+            variant: Variant::Classic,
+            clock: None,
+        },
+    );
+    assert!(render(&app).contains("Looking for an opponent"));
+    assert_eq!(
+        key(&mut app, KeyCode::Esc),
+        vec![Effect::Send(ClientMessage::CancelSeek)]
+    );
+    assert!(app.modal.is_none());
+}
+
+#[test]
+fn joining_by_code() {
+    let mut app = welcomed(Instant::now());
+    key(&mut app, KeyCode::Char('i'));
+    for c in "k7qm-4txp-2d".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    assert!(render(&app).contains("Invite code: K7QM-4TXP-2D"));
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        vec![Effect::Send(ClientMessage::JoinRoom {
+            code: "K7QM-4TXP-2D".into()
+        })]
+    );
+    // The game that starts replaces the lobby.
+    frame(
+        &mut app,
+        ServerMessage::GameState(Box::new(state(Variant::Classic, ".........", &[]))),
+    );
+    assert_eq!(app.screen, Screen::Game);
+}
+
+#[test]
+fn watch_war_on_start_picks_a_running_war_game() {
+    let mut app = welcomed(Instant::now());
+    app.want_war = Some(Variant::Cube);
+    assert_eq!(
+        frame(&mut app, lobby_message()),
+        vec![Effect::Send(ClientMessage::Watch { game: GameId(4) })]
+    );
+}
+
+#[test]
+fn a_rematch_replaces_the_finished_game() {
+    let mut app = welcomed(Instant::now());
+    let mut over = state(Variant::Classic, "XXXOO....", &[0, 3, 1, 4, 2]);
+    over.to_move = None;
+    over.result = Some(GameResult {
+        winner: Some(Mark::X),
+        reason: EndReason::Line,
+        cells: vec![0, 1, 2],
+    });
+    frame(&mut app, ServerMessage::GameState(Box::new(over)));
+    key(&mut app, KeyCode::Char('r'));
+    let mut next = state(Variant::Classic, ".........", &[]);
+    next.game = GameId(43);
+    next.you = Some(Mark::O);
+    next.rematch_of = Some(GameId(42));
+    frame(&mut app, ServerMessage::GameState(Box::new(next)));
+    let game = app.game.as_ref().unwrap();
+    assert_eq!((game.id(), game.you()), (GameId(43), Some(Mark::O)));
+    assert!(render(&app).contains("X (ada) to move") || render(&app).contains("to move"));
+}
+
+#[test]
+fn clicking_a_lobby_row_selects_it_and_a_second_click_opens_it() {
+    use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    let screen = render(&app);
+    let row = screen
+        .lines()
+        .position(|line| line.contains("dave vs erin"))
+        .unwrap() as u16;
+    let click = MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: 10,
+        row,
+        modifiers: KeyModifiers::NONE,
+    };
+    assert!(app.update(Event::Mouse(click)).is_empty());
+    assert_eq!(app.lobby.selected, 1);
+    assert_eq!(
+        app.update(Event::Mouse(click)),
+        vec![Effect::Send(ClientMessage::Watch { game: GameId(12) })]
+    );
+}
+
+#[test]
+fn watchers_follow_the_war_games_from_one_to_the_next() {
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    let mut war = state(Variant::Classic, "XOXXOOOXX", &[0, 1, 2, 4, 3, 5, 7, 6, 8]);
+    war.game = GameId(3);
+    war.kind = GameKind::War;
+    war.you = None;
+    war.to_move = None;
+    war.result = Some(GameResult {
+        winner: None,
+        reason: EndReason::Draw,
+        cells: vec![],
+    });
+    frame(&mut app, ServerMessage::GameState(Box::new(war)));
+    frame(
+        &mut app,
+        ServerMessage::LobbyGameRemoved { game: GameId(3) },
+    );
+    let next = |id| GameInfo {
+        game: GameId(id),
+        variant: Variant::Classic,
+        kind: GameKind::War,
+        x: ai(Level::Perfect),
+        o: ai(Level::Perfect),
+        moves: 0,
+        watchers: 0,
+        clock: None,
+    };
+    assert_eq!(
+        frame(&mut app, ServerMessage::LobbyGame { game: next(20) }),
+        vec![Effect::Send(ClientMessage::Watch { game: GameId(20) })]
+    );
+    // Updates of a game already listed are not new games.
+    assert!(frame(&mut app, ServerMessage::LobbyGame { game: next(20) }).is_empty());
+}
