@@ -614,6 +614,9 @@ impl App {
                 }
             }
             KeyCode::Char('c') => self.modal = Some(Modal::Chat(String::new())),
+            KeyCode::Char('g') if game.you().is_some() && !game.is_over() => {
+                self.say("Finish this game first (q goes back to the lobby).");
+            }
             KeyCode::Char('g') => self.watch_war_game(effects),
             _ => {}
         }
@@ -683,8 +686,15 @@ impl App {
     /// Back to the lobby; stops watching if we were only watching.
     fn leave_game(&mut self, effects: &mut Vec<Effect>) {
         if let Some(game) = self.game.take() {
-            if game.you().is_none() && !game.is_over() {
-                effects.push(Effect::Send(ClientMessage::Unwatch { game: game.id() }));
+            match game.you() {
+                None if !game.is_over() => {
+                    effects.push(Effect::Send(ClientMessage::Unwatch { game: game.id() }));
+                }
+                Some(_) if !game.is_over() => self.say(format!(
+                    "Game #{} goes on (its clock too): select it in the lobby to return.",
+                    game.id()
+                )),
+                _ => {}
             }
         }
         self.screen = Screen::Lobby;

@@ -299,3 +299,34 @@ fn watchers_follow_the_war_games_from_one_to_the_next() {
     // Updates of a game already listed are not new games.
     assert!(frame(&mut app, ServerMessage::LobbyGame { game: next(20) }).is_empty());
 }
+
+#[test]
+fn ctrl_c_quits_from_anywhere() {
+    let mut app = welcomed(Instant::now());
+    key(&mut app, KeyCode::Char('a'));
+    let effects = app.update(Event::Key(ratatui::crossterm::event::KeyEvent::new(
+        KeyCode::Char('c'),
+        KeyModifiers::CONTROL,
+    )));
+    assert_eq!(effects, vec![Effect::Quit]);
+}
+
+#[test]
+fn leaving_a_live_game_keeps_it_going_and_it_can_be_rejoined() {
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    frame(
+        &mut app,
+        ServerMessage::GameState(Box::new(state(Variant::Classic, "X...O....", &[0, 4]))),
+    );
+    assert!(
+        key(&mut app, KeyCode::Char('g')).is_empty(),
+        "no jumping to war games mid-game"
+    );
+    assert!(
+        key(&mut app, KeyCode::Char('q')).is_empty(),
+        "no unwatch for a player"
+    );
+    assert_eq!(app.screen, Screen::Lobby);
+    assert!(app.status.as_ref().unwrap().0.contains("goes on"));
+}

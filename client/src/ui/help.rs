@@ -15,7 +15,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
         "Lobby",
         &[
             ("↑↓ j k", "select a room or game"),
-            ("⏎", "join the room / watch the game"),
+            ("⏎ or click", "join the room / watch the game"),
             ("m  a  c", "quick match / play the AI / create room"),
             ("i", "join a room by its invite code"),
             ("g", "watch the AI war games"),
@@ -31,7 +31,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("r", "resign (asks first); rematch when over"),
             ("c", "chat (⏎ send, Esc cancel)"),
             ("g", "watching: next war game"),
-            ("q Esc", "back to the lobby"),
+            ("q Esc", "back to the lobby (your game goes on)"),
         ],
     ),
     (
