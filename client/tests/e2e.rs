@@ -104,13 +104,19 @@ impl Tmux {
         assert!(status.success());
     }
 
-    /// Waits until the screen satisfies `test`, returning it; panics with the screen on timeout.
+    /// Waits until the screen satisfies `test` and has settled (two captures a moment apart
+    /// agree, so a half-drawn frame is never read), returning it; panics with the screen on
+    /// timeout.
     async fn wait_for(&self, what: &str, test: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             let screen = self.capture();
             if test(&screen) {
-                return screen;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                if self.capture() == screen {
+                    return screen;
+                }
+                continue;
             }
             assert!(
                 Instant::now() < deadline,
