@@ -124,13 +124,21 @@ pub enum Entry<'a> {
 }
 
 impl Lobby {
-    /// The rows in the order shown: rooms, then games between people, then war games.
-    pub fn entries(&self) -> Vec<Entry<'_>> {
+    /// The rows in the order shown: rooms, then the games `me` plays in, then other games with
+    /// people, then war games.
+    pub fn entries(&self, me: Option<PlayerId>) -> Vec<Entry<'_>> {
+        let mine = |g: &GameInfo| me.is_some() && (g.x.player == me || g.o.player == me);
         let mut entries: Vec<Entry<'_>> = self.rooms.iter().map(Entry::Room).collect();
         entries.extend(
             self.games
                 .iter()
-                .filter(|g| g.kind != GameKind::War)
+                .filter(|g| g.kind != GameKind::War && mine(g))
+                .map(Entry::Game),
+        );
+        entries.extend(
+            self.games
+                .iter()
+                .filter(|g| g.kind != GameKind::War && !mine(g))
                 .map(Entry::Game),
         );
         entries.extend(
@@ -558,7 +566,7 @@ impl App {
             KeyCode::Home => self.lobby.selected = 0,
             KeyCode::End => self.lobby.selected = len.saturating_sub(1),
             KeyCode::Enter | KeyCode::Char('w') => {
-                match self.lobby.entries().get(self.lobby.selected) {
+                match self.lobby.entries(self.player).get(self.lobby.selected) {
                     Some(Entry::Room(room)) if key.code == KeyCode::Enter => {
                         effects.push(Effect::Send(ClientMessage::JoinRoom {
                             code: room.code.clone(),

@@ -330,3 +330,32 @@ fn leaving_a_live_game_keeps_it_going_and_it_can_be_rejoined() {
     assert_eq!(app.screen, Screen::Lobby);
     assert!(app.status.as_ref().unwrap().0.contains("goes on"));
 }
+
+#[test]
+fn my_games_are_listed_first_and_open_on_enter() {
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    frame(
+        &mut app,
+        ServerMessage::LobbyGame {
+            game: GameInfo {
+                game: GameId(30),
+                variant: Variant::Classic,
+                kind: GameKind::Human,
+                x: human("bob", 8),
+                o: human("ada", 7),
+                moves: 3,
+                watchers: 0,
+                clock: None,
+            },
+        },
+    );
+    let screen = render(&app);
+    let mine = screen.find("Your games").expect("a section for my games");
+    assert!(mine < screen.find("Live games").unwrap(), "{screen}");
+    key(&mut app, KeyCode::Down);
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        vec![Effect::Send(ClientMessage::Watch { game: GameId(30) })]
+    );
+}

@@ -93,7 +93,12 @@ fn render_players(app: &App, game: &GameView, theme: Theme, area: Rect, buf: &mu
         let room = width.saturating_sub(4 + clock.chars().count() + 1);
         let name = truncate(&name, room);
         let pad = width.saturating_sub(4 + name.chars().count() + clock.chars().count());
-        let clock_style = if to_move { theme.key() } else { theme.dim() };
+        let low = game.clock_ms(mark, app.now).is_some_and(|ms| ms < 10_000);
+        let clock_style = match (low, to_move) {
+            (true, _) => theme.bad(),
+            (false, true) => theme.key(),
+            (false, false) => theme.dim(),
+        };
         lines.push(Line::from(vec![
             Span::styled(pointer, theme.key()),
             Span::styled(format!("{} ", mark.symbol()), theme.mark(mark)),

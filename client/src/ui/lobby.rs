@@ -39,12 +39,13 @@ fn list_lines<'a>(
     if !app.lobby.loaded {
         lines.push((Line::styled(" Waiting for the server…", theme.dim()), None));
     }
-    let entries = app.lobby.entries();
+    let entries = app.lobby.entries(app.player);
     let mut section = None;
     for (index, entry) in entries.iter().enumerate() {
         let (heading, text) = match entry {
             Entry::Room(room) => ("Open rooms", room_row(room)),
             Entry::Game(game) if game.kind == GameKind::War => ("War games", game_row(game)),
+            Entry::Game(game) if plays_in(app, game) => ("Your games", game_row(game)),
             Entry::Game(game) => ("Live games", game_row(game)),
         };
         if section != Some(heading) {
@@ -161,6 +162,11 @@ fn custom_clock(clock: Option<noughts_protocol::ClockSpec>) -> String {
         || "no clock".to_owned(),
         |c| format!("{}+{}s", c.initial_ms / 1000, c.increment_ms / 1000),
     )
+}
+
+/// Whether this client plays in the game.
+fn plays_in(app: &App, game: &GameInfo) -> bool {
+    app.player.is_some() && (game.x.player == app.player || game.o.player == app.player)
 }
 
 fn game_row(game: &GameInfo) -> String {
