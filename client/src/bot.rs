@@ -2,6 +2,7 @@
 //! it has played the number of games asked for.
 
 use std::io::Write;
+use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use noughts_engine::{Board, Budget, Level, Rng, Variant, choose_move};
@@ -11,12 +12,20 @@ use crate::app::NetEvent;
 use crate::net::Link;
 use crate::plain::result_text;
 
+/// How long to wait before asking again after the server's rate limit refused a request.
+const RATE_LIMITED_PAUSE: Duration = Duration::from_secs(1);
+
 /// What the bot is asked to do.
 #[derive(Debug, Clone, Copy)]
 pub struct BotPlan {
+    /// How strongly it plays.
     pub level: Level,
+    /// The game it seeks.
     pub variant: Variant,
+    /// How many games it plays before leaving.
     pub games: u32,
+    /// The least time it takes over a move, so that people can follow its games.
+    pub think: Duration,
 }
 
 /// The game being played.
@@ -115,6 +124,23 @@ pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow:
                 }
                 None
             }
+            ServerMessage::Error {
+                code: ErrorCode::RateLimited,
+                ..
+            } => {
+                // The request was dropped: wait, then ask again for whatever is pending.
+                tokio::time::sleep(RATE_LIMITED_PAUSE).await;
+                match &current {
+                    Some(cur) if cur.board.to_move() == cur.you && !cur.board.is_over() => {
+                        Some(cur.board)
+                    }
+                    Some(_) => None,
+                    None => {
+                        link.send(seek.clone());
+                        None
+                    }
+                }
+            }
             ServerMessage::Error { code, message } => {
                 match code {
                     ErrorCode::AlreadySeeking | ErrorCode::NotYourTurn => {}
@@ -131,10 +157,12 @@ pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow:
         if let (Some(board), Some(cur)) = (to_play, &current) {
             let level = plan.level;
             let seed = rng.u64(..);
+            let started = Instant::now();
             let choice = tokio::task::spawn_blocking(move || {
                 choose_move(&board, level, &mut Rng::with_seed(seed), Budget::DEFAULT)
             })
             .await?;
+            tokio::time::sleep(plan.think.saturating_sub(started.elapsed())).await;
             if let Some(choice) = choice {
                 link.send(ClientMessage::Move {
                     game: cur.game,

@@ -57,6 +57,9 @@ pub struct BotArgs {
     /// How many games to play before leaving.
     #[arg(long, default_value_t = 1)]
     pub games: u32,
+    /// The least time to take over each move, in milliseconds.
+    #[arg(long, default_value_t = 300, value_name = "MS")]
+    pub think_ms: u64,
 }
 
 /// `noughts analyse`.

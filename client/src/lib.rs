@@ -100,6 +100,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 level: args.level,
                 variant: args.variant,
                 games: args.games,
+                think: std::time::Duration::from_millis(args.think_ms),
             };
             bot::run(link, plan, &mut std::io::stdout().lock()).await
         }
