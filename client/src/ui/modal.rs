@@ -67,7 +67,10 @@ pub fn render(_app: &App, modal: &Modal, theme: Theme, area: Rect, buf: &mut Buf
                             .map(|row| Line::styled(format!("   {row}"), theme.key())),
                     );
                     lines.push(Line::raw(""));
-                    lines.push(Line::styled(format!("   {}", spaced(code)), theme.title()));
+                    lines.push(Line::from(vec![
+                        Span::styled(format!("   {code}"), theme.title()),
+                        Span::styled("  (they press i and type it)", theme.dim()),
+                    ]));
                     lines.push(Line::raw(""));
                     lines.push(Line::styled(
                         " The game starts when they join.",
@@ -144,13 +147,6 @@ fn hint_line<'a>(hints: &[(&'a str, &'a str)], theme: Theme) -> Line<'a> {
         spans.push(Span::styled(format!(" {what}  "), theme.dim()));
     }
     Line::from(spans)
-}
-
-fn spaced(text: &str) -> String {
-    text.chars()
-        .map(|c| c.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The text in a 3-row block font (letters and digits; anything else as a blank).
