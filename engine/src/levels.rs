@@ -28,7 +28,7 @@ pub fn hard_depth(variant: Variant) -> i32 {
         Variant::Classic => 2,
         Variant::Four => 4,
         Variant::Cube => 3,
-        Variant::Qubic => 4,
+        Variant::Qubic => 3,
     }
 }
 
@@ -135,11 +135,11 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
         };
     }
 
-    // Threat-search budgets scale with the time budget: about a fifth of it each for attack and
-    // defence (the node rates are measured in BENCHMARKS.md).
+    // Threat-search budgets scale with the time budget (about a tenth of it each for attack and
+    // defence at the node rates measured in BENCHMARKS.md).
     let millis = budget.time.map_or(1000, |t| t.as_millis() as u64).max(1);
-    let attack_nodes = (millis * 150).clamp(2_000, 2_000_000);
-    let mut attack = ThreatSearch::new(variant, attack_nodes);
+    let threat_nodes = (millis * 400).clamp(2_000, 4_000_000);
+    let mut attack = ThreatSearch::new(variant, threat_nodes);
     if let Some((cell, plies)) = attack.find_win(me, opp, 32) {
         return Choice {
             cell,
@@ -150,35 +150,56 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
     }
     let mut nodes = attack.nodes;
 
+    // Defence: if the opponent, given the move, could win by threats, only moves touching that
+    // line (or making a threat, or able to turn one of its forced replies into a threat) can
+    // stop it; any other move leaves the same line playable. Each candidate is checked.
     let candidates: Vec<usize> = if threats != 0 {
         cells_of(threats).collect()
     } else {
         cells_of(empty).collect()
     };
-    let per_move = ((millis * 150) / candidates.len() as u64).clamp(200, 100_000);
-    let mut defence = ThreatSearch::new(variant, per_move);
-    let mut safe = Vec::new();
-    let mut slowest_loss = (0, candidates[0]);
-    for &cell in &candidates {
-        defence.extend(per_move);
-        match defence.find_win(opp, me | 1 << cell, 32) {
-            None => safe.push(cell),
-            Some((_, plies)) => {
-                if plies + 1 > slowest_loss.0 {
-                    slowest_loss = (plies + 1, cell);
+    let mut defence = ThreatSearch::new(variant, threat_nodes);
+    let safe: Vec<usize> = match defence.find_line(opp, me, 32) {
+        None => candidates.clone(),
+        Some(line) => {
+            let line_mask = line.iter().fold(0u64, |m, &c| m | 1 << c);
+            let mut replies = 0u64;
+            for (i, &cell) in line.iter().enumerate() {
+                if i % 2 == 1 {
+                    replies |= 1 << cell;
                 }
             }
+            let related = |cell: usize| {
+                line_mask & 1 << cell != 0
+                    || variant.lines_through(cell).iter().any(|&l| {
+                        l & opp == 0 && ((l & me).count_ones() == k - 2 || l & replies != 0)
+                    })
+            };
+            let per_move = (threat_nodes / 8).max(1_000);
+            let mut safe = Vec::new();
+            let mut slowest_loss = (0, line[0]);
+            for &cell in candidates.iter().filter(|&&c| related(c)) {
+                defence.extend(per_move);
+                match defence.find_win(opp, me | 1 << cell, 32) {
+                    None => safe.push(cell),
+                    Some((_, plies)) if plies + 1 > slowest_loss.0 => {
+                        slowest_loss = (plies + 1, cell)
+                    }
+                    Some(_) => {}
+                }
+            }
+            if safe.is_empty() {
+                return Choice {
+                    cell: slowest_loss.1,
+                    value: Value::Loss,
+                    plies: Some(slowest_loss.0),
+                    nodes: nodes + defence.nodes,
+                };
+            }
+            safe
         }
-    }
+    };
     nodes += defence.nodes;
-    if safe.is_empty() {
-        return Choice {
-            cell: slowest_loss.1,
-            value: Value::Loss,
-            plies: Some(slowest_loss.0),
-            nodes,
-        };
-    }
     if safe.len() == 1 {
         return Choice {
             cell: safe[0],
@@ -192,7 +213,7 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
         time: budget.time.map(|t| t.saturating_sub(start.elapsed())),
         nodes: budget.nodes.map(|n| n.saturating_sub(nodes)),
     };
-    let mut searcher = Searcher::new(variant, remaining);
+    let mut searcher = Searcher::new(variant, remaining).with_horizon_threats();
     let mut result: Option<Vec<(usize, i32)>> = None;
     for depth in 1..=(variant.cells() as i32 - ply as i32) {
         let scored = searcher.root(board, &safe, depth);
@@ -205,7 +226,7 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
             break;
         }
     }
-    nodes += searcher.nodes;
+    nodes += searcher.nodes + searcher.threat_nodes();
     let scored = result.unwrap_or_else(|| safe.iter().map(|&c| (c, 0)).collect());
     best_of(board, &scored, false, nodes, rng)
 }

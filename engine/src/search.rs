@@ -14,6 +14,7 @@ use std::time::Instant;
 use crate::ai::Budget;
 use crate::board::{Board, Mark, cells_of};
 use crate::symmetry::Symmetries;
+use crate::threats::ThreatSearch;
 use crate::variant::Variant;
 
 /// The score of a win on an empty move list; real wins are `MATE - e` with `e` ≤ 64.
@@ -117,7 +118,15 @@ pub struct Searcher {
     pub stopped: bool,
     /// How often each (side, cell) caused a cut-off, for move ordering.
     history: [[u32; 64]; 2],
+    /// A small threat search run at the horizon, so that a forced win by threats just beyond
+    /// it is scored as the win it is (qubic); `None` to evaluate the horizon statically only.
+    horizon_threats: Option<ThreatSearch>,
 }
+
+/// Nodes the horizon threat search may spend at one leaf.
+const HORIZON_THREAT_NODES: u64 = 24;
+/// How many of its own moves the horizon threat search may look ahead.
+const HORIZON_THREAT_DEPTH: u32 = 6;
 
 /// Moves in search order.
 struct Moves {
@@ -163,9 +172,21 @@ impl Searcher {
             deadline: None,
             stopped: false,
             history: [[0; 64]; 2],
+            horizon_threats: None,
         };
         searcher.set_budget(budget);
         searcher
+    }
+
+    /// Also looks for wins by continuous threats at the horizon of depth-limited searches.
+    pub fn with_horizon_threats(mut self) -> Searcher {
+        self.horizon_threats = Some(ThreatSearch::new(self.variant, 0));
+        self
+    }
+
+    /// Nodes spent by the horizon threat search.
+    pub fn threat_nodes(&self) -> u64 {
+        self.horizon_threats.as_ref().map_or(0, |t| t.nodes)
     }
 
     /// Replaces the budget, counted from now.
@@ -323,6 +344,12 @@ impl Searcher {
             return alpha;
         }
         if depth <= 0 && threats == 0 {
+            if let Some(threat_search) = self.horizon_threats.as_mut() {
+                threat_search.extend(HORIZON_THREAT_NODES);
+                if let Some((_, plies)) = threat_search.find_win(me, opp, HORIZON_THREAT_DEPTH) {
+                    return win_at(ply + plies);
+                }
+            }
             return self.evaluate(me, opp);
         }
         let (key, symmetry) = self.key(me, opp);

@@ -5,7 +5,7 @@
 //! threat search looks for a win made only of threats (each answered by the one forced block),
 //! which is how wins are found on qubic long before the ordinary search could see them.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use crate::board::cells_of;
 use crate::variant::Variant;
@@ -49,10 +49,13 @@ pub struct ThreatSearch {
     pub nodes: u64,
     /// Stop once `nodes` reaches this; a search cut short reports no win.
     limit: u64,
-    /// Positions (attacker, defender) already shown to hold no threat win, to avoid searching a
-    /// transposition twice.
-    refuted: HashSet<(u64, u64)>,
+    /// Positions (attacker, defender) already shown to hold no threat win within the given
+    /// depth, to avoid searching a transposition twice.
+    refuted: HashMap<(u64, u64), u32>,
 }
+
+/// Refuted positions kept at most; the memory is cleared beyond this.
+const REFUTED_CAP: usize = 1 << 16;
 
 impl ThreatSearch {
     /// A search over `variant` that gives up after `limit` nodes.
@@ -63,13 +66,47 @@ impl ThreatSearch {
             variant,
             nodes: 0,
             limit,
-            refuted: HashSet::new(),
+            refuted: HashMap::new(),
         }
     }
 
     /// Allows `extra` more nodes.
     pub fn extend(&mut self, extra: u64) {
         self.limit = self.nodes + extra;
+    }
+
+    /// Whether the last search ran out of nodes (so "no win" means "none found", not "none").
+    pub fn truncated(&self) -> bool {
+        self.nodes >= self.limit
+    }
+
+    /// Like [`ThreatSearch::find_win`], but the whole forcing line: the attacker's moves and the
+    /// defender's forced replies in turn, ending with the winning cell or the two cells of the
+    /// final double threat. Every cell a defence could use to break this line is in it.
+    pub fn find_line(&mut self, own: u64, other: u64, depth: u32) -> Option<Vec<usize>> {
+        let budget = self.limit.saturating_sub(self.nodes);
+        let (mut own, mut other) = (own, other);
+        let mut line = Vec::new();
+        let mut depth = depth;
+        loop {
+            let (cell, plies) = self.find_win(own, other, depth)?;
+            line.push(cell);
+            if plies == 1 {
+                return Some(line);
+            }
+            own |= 1 << cell;
+            let threats = winning_cells(self.lines, self.k, own, other) & !(own | other);
+            if threats.count_ones() >= 2 {
+                line.extend(cells_of(threats));
+                return Some(line);
+            }
+            let block = threats.trailing_zeros() as usize;
+            line.push(block);
+            other |= 1 << block;
+            depth = depth.saturating_sub(1);
+            // Replaying the line costs few nodes (the refutations are remembered); allow them.
+            self.extend(budget);
+        }
     }
 
     /// If the side to move (marks `own`; the opponent has `other`) can force a win by threats
@@ -86,7 +123,7 @@ impl ThreatSearch {
         if losses.count_ones() >= 2 || depth == 0 || self.nodes >= self.limit {
             return None;
         }
-        if self.refuted.contains(&(own, other)) {
+        if self.refuted.get(&(own, other)).is_some_and(|&d| d >= depth) {
             return None;
         }
         let candidates = if losses != 0 {
@@ -119,7 +156,10 @@ impl ThreatSearch {
             }
         }
         if self.nodes < self.limit {
-            self.refuted.insert((own, other));
+            if self.refuted.len() >= REFUTED_CAP {
+                self.refuted.clear();
+            }
+            self.refuted.insert((own, other), depth);
         }
         None
     }

@@ -167,6 +167,22 @@ fn qubic_perfect_takes_a_forced_win() {
 }
 
 #[test]
+fn qubic_forced_wins_are_found_in_every_symmetric_image() {
+    let board = qubic_fork(&[]);
+    let images = noughts_engine::symmetry::images(&board);
+    assert_eq!(images.len(), 192);
+    let mut rng = Rng::with_seed(1);
+    for image in images {
+        let choice = choose_move(&image, Level::Perfect, &mut rng, Budget::millis(50)).unwrap();
+        assert_eq!(
+            (choice.value, choice.plies),
+            (Value::Win, Some(3)),
+            "{image}"
+        );
+    }
+}
+
+#[test]
 fn qubic_perfect_defends_against_a_threat_win() {
     // X has just played a quiet move far away; O must stop the fork at 3.
     let board = qubic_fork(&[60]);
