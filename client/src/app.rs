@@ -299,13 +299,35 @@ impl App {
                         "Reconnected as a new session."
                     });
                 }
-                // A resumed session keeps its subscriptions; a new one starts from nothing.
+                // A resumed session keeps its games, subscriptions and rooms, but not its seek.
+                if let Some(Modal::Seeking { variant, clock, .. }) = &self.modal {
+                    if again {
+                        effects.push(Effect::Send(ClientMessage::Seek {
+                            variant: *variant,
+                            clock: *clock,
+                        }));
+                    }
+                }
+                // A new session starts from nothing: what the old one played or opened is gone.
                 if !resumed {
                     effects.push(Effect::Send(ClientMessage::SubscribeLobby));
-                    if let Some(game) = self.game.as_ref().filter(|g| g.you().is_none()) {
-                        if !game.is_over() {
+                    if matches!(self.modal, Some(Modal::Room { .. })) {
+                        self.modal = None;
+                    }
+                    match &self.game {
+                        Some(game) if game.is_over() => {}
+                        Some(game) if game.you().is_none() => {
                             effects.push(Effect::Send(ClientMessage::Watch { game: game.id() }));
                         }
+                        Some(game) => {
+                            self.say(format!(
+                                "The server did not know us any more: game #{} is lost.",
+                                game.id()
+                            ));
+                            self.game = None;
+                            self.screen = Screen::Lobby;
+                        }
+                        None => {}
                     }
                 }
             }

@@ -6,10 +6,10 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use noughts_client::app::{Effect, Event, NetEvent, Screen};
+use noughts_client::app::{App, Effect, Event, NetEvent, Screen};
 use noughts_protocol::{
-    ClientMessage, EndReason, GameId, GameInfo, GameKind, GameResult, Level, Mark, ServerMessage,
-    Variant,
+    ClientMessage, EndReason, GameId, GameInfo, GameKind, GameResult, Level, Mark, PlayerId,
+    ServerMessage, Variant,
 };
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -357,5 +357,78 @@ fn my_games_are_listed_first_and_open_on_enter() {
     assert_eq!(
         key(&mut app, KeyCode::Enter),
         vec![Effect::Send(ClientMessage::Watch { game: GameId(30) })]
+    );
+}
+
+fn welcome(app: &mut App, resumed: bool) -> Vec<Effect> {
+    frame(
+        app,
+        ServerMessage::Welcome {
+            protocol: 1,
+            player: PlayerId(if resumed { 7 } else { 9 }),
+            name: "ada".into(),
+            token: "secret".into(),
+            resumed,
+        },
+    )
+}
+
+#[test]
+fn a_seek_is_renewed_after_a_reconnect() {
+    let mut app = welcomed(Instant::now());
+    key(&mut app, KeyCode::Char('m'));
+    key(&mut app, KeyCode::Enter);
+    frame(
+        &mut app,
+        ServerMessage::Seeking {
+            variant: Variant::Classic,
+            clock: None,
+        },
+    );
+    app.update(Event::Net(NetEvent::Lost {
+        reason: "gone".into(),
+        retry_in: Duration::from_secs(1),
+    }));
+    assert_eq!(
+        welcome(&mut app, true),
+        vec![Effect::Send(ClientMessage::Seek {
+            variant: Variant::Classic,
+            clock: None
+        })]
+    );
+}
+
+#[test]
+fn a_new_session_after_a_reconnect_drops_what_the_old_one_had() {
+    let mut app = welcomed(Instant::now());
+    frame(
+        &mut app,
+        ServerMessage::GameState(Box::new(state(Variant::Classic, "X...O....", &[0, 4]))),
+    );
+    assert_eq!(
+        welcome(&mut app, false),
+        vec![Effect::Send(ClientMessage::SubscribeLobby)]
+    );
+    assert_eq!(app.screen, Screen::Lobby);
+    assert!(app.game.is_none());
+    assert!(app.status.as_ref().unwrap().0.contains("game #42 is lost"));
+}
+
+#[test]
+fn a_watched_game_is_watched_again_by_a_new_session() {
+    let mut app = welcomed(Instant::now());
+    let mut watched = state(Variant::Classic, "X...O....", &[0, 4]);
+    watched.you = None;
+    frame(&mut app, ServerMessage::GameState(Box::new(watched)));
+    assert_eq!(
+        welcome(&mut app, false),
+        vec![
+            Effect::Send(ClientMessage::SubscribeLobby),
+            Effect::Send(ClientMessage::Watch { game: GameId(42) })
+        ]
+    );
+    assert!(
+        welcome(&mut app, true).is_empty(),
+        "a resumed session still watches"
     );
 }
