@@ -256,3 +256,51 @@ fn watching_a_war_game() {
     frame(&mut app, ServerMessage::GameState(Box::new(war)));
     assert_snapshot!(render(&app));
 }
+
+#[test]
+fn every_screen_draws_at_any_size_without_panicking() {
+    let mut apps = Vec::new();
+    let mut lobby = welcomed(Instant::now());
+    frame(&mut lobby, lobby_message());
+    apps.push(lobby);
+    for (variant, board) in [
+        (Variant::Classic, "X...O...."),
+        (Variant::Four, "X...O..........."),
+        (Variant::Cube, "X...O......................"),
+        (
+            Variant::Qubic,
+            "X...O...........................................................",
+        ),
+    ] {
+        let mut app = welcomed(Instant::now());
+        frame(
+            &mut app,
+            ServerMessage::GameState(Box::new(state(variant, board, &[0, 4]))),
+        );
+        apps.push(app);
+    }
+    let mut help = welcomed(Instant::now());
+    key(&mut help, KeyCode::Char('?'));
+    apps.push(help);
+    let mut form = welcomed(Instant::now());
+    key(&mut form, KeyCode::Char('a'));
+    apps.push(form);
+    let mut room = welcomed(Instant::now());
+    frame(
+        &mut room,
+        ServerMessage::RoomCreated {
+            code: "K7QM-4TXP-2D".into(),
+            variant: Variant::Classic,
+            clock: None,
+            private: true,
+        },
+    );
+    apps.push(room);
+    for app in &mut apps {
+        for width in [1, 2, 5, 12, 20, 33, 50, 63, 64, 79, 80, 120, 250] {
+            for height in [1, 2, 3, 6, 10, 17, 24, 40, 80] {
+                render_sized(app, width, height);
+            }
+        }
+    }
+}
