@@ -197,6 +197,24 @@ impl GameView {
                     (false, Some(ms)) => Some((*ms, now)),
                     _ => None,
                 };
+                // The server stops a side's clock while it is away and restarts it on return.
+                if let Some((clocks, _)) = self.clocks {
+                    let running = match (connected, clocks.running) {
+                        (false, Some(running)) if running == *mark => None,
+                        (true, None) if self.state.to_move == Some(*mark) && !self.is_over() => {
+                            Some(*mark)
+                        }
+                        (_, running) => running,
+                    };
+                    if running != clocks.running {
+                        let rebased = Clocks {
+                            x_ms: self.clock_ms(Mark::X, now).unwrap_or(clocks.x_ms),
+                            o_ms: self.clock_ms(Mark::O, now).unwrap_or(clocks.o_ms),
+                            running,
+                        };
+                        self.clocks = Some((rebased, now));
+                    }
+                }
             }
             ServerMessage::Watchers { count, .. } => self.state.watchers = *count,
             ServerMessage::Chat { line, .. } => {
@@ -367,6 +385,29 @@ mod tests {
         assert_eq!(format_clock(58_500), "0:59");
         assert_eq!(format_clock(9_250), "0:09.2");
         assert_eq!(format_countdown(41_200), "0:42");
+    }
+
+    #[test]
+    fn an_absent_sides_clock_stops_until_it_returns() {
+        let t0 = Instant::now();
+        let mut view = GameView::new(state(), t0).unwrap();
+        let presence = |seq, connected| ServerMessage::Presence {
+            game: GameId(1),
+            seq,
+            mark: Mark::X,
+            connected,
+            grace_ms: (!connected).then_some(30_000),
+        };
+        view.apply(&presence(2, false), t0 + Duration::from_secs(1));
+        let later = t0 + Duration::from_secs(11);
+        assert_eq!(view.clock_ms(Mark::X, later), Some(59_000));
+        assert_eq!(view.grace_ms(Mark::X, later), Some(20_000));
+        view.apply(&presence(3, true), later);
+        assert_eq!(
+            view.clock_ms(Mark::X, later + Duration::from_secs(2)),
+            Some(57_000)
+        );
+        assert_eq!(view.grace_ms(Mark::X, later), None);
     }
 
     #[test]
