@@ -5,7 +5,7 @@ use noughts_protocol::{Level, Variant};
 
 /// Noughts and crosses over the network: play people or the AI, watch the war games.
 #[derive(Debug, Parser)]
-#[command(name = "noughts", version, about, long_about = None)]
+#[command(name = "noughts", version)]
 pub struct Cli {
     /// The server to connect to (ws://host:port). Without it, a server starts inside this process.
     #[arg(long, env = "NOUGHTS_SERVER", global = true)]
