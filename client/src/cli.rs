@@ -29,6 +29,25 @@ pub enum Command {
     /// The value of a position and of every move, computed offline by the engine.
     #[command(alias = "analyze")]
     Analyse(AnalyseArgs),
+    /// Step through a game move by move: one the server holds, or a list of cells (offline).
+    Replay(ReplayArgs),
+}
+
+/// `noughts replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The id of a game the server still holds (live, or finished in the last few minutes).
+    #[arg(required_unless_present = "moves", conflicts_with = "moves")]
+    pub game: Option<u64>,
+    /// Replay these cells instead, in the order played, without a server: `4,0,8,2`.
+    #[arg(long, value_delimiter = ',', value_name = "CELLS")]
+    pub moves: Option<Vec<usize>>,
+    /// The variant of `--moves`: classic, four, cube or qubic.
+    #[arg(long, default_value = "classic")]
+    pub variant: Variant,
+    /// The pause between moves, in milliseconds.
+    #[arg(long, default_value_t = 500, value_name = "MS")]
+    pub delay_ms: u64,
 }
 
 /// `noughts watch`.

@@ -6,7 +6,7 @@
 //! - [`tui`], [`term`]: the interactive loop and the terminal it owns (restored on panic).
 //! - [`net`]: the WebSocket task: hello with the saved token, reconnect with backoff.
 //! - [`config`]: where the token is kept. [`embedded`]: a server inside the process.
-//! - [`watch`], [`bot`], [`analyse`], [`plain`]: the scriptable modes.
+//! - [`watch`], [`bot`], [`analyse`], [`replay`], [`plain`]: the scriptable modes.
 
 pub mod analyse;
 pub mod app;
@@ -18,11 +18,13 @@ pub mod form;
 pub mod game;
 pub mod net;
 pub mod plain;
+pub mod replay;
 pub mod term;
 pub mod tui;
 pub mod ui;
 pub mod watch;
 
+use std::io::Write as _;
 use std::time::Instant;
 
 use anyhow::{Context as _, bail};
@@ -43,6 +45,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         print!("{report}");
         return Ok(());
     }
+    if let Some(Command::Replay(cli::ReplayArgs {
+        moves: Some(moves),
+        variant,
+        delay_ms,
+        ..
+    })) = &cli.command
+    {
+        let delay = std::time::Duration::from_millis(*delay_ms);
+        let out = &mut std::io::stdout().lock();
+        return replay::play_back(*variant, moves, None, delay, out).await;
+    }
     let name = display_name(&cli)?;
     let (url, embedded, tokens) = match &cli.server {
         Some(server) => {
@@ -62,7 +75,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     };
     let interactive = !matches!(
         &cli.command,
-        Some(Command::Bot(_) | Command::Watch(cli::WatchArgs { plain: true, .. }))
+        Some(
+            Command::Bot(_)
+                | Command::Replay(_)
+                | Command::Watch(cli::WatchArgs { plain: true, .. })
+        )
     );
     let link = net::connect(net::Options {
         url,
@@ -103,6 +120,24 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 think: std::time::Duration::from_millis(args.think_ms),
             };
             bot::run(link, plan, &mut std::io::stdout().lock()).await
+        }
+        Some(Command::Replay(args)) => {
+            let game = GameId(args.game.context("say which game to replay, or --moves")?);
+            let delay = std::time::Duration::from_millis(args.delay_ms);
+            async {
+                let state = replay::fetch(link, game).await?;
+                let out = &mut std::io::stdout().lock();
+                writeln!(
+                    out,
+                    "game {}: X {} vs O {}",
+                    state.game,
+                    noughts_protocol::sanitize(&state.x.name),
+                    noughts_protocol::sanitize(&state.o.name)
+                )?;
+                let result = state.result.as_ref();
+                replay::play_back(state.variant, &state.moves, result, delay, out).await
+            }
+            .await
         }
         Some(Command::Analyse(_)) => unreachable!("handled above"),
     };

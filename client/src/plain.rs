@@ -1,7 +1,17 @@
 //! Plain-text output shared by the scriptable modes: boards as lines, results as sentences.
 
+use std::io::Write;
+
 use noughts_engine::{Board, Variant};
 use noughts_protocol::{EndReason, GameResult};
+
+/// Writes the board's lines, indented, and flushes so a pipe sees each position at once.
+pub fn write_board(board: &Board, out: &mut impl Write) -> std::io::Result<()> {
+    for line in board_lines(board) {
+        writeln!(out, "  {line}")?;
+    }
+    out.flush()
+}
 
 /// The board as text lines: one row per line, `X`, `O` or `.`; the layers of a cube side by side.
 pub fn board_lines(board: &Board) -> Vec<String> {

@@ -10,7 +10,7 @@ use noughts_protocol::{
 
 use crate::app::NetEvent;
 use crate::net::Link;
-use crate::plain::{board_lines, result_text};
+use crate::plain::{result_text, write_board};
 
 /// What to watch.
 #[derive(Debug, Clone, Copy)]
@@ -90,7 +90,7 @@ pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow
                     board.ply(),
                     mark.symbol()
                 )?;
-                print_board(&board, out)?;
+                write_board(&board, out)?;
             }
             ServerMessage::GameOver { game, result, .. }
                 if watching.is_some_and(|(id, _)| id == game) =>
@@ -126,13 +126,6 @@ fn print_state(state: &GameState, out: &mut impl Write) -> anyhow::Result<()> {
         sanitize(&state.o.name),
         state.moves.len()
     )?;
-    print_board(&board, out)
-}
-
-fn print_board(board: &Board, out: &mut impl Write) -> anyhow::Result<()> {
-    for line in board_lines(board) {
-        writeln!(out, "  {line}")?;
-    }
-    out.flush()?;
+    write_board(&board, out)?;
     Ok(())
 }

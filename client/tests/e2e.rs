@@ -391,3 +391,46 @@ async fn analyse_reports_the_value_of_every_move() {
     .await;
     assert_eq!(output.status.code(), Some(1));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_war_game_can_be_replayed() {
+    let server = Embedded::start(config()).await.unwrap();
+    let watch = [
+        "--server",
+        &server.url,
+        "watch",
+        "--war",
+        "classic",
+        "--plain",
+    ]
+    .map(String::from)
+    .to_vec();
+    let output = run_bin(watch, temp_dir("replay")).await;
+    let watched = String::from_utf8_lossy(&output.stdout).into_owned();
+    let game: String = watched["game ".len()..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let replay = ["--server", &server.url, "replay", &game, "--delay-ms", "0"]
+        .map(String::from)
+        .to_vec();
+    let output = run_bin(replay, temp_dir("replay")).await;
+    let replayed = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{replayed}");
+    assert!(replayed.contains("classic, 9 moves"), "{replayed}");
+    // The replay ends on the position and result the watcher saw.
+    let last_board = |text: &str| {
+        text.lines()
+            .rev()
+            .skip(1)
+            .take(3)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(last_board(&replayed), last_board(&watched));
+    assert!(
+        replayed.trim_end().ends_with("result: draw (board full)"),
+        "{replayed}"
+    );
+    server.stop().await;
+}
