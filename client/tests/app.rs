@@ -352,6 +352,10 @@ fn my_games_are_listed_first_and_open_on_enter() {
     );
     let screen = render(&app);
     let mine = screen.find("Your games").expect("a section for my games");
+    assert!(
+        screen.contains("▸ #30"),
+        "ada is O, and three moves were played:\n{screen}"
+    );
     assert!(mine < screen.find("Live games").unwrap(), "{screen}");
     key(&mut app, KeyCode::Down);
     assert_eq!(

@@ -58,15 +58,24 @@ fn list_lines<'a>(
             } else {
                 "moves watching"
             };
+            let heading_text = if heading == "Your games" {
+                "Your games (▸ your move)"
+            } else {
+                heading
+            };
             lines.push((
                 Line::styled(
-                    truncate(&format!(" {heading:<35}{columns}"), width),
+                    truncate(&format!(" {heading_text:<35}{columns}"), width),
                     theme.title(),
                 ),
                 None,
             ));
         }
-        let text = truncate(&format!("  {text}"), width);
+        let pointer = match entry {
+            Entry::Game(game) if my_turn(app, game) => "▸ ",
+            _ => "  ",
+        };
+        let text = truncate(&format!("{pointer}{text}"), width);
         let style = if index == app.lobby.selected {
             selected_line = Some(lines.len());
             theme.selected()
@@ -167,6 +176,16 @@ fn custom_clock(clock: Option<noughts_protocol::ClockSpec>) -> String {
 /// Whether this client plays in the game.
 fn plays_in(app: &App, game: &GameInfo) -> bool {
     app.player.is_some() && (game.x.player == app.player || game.o.player == app.player)
+}
+
+/// Whether it is this client's move in the game (X moves when the count of moves is even).
+fn my_turn(app: &App, game: &GameInfo) -> bool {
+    let seat = if game.moves % 2 == 0 {
+        &game.x
+    } else {
+        &game.o
+    };
+    app.player.is_some() && seat.player == app.player
 }
 
 fn game_row(game: &GameInfo) -> String {
