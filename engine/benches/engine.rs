@@ -121,7 +121,7 @@ fn four_and_cube(c: &mut Criterion) {
             b.iter(|| choose_move(black_box(&empty), Level::Perfect, &mut rng, Budget::DEFAULT))
         });
     }
-    // The slowest cube position among a sample of random openings, found once and then measured
+    // The slowest cube position of a sample, found once and then measured
     // (after a first search, so that one-time table set-up is not counted).
     choose_move(
         &Board::new(Variant::Cube),
@@ -129,36 +129,45 @@ fn four_and_cube(c: &mut Criterion) {
         &mut rng,
         Budget::DEFAULT,
     );
-    let mut slowest = (Duration::ZERO, Board::new(Variant::Cube));
+    // Every position with up to two marks, and random positions a few moves deeper.
+    let mut sample = vec![Board::new(Variant::Cube)];
+    for first in 0..27 {
+        let one = Board::new(Variant::Cube).play_unchecked(first);
+        sample.push(one);
+        sample.extend(one.legal_moves().map(|second| one.play_unchecked(second)));
+    }
     let mut sample_rng = Rng::with_seed(7);
     for _ in 0..400 {
         let mut board = Board::new(Variant::Cube);
-        for _ in 0..sample_rng.usize(0..10) {
+        for _ in 0..sample_rng.usize(3..10) {
             let moves: Vec<usize> = board.legal_moves().collect();
             if moves.is_empty() {
                 break;
             }
             board = board.play_unchecked(moves[sample_rng.usize(..moves.len())]);
         }
-        if board.is_over() {
-            continue;
-        }
+        sample.push(board);
+    }
+    let mut slowest = (Duration::ZERO, Board::new(Variant::Cube));
+    for board in sample.iter().filter(|b| !b.is_over()) {
         // The best of three runs, so that a busy machine does not pick the position.
         let took = (0..3)
             .map(|_| {
                 let start = Instant::now();
-                choose_move(&board, Level::Perfect, &mut rng, Budget::DEFAULT);
+                choose_move(board, Level::Perfect, &mut rng, Budget::DEFAULT);
                 start.elapsed()
             })
             .min()
             .unwrap();
         if took > slowest.0 {
-            slowest = (took, board);
+            slowest = (took, *board);
         }
     }
     eprintln!(
-        "slowest sampled cube position: {} ({:?} once)",
-        slowest.1, slowest.0
+        "slowest of {} sampled cube positions: {} ({:?})",
+        sample.len(),
+        slowest.1,
+        slowest.0
     );
     group.bench_function("cube_best_move_slowest_sampled", |b| {
         b.iter(|| {

@@ -97,6 +97,8 @@ pub struct Searcher {
     variant: Variant,
     /// Its winning lines.
     lines: &'static [u64],
+    /// The lines through each cell, at hand for move ordering.
+    through: &'static [Vec<u64>],
     /// Cells in a line.
     k: u32,
     /// Every cell of the board.
@@ -157,6 +159,7 @@ impl Searcher {
         let mut searcher = Searcher {
             variant,
             lines: variant.lines(),
+            through: variant.lines_through_each(),
             k: variant.side() as u32,
             full: variant.full_mask(),
             group: Symmetries::of(variant),
@@ -279,7 +282,7 @@ impl Searcher {
         let mut len = 0;
         for cell in cells_of(moves) {
             let mut value = 0;
-            for &line in self.variant.lines_through(cell) {
+            for &line in &self.through[cell] {
                 if line & opp == 0 {
                     value += MINE[(line & me).count_ones() as usize];
                 } else if line & me == 0 {

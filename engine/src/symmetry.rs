@@ -20,7 +20,10 @@ pub struct Symmetries {
     inverse: Vec<usize>,
     /// For each symmetry and each byte of a mask, the image of that byte's cells; a mask maps with
     /// one lookup per byte instead of one step per cell.
-    tables: Vec<Vec<[u64; 256]>>,
+    /// Stored flat: symmetry `s`, byte `i` is at `s * chunks + i`.
+    tables: Vec<[u64; 256]>,
+    /// Bytes in a mask of this board.
+    chunks: usize,
 }
 
 impl Symmetries {
@@ -95,27 +98,26 @@ impl Symmetries {
         let chunks = variant.cells().div_ceil(8);
         let tables = perms
             .iter()
-            .map(|perm| {
-                (0..chunks)
-                    .map(|chunk| {
-                        let mut table = [0u64; 256];
-                        for (byte, image) in table.iter_mut().enumerate() {
-                            for bit in 0..8 {
-                                let cell = chunk * 8 + bit;
-                                if byte & (1 << bit) != 0 && cell < perm.len() {
-                                    *image |= 1 << perm[cell];
-                                }
+            .flat_map(|perm| {
+                (0..chunks).map(move |chunk| {
+                    let mut table = [0u64; 256];
+                    for (byte, image) in table.iter_mut().enumerate() {
+                        for bit in 0..8 {
+                            let cell = chunk * 8 + bit;
+                            if byte & (1 << bit) != 0 && cell < perm.len() {
+                                *image |= 1 << perm[cell];
                             }
                         }
-                        table
-                    })
-                    .collect()
+                    }
+                    table
+                })
             })
             .collect();
         Symmetries {
             perms,
             inverse,
             tables,
+            chunks,
         }
     }
 
@@ -146,7 +148,7 @@ impl Symmetries {
     pub fn map_mask(&self, s: usize, mask: u64) -> u64 {
         let mut image = 0;
         let mut rest = mask;
-        for table in &self.tables[s] {
+        for table in &self.tables[s * self.chunks..(s + 1) * self.chunks] {
             image |= table[(rest & 0xff) as usize];
             rest >>= 8;
         }

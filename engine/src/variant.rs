@@ -91,6 +91,11 @@ impl Variant {
         &self.geometry().through[cell]
     }
 
+    /// For every cell, the winning lines that pass through it.
+    pub(crate) fn lines_through_each(self) -> &'static [Vec<u64>] {
+        &self.geometry().through
+    }
+
     /// Coordinates of a cell: `[row, column]` on the flat boards, `[layer, row, column]` on the
     /// cubes. Panics if `cell` is off the board.
     pub fn coords(self, cell: usize) -> Vec<usize> {
