@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{
-    ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerFrame, ServerMessage,
+    ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerFrame, ServerMessage, sanitize,
 };
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
@@ -172,7 +172,7 @@ async fn session(
                         }
                         let reason = frame.map_or_else(
                             || "the server closed the connection".to_owned(),
-                            |f| format!("the server closed the connection ({}: {})", u16::from(f.code), f.reason),
+                            |f| format!("the server closed the connection ({}: {})", u16::from(f.code), sanitize(&f.reason)),
                         );
                         return End::Lost(reason);
                     }
@@ -199,9 +199,9 @@ async fn session(
                         ServerMessage::Error {
                             code: ErrorCode::ServerFull | ErrorCode::RateLimited,
                             message,
-                        } => return End::Lost(format!("the server is busy: {message}")),
+                        } => return End::Lost(format!("the server is busy: {}", sanitize(message))),
                         ServerMessage::Error { code, message } => {
-                            return End::Refused(format!("the server refused us: {message} ({code})"));
+                            return End::Refused(format!("the server refused us: {} ({code})", sanitize(message)));
                         }
                         _ => {}
                     }
