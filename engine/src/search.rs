@@ -522,18 +522,32 @@ impl Searcher {
     pub fn every_move(&mut self, board: &Board, depth: i32) -> Vec<(usize, i32)> {
         let (me, opp) = sides(board);
         let ply = board.ply();
-        board
-            .legal_moves()
-            .map(|cell| {
-                let after = me | 1 << cell;
-                let score = if self.completes(cell, after) {
-                    win_at(ply + 1)
-                } else {
-                    -self.negamax(opp, after, depth - 1, -INF, INF)
-                };
-                (cell, score)
-            })
-            .collect()
+        let stabiliser = self.group.stabiliser(me, opp);
+        let mut by_class: Vec<(usize, i32)> = Vec::new();
+        let mut scored = Vec::new();
+        for cell in board.legal_moves() {
+            let class = stabiliser
+                .iter()
+                .map(|&s| self.group.map_cell(s, cell))
+                .min()
+                .unwrap_or(cell);
+            if let Some(&(_, score)) = by_class.iter().find(|(c, _)| *c == class) {
+                scored.push((cell, score));
+                continue;
+            }
+            let after = me | 1 << cell;
+            let score = if self.completes(cell, after) {
+                win_at(ply + 1)
+            } else {
+                self.first_root_move(opp, after, depth)
+            };
+            if self.stopped {
+                break;
+            }
+            by_class.push((class, score));
+            scored.push((cell, score));
+        }
+        scored
     }
 }
 
