@@ -63,6 +63,7 @@ pub enum Value {
 
 /// A move chosen by a level, with what the search knows about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Choice {
     /// The cell to play.
     pub cell: usize,
@@ -99,6 +100,7 @@ pub fn choose_move(
 
 /// What the search knows about one legal move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MoveValue {
     /// The cell played.
     pub cell: usize,
@@ -111,6 +113,7 @@ pub struct MoveValue {
 
 /// A position's value and the value of each of its moves.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Analysis {
     /// The value of the position for the side to move.
     pub value: Value,
