@@ -114,7 +114,7 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
     let empty = board.empty();
     let ply = board.ply();
 
-    let wins = winning_cells(lines, k, me, opp) & empty;
+    let wins = winning_cells(lines, me, opp) & empty;
     if wins != 0 {
         let cells: Vec<usize> = cells_of(wins).collect();
         return Choice {
@@ -124,7 +124,7 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
             nodes: 1,
         };
     }
-    let threats = winning_cells(lines, k, opp, me) & empty;
+    let threats = winning_cells(lines, opp, me) & empty;
     if threats.count_ones() >= 2 {
         let cells: Vec<usize> = cells_of(threats).collect();
         return Choice {
@@ -262,11 +262,11 @@ pub fn hard(board: &Board, rng: &mut fastrand::Rng) -> Choice {
 /// not hand the opponent a win on the spot.
 pub fn medium(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
     let variant = board.variant();
-    let (lines, k) = (variant.lines(), variant.side() as u32);
+    let lines = variant.lines();
     let (me, opp) = sides(board);
     let empty = board.empty();
-    let wins = winning_cells(lines, k, me, opp) & empty;
-    let threats = winning_cells(lines, k, opp, me) & empty;
+    let wins = winning_cells(lines, me, opp) & empty;
+    let threats = winning_cells(lines, opp, me) & empty;
     let _ = budget;
     let exact = is_exact(variant);
     let depth = if exact { EXACT } else { hard_depth(variant) };
@@ -301,7 +301,7 @@ pub fn medium(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice 
     let slips: Vec<usize> = scored
         .iter()
         .filter(|&&(cell, score)| {
-            score < best && winning_cells(lines, k, opp, me | 1 << cell) & empty & !(1 << cell) == 0
+            score < best && winning_cells(lines, opp, me | 1 << cell) & empty & !(1 << cell) == 0
         })
         .map(|m| m.0)
         .collect();

@@ -103,6 +103,8 @@ pub struct Searcher {
     k: u32,
     /// Every cell of the board.
     full: u64,
+    /// How many cells the board has.
+    cells: u32,
     /// Its symmetries, for table keys near the root.
     group: &'static Symmetries,
     /// Positions with fewer marks than this are keyed by their canonical image; deeper ones by
@@ -138,6 +140,21 @@ struct Moves {
     len: usize,
 }
 
+impl Moves {
+    /// `moves` in cell order.
+    fn plain(moves: u64) -> Moves {
+        let mut ordered = Moves {
+            cells: [0; 64],
+            len: 0,
+        };
+        for cell in cells_of(moves) {
+            ordered.cells[ordered.len] = cell as u8;
+            ordered.len += 1;
+        }
+        ordered
+    }
+}
+
 /// Table size (log2 of slots) for each variant: enough for the exact solves, bounded per search.
 fn table_bits(variant: Variant) -> u32 {
     match variant {
@@ -162,6 +179,7 @@ impl Searcher {
             through: variant.lines_through_each(),
             k: variant.side() as u32,
             full: variant.full_mask(),
+            cells: variant.cells() as u32,
             group: Symmetries::of(variant),
             symmetric_plies: match variant {
                 Variant::Classic => 9,
@@ -236,19 +254,22 @@ impl Searcher {
     #[inline]
     fn scan(&self, me: u64, opp: u64) -> (u64, u64, bool, bool) {
         let (mut wins, mut threats, mut can_win, mut can_lose) = (0, 0, false, false);
-        let almost = self.k - 1;
         for &line in self.lines {
             let (mine, theirs) = (line & me, line & opp);
+            // A line one mark short of complete has exactly one cell left: `rest & (rest - 1)`
+            // is zero (cheaper than counting bits where the CPU has no popcount).
             if theirs == 0 {
                 can_win = true;
-                if mine.count_ones() == almost {
-                    wins |= line & !me;
+                let rest = line & !me;
+                if rest & rest.wrapping_sub(1) == 0 {
+                    wins |= rest;
                 }
             }
             if mine == 0 {
                 can_lose = true;
-                if theirs.count_ones() == almost {
-                    threats |= line & !opp;
+                let rest = line & !opp;
+                if rest & rest.wrapping_sub(1) == 0 {
+                    threats |= rest;
                 }
             }
         }
@@ -321,21 +342,18 @@ impl Searcher {
         if empty == 0 {
             return 0;
         }
-        let ply = occupied.count_ones();
+        let empties = empty.count_ones();
+        let ply = self.cells - empties;
         // Deep enough to reach the end: the score will be exact, whatever path led here.
-        let depth = if depth >= empty.count_ones() as i32 {
-            255
-        } else {
-            depth
-        };
+        let depth = if depth >= empties as i32 { 255 } else { depth };
         let (wins, threats, can_win, can_lose) = self.scan(me, opp);
         if wins != 0 {
             return win_at(ply + 1);
         }
-        if threats.count_ones() >= 2 {
+        if threats & threats.wrapping_sub(1) != 0 {
             return -win_at(ply + 2);
         }
-        if empty.count_ones() == 1 || !can_win && !can_lose {
+        if empties == 1 || !can_win && !can_lose {
             // No line left for either side (on the last cell, none for us: checked above).
             return 0;
         }
@@ -355,9 +373,13 @@ impl Searcher {
             }
             return self.evaluate(me, opp);
         }
-        let (key, symmetry) = self.key(me, opp);
+        // Near the end of the game a position is quicker to search again than to look up.
+        let use_table = empties > 5;
+        let (key, symmetry) = if use_table { self.key(me, opp) } else { (0, 0) };
         let mut first = None;
-        if let Some((score, stored_depth, bound, best)) = self.table.probe(key) {
+        if let Some((score, stored_depth, bound, best)) =
+            use_table.then(|| self.table.probe(key)).flatten()
+        {
             if stored_depth >= depth || score.abs() >= PROVEN && bound == EXACT_BOUND {
                 match bound {
                     EXACT_BOUND => return score,
@@ -376,7 +398,11 @@ impl Searcher {
         } else {
             (empty, depth - 1)
         };
-        let ordered = self.order(me, opp, moves, first);
+        let ordered = if threats != 0 || empties <= 3 {
+            Moves::plain(moves)
+        } else {
+            self.order(me, opp, moves, first)
+        };
         let original_alpha = alpha;
         let mut best_score = -INF;
         let mut best_move = ordered.cells[0] as usize;
@@ -410,20 +436,22 @@ impl Searcher {
                 }
             }
         }
-        let bound = if best_score <= original_alpha {
-            UPPER
-        } else if best_score >= beta {
-            LOWER
-        } else {
-            EXACT_BOUND
-        };
-        self.table.store(
-            key,
-            best_score,
-            depth,
-            bound,
-            self.group.map_cell(symmetry, best_move),
-        );
+        if use_table {
+            let bound = if best_score <= original_alpha {
+                UPPER
+            } else if best_score >= beta {
+                LOWER
+            } else {
+                EXACT_BOUND
+            };
+            self.table.store(
+                key,
+                best_score,
+                depth,
+                bound,
+                self.group.map_cell(symmetry, best_move),
+            );
+        }
         best_score
     }
 

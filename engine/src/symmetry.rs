@@ -24,6 +24,18 @@ pub struct Symmetries {
     tables: Vec<[u64; 256]>,
     /// Bytes in a mask of this board.
     chunks: usize,
+    /// On boards of at most nine cells (classic), the canonical image of every pair of masks,
+    /// computed once: one lookup instead of a pass over the group.
+    small: Option<SmallTable>,
+}
+
+/// Every canonical image on a board of at most nine cells, indexed by the pair's base-3 code.
+#[derive(Debug)]
+struct SmallTable {
+    /// For each mask, the sum of `3^cell` over its cells.
+    base3: Vec<u16>,
+    /// For each code `base3[a] + 2 * base3[b]`: the canonical `(a, b)` and the symmetry used.
+    canon: Vec<(u16, u16, u8)>,
 }
 
 impl Symmetries {
@@ -113,12 +125,34 @@ impl Symmetries {
                 })
             })
             .collect();
-        Symmetries {
+        let mut group = Symmetries {
             perms,
             inverse,
             tables,
             chunks,
+            small: None,
+        };
+        if variant.cells() <= 9 {
+            let cells = variant.cells();
+            let base3: Vec<u16> = (0..1u64 << cells)
+                .map(|mask| {
+                    (0..cells)
+                        .filter(|&c| mask & 1 << c != 0)
+                        .map(|c| 3u16.pow(c as u32))
+                        .sum()
+                })
+                .collect();
+            let mut canon = vec![(0, 0, 0); 3usize.pow(cells as u32)];
+            for a in 0..1u64 << cells {
+                for b in (0..1u64 << cells).filter(|b| a & b == 0) {
+                    let (ca, cb, s) = group.canonical(a, b);
+                    canon[base3[a as usize] as usize + 2 * base3[b as usize] as usize] =
+                        (ca as u16, cb as u16, s as u8);
+                }
+            }
+            group.small = Some(SmallTable { base3, canon });
         }
+        group
     }
 
     /// Number of symmetries (the identity included).
@@ -159,6 +193,11 @@ impl Symmetries {
     /// produced it.
     #[inline]
     pub fn canonical(&self, a: u64, b: u64) -> (u64, u64, usize) {
+        if let Some(small) = &self.small {
+            let code = small.base3[a as usize] as usize + 2 * small.base3[b as usize] as usize;
+            let (ca, cb, s) = small.canon[code];
+            return (ca as u64, cb as u64, s as usize);
+        }
         let mut best = (a, b, 0);
         for s in 1..self.perms.len() {
             let ia = self.map_mask(s, a);

@@ -10,13 +10,15 @@ use std::collections::HashMap;
 use crate::board::cells_of;
 use crate::variant::Variant;
 
-/// The cells where `own` would complete a line of `lines` (lines of `k` cells, `other` absent).
+/// The cells where `own` would complete a line of `lines` (`other` having no mark in it).
 #[inline]
-pub fn winning_cells(lines: &[u64], k: u32, own: u64, other: u64) -> u64 {
+pub fn winning_cells(lines: &[u64], own: u64, other: u64) -> u64 {
     let mut cells = 0;
     for &line in lines {
-        if line & other == 0 && (line & own).count_ones() == k - 1 {
-            cells |= line & !own;
+        let rest = line & !own;
+        // Exactly one cell of the line left (and it is not the other side's).
+        if line & other == 0 && rest != 0 && rest & (rest - 1) == 0 {
+            cells |= rest;
         }
     }
     cells
@@ -95,7 +97,7 @@ impl ThreatSearch {
                 return Some(line);
             }
             own |= 1 << cell;
-            let threats = winning_cells(self.lines, self.k, own, other) & !(own | other);
+            let threats = winning_cells(self.lines, own, other) & !(own | other);
             if threats.count_ones() >= 2 {
                 line.extend(cells_of(threats));
                 return Some(line);
@@ -115,11 +117,11 @@ impl ThreatSearch {
     pub fn find_win(&mut self, own: u64, other: u64, depth: u32) -> Option<(usize, u32)> {
         self.nodes += 1;
         let full = self.variant.full_mask();
-        let wins = winning_cells(self.lines, self.k, own, other);
+        let wins = winning_cells(self.lines, own, other);
         if wins != 0 {
             return Some((wins.trailing_zeros() as usize, 1));
         }
-        let losses = winning_cells(self.lines, self.k, other, own);
+        let losses = winning_cells(self.lines, other, own);
         if losses.count_ones() >= 2 || depth == 0 || self.nodes >= self.limit {
             return None;
         }
@@ -135,7 +137,7 @@ impl ThreatSearch {
         let mut ordered: Vec<(u32, usize, u64)> = cells_of(candidates)
             .map(|cell| {
                 let after = own | 1 << cell;
-                let threats = winning_cells(self.variant.lines_through(cell), self.k, after, other)
+                let threats = winning_cells(self.variant.lines_through(cell), after, other)
                     & !(own | other | 1 << cell);
                 (threats.count_ones(), cell, threats)
             })
@@ -175,8 +177,8 @@ mod tests {
         let board = Board::parse(Variant::Classic, "XX./OO./...").unwrap();
         let lines = Variant::Classic.lines();
         let (x, o) = (board.mask(Mark::X), board.mask(Mark::O));
-        assert_eq!(winning_cells(lines, 3, x, o), 1 << 2);
-        assert_eq!(winning_cells(lines, 3, o, x), 1 << 5);
+        assert_eq!(winning_cells(lines, x, o), 1 << 2);
+        assert_eq!(winning_cells(lines, o, x), 1 << 5);
     }
 
     #[test]
