@@ -1,9 +1,9 @@
 //! Choosing moves and analysing positions: the public face of the search and the levels.
 //!
 //! [`choose_move`] is what an AI seat calls; [`analyse`] is what the analysis tools call. Both are
-//! safe to call from many threads at once: each call owns its search table (a few megabytes at
-//! most), and the only shared state is read-only (line tables, symmetries, the solved classic
-//! game).
+//! safe to call from many threads at once: each call owns its search table (at most 8 MB, on
+//! qubic; 4 MB on four, 1 MB on the cube) and its threat-search memory (capped), and the only
+//! shared state is read-only (line tables, symmetries, the solved classic game).
 
 use std::time::Duration;
 

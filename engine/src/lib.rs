@@ -4,14 +4,17 @@
 //! - [`Board`]: a legal position as two bit masks; parsing, moves, the outcome.
 //! - [`Level`] and [`choose_move`]: the AI players, from the two-ply `easy` to `perfect`
 //!   (`levels`); [`analyse`]: the value of a position and of each of its moves.
-//! - [`search`]: negamax with alpha-beta, a transposition table keyed by the position's
-//!   smallest symmetric image ([`symmetry`]), threat pruning and a budget; scores carry the
+//! - [`search`]: negamax with alpha-beta (principal variation search), a transposition table
+//!   keyed by the position's smallest symmetric image ([`symmetry`]: 8 for the squares, 48 for
+//!   the cube, 192 for qubic), threat pruning, iterative deepening and a budget; scores carry the
 //!   distance to the end. [`threats`]: immediate threats and the search for wins by continuous
-//!   threats that lets `perfect` play qubic.
+//!   threats that lets `perfect` attack and defend on qubic.
 //! - [`solve`]: every reachable position solved at once (classic is kept solved), and perft.
+//! - `src/main.rs`: the `noughts-engine` analysis command line (`best`, `eval`, `perft`, `solve`,
+//!   `selfplay`), printing JSON lines.
 //!
 //! The crate is pure: no I/O, no async, no global state but precomputed tables. Serde support for
-//! the value types is behind the `serde` feature; the `noughts-engine` analysis binary behind `cli`.
+//! the value types is behind the `serde` feature; the analysis binary behind `cli`.
 
 mod ai;
 mod board;
