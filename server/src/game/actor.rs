@@ -427,19 +427,23 @@ impl Game {
                 choice = paced => choice,
                 () = stop.cancelled() => return,
             };
-            match choice {
-                Ok(Some(choice)) => {
-                    if let Some(commands) = commands.upgrade() {
-                        let _ = commands
-                            .send(Command::AiMove {
-                                ply,
-                                cell: choice.cell,
-                            })
-                            .await;
+            let cell = match choice {
+                Ok(Some(choice)) if board.play(choice.cell).is_ok() => choice.cell,
+                // The game must never stall on its AI: any legal move is better than none.
+                other => {
+                    warn!(
+                        ?other,
+                        "the AI search gave no legal move; playing a random one"
+                    );
+                    let moves: Vec<usize> = board.legal_moves().collect();
+                    if moves.is_empty() {
+                        return;
                     }
+                    moves[Rng::new().usize(..moves.len())]
                 }
-                Ok(None) => warn!("the AI found no move in a live game"),
-                Err(err) => warn!(%err, "the AI search failed"),
+            };
+            if let Some(commands) = commands.upgrade() {
+                let _ = commands.send(Command::AiMove { ply, cell }).await;
             }
         });
     }
