@@ -136,3 +136,26 @@ impl Outbound {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_queue_closes_the_slow_connection() {
+        let (out, mut inbox) = channel(2);
+        let pong = || frame(None, ServerMessage::Pong);
+        assert!(out.send(pong()));
+        assert!(out.send(pong()));
+        assert_eq!(*inbox.kick.borrow(), None);
+        assert!(!out.send(pong()), "the third frame does not fit");
+        assert_eq!(*inbox.kick.borrow_and_update(), Some(Close::TOO_SLOW));
+        // The first reason to close stands.
+        out.close(Close::REPLACED);
+        assert!(!inbox.kick.has_changed().unwrap());
+        assert_eq!(
+            inbox.frames.try_recv().unwrap().as_str(),
+            r#"{"type":"pong"}"#
+        );
+    }
+}

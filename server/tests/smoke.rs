@@ -491,3 +491,84 @@ async fn invite_codes_read_aloud_join_the_room() {
         ServerMessage::LobbyGame { .. }
     ));
 }
+
+#[tokio::test]
+async fn a_clock_does_not_run_while_its_player_is_away() {
+    let mut config = quiet();
+    config.grace = Duration::from_secs(30);
+    let server = start(config).await;
+    let (mut a, token_a) = hello(&server.url, "ada").await;
+    let (mut b, token_b) = hello(&server.url, "bob").await;
+    let clock = json!({"initial_ms": 60000, "increment_ms": 0});
+    send(
+        &mut a,
+        json!({"type": "seek", "variant": "classic", "clock": clock}),
+    )
+    .await;
+    let ServerMessage::Seeking { .. } = next(&mut a).await else {
+        panic!()
+    };
+    send(
+        &mut b,
+        json!({"type": "seek", "variant": "classic", "clock": clock}),
+    )
+    .await;
+    let ServerMessage::Seeking { .. } = next(&mut b).await else {
+        panic!()
+    };
+    let ServerMessage::GameState(state) = next(&mut a).await else {
+        panic!()
+    };
+    let ServerMessage::GameState(_) = next(&mut b).await else {
+        panic!()
+    };
+    let game = state.game.0;
+    let (mut x, o, o_token) = if state.you == Some(Mark::X) {
+        (a, b, token_b)
+    } else {
+        (b, a, token_a)
+    };
+    let mut o = o;
+    send(&mut x, json!({"type": "move", "game": game, "cell": 4})).await;
+    let ServerMessage::Moved { .. } = next(&mut x).await else {
+        panic!()
+    };
+    let ServerMessage::Moved { clocks, .. } = next(&mut o).await else {
+        panic!()
+    };
+    let before = clocks.unwrap();
+    assert_eq!(before.running, Some(Mark::O));
+    // O drops on its move and stays away for a while.
+    drop(o);
+    let ServerMessage::Presence {
+        connected: false, ..
+    } = next(&mut x).await
+    else {
+        panic!()
+    };
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    o = connect(&server.url).await;
+    send(
+        &mut o,
+        json!({"type": "hello", "protocol": 1, "name": "o", "token": o_token}),
+    )
+    .await;
+    let ServerMessage::Welcome { resumed: true, .. } = next(&mut o).await else {
+        panic!()
+    };
+    let ServerMessage::GameState(state) = next(&mut o).await else {
+        panic!()
+    };
+    let after = state.clocks.unwrap();
+    // The time away was not charged: only the moment before the drop was noticed.
+    assert!(
+        before.o_ms - after.o_ms < 1_000,
+        "{before:?} then {after:?}"
+    );
+    assert_eq!(
+        after.running,
+        Some(Mark::O),
+        "the clock runs again once O is told"
+    );
+    assert_eq!(after.x_ms, before.x_ms);
+}

@@ -605,6 +605,8 @@ impl Game {
 
     fn on_watch(&mut self, session: Arc<Session>, from: Requester, now: Instant) {
         if let Some(mark) = self.mark_of(from.player) {
+            // Players are not watchers: they already get every update.
+            session.set_watching(self.id, false);
             from.out
                 .send(self.snapshot(Some(mark), from.id.clone(), now));
             return;
