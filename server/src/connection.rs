@@ -8,7 +8,7 @@ use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{ErrorCode, ServerMessage, close};
 use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
-use tokio::time::{Instant, interval_at, sleep_until, timeout};
+use tokio::time::{Instant, MissedTickBehavior, interval_at, sleep_until, timeout};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::error::CapacityError;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -31,13 +31,17 @@ const BATCH: usize = 64;
 
 type Socket = WebSocketStream<TcpStream>;
 
-/// Serves one accepted TCP connection to its end. Without a permit the server is full: the client
-/// gets a `server_full` error and close 1013.
-pub(crate) async fn serve(
-    shared: Arc<Shared>,
-    stream: TcpStream,
-    permit: Option<OwnedSemaphorePermit>,
-) {
+/// Whether an accepted connection is served or turned away; the permit is held for its life.
+#[derive(Debug)]
+pub(crate) enum Admission {
+    /// Under the connection cap.
+    Welcome(OwnedSemaphorePermit),
+    /// Over the cap: the client gets a `server_full` error and close 1013.
+    Refuse(OwnedSemaphorePermit),
+}
+
+/// Serves one accepted TCP connection to its end.
+pub(crate) async fn serve(shared: Arc<Shared>, stream: TcpStream, admission: Admission) {
     let _ = stream.set_nodelay(true);
     let config = &shared.config;
     let ws_config = WebSocketConfig::default()
@@ -63,23 +67,26 @@ pub(crate) async fn serve(
         }
     };
     let mut ws = ws;
-    let Some(_permit) = permit else {
-        info!("refused: server full");
-        let refusal = error_frame(
-            None,
-            ErrorCode::ServerFull,
-            "the server is full; try again later",
-        );
-        let _ = timeout(WRITE_TIMEOUT, ws.send(Message::Text(refusal))).await;
-        close_with(
-            &mut ws,
-            Close {
-                code: close::TRY_AGAIN_LATER,
-                reason: "server full",
-            },
-        )
-        .await;
-        return;
+    let _permit = match admission {
+        Admission::Welcome(permit) => permit,
+        Admission::Refuse(_refusing) => {
+            info!("refused: server full");
+            let refusal = error_frame(
+                None,
+                ErrorCode::ServerFull,
+                "the server is full; try again later",
+            );
+            let _ = timeout(WRITE_TIMEOUT, ws.send(Message::Text(refusal))).await;
+            close_with(
+                &mut ws,
+                Close {
+                    code: close::TRY_AGAIN_LATER,
+                    reason: "server full",
+                },
+            )
+            .await;
+            return;
+        }
     };
     debug!("connected");
     let (out, inbox) = outbound::channel(config.outbound_queue);
@@ -102,6 +109,7 @@ async fn pump(
     let config = &shared.config;
     let stop = shared.stop_connections.clone();
     let mut ping = interval_at(Instant::now() + config.ping_interval, config.ping_interval);
+    ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let mut last_heard = Instant::now();
     loop {
         tokio::select! {

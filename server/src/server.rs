@@ -13,14 +13,18 @@ use tokio_util::task::TaskTracker;
 use tracing::{Instrument, info, info_span, warn};
 
 use crate::config::Config;
+use crate::connection::{self, Admission};
 use crate::lobby::Lobby;
 use crate::registry::Registry;
-use crate::{connection, war};
+use crate::war;
 
 /// The whole shutdown, from the signal to the last connection closed, takes no longer than this.
 const SHUTDOWN_LIMIT: Duration = Duration::from_secs(5);
 /// Of that, games get this long to tell their players they were stopped.
 const GAMES_STOP_LIMIT: Duration = Duration::from_secs(1);
+/// Connections being turned away (with `server_full`) at once; beyond this, a connection over the
+/// cap is dropped without a word, so a flood cannot pile up handshakes.
+const REFUSALS_AT_ONCE: usize = 64;
 
 /// What every task of the server shares.
 #[derive(Debug)]
@@ -49,6 +53,7 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let limit = Arc::new(Semaphore::new(config.max_connections));
+    let refusals = Arc::new(Semaphore::new(REFUSALS_AT_ONCE));
     let shared = Arc::new(Shared {
         config,
         registry: Registry::default(),
@@ -70,10 +75,16 @@ pub async fn run(
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, peer)) => {
-                    let permit = limit.clone().try_acquire_owned().ok();
                     let span = info_span!("conn", %peer, player = tracing::field::Empty);
+                    let admission = match limit.clone().try_acquire_owned() {
+                        Ok(permit) => Admission::Welcome(permit),
+                        Err(_) => match refusals.clone().try_acquire_owned() {
+                            Ok(permit) => Admission::Refuse(permit),
+                            Err(_) => continue,
+                        },
+                    };
                     shared.connections.spawn(
-                        connection::serve(shared.clone(), stream, permit).instrument(span),
+                        connection::serve(shared.clone(), stream, admission).instrument(span),
                     );
                 }
                 Err(err) => {
