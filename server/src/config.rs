@@ -20,6 +20,9 @@ pub struct Config {
     /// The least time an AI seat takes over a move against a person, so it feels like play rather
     /// than a reflex. Tests use zero.
     pub ai_think_delay: Duration,
+    /// AI searches running at once; more wait their turn, so AI seats can never take every core
+    /// from the connections.
+    pub ai_threads: usize,
     /// The search budget of an AI seat against a person (matters on qubic; the other variants are
     /// solved well within it).
     pub ai_budget: Budget,
@@ -29,8 +32,8 @@ pub struct Config {
     pub war_variants: Vec<Variant>,
     /// The levels of X and O in the server's own war games.
     pub war_levels: (Level, Level),
-    /// The search budget per move in war games: they run all the time, so they think less than a
-    /// seat facing a person.
+    /// The search budget per move in AI-vs-AI games (the server's and those players start): they run
+    /// all the time, so they think less than a seat facing a person.
     pub war_budget: Budget,
     /// The pause between a war game's end and the next one, so watchers see the final position.
     pub war_restart_delay: Duration,
@@ -64,6 +67,7 @@ impl Default for Config {
             max_games: 5_000,
             grace: Duration::from_secs(30),
             ai_think_delay: Duration::from_millis(400),
+            ai_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             ai_budget: Budget::DEFAULT,
             war_games: true,
             war_variants: Variant::ALL.to_vec(),

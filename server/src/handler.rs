@@ -25,6 +25,8 @@ use crate::session::{SeekKey, Session};
 pub const MAX_CLOCK_MS: u64 = 3 * 60 * 60 * 1000;
 /// The largest increment: one minute.
 pub const MAX_INCREMENT_MS: u64 = 60 * 1000;
+/// Rooms one player may have open at once, so nobody can flood the lobby.
+pub const MAX_OPEN_ROOMS: usize = 3;
 
 /// One connection's view of its player.
 #[derive(Debug)]
@@ -105,32 +107,26 @@ impl Client {
     }
 
     async fn dispatch(&mut self, id: Option<RequestId>, message: ClientMessage) -> Reply {
-        let session = match (&self.session, message) {
-            (
-                None,
+        let Some(session) = self.session.clone() else {
+            return match message {
                 ClientMessage::Hello {
                     protocol,
                     name,
                     token,
-                },
-            ) => return self.hello(id, protocol, &name, token).await,
-            (None, _) => return refuse(ErrorCode::HelloFirst, "say hello first"),
-            (Some(_), ClientMessage::Hello { .. }) => {
-                return refuse(
-                    ErrorCode::AlreadyWelcomed,
-                    "this connection has already said hello",
-                );
-            }
-            (Some(session), message) => (session.clone(), message),
+                } => self.hello(id, protocol, &name, token).await,
+                _ => refuse(ErrorCode::HelloFirst, "say hello first"),
+            };
         };
-        let (session, message) = session;
         let from = Requester {
             player: session.player,
             out: self.out.clone(),
             id: id.clone(),
         };
         match message {
-            ClientMessage::Hello { .. } => Ok(()),
+            ClientMessage::Hello { .. } => refuse(
+                ErrorCode::AlreadyWelcomed,
+                "this connection has already said hello",
+            ),
             ClientMessage::Ping => {
                 self.out.reply(id, ServerMessage::Pong);
                 Ok(())
@@ -167,6 +163,14 @@ impl Client {
             } => {
                 check_clock(clock)?;
                 self.check_not_stopping()?;
+                if session.room_count() >= MAX_OPEN_ROOMS {
+                    return refuse(
+                        ErrorCode::BadRequest,
+                        format!(
+                            "you may have at most {MAX_OPEN_ROOMS} open rooms; close one first"
+                        ),
+                    );
+                }
                 let room = self
                     .shared
                     .registry
@@ -240,7 +244,6 @@ impl Client {
                         requester: Some(from),
                         watcher: None,
                         on_end: None,
-                        server_war: false,
                     },
                 )?;
                 Ok(())
@@ -272,7 +275,6 @@ impl Client {
                         requester: Some(from),
                         watcher: None,
                         on_end: None,
-                        server_war: false,
                     },
                 )?;
                 Ok(())
@@ -479,7 +481,6 @@ impl Client {
                 requester: None,
                 watcher: None,
                 on_end: None,
-                server_war: false,
             },
         );
         if let Err(refusal) = started {
@@ -514,7 +515,6 @@ impl Client {
                 requester: None,
                 watcher: Some((session.clone(), from)),
                 on_end: None,
-                server_war: false,
             },
         )
     }

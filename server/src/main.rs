@@ -24,13 +24,16 @@ struct Args {
     #[arg(long, env = "NOUGHTS_MAX_GAMES", default_value_t = 5_000)]
     max_games: usize,
     /// Seconds a disconnected player keeps their seats.
-    #[arg(long, env = "NOUGHTS_GRACE_SECS", default_value_t = 30)]
+    #[arg(long, env = "NOUGHTS_GRACE_SECS", value_parser = clap::value_parser!(u64).range(0..=86_400), default_value_t = 30)]
     grace_secs: u64,
     /// Least milliseconds an AI seat takes per move against a person.
-    #[arg(long, env = "NOUGHTS_AI_THINK_MS", default_value_t = 400)]
+    #[arg(long, env = "NOUGHTS_AI_THINK_MS", value_parser = clap::value_parser!(u64).range(0..=86_400_000), default_value_t = 400)]
     ai_think_ms: u64,
+    /// AI searches running at once (default: one per core).
+    #[arg(long, env = "NOUGHTS_AI_THREADS")]
+    ai_threads: Option<usize>,
     /// Search budget in milliseconds per AI move against a person.
-    #[arg(long, env = "NOUGHTS_AI_BUDGET_MS", default_value_t = 1_000)]
+    #[arg(long, env = "NOUGHTS_AI_BUDGET_MS", value_parser = clap::value_parser!(u64).range(0..=86_400_000), default_value_t = 1_000)]
     ai_budget_ms: u64,
     /// Do not run AI-vs-AI war games.
     #[arg(long, env = "NOUGHTS_NO_WAR_GAMES")]
@@ -50,19 +53,19 @@ struct Args {
     #[arg(long, env = "NOUGHTS_WAR_O", default_value = "perfect")]
     war_o: Level,
     /// Search budget in milliseconds per war-game move.
-    #[arg(long, env = "NOUGHTS_WAR_BUDGET_MS", default_value_t = 250)]
+    #[arg(long, env = "NOUGHTS_WAR_BUDGET_MS", value_parser = clap::value_parser!(u64).range(0..=86_400_000), default_value_t = 250)]
     war_budget_ms: u64,
     /// Milliseconds between two war-game moves.
-    #[arg(long, env = "NOUGHTS_WAR_MOVE_MS", default_value_t = 1_000)]
+    #[arg(long, env = "NOUGHTS_WAR_MOVE_MS", value_parser = clap::value_parser!(u64).range(0..=86_400_000), default_value_t = 1_000)]
     war_move_ms: u64,
     /// Milliseconds between a war game's end and the next.
-    #[arg(long, env = "NOUGHTS_WAR_RESTART_MS", default_value_t = 3_000)]
+    #[arg(long, env = "NOUGHTS_WAR_RESTART_MS", value_parser = clap::value_parser!(u64).range(0..=86_400_000), default_value_t = 3_000)]
     war_restart_ms: u64,
     /// Seconds between pings.
-    #[arg(long, env = "NOUGHTS_PING_SECS", default_value_t = 15)]
+    #[arg(long, env = "NOUGHTS_PING_SECS", value_parser = clap::value_parser!(u64).range(1..=86_400), default_value_t = 15)]
     ping_secs: u64,
     /// Seconds of silence before a connection is dropped.
-    #[arg(long, env = "NOUGHTS_IDLE_SECS", default_value_t = 45)]
+    #[arg(long, env = "NOUGHTS_IDLE_SECS", value_parser = clap::value_parser!(u64).range(1..=86_400), default_value_t = 45)]
     idle_secs: u64,
     /// Requests per second per connection.
     #[arg(long, env = "NOUGHTS_RATE", default_value_t = 20)]
@@ -74,23 +77,25 @@ struct Args {
 
 impl Args {
     fn config(&self) -> Config {
+        let defaults = Config::default();
         Config {
             max_connections: self.max_connections,
             max_games: self.max_games,
             grace: Duration::from_secs(self.grace_secs),
             ai_think_delay: Duration::from_millis(self.ai_think_ms),
             ai_budget: Budget::millis(self.ai_budget_ms),
+            ai_threads: self.ai_threads.unwrap_or(defaults.ai_threads),
             war_games: !self.no_war_games,
             war_variants: self.war_variants.clone(),
             war_levels: (self.war_x, self.war_o),
             war_budget: Budget::millis(self.war_budget_ms),
             war_move_delay: Duration::from_millis(self.war_move_ms),
             war_restart_delay: Duration::from_millis(self.war_restart_ms),
-            ping_interval: Duration::from_secs(self.ping_secs.max(1)),
-            idle_timeout: Duration::from_secs(self.idle_secs.max(1)),
+            ping_interval: Duration::from_secs(self.ping_secs),
+            idle_timeout: Duration::from_secs(self.idle_secs),
             messages_per_second: self.rate,
             message_burst: self.burst,
-            ..Config::default()
+            ..defaults
         }
     }
 }

@@ -32,6 +32,8 @@ pub(crate) struct Shared {
     pub config: Config,
     pub registry: Registry,
     pub lobby: Lobby,
+    /// Permits for AI searches ([`Config::ai_threads`]).
+    pub ai_slots: Arc<Semaphore>,
     /// Game actors, AI searches and war-game keepers, so shutdown can wait for them.
     pub tasks: TaskTracker,
     /// Connection tasks, so shutdown can wait for every goodbye.
@@ -54,7 +56,9 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let limit = Arc::new(Semaphore::new(config.max_connections));
     let refusals = Arc::new(Semaphore::new(REFUSALS_AT_ONCE));
+    let ai_slots = Arc::new(Semaphore::new(config.ai_threads.max(1)));
     let shared = Arc::new(Shared {
+        ai_slots,
         config,
         registry: Registry::default(),
         lobby: Lobby::default(),

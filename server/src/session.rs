@@ -179,6 +179,11 @@ impl Session {
         self.state().rooms.insert(code.to_owned());
     }
 
+    /// How many rooms this player has open.
+    pub(crate) fn room_count(&self) -> usize {
+        self.state().rooms.len()
+    }
+
     pub(crate) fn remove_room(&self, code: &str) {
         self.state().rooms.remove(code);
     }

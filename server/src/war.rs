@@ -34,7 +34,6 @@ fn start_one(shared: &Arc<Shared>, variant: Variant) -> Option<oneshot::Receiver
         requester: None,
         watcher: None,
         on_end: Some(on_end),
-        server_war: true,
     };
     match game::start(shared, setup) {
         Ok(_) => Some(ended),

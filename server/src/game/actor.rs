@@ -144,8 +144,7 @@ impl Game {
     ) -> Game {
         let config = &shared.config;
         let (pace, budget) = match setup.kind {
-            GameKind::War if setup.server_war => (config.war_move_delay, config.war_budget),
-            GameKind::War => (config.war_move_delay, config.ai_budget),
+            GameKind::War => (config.war_move_delay, config.war_budget),
             _ => (config.ai_think_delay, config.ai_budget),
         };
         let seats = setup.seats.map(|seat| match seat {
@@ -413,12 +412,16 @@ impl Game {
         let not_before = Instant::now() + self.pace;
         let commands = self.commands.clone();
         let stop = self.shared.stop_games.clone();
+        let slots = self.shared.ai_slots.clone();
         self.shared.tasks.spawn(async move {
-            let search = tokio::task::spawn_blocking(move || {
-                choose_move(&board, level, &mut Rng::new(), budget)
-            });
             let paced = async {
-                let choice = search.await;
+                // The semaphore is never closed, so a permit always comes.
+                let permit = slots.acquire_owned().await;
+                let choice = tokio::task::spawn_blocking(move || {
+                    let _permit = permit;
+                    choose_move(&board, level, &mut Rng::new(), budget)
+                })
+                .await;
                 sleep_until(not_before).await;
                 choice
             };
@@ -569,7 +572,6 @@ impl Game {
             requester: Some(from.clone()),
             watcher: None,
             on_end: None,
-            server_war: false,
         };
         match super::start(&self.shared, setup) {
             Ok(id) => {

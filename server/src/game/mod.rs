@@ -115,8 +115,6 @@ pub(crate) struct Setup {
     pub watcher: Option<(Arc<Session>, Requester)>,
     /// Told when the game ends (the war-game keeper waits on it).
     pub on_end: Option<oneshot::Sender<()>>,
-    /// Whether this is one of the server's own war games (paced and budgeted as such).
-    pub server_war: bool,
 }
 
 /// Starts a game: registers it, seats its players and spawns its actor, which sends everyone
