@@ -1,1 +1,375 @@
-//! Shared helpers for the end-to-end tests.
+//! Shared helpers for the end-to-end tests: a real server on `127.0.0.1:0` and real WebSocket
+//! clients that speak the protocol.
+//!
+//! Every wait is bounded (see [`WAIT`]) so a broken server fails a test instead of hanging it.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use noughts_protocol::{
+    ClientFrame, ClientMessage, ErrorCode, GameId, GameState, PROTOCOL_VERSION, PlayerId,
+    RequestId, ServerFrame, ServerMessage,
+};
+use noughts_server::Config;
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// How long a test waits for any one thing before it fails.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// The socket type of a test client.
+pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A configuration for tests: no war games, no artificial AI delay, short grace, and a rate limit
+/// that a test playing many games at machine speed stays under.
+pub fn test_config() -> Config {
+    Config {
+        war_games: false,
+        ai_think_delay: Duration::ZERO,
+        grace: Duration::from_secs(5),
+        messages_per_second: 500,
+        message_burst: 1000,
+        ..Config::default()
+    }
+}
+
+/// A real server running in this test's runtime.
+#[derive(Debug)]
+pub struct TestServer {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// Dropping or firing this asks the server to shut down.
+    shutdown: Option<oneshot::Sender<()>>,
+    /// The server's task, to see that it really finishes.
+    task: Option<JoinHandle<anyhow::Result<()>>>,
+}
+
+impl TestServer {
+    /// Starts a server with `config` on a free loopback port.
+    pub async fn start(config: Config) -> TestServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind a loopback port");
+        let addr = listener.local_addr().expect("local address");
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(noughts_server::run(listener, config, async move {
+            let _ = rx.await;
+        }));
+        TestServer {
+            addr,
+            shutdown: Some(tx),
+            task: Some(task),
+        }
+    }
+
+    /// The `ws://` URL clients connect to.
+    pub fn url(&self) -> String {
+        format!("ws://{}/", self.addr)
+    }
+
+    /// Connects and says hello as `name`.
+    pub async fn join(&self, name: &str) -> Client {
+        Client::join(&self.url(), name).await
+    }
+
+    /// Asks the server to shut down and waits (bounded) for `run` to return.
+    pub async fn shut_down(&mut self) -> anyhow::Result<()> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let task = self.task.take().expect("server already shut down");
+        tokio::time::timeout(WAIT, task)
+            .await
+            .expect("the server finishes shutting down in time")
+            .expect("the server task did not panic")
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(task) = &self.task {
+            task.abort();
+        }
+    }
+}
+
+/// A test client: one WebSocket connection that has said hello.
+#[derive(Debug)]
+pub struct Client {
+    pub socket: Socket,
+    /// The name it said hello with.
+    pub name: String,
+    /// Its player id from `welcome`.
+    pub player: PlayerId,
+    /// Its session token from `welcome`, to resume with.
+    pub token: String,
+    /// Frames read while looking for something else, handed out first by [`Client::next`].
+    backlog: VecDeque<ServerFrame>,
+}
+
+/// Opens a WebSocket to `url` without saying hello.
+pub async fn connect(url: &str) -> Socket {
+    let (socket, _) = tokio::time::timeout(WAIT, tokio_tungstenite::connect_async(url))
+        .await
+        .expect("connect in time")
+        .expect("connect");
+    socket
+}
+
+/// Sends a request frame on a raw socket.
+pub async fn send_frame(socket: &mut Socket, frame: &ClientFrame) {
+    socket
+        .send(Message::text(frame.to_json()))
+        .await
+        .expect("send a frame");
+}
+
+/// Reads the next server frame from a raw socket, or `Err(close code)` when it closes.
+pub async fn read_frame(socket: &mut Socket) -> Result<ServerFrame, Option<u16>> {
+    // One deadline for the whole wait: pings must not keep a silent server looking alive.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let message = tokio::time::timeout_at(deadline, socket.next())
+            .await
+            .expect("the server sent a frame in time");
+        match message {
+            Some(Ok(Message::Text(text))) => {
+                let frame: ServerFrame = serde_json::from_str(text.as_str())
+                    .unwrap_or_else(|err| panic!("server sent unparsable {text:?}: {err}"));
+                return Ok(frame);
+            }
+            Some(Ok(Message::Close(frame))) => return Err(frame.map(|f| u16::from(f.code))),
+            Some(Ok(Message::Binary(_))) => panic!("the server never sends binary frames"),
+            Some(Ok(_)) => continue,
+            Some(Err(_)) | None => return Err(None),
+        }
+    }
+}
+
+impl Client {
+    /// Connects to `url` and says hello as `name`.
+    pub async fn join(url: &str, name: &str) -> Client {
+        Client::hello(url, name, None).await
+    }
+
+    /// Connects to `url` and says hello with an earlier session's token.
+    pub async fn resume(url: &str, name: &str, token: &str) -> Client {
+        Client::hello(url, name, Some(token.to_owned())).await
+    }
+
+    async fn hello(url: &str, name: &str, token: Option<String>) -> Client {
+        let mut socket = connect(url).await;
+        let hello = ClientMessage::Hello {
+            protocol: PROTOCOL_VERSION,
+            name: name.to_owned(),
+            token,
+        };
+        send_frame(&mut socket, &ClientFrame::new(hello)).await;
+        let frame = read_frame(&mut socket).await.expect("welcome, not a close");
+        let ServerMessage::Welcome { player, token, .. } = frame.message else {
+            panic!("expected welcome, got {frame:?}");
+        };
+        Client {
+            socket,
+            name: name.to_owned(),
+            player,
+            token,
+            backlog: VecDeque::new(),
+        }
+    }
+
+    /// Sends a request with no id.
+    pub async fn send(&mut self, message: ClientMessage) {
+        send_frame(&mut self.socket, &ClientFrame::new(message)).await;
+    }
+
+    /// Sends a request with a numeric id and returns the reply that echoes it. Frames that
+    /// arrive first are kept for [`Client::next`].
+    pub async fn request(&mut self, id: u64, message: ClientMessage) -> ServerMessage {
+        let frame = ClientFrame {
+            id: Some(RequestId::Number(id)),
+            message,
+        };
+        send_frame(&mut self.socket, &frame).await;
+        let mut skipped = Vec::new();
+        let reply = loop {
+            let frame = self.read().await;
+            if frame.id == Some(RequestId::Number(id)) {
+                break frame.message;
+            }
+            skipped.push(frame);
+        };
+        self.backlog.extend(skipped);
+        reply
+    }
+
+    /// Sends raw text, for malformed input.
+    pub async fn send_text(&mut self, text: &str) {
+        self.socket
+            .send(Message::text(text))
+            .await
+            .expect("send text");
+    }
+
+    async fn read(&mut self) -> ServerFrame {
+        match read_frame(&mut self.socket).await {
+            Ok(frame) => frame,
+            Err(code) => panic!("{}: connection closed ({code:?})", self.name),
+        }
+    }
+
+    /// The next frame, backlog first.
+    pub async fn next(&mut self) -> ServerFrame {
+        match self.backlog.pop_front() {
+            Some(frame) => frame,
+            None => self.read().await,
+        }
+    }
+
+    /// Skips frames until one matches, and returns it. Skipped frames are dropped.
+    pub async fn until(&mut self, what: impl Fn(&ServerMessage) -> bool) -> ServerMessage {
+        let name = self.name.clone();
+        tokio::time::timeout(WAIT, async {
+            loop {
+                let frame = self.next().await;
+                if what(&frame.message) {
+                    return frame.message;
+                }
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("{name}: the awaited frame did not come in time"))
+    }
+
+    /// Waits until a frame matching `what` has arrived, without consuming anything: every frame
+    /// read stays queued for [`Client::next`].
+    pub async fn saw(&mut self, what: impl Fn(&ServerMessage) -> bool) {
+        if self.backlog.iter().any(|f| what(&f.message)) {
+            return;
+        }
+        let name = self.name.clone();
+        tokio::time::timeout(WAIT, async {
+            loop {
+                let frame = self.read().await;
+                let found = what(&frame.message);
+                self.backlog.push_back(frame);
+                if found {
+                    return;
+                }
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("{name}: the awaited frame did not come in time"));
+    }
+
+    /// Waits for the next `game_state` snapshot.
+    pub async fn game_state(&mut self) -> GameState {
+        match self
+            .until(|m| matches!(m, ServerMessage::GameState(_)))
+            .await
+        {
+            ServerMessage::GameState(state) => *state,
+            _ => unreachable!(),
+        }
+    }
+
+    /// Waits for the next message about `game` that carries a seq (moves, game over, presence…).
+    pub async fn game_event(&mut self, game: GameId) -> ServerMessage {
+        let message = self
+            .until(|m| {
+                matches!(m, ServerMessage::Error { .. })
+                    || seq_of(m).is_some_and(|(g, _)| g == game)
+            })
+            .await;
+        if let ServerMessage::Error { .. } = message {
+            panic!("{}: unexpected {message:?}", self.name);
+        }
+        message
+    }
+
+    /// Sends `message` with `id` and asserts that the reply is an error with `code`.
+    pub async fn expect_error(&mut self, id: u64, message: ClientMessage, code: ErrorCode) {
+        match self.request(id, message.clone()).await {
+            ServerMessage::Error { code: got, .. } if got == code => {}
+            other => panic!("{message:?}: expected error {code:?}, got {other:?}"),
+        }
+    }
+
+    /// Waits until the server closes the connection and returns the close code, skipping any
+    /// frames before it.
+    pub async fn closed(&mut self) -> Option<u16> {
+        loop {
+            if let Err(code) = read_frame(&mut self.socket).await {
+                return code;
+            }
+        }
+    }
+}
+
+/// Plays `cells` in turn, `first` moving first, each mover waiting until the server has
+/// broadcast its move so the other side is on turn when it answers.
+pub async fn alternate(first: &mut Client, second: &mut Client, game: GameId, cells: &[usize]) {
+    for (i, &cell) in cells.iter().enumerate() {
+        let mover = if i % 2 == 0 {
+            &mut *first
+        } else {
+            &mut *second
+        };
+        mover.send(ClientMessage::Move { game, cell }).await;
+        mover
+            .saw(|m| matches!(m, ServerMessage::Moved { cell: c, game: g, .. } if *c == cell && *g == game))
+            .await;
+    }
+}
+
+/// The game and seq of a message that belongs to a game's update stream.
+pub fn seq_of(message: &ServerMessage) -> Option<(GameId, u64)> {
+    match message {
+        ServerMessage::Moved { game, seq, .. }
+        | ServerMessage::GameOver { game, seq, .. }
+        | ServerMessage::Presence { game, seq, .. }
+        | ServerMessage::Watchers { game, seq, .. }
+        | ServerMessage::Chat { game, seq, .. }
+        | ServerMessage::RematchOffered { game, seq, .. } => Some((*game, *seq)),
+        ServerMessage::GameState(state) => Some((state.game, state.seq)),
+        _ => None,
+    }
+}
+
+/// Reads frames until `game` ends and returns every message of its update stream, in order.
+/// Asserts that seq strictly grows.
+pub async fn follow_to_end(client: &mut Client, game: GameId) -> Vec<ServerMessage> {
+    let mut events = Vec::new();
+    let mut last_seq = 0;
+    loop {
+        let message = client.game_event(game).await;
+        let (_, seq) = seq_of(&message).expect("a game event");
+        assert!(
+            seq > last_seq || events.is_empty(),
+            "{}: seq went from {last_seq} to {seq}",
+            client.name
+        );
+        last_seq = seq;
+        let over = matches!(message, ServerMessage::GameOver { .. });
+        events.push(message);
+        if over {
+            return events;
+        }
+    }
+}
+
+/// The cells of the `moved` events, in order.
+pub fn moves_of(events: &[ServerMessage]) -> Vec<usize> {
+    events
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::Moved { cell, .. } => Some(*cell),
+            _ => None,
+        })
+        .collect()
+}

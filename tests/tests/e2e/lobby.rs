@@ -1,0 +1,112 @@
+//! Rooms: public ones are listed until joined; private ones are joined by code and never listed.
+
+use noughts_engine::Variant;
+use noughts_protocol::{ClientMessage, ErrorCode, ServerMessage};
+use noughts_tests::{TestServer, test_config};
+
+#[tokio::test]
+async fn a_private_room_is_joined_by_code_and_never_listed() {
+    let server = TestServer::start(test_config()).await;
+    let mut lobby = server.join("lurker").await;
+    let ServerMessage::Lobby { rooms, games } =
+        lobby.request(1, ClientMessage::SubscribeLobby).await
+    else {
+        panic!("lobby");
+    };
+    assert!(rooms.is_empty() && games.is_empty());
+
+    let mut host = server.join("host").await;
+    let reply = host
+        .request(
+            1,
+            ClientMessage::CreateRoom {
+                variant: Variant::Classic,
+                clock: None,
+                private: true,
+            },
+        )
+        .await;
+    let ServerMessage::RoomCreated { code, private, .. } = reply else {
+        panic!("room_created: {reply:?}");
+    };
+    assert!(private);
+    // At least 40 bits from an alphabet of at least 32 symbols: 8 or more symbols.
+    let symbols = code.chars().filter(|c| c.is_ascii_alphanumeric()).count();
+    assert!(symbols >= 8, "invite code {code:?} is long enough");
+
+    // A wrong code is refused; the host cannot join its own room.
+    let mut guest = server.join("guest").await;
+    guest
+        .expect_error(
+            1,
+            ClientMessage::JoinRoom {
+                code: "ZZZZ-ZZZZ-ZZ".into(),
+            },
+            ErrorCode::NoSuchRoom,
+        )
+        .await;
+    host.expect_error(
+        2,
+        ClientMessage::JoinRoom { code: code.clone() },
+        ErrorCode::OwnRoom,
+    )
+    .await;
+
+    // Codes read aloud come back in lower case.
+    let ServerMessage::GameState(state) = guest
+        .request(
+            2,
+            ClientMessage::JoinRoom {
+                code: code.to_lowercase(),
+            },
+        )
+        .await
+    else {
+        panic!("join_room answers with the game");
+    };
+    let host_state = host.game_state().await;
+    assert_eq!(state.game, host_state.game);
+    assert_ne!(state.you, host_state.you);
+
+    // A marker: a public room opened after everything above. The lobby must show it, and must
+    // not have shown the private room or its game before it.
+    let mut other = server.join("other").await;
+    let ServerMessage::RoomCreated {
+        code: public_code, ..
+    } = other
+        .request(
+            1,
+            ClientMessage::CreateRoom {
+                variant: Variant::Four,
+                clock: None,
+                private: false,
+            },
+        )
+        .await
+    else {
+        panic!("room_created");
+    };
+    loop {
+        match lobby.next().await.message {
+            ServerMessage::LobbyRoom { room } if room.code == public_code => break,
+            ServerMessage::LobbyRoom { room } => panic!("private room listed: {room:?}"),
+            ServerMessage::LobbyGame { game } if game.game == state.game => {
+                panic!("a private game is listed: {game:?}")
+            }
+            _ => {}
+        }
+    }
+    // The code is the room's name in the lobby; joining it removes it.
+    let mut joiner = server.join("joiner").await;
+    joiner
+        .request(
+            2,
+            ClientMessage::JoinRoom {
+                code: public_code.clone(),
+            },
+        )
+        .await;
+    lobby
+        .saw(|m| matches!(m, ServerMessage::LobbyRoomRemoved { code } if *code == public_code))
+        .await;
+}

@@ -1,0 +1,10 @@
+//! End-to-end scenarios: a real server on 127.0.0.1:0 and real WebSocket clients.
+
+mod ai;
+mod bad_input;
+mod clock;
+mod lobby;
+mod matchmaking;
+mod resume;
+mod shutdown;
+mod watch;
