@@ -14,7 +14,7 @@ use crate::ai::{Budget, Choice, Value};
 use crate::board::{Board, cells_of};
 use crate::search::{EXACT, INF, PROVEN, Searcher, end_of, sides};
 use crate::solve;
-use crate::threats::{ThreatSearch, winning_cells};
+use crate::threats::{ThreatSearch, defence_cells, winning_cells};
 use crate::variant::Variant;
 
 /// Whether `perfect` plays `variant` exactly, whatever the budget.
@@ -113,7 +113,7 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
     };
     let start = Instant::now();
     let variant = board.variant();
-    let (lines, k) = (variant.lines(), variant.side() as u32);
+    let lines = variant.lines();
     let (me, opp) = sides(board);
     let empty = board.empty();
     let ply = board.ply();
@@ -166,23 +166,11 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
     let safe: Vec<usize> = match defence.find_line(opp, me, 32) {
         None => candidates.clone(),
         Some(line) => {
-            let line_mask = line.iter().fold(0u64, |m, &c| m | 1 << c);
-            let mut replies = 0u64;
-            for (i, &cell) in line.iter().enumerate() {
-                if i % 2 == 1 {
-                    replies |= 1 << cell;
-                }
-            }
-            let related = |cell: usize| {
-                line_mask & 1 << cell != 0
-                    || variant.lines_through(cell).iter().any(|&l| {
-                        l & opp == 0 && ((l & me).count_ones() == k - 2 || l & replies != 0)
-                    })
-            };
+            let related = defence_cells(variant, &line, me, opp);
             let per_move = (threat_nodes / 8).max(1_000);
             let mut safe = Vec::new();
             let mut slowest_loss = (0, line[0]);
-            for &cell in candidates.iter().filter(|&&c| related(c)) {
+            for &cell in candidates.iter().filter(|&&c| related & 1 << c != 0) {
                 defence.extend(per_move);
                 match defence.find_win(opp, me | 1 << cell, 32) {
                     None => safe.push(cell),
@@ -213,26 +201,94 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
         };
     }
 
-    let remaining = Budget {
-        time: budget.time.map(|t| t.saturating_sub(start.elapsed())),
-        nodes: budget.nodes.map(|n| n.saturating_sub(nodes)),
+    // Search the safe moves, deepening for most of the budget.
+    let remaining = |share: u32| Budget {
+        time: budget
+            .time
+            .map(|t| (t * share / 10).saturating_sub(start.elapsed())),
+        nodes: budget
+            .nodes
+            .map(|n| (n * share as u64 / 10).saturating_sub(nodes)),
     };
-    let mut searcher = Searcher::new(variant, remaining).with_horizon_threats();
-    let mut result: Option<Vec<(usize, i32)>> = None;
+    let mut searcher = Searcher::new(variant, remaining(6)).with_horizon_threats();
+    let mut result: Option<(Vec<(usize, i32)>, i32)> = None;
     for depth in 1..=(variant.cells() as i32 - ply as i32) {
         let scored = searcher.root(board, &safe, depth);
         if searcher.stopped {
             break;
         }
         let proven = scored[0].1.abs() >= PROVEN;
-        result = Some(scored);
+        result = Some((scored, depth));
         if proven {
             break;
         }
     }
-    nodes += searcher.nodes + searcher.threat_nodes();
-    let scored = result.unwrap_or_else(|| safe.iter().map(|&c| (c, 0)).collect());
+
+    // Then make sure the chosen move does not allow a quiet reply that sets up threats we cannot
+    // stop (a threat search one move deeper); if it does, drop it and search the rest again.
+    let mut pool = safe.clone();
+    let mut guard = ThreatSearch::new(variant, 0);
+    while let Some((scored, depth)) = result.as_ref() {
+        let best = scored[0].1;
+        let ties: Vec<usize> = scored.iter().filter(|m| m.1 == best).map(|m| m.0).collect();
+        let cell = pick(rng, &ties);
+        if best.abs() >= PROVEN
+            || pool.len() == 1
+            || holds_after(variant, me, opp, cell, &mut guard, start, budget)
+        {
+            nodes += searcher.nodes + searcher.threat_nodes() + guard.nodes;
+            let (value, plies) = judge(variant, ply, best, false);
+            return Choice {
+                cell,
+                value,
+                plies,
+                nodes,
+            };
+        }
+        pool.retain(|&c| c != cell);
+        searcher.set_budget(remaining(9));
+        let depth = *depth;
+        let rescored = searcher.root(board, &pool, depth);
+        if searcher.stopped {
+            // No time to look again: the best of the rest by the last full search.
+            let rest: Vec<(usize, i32)> = scored.iter().copied().filter(|m| m.0 != cell).collect();
+            result = Some((rest, depth));
+            break;
+        }
+        result = Some((rescored, depth));
+    }
+    nodes += searcher.nodes + searcher.threat_nodes() + guard.nodes;
+    let scored = result.map_or_else(|| pool.iter().map(|&c| (c, 0)).collect(), |r| r.0);
     best_of(board, &scored, false, nodes, rng)
+}
+
+/// Whether, after we (`me`) play `cell`, we can stop the threats that every quiet reply of the
+/// opponent could set up. Replies are only looked at on lines still open to the opponent, and
+/// the check stops (answering yes) when 95% of the time budget is spent.
+fn holds_after(
+    variant: Variant,
+    me: u64,
+    opp: u64,
+    cell: usize,
+    guard: &mut ThreatSearch,
+    start: Instant,
+    budget: Budget,
+) -> bool {
+    const PER_SEARCH: u64 = 3_000;
+    let mine = me | 1 << cell;
+    let empty = variant.full_mask() & !(mine | opp);
+    let open = variant
+        .lines()
+        .iter()
+        .filter(|&&l| l & mine == 0 && l & opp != 0)
+        .fold(0u64, |m, &l| m | l);
+    let cutoff = budget.time.map(|t| t * 19 / 20);
+    cells_of(open & empty).all(|reply| {
+        if cutoff.is_some_and(|c| start.elapsed() >= c) {
+            return true;
+        }
+        guard.can_hold(mine, opp | 1 << reply, PER_SEARCH)
+    })
 }
 
 /// `perfect`: exact where the variant allows, the strongest play within `budget` on qubic.

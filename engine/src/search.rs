@@ -129,6 +129,8 @@ pub struct Searcher {
 
 /// Nodes the horizon threat search may spend at one leaf.
 const HORIZON_THREAT_NODES: u64 = 24;
+/// What it costs, in evaluation points, to face a forced win by threats at the horizon.
+const HORIZON_PRESSURE: i32 = 40;
 /// How many of its own moves the horizon threat search may look ahead.
 const HORIZON_THREAT_DEPTH: u32 = 6;
 
@@ -365,13 +367,23 @@ impl Searcher {
             return alpha;
         }
         if depth <= 0 && threats == 0 {
+            let mut pressure = 0;
             if let Some(threat_search) = self.horizon_threats.as_mut() {
                 threat_search.extend(HORIZON_THREAT_NODES);
                 if let Some((_, plies)) = threat_search.find_win(me, opp, HORIZON_THREAT_DEPTH) {
                     return win_at(ply + plies);
                 }
+                // The opponent would have a forced win if it were its move: we must spend our
+                // move defending, and a second such threat would be fatal.
+                threat_search.extend(HORIZON_THREAT_NODES);
+                if threat_search
+                    .find_win(opp, me, HORIZON_THREAT_DEPTH)
+                    .is_some()
+                {
+                    pressure = HORIZON_PRESSURE;
+                }
             }
-            return self.evaluate(me, opp);
+            return self.evaluate(me, opp) - pressure;
         }
         // Near the end of the game a position is quicker to search again than to look up.
         let use_table = empties > 5;

@@ -37,6 +37,28 @@ fn threat_making_cells(lines: &[u64], k: u32, own: u64, other: u64) -> u64 {
     cells
 }
 
+/// The cells where the defender (`defender` to move) could break the attacker's forcing `line`
+/// (as [`ThreatSearch::find_line`] gives it): the line's own cells, cells where the defender
+/// makes a threat of its own, and cells sharing an open line with one of its forced replies
+/// (which that reply could then turn into a counter-threat). Any other move leaves the same line
+/// playable.
+pub fn defence_cells(variant: Variant, line: &[usize], defender: u64, attacker: u64) -> u64 {
+    let k = variant.side() as u32;
+    let on_line = line.iter().fold(0u64, |m, &c| m | 1 << c);
+    let replies = line
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .fold(0u64, |m, &c| m | 1 << c);
+    let mut cells = on_line;
+    for &l in variant.lines() {
+        if l & attacker == 0 && ((l & defender).count_ones() == k - 2 || l & replies != 0) {
+            cells |= l;
+        }
+    }
+    cells & !(defender | attacker)
+}
+
 /// Searches for wins by continuous threats (one side only ever makes threats, the other only
 /// ever blocks), within a node limit.
 #[derive(Debug)]
@@ -80,6 +102,25 @@ impl ThreatSearch {
     /// Whether the last search ran out of nodes (so "no win" means "none found", not "none").
     pub fn truncated(&self) -> bool {
         self.nodes >= self.limit
+    }
+
+    /// Whether the side to move (`own`) survives the other side's threats: it has a threat win
+    /// of its own, the other side has none, or some move of its stops every one found. Each
+    /// search may spend `per_search` nodes.
+    pub fn can_hold(&mut self, own: u64, other: u64, per_search: u64) -> bool {
+        self.extend(per_search);
+        if self.find_win(own, other, 32).is_some() {
+            return true;
+        }
+        self.extend(per_search);
+        let Some(line) = self.find_line(other, own, 32) else {
+            return true;
+        };
+        let candidates = defence_cells(self.variant, &line, own, other);
+        cells_of(candidates).any(|cell| {
+            self.extend(per_search);
+            self.find_win(other, own | 1 << cell, 32).is_none()
+        })
     }
 
     /// Like [`ThreatSearch::find_win`], but the whole forcing line: the attacker's moves and the
@@ -179,6 +220,55 @@ mod tests {
         let (x, o) = (board.mask(Mark::X), board.mask(Mark::O));
         assert_eq!(winning_cells(lines, x, o), 1 << 2);
         assert_eq!(winning_cells(lines, o, x), 1 << 5);
+    }
+
+    /// Qubic with X to have made `forks` (each four X cells: two of a row and two of the column
+    /// crossing the row's end, so that X at that end makes two threats), and O holding harmless
+    /// cells, O to move.
+    fn qubic_forks(forks: &[[usize; 5]]) -> (u64, u64) {
+        let lines = Variant::Qubic.lines();
+        let x = forks
+            .iter()
+            .flat_map(|f| f[..4].iter())
+            .fold(0u64, |m, &c| m | 1 << c);
+        let needed = forks.iter().fold(0u64, |m, f| m | 1 << f[4]);
+        let mut o = 0u64;
+        for cell in (0..64).rev() {
+            if o.count_ones() + 1 == x.count_ones() {
+                break;
+            }
+            let with = o | 1 << cell;
+            // Off X's cells, on no line with two X marks, and never two O marks on an open line.
+            let harmless = (x | needed) & 1 << cell == 0
+                && lines
+                    .iter()
+                    .all(|&l| l & 1 << cell == 0 || (l & x).count_ones() < 2)
+                && lines
+                    .iter()
+                    .all(|&l| l & x != 0 || (l & with).count_ones() < 2);
+            if harmless {
+                o = with;
+            }
+        }
+        (x, o)
+    }
+
+    #[test]
+    fn one_fork_can_be_stopped_but_not_two() {
+        // Row 0 of layer 0 (0, 1) with the column through 3 (19, 35); fork at 3.
+        let first = [0, 1, 19, 35, 3];
+        // Row 3 of layer 3 (60, 61) with the column through 63 (31, 47); fork at 63.
+        let second = [60, 61, 31, 47, 63];
+        let (x, o) = qubic_forks(&[first]);
+        assert!(
+            ThreatSearch::new(Variant::Qubic, 10_000)
+                .find_win(x, o, 8)
+                .is_some()
+        );
+        assert!(ThreatSearch::new(Variant::Qubic, 0).can_hold(o, x, 10_000));
+        let (x, o) = qubic_forks(&[first, second]);
+        assert_eq!(o.count_ones() + 1, x.count_ones());
+        assert!(!ThreatSearch::new(Variant::Qubic, 0).can_hold(o, x, 10_000));
     }
 
     #[test]
