@@ -13,7 +13,6 @@ use crate::outbound::{ConnId, Outbound};
 pub(crate) type SeekKey = (Variant, Option<ClockSpec>);
 
 /// One player, from its first `hello` until it has been gone longer than the grace period.
-#[derive(Debug)]
 pub(crate) struct Session {
     /// The public id others see; stays the same when the session resumes.
     pub player: PlayerId,
@@ -23,6 +22,16 @@ pub(crate) struct Session {
     pub token: String,
     /// Everything that changes; the lock is held only for quick bookkeeping, never across awaits.
     state: Mutex<State>,
+}
+
+/// Leaves the token out, so that no log line can ever carry it.
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("player", &self.player)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, Default)]

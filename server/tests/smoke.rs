@@ -572,3 +572,46 @@ async fn a_clock_does_not_run_while_its_player_is_away() {
     );
     assert_eq!(after.x_ms, before.x_ms);
 }
+
+#[tokio::test]
+async fn hostile_frames_get_errors_and_the_connection_goes_on() {
+    let server = start(quiet()).await;
+    let (mut ws, _) = hello(&server.url, "mallory").await;
+    let deep = "[".repeat(2000) + &"]".repeat(2000);
+    let hostile = [
+        "",
+        "null",
+        "\"hello\"",
+        "{}",
+        "{\"type\": null}",
+        "{\"type\": \"move\", \"game\": 18446744073709551615, \"cell\": 18446744073709551615}",
+        "{\"type\": \"move\", \"game\": 1e400, \"cell\": 0}",
+        "{\"type\": \"move\", \"game\": 1.5, \"cell\": 0}",
+        "{\"type\": \"watch\", \"game\": -1}",
+        "{\"type\": \"seek\", \"variant\": \"chess\"}",
+        "{\"type\": \"play_ai\", \"variant\": \"classic\", \"level\": \"god\"}",
+        "{\"type\": \"play_ai\", \"variant\": \"classic\", \"level\": \"easy\", \"side\": \"z\"}",
+        "{\"type\": \"create_room\", \"variant\": \"classic\", \"private\": \"yes\"}",
+        "{\"type\": \"join_room\", \"code\": \"\u{0}\u{1b}[2J\"}",
+        "{\"type\": \"join_room\", \"code\": \"ÉÉÉÉ-ÉÉÉÉ-ÉÉ\"}",
+        "{\"type\": \"close_room\", \"code\": \"\"}",
+        "{\"type\": \"chat\", \"game\": 1, \"text\": 5}",
+        "{\"type\": \"ping\", \"id\": {\"a\": 1}}",
+        "{\"type\": \"ping\", \"id\": -3}",
+        "{\"type\": \"hello\", \"protocol\": 1, \"name\": \"again\"}",
+        "{\"type\": \"rematch\", \"game\": 0}",
+        "{\"type\": \"unwatch\", \"game\": 424242}",
+        "{\"type\": \"cancel_seek\"}",
+        &deep,
+    ];
+    for text in hostile {
+        ws.send(Message::text(text)).await.unwrap();
+        let (value, _) = recv(&mut ws).await.expect("an answer, not a close");
+        assert_eq!(value["type"], "error", "{text:?} → {value}");
+    }
+    send(&mut ws, json!({"type": "ping", "id": "still here"})).await;
+    assert_eq!(
+        recv(&mut ws).await.unwrap().0,
+        json!({"type": "pong", "id": "still here"})
+    );
+}
