@@ -595,10 +595,10 @@ impl Client {
             if session.away_for(grace, Instant::now()) && shared.registry.expire_session(&session) {
                 debug!(player = session.player.0, "session expired");
                 for code in session.take_rooms() {
-                    if let Some(room) = shared.registry.close_room(&code, session.player) {
-                        if !room.private {
-                            shared.lobby.remove_room(&code::display(&room.code));
-                        }
+                    if let Some(room) = shared.registry.close_room(&code, session.player)
+                        && !room.private
+                    {
+                        shared.lobby.remove_room(&code::display(&room.code));
                     }
                 }
             }

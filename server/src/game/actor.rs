@@ -282,10 +282,10 @@ impl Game {
                     }
                     self.watchers_changed = true;
                 }
-                if let Some(from) = from {
-                    if from.id.is_some() {
-                        from.out.reply(from.id, ServerMessage::Ok);
-                    }
+                if let Some(from) = from
+                    && from.id.is_some()
+                {
+                    from.out.reply(from.id, ServerMessage::Ok);
                 }
             }
             Command::Attach { player, out, done } => {
@@ -293,12 +293,11 @@ impl Game {
                 drop(done);
             }
             Command::Detach { player, conn } => {
-                if let Some(mark) = self.mark_of(player) {
-                    if let Seat::Human(human) = &self.seats[index(mark)] {
-                        if human.out.as_ref().is_some_and(|o| o.conn == conn) {
-                            self.seat_away(mark, now);
-                        }
-                    }
+                if let Some(mark) = self.mark_of(player)
+                    && let Seat::Human(human) = &self.seats[index(mark)]
+                    && human.out.as_ref().is_some_and(|o| o.conn == conn)
+                {
+                    self.seat_away(mark, now);
                 }
             }
             Command::AiMove { ply, cell } => {
@@ -346,11 +345,11 @@ impl Game {
 
     /// Plays a checked move and tells everyone.
     fn play(&mut self, mark: Mark, cell: usize, from: Option<Requester>, now: Instant) {
-        if let Some(clock) = &mut self.clock {
-            if !clock.charge_move(mark, now) {
-                self.end(Some(mark.opponent()), EndReason::Timeout, 0, from, now);
-                return;
-            }
+        if let Some(clock) = &mut self.clock
+            && !clock.charge_move(mark, now)
+        {
+            self.end(Some(mark.opponent()), EndReason::Timeout, 0, from, now);
+            return;
         }
         self.board = self.board.play_unchecked(cell);
         self.moves.push(cell);
@@ -692,10 +691,10 @@ impl Game {
         }
         human.away_since = Some(now);
         let grace_left = human.grace_left;
-        if let Some(clock) = &mut self.clock {
-            if clock.running() == Some(mark) {
-                clock.stop(now);
-            }
+        if let Some(clock) = &mut self.clock
+            && clock.running() == Some(mark)
+        {
+            clock.stop(now);
         }
         self.seq += 1;
         let message = ServerMessage::Presence {
@@ -730,23 +729,21 @@ impl Game {
                 Flow::Continue
             };
         }
-        if let Some(clock) = &self.clock {
-            if let (Some(at), Some(mark)) = (clock.flag_at(), clock.running()) {
-                if now >= at {
-                    self.end(Some(mark.opponent()), EndReason::Timeout, 0, None, now);
-                    return Flow::Continue;
-                }
-            }
+        if let Some(clock) = &self.clock
+            && let (Some(at), Some(mark)) = (clock.flag_at(), clock.running())
+            && now >= at
+        {
+            self.end(Some(mark.opponent()), EndReason::Timeout, 0, None, now);
+            return Flow::Continue;
         }
         for mark in [Mark::X, Mark::O] {
-            if let Seat::Human(human) = &self.seats[index(mark)] {
-                if human
+            if let Seat::Human(human) = &self.seats[index(mark)]
+                && human
                     .away_since
                     .is_some_and(|since| now >= since + human.grace_left)
-                {
-                    self.end(Some(mark.opponent()), EndReason::Abandon, 0, None, now);
-                    return Flow::Continue;
-                }
+            {
+                self.end(Some(mark.opponent()), EndReason::Abandon, 0, None, now);
+                return Flow::Continue;
             }
         }
         Flow::Continue
@@ -775,10 +772,10 @@ impl Game {
         match from {
             Some(from) if from.id.is_some() => {
                 let own = frame(from.id.clone(), message);
-                if !from.out.send(own) {
-                    if let Some(mark) = self.mark_of(from.player) {
-                        self.dropped.push(mark);
-                    }
+                if !from.out.send(own)
+                    && let Some(mark) = self.mark_of(from.player)
+                {
+                    self.dropped.push(mark);
                 }
                 let skip_seat = self.mark_of(from.player);
                 let skip_watcher = skip_seat.is_none().then_some(from.player);
@@ -794,10 +791,10 @@ impl Game {
             if Some(mark) == skip_seat {
                 continue;
             }
-            if let Seat::Human(Human { out: Some(out), .. }) = &self.seats[index(mark)] {
-                if !out.send(frame.clone()) {
-                    self.dropped.push(mark);
-                }
+            if let Seat::Human(Human { out: Some(out), .. }) = &self.seats[index(mark)]
+                && !out.send(frame.clone())
+            {
+                self.dropped.push(mark);
             }
         }
         let before = self.watchers.len();
