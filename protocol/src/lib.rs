@@ -471,6 +471,8 @@ pub enum ErrorCode {
     ShuttingDown,
     /// Something went wrong inside the server; the request had no effect.
     Internal,
+    /// The player already has as many open rooms, or live games it started, as one player may.
+    LimitReached,
 }
 
 impl ErrorCode {
@@ -509,6 +511,7 @@ pub const ERROR_CODES: &[(ErrorCode, &str)] = &[
     (ErrorCode::ServerFull, "server_full"),
     (ErrorCode::ShuttingDown, "shutting_down"),
     (ErrorCode::Internal, "internal"),
+    (ErrorCode::LimitReached, "limit_reached"),
 ];
 
 impl std::fmt::Display for ErrorCode {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use noughts_protocol::{
-    ClientMessage, ClockSpec, ErrorCode, GameId, GameKind, Level, MAX_CHAT_CHARS, PROTOCOL_VERSION,
+    ClientMessage, ClockSpec, ErrorCode, GameId, GameKind, MAX_CHAT_CHARS, PROTOCOL_VERSION,
     RequestId, ServerMessage, SideChoice, Variant, close, decode_client, sanitize, validate_name,
 };
 use tokio::sync::oneshot;
@@ -27,6 +27,9 @@ pub const MAX_CLOCK_MS: u64 = 3 * 60 * 60 * 1000;
 pub const MAX_INCREMENT_MS: u64 = 60 * 1000;
 /// Rooms one player may have open at once, so nobody can flood the lobby.
 pub const MAX_OPEN_ROOMS: usize = 3;
+/// Live games one player may have started with `play_ai` or `start_war`, so nobody can fill the
+/// server with games.
+pub const MAX_STARTED_GAMES: usize = 5;
 
 /// One connection's view of its player.
 #[derive(Debug)]
@@ -165,7 +168,7 @@ impl Client {
                 self.check_not_stopping()?;
                 if session.room_count() >= MAX_OPEN_ROOMS {
                     return refuse(
-                        ErrorCode::BadRequest,
+                        ErrorCode::LimitReached,
                         format!(
                             "you may have at most {MAX_OPEN_ROOMS} open rooms; close one first"
                         ),
@@ -263,8 +266,8 @@ impl Client {
                 let human = SeatSetup::Human(session.clone());
                 let ai = SeatSetup::Ai(level);
                 let seats = if human_is_x { [human, ai] } else { [ai, human] };
-                game::start(
-                    &self.shared,
+                self.start_own_game(
+                    &session,
                     Setup {
                         variant,
                         kind: GameKind::Ai,
@@ -276,17 +279,26 @@ impl Client {
                         watcher: None,
                         on_end: None,
                     },
-                )?;
-                Ok(())
+                )
             }
             ClientMessage::StartWar {
                 variant,
                 x_level,
                 o_level,
-            } => {
-                self.start_war(&session, from, variant, x_level, o_level)?;
-                Ok(())
-            }
+            } => self.start_own_game(
+                &session,
+                Setup {
+                    variant,
+                    kind: GameKind::War,
+                    seats: [SeatSetup::Ai(x_level), SeatSetup::Ai(o_level)],
+                    clock: None,
+                    listed: true,
+                    rematch_of: None,
+                    requester: None,
+                    watcher: Some((session.clone(), from)),
+                    on_end: None,
+                },
+            ),
             ClientMessage::Watch { game } => {
                 let handle = self.game(game)?;
                 session.set_watching(game, true);
@@ -495,28 +507,27 @@ impl Client {
         Ok(())
     }
 
-    fn start_war(
-        &mut self,
-        session: &Arc<Session>,
-        from: Requester,
-        variant: Variant,
-        x: Level,
-        o: Level,
-    ) -> Result<GameId, Refusal> {
-        game::start(
-            &self.shared,
-            Setup {
-                variant,
-                kind: GameKind::War,
-                seats: [SeatSetup::Ai(x), SeatSetup::Ai(o)],
-                clock: None,
-                listed: true,
-                rematch_of: None,
-                requester: None,
-                watcher: Some((session.clone(), from)),
-                on_end: None,
-            },
-        )
+    /// Starts a game against the AI or between AIs for `session`, within its limit of such games.
+    fn start_own_game(&mut self, session: &Arc<Session>, mut setup: Setup) -> Reply {
+        if !session.start_game(MAX_STARTED_GAMES) {
+            return refuse(
+                ErrorCode::LimitReached,
+                format!("you may have at most {MAX_STARTED_GAMES} AI games running at once"),
+            );
+        }
+        let (on_end, ended) = oneshot::channel();
+        setup.on_end = Some(on_end);
+        if let Err(refusal) = game::start(&self.shared, setup) {
+            session.game_ended();
+            return Err(refusal);
+        }
+        let session = session.clone();
+        self.shared.tasks.spawn(async move {
+            // Ended, or closed without ending (which only happens at shutdown).
+            let _ = ended.await;
+            session.game_ended();
+        });
+        Ok(())
     }
 
     fn game(&self, id: GameId) -> Result<game::GameHandle, Refusal> {

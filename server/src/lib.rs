@@ -31,5 +31,5 @@ mod session;
 mod war;
 
 pub use config::Config;
-pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS};
+pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GAMES};
 pub use server::run;

@@ -50,6 +50,8 @@ struct State {
     rooms: BTreeSet<String>,
     /// When the last connection went away, while none has replaced it.
     away_since: Option<Instant>,
+    /// Live games this player started with `play_ai` or `start_war`.
+    started: usize,
 }
 
 /// What a connection must restore when it takes over a session.
@@ -186,6 +188,22 @@ impl Session {
 
     pub(crate) fn add_room(&self, code: &str) {
         self.state().rooms.insert(code.to_owned());
+    }
+
+    /// Counts a game this player starts, unless it already has `limit` of them live.
+    pub(crate) fn start_game(&self, limit: usize) -> bool {
+        let mut state = self.state();
+        if state.started >= limit {
+            return false;
+        }
+        state.started += 1;
+        true
+    }
+
+    /// One of the games this player started has ended.
+    pub(crate) fn game_ended(&self) {
+        let mut state = self.state();
+        state.started = state.started.saturating_sub(1);
     }
 
     /// How many rooms this player has open.

@@ -615,3 +615,48 @@ async fn hostile_frames_get_errors_and_the_connection_goes_on() {
         json!({"type": "pong", "id": "still here"})
     );
 }
+
+#[tokio::test]
+async fn one_player_cannot_fill_the_server() {
+    let server = start(Config {
+        war_move_delay: Duration::from_secs(3600),
+        ..quiet()
+    })
+    .await;
+    let (mut ws, _) = hello(&server.url, "greedy").await;
+    for id in 0..4 {
+        send(
+            &mut ws,
+            json!({"type": "create_room", "id": id, "variant": "four", "private": true}),
+        )
+        .await;
+        let (value, _) = recv(&mut ws).await.unwrap();
+        let expected = if id < 3 { "room_created" } else { "error" };
+        assert_eq!(value["type"], expected, "{value}");
+    }
+    let (value, _) = recv_error_after(
+        &mut ws,
+        json!({"type": "create_room", "id": 9, "variant": "four"}),
+    )
+    .await;
+    assert_eq!(value["code"], "limit_reached");
+    for id in 10..16 {
+        send(&mut ws, json!({"type": "start_war", "id": id, "variant": "classic", "x_level": "easy", "o_level": "easy"})).await;
+        let (value, _) = recv(&mut ws).await.unwrap();
+        if id < 15 {
+            assert_eq!(value["type"], "game_state", "{value}");
+        } else {
+            assert_eq!(value["code"], "limit_reached", "{value}");
+        }
+    }
+}
+
+async fn recv_error_after(ws: &mut Socket, request: Value) -> (Value, ServerFrame) {
+    send(ws, request).await;
+    loop {
+        let (value, frame) = recv(ws).await.unwrap();
+        if value["type"] == "error" {
+            return (value, frame);
+        }
+    }
+}
