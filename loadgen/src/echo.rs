@@ -1,0 +1,137 @@
+//! The echo baseline: a WebSocket server that sends every text message straight back, built on the
+//! same crates with the same socket settings as the noughts server, and the load that measures
+//! it: a number of connections, each with one message in flight.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinSet;
+use tokio::time::{Instant, sleep_until};
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::client;
+use crate::report::{Errors, Recorder, Report};
+use crate::target::{Probe, Window};
+
+/// Serves echo on `listener` until the process ends.
+pub async fn serve(listener: TcpListener) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                tokio::spawn(echo(stream));
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+}
+
+/// One connection: like the server's, TCP_NODELAY and the same WebSocket buffers.
+async fn echo(stream: TcpStream) {
+    let _ = stream.set_nodelay(true);
+    let Ok(mut ws) =
+        tokio_tungstenite::accept_async_with_config(stream, Some(client::ws_config())).await
+    else {
+        return;
+    };
+    while let Some(Ok(message)) = ws.next().await {
+        if message.is_close() {
+            return;
+        }
+        if (message.is_text() || message.is_binary()) && ws.send(message).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// How an `echo` run is shaped.
+#[derive(Debug, Clone)]
+pub struct EchoOptions {
+    /// Connections, each with one message in flight.
+    pub connections: usize,
+    /// Bytes per message.
+    pub size: usize,
+    /// The measured window.
+    pub secs: f64,
+}
+
+/// Runs the echo load against an echo server at `url`.
+pub async fn run(url: &str, server: Probe, options: &EchoOptions) -> anyhow::Result<Report> {
+    let errors = Arc::new(Errors::default());
+    let latency = Arc::new(Recorder::default());
+    let messages = Arc::new(AtomicU64::new(0));
+    let mut sockets = Vec::new();
+    for _ in 0..options.connections {
+        match client::connect(url, None).await {
+            Ok(ws) => sockets.push(ws),
+            Err(err) => errors.add_err(&err),
+        }
+    }
+    let connections = sockets.len();
+    let payload: String = "x".repeat(options.size);
+    let start = Instant::now() + Duration::from_millis(100);
+    let end = start + Duration::from_secs_f64(options.secs);
+    sleep_until(start).await;
+    let window = Window::start(server);
+    let measured = tokio::spawn(async move {
+        sleep_until(end).await;
+        window.end()
+    });
+    let mut set = JoinSet::new();
+    for mut ws in sockets {
+        let (errors, latency, messages, payload) = (
+            errors.clone(),
+            latency.clone(),
+            messages.clone(),
+            payload.clone(),
+        );
+        set.spawn(async move {
+            while Instant::now() < end {
+                let sent = Instant::now();
+                if ws.send(Message::text(payload.as_str())).await.is_err() {
+                    errors.add("send");
+                    return;
+                }
+                loop {
+                    match tokio::time::timeout_at(end + Duration::from_secs(5), ws.next()).await {
+                        Ok(Some(Ok(Message::Text(_)))) => break,
+                        Ok(Some(Ok(Message::Close(_)) | Err(_)) | None) => {
+                            errors.add("closed");
+                            return;
+                        }
+                        Ok(Some(Ok(_))) => {}
+                        Err(_) => {
+                            errors.add("timeout");
+                            return;
+                        }
+                    }
+                }
+                latency.record(sent.elapsed());
+                messages.fetch_add(1, Ordering::Relaxed);
+            }
+            client::close(ws).await;
+        });
+    }
+    while set.join_next().await.is_some() {}
+    let (elapsed, server, generator) = measured.await?;
+    let secs = options.secs.min(elapsed.as_secs_f64());
+    let count = messages.load(Ordering::Relaxed);
+    Ok(Report {
+        scenario: format!(
+            "echo: {} connections × {}-byte messages, one in flight each",
+            options.connections, options.size
+        ),
+        connections,
+        secs,
+        unit: "messages".to_owned(),
+        ops: count,
+        ops_per_sec: count as f64 / secs,
+        latency: latency.latency(),
+        errors: errors.snapshot(),
+        server,
+        generator,
+        ..Report::default()
+    })
+}

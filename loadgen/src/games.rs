@@ -1,0 +1,329 @@
+//! Human-vs-human classic games between pairs of clients. Each pair plays a drawn line of nine
+//! moves, offers a rematch at the end, and plays again until the window closes.
+//!
+//! Paced, the games run open loop: every move has a time it is scheduled for, one per period per
+//! game, and its latency runs from that time to the moment the mover's opponent reads the `moved`
+//! update. A move that cannot be sent on time (the previous update was late) is sent as soon as
+//! it can and still measured from its scheduled time, so a stall shows up in every move it
+//! delays. Unpaced (saturation), each game sends its next move as soon as the last one arrives.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use noughts_protocol::{ClientMessage, GameId, GameState, Mark, ServerMessage, Variant};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tokio::time::{Instant, sleep_until};
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::client::{self, Peek, Socket};
+use crate::report::{Errors, Recorder, Report};
+use crate::target::{Probe, Window};
+
+/// A classic game that fills the board without a line: X and O alternate on these cells.
+pub const CLASSIC_DRAW: [usize; 9] = [0, 4, 8, 2, 6, 3, 5, 7, 1];
+
+/// Clients setting up at once (connect, hello, room), so the server's accept queue never
+/// overflows.
+pub const SETUP_AT_ONCE: usize = 64;
+
+/// How a `games` run is shaped.
+#[derive(Debug, Clone)]
+pub struct GamesOptions {
+    /// Games at once; each has two connections.
+    pub games: usize,
+    /// Moves per second per game; `None` plays as fast as the updates come back.
+    pub rate: Option<f64>,
+    /// The measured window.
+    pub secs: f64,
+}
+
+/// What the games of a run share.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// Scheduled send → opponent reads `moved`.
+    pub latency: Recorder,
+    pub errors: Errors,
+    /// Moves whose update reached the opponent.
+    pub moves: AtomicU64,
+    /// Games finished.
+    pub games: AtomicU64,
+}
+
+/// Two welcomed clients seated in one game.
+#[derive(Debug)]
+pub struct Pair {
+    a: Socket,
+    b: Socket,
+    game: GameId,
+    /// A's mark; B has the other.
+    a_mark: Mark,
+}
+
+/// Sets up `count` pairs, each in a private room's game; failures are counted in `errors`.
+pub async fn seat_pairs(url: &str, count: usize, errors: &Arc<Tally>) -> Vec<Pair> {
+    let gate = Arc::new(Semaphore::new(SETUP_AT_ONCE));
+    let mut set = JoinSet::new();
+    for i in 0..count {
+        let url = url.to_owned();
+        let gate = gate.clone();
+        set.spawn(async move {
+            let _permit = gate.acquire_owned().await;
+            seat_pair(&url, i).await
+        });
+    }
+    let mut pairs = Vec::with_capacity(count);
+    while let Some(joined) = set.join_next().await {
+        match joined {
+            Ok(Ok(pair)) => pairs.push(pair),
+            Ok(Err(err)) => errors.errors.add_err(&err),
+            Err(_) => errors.errors.add("panic"),
+        }
+    }
+    pairs
+}
+
+async fn seat_pair(url: &str, i: usize) -> anyhow::Result<Pair> {
+    let mut a = client::join(url, &format!("a{i}")).await?;
+    let mut b = client::join(url, &format!("b{i}")).await?;
+    client::send(
+        &mut a,
+        ClientMessage::CreateRoom {
+            variant: Variant::Classic,
+            clock: None,
+            private: true,
+        },
+    )
+    .await?;
+    let code = client::until(&mut a, |m| match m {
+        ServerMessage::RoomCreated { code, .. } => Some(code),
+        _ => None,
+    })
+    .await?;
+    client::send(&mut b, ClientMessage::JoinRoom { code }).await?;
+    let state = client::game_state(&mut a).await?;
+    client::game_state(&mut b).await?;
+    Ok(Pair {
+        a,
+        b,
+        game: state.game,
+        a_mark: state.you.unwrap_or(Mark::X),
+    })
+}
+
+/// Plays every pair from `start` to `end`; the first moves of paced games are spread evenly
+/// over the first period.
+pub async fn play_pairs(
+    pairs: Vec<Pair>,
+    period: Option<Duration>,
+    start: Instant,
+    end: Instant,
+    tally: &Arc<Tally>,
+) {
+    let count = pairs.len().max(1) as u32;
+    let mut set = JoinSet::new();
+    for (i, pair) in pairs.into_iter().enumerate() {
+        let first = start + period.map_or(Duration::ZERO, |p| p * i as u32 / count);
+        set.spawn(play(pair, period, first, end, tally.clone()));
+    }
+    while set.join_next().await.is_some() {}
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    A,
+    B,
+}
+
+/// What a pair is doing.
+#[derive(Debug)]
+enum Phase {
+    Playing,
+    /// The game ended; waiting for the rematch's snapshot on both sides.
+    Rematch {
+        a: Option<Box<GameState>>,
+        b: Option<Box<GameState>>,
+    },
+}
+
+/// One pair's loop: both sockets, the move schedule and the rematches.
+async fn play(
+    mut pair: Pair,
+    period: Option<Duration>,
+    first: Instant,
+    end: Instant,
+    tally: Arc<Tally>,
+) {
+    let mut ply = 0;
+    let mut next_at = first;
+    // The scheduled time of the move whose update the opponent has not read yet.
+    let mut pending: Option<Instant> = None;
+    let mut phase = Phase::Playing;
+    loop {
+        let can_move =
+            matches!(phase, Phase::Playing) && pending.is_none() && ply < CLASSIC_DRAW.len();
+        let (side, message) = tokio::select! {
+            () = sleep_until(end) => break,
+            () = sleep_until(next_at), if can_move => {
+                let x_moves = ply % 2 == 0;
+                let a_moves = (pair.a_mark == Mark::X) == x_moves;
+                let ws = if a_moves { &mut pair.a } else { &mut pair.b };
+                let sent = client::send(ws, ClientMessage::Move { game: pair.game, cell: CLASSIC_DRAW[ply] }).await;
+                if sent.is_err() {
+                    tally.errors.add("send");
+                    break;
+                }
+                pending = Some(next_at);
+                if let Some(period) = period {
+                    next_at += period;
+                }
+                continue;
+            }
+            message = pair.a.next() => (Side::A, message),
+            message = pair.b.next() => (Side::B, message),
+        };
+        let text = match message {
+            Some(Ok(Message::Text(text))) => text,
+            Some(Ok(Message::Close(_))) | None => {
+                tally.errors.add("closed");
+                break;
+            }
+            Some(Ok(_)) => continue,
+            Some(Err(_)) => {
+                tally.errors.add("read");
+                break;
+            }
+        };
+        let Ok(peek) = Peek::of(text.as_str()) else {
+            tally.errors.add("unparsable");
+            break;
+        };
+        let mark = match side {
+            Side::A => pair.a_mark,
+            Side::B => pair.a_mark.opponent(),
+        };
+        match peek.kind {
+            // The opponent's copy completes the move; the mover's own copy is its reply.
+            "moved" if peek.game == Some(pair.game.0) && peek.mark != Some(mark) => {
+                if let Some(scheduled) = pending.take() {
+                    let now = Instant::now();
+                    tally
+                        .latency
+                        .record(now.saturating_duration_since(scheduled));
+                    tally.moves.fetch_add(1, Ordering::Relaxed);
+                    ply += 1;
+                    if period.is_none() {
+                        next_at = now;
+                    }
+                }
+            }
+            "game_over" if peek.game == Some(pair.game.0) => {
+                if side == Side::A {
+                    tally.games.fetch_add(1, Ordering::Relaxed);
+                }
+                let ws = match side {
+                    Side::A => &mut pair.a,
+                    Side::B => &mut pair.b,
+                };
+                if client::send(ws, ClientMessage::Rematch { game: pair.game })
+                    .await
+                    .is_err()
+                {
+                    tally.errors.add("send");
+                    break;
+                }
+                if !matches!(phase, Phase::Rematch { .. }) {
+                    phase = Phase::Rematch { a: None, b: None };
+                }
+            }
+            "game_state" => {
+                let Ok(frame) =
+                    serde_json::from_str::<noughts_protocol::ServerFrame>(text.as_str())
+                else {
+                    tally.errors.add("unparsable");
+                    break;
+                };
+                let ServerMessage::GameState(state) = frame.message else {
+                    continue;
+                };
+                if let Phase::Rematch { a, b } = &mut phase {
+                    match side {
+                        Side::A => *a = Some(state),
+                        Side::B => *b = Some(state),
+                    }
+                    if let (Some(a), Some(_)) = (a, b) {
+                        pair.game = a.game;
+                        pair.a_mark = a.you.unwrap_or(Mark::X);
+                        ply = 0;
+                        pending = None;
+                        phase = Phase::Playing;
+                        let now = Instant::now();
+                        next_at = match period {
+                            // The next slot of the schedule: time spent starting the game is
+                            // not a move's latency.
+                            Some(period) => {
+                                while next_at < now {
+                                    next_at += period;
+                                }
+                                next_at
+                            }
+                            None => now,
+                        };
+                    }
+                }
+            }
+            "error" => {
+                tally.errors.add(peek.code.unwrap_or("error"));
+                break;
+            }
+            _ => {}
+        }
+    }
+    tokio::join!(client::close(pair.a), client::close(pair.b));
+}
+
+/// Runs the `games` scenario against `url`.
+pub async fn run(url: &str, server: Probe, options: &GamesOptions) -> anyhow::Result<Report> {
+    let tally = Arc::new(Tally::default());
+    let pairs = seat_pairs(url, options.games, &tally).await;
+    let connections = pairs.len() * 2;
+    let period = options
+        .rate
+        .map(|rate| Duration::from_secs_f64(1.0 / rate.max(1e-3)));
+    let start = Instant::now() + Duration::from_millis(100);
+    let end = start + Duration::from_secs_f64(options.secs);
+    sleep_until(start).await;
+    let window = Window::start(server);
+    let measured = tokio::spawn(async move {
+        sleep_until(end).await;
+        window.end()
+    });
+    play_pairs(pairs, period, start, end, &tally).await;
+    let (elapsed, server, generator) = measured.await?;
+    let moves = tally.moves.load(Ordering::Relaxed);
+    let secs = options.secs.min(elapsed.as_secs_f64());
+    let pace = match options.rate {
+        Some(rate) => format!("{rate}/s each"),
+        None => "as fast as they go".to_owned(),
+    };
+    let mut report = Report {
+        scenario: format!("games: {} classic games, {pace}", options.games),
+        connections,
+        secs,
+        unit: "moves".to_owned(),
+        ops: moves,
+        ops_per_sec: moves as f64 / secs,
+        latency: tally.latency.latency(),
+        errors: tally.errors.snapshot(),
+        server,
+        generator,
+        ..Report::default()
+    };
+    report.figures.insert(
+        "games_done".to_owned(),
+        tally.games.load(Ordering::Relaxed) as f64,
+    );
+    Ok(report)
+}

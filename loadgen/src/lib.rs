@@ -1,0 +1,31 @@
+//! A load generator for the noughts server, and the WebSocket echo baseline it is measured
+//! against.
+//!
+//! Every scenario opens real WebSocket clients that speak the protocol of `noughts-protocol`, runs
+//! for a bounded time, and returns a [`Report`]: operations per second, latency percentiles from an
+//! HdrHistogram, connections held, errors by kind, and the server's CPU seconds and memory as
+//! `/proc` tells them.
+//!
+//! Code map:
+//! - `client`: connecting (TCP_NODELAY, small buffers), `hello`, and a cheap look at a frame.
+//! - `games`: human-vs-human games, paced open loop or as fast as they go.
+//! - `ai`: games against an AI seat, beside human games.
+//! - `watchers`: one game with many watchers, and watchers that stop reading.
+//! - `idle`: connections that only say hello and stay, spread over processes.
+//! - `echo`: the echo server and its load.
+//! - `target`: the server under test (started as a child process, or already running), pinning,
+//!   and `/proc` samples.
+//! - `report`: what a scenario measured, as text and JSON.
+//! - `suite`: the targets in one run, and the results table in `BENCHMARKS.md`.
+
+pub mod ai;
+pub mod client;
+pub mod echo;
+pub mod games;
+pub mod idle;
+pub mod report;
+pub mod suite;
+pub mod target;
+pub mod watchers;
+
+pub use report::{Latency, Report, Usage};

@@ -1,0 +1,411 @@
+//! `noughts-loadgen`: drives a noughts server with real clients and reports what it measured.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use noughts_loadgen::ai::AiOptions;
+use noughts_loadgen::echo::EchoOptions;
+use noughts_loadgen::games::GamesOptions;
+use noughts_loadgen::idle::IdleOptions;
+use noughts_loadgen::suite::{self, Launcher, Sizes};
+use noughts_loadgen::target::{self, Target};
+use noughts_loadgen::watchers::WatchersOptions;
+use noughts_loadgen::{Report, idle};
+use noughts_protocol::{Level, Variant};
+
+/// Load generator for the noughts server: human games, AI games, watchers, idle connections, and
+/// the WebSocket echo baseline, with latency percentiles and the server's CPU and memory.
+///
+/// By default each run starts its own server (the `noughts-server` beside this binary, with
+/// war games off, no AI pause and no rate limit) pinned to core 0, and pins itself to core 1.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(flatten)]
+    common: Common,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Args)]
+struct Common {
+    /// Load a server that is already running (ws://HOST:PORT/) instead of starting one; for
+    /// `echo`, an echo server.
+    #[arg(long, global = true)]
+    server: Option<String>,
+    /// The pid of the server given with --server, to read its CPU and memory from /proc.
+    #[arg(long, global = true)]
+    server_pid: Option<u32>,
+    /// The noughts-server binary to start (default: beside this one).
+    #[arg(long, global = true)]
+    server_bin: Option<PathBuf>,
+    /// The noughts-echo binary to start (default: beside this one).
+    #[arg(long, global = true)]
+    echo_bin: Option<PathBuf>,
+    /// Cores for a server this run starts, as a taskset list (default: 0 on two or more cores).
+    #[arg(long, global = true)]
+    server_cpus: Option<String>,
+    /// Cores for this generator, as a taskset list (default: 1 when it starts the server).
+    #[arg(long, global = true)]
+    client_cpus: Option<String>,
+    /// Pin nothing.
+    #[arg(long, global = true)]
+    no_pin: bool,
+    /// Print the report as JSON.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Human-vs-human classic games, paced open loop (latency from each move's scheduled time to
+    /// the opponent reading it) or, with --saturate, as fast as they go.
+    Games {
+        /// Games at once (two connections each).
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        /// Moves per second per game.
+        #[arg(long, default_value_t = 1.0)]
+        rate: f64,
+        /// Send each move as soon as the last one arrives, instead of on a schedule.
+        #[arg(long)]
+        saturate: bool,
+        /// Seconds to measure.
+        #[arg(long, default_value_t = 30.0)]
+        secs: f64,
+    },
+    /// Games against an AI seat, beside paced human games; the human games' latency is reported.
+    Ai {
+        /// Games against the AI (one connection each).
+        #[arg(long, default_value_t = 200)]
+        ai_games: usize,
+        #[arg(long, default_value = "cube")]
+        variant: Variant,
+        #[arg(long, default_value = "perfect")]
+        level: Level,
+        /// The person's moves per second in each AI game.
+        #[arg(long, default_value_t = 1.0)]
+        ai_rate: f64,
+        /// Human-vs-human games beside them.
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        /// Moves per second per human game.
+        #[arg(long, default_value_t = 1.0)]
+        rate: f64,
+        #[arg(long, default_value_t = 30.0)]
+        secs: f64,
+    },
+    /// One qubic game with many watchers: latency from each move to the last watcher reading it;
+    /// watchers that stop reading must be dropped.
+    Watchers {
+        #[arg(long, default_value_t = 5000)]
+        watchers: usize,
+        /// Watchers that stop reading once they have joined.
+        #[arg(long, default_value_t = 2)]
+        stalled: usize,
+        /// Moves per second.
+        #[arg(long, default_value_t = 8.0)]
+        rate: f64,
+        /// Moves to measure (at most 64).
+        #[arg(long, default_value_t = 64)]
+        moves: usize,
+        /// Watchers joining at once.
+        #[arg(long, default_value_t = 64)]
+        join_at_once: usize,
+    },
+    /// Idle connections (hello, then nothing): the server's memory per connection.
+    Idle {
+        #[arg(long, default_value_t = 10_000)]
+        connections: usize,
+        /// Processes to spread the clients over.
+        #[arg(long, default_value_t = 2)]
+        procs: usize,
+        /// Seconds to hold them before reading the server's memory.
+        #[arg(long, default_value_t = 3.0)]
+        settle_secs: f64,
+    },
+    /// The echo baseline: connections each with one message in flight, against noughts-echo.
+    Echo {
+        #[arg(long, default_value_t = 100)]
+        connections: usize,
+        /// Bytes per message.
+        #[arg(long, default_value_t = 20)]
+        size: usize,
+        #[arg(long, default_value_t = 10.0)]
+        secs: f64,
+    },
+    /// Every target of the performance issue in one run; rewrites the Server table of
+    /// BENCHMARKS.md.
+    Suite {
+        /// Small sizes, a few seconds in all.
+        #[arg(long)]
+        quick: bool,
+        /// The file whose Server results to rewrite.
+        #[arg(long, default_value = "BENCHMARKS.md")]
+        write: PathBuf,
+        /// Leave BENCHMARKS.md alone.
+        #[arg(long)]
+        no_write: bool,
+        /// With --server: the echo server to measure against.
+        #[arg(long)]
+        echo: Option<String>,
+    },
+    /// One process of a spread `idle` run (started by `idle --procs N`).
+    #[command(hide = true)]
+    IdleShard {
+        #[arg(long)]
+        connections: usize,
+        #[arg(long, default_value = "i")]
+        prefix: String,
+    },
+}
+
+impl Command {
+    /// Connections the server must admit.
+    fn connections(&self) -> usize {
+        match self {
+            Command::Games { games, .. } => games * 2,
+            Command::Ai {
+                ai_games, games, ..
+            } => games * 2 + ai_games,
+            Command::Watchers {
+                watchers, stalled, ..
+            } => watchers + stalled + 2,
+            Command::Idle { connections, .. } | Command::IdleShard { connections, .. } => {
+                *connections
+            }
+            Command::Echo { connections, .. } => *connections,
+            Command::Suite { .. } => 10_000,
+        }
+    }
+}
+
+/// Starts the servers a run needs, or points at running ones.
+#[derive(Debug)]
+struct Servers {
+    external: Option<String>,
+    external_echo: Option<String>,
+    pid: Option<u32>,
+    server_bin: PathBuf,
+    echo_bin: PathBuf,
+    cpus: Option<String>,
+}
+
+impl Launcher for Servers {
+    fn server(&self, connections: usize) -> anyhow::Result<Target> {
+        match &self.external {
+            Some(url) => Ok(Target::external(url, self.pid)),
+            None => Target::start(
+                &self.server_bin,
+                &target::server_args(connections),
+                self.cpus.as_deref(),
+            ),
+        }
+    }
+
+    fn echo(&self) -> anyhow::Result<Target> {
+        match self.external_echo.as_ref().or(self.external.as_ref()) {
+            Some(url) => Ok(Target::external(url, None)),
+            None => Target::start(
+                &self.echo_bin,
+                &["--listen".to_owned(), "127.0.0.1:0".to_owned()],
+                self.cpus.as_deref(),
+            ),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("noughts-loadgen: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let common = &cli.common;
+    let starts_servers =
+        common.server.is_none() && !matches!(cli.command, Command::IdleShard { .. });
+    let pin = !common.no_pin && starts_servers && target::can_pin();
+    let server_cpus = common
+        .server_cpus
+        .clone()
+        .or_else(|| pin.then(|| "0".to_owned()));
+    let client_cpus = common
+        .client_cpus
+        .clone()
+        .or_else(|| pin.then(|| "1".to_owned()));
+    if let Some(cpus) = client_cpus.as_deref().filter(|_| !common.no_pin) {
+        target::pin_self(cpus)?;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the runtime")?;
+    let servers = Servers {
+        external: common.server.clone(),
+        external_echo: match &cli.command {
+            Command::Suite { echo, .. } => echo.clone(),
+            _ => None,
+        },
+        pid: common.server_pid,
+        server_bin: common
+            .server_bin
+            .clone()
+            .unwrap_or_else(|| target::sibling("noughts-server")),
+        echo_bin: common
+            .echo_bin
+            .clone()
+            .unwrap_or_else(|| target::sibling("noughts-echo")),
+        cpus: if common.no_pin { None } else { server_cpus },
+    };
+    runtime.block_on(async {
+        let report = match &cli.command {
+            Command::IdleShard {
+                connections,
+                prefix,
+            } => {
+                let url = common
+                    .server
+                    .as_deref()
+                    .context("idle-shard needs --server")?;
+                idle::shard(url, *connections, prefix).await?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            Command::Suite {
+                quick,
+                write,
+                no_write,
+                ..
+            } => {
+                let sizes = if *quick {
+                    Sizes::quick()
+                } else {
+                    Sizes::full()
+                };
+                let result =
+                    suite::run(&servers, &sizes, servers.cpus.is_some(), !common.json).await?;
+                if common.json {
+                    println!("{}", serde_json::to_string_pretty(&result)?);
+                } else {
+                    for verdict in &result.verdicts {
+                        println!(
+                            "{} {}\n    {}",
+                            if verdict.pass { "pass" } else { "MISS" },
+                            verdict.target,
+                            verdict.measured
+                        );
+                    }
+                }
+                if !no_write {
+                    suite::write_benchmarks(write, &result)?;
+                    eprintln!("wrote {}", write.display());
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            Command::Echo {
+                connections,
+                size,
+                secs,
+            } => {
+                let target = servers.echo()?;
+                let options = EchoOptions {
+                    connections: *connections,
+                    size: *size,
+                    secs: *secs,
+                };
+                noughts_loadgen::echo::run(&target.url, target.probe, &options).await?
+            }
+            command => {
+                let target = servers.server(command.connections())?;
+                scenario(command, &target).await?
+            }
+        };
+        if common.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            print!("{report}");
+        }
+        Ok(if report.error_count() == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(2)
+        })
+    })
+}
+
+async fn scenario(command: &Command, target: &Target) -> anyhow::Result<Report> {
+    let (url, probe) = (target.url.as_str(), target.probe);
+    match command {
+        Command::Games {
+            games,
+            rate,
+            saturate,
+            secs,
+        } => {
+            let options = GamesOptions {
+                games: *games,
+                rate: (!saturate).then_some(*rate),
+                secs: *secs,
+            };
+            noughts_loadgen::games::run(url, probe, &options).await
+        }
+        Command::Ai {
+            ai_games,
+            variant,
+            level,
+            ai_rate,
+            games,
+            rate,
+            secs,
+        } => {
+            let options = AiOptions {
+                ai_games: *ai_games,
+                variant: *variant,
+                level: *level,
+                ai_rate: *ai_rate,
+                games: *games,
+                rate: *rate,
+                secs: *secs,
+            };
+            noughts_loadgen::ai::run(url, probe, &options).await
+        }
+        Command::Watchers {
+            watchers,
+            stalled,
+            rate,
+            moves,
+            join_at_once,
+        } => {
+            let options = WatchersOptions {
+                watchers: *watchers,
+                stalled: *stalled,
+                rate: *rate,
+                moves: *moves,
+                join_at_once: *join_at_once,
+            };
+            noughts_loadgen::watchers::run(url, probe, &options).await
+        }
+        Command::Idle {
+            connections,
+            procs,
+            settle_secs,
+        } => {
+            let options = IdleOptions {
+                connections: *connections,
+                procs: *procs,
+                settle_secs: *settle_secs,
+            };
+            noughts_loadgen::idle::run(url, probe, &options).await
+        }
+        Command::Echo { .. } | Command::Suite { .. } | Command::IdleShard { .. } => {
+            unreachable!("handled before")
+        }
+    }
+}

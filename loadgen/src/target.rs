@@ -1,0 +1,254 @@
+//! The server under test: a child process started for the run (so its `/proc` figures are its
+//! own), or one already running. Also: pinning processes to cores, and `/proc` samples.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+/// Clock ticks per second in `/proc/PID/stat` (`USER_HZ`, 100 on Linux).
+const TICKS_PER_SEC: f64 = 100.0;
+/// How long a started server has to say where it listens.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// One reading of a process's CPU time and memory.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sample {
+    /// User plus system CPU seconds since the process started.
+    pub cpu_secs: f64,
+    /// Resident memory now (`VmRSS`), KiB.
+    pub rss_kib: u64,
+    /// Peak resident memory (`VmHWM`), KiB.
+    pub peak_rss_kib: u64,
+}
+
+impl Sample {
+    /// Reads `/proc/PID/{stat,status}`; `None` if the process is gone or this is not Linux.
+    pub fn of(pid: u32) -> Option<Sample> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The command name may hold spaces and parentheses; the fields follow the last ')'.
+        let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+        // utime and stime are fields 14 and 15 of the line, 12th and 13th after the name.
+        let utime: f64 = fields.get(11)?.parse().ok()?;
+        let stime: f64 = fields.get(12)?.parse().ok()?;
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        let kib = |key: &str| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix(key))
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|n| n.parse().ok())
+        };
+        Some(Sample {
+            cpu_secs: (utime + stime) / TICKS_PER_SEC,
+            rss_kib: kib("VmRSS:")?,
+            peak_rss_kib: kib("VmHWM:")?,
+        })
+    }
+}
+
+/// Samples a process, or nothing when its pid is unknown.
+#[derive(Debug, Clone, Copy)]
+pub struct Probe {
+    pub pid: Option<u32>,
+}
+
+impl Probe {
+    /// This process.
+    pub fn me() -> Probe {
+        Probe {
+            pid: Some(std::process::id()),
+        }
+    }
+
+    pub fn sample(&self) -> Option<Sample> {
+        self.pid.and_then(Sample::of)
+    }
+}
+
+/// A window of measurement: when it started and the samples taken then.
+#[derive(Debug)]
+pub struct Window {
+    started: Instant,
+    server: (Probe, Option<Sample>),
+    generator: (Probe, Option<Sample>),
+}
+
+impl Window {
+    /// Starts measuring now.
+    pub fn start(server: Probe) -> Window {
+        let me = Probe::me();
+        Window {
+            started: Instant::now(),
+            server: (server, server.sample()),
+            generator: (me, me.sample()),
+        }
+    }
+
+    /// Ends the window: its length and the use of the server and the generator over it.
+    pub fn end(&self) -> (Duration, Option<crate::Usage>, Option<crate::Usage>) {
+        let elapsed = self.started.elapsed();
+        let use_of = |(probe, start): &(Probe, Option<Sample>)| {
+            Some(crate::Usage::between((*start)?, probe.sample()?, elapsed))
+        };
+        (elapsed, use_of(&self.server), use_of(&self.generator))
+    }
+}
+
+/// Where the server under test is, and its process if this run started it.
+#[derive(Debug)]
+pub struct Target {
+    /// The `ws://` URL clients connect to.
+    pub url: String,
+    /// Its process, for `/proc` samples.
+    pub probe: Probe,
+    /// Killed when the target is dropped.
+    child: Option<Child>,
+}
+
+impl Target {
+    /// A server that is already running, with its pid if known.
+    pub fn external(url: &str, pid: Option<u32>) -> Target {
+        Target {
+            url: url.to_owned(),
+            probe: Probe { pid },
+            child: None,
+        }
+    }
+
+    /// Starts `program` with `args` (pinned to `cpus` with taskset, if given) and waits for the
+    /// line on its stdout that names its `ws://` address.
+    pub fn start(program: &Path, args: &[String], cpus: Option<&str>) -> anyhow::Result<Target> {
+        if !program.exists() {
+            bail!(
+                "{} not found; build it first (cargo build --release -p noughts-server -p noughts-loadgen) or name it with --server-bin",
+                program.display()
+            );
+        }
+        let mut command = match cpus {
+            Some(cpus) => {
+                let mut command = Command::new("taskset");
+                command.arg("-c").arg(cpus).arg(program);
+                command
+            }
+            None => Command::new(program),
+        };
+        command
+            .args(args)
+            .env(
+                "RUST_LOG",
+                std::env::var("NOUGHTS_LOG").unwrap_or_else(|_| "warn".into()),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = command
+            .spawn()
+            .with_context(|| format!("cannot start {}", program.display()))?;
+        let pid = child.id();
+        let stdout = child.stdout.take().context("child stdout")?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            for line in lines.by_ref() {
+                let Ok(line) = line else { break };
+                if let Some(at) = line.find("ws://") {
+                    let _ = tx.send(line[at..].trim().to_owned());
+                    break;
+                }
+            }
+            // Keep reading so the child never blocks on a full pipe.
+            for _ in lines {}
+        });
+        let mut target = Target {
+            url: String::new(),
+            probe: Probe { pid: Some(pid) },
+            child: Some(child),
+        };
+        match rx.recv_timeout(START_TIMEOUT) {
+            Ok(url) => target.url = url,
+            Err(_) => bail!("{} did not say where it listens", program.display()),
+        }
+        Ok(target)
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The flags that make `noughts-server` fit for load: no war games, no AI pause, rate limits out
+/// of the way, room for `connections` connections and any number of games.
+pub fn server_args(connections: usize) -> Vec<String> {
+    [
+        "--listen",
+        "127.0.0.1:0",
+        "--no-war-games",
+        "--ai-think-ms",
+        "0",
+        "--rate",
+        "1000000",
+        "--burst",
+        "1000000",
+        "--max-games",
+        "1000000",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([
+        "--max-connections".to_owned(),
+        (connections + 1000).to_string(),
+    ])
+    .collect()
+}
+
+/// A binary that sits beside this one (the build puts all of a workspace's binaries in one
+/// directory).
+pub fn sibling(name: &str) -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join(name)))
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
+/// Whether `taskset` can pin processes here and there are at least two cores to pin to.
+pub fn can_pin() -> bool {
+    cores() >= 2
+        && Command::new("taskset")
+            .arg("-V")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+}
+
+/// Pins every thread of this process to `cpus` (a taskset list such as `1` or `2-3`). Call it
+/// before the runtime starts, so that the runtime sizes itself to those cores.
+pub fn pin_self(cpus: &str) -> anyhow::Result<()> {
+    let status = Command::new("taskset")
+        .args(["-a", "-p", "-c", cpus, &std::process::id().to_string()])
+        .stdout(Stdio::null())
+        .status()
+        .context("cannot run taskset")?;
+    if !status.success() {
+        bail!("taskset could not pin this process to {cpus}");
+    }
+    Ok(())
+}
+
+/// The cores of this machine.
+pub fn cores() -> usize {
+    // Count every core, not just the ones this process is pinned to.
+    std::fs::read_to_string("/proc/cpuinfo")
+        .map(|info| info.lines().filter(|l| l.starts_with("processor")).count())
+        .ok()
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}

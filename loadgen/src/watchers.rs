@@ -1,0 +1,351 @@
+//! One game with many watchers. Two players play a drawn qubic game of 64 moves on a schedule;
+//! each move's latency runs from its scheduled time to the moment the *last* watcher reads it.
+//! A few watchers stop reading after they join (with a small socket buffer, so they fall behind
+//! soon): the server must drop them, and the others must not notice.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use noughts_protocol::{ClientMessage, GameId, Mark, ServerMessage, Variant};
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+use tokio::time::{Instant, sleep, sleep_until, timeout};
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::client::{self, Peek, Socket};
+use crate::report::{Errors, Recorder, Report};
+use crate::target::{Probe, Window};
+
+/// A qubic game that fills the board without a line: X and O alternate on these cells.
+pub const QUBIC_DRAW: [usize; 64] = [
+    3, 0, 5, 1, 6, 2, 8, 4, 15, 7, 16, 9, 17, 10, 19, 11, 20, 12, 22, 13, 23, 14, 25, 18, 27, 21,
+    30, 24, 32, 26, 34, 28, 38, 29, 41, 31, 42, 33, 44, 35, 45, 36, 47, 37, 48, 39, 50, 40, 52, 43,
+    53, 46, 55, 49, 56, 51, 57, 54, 61, 58, 62, 59, 63, 60,
+];
+
+/// The receive buffer of a watcher that stops reading, so that it falls behind after a few KiB.
+const STALLED_RECV_BUFFER: u32 = 4096;
+/// How long, after the last move, the watchers have to read it.
+const SETTLE: Duration = Duration::from_secs(10);
+
+/// How a `watchers` run is shaped.
+#[derive(Debug, Clone)]
+pub struct WatchersOptions {
+    /// Watchers that keep reading.
+    pub watchers: usize,
+    /// Watchers that stop reading once they have joined.
+    pub stalled: usize,
+    /// Moves per second in the watched game.
+    pub rate: f64,
+    /// Moves played (at most 64).
+    pub moves: usize,
+    /// Watchers joining at once.
+    pub join_at_once: usize,
+}
+
+/// When the watchers read each move.
+#[derive(Debug)]
+struct Receipts {
+    base: Instant,
+    /// Per ply: the latest moment (ns after `base`) a watcher read it.
+    last_ns: Vec<AtomicU64>,
+    /// Per ply: how many watchers read it.
+    readers: Vec<AtomicU32>,
+    /// Watchers whose connection ended before the game did.
+    lost: AtomicUsize,
+    /// The ply of each cell of [`QUBIC_DRAW`].
+    ply_of: [usize; 64],
+}
+
+impl Receipts {
+    fn new(base: Instant) -> Receipts {
+        let mut ply_of = [0; 64];
+        for (ply, &cell) in QUBIC_DRAW.iter().enumerate() {
+            ply_of[cell] = ply;
+        }
+        Receipts {
+            base,
+            last_ns: (0..64).map(|_| AtomicU64::new(0)).collect(),
+            readers: (0..64).map(|_| AtomicU32::new(0)).collect(),
+            lost: AtomicUsize::new(0),
+            ply_of,
+        }
+    }
+
+    fn read(&self, cell: usize) {
+        let Some(&ply) = self.ply_of.get(cell) else {
+            return;
+        };
+        let ns = u64::try_from(self.base.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.last_ns[ply].fetch_max(ns, Ordering::Relaxed);
+        self.readers[ply].fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+async fn join_watcher(
+    url: &str,
+    name: &str,
+    game: GameId,
+    recv: Option<u32>,
+) -> anyhow::Result<Socket> {
+    let mut ws = client::join_with(url, name, recv).await?;
+    client::send(&mut ws, ClientMessage::Watch { game }).await?;
+    client::game_state(&mut ws).await?;
+    Ok(ws)
+}
+
+/// A watcher that keeps reading until the game ends.
+async fn follow(
+    mut ws: Socket,
+    game: GameId,
+    receipts: Arc<Receipts>,
+    errors: Arc<Errors>,
+    until: Instant,
+) {
+    loop {
+        let message = match tokio::time::timeout_at(until, ws.next()).await {
+            Ok(message) => message,
+            Err(_) => {
+                errors.add("watcher_timeout");
+                break;
+            }
+        };
+        let text = match message {
+            Some(Ok(Message::Text(text))) => text,
+            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => {
+                receipts.lost.fetch_add(1, Ordering::Relaxed);
+                errors.add("watcher_dropped");
+                return;
+            }
+            Some(Ok(_)) => continue,
+        };
+        match Peek::of(text.as_str()) {
+            Ok(peek) if peek.game == Some(game.0) => match peek.kind {
+                "moved" => receipts.read(peek.cell.unwrap_or(usize::MAX)),
+                "game_over" => break,
+                _ => {}
+            },
+            Ok(_) => {}
+            Err(_) => errors.add("unparsable"),
+        }
+    }
+    client::close(ws).await;
+}
+
+/// A watcher that stops reading until `resume`, then reads what is left: true if the server
+/// dropped it (its connection ends before the game's end reaches it).
+async fn stall(mut ws: Socket, game: GameId, mut resume: watch::Receiver<bool>) -> bool {
+    let _ = resume.wait_for(|go| *go).await;
+    let drain = async {
+        loop {
+            match ws.next().await {
+                Some(Ok(Message::Text(text))) => {
+                    if let Ok(peek) = Peek::of(text.as_str())
+                        && peek.kind == "game_over"
+                        && peek.game == Some(game.0)
+                    {
+                        return false;
+                    }
+                }
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return true,
+                Some(Ok(_)) => {}
+            }
+        }
+    };
+    // A watcher that was never dropped reads up to the end; one that was, up to its close.
+    timeout(SETTLE, drain).await.unwrap_or(false)
+}
+
+/// Reads and forgets whatever comes to either socket, until one of them ends.
+async fn drain(x: &mut Socket, o: &mut Socket) {
+    loop {
+        let message = tokio::select! {
+            message = x.next() => message,
+            message = o.next() => message,
+        };
+        if !matches!(message, Some(Ok(_))) {
+            return;
+        }
+    }
+}
+
+/// Runs the `watchers` scenario against `url`.
+pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow::Result<Report> {
+    let errors = Arc::new(Errors::default());
+    let mut x = client::join(url, "host").await?;
+    let mut o = client::join(url, "guest").await?;
+    client::send(
+        &mut x,
+        ClientMessage::CreateRoom {
+            variant: Variant::Qubic,
+            clock: None,
+            private: false,
+        },
+    )
+    .await?;
+    let code = client::until(&mut x, |m| match m {
+        ServerMessage::RoomCreated { code, .. } => Some(code),
+        _ => None,
+    })
+    .await?;
+    client::send(&mut o, ClientMessage::JoinRoom { code }).await?;
+    let state = client::game_state(&mut x).await?;
+    client::game_state(&mut o).await?;
+    let game = state.game;
+    if state.you != Some(Mark::X) {
+        std::mem::swap(&mut x, &mut o);
+    }
+
+    // The stalled watchers join first, so that every later join's update piles up on them.
+    let (resume_tx, resume_rx) = watch::channel(false);
+    let mut stalled = JoinSet::new();
+    for i in 0..options.stalled {
+        match join_watcher(url, &format!("s{i}"), game, Some(STALLED_RECV_BUFFER)).await {
+            Ok(ws) => {
+                stalled.spawn(stall(ws, game, resume_rx.clone()));
+            }
+            Err(err) => errors.add_err(&err),
+        }
+    }
+
+    let joining = Instant::now();
+    let gate = Arc::new(Semaphore::new(options.join_at_once.max(1)));
+    let mut joins = JoinSet::new();
+    for i in 0..options.watchers {
+        let (url, gate) = (url.to_owned(), gate.clone());
+        joins.spawn(async move {
+            let _permit = gate.acquire_owned().await;
+            join_watcher(&url, &format!("w{i}"), game, None).await
+        });
+    }
+    let receipts = Arc::new(Receipts::new(Instant::now()));
+    let moves = options.moves.min(QUBIC_DRAW.len());
+    let period = Duration::from_secs_f64(1.0 / options.rate.max(1e-3));
+    // Every watcher gives up this long after the moves should have ended.
+    let give_up = Instant::now() + Duration::from_secs(600);
+    let mut watchers = JoinSet::new();
+    let mut joined = 0;
+    let join_phase = async {
+        while let Some(result) = joins.join_next().await {
+            match result {
+                Ok(Ok(ws)) => {
+                    joined += 1;
+                    watchers.spawn(follow(ws, game, receipts.clone(), errors.clone(), give_up));
+                }
+                Ok(Err(err)) => errors.add_err(&err),
+                Err(_) => errors.add("panic"),
+            }
+        }
+        // Let the last `watchers` updates drain before the first move.
+        sleep(Duration::from_millis(500)).await;
+    };
+    // The players get every `watchers` update too: they read on while the watchers join.
+    tokio::select! {
+        () = join_phase => {}
+        () = drain(&mut x, &mut o) => anyhow::bail!("a player's connection ended while watchers joined"),
+    }
+    let join_secs = joining.elapsed().as_secs_f64() - 0.5;
+
+    let start = Instant::now() + Duration::from_millis(100);
+    let window = Window::start(server);
+    let mut scheduled = Vec::with_capacity(moves);
+    for (ply, &cell) in QUBIC_DRAW.iter().take(moves).enumerate() {
+        let at = start + period * ply as u32;
+        scheduled.push(at);
+        sleep_until(at).await;
+        let (mover, other) = if ply % 2 == 0 {
+            (&mut x, &mut o)
+        } else {
+            (&mut o, &mut x)
+        };
+        client::send(mover, ClientMessage::Move { game, cell }).await?;
+        // Both players read the move before the next one, as people would.
+        for ws in [mover, other] {
+            client::until(ws, |m| {
+                matches!(m, ServerMessage::Moved { cell: c, .. } if c == cell).then_some(())
+            })
+            .await?;
+        }
+    }
+    let (elapsed, server, generator) = window.end();
+
+    // Wait until every watcher still connected has read every move (or the settle time is up).
+    let settle_until = Instant::now() + SETTLE;
+    loop {
+        let live = (joined - receipts.lost.load(Ordering::Relaxed)) as u32;
+        let all_read = (0..moves).all(|ply| receipts.readers[ply].load(Ordering::Relaxed) >= live);
+        if all_read || Instant::now() >= settle_until {
+            break;
+        }
+        sleep(Duration::from_millis(20)).await;
+    }
+    let recorder = Recorder::default();
+    let mut unread = 0;
+    let live = (joined - receipts.lost.load(Ordering::Relaxed)) as u32;
+    for (ply, at) in scheduled.iter().enumerate() {
+        if receipts.readers[ply].load(Ordering::Relaxed) < live {
+            unread += 1;
+        }
+        let last =
+            receipts.base + Duration::from_nanos(receipts.last_ns[ply].load(Ordering::Relaxed));
+        recorder.record(last.saturating_duration_since(*at));
+    }
+    if unread > 0 {
+        errors.add("moves_not_read_by_all");
+    }
+
+    // The rest of the game, so the watchers see its end, then the stalled watchers look back.
+    for (ply, &cell) in QUBIC_DRAW.iter().enumerate().skip(moves) {
+        let mover = if ply % 2 == 0 { &mut x } else { &mut o };
+        client::send(mover, ClientMessage::Move { game, cell }).await?;
+        client::until(mover, |m| {
+            matches!(m, ServerMessage::Moved { cell: c, .. } if c == cell).then_some(())
+        })
+        .await?;
+    }
+    if moves < QUBIC_DRAW.len() {
+        // Not played to the end: resign, so watchers see a `game_over`.
+        client::send(&mut x, ClientMessage::Resign { game }).await?;
+    }
+    while watchers.join_next().await.is_some() {}
+    let _ = resume_tx.send(true);
+    let mut dropped = 0;
+    while let Some(result) = stalled.join_next().await {
+        if result.unwrap_or(false) {
+            dropped += 1;
+        }
+    }
+    tokio::join!(client::close(x), client::close(o));
+
+    let secs = elapsed.as_secs_f64();
+    let latency = recorder.latency();
+    let mut report = Report {
+        scenario: format!(
+            "watchers: one qubic game, {} watchers (+{} that stop reading), {} moves at {}/s",
+            options.watchers, options.stalled, moves, options.rate
+        ),
+        connections: 2 + joined + options.stalled,
+        secs,
+        unit: "moves".to_owned(),
+        ops: moves as u64,
+        ops_per_sec: moves as f64 / secs,
+        latency,
+        errors: errors.snapshot(),
+        server,
+        generator,
+        ..Report::default()
+    };
+    report
+        .figures
+        .insert("watchers_joined".to_owned(), joined as f64);
+    report.figures.insert("join_secs".to_owned(), join_secs);
+    report
+        .figures
+        .insert("stalled".to_owned(), options.stalled as f64);
+    report
+        .figures
+        .insert("stalled_dropped".to_owned(), dropped as f64);
+    Ok(report)
+}
