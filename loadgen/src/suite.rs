@@ -452,7 +452,54 @@ pub fn write_benchmarks(path: &Path, result: &SuiteResult) -> anyhow::Result<()>
         (Some(begin), Some(end)) if begin < end => {
             format!("{}{BEGIN}\n{table}{}", &text[..begin], &text[end..])
         }
-        _ => format!("{}\n## Server\n\n{BEGIN}\n{table}{END}\n", text.trim_end()),
+        _ => format!("{}\n\n## Server\n\n{BEGIN}\n{table}{END}\n", text.trim_end()),
     };
     std::fs::write(path, updated).with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(measured: &str) -> SuiteResult {
+        SuiteResult {
+            date: "2026-11-22".to_owned(),
+            cores: 2,
+            pinned: true,
+            reports: vec![Report {
+                scenario: "games".to_owned(),
+                ..Report::default()
+            }],
+            verdicts: vec![Verdict {
+                target: "1. a target".to_owned(),
+                measured: measured.to_owned(),
+                pass: true,
+                command: "noughts-loadgen games".to_owned(),
+            }],
+        }
+    }
+
+    #[test]
+    fn the_table_is_replaced_in_place_and_the_rest_kept() {
+        let path = std::env::temp_dir().join(format!("noughts-suite-{}.md", std::process::id()));
+        std::fs::write(&path, "# Benchmarks\n\n## Engine\n\nkept\n").unwrap();
+        write_benchmarks(&path, &result("first")).unwrap();
+        let first = std::fs::read_to_string(&path).unwrap();
+        assert!(first.starts_with("# Benchmarks\n\n## Engine\n\nkept\n\n## Server\n"));
+        // Notes written after the table survive the next run.
+        std::fs::write(&path, format!("{first}\nNotes.\n")).unwrap();
+        write_benchmarks(&path, &result("second")).unwrap();
+        let second = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(second.matches("## Server").count(), 1);
+        assert!(!second.contains("| first |") && second.contains("| second |"));
+        assert!(second.ends_with("<!-- /server-results -->\n\nNotes.\n"));
+        assert!(second.contains("Measured 2026-11-22 on a 2-core machine"));
+    }
+
+    #[test]
+    fn dates_are_civil() {
+        assert_eq!(today().len(), 10);
+        assert!(today().as_str() >= "2026-01-01");
+    }
 }

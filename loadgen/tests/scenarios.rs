@@ -1,0 +1,128 @@
+//! Every scenario of the generator, run briefly (small sizes, a second or two) against a real
+//! server on a loopback port, so that the generator cannot rot. The heavy runs are `bench/run`.
+
+use std::process::Command;
+use std::time::Duration;
+
+use noughts_loadgen::Report;
+use noughts_server::Config;
+use serde_json::Value;
+
+/// A noughts server and an echo server on loopback ports, on a runtime of their own, for the
+/// life of the test process.
+struct Servers {
+    game: String,
+    echo: String,
+}
+
+fn servers() -> &'static Servers {
+    static SERVERS: std::sync::OnceLock<Servers> = std::sync::OnceLock::new();
+    SERVERS.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Runtime::new().expect("runtime");
+            runtime.block_on(async move {
+                let game = tokio::net::TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .expect("bind");
+                let echo = tokio::net::TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .expect("bind");
+                let urls = Servers {
+                    game: format!("ws://{}/", game.local_addr().expect("address")),
+                    echo: format!("ws://{}/", echo.local_addr().expect("address")),
+                };
+                tx.send(urls).expect("hand over the urls");
+                let config = Config {
+                    war_games: false,
+                    ai_think_delay: Duration::ZERO,
+                    messages_per_second: 1_000_000,
+                    message_burst: 1_000_000,
+                    ..Config::default()
+                };
+                tokio::spawn(noughts_loadgen::echo::serve(echo));
+                let _ = noughts_server::run(game, config, std::future::pending()).await;
+            });
+        });
+        rx.recv_timeout(Duration::from_secs(20))
+            .expect("servers start")
+    })
+}
+
+/// Runs the generator with `args` against the test servers and returns its stdout.
+fn loadgen(args: &[&str]) -> String {
+    let servers = servers();
+    let pid = std::process::id().to_string();
+    let output = Command::new(env!("CARGO_BIN_EXE_noughts-loadgen"))
+        .args(["--server", &servers.game, "--server-pid", &pid, "--json"])
+        .args(args)
+        .output()
+        .expect("run noughts-loadgen");
+    assert!(
+        output.status.success(),
+        "noughts-loadgen {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("utf-8 output")
+}
+
+#[test]
+fn paced_games_report_moves_latency_and_the_server() {
+    let out = loadgen(&["games", "--games", "4", "--rate", "10", "--secs", "1"]);
+    let report: Report = serde_json::from_str(&out).expect("a JSON report");
+    assert_eq!(report.connections, 8);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert!(
+        report.ops >= 20,
+        "4 games at 10/s for a second: {}",
+        report.ops
+    );
+    let latency = report.latency.expect("latency");
+    assert_eq!(latency.count, report.ops);
+    assert!(latency.p50_us <= latency.p99_us && latency.p99_us <= latency.max_us);
+    let server = report.server.expect("the server's /proc figures");
+    assert!(server.rss_kib > 0);
+}
+
+#[test]
+fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
+    let dir = std::env::temp_dir().join(format!("noughts-loadgen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("BENCHMARKS.md");
+    std::fs::write(&file, "# Benchmarks\n\n## Engine\n\nkept as it is\n").expect("write");
+    let servers = servers();
+    let file_arg = file.to_str().expect("utf-8 path");
+    let args = [
+        "suite",
+        "--quick",
+        "--echo",
+        &servers.echo,
+        "--write",
+        file_arg,
+    ];
+    let out = loadgen(&args);
+    let result: Value = serde_json::from_str(&out).expect("JSON results");
+    let reports = result["reports"].as_array().expect("reports");
+    assert_eq!(reports.len(), 6);
+    for report in reports {
+        let report: Report = serde_json::from_value(report.clone()).expect("a report");
+        assert!(
+            report.errors.is_empty(),
+            "{}: {:?}",
+            report.scenario,
+            report.errors
+        );
+        assert!(report.ops > 0, "{}: nothing done", report.scenario);
+    }
+    let watchers: Report = serde_json::from_value(reports[4].clone()).expect("watchers");
+    assert_eq!(watchers.figures["watchers_joined"], 20.0);
+    let idle: Report = serde_json::from_value(reports[5].clone()).expect("idle");
+    assert_eq!(idle.connections, 50, "held over two processes");
+    assert_eq!(result["verdicts"].as_array().expect("verdicts").len(), 5);
+
+    let written = std::fs::read_to_string(&file).expect("read back");
+    assert!(written.starts_with("# Benchmarks\n\n## Engine\n\nkept as it is\n"));
+    assert!(written.contains("## Server"));
+    assert!(written.contains("| Target | Measured | | Command |"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
