@@ -660,3 +660,56 @@ async fn recv_error_after(ws: &mut Socket, request: Value) -> (Value, ServerFram
         }
     }
 }
+
+#[tokio::test]
+async fn a_game_that_ended_while_away_is_shown_on_return() {
+    let mut config = quiet();
+    config.grace = Duration::from_secs(30);
+    let server = start(config).await;
+    let (mut a, token_a) = hello(&server.url, "ada").await;
+    let (mut b, token_b) = hello(&server.url, "bob").await;
+    send(&mut a, json!({"type": "seek", "variant": "classic"})).await;
+    let ServerMessage::Seeking { .. } = next(&mut a).await else {
+        panic!()
+    };
+    send(&mut b, json!({"type": "seek", "variant": "classic"})).await;
+    let ServerMessage::Seeking { .. } = next(&mut b).await else {
+        panic!()
+    };
+    let ServerMessage::GameState(state) = next(&mut a).await else {
+        panic!()
+    };
+    let ServerMessage::GameState(_) = next(&mut b).await else {
+        panic!()
+    };
+    let game = state.game;
+    // Bob drops; Ada resigns meanwhile; Bob comes back to the final position.
+    let (_ada, bob_token) = (token_a, token_b);
+    drop(b);
+    let ServerMessage::Presence {
+        connected: false, ..
+    } = next(&mut a).await
+    else {
+        panic!()
+    };
+    send(&mut a, json!({"type": "resign", "id": 1, "game": game.0})).await;
+    let ServerMessage::GameOver { .. } = next(&mut a).await else {
+        panic!()
+    };
+    let mut b = connect(&server.url).await;
+    send(
+        &mut b,
+        json!({"type": "hello", "protocol": 1, "name": "bob", "token": bob_token}),
+    )
+    .await;
+    let ServerMessage::Welcome { resumed: true, .. } = next(&mut b).await else {
+        panic!()
+    };
+    let ServerMessage::GameState(last) = next(&mut b).await else {
+        panic!()
+    };
+    assert_eq!(last.game, game);
+    let result = last.result.expect("the final snapshot has the result");
+    assert_eq!(result.reason, noughts_protocol::EndReason::Resign);
+    assert_eq!(last.to_move, None);
+}

@@ -40,6 +40,8 @@ struct Human {
     away_since: Option<Instant>,
     /// What is left of this game's grace budget (spent by every absence).
     grace_left: Duration,
+    /// The game ended while this player was away: their return brings the final snapshot.
+    missed_end: bool,
 }
 
 impl Seat {
@@ -155,6 +157,7 @@ impl Game {
                     out,
                     away_since: None,
                     grace_left: config.grace,
+                    missed_end: false,
                 })
             }
             SeatSetup::Ai(level) => Seat::Ai(level),
@@ -477,6 +480,14 @@ impl Game {
             clocks: self.clocks(now),
         };
         self.broadcast(message, from);
+        for mark in [Mark::X, Mark::O] {
+            let failed = self.dropped.contains(&mark);
+            if let Seat::Human(human) = &mut self.seats[index(mark)]
+                && (human.out.is_none() || failed)
+            {
+                human.missed_end = true;
+            }
+        }
         info!(?winner, ?reason, "game over");
         if self.listed {
             self.shared.lobby.remove_game(self.id);
@@ -653,6 +664,7 @@ impl Game {
             return;
         };
         human.out = Some(out.clone());
+        let missed_end = std::mem::take(&mut human.missed_end);
         let returned = human.away_since.take();
         if let Some(since) = returned {
             human.grace_left = human
@@ -670,8 +682,8 @@ impl Game {
             self.send_all(&frame, Some(mark), None);
             self.list();
         }
-        if self.result.is_none() {
-            if self.board.to_move() == mark {
+        if self.result.is_none() || missed_end {
+            if self.result.is_none() && self.board.to_move() == mark {
                 self.start_turn(now);
             }
             if !out.send(self.snapshot(Some(mark), None, now)) {
