@@ -23,7 +23,9 @@ impl ConnId {
 /// Why the server closes a connection, sent in the close frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Close {
+    /// The WebSocket close code (see `noughts_protocol::close`).
     pub code: u16,
+    /// A few words for the close frame.
     pub reason: &'static str,
 }
 

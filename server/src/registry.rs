@@ -20,7 +20,9 @@ pub(crate) struct Room {
     pub code: String,
     /// Who opened it; they take a seat when someone joins.
     pub host: Arc<Session>,
+    /// The game the room plays.
     pub variant: Variant,
+    /// The room's time control, if any.
     pub clock: Option<ClockSpec>,
     /// Private rooms are never listed; only the code leads to them.
     pub private: bool,

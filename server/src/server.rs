@@ -29,8 +29,11 @@ const REFUSALS_AT_ONCE: usize = 64;
 /// What every task of the server shares.
 #[derive(Debug)]
 pub(crate) struct Shared {
+    /// The knobs, fixed for the server's life.
     pub config: Config,
+    /// Every shared index.
     pub registry: Registry,
+    /// The lobby's listings and subscribers.
     pub lobby: Lobby,
     /// Permits for AI searches ([`Config::ai_threads`]).
     pub ai_slots: Arc<Semaphore>,

@@ -59,16 +59,22 @@ struct State {
 pub(crate) struct Attached {
     /// The connection it replaced, to be closed.
     pub previous: Option<Outbound>,
+    /// Games to send a snapshot of.
     pub games: Vec<GameId>,
+    /// Games to watch again.
     pub watching: Vec<GameId>,
+    /// Whether to subscribe to the lobby again.
     pub lobby: bool,
 }
 
 /// What must be told when a session's connection goes away.
 #[derive(Debug)]
 pub(crate) struct Detached {
+    /// Games whose players and watchers hear that this player left.
     pub games: Vec<GameId>,
+    /// Games that lose a watcher.
     pub watching: Vec<GameId>,
+    /// The seek to take out of the queue.
     pub seek: Option<SeekKey>,
 }
 

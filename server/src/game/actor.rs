@@ -8,13 +8,14 @@ use std::time::Duration;
 use noughts_engine::{Board, Budget, Outcome, Rng, cells_of, choose_move};
 use noughts_protocol::{
     ChatLine, EndReason, ErrorCode, GameId, GameInfo, GameKind, GameResult, GameState, Mark,
-    PlayerId, SeatInfo, ServerMessage,
+    PlayerId, ServerMessage,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, info, warn};
 
 use super::clock::Clock;
+use super::seat::{Human, Seat, Watcher, index};
 use super::{Command, Requester, SeatSetup, Setup};
 use crate::outbound::{Frame, Outbound, frame};
 use crate::server::Shared;
@@ -23,75 +24,17 @@ use crate::session::Session;
 /// Chat lines a snapshot carries.
 const CHAT_HISTORY: usize = 20;
 
-/// A seat and whoever sits in it.
-#[derive(Debug)]
-enum Seat {
-    Human(Human),
-    Ai(noughts_engine::Level),
-}
-
-/// A person's seat.
-#[derive(Debug)]
-struct Human {
-    session: Arc<Session>,
-    /// The connection to send to; `None` while the player is away.
-    out: Option<Outbound>,
-    /// When the player went away, while they are away.
-    away_since: Option<Instant>,
-    /// What is left of this game's grace budget (spent by every absence).
-    grace_left: Duration,
-    /// The game ended while this player was away: their return brings the final snapshot.
-    missed_end: bool,
-}
-
-impl Seat {
-    fn info(&self) -> SeatInfo {
-        match self {
-            Seat::Human(human) => SeatInfo {
-                name: human.session.name.clone(),
-                player: Some(human.session.player),
-                level: None,
-                connected: human.out.is_some(),
-            },
-            Seat::Ai(level) => SeatInfo {
-                name: format!("AI ({level})"),
-                player: None,
-                level: Some(*level),
-                connected: true,
-            },
-        }
-    }
-
-    fn player(&self) -> Option<PlayerId> {
-        match self {
-            Seat::Human(human) => Some(human.session.player),
-            Seat::Ai(_) => None,
-        }
-    }
-}
-
-/// Someone watching.
-#[derive(Debug)]
-struct Watcher {
-    session: Arc<Session>,
-    out: Outbound,
-}
-
-fn index(mark: Mark) -> usize {
-    match mark {
-        Mark::X => 0,
-        Mark::O => 1,
-    }
-}
-
 /// One game's state, owned by its task.
 #[derive(Debug)]
 pub(crate) struct Game {
+    /// The registry, lobby and config, to list, rematch and close.
     shared: Arc<Shared>,
     id: GameId,
+    /// Human, AI or war: shown in snapshots and the lobby, and decides the AI's pace.
     kind: GameKind,
     /// Listed in the lobby while live.
     listed: bool,
+    /// The position; the engine checks every move against it.
     board: Board,
     /// Cells in the order played, for snapshots.
     moves: Vec<usize>,
@@ -99,14 +42,19 @@ pub(crate) struct Game {
     seq: u64,
     /// X's seat, then O's.
     seats: [Seat; 2],
+    /// The time control, if the game is timed.
     clock: Option<Clock>,
+    /// How it ended, once it has.
     result: Option<GameResult>,
+    /// Everyone watching, by player, each with its own queue.
     watchers: HashMap<PlayerId, Watcher>,
+    /// The latest chat lines, for snapshots.
     chat: VecDeque<ChatLine>,
     /// The side that offered a rematch and awaits the answer.
     rematch_offer: Option<Mark>,
     /// The rematch, once it started.
     rematch: Option<GameId>,
+    /// The game this one is a rematch of, for snapshots.
     rematch_of: Option<GameId>,
     /// Whether an AI search for the current position is under way.
     thinking: bool,
@@ -118,6 +66,7 @@ pub(crate) struct Game {
     commands: mpsc::WeakSender<Command>,
     /// When a finished game closes.
     close_at: Option<Instant>,
+    /// Told when the game ends (war-game keeper, per-player limits).
     on_end: Option<oneshot::Sender<()>>,
     /// The first snapshot's audience: the requester (reply id) and the first watcher.
     opening: Option<Opening>,

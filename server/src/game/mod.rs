@@ -3,6 +3,7 @@
 
 mod actor;
 mod clock;
+mod seat;
 
 use std::sync::Arc;
 
@@ -23,6 +24,7 @@ const COMMAND_QUEUE: usize = 256;
 /// How to reach a game's actor.
 #[derive(Debug, Clone)]
 pub(crate) struct GameHandle {
+    /// The actor's command queue; bounded, so a flood waits rather than piles up.
     tx: mpsc::Sender<Command>,
 }
 
@@ -36,8 +38,11 @@ impl GameHandle {
 /// Who asked for something, where to answer, and the id the answer echoes.
 #[derive(Debug, Clone)]
 pub(crate) struct Requester {
+    /// Who asks: decides whether they sit in the game.
     pub player: PlayerId,
+    /// Their connection, for the reply.
     pub out: Outbound,
+    /// The request's id, echoed by the reply.
     pub id: Option<RequestId>,
 }
 
@@ -101,13 +106,17 @@ pub(crate) enum SeatSetup {
 /// Everything needed to start a game.
 #[derive(Debug)]
 pub(crate) struct Setup {
+    /// The board to play on.
     pub variant: Variant,
+    /// Human, AI or war.
     pub kind: GameKind,
     /// X first, then O.
     pub seats: [SeatSetup; 2],
+    /// The time control, if the game is timed.
     pub clock: Option<ClockSpec>,
     /// Whether the lobby lists it (private-room games are not listed).
     pub listed: bool,
+    /// The game this one is a rematch of.
     pub rematch_of: Option<GameId>,
     /// The player whose request started the game: their snapshot echoes the request id.
     pub requester: Option<Requester>,

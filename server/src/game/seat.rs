@@ -1,0 +1,75 @@
+//! Who sits in a game and who watches it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use noughts_protocol::{Level, Mark, PlayerId, SeatInfo};
+use tokio::time::Instant;
+
+use crate::outbound::Outbound;
+use crate::session::Session;
+
+/// A seat and whoever sits in it.
+#[derive(Debug)]
+pub(super) enum Seat {
+    Human(Human),
+    Ai(Level),
+}
+
+/// A person's seat.
+#[derive(Debug)]
+pub(super) struct Human {
+    /// The player: its id and name for snapshots, and its set of games to leave when this closes.
+    pub(super) session: Arc<Session>,
+    /// The connection to send to; `None` while the player is away.
+    pub(super) out: Option<Outbound>,
+    /// When the player went away, while they are away.
+    pub(super) away_since: Option<Instant>,
+    /// What is left of this game's grace budget (spent by every absence).
+    pub(super) grace_left: Duration,
+    /// The game ended while this player was away: their return brings the final snapshot.
+    pub(super) missed_end: bool,
+}
+
+impl Seat {
+    pub(super) fn info(&self) -> SeatInfo {
+        match self {
+            Seat::Human(human) => SeatInfo {
+                name: human.session.name.clone(),
+                player: Some(human.session.player),
+                level: None,
+                connected: human.out.is_some(),
+            },
+            Seat::Ai(level) => SeatInfo {
+                name: format!("AI ({level})"),
+                player: None,
+                level: Some(*level),
+                connected: true,
+            },
+        }
+    }
+
+    pub(super) fn player(&self) -> Option<PlayerId> {
+        match self {
+            Seat::Human(human) => Some(human.session.player),
+            Seat::Ai(_) => None,
+        }
+    }
+}
+
+/// Someone watching.
+#[derive(Debug)]
+pub(super) struct Watcher {
+    /// The watcher's session, told when the game closes so a resume does not look for it.
+    pub(super) session: Arc<Session>,
+    /// Where this watcher's updates go.
+    pub(super) out: Outbound,
+}
+
+/// A seat's place in `[x, o]`.
+pub(super) fn index(mark: Mark) -> usize {
+    match mark {
+        Mark::X => 0,
+        Mark::O => 1,
+    }
+}
