@@ -47,7 +47,6 @@ pub(crate) async fn serve(shared: Arc<Shared>, stream: TcpStream, admission: Adm
     let ws_config = WebSocketConfig::default()
         .read_buffer_size(4096)
         .write_buffer_size(16 * 1024)
-        .max_write_buffer_size(512 * 1024)
         .max_message_size(Some(config.max_message_bytes))
         .max_frame_size(Some(config.max_message_bytes));
     let ws = match timeout(
