@@ -729,10 +729,10 @@ impl Game {
 
     /// Sends an update to both players and every watcher; the requester's copy echoes its id.
     fn broadcast(&mut self, message: ServerMessage, from: Option<Requester>) {
-        let shared = frame(None, message.clone());
         match from {
             Some(from) if from.id.is_some() => {
-                let own = frame(from.id.clone(), message);
+                let own = frame(from.id.clone(), message.clone());
+                let shared = frame(None, message);
                 if !from.out.send(own)
                     && let Some(mark) = self.mark_of(from.player)
                 {
@@ -742,7 +742,7 @@ impl Game {
                 let skip_watcher = skip_seat.is_none().then_some(from.player);
                 self.send_all(&shared, skip_seat, skip_watcher);
             }
-            _ => self.send_all(&shared, None, None),
+            _ => self.send_all(&frame(None, message), None, None),
         }
     }
 
