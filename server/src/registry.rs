@@ -182,3 +182,84 @@ impl Registry {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeks_pair_the_oldest_matching_seeker() {
+        let registry = Registry::default();
+        let [a, b, c] = ["a", "b", "c"].map(|name| registry.new_session(name));
+        let classic = (Variant::Classic, None);
+        let timed = (
+            Variant::Classic,
+            Some(ClockSpec {
+                initial_ms: 60_000,
+                increment_ms: 0,
+            }),
+        );
+        assert!(a.start_seek(classic));
+        assert!(registry.seek(&a, classic).is_none());
+        assert!(b.start_seek(timed));
+        assert!(
+            registry.seek(&b, timed).is_none(),
+            "a different clock does not match"
+        );
+        assert!(c.start_seek(classic));
+        let opponent = registry.seek(&c, classic).expect("c meets a");
+        assert_eq!(opponent.player, a.player);
+        assert_eq!(a.seek(), None, "a's seek is used up");
+    }
+
+    #[test]
+    fn a_withdrawn_seek_matches_nobody() {
+        let registry = Registry::default();
+        let [a, b] = ["a", "b"].map(|name| registry.new_session(name));
+        let key = (Variant::Four, None);
+        assert!(a.start_seek(key));
+        assert!(registry.seek(&a, key).is_none());
+        assert!(a.end_seek(key));
+        assert!(b.start_seek(key));
+        assert!(
+            registry.seek(&b, key).is_none(),
+            "b waits rather than meet a ghost"
+        );
+    }
+
+    #[test]
+    fn rooms_are_taken_once_and_never_by_their_host() {
+        let registry = Registry::default();
+        let [host, guest, late] = ["h", "g", "l"].map(|name| registry.new_session(name));
+        let room = registry.open_room(host.clone(), Variant::Cube, None, true);
+        assert_eq!(
+            registry.take_room(&room.code, host.player).unwrap_err(),
+            JoinRoomError::OwnRoom
+        );
+        assert!(
+            registry.close_room(&room.code, guest.player).is_none(),
+            "only the host closes it"
+        );
+        assert_eq!(
+            registry.take_room(&room.code, guest.player).unwrap().code,
+            room.code
+        );
+        assert_eq!(
+            registry.take_room(&room.code, late.player).unwrap_err(),
+            JoinRoomError::NoSuchRoom
+        );
+    }
+
+    #[test]
+    fn tokens_are_long_random_and_resolve_to_their_session() {
+        let registry = Registry::default();
+        let a = registry.new_session("a");
+        let b = registry.new_session("b");
+        assert_eq!(a.token.len(), 32);
+        assert!(a.token.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a.token, b.token);
+        assert_ne!(a.player, b.player);
+        assert_eq!(registry.session(&a.token).unwrap().player, a.player);
+        assert!(registry.session("not a token").is_none());
+    }
+}
