@@ -202,15 +202,16 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
     }
 
     // Search the safe moves, deepening for most of the budget.
-    let remaining = |share: u32| Budget {
+    // What is left of `percent` of the budget.
+    let remaining = |percent: u32| Budget {
         time: budget
             .time
-            .map(|t| (t * share / 10).saturating_sub(start.elapsed())),
+            .map(|t| (t * percent / 100).saturating_sub(start.elapsed())),
         nodes: budget
             .nodes
-            .map(|n| (n * share as u64 / 10).saturating_sub(nodes)),
+            .map(|n| (n * percent as u64 / 100).saturating_sub(nodes)),
     };
-    let mut searcher = Searcher::new(variant, remaining(6)).with_horizon_threats();
+    let mut searcher = Searcher::new(variant, remaining(75)).with_horizon_threats();
     let mut result: Option<(Vec<(usize, i32)>, i32)> = None;
     for depth in 1..=(variant.cells() as i32 - ply as i32) {
         let scored = searcher.root(board, &safe, depth);
@@ -246,7 +247,7 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
             };
         }
         pool.retain(|&c| c != cell);
-        searcher.set_budget(remaining(9));
+        searcher.set_budget(remaining(95));
         let depth = *depth;
         let rescored = searcher.root(board, &pool, depth);
         if searcher.stopped {
