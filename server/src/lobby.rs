@@ -88,3 +88,57 @@ impl Lobby {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use noughts_protocol::{ServerFrame, Variant};
+
+    use super::*;
+    use crate::outbound::channel;
+
+    fn room(code: &str) -> RoomInfo {
+        RoomInfo {
+            code: code.to_owned(),
+            variant: Variant::Classic,
+            clock: None,
+            host: "ada".to_owned(),
+        }
+    }
+
+    fn next(inbox: &mut crate::outbound::Inbox) -> ServerMessage {
+        let text = inbox.frames.try_recv().expect("a frame");
+        serde_json::from_str::<ServerFrame>(text.as_str())
+            .unwrap()
+            .message
+    }
+
+    #[test]
+    fn a_subscriber_gets_the_snapshot_then_every_change() {
+        let lobby = Lobby::default();
+        lobby.add_room(room("AAAA-AAAA-AA"));
+        let (out, mut inbox) = channel(8);
+        lobby.subscribe(PlayerId(1), out, Some(RequestId::Number(3)));
+        let ServerMessage::Lobby { rooms, games } = next(&mut inbox) else {
+            panic!("snapshot first");
+        };
+        assert_eq!((rooms.len(), games.len()), (1, 0));
+        lobby.add_room(room("BBBB-BBBB-BB"));
+        assert!(matches!(next(&mut inbox), ServerMessage::LobbyRoom { .. }));
+        lobby.remove_room("AAAA-AAAA-AA");
+        lobby.remove_room("AAAA-AAAA-AA");
+        assert!(matches!(
+            next(&mut inbox),
+            ServerMessage::LobbyRoomRemoved { .. }
+        ));
+        assert!(
+            inbox.frames.try_recv().is_err(),
+            "removing twice tells once"
+        );
+        lobby.unsubscribe(PlayerId(1));
+        lobby.add_room(room("CCCC-CCCC-CC"));
+        assert!(
+            inbox.frames.try_recv().is_err(),
+            "nothing after unsubscribing"
+        );
+    }
+}
