@@ -524,8 +524,12 @@ impl std::fmt::Display for ErrorCode {
 pub mod close {
     /// The server is shutting down.
     pub const GOING_AWAY: u16 = 1001;
-    /// A binary frame, or a frame that breaks the WebSocket protocol.
+    /// A frame that breaks the WebSocket protocol.
+    pub const PROTOCOL_ERROR: u16 = 1002;
+    /// A binary frame.
     pub const UNSUPPORTED_DATA: u16 = 1003;
+    /// A text frame that is not valid UTF-8.
+    pub const INVALID_PAYLOAD: u16 = 1007;
     /// Persistent abuse of the rate limit, or no pong for too long.
     pub const POLICY_VIOLATION: u16 = 1008;
     /// A frame larger than [`crate::MAX_MESSAGE_BYTES`].

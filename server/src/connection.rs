@@ -180,6 +180,13 @@ async fn pump(
                     Some(Err(WsError::Capacity(CapacityError::MessageTooLong { .. }))) => {
                         return Some(Close { code: close::MESSAGE_TOO_BIG, reason: "message too big" });
                     }
+                    Some(Err(WsError::Utf8(_))) => {
+                        return Some(Close { code: close::INVALID_PAYLOAD, reason: "text frames must be UTF-8" });
+                    }
+                    Some(Err(WsError::Protocol(err))) => {
+                        debug!(cause = %err, "WebSocket protocol violation");
+                        return Some(Close { code: close::PROTOCOL_ERROR, reason: "WebSocket protocol violation" });
+                    }
                     Some(Err(err)) => {
                         debug!(cause = %err, "read failed");
                         return None;

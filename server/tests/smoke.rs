@@ -713,3 +713,14 @@ async fn a_game_that_ended_while_away_is_shown_on_return() {
     assert_eq!(result.reason, noughts_protocol::EndReason::Resign);
     assert_eq!(last.to_move, None);
 }
+
+#[tokio::test]
+async fn a_text_frame_that_is_not_utf8_closes_with_1007() {
+    use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+    let server = start(quiet()).await;
+    let (mut ws, _) = hello(&server.url, "ada").await;
+    let frame = Frame::message(vec![0xff, 0xfe, 0x7b], OpCode::Data(Data::Text), true);
+    ws.send(Message::Frame(frame)).await.unwrap();
+    assert_eq!(recv(&mut ws).await.unwrap_err(), Some(1007));
+}
