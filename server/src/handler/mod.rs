@@ -79,14 +79,10 @@ impl Client {
 
     /// Handles one text frame. Returns a close when the client has to go (persistent flooding).
     pub(crate) async fn receive(&mut self, text: &str) -> Option<Close> {
-        let frame = match decode_client(text) {
-            Ok(frame) => frame,
-            Err(err) => {
-                self.out.error(err.id, err.code, err.message);
-                return None;
-            }
-        };
-        if !self.requests.take(Instant::now()) {
+        // Every frame counts against the limit, malformed ones too.
+        let allowed = self.requests.take(Instant::now());
+        let decoded = decode_client(text);
+        if !allowed {
             self.refused += 1;
             if self.refused > self.shared.config.message_burst {
                 info!("closing a connection that keeps flooding");
@@ -95,14 +91,22 @@ impl Client {
                     reason: "rate limit exceeded",
                 });
             }
-            self.out.error(
-                frame.id,
-                ErrorCode::RateLimited,
-                "too many messages; slow down",
-            );
+            let id = match decoded {
+                Ok(frame) => frame.id,
+                Err(err) => err.id,
+            };
+            self.out
+                .error(id, ErrorCode::RateLimited, "too many messages; slow down");
             return None;
         }
         self.refused = 0;
+        let frame = match decoded {
+            Ok(frame) => frame,
+            Err(err) => {
+                self.out.error(err.id, err.code, err.message);
+                return None;
+            }
+        };
         let id = frame.id.clone();
         if let Err(refusal) = self.dispatch(frame.id, frame.message).await {
             debug!(code = %refusal.code, "refused");
