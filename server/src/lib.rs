@@ -8,8 +8,10 @@
 //! Code map:
 //! - `server`: the accept loop, the connection cap, shutdown in order (games, then connections).
 //! - `connection`: one task per WebSocket; reads, writes its bounded outbound queue, pings.
-//! - `handler`: what each request does; `hello` and resuming a session.
-//! - `game`: one actor task per game: board, clocks, seats, watchers, chat, rematches.
+//! - `handler`: what each request does; `handler::hello` starts and resumes sessions.
+//! - `game`: one actor task per game (`game::actor`): board, clocks (`game::clock`), seats and
+//!   watchers (`game::seat`), chat, rematches. Every change to a game's state happens in its
+//!   actor, the one place a store would hook in.
 //! - `registry`: every shared index (sessions, games, rooms, seek queues), in dashmap.
 //! - `session`: a player's identity and subscriptions across connections.
 //! - `lobby`: listed games and rooms, and their subscribers.
