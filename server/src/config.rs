@@ -11,8 +11,8 @@ pub struct Config {
     /// Connections held at once; one more is refused with `server_full` and close 1013, so a flood
     /// cannot exhaust memory or file descriptors.
     pub max_connections: usize,
-    /// Games live at once (war games included); a request that would start one more gets
-    /// `server_full`, so nobody can fill the blocking pool with AI searches.
+    /// Games being played at once (war games included; finished ones waiting for a rematch do not
+    /// count); a request that would start one more gets `server_full`.
     pub max_games: usize,
     /// How long a disconnected player keeps their seats and session. The time is a budget per game:
     /// each absence spends from it, and when it runs out the game ends as abandoned.
@@ -75,7 +75,7 @@ impl Default for Config {
             war_budget: Budget::millis(250),
             war_restart_delay: Duration::from_secs(3),
             war_move_delay: Duration::from_secs(1),
-            finished_linger: Duration::from_secs(600),
+            finished_linger: Duration::from_secs(120),
             ping_interval: Duration::from_secs(15),
             idle_timeout: Duration::from_secs(45),
             max_message_bytes: noughts_protocol::MAX_MESSAGE_BYTES,

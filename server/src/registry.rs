@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use dashmap::DashMap;
 use dashmap::mapref::entry::Entry;
@@ -62,6 +62,8 @@ pub(crate) struct Registry {
     last_player: AtomicU64,
     /// The last game id handed out; ids are never reused.
     last_game: AtomicU64,
+    /// Games started and not yet ended, for [`crate::Config::max_games`].
+    live_games: AtomicUsize,
 }
 
 impl Registry {
@@ -110,8 +112,18 @@ impl Registry {
         self.games.remove(&id);
     }
 
-    pub(crate) fn game_count(&self) -> usize {
-        self.games.len()
+    /// Counts a game that starts, unless `limit` are being played already.
+    pub(crate) fn start_live_game(&self, limit: usize) -> bool {
+        self.live_games
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |live| {
+                (live < limit).then_some(live + 1)
+            })
+            .is_ok()
+    }
+
+    /// A game that was being played has ended.
+    pub(crate) fn end_live_game(&self) {
+        self.live_games.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Opens a room under a fresh code; returns the canonical code.

@@ -724,3 +724,33 @@ async fn a_text_frame_that_is_not_utf8_closes_with_1007() {
     ws.send(Message::Frame(frame)).await.unwrap();
     assert_eq!(recv(&mut ws).await.unwrap_err(), Some(1007));
 }
+
+#[tokio::test]
+async fn finished_games_do_not_count_against_the_game_cap() {
+    let server = start(Config {
+        max_games: 1,
+        ..quiet()
+    })
+    .await;
+    let (mut ws, _) = hello(&server.url, "ada").await;
+    for round in 0..3 {
+        send(&mut ws, json!({"type": "play_ai", "id": round, "variant": "classic", "level": "easy", "side": "x"})).await;
+        let ServerMessage::GameState(state) = next(&mut ws).await else {
+            panic!("round {round}")
+        };
+        if round == 0 {
+            let (mut other, _) = hello(&server.url, "bob").await;
+            send(
+                &mut other,
+                json!({"type": "play_ai", "id": 1, "variant": "classic", "level": "easy"}),
+            )
+            .await;
+            let (value, _) = recv(&mut other).await.unwrap();
+            assert_eq!(value["code"], "server_full");
+        }
+        send(&mut ws, json!({"type": "resign", "game": state.game.0})).await;
+        let ServerMessage::GameOver { .. } = next(&mut ws).await else {
+            panic!()
+        };
+    }
+}

@@ -420,6 +420,7 @@ impl Game {
             cells: cells_of(cells).collect(),
         };
         self.result = Some(result.clone());
+        self.shared.registry.end_live_game();
         self.seq += 1;
         let message = ServerMessage::GameOver {
             game: self.id,
@@ -712,6 +713,9 @@ impl Game {
 
     /// The game leaves every index.
     fn close(&mut self) {
+        if self.result.is_none() {
+            self.shared.registry.end_live_game();
+        }
         self.shared.registry.remove_game(self.id);
         if self.listed {
             self.shared.lobby.remove_game(self.id);

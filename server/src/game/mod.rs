@@ -135,7 +135,7 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
             "the server is shutting down",
         ));
     }
-    if shared.registry.game_count() >= shared.config.max_games {
+    if !shared.registry.start_live_game(shared.config.max_games) {
         return Err(Refusal::new(
             ErrorCode::ServerFull,
             "the server holds as many games as it can",
