@@ -754,3 +754,128 @@ async fn finished_games_do_not_count_against_the_game_cap() {
         };
     }
 }
+
+#[tokio::test]
+async fn resuming_on_a_second_connection_retires_the_first() {
+    let server = start(quiet()).await;
+    let (mut first, token) = hello(&server.url, "ada").await;
+    let mut second = connect(&server.url).await;
+    send(
+        &mut second,
+        json!({"type": "hello", "id": 1, "protocol": 1, "name": "ada", "token": token}),
+    )
+    .await;
+    let ServerMessage::Welcome { resumed: true, .. } = next(&mut second).await else {
+        panic!()
+    };
+    assert_eq!(recv(&mut first).await.unwrap_err(), Some(1000));
+    send(&mut second, json!({"type": "ping", "id": 2})).await;
+    assert!(matches!(next(&mut second).await, ServerMessage::Pong));
+}
+
+#[tokio::test]
+async fn the_ai_accepts_a_rematch_at_once_with_sides_swapped() {
+    let server = start(quiet()).await;
+    let (mut ws, _) = hello(&server.url, "ada").await;
+    send(
+        &mut ws,
+        json!({"type": "play_ai", "id": 1, "variant": "four", "level": "medium", "side": "o"}),
+    )
+    .await;
+    let ServerMessage::GameState(state) = next(&mut ws).await else {
+        panic!()
+    };
+    assert_eq!(state.you, Some(Mark::O));
+    send(
+        &mut ws,
+        json!({"type": "rematch", "id": 2, "game": state.game.0}),
+    )
+    .await;
+    let (value, _) = recv_error_after(&mut ws, json!({"type": "ping"})).await;
+    assert_eq!(
+        (value["id"].as_u64(), value["code"].as_str()),
+        (Some(2), Some("game_not_over"))
+    );
+    send(
+        &mut ws,
+        json!({"type": "resign", "id": 3, "game": state.game.0}),
+    )
+    .await;
+    loop {
+        let (value, _) = recv(&mut ws).await.unwrap();
+        if value["type"] == "game_over" {
+            assert_eq!(value["id"], 3);
+            break;
+        }
+    }
+    send(
+        &mut ws,
+        json!({"type": "rematch", "id": 4, "game": state.game.0}),
+    )
+    .await;
+    let (value, frame) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["id"], 4);
+    let ServerMessage::GameState(again) = frame.message else {
+        panic!("{value}")
+    };
+    assert_eq!(again.you, Some(Mark::X));
+    assert_eq!(again.rematch_of, Some(state.game));
+    assert_eq!(again.o.level, Some(noughts_protocol::Level::Medium));
+}
+
+#[tokio::test]
+async fn rooms_close_and_seeks_cancel_only_once() {
+    let server = start(quiet()).await;
+    let (mut ws, _) = hello(&server.url, "ada").await;
+    send(
+        &mut ws,
+        json!({"type": "create_room", "id": 1, "variant": "classic", "private": false}),
+    )
+    .await;
+    let ServerMessage::RoomCreated { code, .. } = next(&mut ws).await else {
+        panic!()
+    };
+    let (mut other, _) = hello(&server.url, "bob").await;
+    send(
+        &mut other,
+        json!({"type": "close_room", "id": 1, "code": code}),
+    )
+    .await;
+    let (value, _) = recv(&mut other).await.unwrap();
+    assert_eq!(value["code"], "no_such_room", "only the host closes a room");
+    send(
+        &mut ws,
+        json!({"type": "close_room", "id": 2, "code": code}),
+    )
+    .await;
+    assert_eq!(
+        recv(&mut ws).await.unwrap().0,
+        json!({"type": "ok", "id": 2})
+    );
+    send(
+        &mut other,
+        json!({"type": "join_room", "id": 2, "code": code}),
+    )
+    .await;
+    let (value, _) = recv(&mut other).await.unwrap();
+    assert_eq!(value["code"], "no_such_room");
+    send(&mut ws, json!({"type": "subscribe_lobby", "id": 3})).await;
+    let ServerMessage::Lobby { rooms, .. } = next(&mut ws).await else {
+        panic!()
+    };
+    assert!(rooms.is_empty());
+    send(&mut ws, json!({"type": "unsubscribe_lobby", "id": 4})).await;
+    assert_eq!(
+        recv(&mut ws).await.unwrap().0,
+        json!({"type": "ok", "id": 4})
+    );
+    send(&mut ws, json!({"type": "seek", "id": 5, "variant": "cube"})).await;
+    assert!(matches!(next(&mut ws).await, ServerMessage::Seeking { .. }));
+    send(&mut ws, json!({"type": "cancel_seek", "id": 6})).await;
+    assert_eq!(
+        recv(&mut ws).await.unwrap().0,
+        json!({"type": "ok", "id": 6})
+    );
+    send(&mut ws, json!({"type": "cancel_seek", "id": 7})).await;
+    assert_eq!(recv(&mut ws).await.unwrap().0["code"], "not_seeking");
+}
