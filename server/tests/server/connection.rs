@@ -1,0 +1,203 @@
+//! Connections: bad frames, limits, refusal when full, shutdown.
+
+use futures_util::SinkExt;
+use noughts_protocol::{ErrorCode, ServerMessage};
+use noughts_server::Config;
+use serde_json::json;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::common::*;
+
+#[tokio::test]
+async fn bad_input_gets_documented_errors() {
+    let server = start(quiet()).await;
+    let mut ws = connect(&server.url).await;
+    send(&mut ws, json!({"type": "ping", "id": "p"})).await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(
+        value,
+        json!({"type": "error", "id": "p", "code": "hello_first", "message": value["message"]})
+    );
+    send(
+        &mut ws,
+        json!({"type": "hello", "id": 1, "protocol": 99, "name": "ada"}),
+    )
+    .await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "unsupported_version");
+    send(
+        &mut ws,
+        json!({"type": "hello", "id": 2, "protocol": 1, "name": "a\u{1b}[31m"}),
+    )
+    .await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "bad_name");
+    send(
+        &mut ws,
+        json!({"type": "hello", "id": 3, "protocol": 1, "name": "ada", "token": "00"}),
+    )
+    .await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "unknown_token");
+    send(
+        &mut ws,
+        json!({"type": "hello", "id": 4, "protocol": 1, "name": "ada"}),
+    )
+    .await;
+    assert!(matches!(next(&mut ws).await, ServerMessage::Welcome { .. }));
+    ws.send(Message::text("{nope")).await.unwrap();
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "bad_json");
+    send(&mut ws, json!({"type": "fly", "id": 5})).await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(
+        (value["code"].as_str(), value["id"].as_u64()),
+        (Some("unknown_type"), Some(5))
+    );
+    send(
+        &mut ws,
+        json!({"type": "move", "id": 6, "game": 999, "cell": 0}),
+    )
+    .await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "no_such_game");
+    send(&mut ws, json!({"type": "seek", "id": 7, "variant": "classic", "clock": {"initial_ms": 0, "increment_ms": 0}})).await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "bad_clock");
+    send(
+        &mut ws,
+        json!({"type": "join_room", "id": 8, "code": "AAAA-BBBB-CC"}),
+    )
+    .await;
+    let (value, _) = recv(&mut ws).await.unwrap();
+    assert_eq!(value["code"], "no_such_room");
+    send(&mut ws, json!({"type": "ping", "id": 9})).await;
+    assert_eq!(
+        recv(&mut ws).await.unwrap().0,
+        json!({"type": "pong", "id": 9})
+    );
+    ws.send(Message::text("x".repeat(5000))).await.unwrap();
+    assert_eq!(recv(&mut ws).await.unwrap_err(), Some(1009));
+    let _ = ErrorCode::Internal;
+}
+
+#[tokio::test]
+async fn binary_frames_close_with_1003() {
+    let server = start(quiet()).await;
+    let (mut ws, _) = hello(&server.url, "ada").await;
+    ws.send(Message::binary(vec![1, 2, 3])).await.unwrap();
+    assert_eq!(recv(&mut ws).await.unwrap_err(), Some(1003));
+}
+
+#[tokio::test]
+async fn shutdown_tells_clients_and_returns() {
+    let mut server = start(quiet()).await;
+    let (mut a, _) = hello(&server.url, "ada").await;
+    server.stop.take().unwrap().send(()).unwrap();
+    assert!(matches!(next(&mut a).await, ServerMessage::Shutdown { .. }));
+    assert_eq!(recv(&mut a).await.unwrap_err(), Some(1001));
+    tokio::time::timeout(WAIT, &mut server.task)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_full_server_refuses_cleanly() {
+    let server = start(Config {
+        max_connections: 1,
+        ..quiet()
+    })
+    .await;
+    let (_first, _) = hello(&server.url, "ada").await;
+    let mut second = connect(&server.url).await;
+    let (value, _) = recv(&mut second).await.unwrap();
+    assert_eq!(value["code"], "server_full");
+    assert_eq!(recv(&mut second).await.unwrap_err(), Some(1013));
+}
+
+#[tokio::test]
+async fn the_rate_limit_refuses_then_closes_a_flood() {
+    let server = start(Config {
+        messages_per_second: 1,
+        message_burst: 3,
+        ..quiet()
+    })
+    .await;
+    let (mut ws, _) = hello(&server.url, "ada").await;
+    for id in 0..20 {
+        send(&mut ws, json!({"type": "ping", "id": id})).await;
+    }
+    let mut codes = Vec::new();
+    let close = loop {
+        match recv(&mut ws).await {
+            Ok((value, _)) => codes.push(
+                value["type"].as_str().unwrap().to_owned()
+                    + value["code"].as_str().unwrap_or_default(),
+            ),
+            Err(code) => break code,
+        }
+    };
+    // hello took one token of the burst of three.
+    assert_eq!(codes[..2], ["pong", "pong"]);
+    assert!(
+        codes[2..].iter().all(|c| c == "errorrate_limited"),
+        "{codes:?}"
+    );
+    assert_eq!(close, Some(1008));
+}
+
+#[tokio::test]
+async fn hostile_frames_get_errors_and_the_connection_goes_on() {
+    let server = start(quiet()).await;
+    let (mut ws, _) = hello(&server.url, "mallory").await;
+    let deep = "[".repeat(2000) + &"]".repeat(2000);
+    let hostile = [
+        "",
+        "null",
+        "\"hello\"",
+        "{}",
+        "{\"type\": null}",
+        "{\"type\": \"move\", \"game\": 18446744073709551615, \"cell\": 18446744073709551615}",
+        "{\"type\": \"move\", \"game\": 1e400, \"cell\": 0}",
+        "{\"type\": \"move\", \"game\": 1.5, \"cell\": 0}",
+        "{\"type\": \"watch\", \"game\": -1}",
+        "{\"type\": \"seek\", \"variant\": \"chess\"}",
+        "{\"type\": \"play_ai\", \"variant\": \"classic\", \"level\": \"god\"}",
+        "{\"type\": \"play_ai\", \"variant\": \"classic\", \"level\": \"easy\", \"side\": \"z\"}",
+        "{\"type\": \"create_room\", \"variant\": \"classic\", \"private\": \"yes\"}",
+        "{\"type\": \"join_room\", \"code\": \"\u{0}\u{1b}[2J\"}",
+        "{\"type\": \"join_room\", \"code\": \"ÉÉÉÉ-ÉÉÉÉ-ÉÉ\"}",
+        "{\"type\": \"close_room\", \"code\": \"\"}",
+        "{\"type\": \"chat\", \"game\": 1, \"text\": 5}",
+        "{\"type\": \"ping\", \"id\": {\"a\": 1}}",
+        "{\"type\": \"ping\", \"id\": -3}",
+        "{\"type\": \"hello\", \"protocol\": 1, \"name\": \"again\"}",
+        "{\"type\": \"rematch\", \"game\": 0}",
+        "{\"type\": \"unwatch\", \"game\": 424242}",
+        "{\"type\": \"cancel_seek\"}",
+        &deep,
+    ];
+    for text in hostile {
+        ws.send(Message::text(text)).await.unwrap();
+        let (value, _) = recv(&mut ws).await.expect("an answer, not a close");
+        assert_eq!(value["type"], "error", "{text:?} → {value}");
+    }
+    send(&mut ws, json!({"type": "ping", "id": "still here"})).await;
+    assert_eq!(
+        recv(&mut ws).await.unwrap().0,
+        json!({"type": "pong", "id": "still here"})
+    );
+}
+
+#[tokio::test]
+async fn a_text_frame_that_is_not_utf8_closes_with_1007() {
+    use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+    let server = start(quiet()).await;
+    let (mut ws, _) = hello(&server.url, "ada").await;
+    let frame = Frame::message(vec![0xff, 0xfe, 0x7b], OpCode::Data(Data::Text), true);
+    ws.send(Message::Frame(frame)).await.unwrap();
+    assert_eq!(recv(&mut ws).await.unwrap_err(), Some(1007));
+}
