@@ -6,7 +6,7 @@ use noughts_engine::{Budget, Level, Variant};
 
 /// Everything an operator (or a test) can tune. `Config::default()` is what `noughts-server`
 /// runs with when given no flags.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     /// Connections held at once; one more is refused with `server_full` and close 1013, so a flood
     /// cannot exhaust memory or file descriptors.

@@ -70,6 +70,21 @@ struct Args {
     /// Requests per second per connection.
     #[arg(long, env = "NOUGHTS_RATE", default_value_t = 20)]
     rate: u32,
+    /// Chat lines per minute per connection.
+    #[arg(long, env = "NOUGHTS_CHAT_PER_MINUTE", default_value_t = 30)]
+    chat_per_minute: u32,
+    /// Burst of chat lines above that rate.
+    #[arg(long, env = "NOUGHTS_CHAT_BURST", default_value_t = 5)]
+    chat_burst: u32,
+    /// Largest frame accepted from a client, in bytes (larger ones close with 1009).
+    #[arg(long, env = "NOUGHTS_MAX_MESSAGE_BYTES", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(256..=1_048_576))]
+    max_message_bytes: u64,
+    /// Frames queued for one connection before it is dropped as too slow.
+    #[arg(long, env = "NOUGHTS_OUTBOUND_QUEUE", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65_536))]
+    outbound_queue: u64,
+    /// Seconds a finished game stays open for a rematch.
+    #[arg(long, env = "NOUGHTS_FINISHED_LINGER_SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    finished_linger_secs: u64,
     /// Burst of requests above the rate.
     #[arg(long, env = "NOUGHTS_BURST", default_value_t = 40)]
     burst: u32,
@@ -95,7 +110,11 @@ impl Args {
             idle_timeout: Duration::from_secs(self.idle_secs),
             messages_per_second: self.rate,
             message_burst: self.burst,
-            ..defaults
+            chat_per_minute: self.chat_per_minute,
+            chat_burst: self.chat_burst,
+            max_message_bytes: usize::try_from(self.max_message_bytes).unwrap_or(4096),
+            outbound_queue: usize::try_from(self.outbound_queue).unwrap_or(256),
+            finished_linger: Duration::from_secs(self.finished_linger_secs),
         }
     }
 }
@@ -140,5 +159,24 @@ async fn shutdown_signal() {
     tokio::select! {
         () = ctrl_c => {}
         () = term => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Args::command().debug_assert();
+    }
+
+    #[test]
+    fn no_flags_means_the_library_defaults() {
+        let args = Args::parse_from(["noughts-server"]);
+        assert_eq!(args.listen.to_string(), "127.0.0.1:7878");
+        assert_eq!(args.config(), Config::default());
     }
 }
