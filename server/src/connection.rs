@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{ErrorCode, ServerMessage, close};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::{Instant, MissedTickBehavior, interval_at, sleep_until, timeout};
@@ -31,6 +32,44 @@ const BATCH: usize = 64;
 
 type Socket = WebSocketStream<TcpStream>;
 
+/// The answer to an HTTP request that is not a WebSocket upgrade.
+const UPGRADE_REQUIRED: &[u8] = b"HTTP/1.1 426 Upgrade Required\r\n\
+Upgrade: websocket\r\n\
+Connection: close\r\n\
+Content-Type: text/plain; charset=utf-8\r\n\
+Content-Length: 96\r\n\
+\r\n\
+This is a noughts game server. Connect with the noughts client or any WebSocket client (ws://).\n";
+
+/// Whether the client's request head, once complete, is plain HTTP with no WebSocket upgrade.
+/// Looks without consuming; anything unclear goes on to the WebSocket handshake.
+async fn is_plain_http(stream: &TcpStream) -> bool {
+    let mut head = [0u8; 2048];
+    let peeked = timeout(Duration::from_secs(2), async {
+        loop {
+            let n = stream.peek(&mut head).await.ok()?;
+            let seen = &head[..n];
+            if n == 0 {
+                return None;
+            }
+            if seen.windows(4).any(|w| w == b"\r\n\r\n") || n == head.len() {
+                return Some(seen.to_ascii_lowercase());
+            }
+            // Wait for more of the head to arrive.
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    match peeked {
+        Ok(Some(head)) => {
+            head.starts_with(b"get ")
+                && head.windows(4).any(|w| w == b"\r\n\r\n")
+                && !head.windows(9).any(|w| w == b"websocket")
+        }
+        _ => false,
+    }
+}
+
 /// Whether an accepted connection is served or turned away; the permit is held for its life.
 #[derive(Debug)]
 pub(crate) enum Admission {
@@ -41,8 +80,14 @@ pub(crate) enum Admission {
 }
 
 /// Serves one accepted TCP connection to its end.
-pub(crate) async fn serve(shared: Arc<Shared>, stream: TcpStream, admission: Admission) {
+pub(crate) async fn serve(shared: Arc<Shared>, mut stream: TcpStream, admission: Admission) {
     let _ = stream.set_nodelay(true);
+    if is_plain_http(&stream).await {
+        // Someone opened the address in a browser: say what this is rather than hang up.
+        let _ = timeout(WRITE_TIMEOUT, stream.write_all(UPGRADE_REQUIRED)).await;
+        let _ = stream.shutdown().await;
+        return;
+    }
     let config = &shared.config;
     let ws_config = WebSocketConfig::default()
         .read_buffer_size(4096)
@@ -229,4 +274,20 @@ async fn close_with(ws: &mut Socket, why: Close) {
         while let Some(Ok(_)) = ws.next().await {}
     })
     .await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_upgrade_answer_has_the_right_length() {
+        let text = std::str::from_utf8(UPGRADE_REQUIRED).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        let length = head
+            .lines()
+            .find_map(|line| line.strip_prefix("Content-Length: "))
+            .unwrap();
+        assert_eq!(length.parse::<usize>().unwrap(), body.len());
+    }
 }

@@ -201,3 +201,25 @@ async fn a_text_frame_that_is_not_utf8_closes_with_1007() {
     ws.send(Message::Frame(frame)).await.unwrap();
     assert_eq!(recv(&mut ws).await.unwrap_err(), Some(1007));
 }
+
+#[tokio::test]
+async fn a_browser_is_told_what_this_is() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = start(quiet()).await;
+    let addr = server
+        .url
+        .trim_start_matches("ws://")
+        .trim_end_matches("/ws")
+        .to_owned();
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\nAccept: text/html\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(WAIT, tcp.read_to_string(&mut answer))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 426"), "{answer}");
+    assert!(answer.contains("noughts"));
+}
