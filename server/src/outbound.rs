@@ -37,7 +37,7 @@ impl Close {
     };
     /// The same session connected again; the old connection gives way.
     pub(crate) const REPLACED: Close = Close {
-        code: 1000,
+        code: close::REPLACED,
         reason: "session resumed on another connection",
     };
 }
