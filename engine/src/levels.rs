@@ -25,8 +25,7 @@ pub fn is_exact(variant: Variant) -> bool {
 /// The search depth of `hard` on each variant: enough to see forks, short of seeing everything.
 /// Every node also knows immediate wins, forced blocks and double threats, so two plies already
 /// see any fork the opponent could make next. On qubic three plies: strong, but a player who
-/// plans threat sequences beats it (at four plies `perfect` could no longer beat it reliably as
-/// the second player).
+/// plans threat sequences beats it (at four plies `perfect` no longer beats it reliably).
 pub fn hard_depth(variant: Variant) -> i32 {
     match variant {
         Variant::Classic => 2,
