@@ -80,7 +80,8 @@ pub struct Choice {
 /// gets within the time budget).
 ///
 /// `budget` bounds `perfect` on qubic only: on the other variants `perfect` is exact and fast, and
-/// the weaker levels always do a fixed amount of work.
+/// the weaker levels always do a fixed amount of work. On qubic a proven win's `plies` is the
+/// length of the forcing line found, which need not be the shortest.
 pub fn choose_move(
     board: &Board,
     level: Level,
