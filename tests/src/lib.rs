@@ -25,13 +25,15 @@ pub const WAIT: Duration = Duration::from_secs(20);
 /// The socket type of a test client.
 pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-/// A configuration for tests: no war games, no artificial AI delay, short grace, and a rate limit
+/// A configuration for tests: no war games (and quick ones when a test turns them on), no
+/// artificial AI delay, short grace, and a rate limit
 /// that a test playing many games at machine speed stays under.
 pub fn test_config() -> Config {
     Config {
         war_games: false,
         ai_think_delay: Duration::ZERO,
         grace: Duration::from_secs(5),
+        war_move_delay: Duration::from_millis(5),
         messages_per_second: 500,
         message_burst: 1000,
         ..Config::default()
