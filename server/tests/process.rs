@@ -27,7 +27,9 @@ async fn sigterm_tells_clients_and_the_process_exits() {
         .expect("start noughts-server");
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
-    stdout.read_line(&mut line).expect("the server prints a line");
+    stdout
+        .read_line(&mut line)
+        .expect("the server prints a line");
     let url = line
         .trim()
         .strip_prefix("noughts server listening on ")

@@ -26,8 +26,8 @@ pub const WAIT: Duration = Duration::from_secs(20);
 pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// A configuration for tests: no war games (and quick ones when a test turns them on), no
-/// artificial AI delay, short grace, and a rate limit
-/// that a test playing many games at machine speed stays under.
+/// artificial AI delay, short grace, and a rate limit that a test playing many games at machine
+/// speed stays under.
 pub fn test_config() -> Config {
     Config {
         war_games: false,
