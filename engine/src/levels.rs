@@ -200,8 +200,8 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
         };
     }
 
-    // Search the safe moves, deepening for most of the budget.
-    // What is left of `percent` of the budget.
+    // Search the safe moves, deepening for three quarters of the budget; `remaining(p)` is what
+    // is left of p% of it.
     let remaining = |percent: u32| Budget {
         time: budget
             .time
