@@ -34,6 +34,10 @@ const CLIENT_TYPES: &[&str] = &[
     "rematch",
     "chat",
     "ping",
+    "leaderboard",
+    "history",
+    "game_record",
+    "profile",
 ];
 
 /// Reads one text frame from a client.

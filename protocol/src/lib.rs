@@ -139,6 +139,9 @@ pub enum ClientMessage {
         variant: Variant,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         clock: Option<ClockSpec>,
+        /// Whether the game counts for ratings; only seeks that agree on it are paired.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
     },
     /// Withdraw the current seek.
     CancelSeek,
@@ -149,6 +152,9 @@ pub enum ClientMessage {
         clock: Option<ClockSpec>,
         #[serde(default)]
         private: bool,
+        /// Whether the game counts for ratings.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
     },
     /// Close a room this player opened that nobody has joined yet.
     CloseRoom { code: String },
@@ -183,6 +189,36 @@ pub enum ClientMessage {
     Chat { game: GameId, text: String },
     /// Application-level ping; the server answers `pong`.
     Ping,
+    /// The best-rated players of a variant, best first.
+    Leaderboard {
+        variant: Variant,
+        /// How many places to skip (default 0).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offset: Option<u32>,
+        /// How many players to list (default 20, at most 100).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+    },
+    /// A player's finished games, newest first.
+    History {
+        /// Whose games (default: your own).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        player: Option<PlayerId>,
+        /// Only games with a smaller id: the `game` of the last one on the previous page.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<GameId>,
+        /// How many games (default 20, at most 100).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+    },
+    /// The full record of a game: seats, every move with its time, and the result.
+    GameRecord { game: GameId },
+    /// A player's ratings and results in every variant.
+    Profile {
+        /// Whose profile (default: your own).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        player: Option<PlayerId>,
+    },
 }
 
 /// Everything the server sends.
@@ -197,6 +233,9 @@ pub enum ServerMessage {
         token: String,
         /// True when `hello` carried a token that resumed an earlier session.
         resumed: bool,
+        /// The player's rating in each variant.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        ratings: Vec<Rating>,
     },
     /// A request was refused. `code` is stable and documented; `message` is for people.
     Error { code: ErrorCode, message: String },
@@ -278,6 +317,25 @@ pub enum ServerMessage {
     RematchOffered { game: GameId, seq: u64, by: Mark },
     /// The server is going away; the connection closes with 1001 next.
     Shutdown { message: String },
+    /// The answer to `leaderboard`.
+    Leaderboard {
+        variant: Variant,
+        /// The places skipped: the first entry's `rank` is `offset + 1`.
+        offset: u32,
+        players: Vec<LeaderboardEntry>,
+    },
+    /// The answer to `history`.
+    History {
+        player: PlayerId,
+        /// Newest first.
+        games: Vec<GameSummary>,
+        /// Whether older games follow (ask again with `before` set to the last `game`).
+        more: bool,
+    },
+    /// The answer to `game_record`.
+    GameRecord(Box<GameRecord>),
+    /// The answer to `profile`.
+    Profile(Box<Profile>),
 }
 
 /// A full game snapshot.
@@ -313,6 +371,9 @@ pub struct GameState {
     /// The game this one is a rematch of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rematch_of: Option<GameId>,
+    /// Whether the game counts for ratings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
 }
 
 /// Who sits in a seat.
@@ -327,6 +388,9 @@ pub struct SeatInfo {
     pub level: Option<Level>,
     /// False while a human player's connection is down.
     pub connected: bool,
+    /// A person's rating in the game's variant; absent for an AI seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<u32>,
 }
 
 /// What kind of players a game has.
@@ -406,6 +470,9 @@ pub struct GameInfo {
     pub watchers: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<ClockSpec>,
+    /// Whether the game counts for ratings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
 }
 
 /// A public room waiting for an opponent.
@@ -417,6 +484,144 @@ pub struct RoomInfo {
     pub clock: Option<ClockSpec>,
     /// The name of the player who opened it.
     pub host: String,
+    /// Whether the game counts for ratings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
+}
+
+/// A player's Glicko-2 rating in one variant, rounded to whole points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rating {
+    pub variant: Variant,
+    /// The rating; everyone starts at 1500.
+    pub rating: u32,
+    /// The rating deviation: how uncertain the rating is (350 for a newcomer, shrinking with play).
+    pub deviation: u32,
+    /// Rated games played in this variant.
+    pub games: u32,
+}
+
+/// One line of a leaderboard.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaderboardEntry {
+    /// 1 for the best-rated player.
+    pub rank: u32,
+    pub player: PlayerId,
+    pub name: String,
+    pub rating: u32,
+    pub deviation: u32,
+    /// Rated games in this variant, and how they went.
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
+
+/// A seat in a stored game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordSeat {
+    /// The player's name, or `AI (level)`.
+    pub name: String,
+    /// The player's id; absent for an AI seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<PlayerId>,
+    /// The AI level; absent for a human seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
+    /// In a rated game, the player's rating when it started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<u32>,
+    /// In a finished rated game, how much the game changed that rating.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating_change: Option<i32>,
+}
+
+/// A game as a player's history lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSummary {
+    pub game: GameId,
+    pub variant: Variant,
+    pub kind: GameKind,
+    pub x: RecordSeat,
+    pub o: RecordSeat,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockSpec>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
+    /// When the game started and ended, in milliseconds since the Unix epoch.
+    pub started_ms: u64,
+    pub ended_ms: u64,
+    /// Moves played.
+    pub moves: u32,
+    pub result: GameResult,
+}
+
+/// Everything kept about one game: enough to replay it move by move.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub game: GameId,
+    pub variant: Variant,
+    pub kind: GameKind,
+    pub x: RecordSeat,
+    pub o: RecordSeat,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockSpec>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
+    /// When the game started, in milliseconds since the Unix epoch.
+    pub started_ms: u64,
+    /// When it ended; absent while it is being played.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_ms: Option<u64>,
+    /// Every move, in order.
+    pub moves: Vec<MoveRecord>,
+    /// The final (or current) board.
+    pub board: String,
+    /// How it ended; absent while it is being played.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResult>,
+    /// The game this one is a rematch of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch_of: Option<GameId>,
+}
+
+/// One move of a stored game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveRecord {
+    pub mark: Mark,
+    pub cell: usize,
+    /// When it was played, in milliseconds since the game started.
+    pub at_ms: u64,
+    /// In a timed game, the mover's time left after the move (increment included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ms: Option<u64>,
+}
+
+/// A player's public profile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profile {
+    pub player: PlayerId,
+    pub name: String,
+    /// When the player first said hello and was last seen, in milliseconds since the Unix epoch.
+    pub created_ms: u64,
+    pub last_seen_ms: u64,
+    /// One entry per variant, in the order classic, four, cube, qubic.
+    pub variants: Vec<VariantStats>,
+}
+
+/// A player's rating and results in one variant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VariantStats {
+    pub variant: Variant,
+    pub rating: u32,
+    pub deviation: u32,
+    /// Rated games played.
+    pub rated_games: u32,
+    /// Finished games of every kind (rated, casual, against the AI), and how they went.
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
 }
 
 /// The stable error codes. PROTOCOL.md documents when each is sent.
@@ -473,6 +678,8 @@ pub enum ErrorCode {
     Internal,
     /// The player already has as many open rooms, or live games it started, as one player may.
     LimitReached,
+    /// No player has that id.
+    NoSuchPlayer,
 }
 
 impl ErrorCode {
@@ -512,6 +719,7 @@ pub const ERROR_CODES: &[(ErrorCode, &str)] = &[
     (ErrorCode::ShuttingDown, "shutting_down"),
     (ErrorCode::Internal, "internal"),
     (ErrorCode::LimitReached, "limit_reached"),
+    (ErrorCode::NoSuchPlayer, "no_such_player"),
 ];
 
 impl std::fmt::Display for ErrorCode {

@@ -107,6 +107,10 @@ fn every_example_parses_as_the_type_it_documents() {
             "rematch",
             "chat",
             "ping",
+            "leaderboard",
+            "history",
+            "game_record",
+            "profile",
         ]),
         "every client message has an example"
     );
@@ -132,6 +136,10 @@ fn every_example_parses_as_the_type_it_documents() {
             "chat",
             "rematch_offered",
             "shutdown",
+            "leaderboard",
+            "history",
+            "game_record",
+            "profile",
         ]),
         "every server message has an example"
     );

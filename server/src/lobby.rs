@@ -102,6 +102,7 @@ mod tests {
             variant: Variant::Classic,
             clock: None,
             host: "ada".to_owned(),
+            rated: false,
         }
     }
 

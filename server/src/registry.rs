@@ -26,6 +26,8 @@ pub(crate) struct Room {
     pub clock: Option<ClockSpec>,
     /// Private rooms are never listed; only the code leads to them.
     pub private: bool,
+    /// Whether the room's game counts for ratings.
+    pub rated: bool,
 }
 
 impl Room {
@@ -36,6 +38,7 @@ impl Room {
             variant: self.variant,
             clock: self.clock,
             host: self.host.name.clone(),
+            rated: self.rated,
         }
     }
 }
@@ -133,6 +136,7 @@ impl Registry {
         variant: Variant,
         clock: Option<ClockSpec>,
         private: bool,
+        rated: bool,
     ) -> Room {
         loop {
             let code = code::generate();
@@ -143,6 +147,7 @@ impl Registry {
                     variant,
                     clock,
                     private,
+                    rated,
                 };
                 slot.insert(room.clone());
                 return room;
@@ -203,13 +208,14 @@ mod tests {
     fn seeks_pair_the_oldest_matching_seeker() {
         let registry = Registry::default();
         let [a, b, c] = ["a", "b", "c"].map(|name| registry.new_session(name));
-        let classic = (Variant::Classic, None);
+        let classic = (Variant::Classic, None, false);
         let timed = (
             Variant::Classic,
             Some(ClockSpec {
                 initial_ms: 60_000,
                 increment_ms: 0,
             }),
+            false,
         );
         assert!(a.start_seek(classic));
         assert!(registry.seek(&a, classic).is_none());
@@ -228,7 +234,7 @@ mod tests {
     fn a_withdrawn_seek_matches_nobody() {
         let registry = Registry::default();
         let [a, b] = ["a", "b"].map(|name| registry.new_session(name));
-        let key = (Variant::Four, None);
+        let key = (Variant::Four, None, false);
         assert!(a.start_seek(key));
         assert!(registry.seek(&a, key).is_none());
         assert!(a.end_seek(key));
@@ -243,7 +249,7 @@ mod tests {
     fn rooms_are_taken_once_and_never_by_their_host() {
         let registry = Registry::default();
         let [host, guest, late] = ["h", "g", "l"].map(|name| registry.new_session(name));
-        let room = registry.open_room(host.clone(), Variant::Cube, None, true);
+        let room = registry.open_room(host.clone(), Variant::Cube, None, true, false);
         assert_eq!(
             registry.take_room(&room.code, host.player).unwrap_err(),
             JoinRoomError::OwnRoom

@@ -9,8 +9,8 @@ use tokio::time::Instant;
 
 use crate::outbound::{ConnId, Outbound};
 
-/// What a quick-match seek asks for; two seeks match when these are equal.
-pub(crate) type SeekKey = (Variant, Option<ClockSpec>);
+/// What a quick-match seek asks for (variant, clock, rated); two seeks match when these are equal.
+pub(crate) type SeekKey = (Variant, Option<ClockSpec>, bool);
 
 /// One player, from its first `hello` until it has been gone longer than the grace period.
 pub(crate) struct Session {

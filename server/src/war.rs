@@ -29,6 +29,7 @@ fn start_one(shared: &Arc<Shared>, variant: Variant) -> Option<oneshot::Receiver
         kind: GameKind::War,
         seats: [SeatSetup::Ai(x), SeatSetup::Ai(o)],
         clock: None,
+        rated: false,
         listed: true,
         rematch_of: None,
         requester: None,

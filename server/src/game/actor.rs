@@ -34,6 +34,8 @@ pub(crate) struct Game {
     kind: GameKind,
     /// Listed in the lobby while live.
     listed: bool,
+    /// Whether the game counts for ratings.
+    rated: bool,
     /// The position; the engine checks every move against it.
     board: Board,
     /// Cells in the order played, for snapshots.
@@ -115,6 +117,7 @@ impl Game {
             id,
             kind: setup.kind,
             listed: setup.listed,
+            rated: setup.rated,
             board: Board::new(setup.variant),
             moves: Vec::new(),
             seq: 0,
@@ -527,6 +530,7 @@ impl Game {
             kind: self.kind,
             seats: [seat(&self.seats[1]), seat(&self.seats[0])],
             clock: self.clock.as_ref().map(|c| c.spec),
+            rated: self.rated,
             listed: self.listed,
             rematch_of: Some(self.id),
             requester: Some(from.clone()),
@@ -803,6 +807,7 @@ impl Game {
             watchers: self.watcher_count(),
             chat: self.chat.iter().cloned().collect(),
             rematch_of: self.rematch_of,
+            rated: self.rated,
         };
         frame(id, ServerMessage::GameState(Box::new(state)))
     }
@@ -821,6 +826,7 @@ impl Game {
             moves: u32::try_from(self.moves.len()).unwrap_or(u32::MAX),
             watchers: self.watcher_count(),
             clock: self.clock.as_ref().map(|c| c.spec),
+            rated: self.rated,
         });
     }
 }

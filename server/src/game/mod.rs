@@ -114,6 +114,8 @@ pub(crate) struct Setup {
     pub seats: [SeatSetup; 2],
     /// The time control, if the game is timed.
     pub clock: Option<ClockSpec>,
+    /// Whether the game counts for ratings (only ever between two people).
+    pub rated: bool,
     /// Whether the lobby lists it (private-room games are not listed).
     pub listed: bool,
     /// The game this one is a rematch of.

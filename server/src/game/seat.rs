@@ -39,12 +39,14 @@ impl Seat {
                 player: Some(human.session.player),
                 level: None,
                 connected: human.out.is_some(),
+                rating: None,
             },
             Seat::Ai(level) => SeatInfo {
                 name: format!("AI ({level})"),
                 player: None,
                 level: Some(*level),
                 connected: true,
+                rating: None,
             },
         }
     }

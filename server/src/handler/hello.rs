@@ -101,6 +101,7 @@ impl Client {
                 name: session.name.clone(),
                 token: session.token.clone(),
                 resumed,
+                ratings: Vec::new(),
             },
         );
     }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use noughts_protocol::{
     ClientMessage, ClockSpec, ErrorCode, GameId, GameKind, MAX_CHAT_CHARS, RequestId,
-    ServerMessage, SideChoice, Variant, close, decode_client, sanitize,
+    ServerMessage, SideChoice, close, decode_client, sanitize,
 };
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -153,7 +153,11 @@ impl Client {
                 self.ok(id);
                 Ok(())
             }
-            ClientMessage::Seek { variant, clock } => self.seek(&session, from, variant, clock),
+            ClientMessage::Seek {
+                variant,
+                clock,
+                rated,
+            } => self.seek(&session, from, (variant, clock, rated)),
             ClientMessage::CancelSeek => {
                 let Some(key) = session.seek() else {
                     return refuse(ErrorCode::NotSeeking, "there is no seek to cancel");
@@ -169,6 +173,7 @@ impl Client {
                 variant,
                 clock,
                 private,
+                rated,
             } => {
                 check_clock(clock)?;
                 self.check_not_stopping()?;
@@ -180,10 +185,10 @@ impl Client {
                         ),
                     );
                 }
-                let room = self
-                    .shared
-                    .registry
-                    .open_room(session.clone(), variant, clock, private);
+                let room =
+                    self.shared
+                        .registry
+                        .open_room(session.clone(), variant, clock, private, rated);
                 session.add_room(&room.code);
                 let shown = code::display(&room.code);
                 self.out.reply(
@@ -248,6 +253,7 @@ impl Client {
                         kind: GameKind::Human,
                         seats,
                         clock: room.clock,
+                        rated: room.rated,
                         listed: !room.private,
                         rematch_of: None,
                         requester: Some(from),
@@ -279,6 +285,7 @@ impl Client {
                         kind: GameKind::Ai,
                         seats,
                         clock,
+                        rated: false,
                         listed: true,
                         rematch_of: None,
                         requester: Some(from),
@@ -298,6 +305,7 @@ impl Client {
                     kind: GameKind::War,
                     seats: [SeatSetup::Ai(x_level), SeatSetup::Ai(o_level)],
                     clock: None,
+                    rated: false,
                     listed: true,
                     rematch_of: None,
                     requester: None,
@@ -365,19 +373,19 @@ impl Client {
                 self.forward(&handle, Command::Chat { from, name, text })
                     .await
             }
+            ClientMessage::Leaderboard { .. }
+            | ClientMessage::History { .. }
+            | ClientMessage::GameRecord { .. }
+            | ClientMessage::Profile { .. } => {
+                refuse(ErrorCode::Internal, "this server keeps no records")
+            }
         }
     }
 
-    fn seek(
-        &mut self,
-        session: &Arc<Session>,
-        from: Requester,
-        variant: Variant,
-        clock: Option<ClockSpec>,
-    ) -> Reply {
+    fn seek(&mut self, session: &Arc<Session>, from: Requester, key: SeekKey) -> Reply {
+        let (variant, clock, rated) = key;
         check_clock(clock)?;
         self.check_not_stopping()?;
-        let key: SeekKey = (variant, clock);
         if !session.start_seek(key) {
             return refuse(ErrorCode::AlreadySeeking, "you already have a seek open");
         }
@@ -402,6 +410,7 @@ impl Client {
                 kind: GameKind::Human,
                 seats,
                 clock,
+                rated,
                 listed: true,
                 rematch_of: None,
                 requester: None,

@@ -16,6 +16,7 @@ async fn running_out_of_time_loses() {
     let seek = ClientMessage::Seek {
         variant: Variant::Classic,
         clock: Some(clock),
+        rated: false,
     };
     a.send(seek.clone()).await;
     b.send(seek).await;
@@ -83,6 +84,7 @@ async fn absurd_clocks_are_refused() {
             ClientMessage::Seek {
                 variant: Variant::Classic,
                 clock: Some(clock),
+                rated: false,
             },
             noughts_protocol::ErrorCode::BadClock,
         )

@@ -23,6 +23,7 @@ async fn a_private_room_is_joined_by_code_and_never_listed() {
                 variant: Variant::Classic,
                 clock: None,
                 private: true,
+                rated: false,
             },
         )
         .await;
@@ -80,6 +81,7 @@ async fn a_private_room_is_joined_by_code_and_never_listed() {
                 variant: Variant::Four,
                 clock: None,
                 private: false,
+                rated: false,
             },
         )
         .await

@@ -11,6 +11,7 @@ pub async fn quick_match(server: &TestServer, variant: Variant) -> (Client, Clie
     let seek = ClientMessage::Seek {
         variant,
         clock: None,
+        rated: false,
     };
     assert!(matches!(
         a.request(1, seek.clone()).await,
@@ -99,6 +100,7 @@ async fn a_seek_can_be_cancelled_and_only_one_is_allowed() {
     let seek = ClientMessage::Seek {
         variant: Variant::Four,
         clock: None,
+        rated: false,
     };
     assert!(matches!(
         a.request(1, seek.clone()).await,
@@ -122,6 +124,7 @@ async fn a_seek_can_be_cancelled_and_only_one_is_allowed() {
     let seek = ClientMessage::Seek {
         variant: Variant::Four,
         clock: None,
+        rated: false,
     };
     b.send(seek.clone()).await;
     c.send(seek).await;
