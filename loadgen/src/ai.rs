@@ -7,14 +7,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use noughts_protocol::{ClientMessage, GameId, Level, Mark, SideChoice, Variant};
-use tokio::sync::Semaphore;
+use noughts_protocol::{ClientMessage, GameId, Level, Mark, Variant};
+use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
 use tokio::time::{Instant, sleep_until};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::client::{self, Peek, Socket};
 use crate::games::{self, SETUP_AT_ONCE, Tally};
+use crate::pacer::{self, Pacer};
 use crate::report::{Errors, Recorder, Report};
 use crate::target::{Probe, Window};
 
@@ -56,12 +57,12 @@ struct AiSeat {
 async fn start_game(ws: &mut Socket, options: &AiOptions) -> anyhow::Result<(GameId, String)> {
     client::send(
         ws,
-        ClientMessage::PlayAi {
-            variant: options.variant,
-            level: options.level,
-            side: SideChoice::X,
-            clock: None,
-        },
+        client::request(serde_json::json!({
+            "type": "play_ai",
+            "variant": options.variant,
+            "level": options.level,
+            "side": "x",
+        }))?,
     )
     .await?;
     let state = client::game_state(ws).await?;
@@ -90,6 +91,7 @@ async fn play(
     mut seat: AiSeat,
     options: Arc<AiOptions>,
     period: Duration,
+    bell: Arc<Notify>,
     first: Instant,
     end: Instant,
     tally: Arc<AiTally>,
@@ -101,7 +103,7 @@ async fn play(
         let can_move = my_turn && pending.is_none();
         let message = tokio::select! {
             () = sleep_until(end) => break,
-            () = sleep_until(next_at), if can_move => {
+            () = pacer::ring(&bell, next_at), if can_move => {
                 let Some(cell) = empty_cell(&seat.board) else {
                     tally.errors.add("full_board");
                     break;
@@ -209,14 +211,17 @@ pub async fn run(url: &str, server: Probe, options: &AiOptions) -> anyhow::Resul
         sleep_until(end).await;
         window.end()
     });
-    let count = seats.len().max(1) as u32;
+    let count = seats.len();
+    let pacer = Pacer::start(count, start, ai_period, end);
     let mut ai_set = JoinSet::new();
     for (i, seat) in seats.into_iter().enumerate() {
-        let first = start + ai_period * i as u32 / count;
+        let first = Pacer::first(start, ai_period, i, count);
+        let bell = pacer.bell(i);
         ai_set.spawn(play(
             seat,
             options.clone(),
             ai_period,
+            bell,
             first,
             end,
             ai_tally.clone(),
@@ -256,13 +261,9 @@ pub async fn run(url: &str, server: Probe, options: &AiOptions) -> anyhow::Resul
     report
         .figures
         .insert("ai_answers_per_sec".to_owned(), answers as f64 / secs);
-    if let Some(reply) = ai_tally.reply.latency() {
-        report
-            .figures
-            .insert("ai_answer_p50_ms".to_owned(), reply.p50_us as f64 / 1000.0);
-        report
-            .figures
-            .insert("ai_answer_p99_ms".to_owned(), reply.p99_us as f64 / 1000.0);
-    }
+    ai_tally.reply.add_figures("ai_answer", &mut report.figures);
+    tally
+        .from_send
+        .add_figures("from_send", &mut report.figures);
     Ok(report)
 }

@@ -7,6 +7,7 @@ use anyhow::{Context, anyhow, bail};
 use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{
     ClientFrame, ClientMessage, GameState, Mark, PROTOCOL_VERSION, ServerFrame, ServerMessage,
+    Variant,
 };
 use serde::Deserialize;
 use tokio::net::{TcpSocket, TcpStream};
@@ -70,6 +71,38 @@ pub async fn send(ws: &mut Socket, message: ClientMessage) -> anyhow::Result<()>
     ws.send(Message::text(ClientFrame::new(message).to_json()))
         .await?;
     Ok(())
+}
+
+/// Queues one request without flushing it.
+pub async fn feed(ws: &mut Socket, message: ClientMessage) -> anyhow::Result<()> {
+    ws.feed(Message::text(ClientFrame::new(message).to_json()))
+        .await?;
+    Ok(())
+}
+
+/// A request that starts a game (`create_room`, `play_ai`), built from its JSON so that the
+/// optional fields it leaves out take the protocol's defaults.
+pub fn request(json: serde_json::Value) -> anyhow::Result<ClientMessage> {
+    serde_json::from_value(json).context("not a request")
+}
+
+/// Opens a room for `variant` and returns its invite code.
+pub async fn create_room(
+    ws: &mut Socket,
+    variant: Variant,
+    private: bool,
+) -> anyhow::Result<String> {
+    let message = request(serde_json::json!({
+        "type": "create_room",
+        "variant": variant,
+        "private": private,
+    }))?;
+    send(ws, message).await?;
+    until(ws, |m| match m {
+        ServerMessage::RoomCreated { code, .. } => Some(code),
+        _ => None,
+    })
+    .await
 }
 
 /// Reads the next server frame (skipping pings and pongs), within [`STEP`].

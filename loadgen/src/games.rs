@@ -13,12 +13,13 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use noughts_protocol::{ClientMessage, GameId, GameState, Mark, ServerMessage, Variant};
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
 use tokio::time::{Instant, sleep_until};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::client::{self, Peek, Socket};
+use crate::pacer::{self, Pacer};
 use crate::report::{Errors, Recorder, Report};
 use crate::target::{Probe, Window};
 
@@ -45,6 +46,9 @@ pub struct GamesOptions {
 pub struct Tally {
     /// Scheduled send → opponent reads `moved`.
     pub latency: Recorder,
+    /// Actual send → opponent reads `moved`: the same moves without the generator's timer
+    /// (which fires up to a millisecond late) and without stalls; for diagnosis only.
+    pub from_send: Recorder,
     pub errors: Errors,
     /// Moves whose update reached the opponent.
     pub moves: AtomicU64,
@@ -88,20 +92,7 @@ pub async fn seat_pairs(url: &str, count: usize, errors: &Arc<Tally>) -> Vec<Pai
 async fn seat_pair(url: &str, i: usize) -> anyhow::Result<Pair> {
     let mut a = client::join(url, &format!("a{i}")).await?;
     let mut b = client::join(url, &format!("b{i}")).await?;
-    client::send(
-        &mut a,
-        ClientMessage::CreateRoom {
-            variant: Variant::Classic,
-            clock: None,
-            private: true,
-        },
-    )
-    .await?;
-    let code = client::until(&mut a, |m| match m {
-        ServerMessage::RoomCreated { code, .. } => Some(code),
-        _ => None,
-    })
-    .await?;
+    let code = client::create_room(&mut a, Variant::Classic, true).await?;
     client::send(&mut b, ClientMessage::JoinRoom { code }).await?;
     let state = client::game_state(&mut a).await?;
     client::game_state(&mut b).await?;
@@ -122,11 +113,13 @@ pub async fn play_pairs(
     end: Instant,
     tally: &Arc<Tally>,
 ) {
-    let count = pairs.len().max(1) as u32;
+    let count = pairs.len();
+    let pacer = period.map(|p| Pacer::start(count, start, p, end));
     let mut set = JoinSet::new();
     for (i, pair) in pairs.into_iter().enumerate() {
-        let first = start + period.map_or(Duration::ZERO, |p| p * i as u32 / count);
-        set.spawn(play(pair, period, first, end, tally.clone()));
+        let first = period.map_or(start, |p| Pacer::first(start, p, i, count));
+        let bell = pacer.as_ref().map(|p| p.bell(i));
+        set.spawn(play(pair, period, bell, first, end, tally.clone()));
     }
     while set.join_next().await.is_some() {}
 }
@@ -152,6 +145,7 @@ enum Phase {
 async fn play(
     mut pair: Pair,
     period: Option<Duration>,
+    bell: Option<Arc<Notify>>,
     first: Instant,
     end: Instant,
     tally: Arc<Tally>,
@@ -160,13 +154,16 @@ async fn play(
     let mut next_at = first;
     // The scheduled time of the move whose update the opponent has not read yet.
     let mut pending: Option<Instant> = None;
+    let mut sent_at = first;
+    // Unpaced games never wait for a bell: their next move is due at once.
+    let unpaced = Notify::new();
     let mut phase = Phase::Playing;
     loop {
         let can_move =
             matches!(phase, Phase::Playing) && pending.is_none() && ply < CLASSIC_DRAW.len();
         let (side, message) = tokio::select! {
             () = sleep_until(end) => break,
-            () = sleep_until(next_at), if can_move => {
+            () = pacer::ring(bell.as_deref().unwrap_or(&unpaced), next_at), if can_move => {
                 let x_moves = ply % 2 == 0;
                 let a_moves = (pair.a_mark == Mark::X) == x_moves;
                 let ws = if a_moves { &mut pair.a } else { &mut pair.b };
@@ -176,6 +173,7 @@ async fn play(
                     break;
                 }
                 pending = Some(next_at);
+                sent_at = Instant::now();
                 if let Some(period) = period {
                     next_at += period;
                 }
@@ -212,6 +210,9 @@ async fn play(
                     tally
                         .latency
                         .record(now.saturating_duration_since(scheduled));
+                    tally
+                        .from_send
+                        .record(now.saturating_duration_since(sent_at));
                     tally.moves.fetch_add(1, Ordering::Relaxed);
                     ply += 1;
                     if period.is_none() {
@@ -325,5 +326,8 @@ pub async fn run(url: &str, server: Probe, options: &GamesOptions) -> anyhow::Re
         "games_done".to_owned(),
         tally.games.load(Ordering::Relaxed) as f64,
     );
+    tally
+        .from_send
+        .add_figures("from_send", &mut report.figures);
     Ok(report)
 }

@@ -13,6 +13,7 @@
 //! - `watchers`: one game with many watchers, and watchers that stop reading.
 //! - `idle`: connections that only say hello and stay, spread over processes.
 //! - `echo`: the echo server and its load.
+//! - `pacer`: precise move times for the paced scenarios.
 //! - `target`: the server under test (started as a child process, or already running), pinning,
 //!   and `/proc` samples.
 //! - `report`: what a scenario measured, as text and JSON.
@@ -23,6 +24,7 @@ pub mod client;
 pub mod echo;
 pub mod games;
 pub mod idle;
+pub mod pacer;
 pub mod report;
 pub mod suite;
 pub mod target;

@@ -128,6 +128,14 @@ impl Recorder {
         Latency::of(&self.histogram.lock().expect("histogram lock"))
     }
 
+    /// Adds `{name}_p50_ms` and `{name}_p99_ms` to `figures`.
+    pub fn add_figures(&self, name: &str, figures: &mut BTreeMap<String, f64>) {
+        if let Some(l) = self.latency() {
+            figures.insert(format!("{name}_p50_ms"), l.p50_us as f64 / 1000.0);
+            figures.insert(format!("{name}_p99_ms"), l.p99_us as f64 / 1000.0);
+        }
+    }
+
     /// The number of samples so far.
     pub fn count(&self) -> u64 {
         self.histogram.lock().expect("histogram lock").len()

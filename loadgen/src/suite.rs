@@ -452,7 +452,10 @@ pub fn write_benchmarks(path: &Path, result: &SuiteResult) -> anyhow::Result<()>
         (Some(begin), Some(end)) if begin < end => {
             format!("{}{BEGIN}\n{table}{}", &text[..begin], &text[end..])
         }
-        _ => format!("{}\n\n## Server\n\n{BEGIN}\n{table}{END}\n", text.trim_end()),
+        _ => format!(
+            "{}\n\n## Server\n\n{BEGIN}\n{table}{END}\n",
+            text.trim_end()
+        ),
     };
     std::fs::write(path, updated).with_context(|| format!("cannot write {}", path.display()))
 }

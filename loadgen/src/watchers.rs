@@ -27,6 +27,10 @@ pub const QUBIC_DRAW: [usize; 64] = [
 
 /// The receive buffer of a watcher that stops reading, so that it falls behind after a few KiB.
 const STALLED_RECV_BUFFER: u32 = 4096;
+/// Snapshots a stalled watcher asks for (with `watch`, about 400 bytes each) and leaves unread,
+/// so that more is queued for it than the socket buffers hold (the kernel grows a send buffer
+/// up to 4 MiB): the server must then drop it.
+const STALLED_SNAPSHOTS: usize = 12_000;
 /// How long, after the last move, the watchers have to read it.
 const SETTLE: Duration = Duration::from_secs(10);
 
@@ -53,8 +57,10 @@ struct Receipts {
     last_ns: Vec<AtomicU64>,
     /// Per ply: how many watchers read it.
     readers: Vec<AtomicU32>,
-    /// Watchers whose connection ended before the game did.
+    /// Watchers whose connection ended before they were let go.
     lost: AtomicUsize,
+    /// Watchers that read the game's end.
+    ended: AtomicUsize,
     /// The ply of each cell of [`QUBIC_DRAW`].
     ply_of: [usize; 64],
 }
@@ -70,6 +76,7 @@ impl Receipts {
             last_ns: (0..64).map(|_| AtomicU64::new(0)).collect(),
             readers: (0..64).map(|_| AtomicU32::new(0)).collect(),
             lost: AtomicUsize::new(0),
+            ended: AtomicUsize::new(0),
             ply_of,
         }
     }
@@ -96,21 +103,19 @@ async fn join_watcher(
     Ok(ws)
 }
 
-/// A watcher that keeps reading until the game ends.
+/// A watcher that keeps reading until `release` (so that watchers leaving at the end do not
+/// disturb the measurement); its connection ending before then counts as a drop.
 async fn follow(
     mut ws: Socket,
     game: GameId,
     receipts: Arc<Receipts>,
     errors: Arc<Errors>,
-    until: Instant,
+    mut release: watch::Receiver<bool>,
 ) {
     loop {
-        let message = match tokio::time::timeout_at(until, ws.next()).await {
-            Ok(message) => message,
-            Err(_) => {
-                errors.add("watcher_timeout");
-                break;
-            }
+        let message = tokio::select! {
+            _ = release.wait_for(|go| *go) => break,
+            message = ws.next() => message,
         };
         let text = match message {
             Some(Ok(Message::Text(text))) => text,
@@ -124,7 +129,9 @@ async fn follow(
         match Peek::of(text.as_str()) {
             Ok(peek) if peek.game == Some(game.0) => match peek.kind {
                 "moved" => receipts.read(peek.cell.unwrap_or(usize::MAX)),
-                "game_over" => break,
+                "game_over" => {
+                    receipts.ended.fetch_add(1, Ordering::Relaxed);
+                }
                 _ => {}
             },
             Ok(_) => {}
@@ -176,20 +183,7 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
     let errors = Arc::new(Errors::default());
     let mut x = client::join(url, "host").await?;
     let mut o = client::join(url, "guest").await?;
-    client::send(
-        &mut x,
-        ClientMessage::CreateRoom {
-            variant: Variant::Qubic,
-            clock: None,
-            private: false,
-        },
-    )
-    .await?;
-    let code = client::until(&mut x, |m| match m {
-        ServerMessage::RoomCreated { code, .. } => Some(code),
-        _ => None,
-    })
-    .await?;
+    let code = client::create_room(&mut x, Variant::Qubic, false).await?;
     client::send(&mut o, ClientMessage::JoinRoom { code }).await?;
     let state = client::game_state(&mut x).await?;
     client::game_state(&mut o).await?;
@@ -203,7 +197,16 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
     let mut stalled = JoinSet::new();
     for i in 0..options.stalled {
         match join_watcher(url, &format!("s{i}"), game, Some(STALLED_RECV_BUFFER)).await {
-            Ok(ws) => {
+            Ok(mut ws) => {
+                for _ in 0..STALLED_SNAPSHOTS {
+                    if client::feed(&mut ws, ClientMessage::Watch { game })
+                        .await
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+                let _ = futures_util::SinkExt::flush(&mut ws).await;
                 stalled.spawn(stall(ws, game, resume_rx.clone()));
             }
             Err(err) => errors.add_err(&err),
@@ -223,8 +226,7 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
     let receipts = Arc::new(Receipts::new(Instant::now()));
     let moves = options.moves.min(QUBIC_DRAW.len());
     let period = Duration::from_secs_f64(1.0 / options.rate.max(1e-3));
-    // Every watcher gives up this long after the moves should have ended.
-    let give_up = Instant::now() + Duration::from_secs(600);
+    let (release_tx, release_rx) = watch::channel(false);
     let mut watchers = JoinSet::new();
     let mut joined = 0;
     let join_phase = async {
@@ -232,7 +234,13 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
             match result {
                 Ok(Ok(ws)) => {
                     joined += 1;
-                    watchers.spawn(follow(ws, game, receipts.clone(), errors.clone(), give_up));
+                    watchers.spawn(follow(
+                        ws,
+                        game,
+                        receipts.clone(),
+                        errors.clone(),
+                        release_rx.clone(),
+                    ));
                 }
                 Ok(Err(err)) => errors.add_err(&err),
                 Err(_) => errors.add("panic"),
@@ -247,6 +255,7 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
         () = drain(&mut x, &mut o) => anyhow::bail!("a player's connection ended while watchers joined"),
     }
     let join_secs = joining.elapsed().as_secs_f64() - 0.5;
+    let lost_joining = receipts.lost.load(Ordering::Relaxed);
 
     let start = Instant::now() + Duration::from_millis(100);
     let window = Window::start(server);
@@ -309,7 +318,12 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
         // Not played to the end: resign, so watchers see a `game_over`.
         client::send(&mut x, ClientMessage::Resign { game }).await?;
     }
-    while watchers.join_next().await.is_some() {}
+    let settle_until = Instant::now() + SETTLE;
+    while receipts.ended.load(Ordering::Relaxed) + receipts.lost.load(Ordering::Relaxed) < joined
+        && Instant::now() < settle_until
+    {
+        sleep(Duration::from_millis(20)).await;
+    }
     let _ = resume_tx.send(true);
     let mut dropped = 0;
     while let Some(result) = stalled.join_next().await {
@@ -317,6 +331,9 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
             dropped += 1;
         }
     }
+    // Only now do the watchers leave.
+    let _ = release_tx.send(true);
+    while watchers.join_next().await.is_some() {}
     tokio::join!(client::close(x), client::close(o));
 
     let secs = elapsed.as_secs_f64();
@@ -340,6 +357,9 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
     report
         .figures
         .insert("watchers_joined".to_owned(), joined as f64);
+    report
+        .figures
+        .insert("dropped_while_joining".to_owned(), lost_joining as f64);
     report.figures.insert("join_secs".to_owned(), join_secs);
     report
         .figures
