@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use noughts_engine::{Budget, Level, Variant};
 
+use crate::store::StoreConfig;
+
 /// Everything an operator (or a test) can tune. `Config::default()` is what `noughts-server`
 /// runs with when given no flags.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +60,9 @@ pub struct Config {
     /// Frames queued for one connection before it counts as too slow and is dropped; the game and
     /// the lobby never wait for a reader.
     pub outbound_queue: usize,
+    /// Where players, games and ratings are kept. In memory by default, so tests and a server
+    /// embedded in a client never write to disk; `noughts-server` uses a file.
+    pub store: StoreConfig,
 }
 
 impl Default for Config {
@@ -84,6 +89,7 @@ impl Default for Config {
             chat_per_minute: 30,
             chat_burst: 5,
             outbound_queue: 256,
+            store: StoreConfig::Memory,
         }
     }
 }

@@ -16,6 +16,9 @@
 //! - `session`: a player's identity and subscriptions across connections.
 //! - `lobby`: listed games and rooms, and their subscribers.
 //! - `war`: keeps an AI-vs-AI game running per variant.
+//! - `store`: players, games, moves and ratings in SQLite, on a thread of its own; live games are
+//!   restored from it at start (`game::restore`).
+//! - `rating`: Glicko-2 per variant.
 //! - `outbound`, `rate`, `code`: the send queue, token buckets, invite codes.
 
 mod code;
@@ -27,11 +30,14 @@ mod handler;
 mod lobby;
 mod outbound;
 mod rate;
+mod rating;
 mod registry;
 mod server;
 mod session;
+mod store;
 mod war;
 
 pub use config::Config;
 pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GAMES};
 pub use server::run;
+pub use store::{StoreConfig, StoreError};

@@ -1,12 +1,13 @@
 //! `noughts-server`: binds, prints the address, serves until ctrl-c or SIGTERM.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
 use noughts_engine::{Budget, Level, Variant};
-use noughts_server::Config;
+use noughts_server::{Config, StoreConfig};
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
 
@@ -17,6 +18,10 @@ struct Args {
     /// Address to listen on.
     #[arg(long, env = "NOUGHTS_LISTEN", default_value = "127.0.0.1:7878")]
     listen: SocketAddr,
+    /// The SQLite database that keeps players, games and ratings (created if missing; default:
+    /// noughts.db in the user's data directory). `:memory:` keeps nothing after exit.
+    #[arg(long, env = "NOUGHTS_DB", value_name = "PATH")]
+    db: Option<PathBuf>,
     /// Most connections held at once.
     #[arg(long, env = "NOUGHTS_MAX_CONNECTIONS", default_value_t = 10_000)]
     max_connections: usize,
@@ -115,8 +120,21 @@ impl Args {
             max_message_bytes: usize::try_from(self.max_message_bytes).unwrap_or(4096),
             outbound_queue: usize::try_from(self.outbound_queue).unwrap_or(256),
             finished_linger: Duration::from_secs(self.finished_linger_secs),
+            store: match &self.db {
+                Some(path) if path.as_os_str() == ":memory:" => StoreConfig::Memory,
+                Some(path) => StoreConfig::File(path.clone()),
+                None => StoreConfig::File(default_db()),
+            },
         }
     }
+}
+
+/// `noughts.db` in the user's data directory (or the working directory if there is none).
+fn default_db() -> PathBuf {
+    directories::ProjectDirs::from("", "", "noughts").map_or_else(
+        || PathBuf::from("noughts.db"),
+        |dirs| dirs.data_dir().join("noughts.db"),
+    )
 }
 
 #[tokio::main]
@@ -133,8 +151,12 @@ async fn main() -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let addr = listener.local_addr()?;
+    let config = args.config();
+    if let StoreConfig::File(path) = &config.store {
+        tracing::info!(db = %path.display(), "keeping games");
+    }
     println!("noughts server listening on ws://{addr}");
-    noughts_server::run(listener, args.config(), shutdown_signal())
+    noughts_server::run(listener, config, shutdown_signal())
         .await
         .context("the server failed")?;
     Ok(())
@@ -174,9 +196,24 @@ mod tests {
     }
 
     #[test]
-    fn no_flags_means_the_library_defaults() {
+    fn no_flags_means_the_library_defaults_on_a_file() {
         let args = Args::parse_from(["noughts-server"]);
         assert_eq!(args.listen.to_string(), "127.0.0.1:7878");
-        assert_eq!(args.config(), Config::default());
+        let expected = Config {
+            store: StoreConfig::File(default_db()),
+            ..Config::default()
+        };
+        assert_eq!(args.config(), expected);
+    }
+
+    #[test]
+    fn db_takes_a_path_or_memory() {
+        let args = Args::parse_from(["noughts-server", "--db", "/tmp/games.db"]);
+        assert_eq!(
+            args.config().store,
+            StoreConfig::File(PathBuf::from("/tmp/games.db"))
+        );
+        let args = Args::parse_from(["noughts-server", "--db", ":memory:"]);
+        assert_eq!(args.config().store, StoreConfig::Memory);
     }
 }

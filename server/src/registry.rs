@@ -11,7 +11,9 @@ use noughts_protocol::{ClockSpec, GameId, PlayerId, RoomInfo, Variant};
 
 use crate::code;
 use crate::game::GameHandle;
+use crate::rating::Ratings;
 use crate::session::{SeekKey, Session};
+use crate::store::{StoredPlayer, TokenHash};
 
 /// A room waiting for its second player.
 #[derive(Debug, Clone)]
@@ -53,8 +55,8 @@ pub(crate) enum JoinRoomError {
 /// The server's indexes.
 #[derive(Debug, Default)]
 pub(crate) struct Registry {
-    /// Sessions by their secret token, for `hello` with a token.
-    sessions: DashMap<String, Arc<Session>>,
+    /// Sessions by the hash of their secret token, for `hello` with a token.
+    sessions: DashMap<TokenHash, Arc<Session>>,
     /// Live and recently finished games, by id, for every request that names a game.
     games: DashMap<GameId, GameHandle>,
     /// Open rooms by canonical invite code.
@@ -70,23 +72,52 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
-    /// A new session with a fresh 128-bit token.
-    pub(crate) fn new_session(&self, name: &str) -> Arc<Session> {
+    /// Continues the player and game ids after those the store has given out, so none is reused.
+    pub(crate) fn continue_ids(&self, last_player: u64, last_game: u64) {
+        self.last_player.fetch_max(last_player, Ordering::Relaxed);
+        self.last_game.fetch_max(last_game, Ordering::Relaxed);
+    }
+
+    /// A new player's session with a fresh 128-bit token, returned beside it: the token is given
+    /// to the player once and kept nowhere.
+    pub(crate) fn new_session(&self, name: &str) -> (Arc<Session>, String) {
         let player = PlayerId(self.last_player.fetch_add(1, Ordering::Relaxed) + 1);
         loop {
             let mut bytes = [0u8; 16];
             code::fill_random(&mut bytes);
             let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-            if let Entry::Vacant(slot) = self.sessions.entry(token.clone()) {
-                let session = Arc::new(Session::new(player, name.to_owned(), token));
+            let key = TokenHash::of(&token);
+            if let Entry::Vacant(slot) = self.sessions.entry(key) {
+                let session = Arc::new(Session::new(
+                    player,
+                    name.to_owned(),
+                    key,
+                    Ratings::default(),
+                ));
                 slot.insert(session.clone());
-                return session;
+                return (session, token);
             }
         }
     }
 
+    /// The session of a stored player, made if it has none: for a player returning after its
+    /// session expired, and for the players of games restored at start.
+    pub(crate) fn stored_session(&self, stored: &StoredPlayer) -> Arc<Session> {
+        self.sessions
+            .entry(stored.token)
+            .or_insert_with(|| {
+                Arc::new(Session::new(
+                    stored.player,
+                    stored.name.clone(),
+                    stored.token,
+                    stored.ratings,
+                ))
+            })
+            .clone()
+    }
+
     /// The session a token resumes.
-    pub(crate) fn session(&self, token: &str) -> Option<Arc<Session>> {
+    pub(crate) fn session(&self, token: &TokenHash) -> Option<Arc<Session>> {
         self.sessions.get(token).map(|s| s.clone())
     }
 
@@ -94,7 +125,7 @@ impl Registry {
     /// reconnected meanwhile. Returns whether it was removed.
     pub(crate) fn expire_session(&self, session: &Session) -> bool {
         self.sessions
-            .remove_if(&session.token, |_, s| !s.is_connected())
+            .remove_if(&session.key, |_, s| !s.is_connected())
             .is_some()
     }
 
@@ -207,7 +238,7 @@ mod tests {
     #[test]
     fn seeks_pair_the_oldest_matching_seeker() {
         let registry = Registry::default();
-        let [a, b, c] = ["a", "b", "c"].map(|name| registry.new_session(name));
+        let [a, b, c] = ["a", "b", "c"].map(|name| registry.new_session(name).0);
         let classic = (Variant::Classic, None, false);
         let timed = (
             Variant::Classic,
@@ -233,7 +264,7 @@ mod tests {
     #[test]
     fn a_withdrawn_seek_matches_nobody() {
         let registry = Registry::default();
-        let [a, b] = ["a", "b"].map(|name| registry.new_session(name));
+        let [a, b] = ["a", "b"].map(|name| registry.new_session(name).0);
         let key = (Variant::Four, None, false);
         assert!(a.start_seek(key));
         assert!(registry.seek(&a, key).is_none());
@@ -248,7 +279,7 @@ mod tests {
     #[test]
     fn rooms_are_taken_once_and_never_by_their_host() {
         let registry = Registry::default();
-        let [host, guest, late] = ["h", "g", "l"].map(|name| registry.new_session(name));
+        let [host, guest, late] = ["h", "g", "l"].map(|name| registry.new_session(name).0);
         let room = registry.open_room(host.clone(), Variant::Cube, None, true, false);
         assert_eq!(
             registry.take_room(&room.code, host.player).unwrap_err(),
@@ -271,13 +302,16 @@ mod tests {
     #[test]
     fn tokens_are_long_random_and_resolve_to_their_session() {
         let registry = Registry::default();
-        let a = registry.new_session("a");
-        let b = registry.new_session("b");
-        assert_eq!(a.token.len(), 32);
-        assert!(a.token.chars().all(|c| c.is_ascii_hexdigit()));
-        assert_ne!(a.token, b.token);
+        let (a, a_token) = registry.new_session("a");
+        let (b, b_token) = registry.new_session("b");
+        assert_eq!(a_token.len(), 32);
+        assert!(a_token.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a_token, b_token);
         assert_ne!(a.player, b.player);
-        assert_eq!(registry.session(&a.token).unwrap().player, a.player);
-        assert!(registry.session("not a token").is_none());
+        assert_eq!(
+            registry.session(&TokenHash::of(&a_token)).unwrap().player,
+            a.player
+        );
+        assert!(registry.session(&TokenHash::of("not a token")).is_none());
     }
 }

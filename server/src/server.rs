@@ -1,5 +1,5 @@
-//! The listener: accepts connections up to the cap, starts the war games, and shuts everything
-//! down in order when asked.
+//! The listener: opens the store and restores the games that were live, accepts connections up to
+//! the cap, starts the war games, and shuts everything down in order when asked.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -10,12 +10,14 @@ use tokio::sync::Semaphore;
 use tokio::time::{Instant, sleep, timeout_at};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-use tracing::{Instrument, info, info_span, warn};
+use tracing::{Instrument, error, info, info_span, warn};
 
 use crate::config::Config;
 use crate::connection::{self, Admission};
+use crate::game;
 use crate::lobby::Lobby;
 use crate::registry::Registry;
+use crate::store::Store;
 use crate::war;
 
 /// The whole shutdown, from the signal to the last connection closed, takes no longer than this.
@@ -33,6 +35,8 @@ pub(crate) struct Shared {
     pub config: Config,
     /// Every shared index.
     pub registry: Registry,
+    /// Where players, games, moves and ratings are kept.
+    pub store: Store,
     /// The lobby's listings and subscribers.
     pub lobby: Lobby,
     /// Permits for AI searches ([`Config::ai_threads`]).
@@ -50,13 +54,17 @@ pub(crate) struct Shared {
 /// Runs a noughts server on `listener` until `shutdown` completes, then tells every client, closes
 /// every connection and returns (within five seconds of the signal).
 ///
-/// Returns `Ok` once shut down; accept errors (such as running out of file descriptors) are
-/// logged and retried rather than returned.
+/// Before serving, it opens the store ([`Config::store`]) and restores every game that was being
+/// played when the server last stopped.
+///
+/// Returns an error if the store cannot be opened, and `Ok` once shut down; accept errors (such as
+/// running out of file descriptors) are logged and retried rather than returned.
 pub async fn run(
     listener: TcpListener,
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let (store, startup) = Store::open(&config.store).await?;
     let limit = Arc::new(Semaphore::new(config.max_connections));
     let refusals = Arc::new(Semaphore::new(REFUSALS_AT_ONCE));
     let ai_slots = Arc::new(Semaphore::new(config.ai_threads.max(1)));
@@ -64,17 +72,22 @@ pub async fn run(
         ai_slots,
         config,
         registry: Registry::default(),
+        store,
         lobby: Lobby::default(),
         tasks: TaskTracker::new(),
         connections: TaskTracker::new(),
         stop_games: CancellationToken::new(),
         stop_connections: CancellationToken::new(),
     });
+    shared
+        .registry
+        .continue_ids(startup.last_player, startup.last_game);
+    let restored = game::restore_all(&shared, startup.live);
     if let Ok(addr) = listener.local_addr() {
         info!(%addr, "listening");
     }
     if shared.config.war_games {
-        war::start(&shared);
+        war::start(&shared, restored);
     }
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -118,6 +131,9 @@ async fn stop(shared: &Shared) {
         .is_err()
     {
         warn!("some games did not stop in time");
+    }
+    if let Err(err) = shared.store.flush().await {
+        error!(cause = %err, "the store could not finish its writes");
     }
     shared.stop_connections.cancel();
     shared.connections.close();

@@ -8,6 +8,8 @@ use noughts_protocol::{ClockSpec, GameId, PlayerId, Variant};
 use tokio::time::Instant;
 
 use crate::outbound::{ConnId, Outbound};
+use crate::rating::{Glicko, Ratings};
+use crate::store::TokenHash;
 
 /// What a quick-match seek asks for (variant, clock, rated); two seeks match when these are equal.
 pub(crate) type SeekKey = (Variant, Option<ClockSpec>, bool);
@@ -18,13 +20,14 @@ pub(crate) struct Session {
     pub player: PlayerId,
     /// The display name given at the first `hello`.
     pub name: String,
-    /// The secret that resumes this session; never logged.
-    pub token: String,
+    /// The hash of the secret token that resumes this session; the token itself is kept nowhere
+    /// on the server.
+    pub key: TokenHash,
     /// Everything that changes; the lock is held only for quick bookkeeping, never across awaits.
     state: Mutex<State>,
 }
 
-/// Leaves the token out, so that no log line can ever carry it.
+/// Leaves the token's hash out, so that no log line can ever carry it.
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
@@ -52,6 +55,8 @@ struct State {
     away_since: Option<Instant>,
     /// Live games this player started with `play_ai` or `start_war`.
     started: usize,
+    /// The player's ratings, as of its last rated game.
+    ratings: Ratings,
 }
 
 /// What a connection must restore when it takes over a session.
@@ -79,12 +84,33 @@ pub(crate) struct Detached {
 }
 
 impl Session {
-    pub(crate) fn new(player: PlayerId, name: String, token: String) -> Session {
+    pub(crate) fn new(player: PlayerId, name: String, key: TokenHash, ratings: Ratings) -> Session {
         Session {
             player,
             name,
-            token,
-            state: Mutex::new(State::default()),
+            key,
+            state: Mutex::new(State {
+                ratings,
+                ..State::default()
+            }),
+        }
+    }
+
+    /// The player's ratings in every variant.
+    pub(crate) fn ratings(&self) -> Ratings {
+        self.state().ratings
+    }
+
+    /// The player's rating in `variant` after a rated game.
+    pub(crate) fn rated_game(&self, variant: Variant, rating: Glicko) {
+        self.state().ratings.record_game(variant, rating);
+    }
+
+    /// Counts the player as away from now (a session restored at start, before anyone connects).
+    pub(crate) fn mark_away(&self) {
+        let mut state = self.state();
+        if state.conn.is_none() {
+            state.away_since = Some(Instant::now());
         }
     }
 

@@ -1,6 +1,7 @@
 //! War games: the server keeps an AI-vs-AI game running for each configured variant, starting the
 //! next one a few seconds after each ends, so there is always something to watch.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use noughts_protocol::{GameKind, Variant};
@@ -12,10 +13,14 @@ use crate::game::{self, SeatSetup, Setup};
 use crate::server::Shared;
 
 /// Starts the first war game of every variant at once (so the lobby lists them from the start),
-/// and a keeper per variant that starts the next.
-pub(crate) fn start(shared: &Arc<Shared>) {
+/// and a keeper per variant that starts the next. A variant whose war game was restored from the
+/// store keeps that one (`restored` tells when it ends) rather than start another.
+pub(crate) fn start(shared: &Arc<Shared>, mut restored: HashMap<Variant, oneshot::Receiver<()>>) {
     for variant in shared.config.war_variants.clone() {
-        let first = start_one(shared, variant);
+        let first = match restored.remove(&variant) {
+            Some(ended) => Some(ended),
+            None => start_one(shared, variant),
+        };
         shared.tasks.spawn(keep(shared.clone(), variant, first));
     }
 }
@@ -29,6 +34,7 @@ fn start_one(shared: &Arc<Shared>, variant: Variant) -> Option<oneshot::Receiver
         kind: GameKind::War,
         seats: [SeatSetup::Ai(x), SeatSetup::Ai(o)],
         clock: None,
+        owner: None,
         rated: false,
         listed: true,
         rematch_of: None,

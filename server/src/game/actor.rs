@@ -1,5 +1,9 @@
 //! The game actor: the one place that validates a move, runs the clocks, and serialises each update
 //! once for both players and every watcher.
+//!
+//! It is also where the store hears of every change: a move (and an end) is written, and the
+//! actor waits for that write to be durable, before anyone is told of it; so what a player has
+//! seen is never lost, and a move the store cannot keep is refused rather than half made.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -8,11 +12,11 @@ use std::time::Duration;
 use noughts_engine::{Board, Budget, Outcome, Rng, cells_of, choose_move};
 use noughts_protocol::{
     ChatLine, EndReason, ErrorCode, GameId, GameInfo, GameKind, GameResult, GameState, Mark,
-    PlayerId, ServerMessage,
+    PlayerId, ServerMessage, Variant,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
-use tracing::{debug, info, warn};
+use tracing::{debug, error, info, warn};
 
 use super::clock::Clock;
 use super::seat::{Human, Seat, Watcher, index};
@@ -20,6 +24,7 @@ use super::{Command, Requester, SeatSetup, Setup};
 use crate::outbound::{Frame, Outbound, frame};
 use crate::server::Shared;
 use crate::session::Session;
+use crate::store::{Ending, LiveGame, Rerated, StoredMove, now_ms};
 
 /// Chat lines a snapshot carries.
 const CHAT_HISTORY: usize = 20;
@@ -42,6 +47,10 @@ pub(crate) struct Game {
     moves: Vec<usize>,
     /// The number of the latest update; every update takes the next one.
     seq: u64,
+    /// The latest `seq` handed to the store, which keeps it so a restored game goes on from it.
+    stored_seq: u64,
+    /// When the game started, in milliseconds since the Unix epoch; moves are timed from it.
+    started_ms: u64,
     /// X's seat, then O's.
     seats: [Seat; 2],
     /// The time control, if the game is timed.
@@ -94,6 +103,7 @@ impl Game {
         id: GameId,
         commands: mpsc::WeakSender<Command>,
         setup: Setup,
+        started_ms: u64,
     ) -> Game {
         let config = &shared.config;
         let (pace, budget) = match setup.kind {
@@ -121,6 +131,8 @@ impl Game {
             board: Board::new(setup.variant),
             moves: Vec::new(),
             seq: 0,
+            stored_seq: 0,
+            started_ms,
             seats,
             clock: setup.clock.map(Clock::new),
             result: None,
@@ -142,6 +154,47 @@ impl Game {
         }
     }
 
+    /// A game that was being played when the server stopped, as the store kept it: the same
+    /// board, moves, `seq` and clocks (nothing running yet), its players away from now on, so
+    /// their grace starts when the server does.
+    pub(crate) fn restore(
+        shared: Arc<Shared>,
+        commands: mpsc::WeakSender<Command>,
+        setup: Setup,
+        live: &LiveGame,
+    ) -> Result<Game, String> {
+        let mut game = Game::new(
+            shared,
+            live.start.game,
+            commands,
+            setup,
+            live.start.started_ms,
+        );
+        let mut left = [None, None];
+        for played in &live.moves {
+            let mark = game.board.to_move();
+            game.board = game
+                .board
+                .play(played.cell)
+                .map_err(|err| format!("stored move {}: {err}", played.cell))?;
+            game.moves.push(played.cell);
+            if played.clock_ms.is_some() {
+                left[index(mark)] = played.clock_ms;
+            }
+        }
+        game.clock = live.start.clock.map(|spec| Clock::restored(spec, left));
+        game.seq = live.seq;
+        game.stored_seq = live.seq;
+        let now = Instant::now();
+        for seat in &mut game.seats {
+            if let Seat::Human(human) = seat {
+                human.out = None;
+                human.away_since = Some(now);
+            }
+        }
+        Ok(game)
+    }
+
     /// The actor's life: first snapshots, then commands and timers until the game closes.
     pub(crate) async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
         info!(variant = %self.board.variant(), kind = ?self.kind, "game started");
@@ -152,15 +205,17 @@ impl Game {
             let deadline = self.deadline();
             let flow = tokio::select! {
                 command = commands.recv() => match command {
-                    Some(command) => self.handle(command, Instant::now()),
+                    Some(command) => self.handle(command, Instant::now()).await,
                     None => Flow::Close,
                 },
                 () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
-                    self.on_timer(Instant::now())
+                    self.on_timer(Instant::now()).await
                 }
                 () = stop.cancelled() => {
-                    if self.result.is_none() {
-                        self.end(None, EndReason::Aborted, 0, None, Instant::now());
+                    // A store that outlives the process keeps the game to be restored; otherwise
+                    // it ends here, and its players are told.
+                    if self.result.is_none() && !self.shared.store.is_persistent() {
+                        self.end(None, EndReason::Aborted, 0, None, Instant::now()).await;
                     }
                     Flow::Close
                 }
@@ -217,12 +272,16 @@ impl Game {
                 break;
             }
         }
+        if self.result.is_none() && self.seq > self.stored_seq {
+            self.shared.store.set_seq(self.id, self.seq);
+            self.stored_seq = self.seq;
+        }
     }
 
-    fn handle(&mut self, command: Command, now: Instant) -> Flow {
+    async fn handle(&mut self, command: Command, now: Instant) -> Flow {
         match command {
-            Command::Move { from, cell } => self.on_move(from, cell, now),
-            Command::Resign { from } => self.on_resign(from, now),
+            Command::Move { from, cell } => self.on_move(from, cell, now).await,
+            Command::Resign { from } => self.on_resign(from, now).await,
             Command::Rematch { from } => self.on_rematch(from, now),
             Command::Chat { from, name, text } => self.on_chat(from, name, text),
             Command::Watch { session, from } => self.on_watch(session, from, now),
@@ -263,7 +322,7 @@ impl Game {
                     && matches!(self.seats[index(mover)], Seat::Ai(_))
                 {
                     match self.board.play(cell) {
-                        Ok(_) => self.play(mover, cell, None, now),
+                        Ok(_) => self.play(mover, cell, None, now).await,
                         Err(err) => warn!(cell, %err, "the AI chose an illegal move"),
                     }
                 }
@@ -278,7 +337,7 @@ impl Game {
             .find(|&mark| self.seats[index(mark)].player() == Some(player))
     }
 
-    fn on_move(&mut self, from: Requester, cell: usize, now: Instant) {
+    async fn on_move(&mut self, from: Requester, cell: usize, now: Instant) {
         let Some(mark) = self.mark_of(from.player) else {
             return refuse(
                 &from,
@@ -295,25 +354,78 @@ impl Game {
         if let Err(err) = self.board.play(cell) {
             return refuse(&from, ErrorCode::IllegalMove, err.to_string());
         }
-        self.play(mark, cell, Some(from), now);
+        self.play(mark, cell, Some(from), now).await;
     }
 
-    /// Plays a checked move and tells everyone.
-    fn play(&mut self, mark: Mark, cell: usize, from: Option<Requester>, now: Instant) {
+    /// Plays a checked move: stores it (with the end, if it ends the game), then tells everyone.
+    async fn play(&mut self, mark: Mark, cell: usize, from: Option<Requester>, now: Instant) {
+        let clock_before = self.clock.clone();
         if let Some(clock) = &mut self.clock
             && !clock.charge_move(mark, now)
         {
-            self.end(Some(mark.opponent()), EndReason::Timeout, 0, from, now);
+            self.end(Some(mark.opponent()), EndReason::Timeout, 0, from, now)
+                .await;
             return;
         }
-        self.board = self.board.play_unchecked(cell);
+        let board = self.board.play_unchecked(cell);
+        let outcome = board.outcome();
+        let ending = match outcome {
+            Some(Outcome::Win { mark, cells }) => Some((Some(mark), EndReason::Line, cells)),
+            Some(Outcome::Draw) => Some((None, EndReason::Draw, 0)),
+            None => None,
+        };
+        let played = StoredMove {
+            cell,
+            at_ms: now_ms().saturating_sub(self.started_ms),
+            clock_ms: self.clock.as_ref().map(|clock| clock.left_ms(mark, now)),
+        };
+        let stored_ending = ending.map(|(winner, reason, cells)| Ending {
+            seq: self.seq + 2,
+            winner,
+            reason,
+            cells: cells_of(cells).collect(),
+            ended_ms: now_ms(),
+        });
+        let stored = self
+            .shared
+            .store
+            .record_move(
+                self.id,
+                self.board.ply(),
+                self.seq + 1,
+                played,
+                stored_ending,
+            )
+            .await;
+        let rerated = match stored {
+            Ok(rerated) => rerated,
+            Err(err) => {
+                error!(cause = %err, cell, "the move could not be stored; it is not played");
+                self.clock = clock_before;
+                match from {
+                    Some(from) => refuse(
+                        &from,
+                        ErrorCode::Internal,
+                        "the server could not save that move; try again",
+                    ),
+                    None => {
+                        self.thinking = false;
+                        self.think();
+                    }
+                }
+                return;
+            }
+        };
+        // The write took a moment: the next side's time starts now, charging nobody for it.
+        let now = Instant::now();
+        self.board = board;
         self.moves.push(cell);
         self.rematch_offer = None;
-        let outcome = self.board.outcome();
         if outcome.is_none() {
             self.start_turn(now);
         }
         self.seq += 1;
+        self.stored_seq = self.seq;
         let message = ServerMessage::Moved {
             game: self.id,
             seq: self.seq,
@@ -325,11 +437,10 @@ impl Game {
         };
         self.broadcast(message, from);
         debug!(?mark, cell, "move");
-        match outcome {
-            Some(Outcome::Win { mark, cells }) => {
-                self.end(Some(mark), EndReason::Line, cells, None, now);
+        match ending {
+            Some((winner, reason, cells)) => {
+                self.conclude(winner, reason, cells, None, now, rerated);
             }
-            Some(Outcome::Draw) => self.end(None, EndReason::Draw, 0, None, now),
             None => {
                 self.list();
                 self.think();
@@ -405,8 +516,8 @@ impl Game {
         });
     }
 
-    /// Ends the game and tells everyone.
-    fn end(
+    /// Ends the game: stores the end (and rates a rated game), then tells everyone.
+    async fn end(
         &mut self,
         winner: Option<Mark>,
         reason: EndReason,
@@ -414,6 +525,41 @@ impl Game {
         from: Option<Requester>,
         now: Instant,
     ) {
+        let ending = Ending {
+            seq: self.seq + 1,
+            winner,
+            reason,
+            cells: cells_of(cells).collect(),
+            ended_ms: now_ms(),
+        };
+        let rerated = match self.shared.store.end_game(self.id, ending).await {
+            Ok(rerated) => rerated,
+            Err(err) => {
+                // The game is over for the players all the same; only the store lags behind.
+                error!(cause = %err, "the end of the game could not be stored");
+                None
+            }
+        };
+        self.conclude(winner, reason, cells, from, now, rerated);
+    }
+
+    /// The game is over and stored: tells everyone and shows the new ratings.
+    fn conclude(
+        &mut self,
+        winner: Option<Mark>,
+        reason: EndReason,
+        cells: u64,
+        from: Option<Requester>,
+        now: Instant,
+        rerated: Option<Rerated>,
+    ) {
+        if let Some(Rerated { x, o }) = rerated {
+            for (mark, rating) in [(Mark::X, x), (Mark::O, o)] {
+                if let Seat::Human(human) = &self.seats[index(mark)] {
+                    human.session.rated_game(self.board.variant(), rating);
+                }
+            }
+        }
         if let Some(clock) = &mut self.clock {
             clock.stop(now);
         }
@@ -455,7 +601,7 @@ impl Game {
         self.close_at = Some(now + linger);
     }
 
-    fn on_resign(&mut self, from: Requester, now: Instant) {
+    async fn on_resign(&mut self, from: Requester, now: Instant) {
         let Some(mark) = self.mark_of(from.player) else {
             return refuse(
                 &from,
@@ -466,7 +612,8 @@ impl Game {
         if self.result.is_some() {
             return refuse(&from, ErrorCode::GameOver, "the game is over");
         }
-        self.end(Some(mark.opponent()), EndReason::Resign, 0, Some(from), now);
+        self.end(Some(mark.opponent()), EndReason::Resign, 0, Some(from), now)
+            .await;
     }
 
     fn on_rematch(&mut self, from: Requester, now: Instant) {
@@ -530,6 +677,7 @@ impl Game {
             kind: self.kind,
             seats: [seat(&self.seats[1]), seat(&self.seats[0])],
             clock: self.clock.as_ref().map(|c| c.spec),
+            owner: None,
             rated: self.rated,
             listed: self.listed,
             rematch_of: Some(self.id),
@@ -687,7 +835,7 @@ impl Game {
         flag.into_iter().chain(grace).min()
     }
 
-    fn on_timer(&mut self, now: Instant) -> Flow {
+    async fn on_timer(&mut self, now: Instant) -> Flow {
         if self.result.is_some() {
             return if self.close_at.is_some_and(|at| now >= at) {
                 Flow::Close
@@ -699,7 +847,8 @@ impl Game {
             && let (Some(at), Some(mark)) = (clock.flag_at(), clock.running())
             && now >= at
         {
-            self.end(Some(mark.opponent()), EndReason::Timeout, 0, None, now);
+            self.end(Some(mark.opponent()), EndReason::Timeout, 0, None, now)
+                .await;
             return Flow::Continue;
         }
         for mark in [Mark::X, Mark::O] {
@@ -708,7 +857,8 @@ impl Game {
                     .away_since
                     .is_some_and(|since| now >= since + human.grace_left)
             {
-                self.end(Some(mark.opponent()), EndReason::Abandon, 0, None, now);
+                self.end(Some(mark.opponent()), EndReason::Abandon, 0, None, now)
+                    .await;
                 return Flow::Continue;
             }
         }
@@ -775,6 +925,10 @@ impl Game {
         }
     }
 
+    fn variant(&self) -> Variant {
+        self.board.variant()
+    }
+
     fn watcher_count(&self) -> u32 {
         u32::try_from(self.watchers.len()).unwrap_or(u32::MAX)
     }
@@ -794,8 +948,8 @@ impl Game {
             game: self.id,
             variant: self.board.variant(),
             kind: self.kind,
-            x: self.seats[0].info(),
-            o: self.seats[1].info(),
+            x: self.seats[0].info(self.variant()),
+            o: self.seats[1].info(self.variant()),
             you,
             seq: self.seq,
             board: self.board.to_compact(),
@@ -821,8 +975,8 @@ impl Game {
             game: self.id,
             variant: self.board.variant(),
             kind: self.kind,
-            x: self.seats[0].info(),
-            o: self.seats[1].info(),
+            x: self.seats[0].info(self.variant()),
+            o: self.seats[1].info(self.variant()),
             moves: u32::try_from(self.moves.len()).unwrap_or(u32::MAX),
             watchers: self.watcher_count(),
             clock: self.clock.as_ref().map(|c| c.spec),

@@ -36,6 +36,23 @@ impl Clock {
         }
     }
 
+    /// A clock as it stood after the last stored move: each side's time left, if it has moved.
+    /// Nothing runs; time the server was down is not charged.
+    pub(crate) fn restored(spec: ClockSpec, left_ms: [Option<u64>; 2]) -> Clock {
+        let mut clock = Clock::new(spec);
+        for (left, stored) in clock.left.iter_mut().zip(left_ms) {
+            if let Some(ms) = stored {
+                *left = Duration::from_millis(ms);
+            }
+        }
+        clock
+    }
+
+    /// Time left for `mark` at `now`, in milliseconds.
+    pub(crate) fn left_ms(&self, mark: Mark, now: Instant) -> u64 {
+        u64::try_from(self.left(mark, now).as_millis()).unwrap_or(u64::MAX)
+    }
+
     /// Starts `mark`'s time unless it already runs.
     pub(crate) fn start(&mut self, mark: Mark, now: Instant) {
         if self.running.is_none() {
@@ -89,10 +106,9 @@ impl Clock {
 
     /// The clocks as the protocol shows them.
     pub(crate) fn snapshot(&self, now: Instant) -> Clocks {
-        let ms = |mark| u64::try_from(self.left(mark, now).as_millis()).unwrap_or(u64::MAX);
         Clocks {
-            x_ms: ms(Mark::X),
-            o_ms: ms(Mark::O),
+            x_ms: self.left_ms(Mark::X, now),
+            o_ms: self.left_ms(Mark::O, now),
             running: self.running(),
         }
     }

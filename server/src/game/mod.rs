@@ -1,22 +1,25 @@
 //! Games: each one an actor task that owns its board, clocks, seats and watchers, and takes
-//! [`Command`]s over a channel. Starting a game ([`start`]) is the one way a game comes to be.
+//! [`Command`]s over a channel. Starting a game ([`start`]) is the one way a game comes to be;
+//! [`restore_all`] brings back, at start, the games the store says were being played.
 
 mod actor;
 mod clock;
 mod seat;
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use noughts_protocol::{
     ClockSpec, ErrorCode, GameId, GameKind, Level, PlayerId, RequestId, Variant,
 };
 use tokio::sync::{mpsc, oneshot};
-use tracing::Instrument;
+use tracing::{Instrument, error, info};
 
 use crate::error::Refusal;
 use crate::outbound::{ConnId, Outbound};
 use crate::server::Shared;
 use crate::session::Session;
+use crate::store::{GameStart, LiveGame, StoredSeat, now_ms};
 
 /// Commands queued per game before senders wait.
 const COMMAND_QUEUE: usize = 256;
@@ -114,6 +117,8 @@ pub(crate) struct Setup {
     pub seats: [SeatSetup; 2],
     /// The time control, if the game is timed.
     pub clock: Option<ClockSpec>,
+    /// The player whose `play_ai` or `start_war` started it (it counts against their limit).
+    pub owner: Option<PlayerId>,
     /// Whether the game counts for ratings (only ever between two people).
     pub rated: bool,
     /// Whether the lobby lists it (private-room games are not listed).
@@ -144,15 +149,110 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
         ));
     }
     let id = shared.registry.next_game_id();
+    let seat = |seat: &SeatSetup| match seat {
+        SeatSetup::Human(session) => Ok(session.player),
+        SeatSetup::Ai(level) => Err(*level),
+    };
+    let start = GameStart {
+        game: id,
+        variant: setup.variant,
+        kind: setup.kind,
+        seats: [seat(&setup.seats[0]), seat(&setup.seats[1])],
+        clock: setup.clock,
+        rated: setup.rated,
+        listed: setup.listed,
+        rematch_of: setup.rematch_of,
+        owner: setup.owner,
+        started_ms: now_ms(),
+    };
+    // Queued before any of the game's moves, so the store sees the game first.
+    shared.store.start_game(start.clone());
     let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
     let weak = tx.downgrade();
     shared.registry.add_game(id, GameHandle { tx });
     if let Some((session, _)) = &setup.watcher {
         session.set_watching(id, true);
     }
-    let game = actor::Game::new(shared.clone(), id, weak, setup);
+    let game = actor::Game::new(shared.clone(), id, weak, setup, start.started_ms);
     game.list();
     let span = tracing::info_span!("game", id = id.0);
     shared.tasks.spawn(game.run(rx).instrument(span));
     Ok(id)
+}
+
+/// Brings back the games that were being played when the server stopped: same id, board, `seq`
+/// and clocks (the time the server was down is not charged), listed and watchable, their players
+/// away until they resume with their tokens. Returns, per variant, the end of a restored war game
+/// of the server's own, so the war-game keeper waits for it rather than start another.
+pub(crate) fn restore_all(
+    shared: &Arc<Shared>,
+    live: Vec<LiveGame>,
+) -> HashMap<Variant, oneshot::Receiver<()>> {
+    let mut wars = HashMap::new();
+    let mut sessions = HashSet::new();
+    for game in live {
+        let id = game.start.game;
+        let seats = game.seats.clone().map(|seat| match seat {
+            StoredSeat::Human(player) => {
+                let session = shared.registry.stored_session(&player);
+                if sessions.insert(session.player) {
+                    session.mark_away();
+                    crate::handler::expire_after_grace(shared, session.clone());
+                }
+                SeatSetup::Human(session)
+            }
+            StoredSeat::Ai(level) => SeatSetup::Ai(level),
+        });
+        let (on_end, ended) = oneshot::channel();
+        let start = &game.start;
+        let owner = start.owner.and_then(|owner| {
+            seats.iter().find_map(|seat| match seat {
+                SeatSetup::Human(session) if session.player == owner => Some(session.clone()),
+                _ => None,
+            })
+        });
+        let setup = Setup {
+            variant: start.variant,
+            kind: start.kind,
+            seats,
+            clock: start.clock,
+            owner: start.owner,
+            rated: start.rated,
+            listed: start.listed,
+            rematch_of: start.rematch_of,
+            requester: None,
+            watcher: None,
+            on_end: Some(on_end),
+        };
+        let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
+        let game = match actor::Game::restore(shared.clone(), tx.downgrade(), setup, &game) {
+            Ok(game) => game,
+            Err(err) => {
+                error!(game = id.0, cause = %err, "cannot restore a game; it stays as it was stored");
+                continue;
+            }
+        };
+        // Restored games count as live whatever the limit: they were already being played.
+        shared.registry.start_live_game(usize::MAX);
+        shared.registry.add_game(id, GameHandle { tx });
+        game.list();
+        let span = tracing::info_span!("game", id = id.0);
+        shared.tasks.spawn(game.run(rx).instrument(span));
+        info!(game = id.0, "restored");
+        match (start.kind, start.owner, owner) {
+            (GameKind::War, None, _) => {
+                wars.insert(start.variant, ended);
+            }
+            (_, _, Some(session)) => {
+                // It counts against its owner's limit until it ends, as when it started.
+                session.start_game(usize::MAX);
+                shared.tasks.spawn(async move {
+                    let _ = ended.await;
+                    session.game_ended();
+                });
+            }
+            _ => {}
+        }
+    }
+    wars
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use noughts_protocol::{Level, Mark, PlayerId, SeatInfo};
+use noughts_protocol::{Level, Mark, PlayerId, SeatInfo, Variant};
 use tokio::time::Instant;
 
 use crate::outbound::Outbound;
@@ -32,14 +32,17 @@ pub(super) struct Human {
 }
 
 impl Seat {
-    pub(super) fn info(&self) -> SeatInfo {
+    /// The seat as snapshots and the lobby show it, with a person's rating in `variant`.
+    pub(super) fn info(&self, variant: Variant) -> SeatInfo {
         match self {
             Seat::Human(human) => SeatInfo {
                 name: human.session.name.clone(),
                 player: Some(human.session.player),
                 level: None,
                 connected: human.out.is_some(),
-                rating: None,
+                rating: Some(crate::rating::points(
+                    human.session.ratings().get(variant).rating,
+                )),
             },
             Seat::Ai(level) => SeatInfo {
                 name: format!("AI ({level})"),

@@ -1,16 +1,23 @@
 //! `hello`: new sessions, resuming old ones, and what a session keeps when its connection goes.
 
-use noughts_protocol::{ErrorCode, PROTOCOL_VERSION, RequestId, ServerMessage, validate_name};
+use std::sync::Arc;
+
+use noughts_protocol::{
+    ErrorCode, PROTOCOL_VERSION, Rating, RequestId, ServerMessage, Variant, validate_name,
+};
 use tokio::sync::oneshot;
 use tokio::time::{Instant, sleep};
-use tracing::{debug, info};
+use tracing::{debug, error, info};
 
 use super::{Client, Reply, refuse};
 use crate::code;
 use crate::error::Refusal;
 use crate::game::{Command, Requester};
 use crate::outbound::Close;
+use crate::rating;
+use crate::server::Shared;
 use crate::session::Session;
+use crate::store::TokenHash;
 
 impl Client {
     /// `hello`: a new session, or the resumption of an earlier one.
@@ -30,24 +37,26 @@ impl Client {
         let name =
             validate_name(name).map_err(|err| Refusal::new(ErrorCode::BadName, err.to_string()))?;
         let Some(token) = token else {
-            let session = self.shared.registry.new_session(name);
+            let (session, token) = self.shared.registry.new_session(name);
+            self.shared
+                .store
+                .add_player(session.player, &session.name, session.key);
             session.attach(self.out.clone());
             tracing::Span::current().record("player", session.player.0);
             info!("welcome");
-            self.welcome(id, &session, false);
+            self.welcome(id, &session, token, false);
             self.session = Some(session);
             return Ok(());
         };
-        let Some(session) = self.shared.registry.session(&token) else {
-            return refuse(
-                ErrorCode::UnknownToken,
-                "that session is unknown or has expired; say hello without a token",
-            );
+        let key = TokenHash::of(&token);
+        let Some(session) = self.shared.registry.session(&key) else {
+            return self.come_back(id, key, token).await;
         };
         tracing::Span::current().record("player", session.player.0);
         info!("resumed");
+        self.shared.store.seen(session.player);
         let attached = session.attach(self.out.clone());
-        self.welcome(id, &session, true);
+        self.welcome(id, &session, token, true);
         self.session = Some(session.clone());
         if let Some(previous) = attached.previous {
             previous.close(Close::REPLACED);
@@ -92,16 +101,55 @@ impl Client {
         Ok(())
     }
 
-    fn welcome(&self, id: Option<RequestId>, session: &Session, resumed: bool) {
+    /// `hello` with the token of a player whose session has expired (or who played before the
+    /// server restarted): a new session as the same player.
+    async fn come_back(&mut self, id: Option<RequestId>, key: TokenHash, token: String) -> Reply {
+        let stored = match self.shared.store.player_by_token(key).await {
+            Ok(Some(stored)) => stored,
+            Ok(None) => {
+                return refuse(
+                    ErrorCode::UnknownToken,
+                    "that token is unknown here; say hello without a token",
+                );
+            }
+            Err(err) => {
+                error!(cause = %err, "cannot look a token up");
+                return refuse(ErrorCode::Internal, "the server cannot look players up now");
+            }
+        };
+        let session = self.shared.registry.stored_session(&stored);
+        tracing::Span::current().record("player", session.player.0);
+        info!("returned");
+        self.shared.store.seen(session.player);
+        let attached = session.attach(self.out.clone());
+        if let Some(previous) = attached.previous {
+            previous.close(Close::REPLACED);
+        }
+        self.welcome(id, &session, token, false);
+        self.session = Some(session);
+        Ok(())
+    }
+
+    fn welcome(&self, id: Option<RequestId>, session: &Session, token: String, resumed: bool) {
+        let ratings = session.ratings();
+        let ratings = Variant::ALL
+            .iter()
+            .map(|&variant| Rating {
+                variant,
+                rating: rating::points(ratings.get(variant).rating),
+                deviation: rating::points(ratings.get(variant).deviation),
+                games: ratings.games(variant),
+            })
+            .collect();
         self.out.reply(
             id,
             ServerMessage::Welcome {
                 protocol: PROTOCOL_VERSION,
                 player: session.player,
                 name: session.name.clone(),
-                token: session.token.clone(),
+                token,
                 resumed,
-                ratings: Vec::new(),
+                ratings,
             },
         );
     }
@@ -143,24 +191,31 @@ impl Client {
                     .await;
             }
         }
-        let shared = shared.clone();
-        let grace = shared.config.grace;
-        let stop = shared.stop_games.clone();
-        tokio::spawn(async move {
-            tokio::select! {
-                () = sleep(grace) => {}
-                () = stop.cancelled() => return,
-            }
-            if session.away_for(grace, Instant::now()) && shared.registry.expire_session(&session) {
-                debug!(player = session.player.0, "session expired");
-                for code in session.take_rooms() {
-                    if let Some(room) = shared.registry.close_room(&code, session.player)
-                        && !room.private
-                    {
-                        shared.lobby.remove_room(&code::display(&room.code));
-                    }
+        shared.store.seen(session.player);
+        expire_after_grace(shared, session);
+    }
+}
+
+/// Forgets `session` (and closes its rooms) once it has been without a connection for a whole
+/// grace period, unless it comes back first.
+pub(crate) fn expire_after_grace(shared: &Arc<Shared>, session: Arc<Session>) {
+    let shared = shared.clone();
+    let grace = shared.config.grace;
+    let stop = shared.stop_games.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            () = sleep(grace) => {}
+            () = stop.cancelled() => return,
+        }
+        if session.away_for(grace, Instant::now()) && shared.registry.expire_session(&session) {
+            debug!(player = session.player.0, "session expired");
+            for code in session.take_rooms() {
+                if let Some(room) = shared.registry.close_room(&code, session.player)
+                    && !room.private
+                {
+                    shared.lobby.remove_room(&code::display(&room.code));
                 }
             }
-        });
-    }
+        }
+    });
 }

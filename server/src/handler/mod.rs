@@ -2,6 +2,9 @@
 //! and forwarding game requests to the game's actor. Every request with an id gets one reply.
 
 mod hello;
+mod records;
+
+pub(crate) use hello::expire_after_grace;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -253,6 +256,7 @@ impl Client {
                         kind: GameKind::Human,
                         seats,
                         clock: room.clock,
+                        owner: None,
                         rated: room.rated,
                         listed: !room.private,
                         rematch_of: None,
@@ -285,6 +289,7 @@ impl Client {
                         kind: GameKind::Ai,
                         seats,
                         clock,
+                        owner: None,
                         rated: false,
                         listed: true,
                         rematch_of: None,
@@ -305,6 +310,7 @@ impl Client {
                     kind: GameKind::War,
                     seats: [SeatSetup::Ai(x_level), SeatSetup::Ai(o_level)],
                     clock: None,
+                    owner: None,
                     rated: false,
                     listed: true,
                     rematch_of: None,
@@ -373,11 +379,29 @@ impl Client {
                 self.forward(&handle, Command::Chat { from, name, text })
                     .await
             }
-            ClientMessage::Leaderboard { .. }
-            | ClientMessage::History { .. }
-            | ClientMessage::GameRecord { .. }
-            | ClientMessage::Profile { .. } => {
-                refuse(ErrorCode::Internal, "this server keeps no records")
+            ClientMessage::Leaderboard {
+                variant,
+                offset,
+                limit,
+            } => {
+                self.leaderboard(id, variant, offset, limit);
+                Ok(())
+            }
+            ClientMessage::History {
+                player,
+                before,
+                limit,
+            } => {
+                self.history(id, player.unwrap_or(session.player), before, limit);
+                Ok(())
+            }
+            ClientMessage::GameRecord { game } => {
+                self.record(id, game);
+                Ok(())
+            }
+            ClientMessage::Profile { player } => {
+                self.profile(id, player.unwrap_or(session.player));
+                Ok(())
             }
         }
     }
@@ -410,6 +434,7 @@ impl Client {
                 kind: GameKind::Human,
                 seats,
                 clock,
+                owner: None,
                 rated,
                 listed: true,
                 rematch_of: None,
@@ -440,6 +465,7 @@ impl Client {
         }
         let (on_end, ended) = oneshot::channel();
         setup.on_end = Some(on_end);
+        setup.owner = Some(session.player);
         if let Err(refusal) = game::start(&self.shared, setup) {
             session.game_ended();
             return Err(refusal);

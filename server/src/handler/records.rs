@@ -1,0 +1,118 @@
+//! Questions for the store: leaderboards, history, game records and profiles. Each is answered by
+//! a task of its own, so a slow query never holds up the connection's other requests.
+
+use std::future::Future;
+
+use noughts_protocol::{ErrorCode, GameId, PlayerId, RequestId, ServerMessage, Variant};
+use tracing::error;
+
+use super::Client;
+use crate::outbound::Outbound;
+use crate::store::StoreError;
+
+/// Entries a list holds when the request does not say.
+const DEFAULT_LIMIT: u32 = 20;
+/// The most entries one reply lists.
+const MAX_LIMIT: u32 = 100;
+
+fn limit(asked: Option<u32>) -> u32 {
+    asked.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT)
+}
+
+/// Runs `query` on its own task and sends its answer, or the error for it, to `out`.
+fn answer<F>(out: Outbound, id: Option<RequestId>, query: F)
+where
+    F: Future<Output = Result<Result<ServerMessage, (ErrorCode, String)>, StoreError>>
+        + Send
+        + 'static,
+{
+    tokio::spawn(async move {
+        match query.await {
+            Ok(Ok(message)) => {
+                out.reply(id, message);
+            }
+            Ok(Err((code, message))) => {
+                out.error(id, code, message);
+            }
+            Err(err) => {
+                error!(cause = %err, "a query failed");
+                out.error(
+                    id,
+                    ErrorCode::Internal,
+                    "the server could not read its records",
+                );
+            }
+        }
+    });
+}
+
+impl Client {
+    pub(super) fn leaderboard(
+        &self,
+        id: Option<RequestId>,
+        variant: Variant,
+        offset: Option<u32>,
+        asked: Option<u32>,
+    ) {
+        let store = self.shared.store.clone();
+        let offset = offset.unwrap_or_default();
+        answer(self.out.clone(), id, async move {
+            let players = store.leaderboard(variant, offset, limit(asked)).await?;
+            Ok(Ok(ServerMessage::Leaderboard {
+                variant,
+                offset,
+                players,
+            }))
+        });
+    }
+
+    pub(super) fn history(
+        &self,
+        id: Option<RequestId>,
+        player: PlayerId,
+        before: Option<GameId>,
+        asked: Option<u32>,
+    ) {
+        let store = self.shared.store.clone();
+        answer(self.out.clone(), id, async move {
+            Ok(match store.history(player, before, limit(asked)).await? {
+                Some((games, more)) => Ok(ServerMessage::History {
+                    player,
+                    games,
+                    more,
+                }),
+                None => Err(no_such_player(player)),
+            })
+        });
+    }
+
+    pub(super) fn record(&self, id: Option<RequestId>, game: GameId) {
+        let store = self.shared.store.clone();
+        answer(self.out.clone(), id, async move {
+            Ok(match store.record(game).await? {
+                Some(record) => Ok(ServerMessage::GameRecord(Box::new(record))),
+                None => Err((
+                    ErrorCode::NoSuchGame,
+                    format!("the server has kept no game {game}"),
+                )),
+            })
+        });
+    }
+
+    pub(super) fn profile(&self, id: Option<RequestId>, player: PlayerId) {
+        let store = self.shared.store.clone();
+        answer(self.out.clone(), id, async move {
+            Ok(match store.profile(player).await? {
+                Some(profile) => Ok(ServerMessage::Profile(Box::new(profile))),
+                None => Err(no_such_player(player)),
+            })
+        });
+    }
+}
+
+fn no_such_player(player: PlayerId) -> (ErrorCode, String) {
+    (
+        ErrorCode::NoSuchPlayer,
+        format!("no player has id {player}"),
+    )
+}
