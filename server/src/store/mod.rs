@@ -458,3 +458,6 @@ fn work(db: &Connection, queue: &mpsc::Receiver<Job>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

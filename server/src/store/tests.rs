@@ -1,0 +1,218 @@
+//! The store on real SQLite: migrations from the first schema, rating updates, queries.
+
+use noughts_protocol::{ClockSpec, EndReason, GameId, GameKind, Level, Mark, PlayerId, Variant};
+use rusqlite::Connection;
+
+use super::sqlite::MIGRATIONS;
+use super::{Ending, GameStart, Store, StoreConfig, StoreError, StoredMove, TokenHash};
+
+fn start(game: u64, seats: [Result<PlayerId, Level>; 2], rated: bool) -> GameStart {
+    let human = seats.iter().all(Result::is_ok);
+    GameStart {
+        game: GameId(game),
+        variant: Variant::Classic,
+        kind: if human { GameKind::Human } else { GameKind::Ai },
+        seats,
+        clock: None,
+        rated,
+        listed: true,
+        rematch_of: None,
+        owner: None,
+        started_ms: 1_000,
+    }
+}
+
+fn ending(winner: Option<Mark>, reason: EndReason) -> Ending {
+    Ending {
+        seq: 10,
+        winner,
+        reason,
+        cells: Vec::new(),
+        ended_ms: 2_000,
+    }
+}
+
+async fn memory() -> Store {
+    let (store, startup) = Store::open(&StoreConfig::Memory).await.unwrap();
+    assert_eq!((startup.last_player, startup.last_game), (0, 0));
+    store.add_player(PlayerId(1), "ada", TokenHash::of("a"));
+    store.add_player(PlayerId(2), "bob", TokenHash::of("b"));
+    store
+}
+
+async fn classic_rating(store: &Store, player: u64) -> (u32, u32) {
+    let profile = store.profile(PlayerId(player)).await.unwrap().unwrap();
+    let classic = &profile.variants[0];
+    assert_eq!(classic.variant, Variant::Classic);
+    (classic.rating, classic.rated_games)
+}
+
+#[tokio::test]
+async fn a_rated_game_moves_both_ratings_the_right_way() {
+    let store = memory().await;
+    store.start_game(start(1, [Ok(PlayerId(1)), Ok(PlayerId(2))], true));
+    let rerated = store
+        .end_game(GameId(1), ending(Some(Mark::X), EndReason::Resign))
+        .await
+        .unwrap()
+        .expect("a rated game between two people is rated");
+    assert!(rerated.x.rating > 1500.0 && rerated.o.rating < 1500.0);
+    let (ada, ada_games) = classic_rating(&store, 1).await;
+    let (bob, _) = classic_rating(&store, 2).await;
+    assert!(ada > 1500 && bob < 1500 && ada_games == 1);
+    let board = store.leaderboard(Variant::Classic, 0, 10).await.unwrap();
+    let ranks: Vec<_> = board.iter().map(|e| (e.rank, e.player.0, e.wins)).collect();
+    assert_eq!(ranks, [(1, 1, 1), (2, 2, 0)]);
+    assert!(
+        store
+            .leaderboard(Variant::Four, 0, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    // Ending twice changes nothing.
+    let again = store
+        .end_game(GameId(1), ending(Some(Mark::O), EndReason::Timeout))
+        .await
+        .unwrap();
+    assert!(again.is_none());
+    assert_eq!(classic_rating(&store, 1).await, (ada, 1));
+}
+
+#[tokio::test]
+async fn unrated_ai_and_aborted_games_leave_ratings_alone() {
+    let store = memory().await;
+    let games = [
+        start(1, [Ok(PlayerId(1)), Ok(PlayerId(2))], false),
+        // Even marked rated, a game against the AI is not.
+        start(2, [Ok(PlayerId(1)), Err(Level::Easy)], true),
+        start(3, [Ok(PlayerId(2)), Ok(PlayerId(1))], true),
+    ];
+    for game in games {
+        store.start_game(game);
+    }
+    for (game, reason) in [
+        (1, EndReason::Line),
+        (2, EndReason::Line),
+        (3, EndReason::Aborted),
+    ] {
+        let winner = (reason != EndReason::Aborted).then_some(Mark::X);
+        let rerated = store
+            .end_game(GameId(game), ending(winner, reason))
+            .await
+            .unwrap();
+        assert!(rerated.is_none(), "game {game} is not rated");
+    }
+    assert_eq!(classic_rating(&store, 1).await, (1500, 0));
+    assert_eq!(classic_rating(&store, 2).await, (1500, 0));
+    let profile = store.profile(PlayerId(1)).await.unwrap().unwrap();
+    let classic = &profile.variants[0];
+    // Games 1 and 2 count (an aborted game does not); Ada was X in both and X won.
+    assert_eq!((classic.games, classic.wins, classic.losses), (2, 2, 0));
+}
+
+#[tokio::test]
+async fn a_failed_write_is_reported_and_the_rest_of_the_batch_commits() {
+    let store = memory().await;
+    store.start_game(start(1, [Ok(PlayerId(1)), Ok(PlayerId(2))], false));
+    let played = StoredMove {
+        cell: 4,
+        at_ms: 10,
+        clock_ms: None,
+    };
+    store
+        .record_move(GameId(1), 0, 1, played, None)
+        .await
+        .unwrap();
+    // The same ply twice is refused; a move in a game that does not exist too.
+    let twice = store.record_move(GameId(1), 0, 2, played, None).await;
+    assert!(matches!(twice, Err(StoreError::Database(_))), "{twice:?}");
+    let nowhere = store.record_move(GameId(9), 0, 1, played, None).await;
+    assert!(nowhere.is_err());
+    let record = store.record(GameId(1)).await.unwrap().unwrap();
+    assert_eq!(record.board, "....X....");
+    assert_eq!(record.moves.len(), 1);
+    assert!(store.record(GameId(9)).await.unwrap().is_none());
+    assert!(store.profile(PlayerId(9)).await.unwrap().is_none());
+    assert!(store.history(PlayerId(9), None, 5).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn a_version_1_database_opens_under_the_current_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v1.db");
+    {
+        // A database as the first schema version made it, with a finished and a live game.
+        let db = Connection::open(&path).unwrap();
+        db.execute_batch(MIGRATIONS[0]).unwrap();
+        db.pragma_update(None, "user_version", 1).unwrap();
+        db.execute(
+            "INSERT INTO players VALUES (7, 'ada', ?1, 1000, 2000)",
+            [&TokenHash::of("ada's token").0[..]],
+        )
+        .unwrap();
+        db.execute_batch(
+            "INSERT INTO games (id, variant, kind, x_player, o_level, listed, started_ms, seq, \
+                 ended_ms, winner, reason, cells) \
+             VALUES (3, 'classic', 'ai', 7, 'easy', 1, 1000, 6, 5000, 'x', 'line', '0,1,2');
+             INSERT INTO moves VALUES (3, 0, 0, 100, NULL), (3, 1, 3, 200, NULL),
+                 (3, 2, 1, 300, NULL), (3, 3, 4, 400, NULL), (3, 4, 2, 500, NULL);
+             INSERT INTO games (id, variant, kind, x_player, o_level, clock_initial_ms, \
+                 clock_increment_ms, listed, started_ms, seq) \
+             VALUES (4, 'four', 'ai', 7, 'hard', 60000, 0, 1, 6000, 1);
+             INSERT INTO moves VALUES (4, 0, 5, 100, 59000);",
+        )
+        .unwrap();
+    }
+    let (store, startup) = Store::open(&StoreConfig::File(path.clone())).await.unwrap();
+    assert_eq!((startup.last_player, startup.last_game), (7, 4));
+    let [live] = startup.live.as_slice() else {
+        panic!("one live game: {:?}", startup.live)
+    };
+    assert_eq!(live.start.game, GameId(4));
+    assert_eq!(
+        live.start.clock,
+        Some(ClockSpec {
+            initial_ms: 60_000,
+            increment_ms: 0
+        })
+    );
+    assert!(!live.start.rated);
+    assert_eq!(live.moves[0].clock_ms, Some(59_000));
+    let ada = store
+        .player_by_token(TokenHash::of("ada's token"))
+        .await
+        .unwrap()
+        .expect("the player is still there");
+    assert_eq!((ada.player, ada.name.as_str()), (PlayerId(7), "ada"));
+    let (games, more) = store.history(PlayerId(7), None, 10).await.unwrap().unwrap();
+    assert_eq!(games.len(), 1);
+    assert!(!more);
+    assert_eq!(games[0].result.winner, Some(Mark::X));
+    let record = store.record(GameId(3)).await.unwrap().unwrap();
+    assert_eq!(record.board, "XXXOO....");
+    let profile = store.profile(PlayerId(7)).await.unwrap().unwrap();
+    assert_eq!(
+        (profile.variants[0].rating, profile.variants[0].wins),
+        (1500, 1)
+    );
+    drop(store);
+    let db = Connection::open(&path).unwrap();
+    let version: i64 = db
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, i64::try_from(MIGRATIONS.len()).unwrap());
+}
+
+#[tokio::test]
+async fn a_database_from_a_newer_server_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("new.db");
+    Connection::open(&path)
+        .unwrap()
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
+    let opened = Store::open(&StoreConfig::File(path)).await;
+    assert!(matches!(opened, Err(StoreError::TooNew { found: 99, .. })));
+}
