@@ -12,7 +12,7 @@ use noughts_protocol::{
     ClientFrame, ClientMessage, ErrorCode, GameId, GameState, PROTOCOL_VERSION, PlayerId,
     RequestId, ServerFrame, ServerMessage,
 };
-use noughts_server::Config;
+use noughts_server::{Config, StoreConfig};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -37,6 +37,43 @@ pub fn test_config() -> Config {
         messages_per_second: 500,
         message_burst: 1000,
         ..Config::default()
+    }
+}
+
+/// [`test_config`] keeping its players, games and ratings in the SQLite file `db`.
+pub fn file_config(db: std::path::PathBuf) -> Config {
+    Config {
+        store: StoreConfig::File(db),
+        ..test_config()
+    }
+}
+
+/// A directory of the test's own under the system's temporary directory, removed when dropped:
+/// where a test keeps its database.
+#[derive(Debug)]
+pub struct Scratch {
+    pub dir: std::path::PathBuf,
+}
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("noughts-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create a scratch directory");
+        Scratch { dir }
+    }
+
+    /// The database file's path.
+    pub fn db(&self) -> std::path::PathBuf {
+        self.dir.join("noughts.db")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

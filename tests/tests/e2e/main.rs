@@ -5,6 +5,7 @@ mod bad_input;
 mod clock;
 mod lobby;
 mod matchmaking;
+mod records;
 mod resume;
 mod shutdown;
 mod watch;

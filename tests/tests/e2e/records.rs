@@ -1,0 +1,300 @@
+//! Records on a real SQLite file: ratings after rated games (and not after casual or AI ones), the
+//! leaderboard, history, a game's record replayed move by move, profiles, players coming back
+//! after their session expired, and live games kept across a polite restart.
+
+use std::time::Duration;
+
+use noughts_engine::{Board, Level, Mark, Variant};
+use noughts_protocol::{
+    ClientMessage, EndReason, ErrorCode, GameId, GameState, PlayerId, ServerMessage, SideChoice,
+};
+use noughts_tests::{Client, Scratch, TestServer, file_config};
+
+/// Pairs `a` and `b` by a seek and returns them as (X, O) with the snapshot.
+async fn seek<'a>(
+    a: &'a mut Client,
+    b: &'a mut Client,
+    rated: bool,
+) -> (&'a mut Client, &'a mut Client, GameState) {
+    let seek = ClientMessage::Seek {
+        variant: Variant::Classic,
+        clock: None,
+        rated,
+    };
+    a.request(100, seek.clone()).await;
+    b.request(100, seek).await;
+    let state = a.game_state().await;
+    b.game_state().await;
+    assert_eq!(state.rated, rated);
+    if state.you == Some(Mark::X) {
+        (a, b, state)
+    } else {
+        (b, a, state)
+    }
+}
+
+/// X takes the top row while O answers on the middle one.
+async fn x_wins(x: &mut Client, o: &mut Client, game: GameId) -> ServerMessage {
+    noughts_tests::alternate(x, o, game, &[0, 3, 1, 4, 2]).await;
+    x.until(|m| matches!(m, ServerMessage::GameOver { .. }))
+        .await
+}
+
+async fn classic(client: &mut Client, player: PlayerId) -> (u32, u32, u32, u32) {
+    let reply = client
+        .request(
+            900,
+            ClientMessage::Profile {
+                player: Some(player),
+            },
+        )
+        .await;
+    let ServerMessage::Profile(profile) = reply else {
+        panic!("{reply:?}")
+    };
+    let stats = &profile.variants[0];
+    assert_eq!(stats.variant, Variant::Classic);
+    (stats.rating, stats.rated_games, stats.games, stats.wins)
+}
+
+#[tokio::test]
+async fn rated_games_move_ratings_and_everything_is_on_record() {
+    let scratch = Scratch::new("records");
+    let server = TestServer::start(file_config(scratch.db())).await;
+    let mut ada = server.join("ada").await;
+    let mut bob = server.join("bob").await;
+
+    let (x, o, state) = seek(&mut ada, &mut bob, true).await;
+    assert_eq!(state.x.rating, Some(1500));
+    let (winner, loser) = (x.player, o.player);
+    let game = state.game;
+    let over = x_wins(x, o, game).await;
+    let ServerMessage::GameOver { board, result, .. } = over else {
+        unreachable!()
+    };
+
+    let (up, rated, games, wins) = classic(&mut ada, winner).await;
+    assert!(up > 1500, "the winner went up: {up}");
+    assert_eq!((rated, games, wins), (1, 1, 1));
+    let (down, ..) = classic(&mut ada, loser).await;
+    assert!(down < 1500, "the loser went down: {down}");
+
+    // The record replays to the same board and result.
+    let reply = bob.request(1, ClientMessage::GameRecord { game }).await;
+    let ServerMessage::GameRecord(record) = reply else {
+        panic!("{reply:?}")
+    };
+    let mut replayed = Board::new(Variant::Classic);
+    for played in &record.moves {
+        assert_eq!(replayed.to_move(), played.mark);
+        replayed = replayed.play(played.cell).unwrap();
+    }
+    assert_eq!(replayed.to_compact(), board);
+    assert_eq!(record.board, board);
+    assert_eq!(record.result, Some(result));
+    assert!(record.rated && record.ended_ms.is_some());
+    assert_eq!(record.x.player, Some(winner));
+    assert_eq!(record.x.rating, Some(1500));
+    assert_eq!(
+        record.x.rating_change,
+        Some(i32::try_from(up).unwrap() - 1500)
+    );
+
+    // A casual game and a game against the AI leave ratings alone.
+    let (x, o, state) = seek(&mut ada, &mut bob, false).await;
+    let casual_winner = x.player;
+    x_wins(x, o, state.game).await;
+    let reply = ada
+        .request(
+            2,
+            ClientMessage::PlayAi {
+                variant: Variant::Classic,
+                level: Level::Easy,
+                side: SideChoice::X,
+                clock: None,
+            },
+        )
+        .await;
+    let ServerMessage::GameState(ai) = reply else {
+        panic!("{reply:?}")
+    };
+    ada.request(3, ClientMessage::Resign { game: ai.game })
+        .await;
+    assert_eq!(classic(&mut ada, winner).await.0, up);
+    assert_eq!(classic(&mut ada, loser).await.0, down);
+    let me = ada.player;
+    let (_, rated, games, _) = classic(&mut ada, me).await;
+    assert_eq!((rated, games), (1, 3));
+
+    // The lobby and new snapshots show the new ratings beside the names.
+    let (_, _, state) = seek(&mut ada, &mut bob, true).await;
+    let shown = |mark: Mark| {
+        let seat = if mark == Mark::X { &state.x } else { &state.o };
+        (seat.player.unwrap(), seat.rating.unwrap())
+    };
+    for mark in [Mark::X, Mark::O] {
+        let (player, rating) = shown(mark);
+        assert_eq!(rating, if player == winner { up } else { down });
+    }
+    let reply = ada.request(4, ClientMessage::SubscribeLobby).await;
+    let ServerMessage::Lobby { games, .. } = reply else {
+        panic!("{reply:?}")
+    };
+    let listed = games.iter().find(|g| g.game == state.game).unwrap();
+    assert!(listed.rated);
+    assert_eq!(listed.x.rating, state.x.rating);
+
+    // The leaderboard, best first.
+    let reply = bob
+        .request(
+            5,
+            ClientMessage::Leaderboard {
+                variant: Variant::Classic,
+                offset: None,
+                limit: None,
+            },
+        )
+        .await;
+    let ServerMessage::Leaderboard { players, .. } = reply else {
+        panic!("{reply:?}")
+    };
+    let board: Vec<_> = players
+        .iter()
+        .map(|p| (p.rank, p.player, p.rating))
+        .collect();
+    assert_eq!(board, [(1, winner, up), (2, loser, down)]);
+
+    // History, newest first: the AI game, the casual one, the rated one.
+    let reply = bob
+        .request(
+            6,
+            ClientMessage::History {
+                player: Some(ada.player),
+                before: None,
+                limit: None,
+            },
+        )
+        .await;
+    let ServerMessage::History { games, more, .. } = reply else {
+        panic!("{reply:?}")
+    };
+    assert!(!more);
+    assert_eq!(games.len(), 3);
+    assert_eq!(games[2].game, game);
+    assert_eq!(games[0].result.reason, EndReason::Resign);
+    assert!(games[2].rated && !games[1].rated);
+    assert_eq!(
+        games[1].result.winner,
+        Some(if games[1].x.player == Some(casual_winner) {
+            Mark::X
+        } else {
+            Mark::O
+        })
+    );
+
+    // Unknown players and games.
+    bob.expect_error(
+        7,
+        ClientMessage::Profile {
+            player: Some(PlayerId(999)),
+        },
+        ErrorCode::NoSuchPlayer,
+    )
+    .await;
+    bob.expect_error(
+        8,
+        ClientMessage::History {
+            player: Some(PlayerId(999)),
+            before: None,
+            limit: None,
+        },
+        ErrorCode::NoSuchPlayer,
+    )
+    .await;
+    bob.expect_error(
+        9,
+        ClientMessage::GameRecord { game: GameId(999) },
+        ErrorCode::NoSuchGame,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_player_comes_back_as_itself_after_its_session_expired() {
+    let scratch = Scratch::new("return");
+    let server = TestServer::start(noughts_server::Config {
+        grace: Duration::from_millis(50),
+        ..file_config(scratch.db())
+    })
+    .await;
+    let ada = server.join("ada").await;
+    let (player, token) = (ada.player, ada.token.clone());
+    drop(ada);
+    // Until the session expires, the token resumes it; afterwards it starts a new session for the
+    // same player.
+    let returned = tokio::time::timeout(noughts_tests::WAIT, async {
+        loop {
+            let mut socket = noughts_tests::connect(&server.url()).await;
+            let hello = ClientMessage::Hello {
+                protocol: noughts_protocol::PROTOCOL_VERSION,
+                name: "someone else".into(),
+                token: Some(token.clone()),
+            };
+            noughts_tests::send_frame(&mut socket, &noughts_protocol::ClientFrame::new(hello))
+                .await;
+            let frame = noughts_tests::read_frame(&mut socket).await.unwrap();
+            match frame.message {
+                ServerMessage::Welcome { resumed: false, .. } => return frame.message,
+                ServerMessage::Welcome { resumed: true, .. } => {
+                    drop(socket);
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    })
+    .await
+    .expect("the session expires");
+    let ServerMessage::Welcome {
+        player: again,
+        name,
+        token: same,
+        ..
+    } = returned
+    else {
+        unreachable!()
+    };
+    assert_eq!((again, name.as_str(), same), (player, "ada", token));
+}
+
+#[tokio::test]
+async fn a_polite_restart_keeps_live_games_on_a_file() {
+    let scratch = Scratch::new("polite");
+    let mut server = TestServer::start(file_config(scratch.db())).await;
+    let mut ada = server.join("ada").await;
+    let mut bob = server.join("bob").await;
+    let (x, o, state) = seek(&mut ada, &mut bob, false).await;
+    let game = state.game;
+    noughts_tests::alternate(x, o, game, &[4, 0]).await;
+    server.shut_down().await.unwrap();
+    for client in [&mut ada, &mut bob] {
+        let last = client
+            .until(|m| {
+                matches!(
+                    m,
+                    ServerMessage::Shutdown { .. } | ServerMessage::GameOver { .. }
+                )
+            })
+            .await;
+        assert!(
+            matches!(last, ServerMessage::Shutdown { .. }),
+            "the game is kept, not aborted: {last:?}"
+        );
+    }
+
+    let server = TestServer::start(file_config(scratch.db())).await;
+    let mut back = Client::resume(&server.url(), "ada", &ada.token).await;
+    let state = back.game_state().await;
+    assert_eq!((state.game, state.board.as_str()), (game, "O...X...."));
+    assert!(state.result.is_none());
+}
