@@ -11,7 +11,7 @@
 //! - `handler`: what each request does; `handler::hello` starts and resumes sessions.
 //! - `game`: one actor task per game (`game::actor`): board, clocks (`game::clock`), seats and
 //!   watchers (`game::seat`), chat, rematches. Every change to a game's state happens in its
-//!   actor, the one place a store would hook in.
+//!   actor, which is also where each change is handed to the store.
 //! - `registry`: every shared index (sessions, games, rooms, seek queues), in dashmap.
 //! - `session`: a player's identity and subscriptions across connections.
 //! - `lobby`: listed games and rooms, and their subscribers.
