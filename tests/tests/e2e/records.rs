@@ -298,3 +298,46 @@ async fn a_polite_restart_keeps_live_games_on_a_file() {
     assert_eq!((state.game, state.board.as_str()), (game, "O...X...."));
     assert!(state.result.is_none());
 }
+
+#[tokio::test]
+async fn war_games_go_on_after_a_restart() {
+    let scratch = Scratch::new("war");
+    let config = || noughts_server::Config {
+        war_games: true,
+        war_variants: vec![Variant::Classic],
+        war_move_delay: Duration::from_millis(300),
+        war_budget: noughts_engine::Budget::millis(20),
+        ..file_config(scratch.db())
+    };
+    let mut server = TestServer::start(config()).await;
+    let mut eve = server.join("eve").await;
+    eve.request(1, ClientMessage::SubscribeLobby).await;
+    let seen = eve
+        .until(|m| matches!(m, ServerMessage::LobbyGame { game } if game.moves >= 2))
+        .await;
+    let ServerMessage::LobbyGame { game: before } = seen else {
+        unreachable!()
+    };
+    server.shut_down().await.unwrap();
+
+    let server = TestServer::start(config()).await;
+    let mut eve = server.join("eve").await;
+    let reply = eve.request(1, ClientMessage::SubscribeLobby).await;
+    let ServerMessage::Lobby { games, .. } = reply else {
+        panic!("{reply:?}")
+    };
+    let wars: Vec<_> = games
+        .iter()
+        .filter(|g| g.kind == noughts_protocol::GameKind::War)
+        .collect();
+    assert_eq!(wars.len(), 1, "the restored war game, and no second one");
+    assert_eq!(wars[0].game, before.game);
+    assert!(wars[0].moves >= before.moves);
+    let reply = eve
+        .request(2, ClientMessage::Watch { game: before.game })
+        .await;
+    let ServerMessage::GameState(state) = reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(state.game, before.game);
+}
