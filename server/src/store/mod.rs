@@ -54,6 +54,8 @@ pub enum StoreError {
     TooNew { found: u32, known: u32 },
     #[error("a stored game is inconsistent: {0}")]
     Corrupt(String),
+    #[error("the transaction could not commit: {0}")]
+    Commit(String),
     #[error("the store has stopped")]
     Stopped,
 }
@@ -85,9 +87,13 @@ pub(crate) fn now_ms() -> u64 {
 /// A player as stored.
 #[derive(Debug, Clone)]
 pub(crate) struct StoredPlayer {
+    /// The public id, the same in every session.
     pub player: PlayerId,
+    /// The name given at the first `hello`; the player keeps it.
     pub name: String,
+    /// What a returning player's token must hash to.
     pub token: TokenHash,
+    /// Ratings in every variant, for `welcome` and the lobby.
     pub ratings: Ratings,
 }
 
@@ -98,26 +104,35 @@ pub(crate) enum StoredSeat {
     Ai(Level),
 }
 
-/// What is recorded when a game starts.
+/// What is recorded when a game starts: everything needed to show it later or to restore it.
 #[derive(Debug, Clone)]
 pub(crate) struct GameStart {
+    /// The game's id, never reused.
     pub game: GameId,
+    /// The board it is played on.
     pub variant: Variant,
+    /// Human, AI or war, as the lobby shows it.
     pub kind: GameKind,
     /// X's seat, then O's: a player or an AI level.
     pub seats: [Result<PlayerId, Level>; 2],
+    /// The time control, if timed.
     pub clock: Option<ClockSpec>,
+    /// Whether the end updates ratings.
     pub rated: bool,
+    /// Whether the lobby lists it (games from private rooms are not listed).
     pub listed: bool,
+    /// The game it is a rematch of, for snapshots.
     pub rematch_of: Option<GameId>,
     /// The player whose `play_ai` or `start_war` started it.
     pub owner: Option<PlayerId>,
+    /// When it started, in milliseconds since the Unix epoch; moves are timed from it.
     pub started_ms: u64,
 }
 
 /// One move as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct StoredMove {
+    /// The cell played; the mark follows from the order.
     pub cell: usize,
     /// Milliseconds since the game started.
     pub at_ms: u64,
@@ -130,26 +145,35 @@ pub(crate) struct StoredMove {
 pub(crate) struct Ending {
     /// The `seq` of the `game_over` update.
     pub seq: u64,
+    /// Absent for a draw or an aborted game.
     pub winner: Option<Mark>,
+    /// Why it ended; `aborted` games are never rated.
     pub reason: EndReason,
+    /// The winning line's cells, if a line ended it.
     pub cells: Vec<usize>,
+    /// When, in milliseconds since the Unix epoch.
     pub ended_ms: u64,
 }
 
 /// Both players' ratings after a rated game, for their sessions to show.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Rerated {
+    /// X's new rating.
     pub x: Glicko,
+    /// O's new rating.
     pub o: Glicko,
 }
 
 /// A game that was being played when the server stopped, with everything needed to go on.
 #[derive(Debug, Clone)]
 pub(crate) struct LiveGame {
+    /// How it started.
     pub start: GameStart,
+    /// Who sits in it, with what a player's session needs.
     pub seats: [StoredSeat; 2],
-    /// The latest `seq` stored.
+    /// The latest `seq` stored: the restored game goes on from it.
     pub seq: u64,
+    /// Every move so far, in order.
     pub moves: Vec<StoredMove>,
 }
 
@@ -171,9 +195,13 @@ trait Write: Send {
     fn finish(self: Box<Self>, committed: Result<(), &rusqlite::Error>);
 }
 
+/// A write as a closure, its outcome until the commit, and whoever waits for it.
 struct WriteJob<T, F> {
+    /// The work, taken when it runs.
     work: Option<F>,
+    /// What the work gave, held until the transaction commits.
     outcome: Option<rusqlite::Result<T>>,
+    /// Told once the transaction has committed (or failed); absent when nobody waits.
     reply: Option<oneshot::Sender<Result<T, StoreError>>>,
     /// What to call it in a log line when nobody waits for the answer.
     what: &'static str,
@@ -204,7 +232,7 @@ where
         let result = match (committed, self.outcome) {
             (Ok(()), Some(Ok(value))) => Ok(value),
             (Ok(()), Some(Err(err))) => Err(StoreError::Database(err)),
-            (Err(err), _) => Err(StoreError::Corrupt(format!("commit failed: {err}"))),
+            (Err(err), _) => Err(StoreError::Commit(err.to_string())),
             (Ok(()), None) => Err(StoreError::Stopped),
         };
         match self.reply {
@@ -220,8 +248,11 @@ where
     }
 }
 
+/// What the store thread is asked to do.
 enum Job {
+    /// A change, committed with the others queued beside it.
     Write(Box<dyn Write>),
+    /// A query, run after the writes queued before it have committed; it answers by itself.
     Read(Box<dyn FnOnce(&Connection) + Send>),
 }
 
@@ -231,7 +262,9 @@ const BATCH: usize = 512;
 /// A handle to the store; cheap to clone, every clone talks to the same thread.
 #[derive(Debug, Clone)]
 pub(crate) struct Store {
+    /// The store thread's queue; the thread ends when every handle is gone.
     jobs: mpsc::Sender<Job>,
+    /// Whether the database is a file, so games outlive the process.
     persistent: bool,
 }
 
