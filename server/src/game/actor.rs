@@ -199,6 +199,21 @@ impl Game {
     pub(crate) async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
         info!(variant = %self.board.variant(), kind = ?self.kind, "game started");
         self.open(Instant::now());
+        // A restored game whose last move ended it, should the store have kept the move but not
+        // the end, ends now.
+        if self.result.is_none() {
+            match self.board.outcome() {
+                Some(Outcome::Win { mark, cells }) => {
+                    self.end(Some(mark), EndReason::Line, cells, None, Instant::now())
+                        .await;
+                }
+                Some(Outcome::Draw) => {
+                    self.end(None, EndReason::Draw, 0, None, Instant::now())
+                        .await;
+                }
+                None => {}
+            }
+        }
         self.settle(Instant::now());
         let stop = self.shared.stop_games.clone();
         loop {
