@@ -200,7 +200,7 @@ struct WriteJob<T, F> {
     /// The work, taken when it runs.
     work: Option<F>,
     /// What the work gave, held until the transaction commits.
-    outcome: Option<rusqlite::Result<T>>,
+    outcome: Option<Result<T, StoreError>>,
     /// Told once the transaction has committed (or failed); absent when nobody waits.
     reply: Option<oneshot::Sender<Result<T, StoreError>>>,
     /// What to call it in a log line when nobody waits for the answer.
@@ -215,7 +215,10 @@ where
     fn run(&mut self, db: &Connection) {
         if let Some(work) = self.work.take() {
             // A savepoint per write, so one failing write leaves the rest of the batch alone.
-            let outcome = db.execute_batch("SAVEPOINT write").and_then(|()| work(db));
+            let outcome = db
+                .execute_batch("SAVEPOINT write")
+                .and_then(|()| guarded(|| work(db)))
+                .map_err(StoreError::Database);
             let cleanup = if outcome.is_ok() {
                 "RELEASE write"
             } else {
@@ -231,7 +234,7 @@ where
     fn finish(self: Box<Self>, committed: Result<(), &rusqlite::Error>) {
         let result = match (committed, self.outcome) {
             (Ok(()), Some(Ok(value))) => Ok(value),
-            (Ok(()), Some(Err(err))) => Err(StoreError::Database(err)),
+            (Ok(()), Some(Err(err))) => Err(err),
             (Err(err), _) => Err(StoreError::Commit(err.to_string())),
             (Ok(()), None) => Err(StoreError::Stopped),
         };
@@ -456,6 +459,14 @@ impl Store {
     }
 }
 
+/// Runs `work`, turning a panic into an error so that one bad job cannot end the store thread.
+fn guarded<T>(work: impl FnOnce() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| {
+        error!("a store job panicked");
+        Err(rusqlite::Error::InvalidQuery)
+    })
+}
+
 /// The store thread: takes every queued job, commits the writes among them in one transaction,
 /// answers them, then runs the reads. Ends when every handle has been dropped.
 fn work(db: &Connection, queue: &mpsc::Receiver<Job>) {
@@ -487,7 +498,11 @@ fn work(db: &Connection, queue: &mpsc::Receiver<Job>) {
             }
         }
         for read in reads {
-            read(db);
+            // A query that panics drops its answer; its caller hears that the store failed.
+            let _ = guarded(|| {
+                read(db);
+                Ok(())
+            });
         }
     }
 }

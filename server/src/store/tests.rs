@@ -216,3 +216,19 @@ async fn a_database_from_a_newer_server_is_refused() {
     let opened = Store::open(&StoreConfig::File(path)).await;
     assert!(matches!(opened, Err(StoreError::TooNew { found: 99, .. })));
 }
+
+#[tokio::test]
+async fn a_job_that_panics_does_not_end_the_store() {
+    let store = memory().await;
+    let read = store
+        .read(|_| -> Result<(), StoreError> { panic!("a broken query") })
+        .await;
+    assert!(read.is_err());
+    let write = store
+        .write("broken", |_| -> rusqlite::Result<()> {
+            panic!("a broken write")
+        })
+        .await;
+    assert!(write.is_err());
+    assert_eq!(classic_rating(&store, 1).await, (1500, 0));
+}
