@@ -300,13 +300,14 @@ impl App {
                     });
                 }
                 // A resumed session keeps its games, subscriptions and rooms, but not its seek.
-                if let Some(Modal::Seeking { variant, clock, .. }) = &self.modal {
-                    if again {
-                        effects.push(Effect::Send(ClientMessage::Seek {
-                            variant: *variant,
-                            clock: *clock,
-                        }));
-                    }
+                if let Some(Modal::Seeking { variant, clock, .. }) = &self.modal
+                    && again
+                {
+                    effects.push(Effect::Send(ClientMessage::Seek {
+                        variant: *variant,
+                        clock: *clock,
+                        rated: false,
+                    }));
                 }
                 // A new session starts from nothing: what the old one played or opened is gone.
                 if !resumed {
@@ -404,10 +405,12 @@ impl App {
             self.say("The server sent a board this client cannot read.");
             return;
         };
-        if let Some(old) = &self.game {
-            if old.id() != view.id() && old.you().is_none() && !old.is_over() {
-                effects.push(Effect::Send(ClientMessage::Unwatch { game: old.id() }));
-            }
+        if let Some(old) = &self.game
+            && old.id() != view.id()
+            && old.you().is_none()
+            && !old.is_over()
+        {
+            effects.push(Effect::Send(ClientMessage::Unwatch { game: old.id() }));
         }
         // A game we play or asked to watch: whatever box was waiting for it is done.
         if matches!(
@@ -493,7 +496,7 @@ impl App {
                 KeyCode::Enter => {
                     let request = form.request();
                     let next = match &request {
-                        ClientMessage::Seek { variant, clock } => Some(Modal::Seeking {
+                        ClientMessage::Seek { variant, clock, .. } => Some(Modal::Seeking {
                             variant: *variant,
                             clock: *clock,
                             confirmed: false,

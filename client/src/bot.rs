@@ -44,6 +44,7 @@ pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow:
     let seek = ClientMessage::Seek {
         variant: plan.variant,
         clock: None,
+        rated: false,
     };
     while played < plan.games {
         let message = match link.next().await {

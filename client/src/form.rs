@@ -146,7 +146,11 @@ impl Form {
         let variant = Variant::ALL[self.variant];
         let clock = CLOCKS[self.clock].1;
         match self.kind {
-            FormKind::QuickMatch => ClientMessage::Seek { variant, clock },
+            FormKind::QuickMatch => ClientMessage::Seek {
+                variant,
+                clock,
+                rated: false,
+            },
             FormKind::PlayAi => ClientMessage::PlayAi {
                 variant,
                 level: Level::ALL[self.level],
@@ -157,6 +161,7 @@ impl Form {
                 variant,
                 clock,
                 private: self.private,
+                rated: false,
             },
         }
     }

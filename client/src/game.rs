@@ -310,7 +310,7 @@ pub fn format_clock(ms: u64) -> String {
 
 /// Formats a duration left as `m:ss`, rounding up.
 pub fn format_countdown(ms: u64) -> String {
-    let secs = Duration::from_millis(ms).as_secs() + u64::from(ms % 1000 != 0);
+    let secs = Duration::from_millis(ms).as_secs() + u64::from(!ms.is_multiple_of(1000));
     format!("{}:{:02}", secs / 60, secs % 60)
 }
 
@@ -325,6 +325,7 @@ mod tests {
             player: None,
             level: None,
             connected: true,
+            rating: None,
         }
     }
 
@@ -350,6 +351,7 @@ mod tests {
             watchers: 0,
             chat: vec![],
             rematch_of: None,
+            rated: false,
         }
     }
 

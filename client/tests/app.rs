@@ -167,7 +167,8 @@ fn quick_match_can_be_cancelled() {
         key(&mut app, KeyCode::Enter),
         vec![Effect::Send(ClientMessage::Seek {
             variant: Variant::Classic,
-            clock: None
+            clock: None,
+            rated: false,
         })]
     );
     frame(
@@ -291,6 +292,7 @@ fn watchers_follow_the_war_games_from_one_to_the_next() {
         moves: 0,
         watchers: 0,
         clock: None,
+        rated: false,
     };
     assert_eq!(
         frame(&mut app, ServerMessage::LobbyGame { game: next(20) }),
@@ -347,6 +349,7 @@ fn my_games_are_listed_first_and_open_on_enter() {
                 moves: 3,
                 watchers: 0,
                 clock: None,
+                rated: false,
             },
         },
     );
@@ -373,6 +376,7 @@ fn welcome(app: &mut App, resumed: bool) -> Vec<Effect> {
             name: "ada".into(),
             token: "secret".into(),
             resumed,
+            ratings: Vec::new(),
         },
     )
 }
@@ -397,7 +401,8 @@ fn a_seek_is_renewed_after_a_reconnect() {
         welcome(&mut app, true),
         vec![Effect::Send(ClientMessage::Seek {
             variant: Variant::Classic,
-            clock: None
+            clock: None,
+            rated: false,
         })]
     );
 }

@@ -180,7 +180,7 @@ fn plays_in(app: &App, game: &GameInfo) -> bool {
 
 /// Whether it is this client's move in the game (X moves when the count of moves is even).
 fn my_turn(app: &App, game: &GameInfo) -> bool {
-    let seat = if game.moves % 2 == 0 {
+    let seat = if game.moves.is_multiple_of(2) {
         &game.x
     } else {
         &game.o

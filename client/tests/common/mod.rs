@@ -36,6 +36,7 @@ pub fn human(name: &str, id: u64) -> SeatInfo {
         player: Some(PlayerId(id)),
         level: None,
         connected: true,
+        rating: None,
     }
 }
 
@@ -45,6 +46,7 @@ pub fn ai(level: Level) -> SeatInfo {
         player: None,
         level: Some(level),
         connected: true,
+        rating: None,
     }
 }
 
@@ -58,6 +60,7 @@ pub fn welcomed(t0: Instant) -> App {
             name: "ada".into(),
             token: "secret".into(),
             resumed: false,
+            ratings: Vec::new(),
         },
     );
     assert_eq!(
@@ -106,6 +109,7 @@ pub fn state(variant: Variant, board: &str, moves: &[usize]) -> GameState {
             },
         ],
         rematch_of: None,
+        rated: false,
     }
 }
 
@@ -119,6 +123,7 @@ pub fn lobby_message() -> ServerMessage {
         moves,
         watchers,
         clock: None,
+        rated: false,
     };
     ServerMessage::Lobby {
         rooms: vec![RoomInfo {
@@ -129,6 +134,7 @@ pub fn lobby_message() -> ServerMessage {
                 increment_ms: 2_000,
             }),
             host: "carol".into(),
+            rated: false,
         }],
         games: vec![
             game(
