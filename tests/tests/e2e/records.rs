@@ -341,3 +341,89 @@ async fn war_games_go_on_after_a_restart() {
     };
     assert_eq!(state.game, before.game);
 }
+
+/// Plays the first empty cell whenever it is `client`'s turn in `game`, until the game ends.
+/// Returns the moves played by both sides, as the updates told them.
+async fn play_out(client: &mut Client, state: GameState) -> Vec<usize> {
+    let game = state.game;
+    let you = state.you.expect("a player");
+    let mut moves = Vec::new();
+    let mut board = state.board;
+    let mut to_move = state.to_move;
+    loop {
+        if to_move.take() == Some(you) {
+            let cell = board.find('.').expect("an empty cell");
+            client.send(ClientMessage::Move { game, cell }).await;
+        }
+        // Whose turn it is changes only with a move; other updates leave it to the next one.
+        match client.game_event(game).await {
+            ServerMessage::Moved {
+                cell,
+                board: now,
+                to_move: next,
+                ..
+            } => {
+                moves.push(cell);
+                board = now;
+                to_move = next;
+            }
+            ServerMessage::GameOver { .. } => return moves,
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test]
+async fn many_games_at_once_are_all_on_record() {
+    let scratch = Scratch::new("many");
+    let server = TestServer::start(file_config(scratch.db())).await;
+    let url = server.url();
+    let players = (0..24).map(|i| {
+        let url = url.clone();
+        tokio::spawn(async move {
+            let mut client = Client::join(&url, &format!("p{i}")).await;
+            let variant = [Variant::Classic, Variant::Four][i % 2];
+            let reply = client
+                .request(
+                    1,
+                    ClientMessage::PlayAi {
+                        variant,
+                        level: Level::Medium,
+                        side: SideChoice::Random,
+                        clock: None,
+                    },
+                )
+                .await;
+            let ServerMessage::GameState(state) = reply else {
+                panic!("{reply:?}")
+            };
+            let game = state.game;
+            let moves = play_out(&mut client, *state).await;
+            let reply = client
+                .request(
+                    2,
+                    ClientMessage::History {
+                        player: None,
+                        before: None,
+                        limit: None,
+                    },
+                )
+                .await;
+            let ServerMessage::History { games, .. } = reply else {
+                panic!("{reply:?}")
+            };
+            assert_eq!(games.len(), 1);
+            assert_eq!(games[0].game, game);
+            let reply = client.request(3, ClientMessage::GameRecord { game }).await;
+            let ServerMessage::GameRecord(record) = reply else {
+                panic!("{reply:?}")
+            };
+            let stored: Vec<usize> = record.moves.iter().map(|m| m.cell).collect();
+            assert_eq!(stored, moves, "every move is on record, in order");
+            assert!(record.result.is_some());
+        })
+    });
+    for player in players.collect::<Vec<_>>() {
+        player.await.expect("a player's game is on record");
+    }
+}
