@@ -528,7 +528,8 @@ pub struct RecordSeat {
     /// The AI level; absent for a human seat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<Level>,
-    /// In a rated game, the player's rating when it started.
+    /// In a finished rated game, the player's rating going into it (what its result was counted
+    /// against).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating: Option<u32>,
     /// In a finished rated game, how much the game changed that rating.
