@@ -56,6 +56,8 @@ pub enum StoreError {
     Corrupt(String),
     #[error("the transaction could not commit: {0}")]
     Commit(String),
+    #[error("another server is using the database")]
+    InUse,
     #[error("the store has stopped")]
     Stopped,
 }

@@ -32,17 +32,33 @@ pub(super) fn open(config: &StoreConfig) -> Result<Connection, StoreError> {
                 std::fs::create_dir_all(dir)?;
             }
             let db = Connection::open(path)?;
-            // WAL: readers never block the writer. FULL: a committed move survives a power cut,
+            db.busy_timeout(std::time::Duration::from_secs(1))?;
+            // One server per file: the lock is taken now and held while the server runs, so a
+            // second server on the same file fails at start instead of reusing ids.
+            db.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+            // WAL: appends rather than rewrites. FULL: a committed move survives a power cut,
             // not just a crash of the process.
-            db.pragma_update(None, "journal_mode", "WAL")?;
+            db.pragma_update(None, "journal_mode", "WAL")
+                .map_err(in_use)?;
             db.pragma_update(None, "synchronous", "FULL")?;
+            db.execute_batch("BEGIN EXCLUSIVE; COMMIT;")
+                .map_err(in_use)?;
             db
         }
     };
     db.pragma_update(None, "foreign_keys", true)?;
-    db.busy_timeout(std::time::Duration::from_secs(5))?;
     migrate(&mut db)?;
     Ok(db)
+}
+
+/// A busy database at start means another server holds it.
+fn in_use(err: rusqlite::Error) -> StoreError {
+    match err.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+            StoreError::InUse
+        }
+        _ => StoreError::Database(err),
+    }
 }
 
 /// Applies the migrations the database lacks, each in its own transaction.

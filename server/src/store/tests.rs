@@ -232,3 +232,31 @@ async fn a_job_that_panics_does_not_end_the_store() {
     assert!(write.is_err());
     assert_eq!(classic_rating(&store, 1).await, (1500, 0));
 }
+
+#[tokio::test]
+async fn one_file_serves_one_server_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = StoreConfig::File(dir.path().join("one.db"));
+    let (first, _) = Store::open(&config).await.unwrap();
+    first.add_player(PlayerId(1), "ada", TokenHash::of("a"));
+    first.flush().await.unwrap();
+    let second = Store::open(&config).await;
+    assert!(matches!(second, Err(StoreError::InUse)), "{second:?}");
+    drop(first);
+    // Once the first has gone, the file opens again, with everything in it.
+    let opened = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        loop {
+            match Store::open(&config).await {
+                Err(StoreError::InUse) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+                other => break other,
+            }
+        }
+    })
+    .await
+    .expect("the first store lets go of the file");
+    let (store, startup) = opened.unwrap();
+    assert_eq!(startup.last_player, 1);
+    assert!(store.profile(PlayerId(1)).await.unwrap().is_some());
+}
