@@ -266,18 +266,10 @@ impl Board {
 
     /// The empty cells in increasing order; empty once the game is over.
     pub fn legal_moves(&self) -> impl Iterator<Item = usize> + use<> {
-        let mut rest = if self.outcome().is_some() {
+        cells_of(if self.outcome().is_some() {
             0
         } else {
             self.empty()
-        };
-        std::iter::from_fn(move || {
-            if rest == 0 {
-                return None;
-            }
-            let cell = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            Some(cell)
         })
     }
 
@@ -376,7 +368,7 @@ impl fmt::Display for Board {
 }
 
 /// The cells of a mask in increasing order.
-pub fn cells_of(mask: u64) -> impl Iterator<Item = usize> {
+pub fn cells_of(mask: u64) -> impl Iterator<Item = usize> + use<> {
     let mut rest = mask;
     std::iter::from_fn(move || {
         if rest == 0 {
