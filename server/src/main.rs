@@ -129,6 +129,20 @@ impl Args {
     }
 }
 
+/// `RUST_LOG`, or `info`; but never the WebSocket library's trace level, which logs whole frames
+/// and so the session tokens in `hello` and `welcome`.
+fn log_filter() -> EnvFilter {
+    let mut filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    if filter.max_level_hint() == Some(tracing_subscriber::filter::LevelFilter::TRACE) {
+        for quieter in ["tungstenite=debug", "tokio_tungstenite=debug"] {
+            if let Ok(directive) = quieter.parse() {
+                filter = filter.add_directive(directive);
+            }
+        }
+    }
+    filter
+}
+
 /// `noughts.db` in the user's data directory (or the working directory if there is none).
 fn default_db() -> PathBuf {
     directories::ProjectDirs::from("", "", "noughts").map_or_else(
@@ -141,9 +155,7 @@ fn default_db() -> PathBuf {
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
+        .with_env_filter(log_filter())
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();

@@ -25,7 +25,8 @@ const CLOCK: ClockSpec = ClockSpec {
     increment_ms: 1_000,
 };
 
-/// A `noughts-server` child process on `db`, logging at debug level into `log`.
+/// A `noughts-server` child process on `dir`/noughts.db, logging everything it can into
+/// `dir`/server.log.
 struct Server {
     child: Child,
     url: String,
@@ -49,7 +50,7 @@ impl Server {
             ])
             .args(["--grace-secs", "60", "--db"])
             .arg(&db)
-            .env("RUST_LOG", "debug")
+            .env("RUST_LOG", "trace")
             .stdout(Stdio::piped())
             .stderr(log)
             .spawn()
