@@ -24,7 +24,7 @@ use super::{Command, Requester, SeatSetup, Setup};
 use crate::outbound::{Frame, Outbound, frame};
 use crate::server::Shared;
 use crate::session::Session;
-use crate::store::{Ending, LiveGame, Rerated, StoredMove, now_ms};
+use crate::store::{Ending, GameStart, LiveGame, Rerated, StoredMove, now_ms};
 
 /// Chat lines a snapshot carries.
 const CHAT_HISTORY: usize = 20;
@@ -81,6 +81,9 @@ pub(crate) struct Game {
     on_end: Option<oneshot::Sender<()>>,
     /// The first snapshot's audience: the requester (reply id) and the first watcher.
     opening: Option<Opening>,
+    /// A new game's record, stored before anyone is told of the game (so its id is never given
+    /// out twice, even across a crash); absent for a restored game.
+    start: Option<GameStart>,
     /// Seats whose connection failed during a broadcast; handled once the broadcast is done.
     dropped: Vec<Mark>,
     /// Whether watchers left (failed) during a broadcast.
@@ -148,10 +151,17 @@ impl Game {
             close_at: None,
             on_end: setup.on_end,
             opening: Some((setup.requester, setup.watcher)),
+            start: None,
             dropped: Vec::new(),
             watchers_changed: false,
             shared,
         }
+    }
+
+    /// A new game, to be stored before its first snapshot goes out.
+    pub(crate) fn starting(mut self, start: GameStart) -> Game {
+        self.start = Some(start);
+        self
     }
 
     /// A game that was being played when the server stopped, as the store kept it: the same
@@ -198,6 +208,15 @@ impl Game {
     /// The actor's life: first snapshots, then commands and timers until the game closes.
     pub(crate) async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
         info!(variant = %self.board.variant(), kind = ?self.kind, "game started");
+        if let Some(start) = self.start.take() {
+            if let Err(err) = self.shared.store.start_game(start).await {
+                error!(cause = %err, "the new game could not be stored; it is called off");
+                self.call_off();
+                self.close();
+                return;
+            }
+            self.list();
+        }
         self.open(Instant::now());
         // A restored game whose last move ended it, should the store have kept the move but not
         // the end, ends now.
@@ -267,6 +286,33 @@ impl Game {
             self.add_watcher(session, from, now);
         }
         self.think();
+    }
+
+    /// A new game that could not be stored: nobody has seen it yet; its players (and whoever asked
+    /// for it) hear why, and it closes.
+    fn call_off(&mut self) {
+        let (requester, watcher) = self.opening.take().unwrap_or((None, None));
+        let message = "the server could not save the new game; try again";
+        let mut told = Vec::new();
+        for from in requester
+            .iter()
+            .chain(watcher.as_ref().map(|(_, from)| from))
+        {
+            from.out
+                .error(from.id.clone(), ErrorCode::Internal, message);
+            told.push(from.player);
+        }
+        for seat in &self.seats {
+            if let Seat::Human(human) = seat
+                && !told.contains(&human.session.player)
+                && let Some(out) = &human.out
+            {
+                out.error(None, ErrorCode::Internal, message);
+            }
+        }
+        if let Some((session, _)) = watcher {
+            session.set_watching(self.id, false);
+        }
     }
 
     /// Handles the consequences of failed sends: seats whose player dropped, watchers who left.

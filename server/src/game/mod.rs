@@ -165,16 +165,13 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
         owner: setup.owner,
         started_ms: now_ms(),
     };
-    // Queued before any of the game's moves, so the store sees the game first.
-    shared.store.start_game(start.clone());
     let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
     let weak = tx.downgrade();
     shared.registry.add_game(id, GameHandle { tx });
     if let Some((session, _)) = &setup.watcher {
         session.set_watching(id, true);
     }
-    let game = actor::Game::new(shared.clone(), id, weak, setup, start.started_ms);
-    game.list();
+    let game = actor::Game::new(shared.clone(), id, weak, setup, start.started_ms).starting(start);
     let span = tracing::info_span!("game", id = id.0);
     shared.tasks.spawn(game.run(rx).instrument(span));
     Ok(id)

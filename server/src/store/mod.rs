@@ -389,9 +389,10 @@ impl Store {
             .await
     }
 
-    /// A game started.
-    pub(crate) fn start_game(&self, start: GameStart) {
-        self.write_later("start game", move |db| sqlite::start_game(db, &start));
+    /// A game started; returns once it is durable.
+    pub(crate) async fn start_game(&self, start: GameStart) -> Result<(), StoreError> {
+        self.write("start game", move |db| sqlite::start_game(db, &start))
+            .await
     }
 
     /// A move was made (and maybe ended the game); returns once it is durable, with both

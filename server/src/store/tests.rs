@@ -50,7 +50,10 @@ async fn classic_rating(store: &Store, player: u64) -> (u32, u32) {
 #[tokio::test]
 async fn a_rated_game_moves_both_ratings_the_right_way() {
     let store = memory().await;
-    store.start_game(start(1, [Ok(PlayerId(1)), Ok(PlayerId(2))], true));
+    store
+        .start_game(start(1, [Ok(PlayerId(1)), Ok(PlayerId(2))], true))
+        .await
+        .unwrap();
     let rerated = store
         .end_game(GameId(1), ending(Some(Mark::X), EndReason::Resign))
         .await
@@ -90,7 +93,7 @@ async fn unrated_ai_and_aborted_games_leave_ratings_alone() {
         start(3, [Ok(PlayerId(2)), Ok(PlayerId(1))], true),
     ];
     for game in games {
-        store.start_game(game);
+        store.start_game(game).await.unwrap();
     }
     for (game, reason) in [
         (1, EndReason::Line),
@@ -115,7 +118,10 @@ async fn unrated_ai_and_aborted_games_leave_ratings_alone() {
 #[tokio::test]
 async fn a_failed_write_is_reported_and_the_rest_of_the_batch_commits() {
     let store = memory().await;
-    store.start_game(start(1, [Ok(PlayerId(1)), Ok(PlayerId(2))], false));
+    store
+        .start_game(start(1, [Ok(PlayerId(1)), Ok(PlayerId(2))], false))
+        .await
+        .unwrap();
     let played = StoredMove {
         cell: 4,
         at_ms: 10,
