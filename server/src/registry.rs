@@ -121,6 +121,11 @@ impl Registry {
         self.sessions.get(token).map(|s| s.clone())
     }
 
+    /// Forgets a session that never started (its player could not be stored).
+    pub(crate) fn forget_session(&self, session: &Session) {
+        self.sessions.remove(&session.key);
+    }
+
     /// Forgets a session whose player stayed away past the grace period, unless it has
     /// reconnected meanwhile. Returns whether it was removed.
     pub(crate) fn expire_session(&self, session: &Session) -> bool {

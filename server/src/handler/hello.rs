@@ -38,9 +38,19 @@ impl Client {
             validate_name(name).map_err(|err| Refusal::new(ErrorCode::BadName, err.to_string()))?;
         let Some(token) = token else {
             let (session, token) = self.shared.registry.new_session(name);
-            self.shared
+            let stored = self
+                .shared
                 .store
-                .add_player(session.player, &session.name, session.key);
+                .add_player(session.player, &session.name, session.key)
+                .await;
+            if let Err(err) = stored {
+                error!(cause = %err, "cannot store a new player");
+                self.shared.registry.forget_session(&session);
+                return refuse(
+                    ErrorCode::Internal,
+                    "the server cannot take new players now",
+                );
+            }
             session.attach(self.out.clone());
             tracing::Span::current().record("player", session.player.0);
             info!("welcome");

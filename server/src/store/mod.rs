@@ -365,13 +365,19 @@ impl Store {
         self.write("flush", |_| Ok(())).await
     }
 
-    /// A new player.
-    pub(crate) fn add_player(&self, player: PlayerId, name: &str, token: TokenHash) {
+    /// A new player; returns once it is durable, so a token given out always works again.
+    pub(crate) async fn add_player(
+        &self,
+        player: PlayerId,
+        name: &str,
+        token: TokenHash,
+    ) -> Result<(), StoreError> {
         let name = name.to_owned();
         let now = now_ms();
-        self.write_later("add player", move |db| {
+        self.write("add player", move |db| {
             sqlite::add_player(db, player, &name, token, now)
-        });
+        })
+        .await
     }
 
     /// The player came (or went) just now.

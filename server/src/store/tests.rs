@@ -35,8 +35,12 @@ fn ending(winner: Option<Mark>, reason: EndReason) -> Ending {
 async fn memory() -> Store {
     let (store, startup) = Store::open(&StoreConfig::Memory).await.unwrap();
     assert_eq!((startup.last_player, startup.last_game), (0, 0));
-    store.add_player(PlayerId(1), "ada", TokenHash::of("a"));
-    store.add_player(PlayerId(2), "bob", TokenHash::of("b"));
+    for (id, name) in [(1, "ada"), (2, "bob")] {
+        store
+            .add_player(PlayerId(id), name, TokenHash::of(name))
+            .await
+            .unwrap();
+    }
     store
 }
 
@@ -244,8 +248,10 @@ async fn one_file_serves_one_server_at_a_time() {
     let dir = tempfile::tempdir().unwrap();
     let config = StoreConfig::File(dir.path().join("one.db"));
     let (first, _) = Store::open(&config).await.unwrap();
-    first.add_player(PlayerId(1), "ada", TokenHash::of("a"));
-    first.flush().await.unwrap();
+    first
+        .add_player(PlayerId(1), "ada", TokenHash::of("a"))
+        .await
+        .unwrap();
     let second = Store::open(&config).await;
     assert!(matches!(second, Err(StoreError::InUse)), "{second:?}");
     drop(first);
