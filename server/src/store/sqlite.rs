@@ -9,6 +9,7 @@ use noughts_protocol::{
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use tracing::error;
 
 use super::{
     Ending, GameStart, LiveGame, Rerated, Startup, StoreConfig, StoreError, StoredMove,
@@ -119,7 +120,12 @@ pub(super) fn startup(db: &Connection) -> Result<Startup, StoreError> {
         .collect::<Result<_, _>>()?;
     let mut live = Vec::with_capacity(ids.len());
     for id in ids {
-        live.push(live_game(db, GameId(uint(id)))?);
+        // One unreadable game must not keep the server from starting: it stays as stored.
+        match live_game(db, GameId(uint(id))) {
+            Ok(game) => live.push(game),
+            Err(StoreError::Corrupt(why)) => error!(game = id, %why, "cannot restore a game"),
+            Err(err) => return Err(err),
+        }
     }
     Ok(Startup {
         last_player: uint(last_player),

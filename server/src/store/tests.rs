@@ -44,6 +44,22 @@ async fn memory() -> Store {
     store
 }
 
+/// Opens `config` once the store that had it open has let go (its thread ends on its own).
+async fn reopen(config: &StoreConfig) -> (Store, super::Startup) {
+    tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        loop {
+            match Store::open(config).await {
+                Err(StoreError::InUse) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+                other => return other.unwrap(),
+            }
+        }
+    })
+    .await
+    .expect("the earlier store lets go of the file")
+}
+
 async fn classic_rating(store: &Store, player: u64) -> (u32, u32) {
     let profile = store.profile(PlayerId(player)).await.unwrap().unwrap();
     let classic = &profile.variants[0];
@@ -256,19 +272,36 @@ async fn one_file_serves_one_server_at_a_time() {
     assert!(matches!(second, Err(StoreError::InUse)), "{second:?}");
     drop(first);
     // Once the first has gone, the file opens again, with everything in it.
-    let opened = tokio::time::timeout(std::time::Duration::from_secs(20), async {
-        loop {
-            match Store::open(&config).await {
-                Err(StoreError::InUse) => {
-                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                }
-                other => break other,
-            }
-        }
-    })
-    .await
-    .expect("the first store lets go of the file");
-    let (store, startup) = opened.unwrap();
+    let (store, startup) = reopen(&config).await;
     assert_eq!(startup.last_player, 1);
     assert!(store.profile(PlayerId(1)).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn an_unreadable_live_game_is_left_out_rather_than_stop_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = StoreConfig::File(dir.path().join("odd.db"));
+    let (store, _) = Store::open(&config).await.unwrap();
+    store
+        .add_player(PlayerId(1), "ada", TokenHash::of("a"))
+        .await
+        .unwrap();
+    for game in [1, 2] {
+        store
+            .start_game(start(game, [Ok(PlayerId(1)), Err(Level::Easy)], false))
+            .await
+            .unwrap();
+    }
+    store
+        .write("spoil", |db| {
+            db.execute("UPDATE games SET variant = 'chess' WHERE id = 1", [])
+                .map(drop)
+        })
+        .await
+        .unwrap();
+    drop(store);
+    let (_, startup) = reopen(&config).await;
+    let live: Vec<GameId> = startup.live.iter().map(|g| g.start.game).collect();
+    assert_eq!(live, [GameId(2)]);
+    assert_eq!(startup.last_game, 2);
 }
