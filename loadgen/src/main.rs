@@ -53,6 +53,14 @@ struct Common {
     /// Pin nothing.
     #[arg(long, global = true)]
     no_pin: bool,
+    /// Where a server this run starts keeps its database (a fresh file per server, removed
+    /// afterwards; default: the system's temporary directory). The server writes every move
+    /// durably before anyone hears of it, so this disk is part of what is measured.
+    #[arg(long, global = true)]
+    db_dir: Option<PathBuf>,
+    /// Keep the started servers' games in memory instead of a database file.
+    #[arg(long, global = true, conflicts_with = "db_dir")]
+    memory_store: bool,
     /// Print the report as JSON.
     #[arg(long, global = true)]
     json: bool,
@@ -191,15 +199,18 @@ struct Servers {
     server_bin: PathBuf,
     echo_bin: PathBuf,
     cpus: Option<String>,
+    /// Where started servers keep their database; `None` for memory.
+    db_dir: Option<PathBuf>,
 }
 
 impl Launcher for Servers {
     fn server(&self, connections: usize) -> anyhow::Result<Target> {
         match &self.external {
             Some(url) => Ok(Target::external(url, self.pid)),
-            None => Target::start(
+            None => Target::start_server(
                 &self.server_bin,
-                &target::server_args(connections),
+                connections,
+                self.db_dir.as_deref(),
                 self.cpus.as_deref(),
             ),
         }
@@ -271,6 +282,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .clone()
             .unwrap_or_else(|| target::sibling("noughts-echo")),
         cpus: if common.no_pin { None } else { server_cpus },
+        db_dir: (!common.memory_store)
+            .then(|| common.db_dir.clone().unwrap_or_else(std::env::temp_dir)),
     };
     runtime.block_on(async {
         let report = match &cli.command {
@@ -296,8 +309,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 } else {
                     Sizes::full()
                 };
-                let result =
+                let mut result =
                     suite::run(&servers, &sizes, servers.cpus.is_some(), !common.json).await?;
+                result.store = match (&servers.external, &servers.db_dir) {
+                    (Some(_), _) => "whatever store the running server has".to_owned(),
+                    (None, Some(dir)) => format!(
+                        "a fresh SQLite file in `{}` (on disk, written durably before each move is sent)",
+                        dir.display()
+                    ),
+                    (None, None) => "memory (`--db :memory:`)".to_owned(),
+                };
                 if common.json {
                     println!("{}", serde_json::to_string_pretty(&result)?);
                 } else {

@@ -137,6 +137,8 @@ pub struct SuiteResult {
     pub date: String,
     pub cores: usize,
     pub pinned: bool,
+    /// Where the servers kept their games, in words.
+    pub store: String,
     pub reports: Vec<Report>,
     pub verdicts: Vec<Verdict>,
 }
@@ -360,6 +362,7 @@ pub async fn run(
         date: today(),
         cores: crate::target::cores(),
         pinned,
+        store: String::new(),
         reports: vec![echo, saturation, games, ai, watchers, idle],
         verdicts,
     })
@@ -399,8 +402,8 @@ pub fn markdown(result: &SuiteResult) -> String {
     };
     let _ = writeln!(
         md,
-        "Measured {} on a {}-core machine shared with other work, release build, {pinning}. Each\nscenario runs against a fresh `noughts-server --no-war-games --ai-think-ms 0 --rate 1000000\n--burst 1000000` started by the generator. Command: `bench/run` (`noughts-loadgen suite`).\n",
-        result.date, result.cores
+        "Measured {} on a {}-core machine shared with other work, release build, {pinning}. Each\nscenario runs against a fresh `noughts-server` started by the generator, its games kept in\n{}. Command: `bench/run` (`noughts-loadgen suite`).\n",
+        result.date, result.cores, result.store
     );
     md.push_str("| Target | Measured | | Command |\n|---|---|---|---|\n");
     for v in &result.verdicts {
@@ -469,6 +472,7 @@ mod tests {
             date: "2026-11-22".to_owned(),
             cores: 2,
             pinned: true,
+            store: "memory".to_owned(),
             reports: vec![Report {
                 scenario: "games".to_owned(),
                 ..Report::default()

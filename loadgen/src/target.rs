@@ -4,6 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -106,6 +107,8 @@ pub struct Target {
     pub probe: Probe,
     /// Killed when the target is dropped.
     child: Option<Child>,
+    /// A database file of the child's, removed (with its WAL) when the target is dropped.
+    scratch: Option<PathBuf>,
 }
 
 impl Target {
@@ -115,6 +118,7 @@ impl Target {
             url: url.to_owned(),
             probe: Probe { pid },
             child: None,
+            scratch: None,
         }
     }
 
@@ -166,6 +170,7 @@ impl Target {
             url: String::new(),
             probe: Probe { pid: Some(pid) },
             child: Some(child),
+            scratch: None,
         };
         match rx.recv_timeout(START_TIMEOUT) {
             Ok(url) => target.url = url,
@@ -175,17 +180,63 @@ impl Target {
     }
 }
 
+impl Target {
+    /// Starts `noughts-server` for load (see [`server_args`]) with its games kept in a fresh
+    /// database file in `db_dir` (removed afterwards), or in memory when `db_dir` is `None`.
+    pub fn start_server(
+        program: &Path,
+        connections: usize,
+        db_dir: Option<&Path>,
+        cpus: Option<&str>,
+    ) -> anyhow::Result<Target> {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let db = db_dir.map(|dir| {
+            dir.join(format!(
+                "noughts-bench-{}-{}.db",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ))
+        });
+        let mut args = server_args(connections);
+        args.push("--db".to_owned());
+        args.push(
+            db.as_ref()
+                .map_or(":memory:".to_owned(), |p| p.display().to_string()),
+        );
+        let mut target = Target::start(program, &args, cpus);
+        if let Ok(target) = &mut target {
+            target.scratch = db;
+        } else if let Some(db) = &db {
+            remove_db(db);
+        }
+        target
+    }
+}
+
+/// Removes a SQLite database and its write-ahead log.
+fn remove_db(db: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut path = db.as_os_str().to_owned();
+        path.push(suffix);
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 impl Drop for Target {
     fn drop(&mut self) {
         if let Some(child) = &mut self.child {
             let _ = child.kill();
             let _ = child.wait();
         }
+        if let Some(db) = &self.scratch {
+            remove_db(db);
+        }
     }
 }
 
 /// The flags that make `noughts-server` fit for load: no war games, no AI pause, rate limits out
-/// of the way, room for `connections` connections and any number of games.
+/// of the way, room for `connections` connections and any number of games. (The database is
+/// [`Target::start_server`]'s to choose.)
 pub fn server_args(connections: usize) -> Vec<String> {
     [
         "--listen",

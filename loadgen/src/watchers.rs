@@ -119,7 +119,13 @@ async fn follow(
         };
         let text = match message {
             Some(Ok(Message::Text(text))) => text,
-            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => {
+            Some(Ok(Message::Close(frame))) => {
+                receipts.lost.fetch_add(1, Ordering::Relaxed);
+                let code = frame.map_or(0, |f| u16::from(f.code));
+                errors.add(&format!("watcher_closed_{code}"));
+                return;
+            }
+            None | Some(Err(_)) => {
                 receipts.lost.fetch_add(1, Ordering::Relaxed);
                 errors.add("watcher_dropped");
                 return;
