@@ -912,12 +912,20 @@ impl Game {
                 .await;
             return Flow::Continue;
         }
+        let gone = |mark: Mark| match &self.seats[index(mark)] {
+            Seat::Human(human) => human
+                .away_since
+                .is_some_and(|since| now >= since + human.grace_left),
+            Seat::Ai(_) => false,
+        };
+        if gone(Mark::X) && gone(Mark::O) {
+            // Neither came back (as when nobody returns to a game restored after a restart):
+            // nobody wins, and a rated game is not rated.
+            self.end(None, EndReason::Aborted, 0, None, now).await;
+            return Flow::Continue;
+        }
         for mark in [Mark::X, Mark::O] {
-            if let Seat::Human(human) = &self.seats[index(mark)]
-                && human
-                    .away_since
-                    .is_some_and(|since| now >= since + human.grace_left)
-            {
+            if gone(mark) {
                 self.end(Some(mark.opponent()), EndReason::Abandon, 0, None, now)
                     .await;
                 return Flow::Continue;

@@ -427,3 +427,41 @@ async fn many_games_at_once_are_all_on_record() {
         player.await.expect("a player's game is on record");
     }
 }
+
+#[tokio::test]
+async fn a_restored_game_nobody_returns_to_ends_unrated() {
+    let scratch = Scratch::new("nobody");
+    let config = || noughts_server::Config {
+        grace: Duration::from_millis(200),
+        ..file_config(scratch.db())
+    };
+    let mut server = TestServer::start(config()).await;
+    let mut ada = server.join("ada").await;
+    let mut bob = server.join("bob").await;
+    let (x, o, state) = seek(&mut ada, &mut bob, true).await;
+    let game = state.game;
+    noughts_tests::alternate(x, o, game, &[4]).await;
+    server.shut_down().await.unwrap();
+
+    let server = TestServer::start(config()).await;
+    let mut eve = server.join("eve").await;
+    let reply = eve.request(1, ClientMessage::Watch { game }).await;
+    let ServerMessage::GameState(state) = reply else {
+        panic!("{reply:?}")
+    };
+    // The game may have ended before Eve came to watch; then her snapshot says how.
+    let result = match state.result {
+        Some(result) => result,
+        None => match eve
+            .until(|m| matches!(m, ServerMessage::GameOver { .. }))
+            .await
+        {
+            ServerMessage::GameOver { result, .. } => result,
+            _ => unreachable!(),
+        },
+    };
+    assert_eq!((result.winner, result.reason), (None, EndReason::Aborted));
+    for player in [ada.player, bob.player] {
+        assert_eq!(classic(&mut eve, player).await.0, 1500, "not rated");
+    }
+}
