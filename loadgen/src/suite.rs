@@ -139,6 +139,9 @@ pub struct SuiteResult {
     pub pinned: bool,
     /// Where the servers kept their games, in words.
     pub store: String,
+    /// The machine's load average (1, 5, 15 minutes) when the run started: other work competes
+    /// for the same cores.
+    pub load_average: String,
     pub reports: Vec<Report>,
     pub verdicts: Vec<Verdict>,
 }
@@ -195,6 +198,9 @@ pub async fn run(
     pinned: bool,
     progress: bool,
 ) -> anyhow::Result<SuiteResult> {
+    let load_average = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
     let say = |report: &Report| {
         if progress {
             eprintln!("{report}");
@@ -363,6 +369,7 @@ pub async fn run(
         cores: crate::target::cores(),
         pinned,
         store: String::new(),
+        load_average,
         reports: vec![echo, saturation, games, ai, watchers, idle],
         verdicts,
     })
@@ -402,8 +409,8 @@ pub fn markdown(result: &SuiteResult) -> String {
     };
     let _ = writeln!(
         md,
-        "Measured {} on a {}-core machine shared with other work, release build, {pinning}. Each\nscenario runs against a fresh `noughts-server` started by the generator, its games kept in\n{}. Command: `bench/run` (`noughts-loadgen suite`).\n",
-        result.date, result.cores, result.store
+        "Measured {} on a {}-core machine shared with other work (load average {} at the start),\nrelease build, {pinning}. Each scenario runs against a fresh `noughts-server` started by the\ngenerator, its games kept in {}. Command: `bench/run` (`noughts-loadgen suite`).\n",
+        result.date, result.cores, result.load_average, result.store
     );
     md.push_str("| Target | Measured | | Command |\n|---|---|---|---|\n");
     for v in &result.verdicts {
@@ -473,6 +480,7 @@ mod tests {
             cores: 2,
             pinned: true,
             store: "memory".to_owned(),
+            load_average: "0.10 0.20 0.30".to_owned(),
             reports: vec![Report {
                 scenario: "games".to_owned(),
                 ..Report::default()

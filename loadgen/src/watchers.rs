@@ -28,9 +28,11 @@ pub const QUBIC_DRAW: [usize; 64] = [
 /// The receive buffer of a watcher that stops reading, so that it falls behind after a few KiB.
 const STALLED_RECV_BUFFER: u32 = 4096;
 /// Snapshots a stalled watcher asks for (with `watch`, about 400 bytes each) and leaves unread,
-/// so that more is queued for it than the socket buffers hold (the kernel grows a send buffer
-/// up to 4 MiB): the server must then drop it.
-const STALLED_SNAPSHOTS: usize = 12_000;
+/// enough to fill the socket buffers between it and the server (the kernel grows a send buffer
+/// up to 4 MiB). The server stops reading its requests once its writes block, so these alone
+/// never overflow its queue; the game's updates that follow (the other watchers joining, the
+/// moves) must, and the server must then drop it.
+const STALLED_SNAPSHOTS: usize = 20_000;
 /// How long, after the last move, the watchers have to read it.
 const SETTLE: Duration = Duration::from_secs(10);
 
