@@ -6,8 +6,8 @@
 use std::time::{Duration, Instant};
 
 use noughts_protocol::{
-    ClientMessage, ClockSpec, ErrorCode, GameId, GameInfo, GameKind, Level, PlayerId, RoomInfo,
-    ServerFrame, ServerMessage, Variant, sanitize,
+    ClientMessage, ClockSpec, ErrorCode, GameId, GameInfo, GameKind, Level, PlayerId, Rating,
+    RoomInfo, ServerFrame, ServerMessage, Variant, sanitize,
 };
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -15,6 +15,8 @@ use ratatui::crossterm::event::{
 
 use crate::form::{Form, FormKind};
 use crate::game::GameView;
+use crate::replay::ReplayView;
+use crate::tabs::{self, Tab};
 use crate::ui;
 
 /// How long a status line stays up.
@@ -62,6 +64,8 @@ pub enum Effect {
 pub enum Screen {
     Lobby,
     Game,
+    /// Stepping through a stored game.
+    Replay,
 }
 
 /// The state of the connection, as shown in the title bar.
@@ -88,12 +92,16 @@ pub enum Modal {
     Seeking {
         variant: Variant,
         clock: Option<ClockSpec>,
+        /// Whether the game will count for ratings.
+        rated: bool,
         /// Whether the server has confirmed the seek.
         confirmed: bool,
     },
     /// A room is open (or being opened) and waits for someone to join.
     Room {
         variant: Variant,
+        /// Whether the game will count for ratings.
+        rated: bool,
         /// The invite code, once the server has sent it.
         code: Option<String>,
     },
@@ -208,6 +216,20 @@ pub struct App {
     pub quitting: bool,
     /// A war game of this variant to watch as soon as the lobby arrives (`noughts watch --war`).
     pub want_war: Option<Variant>,
+    /// The lobby tab shown.
+    pub tab: Tab,
+    /// The leaderboard tab.
+    pub leaderboard: tabs::Leaderboard,
+    /// The history tab.
+    pub history: tabs::History,
+    /// Our ratings, one per variant: from `welcome`, refreshed after each rated game.
+    pub ratings: Vec<Rating>,
+    /// The stored game on the replay screen.
+    pub replay: Option<ReplayView>,
+    /// A game whose record we asked for, to replay when it arrives.
+    pub replay_wanted: Option<GameId>,
+    /// Whether the client only replays one game (`noughts replay`): leaving the replay quits.
+    pub replay_only: bool,
 }
 
 impl App {
@@ -228,7 +250,29 @@ impl App {
             color,
             quitting: false,
             want_war: None,
+            tab: Tab::Games,
+            leaderboard: tabs::Leaderboard::default(),
+            history: tabs::History::default(),
+            ratings: Vec::new(),
+            replay: None,
+            replay_wanted: None,
+            replay_only: false,
         }
+    }
+
+    /// A client that only replays one stored game, with no connection (`noughts replay`).
+    pub fn replaying(view: ReplayView, now: Instant, color: bool) -> App {
+        let mut app = App::new("", now, color);
+        app.replay = Some(view);
+        app.replay_only = true;
+        app.screen = Screen::Replay;
+        app.connection = Connection::Closed(String::new());
+        app
+    }
+
+    /// Our rating in `variant`, if the server told us.
+    pub fn rating(&self, variant: Variant) -> Option<&Rating> {
+        self.ratings.iter().find(|r| r.variant == variant)
     }
 
     /// Handles one event and says what to do about it.
@@ -286,10 +330,12 @@ impl App {
                 player,
                 name,
                 resumed,
+                ratings,
                 ..
             } => {
                 let again = self.player.is_some();
                 self.player = Some(player);
+                self.ratings = ratings;
                 self.name = sanitize(&name);
                 self.connection = Connection::Online;
                 if again {
@@ -300,13 +346,18 @@ impl App {
                     });
                 }
                 // A resumed session keeps its games, subscriptions and rooms, but not its seek.
-                if let Some(Modal::Seeking { variant, clock, .. }) = &self.modal
+                if let Some(Modal::Seeking {
+                    variant,
+                    clock,
+                    rated,
+                    ..
+                }) = &self.modal
                     && again
                 {
                     effects.push(Effect::Send(ClientMessage::Seek {
                         variant: *variant,
                         clock: *clock,
-                        rated: false,
+                        rated: *rated,
                     }));
                 }
                 // A new session starts from nothing: what the old one played or opened is gone.
@@ -375,17 +426,55 @@ impl App {
                 self.lobby.clamp();
             }
             ServerMessage::Seeking { variant, clock } => {
+                let rated = matches!(self.modal, Some(Modal::Seeking { rated: true, .. }));
                 self.modal = Some(Modal::Seeking {
                     variant,
                     clock,
+                    rated,
                     confirmed: true,
                 });
             }
             ServerMessage::RoomCreated { code, variant, .. } => {
+                let rated = matches!(self.modal, Some(Modal::Room { rated: true, .. }));
                 self.modal = Some(Modal::Room {
                     variant,
+                    rated,
                     code: Some(sanitize(&code)),
                 });
+            }
+            ServerMessage::Leaderboard {
+                variant, players, ..
+            } => self.leaderboard.receive(variant, players),
+            ServerMessage::History {
+                player,
+                games,
+                more,
+            } => self.history.receive(player, self.player, games, more),
+            ServerMessage::GameRecord(record) => {
+                if self.replay_wanted == Some(record.game) {
+                    self.replay_wanted = None;
+                    match ReplayView::new(*record) {
+                        Ok(view) => {
+                            self.replay = Some(view);
+                            self.screen = Screen::Replay;
+                        }
+                        Err(err) => self.say(format!("Cannot replay: {err}")),
+                    }
+                }
+            }
+            ServerMessage::Profile(profile) => {
+                if Some(profile.player) == self.player {
+                    self.ratings = profile
+                        .variants
+                        .iter()
+                        .map(|stats| Rating {
+                            variant: stats.variant,
+                            rating: stats.rating,
+                            deviation: stats.deviation,
+                            games: stats.rated_games,
+                        })
+                        .collect();
+                }
             }
             ServerMessage::GameState(state) => self.on_game_state(*state, effects),
             ServerMessage::Shutdown { message } => {
@@ -393,8 +482,14 @@ impl App {
             }
             other => {
                 let now = self.now;
-                if let Some(game) = self.game.as_mut() {
-                    game.apply(&other, now);
+                if let Some(game) = self.game.as_mut()
+                    && game.apply(&other, now)
+                    && matches!(other, ServerMessage::GameOver { .. })
+                    && game.state.rated
+                    && game.you().is_some()
+                {
+                    // Our ratings moved: ask for them.
+                    effects.push(Effect::Send(ClientMessage::Profile { player: None }));
                 }
             }
         }
@@ -426,6 +521,9 @@ impl App {
 
     fn on_error(&mut self, code: ErrorCode, message: &str) {
         self.say(format!("{}: {}", code, sanitize(message)));
+        if code == ErrorCode::NoSuchGame {
+            self.replay_wanted = None;
+        }
         match (&self.modal, code) {
             (
                 Some(Modal::Seeking {
@@ -464,6 +562,7 @@ impl App {
         match self.screen {
             Screen::Lobby => self.on_lobby_key(key, effects),
             Screen::Game => self.on_game_key(key, effects),
+            Screen::Replay => self.on_replay_key(key),
         }
     }
 
@@ -496,13 +595,19 @@ impl App {
                 KeyCode::Enter => {
                     let request = form.request();
                     let next = match &request {
-                        ClientMessage::Seek { variant, clock, .. } => Some(Modal::Seeking {
+                        ClientMessage::Seek {
+                            variant,
+                            clock,
+                            rated,
+                        } => Some(Modal::Seeking {
                             variant: *variant,
                             clock: *clock,
+                            rated: *rated,
                             confirmed: false,
                         }),
-                        ClientMessage::CreateRoom { variant, .. } => Some(Modal::Room {
+                        ClientMessage::CreateRoom { variant, rated, .. } => Some(Modal::Room {
                             variant: *variant,
+                            rated: *rated,
                             code: None,
                         }),
                         _ => {
@@ -579,6 +684,122 @@ impl App {
     }
 
     fn on_lobby_key(&mut self, key: KeyEvent, effects: &mut Vec<Effect>) {
+        match key.code {
+            KeyCode::Tab => self.show_tab(self.tab.cycle(1), effects),
+            KeyCode::BackTab => self.show_tab(self.tab.cycle(-1), effects),
+            KeyCode::Char('L') => self.show_tab(Tab::Leaderboard, effects),
+            KeyCode::Char('H') => self.show_tab(Tab::History, effects),
+            KeyCode::Char('m') => self.modal = Some(Modal::Form(Form::new(FormKind::QuickMatch))),
+            KeyCode::Char('a') => self.modal = Some(Modal::Form(Form::new(FormKind::PlayAi))),
+            KeyCode::Char('c') => self.modal = Some(Modal::Form(Form::new(FormKind::CreateRoom))),
+            KeyCode::Char('i') => self.modal = Some(Modal::JoinCode(String::new())),
+            KeyCode::Char('g') => self.watch_war_game(effects),
+            _ => match self.tab {
+                Tab::Games => self.on_games_key(key, effects),
+                Tab::Leaderboard => self.on_leaderboard_key(key, effects),
+                Tab::History => self.on_history_key(key, effects),
+            },
+        }
+    }
+
+    /// Shows a lobby tab, asking the server for what it lists.
+    pub fn show_tab(&mut self, tab: Tab, effects: &mut Vec<Effect>) {
+        self.tab = tab;
+        match tab {
+            Tab::Games => {}
+            Tab::Leaderboard => effects.push(Effect::Send(self.leaderboard.request())),
+            Tab::History => {
+                let (player, name) = (self.history.player, self.history.name.clone());
+                effects.push(Effect::Send(self.history.show(player, name)));
+            }
+        }
+    }
+
+    /// Asks for a stored game's record, to replay it when it arrives.
+    pub fn open_replay(&mut self, game: GameId, effects: &mut Vec<Effect>) {
+        self.replay_wanted = Some(game);
+        effects.push(Effect::Send(ClientMessage::GameRecord { game }));
+    }
+
+    fn on_leaderboard_key(&mut self, key: KeyEvent, effects: &mut Vec<Effect>) {
+        match key.code {
+            KeyCode::Char('q') | KeyCode::Esc => self.tab = Tab::Games,
+            KeyCode::Up | KeyCode::Char('k') => self.leaderboard.move_selection(-1),
+            KeyCode::Down | KeyCode::Char('j') => self.leaderboard.move_selection(1),
+            KeyCode::PageUp => self.leaderboard.move_selection(-10),
+            KeyCode::PageDown => self.leaderboard.move_selection(10),
+            KeyCode::Home => self.leaderboard.selected = 0,
+            KeyCode::End => self.leaderboard.move_selection(isize::MAX / 2),
+            KeyCode::Left | KeyCode::Char('h') => {
+                effects.push(Effect::Send(self.leaderboard.change_variant(-1)));
+            }
+            KeyCode::Right | KeyCode::Char('l') => {
+                effects.push(Effect::Send(self.leaderboard.change_variant(1)));
+            }
+            KeyCode::Enter => {
+                if let Some(entry) = self.leaderboard.selected_player() {
+                    let player = (Some(entry.player) != self.player).then_some(entry.player);
+                    let name = player.map(|_| entry.name.clone());
+                    self.tab = Tab::History;
+                    effects.push(Effect::Send(self.history.show(player, name)));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_history_key(&mut self, key: KeyEvent, effects: &mut Vec<Effect>) {
+        let more = match key.code {
+            KeyCode::Char('q') | KeyCode::Esc if self.history.player.is_some() => {
+                // Back from someone else's games to ours.
+                effects.push(Effect::Send(self.history.show(None, None)));
+                None
+            }
+            KeyCode::Char('q') | KeyCode::Esc => {
+                self.tab = Tab::Games;
+                None
+            }
+            KeyCode::Up | KeyCode::Char('k') => self.history.move_selection(-1),
+            KeyCode::Down | KeyCode::Char('j') => self.history.move_selection(1),
+            KeyCode::PageUp => self.history.move_selection(-10),
+            KeyCode::PageDown => self.history.move_selection(10),
+            KeyCode::Home => self.history.move_selection(isize::MIN / 2),
+            KeyCode::End => self.history.move_selection(isize::MAX / 2),
+            KeyCode::Enter | KeyCode::Char('r') => {
+                if let Some(game) = self.history.selected_game().map(|g| g.game) {
+                    self.open_replay(game, effects);
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some(request) = more {
+            effects.push(Effect::Send(request));
+        }
+    }
+
+    fn on_replay_key(&mut self, key: KeyEvent) {
+        let Some(replay) = self.replay.as_mut() else {
+            self.screen = Screen::Lobby;
+            return;
+        };
+        match key.code {
+            KeyCode::Char('q') | KeyCode::Esc if self.replay_only => self.quitting = true,
+            KeyCode::Char('q') | KeyCode::Esc => {
+                self.replay = None;
+                self.screen = Screen::Lobby;
+            }
+            KeyCode::Left | KeyCode::Char('h' | 'p') | KeyCode::Backspace => replay.step(-1),
+            KeyCode::Right | KeyCode::Char('l' | 'n' | ' ') | KeyCode::Enter => replay.step(1),
+            KeyCode::Up | KeyCode::Char('k') | KeyCode::PageUp => replay.step(-5),
+            KeyCode::Down | KeyCode::Char('j') | KeyCode::PageDown => replay.step(5),
+            KeyCode::Home | KeyCode::Char('g') => replay.jump(false),
+            KeyCode::End | KeyCode::Char('G') => replay.jump(true),
+            _ => {}
+        }
+    }
+
+    fn on_games_key(&mut self, key: KeyEvent, effects: &mut Vec<Effect>) {
         let len = self.lobby.rooms.len() + self.lobby.games.len();
         match key.code {
             KeyCode::Char('q') | KeyCode::Esc => self.quitting = true,
@@ -603,11 +824,6 @@ impl App {
                     _ => {}
                 }
             }
-            KeyCode::Char('m') => self.modal = Some(Modal::Form(Form::new(FormKind::QuickMatch))),
-            KeyCode::Char('a') => self.modal = Some(Modal::Form(Form::new(FormKind::PlayAi))),
-            KeyCode::Char('c') => self.modal = Some(Modal::Form(Form::new(FormKind::CreateRoom))),
-            KeyCode::Char('i') => self.modal = Some(Modal::JoinCode(String::new())),
-            KeyCode::Char('g') => self.watch_war_game(effects),
             _ => {}
         }
     }
@@ -660,6 +876,24 @@ impl App {
             return;
         }
         let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
+        if self.screen == Screen::Replay {
+            match mouse.kind {
+                MouseEventKind::ScrollDown => self.on_replay_key(KeyEvent::from(KeyCode::Right)),
+                MouseEventKind::ScrollUp => self.on_replay_key(KeyEvent::from(KeyCode::Left)),
+                _ => {}
+            }
+            return;
+        }
+        if self.screen == Screen::Lobby && self.tab != Tab::Games {
+            match mouse.kind {
+                MouseEventKind::ScrollDown => {
+                    self.on_lobby_key(KeyEvent::from(KeyCode::Down), effects)
+                }
+                MouseEventKind::ScrollUp => self.on_lobby_key(KeyEvent::from(KeyCode::Up), effects),
+                _ => {}
+            }
+            return;
+        }
         if self.screen == Screen::Lobby {
             match mouse.kind {
                 MouseEventKind::ScrollDown => {

@@ -26,6 +26,8 @@ pub struct BotPlan {
     pub games: u32,
     /// The least time it takes over a move, so that people can follow its games.
     pub think: Duration,
+    /// Whether it seeks rated games.
+    pub rated: bool,
 }
 
 /// The game being played.
@@ -44,7 +46,7 @@ pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow:
     let seek = ClientMessage::Seek {
         variant: plan.variant,
         clock: None,
-        rated: false,
+        rated: plan.rated,
     };
     while played < plan.games {
         let message = match link.next().await {

@@ -1,4 +1,4 @@
-//! The command line: `noughts [play]`, `watch`, `bot`, `analyse`.
+//! The command line: `noughts [play]`, `watch`, `bot`, `analyse`, `replay`, `history`.
 
 use clap::{Args, Parser, Subcommand};
 use noughts_protocol::{Level, Variant};
@@ -29,14 +29,30 @@ pub enum Command {
     /// The value of a position and of every move, computed offline by the engine.
     #[command(alias = "analyze")]
     Analyse(AnalyseArgs),
-    /// Step through a game move by move: one the server holds, or a list of cells (offline).
+    /// Step through a finished game move by move with ←/→ (or print every position).
     Replay(ReplayArgs),
+    /// Your finished games (or another player's), newest first, with your ratings.
+    History(HistoryArgs),
+}
+
+/// `noughts history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Whose games, by player id (default: yours, the identity this client keeps for the server).
+    #[arg(long, value_name = "ID")]
+    pub player: Option<u64>,
+    /// Only games older than this one (to page back).
+    #[arg(long, value_name = "GAME")]
+    pub before: Option<u64>,
+    /// How many games to list (at most 100).
+    #[arg(long, default_value_t = 20)]
+    pub limit: u32,
 }
 
 /// `noughts replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// The id of a game the server still holds (live, or finished in the last few minutes).
+    /// The id of a game the server has kept (`noughts history` lists them).
     #[arg(required_unless_present = "moves", conflicts_with = "moves")]
     pub game: Option<u64>,
     /// Replay these cells instead, in the order played, without a server: `4,0,8,2`.
@@ -45,8 +61,11 @@ pub struct ReplayArgs {
     /// The variant of `--moves`: classic, four, cube or qubic.
     #[arg(long, default_value = "classic")]
     pub variant: Variant,
-    /// The pause between moves, in milliseconds.
-    #[arg(long, default_value_t = 500, value_name = "MS")]
+    /// Print every position as text instead of opening the screen.
+    #[arg(long)]
+    pub plain: bool,
+    /// With --plain: the pause between moves, in milliseconds.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
     pub delay_ms: u64,
 }
 
@@ -79,6 +98,9 @@ pub struct BotArgs {
     /// The least time to take over each move, in milliseconds.
     #[arg(long, default_value_t = 300, value_name = "MS")]
     pub think_ms: u64,
+    /// Seek rated games (they count for ratings) instead of casual ones.
+    #[arg(long)]
+    pub rated: bool,
 }
 
 /// `noughts analyse`.
@@ -132,6 +154,24 @@ mod tests {
             }))
         ));
         assert!(Cli::try_parse_from(["noughts", "watch"]).is_err());
+        let cli = Cli::try_parse_from(["noughts", "replay", "9", "--plain"]).unwrap();
+        assert!(matches!(
+            cli.command,
+            Some(Command::Replay(ReplayArgs {
+                game: Some(9),
+                plain: true,
+                ..
+            }))
+        ));
+        let cli = Cli::try_parse_from(["noughts", "history", "--player", "4"]).unwrap();
+        assert!(matches!(
+            cli.command,
+            Some(Command::History(HistoryArgs {
+                player: Some(4),
+                limit: 20,
+                ..
+            }))
+        ));
         assert!(Cli::try_parse_from(["noughts", "analyse", "--variant", "hex", "X"]).is_err());
     }
 }

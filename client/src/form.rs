@@ -51,6 +51,7 @@ pub enum Field {
     Level,
     Side,
     Private,
+    Rated,
 }
 
 impl Field {
@@ -62,6 +63,7 @@ impl Field {
             Field::Level => "Level",
             Field::Side => "Play as",
             Field::Private => "Listed",
+            Field::Rated => "Rated",
         }
     }
 }
@@ -83,6 +85,8 @@ pub struct Form {
     pub side: usize,
     /// Whether a room stays out of the lobby list (joined by its code only).
     pub private: bool,
+    /// Whether a game between people counts for ratings.
+    pub rated: bool,
 }
 
 impl Form {
@@ -96,15 +100,16 @@ impl Form {
             level: Level::ALL.len() - 1,
             side: 0,
             private: false,
+            rated: false,
         }
     }
 
     /// The rows this kind of form shows.
     pub fn fields(&self) -> &'static [Field] {
         match self.kind {
-            FormKind::QuickMatch => &[Field::Variant, Field::Clock],
+            FormKind::QuickMatch => &[Field::Variant, Field::Clock, Field::Rated],
             FormKind::PlayAi => &[Field::Variant, Field::Level, Field::Side, Field::Clock],
-            FormKind::CreateRoom => &[Field::Variant, Field::Clock, Field::Private],
+            FormKind::CreateRoom => &[Field::Variant, Field::Clock, Field::Rated, Field::Private],
         }
     }
 
@@ -121,6 +126,7 @@ impl Form {
             Field::Level => self.level = step(self.level, Level::ALL.len(), delta),
             Field::Side => self.side = step(self.side, SIDES.len(), delta),
             Field::Private => self.private = !self.private,
+            Field::Rated => self.rated = !self.rated,
         }
     }
 
@@ -131,6 +137,13 @@ impl Form {
             Field::Clock => CLOCKS[self.clock].0,
             Field::Level => Level::ALL[self.level].name(),
             Field::Side => SIDES[self.side].0,
+            Field::Rated => {
+                if self.rated {
+                    "rated (counts for ratings)"
+                } else {
+                    "casual"
+                }
+            }
             Field::Private => {
                 if self.private {
                     "no (private: code only)"
@@ -149,7 +162,7 @@ impl Form {
             FormKind::QuickMatch => ClientMessage::Seek {
                 variant,
                 clock,
-                rated: false,
+                rated: self.rated,
             },
             FormKind::PlayAi => ClientMessage::PlayAi {
                 variant,
@@ -161,7 +174,7 @@ impl Form {
                 variant,
                 clock,
                 private: self.private,
-                rated: false,
+                rated: self.rated,
             },
         }
     }

@@ -1,12 +1,13 @@
 //! The noughts terminal client: the `noughts` binary's implementation.
 //!
 //! - [`app`]: the state and [`app::App::update`], driven by [`app::Event`]s; no terminal, no socket.
-//! - [`game`], [`form`]: the state of one game on screen and of the lobby's forms.
+//! - [`game`], [`form`], [`tabs`], [`replay`]: the state of one game on screen, of the lobby's
+//!   forms, of its leaderboard and history tabs, and of a stored game being replayed.
 //! - [`ui`]: `impl Widget for &App`: the lobby, the game, the board, the help overlay.
 //! - [`tui`], [`term`]: the interactive loop and the terminal it owns (restored on panic).
 //! - [`net`]: the WebSocket task: hello with the saved token, reconnect with backoff.
 //! - [`config`]: where the token is kept. [`embedded`]: a server inside the process.
-//! - [`watch`], [`bot`], [`analyse`], [`replay`], [`plain`]: the scriptable modes.
+//! - [`watch`], [`bot`], [`analyse`], [`replay`], [`history`], [`plain`]: the scriptable modes.
 
 pub mod analyse;
 pub mod app;
@@ -16,20 +17,21 @@ pub mod config;
 pub mod embedded;
 pub mod form;
 pub mod game;
+pub mod history;
 pub mod net;
 pub mod plain;
 pub mod replay;
+pub mod tabs;
 pub mod term;
 pub mod tui;
 pub mod ui;
 pub mod watch;
 
-use std::io::Write as _;
 use std::time::Instant;
 
 use anyhow::{Context as _, bail};
 use noughts_engine::Budget;
-use noughts_protocol::{ClientMessage, GameId, validate_name};
+use noughts_protocol::{ClientMessage, GameId, PlayerId, validate_name};
 
 use cli::{Cli, Command};
 
@@ -45,16 +47,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         print!("{report}");
         return Ok(());
     }
-    if let Some(Command::Replay(cli::ReplayArgs {
-        moves: Some(moves),
-        variant,
-        delay_ms,
-        ..
-    })) = &cli.command
+    if let Some(Command::Replay(
+        args @ cli::ReplayArgs {
+            moves: Some(moves), ..
+        },
+    )) = &cli.command
     {
-        let delay = std::time::Duration::from_millis(*delay_ms);
-        let out = &mut std::io::stdout().lock();
-        return replay::play_back(*variant, moves, None, delay, out).await;
+        let view = replay::ReplayView::offline(args.variant, moves)?;
+        return show_replay(view, args).await;
     }
     let name = display_name(&cli)?;
     let (url, embedded, tokens) = match &cli.server {
@@ -78,6 +78,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Some(
             Command::Bot(_)
                 | Command::Replay(_)
+                | Command::History(_)
                 | Command::Watch(cli::WatchArgs { plain: true, .. })
         )
     );
@@ -118,26 +119,27 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 variant: args.variant,
                 games: args.games,
                 think: std::time::Duration::from_millis(args.think_ms),
+                rated: args.rated,
             };
             bot::run(link, plan, &mut std::io::stdout().lock()).await
         }
         Some(Command::Replay(args)) => {
             let game = GameId(args.game.context("say which game to replay, or --moves")?);
-            let delay = std::time::Duration::from_millis(args.delay_ms);
             async {
-                let state = replay::fetch(link, game).await?;
-                let out = &mut std::io::stdout().lock();
-                writeln!(
-                    out,
-                    "game {}: X {} vs O {}",
-                    state.game,
-                    noughts_protocol::sanitize(&state.x.name),
-                    noughts_protocol::sanitize(&state.o.name)
-                )?;
-                let result = state.result.as_ref();
-                replay::play_back(state.variant, &state.moves, result, delay, out).await
+                let record = replay::fetch_record(link, game).await?;
+                let view = replay::ReplayView::new(record)
+                    .with_context(|| format!("game {game} cannot be replayed"))?;
+                show_replay(view, &args).await
             }
             .await
+        }
+        Some(Command::History(args)) => {
+            let query = history::Query {
+                player: args.player.map(PlayerId),
+                before: args.before.map(GameId),
+                limit: args.limit,
+            };
+            history::run(link, query, &mut std::io::stdout().lock()).await
         }
         Some(Command::Analyse(_)) => unreachable!("handled above"),
     };
@@ -145,6 +147,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         server.stop().await;
     }
     result
+}
+
+/// Shows a replay: every position as text with `--plain`, else the replay screen.
+async fn show_replay(view: replay::ReplayView, args: &cli::ReplayArgs) -> anyhow::Result<()> {
+    if args.plain {
+        let delay = std::time::Duration::from_millis(args.delay_ms);
+        replay::print_record(&view, delay, &mut std::io::stdout().lock()).await
+    } else {
+        let app = app::App::replaying(view, Instant::now(), color_wanted());
+        tui::run_offline(app).await
+    }
 }
 
 /// The name to play under: `--name`, else the user's login name, else "player".

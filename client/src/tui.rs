@@ -29,7 +29,7 @@ pub async fn run(mut link: Link, mut app: App, initial: Vec<ClientMessage>) -> a
             &event,
             NetEvent::Frame(frame) if matches!(frame.message, ServerMessage::Welcome { .. })
         );
-        carry_out(app.update(Event::Net(event)), &link);
+        carry_out(app.update(Event::Net(event)), Some(&link));
         if welcome {
             break;
         }
@@ -38,14 +38,30 @@ pub async fn run(mut link: Link, mut app: App, initial: Vec<ClientMessage>) -> a
         link.send(message);
     }
     let mut terminal = term::init()?;
-    let result = event_loop(&mut terminal, &mut link, &mut app).await;
+    let result = event_loop(&mut terminal, Some(&mut link), &mut app).await;
     term::restore();
     result
 }
 
+/// Runs the client with no connection (a replay of a game already fetched) until the user quits.
+pub async fn run_offline(mut app: App) -> anyhow::Result<()> {
+    let mut terminal = term::init()?;
+    let result = event_loop(&mut terminal, None, &mut app).await;
+    term::restore();
+    result
+}
+
+/// The next event from the connection; never, if there is none.
+async fn next_net(link: &mut Option<&mut Link>) -> Option<NetEvent> {
+    match link {
+        Some(link) => link.next().await,
+        None => std::future::pending().await,
+    }
+}
+
 async fn event_loop(
     terminal: &mut term::Tui,
-    link: &mut Link,
+    mut link: Option<&mut Link>,
     app: &mut App,
 ) -> anyhow::Result<()> {
     let mut input = EventStream::new();
@@ -66,7 +82,7 @@ async fn event_loop(
                 Some(Err(err)) => return Err(err.into()),
                 None => return Ok(()),
             },
-            net = link.next(), if net_open => match net {
+            net = next_net(&mut link), if net_open => match net {
                 Some(net) => Event::Net(net),
                 None => {
                     net_open = false;
@@ -76,18 +92,22 @@ async fn event_loop(
             _ = tick.tick() => Event::Tick(Instant::now()),
             () = &mut terminated => return Ok(()),
         };
-        if carry_out(app.update(event), link) {
+        if carry_out(app.update(event), link.as_deref()) {
             return Ok(());
         }
     }
 }
 
 /// Does what the app asked; true if it asked to quit.
-fn carry_out(effects: Vec<Effect>, link: &Link) -> bool {
+fn carry_out(effects: Vec<Effect>, link: Option<&Link>) -> bool {
     let mut quit = false;
     for effect in effects {
         match effect {
-            Effect::Send(message) => link.send(message),
+            Effect::Send(message) => {
+                if let Some(link) = link {
+                    link.send(message);
+                }
+            }
             Effect::Quit => quit = true,
         }
     }

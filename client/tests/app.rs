@@ -248,7 +248,7 @@ fn clicking_a_lobby_row_selects_it_and_a_second_click_opens_it() {
     let screen = render(&app);
     let row = screen
         .lines()
-        .position(|line| line.contains("dave vs erin"))
+        .position(|line| line.contains("dave 1489 vs erin"))
         .unwrap() as u16;
     let click = MouseEvent {
         kind: MouseEventKind::Down(MouseButton::Left),

@@ -411,7 +411,7 @@ async fn a_finished_war_game_can_be_replayed() {
         .chars()
         .take_while(char::is_ascii_digit)
         .collect();
-    let replay = ["--server", &server.url, "replay", &game, "--delay-ms", "0"]
+    let replay = ["--server", &server.url, "replay", &game, "--plain"]
         .map(String::from)
         .to_vec();
     let output = run_bin(replay, temp_dir("replay")).await;

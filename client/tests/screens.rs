@@ -285,6 +285,27 @@ fn every_screen_draws_at_any_size_without_panicking() {
     let mut form = welcomed(Instant::now());
     key(&mut form, KeyCode::Char('a'));
     apps.push(form);
+    let mut board = welcomed(Instant::now());
+    key(&mut board, KeyCode::Tab);
+    frame(&mut board, leaderboard_message(Variant::Classic));
+    apps.push(board);
+    let mut history = welcomed(Instant::now());
+    key(&mut history, KeyCode::Char('H'));
+    frame(&mut history, history_message());
+    apps.push(history);
+    for variant in Variant::ALL {
+        let mut replay = welcomed(Instant::now());
+        let view = noughts_client::replay::ReplayView::offline(variant, &[0, 4, 1]).unwrap();
+        replay.replay = Some(view);
+        replay.screen = Screen::Replay;
+        apps.push(replay);
+    }
+    let mut replay = welcomed(Instant::now());
+    key(&mut replay, KeyCode::Char('H'));
+    frame(&mut replay, history_message());
+    key(&mut replay, KeyCode::Enter);
+    frame(&mut replay, ServerMessage::GameRecord(Box::new(record())));
+    apps.push(replay);
     let mut room = welcomed(Instant::now());
     frame(
         &mut room,
@@ -303,4 +324,72 @@ fn every_screen_draws_at_any_size_without_panicking() {
             }
         }
     }
+}
+
+#[test]
+fn leaderboard_tab() {
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    assert_eq!(
+        key(&mut app, KeyCode::Tab),
+        vec![Effect::Send(ClientMessage::Leaderboard {
+            variant: Variant::Classic,
+            offset: None,
+            limit: Some(noughts_client::tabs::PAGE),
+        })]
+    );
+    frame(&mut app, leaderboard_message(Variant::Classic));
+    key(&mut app, KeyCode::Down);
+    assert_snapshot!(render(&app));
+}
+
+#[test]
+fn history_tab() {
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    key(&mut app, KeyCode::BackTab);
+    assert_eq!(app.tab, noughts_client::tabs::Tab::History);
+    frame(&mut app, history_message());
+    assert_snapshot!(render(&app));
+}
+
+#[test]
+fn replay_screen() {
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    key(&mut app, KeyCode::Char('H'));
+    frame(&mut app, history_message());
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        vec![Effect::Send(ClientMessage::GameRecord { game: GameId(9) })]
+    );
+    frame(&mut app, ServerMessage::GameRecord(Box::new(record())));
+    assert_eq!(app.screen, Screen::Replay);
+    // It opens on the final position; three steps back is the position after move 4.
+    for _ in 0..3 {
+        key(&mut app, KeyCode::Left);
+    }
+    assert_snapshot!(render(&app));
+}
+
+#[test]
+fn replay_screen_at_the_end() {
+    let mut app = welcomed(Instant::now());
+    key(&mut app, KeyCode::Char('H'));
+    frame(&mut app, history_message());
+    key(&mut app, KeyCode::Enter);
+    frame(&mut app, ServerMessage::GameRecord(Box::new(record())));
+    assert_snapshot!(render(&app));
+}
+
+#[test]
+fn rated_game_shows_both_ratings() {
+    let mut app = welcomed(Instant::now());
+    let mut rated = state(Variant::Classic, "X...O....", &[0, 4]);
+    rated.rated = true;
+    frame(&mut app, ServerMessage::GameState(Box::new(rated)));
+    let screen = render(&app);
+    assert!(screen.contains("Game #42 · rated"), "{screen}");
+    assert!(screen.contains("ada (you) 1541"), "{screen}");
+    assert!(screen.contains("bob 1554"), "{screen}");
 }

@@ -26,7 +26,7 @@ fn body(area: Rect) -> Rect {
 }
 
 /// Splits the body into the board's area and the side panel's.
-fn split(body: Rect) -> (Rect, Rect) {
+pub(crate) fn split(body: Rect) -> (Rect, Rect) {
     if body.width >= 64 {
         let [board, side] =
             Layout::horizontal([Constraint::Min(0), Constraint::Length(SIDE_WIDTH)]).areas(body);
@@ -64,6 +64,7 @@ fn render_players(app: &App, game: &GameView, theme: Theme, area: Rect, buf: &mu
     let block = Block::bordered()
         .title(Span::styled(
             match game.state.kind {
+                GameKind::Human if game.state.rated => format!(" Game #{} · rated ", game.id()),
                 GameKind::Human => format!(" Game #{} ", game.id()),
                 GameKind::Ai => format!(" Game #{} · vs AI ", game.id()),
                 GameKind::War => format!(" Game #{} · war game ", game.id()),
@@ -90,9 +91,18 @@ fn render_players(app: &App, game: &GameView, theme: Theme, area: Rect, buf: &mu
             .unwrap_or_default();
         let to_move = game.state.to_move == Some(mark);
         let pointer = if to_move { "▸" } else { " " };
+        let rating = seat.rating.map(|r| format!(" {r}")).unwrap_or_default();
         let room = width.saturating_sub(4 + clock.chars().count() + 1);
         let name = truncate(&name, room);
-        let pad = width.saturating_sub(4 + name.chars().count() + clock.chars().count());
+        // The rating goes beside the name when there is room for it.
+        let rating = if name.chars().count() + rating.chars().count() <= room {
+            rating
+        } else {
+            String::new()
+        };
+        let pad = width.saturating_sub(
+            4 + name.chars().count() + rating.chars().count() + clock.chars().count(),
+        );
         let low = game.clock_ms(mark, app.now).is_some_and(|ms| ms < 10_000);
         let clock_style = match (low, to_move) {
             (true, _) => theme.bad(),
@@ -104,6 +114,7 @@ fn render_players(app: &App, game: &GameView, theme: Theme, area: Rect, buf: &mu
             Span::styled(format!("{} ", mark.symbol()), theme.mark(mark)),
             Span::raw(" "),
             Span::styled(name, theme.text()),
+            Span::styled(rating, theme.dim()),
             Span::raw(" ".repeat(pad)),
             Span::styled(clock, clock_style),
         ]));

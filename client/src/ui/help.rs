@@ -7,7 +7,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 
 use super::centered;
 use super::theme::Theme;
-use crate::app::App;
+use crate::app::{App, Screen};
 
 /// The keys, in sections.
 const SECTIONS: &[(&str, &[(&str, &str)])] = &[
@@ -19,6 +19,24 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("m  a  c", "quick match / play the AI / create room"),
             ("i", "join a room by its invite code"),
             ("g", "watch the AI war games"),
+            ("Tab L H", "tabs: leaderboard (L), your history (H)"),
+        ],
+    ),
+    (
+        "Leaderboard and history",
+        &[
+            ("←→", "leaderboard: the variant shown"),
+            ("⏎", "a player's games / replay the game"),
+            ("q Esc", "back"),
+        ],
+    ),
+    (
+        "Replay",
+        &[
+            ("←→ h l", "one move back / forward"),
+            ("↑↓ PgUp PgDn", "five moves back / forward"),
+            ("Home End", "the empty board / the final position"),
+            ("q Esc", "back"),
         ],
     ),
     (
@@ -40,9 +58,23 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
-pub fn render(_app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
+/// The sections that matter on the screen shown.
+fn sections(
+    app: &App,
+) -> impl Iterator<Item = &'static (&'static str, &'static [(&'static str, &'static str)])> {
+    let wanted: &[&str] = match app.screen {
+        Screen::Lobby => &["Lobby", "Leaderboard and history", "Anywhere"],
+        Screen::Game => &["Game", "Anywhere"],
+        Screen::Replay => &["Replay", "Anywhere"],
+    };
+    SECTIONS
+        .iter()
+        .filter(move |(title, _)| wanted.contains(title))
+}
+
+pub fn render(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
     let mut lines = Vec::new();
-    for (title, keys) in SECTIONS {
+    for (title, keys) in sections(app) {
         lines.push(Line::styled(format!(" {title}"), theme.title()));
         for (key, what) in *keys {
             lines.push(Line::from(vec![

@@ -10,6 +10,7 @@ use super::theme::Theme;
 use super::truncate;
 use crate::app::{App, Entry};
 use crate::form::CLOCKS;
+use crate::tabs::Tab;
 
 pub fn render(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
     let (list, menu) = split(area);
@@ -56,7 +57,7 @@ fn list_lines<'a>(
             let columns = if heading == "Open rooms" {
                 ""
             } else {
-                "moves watching"
+                "moves seen"
             };
             let heading_text = if heading == "Your games" {
                 "Your games (▸ your move)"
@@ -65,7 +66,7 @@ fn list_lines<'a>(
             };
             lines.push((
                 Line::styled(
-                    truncate(&format!(" {heading_text:<35}{columns}"), width),
+                    truncate(&format!(" {heading_text:<39}{columns}"), width),
                     theme.title(),
                 ),
                 None,
@@ -136,12 +137,34 @@ pub fn entry_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
     lines.get(line).and_then(|(_, entry)| *entry)
 }
 
+/// The frame's title: every tab, the one shown highlighted.
+fn tab_titles(app: &App, theme: Theme) -> Line<'static> {
+    let mut spans = Vec::new();
+    for (index, tab) in Tab::ALL.iter().enumerate() {
+        if index > 0 {
+            spans.push(Span::styled("│", theme.grid()));
+        }
+        let style = if *tab == app.tab {
+            theme.title()
+        } else {
+            theme.dim()
+        };
+        spans.push(Span::styled(format!(" {} ", tab.title()), style));
+    }
+    Line::from(spans)
+}
+
 fn render_list(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
     let block = Block::bordered()
-        .title(Span::styled(" Lobby ", theme.title()))
+        .title(tab_titles(app, theme))
         .border_style(theme.grid());
     let inner = block.inner(area);
     block.render(area, buf);
+    match app.tab {
+        Tab::Games => {}
+        Tab::Leaderboard => return super::tabs::render_leaderboard(app, theme, inner, buf),
+        Tab::History => return super::tabs::render_history(app, theme, inner, buf),
+    }
     let (lines, selected_line) = list_lines(app, theme, usize::from(inner.width));
     let lines: Vec<Line<'_>> = lines.into_iter().map(|(line, _)| line).collect();
     Paragraph::new(lines)
@@ -150,6 +173,7 @@ fn render_list(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
 }
 
 fn room_row(room: &RoomInfo) -> String {
+    let rated = if room.rated { "*" } else { " " };
     let clock = CLOCKS
         .iter()
         .find(|(_, spec)| *spec == room.clock)
@@ -158,7 +182,7 @@ fn room_row(room: &RoomInfo) -> String {
             |(label, _)| (*label).to_owned(),
         );
     format!(
-        "{:<12} {:<8} {:<12} {}",
+        "{:<12}{rated}{:<8} {:<12} {}",
         room.code,
         room.variant.name(),
         clock,
@@ -188,31 +212,52 @@ fn my_turn(app: &App, game: &GameInfo) -> bool {
     app.player.is_some() && seat.player == app.player
 }
 
+/// Width of the players column of a game row.
+const PLAYERS: usize = 26;
+
 fn game_row(game: &GameInfo) -> String {
-    let war = game.kind == GameKind::War;
-    let players = format!("{} vs {}", seat_name(&game.x, war), seat_name(&game.o, war));
+    let rated = if game.rated { "*" } else { " " };
     format!(
-        "#{:<4} {:<8}{:<20}{:>5}{:>9}",
+        "#{:<4}{rated}{:<8}{:<PLAYERS$}{:>3}{:>5}",
         game.game.0,
         game.variant.name(),
-        truncate(&players, 19),
+        players_text(game, PLAYERS - 1),
         game.moves,
         game.watchers
     )
 }
 
+/// "ada 1562 vs bob 1474" in at most `width` characters: the names are cut first, never the
+/// ratings.
+fn players_text(game: &GameInfo, width: usize) -> String {
+    let war = game.kind == GameKind::War;
+    let rating = |seat: &SeatInfo| seat.rating.map(|r| format!(" {r}")).unwrap_or_default();
+    let fixed = " vs ".len() + rating(&game.x).len() + rating(&game.o).len() + 2;
+    let room = width.saturating_sub(fixed);
+    let (x, o) = (seat_name(&game.x, war), seat_name(&game.o, war));
+    let (x_len, o_len) = (x.chars().count(), o.chars().count());
+    // Share the room; a short name leaves the rest to the other.
+    let x_room = x_len.min(room.saturating_sub(o_len.min(room / 2)));
+    let o_room = room.saturating_sub(x_room);
+    let seat_text = |seat: &SeatInfo, name: &str, max: usize| {
+        let away = if seat.connected { "" } else { "?" };
+        format!("{}{away}{}", truncate(name, max.max(1)), rating(seat))
+    };
+    let text = format!(
+        "{} vs {}",
+        seat_text(&game.x, &x, x_room),
+        seat_text(&game.o, &o, o_room)
+    );
+    truncate(&text, width)
+}
+
 /// A seat as the lobby shows it: AI seats by their level ("perfect" in a war game, "hard AI"
 /// against a person).
 fn seat_name(seat: &SeatInfo, war: bool) -> String {
-    let name = match seat.level {
+    match seat.level {
         Some(level) if war => level.name().to_owned(),
         Some(level) => format!("{level} AI"),
-        None => truncate(&seat.name, 9),
-    };
-    if seat.connected {
-        name
-    } else {
-        format!("{name}?")
+        None => seat.name.clone(),
     }
 }
 
@@ -251,6 +296,22 @@ fn render_menu(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
             format!(" you are player {player}"),
             theme.dim(),
         ));
+    }
+    if !app.ratings.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(" Your ratings", theme.title()));
+        for rating in &app.ratings {
+            // As on lichess: a rating still this uncertain is provisional.
+            let provisional = if rating.deviation > 110 { "?" } else { " " };
+            lines.push(Line::from(vec![
+                Span::styled(format!(" {:<8}", rating.variant.name()), theme.text()),
+                Span::styled(format!("{:>5}{provisional}", rating.rating), theme.key()),
+                Span::styled(format!("{:>4} rated", rating.games), theme.dim()),
+            ]));
+        }
+    }
+    if app.lobby.games.iter().any(|g| g.rated) || app.lobby.rooms.iter().any(|r| r.rated) {
+        lines.push(Line::styled(" * rated game", theme.dim()));
     }
     Paragraph::new(lines).render(inner, buf);
 }

@@ -6,6 +6,8 @@ pub mod game;
 mod help;
 pub mod lobby;
 mod modal;
+mod replay;
+mod tabs;
 pub mod theme;
 
 use ratatui::buffer::Buffer;
@@ -14,6 +16,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
 use crate::app::{App, Connection, Screen};
+use crate::tabs::Tab;
 use theme::Theme;
 
 impl Widget for &App {
@@ -27,8 +30,9 @@ impl Widget for &App {
         ])
         .areas(area);
         title_bar(self, theme, title, buf);
-        match (self.screen, &self.game) {
-            (Screen::Game, Some(game)) => game::render(self, game, theme, body, buf),
+        match (self.screen, &self.game, &self.replay) {
+            (Screen::Game, Some(game), _) => game::render(self, game, theme, body, buf),
+            (Screen::Replay, _, Some(view)) => replay::render(view, theme, body, buf),
             _ => lobby::render(self, theme, body, buf),
         }
         footer_bar(self, theme, footer, buf);
@@ -52,9 +56,19 @@ fn title_bar(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
             left.push(Span::styled("  watching", theme.dim()));
         }
     }
+    if let (Screen::Replay, Some(view)) = (app.screen, &app.replay) {
+        let what = match view.id().0 {
+            0 => format!("  replay · {}", view.record.variant),
+            id => format!("  replay of game #{id} · {}", view.record.variant),
+        };
+        left.push(Span::styled(what, theme.text()));
+    }
     let left = Line::from(left);
     let left_width = left.width() as u16;
     left.render(area, buf);
+    if app.replay_only {
+        return;
+    }
     let (dot, text, style) = match &app.connection {
         Connection::Connecting => ("○", "connecting…".to_owned(), theme.dim()),
         Connection::Online => ("●", "online".to_owned(), theme.good()),
@@ -85,7 +99,9 @@ fn footer_bar(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
         Line::from(Span::styled(format!(" {text}"), theme.key())).render(area, buf);
         return;
     }
-    if let Connection::Retrying { reason, .. } | Connection::Closed(reason) = &app.connection {
+    if let Connection::Retrying { reason, .. } | Connection::Closed(reason) = &app.connection
+        && !app.replay_only
+    {
         Line::from(Span::styled(format!(" {reason}"), theme.bad())).render(area, buf);
         return;
     }
@@ -100,6 +116,16 @@ fn footer_bar(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
 
 /// The key hints for the footer, by context.
 fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
+    if app.screen == Screen::Replay && app.replay.is_some() {
+        let back = if app.replay_only { "quit" } else { "back" };
+        return vec![
+            ("←→", "step"),
+            ("↑↓", "5 moves"),
+            ("Home End", "start/end"),
+            ("?", "help"),
+            ("q", back),
+        ];
+    }
     match (app.screen, &app.game) {
         (Screen::Game, Some(game)) => {
             let mut hints = Vec::new();
@@ -118,17 +144,34 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
             hints.extend([("c", "chat"), ("?", "help"), ("q", "lobby")]);
             hints
         }
-        _ => vec![
-            ("↑↓", "select"),
-            ("⏎", "join/watch"),
-            ("m", "match"),
-            ("a", "AI"),
-            ("c", "room"),
-            ("i", "code"),
-            ("g", "war"),
-            ("?", "help"),
-            ("q", "quit"),
-        ],
+        _ => match app.tab {
+            Tab::Games => vec![
+                ("⇥", "tabs"),
+                ("⏎", "join/watch"),
+                ("m", "match"),
+                ("a", "AI"),
+                ("c", "room"),
+                ("i", "code"),
+                ("g", "war"),
+                ("?", "help"),
+                ("q", "quit"),
+            ],
+            Tab::Leaderboard => vec![
+                ("⇥", "tabs"),
+                ("←→", "variant"),
+                ("↑↓", "select"),
+                ("⏎", "their games"),
+                ("?", "help"),
+                ("q", "lobby"),
+            ],
+            Tab::History => vec![
+                ("⇥", "tabs"),
+                ("↑↓", "select"),
+                ("⏎", "replay"),
+                ("?", "help"),
+                ("q", "back"),
+            ],
+        },
     }
 }
 

@@ -29,8 +29,10 @@ pub fn render(_app: &App, modal: &Modal, theme: Theme, area: Rect, buf: &mut Buf
         Modal::Seeking {
             variant,
             clock,
+            rated,
             confirmed,
         } => {
+            let rated = if *rated { "rated" } else { "casual" };
             let clock = CLOCKS
                 .iter()
                 .find(|(_, c)| c == clock)
@@ -45,19 +47,24 @@ pub fn render(_app: &App, modal: &Modal, theme: Theme, area: Rect, buf: &mut Buf
                 vec![
                     Line::raw(""),
                     Line::styled(format!(" {state}"), theme.text()),
-                    Line::styled(format!(" {variant}, {clock}"), theme.dim()),
+                    Line::styled(format!(" {variant}, {clock}, {rated}"), theme.dim()),
                     Line::raw(""),
                     hint_line(&[("Esc", "stop looking")], theme),
                 ],
                 40,
             )
         }
-        Modal::Room { variant, code } => {
+        Modal::Room {
+            variant,
+            rated,
+            code,
+        } => {
             let mut lines = vec![Line::raw("")];
+            let rated = if *rated { "rated" } else { "casual" };
             match code {
                 Some(code) => {
                     lines.push(Line::styled(
-                        format!(" Your {variant} room is open. Invite code:"),
+                        format!(" Your {rated} {variant} room is open. Invite code:"),
                         theme.text(),
                     ));
                     lines.push(Line::raw(""));

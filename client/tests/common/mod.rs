@@ -7,8 +7,9 @@ use std::time::Instant;
 
 use noughts_client::app::{App, Effect, Event, NetEvent};
 use noughts_protocol::{
-    ChatLine, ClientMessage, ClockSpec, Clocks, GameId, GameInfo, GameKind, GameState, Level, Mark,
-    PlayerId, RoomInfo, SeatInfo, ServerFrame, ServerMessage, Variant,
+    ChatLine, ClientMessage, ClockSpec, Clocks, EndReason, GameId, GameInfo, GameKind, GameRecord,
+    GameResult, GameState, GameSummary, LeaderboardEntry, Level, Mark, MoveRecord, PlayerId,
+    Rating, RecordSeat, RoomInfo, SeatInfo, ServerFrame, ServerMessage, Variant,
 };
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -36,7 +37,7 @@ pub fn human(name: &str, id: u64) -> SeatInfo {
         player: Some(PlayerId(id)),
         level: None,
         connected: true,
-        rating: None,
+        rating: Some(1450 + 13 * id as u32),
     }
 }
 
@@ -60,7 +61,16 @@ pub fn welcomed(t0: Instant) -> App {
             name: "ada".into(),
             token: "secret".into(),
             resumed: false,
-            ratings: Vec::new(),
+            ratings: Variant::ALL
+                .iter()
+                .enumerate()
+                .map(|(i, &variant)| Rating {
+                    variant,
+                    rating: [1562, 1500, 1431, 1500][i],
+                    deviation: [87, 350, 190, 350][i],
+                    games: [14, 0, 3, 0][i],
+                })
+                .collect(),
         },
     );
     assert_eq!(
@@ -155,15 +165,18 @@ pub fn lobby_message() -> ServerMessage {
                 6,
                 0,
             ),
-            game(
-                12,
-                Variant::Four,
-                GameKind::Human,
-                human("dave", 3),
-                human("erin", 4),
-                5,
-                1,
-            ),
+            GameInfo {
+                rated: true,
+                ..game(
+                    12,
+                    Variant::Four,
+                    GameKind::Human,
+                    human("dave", 3),
+                    human("erin", 4),
+                    5,
+                    1,
+                )
+            },
             game(
                 15,
                 Variant::Classic,
@@ -184,4 +197,177 @@ pub fn render_sized(app: &mut App, width: u16, height: u16) -> String {
         .draw(|frame| frame.render_widget(&*app, frame.area()))
         .unwrap();
     terminal.backend().to_string()
+}
+
+pub fn leaderboard_message(variant: Variant) -> ServerMessage {
+    let entry =
+        |rank, player, name: &str, rating, deviation, (wins, draws, losses)| LeaderboardEntry {
+            rank,
+            player: PlayerId(player),
+            name: name.into(),
+            rating,
+            deviation,
+            games: wins + draws + losses,
+            wins,
+            draws,
+            losses,
+        };
+    ServerMessage::Leaderboard {
+        variant,
+        offset: 0,
+        players: vec![
+            entry(1, 3, "dave", 1688, 64, (21, 9, 4)),
+            entry(2, 7, "ada", 1562, 87, (8, 4, 2)),
+            entry(3, 4, "erin\u{1b}[31m", 1507, 120, (3, 2, 3)),
+            entry(4, 8, "bob", 1474, 95, (3, 4, 5)),
+            entry(5, 5, "a-very-long-name-indeed", 1391, 210, (0, 1, 2)),
+        ],
+    }
+}
+
+pub fn record_seat(name: &str, player: u64, rating: u32, change: i32) -> RecordSeat {
+    RecordSeat {
+        name: name.into(),
+        player: Some(PlayerId(player)),
+        level: None,
+        rating: Some(rating),
+        rating_change: Some(change),
+    }
+}
+
+pub fn ai_record_seat(level: Level) -> RecordSeat {
+    RecordSeat {
+        name: format!("AI ({level})"),
+        player: None,
+        level: Some(level),
+        rating: None,
+        rating_change: None,
+    }
+}
+
+/// 2026-01-01 00:00 UTC, in milliseconds since the epoch.
+pub const NEW_YEAR_MS: u64 = 1_767_225_600_000;
+
+pub fn history_message() -> ServerMessage {
+    let summary = |game, variant, kind, x, o, rated, minutes: u64, moves, result| GameSummary {
+        game: GameId(game),
+        variant,
+        kind,
+        x,
+        o,
+        clock: None,
+        rated,
+        started_ms: NEW_YEAR_MS + minutes * 60_000,
+        ended_ms: NEW_YEAR_MS + (minutes + 2) * 60_000,
+        moves,
+        result,
+    };
+    let won = |mark, cells: &[usize]| GameResult {
+        winner: Some(mark),
+        reason: EndReason::Line,
+        cells: cells.to_vec(),
+    };
+    let draw = GameResult {
+        winner: None,
+        reason: EndReason::Draw,
+        cells: vec![],
+    };
+    ServerMessage::History {
+        player: PlayerId(7),
+        games: vec![
+            summary(
+                9,
+                Variant::Classic,
+                GameKind::Human,
+                record_seat("ada", 7, 1550, 12),
+                record_seat("bob", 8, 1486, -12),
+                true,
+                95,
+                7,
+                won(Mark::X, &[2, 5, 8]),
+            ),
+            summary(
+                8,
+                Variant::Four,
+                GameKind::Human,
+                record_seat("erin", 4, 1500, 0),
+                RecordSeat {
+                    rating: None,
+                    rating_change: None,
+                    ..record_seat("ada", 7, 0, 0)
+                },
+                false,
+                60,
+                11,
+                won(Mark::X, &[0, 5, 10, 15]),
+            ),
+            summary(
+                7,
+                Variant::Classic,
+                GameKind::Ai,
+                record_seat("ada", 7, 0, 0),
+                ai_record_seat(Level::Perfect),
+                false,
+                30,
+                9,
+                draw,
+            ),
+        ]
+        .into_iter()
+        .map(|mut g: GameSummary| {
+            if !g.rated {
+                for seat in [&mut g.x, &mut g.o] {
+                    seat.rating = None;
+                    seat.rating_change = None;
+                }
+            }
+            g
+        })
+        .collect(),
+        more: true,
+    }
+}
+
+/// Game 9 of the history: ada (X) beats bob on the right-hand column.
+pub fn record() -> GameRecord {
+    let moves = [
+        (4, 2_100),
+        (0, 9_800),
+        (8, 15_000),
+        (1, 31_000),
+        (2, 40_000),
+        (6, 55_000),
+        (5, 71_000),
+    ];
+    GameRecord {
+        game: GameId(9),
+        variant: Variant::Classic,
+        kind: GameKind::Human,
+        x: record_seat("ada", 7, 1550, 12),
+        o: record_seat("bob\u{1b}[2J", 8, 1486, -12),
+        clock: Some(ClockSpec {
+            initial_ms: 60_000,
+            increment_ms: 2_000,
+        }),
+        rated: true,
+        started_ms: NEW_YEAR_MS,
+        ended_ms: Some(NEW_YEAR_MS + 71_000),
+        moves: moves
+            .iter()
+            .enumerate()
+            .map(|(i, &(cell, at_ms))| MoveRecord {
+                mark: if i % 2 == 0 { Mark::X } else { Mark::O },
+                cell,
+                at_ms,
+                clock_ms: Some(60_000 - at_ms / 2),
+            })
+            .collect(),
+        board: "OOX.XXO.X".into(),
+        result: Some(GameResult {
+            winner: Some(Mark::X),
+            reason: EndReason::Line,
+            cells: vec![2, 5, 8],
+        }),
+        rematch_of: None,
+    }
 }
