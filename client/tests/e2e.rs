@@ -434,3 +434,165 @@ async fn a_finished_war_game_can_be_replayed() {
     );
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn played_games_are_listed_and_replayed_from_the_record() {
+    let server = Embedded::start(config()).await.unwrap();
+    let (dir_a, dir_b) = (temp_dir("history-a"), temp_dir("history-b"));
+    let bot = |name: &str, dir: &PathBuf| {
+        let args = [
+            "--server",
+            &server.url,
+            "--name",
+            name,
+            "bot",
+            "--games",
+            "1",
+            "--think-ms",
+            "0",
+            "--rated",
+        ]
+        .map(String::from)
+        .to_vec();
+        run_bin(args, dir.clone())
+    };
+    let (a, b) = tokio::time::timeout(Duration::from_secs(60), async {
+        tokio::join!(bot("ann", &dir_a), bot("ben", &dir_b))
+    })
+    .await
+    .expect("the bots finish");
+    for output in [&a, &b] {
+        assert!(output.status.success(), "{output:?}");
+    }
+
+    // ann's history: the client keeps her identity for this server in her config directory.
+    let history = ["--server", &server.url, "--name", "ann", "history"]
+        .map(String::from)
+        .to_vec();
+    let output = run_bin(history, dir_a.clone()).await;
+    let listed = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{listed}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(listed.starts_with("ann (player "), "{listed}");
+    // Perfect against perfect: a rated draw, and a rating now in the profile.
+    assert!(listed.contains("classic  rating "), "{listed}");
+    assert!(
+        listed.contains("(1 rated), 1 games: 0 won, 1 drawn, 0 lost"),
+        "{listed}"
+    );
+    let line = listed
+        .lines()
+        .find(|l| l.starts_with("game "))
+        .unwrap_or_else(|| panic!("a game is listed:\n{listed}"));
+    assert!(line.contains("classic rated  drew"), "{line}");
+    assert!(
+        line.contains("ann 1500 (+0)") && line.contains("ben 1500 (+0)"),
+        "{line}"
+    );
+    assert!(line.ends_with("draw (board full), 9 moves"), "{line}");
+    let game: String = line["game ".len()..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+
+    // Its record replays, move by move, to a full board and the same result.
+    let replay = ["--server", &server.url, "replay", &game, "--plain"]
+        .map(String::from)
+        .to_vec();
+    let output = run_bin(replay, temp_dir("history-replay")).await;
+    let replayed = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{replayed}");
+    assert!(
+        replayed.starts_with(&format!("game {game}: X ")),
+        "{replayed}"
+    );
+    assert!(
+        replayed.contains("(rated)\nclassic, 9 moves\n"),
+        "{replayed}"
+    );
+    let mut board = Board::new(Variant::Classic);
+    for ply in 1..=9 {
+        let at = replayed
+            .find(&format!("move {ply}: "))
+            .unwrap_or_else(|| panic!("move {ply} is printed:\n{replayed}"));
+        let cell: usize = replayed[at..]
+            .lines()
+            .next()
+            .unwrap()
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        board = board.play(cell).unwrap();
+    }
+    assert_eq!(board.outcome(), Some(noughts_engine::Outcome::Draw));
+    let last: Vec<&str> = replayed.lines().rev().skip(1).take(3).collect();
+    let expected: Vec<String> = noughts_client::plain::board_lines(&board)
+        .into_iter()
+        .rev()
+        .map(|l| format!("  {l}"))
+        .collect();
+    assert_eq!(last, expected, "{replayed}");
+    assert!(
+        replayed.trim_end().ends_with("result: draw (board full)"),
+        "{replayed}"
+    );
+
+    // The same record on the replay screen, stepped with the arrow keys under tmux.
+    if Tmux::available() {
+        let command = format!(
+            "env NOUGHTS_CONFIG_DIR={} {BIN} --server {} replay {game}",
+            temp_dir("history-tmux").display(),
+            server.url
+        );
+        let tmux = Tmux::start("replay", 80, 24, &command);
+        tmux.wait_for("the final position", |s| {
+            s.contains(&format!("replay of game #{game}")) && s.contains("move 9 of 9")
+        })
+        .await;
+        tmux.send("Home");
+        tmux.wait_for("the empty board", |s| s.contains("start · 9 moves"))
+            .await;
+        tmux.send("Right");
+        let screen = tmux
+            .wait_for("the first move", |s| s.contains("move 1 of 9: X on cell"))
+            .await;
+        let first = board_after(&replayed, 1);
+        assert_eq!(read_board(&screen, 80, 24), first, "{screen}");
+        tmux.send("q");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while tmux.alive() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(!tmux.alive(), "q leaves a replay started on its own");
+    }
+
+    // A game the server never had is a clear error.
+    let output = run_bin(
+        ["--server", &server.url, "replay", "9999", "--plain"]
+            .map(String::from)
+            .to_vec(),
+        temp_dir("history-missing"),
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no_such_game"), "{stderr}");
+    server.stop().await;
+}
+
+/// The board after move `ply` of a `--plain` replay, read from its text.
+fn board_after(replayed: &str, ply: usize) -> Board {
+    let lines: Vec<&str> = replayed
+        .lines()
+        .skip_while(|l| !l.starts_with(&format!("move {ply}: ")))
+        .skip(1)
+        .take(3)
+        .map(str::trim)
+        .collect();
+    Board::parse(Variant::Classic, &lines.join("/")).unwrap()
+}
