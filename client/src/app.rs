@@ -360,6 +360,10 @@ impl App {
                         rated: *rated,
                     }));
                 }
+                // The tab on show lists what this identity has now.
+                if self.tab != Tab::Games && self.screen == Screen::Lobby {
+                    self.show_tab(self.tab, effects);
+                }
                 // A new session starts from nothing: what the old one played or opened is gone.
                 if !resumed {
                     effects.push(Effect::Send(ClientMessage::SubscribeLobby));
