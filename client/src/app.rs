@@ -888,12 +888,37 @@ impl App {
             }
             return;
         }
+        if self.screen == Screen::Lobby
+            && mouse.kind == MouseEventKind::Down(MouseButton::Left)
+            && let Some(tab) = ui::lobby::tab_at(area, mouse.column, mouse.row)
+        {
+            if tab != self.tab {
+                self.show_tab(tab, effects);
+            }
+            return;
+        }
         if self.screen == Screen::Lobby && self.tab != Tab::Games {
             match mouse.kind {
                 MouseEventKind::ScrollDown => {
                     self.on_lobby_key(KeyEvent::from(KeyCode::Down), effects)
                 }
                 MouseEventKind::ScrollUp => self.on_lobby_key(KeyEvent::from(KeyCode::Up), effects),
+                MouseEventKind::Down(MouseButton::Left) => {
+                    // As in the games list: a click selects a row, a second click opens it.
+                    let Some(row) = ui::lobby::tab_row_at(self, area, mouse.column, mouse.row)
+                    else {
+                        return;
+                    };
+                    let selected = match self.tab {
+                        Tab::Leaderboard => &mut self.leaderboard.selected,
+                        _ => &mut self.history.selected,
+                    };
+                    if *selected == row {
+                        self.on_lobby_key(KeyEvent::from(KeyCode::Enter), effects);
+                    } else {
+                        *selected = row;
+                    }
+                }
                 _ => {}
             }
             return;

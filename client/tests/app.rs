@@ -728,3 +728,50 @@ fn ratings_come_with_the_welcome_and_are_renewed_after_a_rated_game() {
     };
     assert!(frame(&mut app, over).is_empty());
 }
+
+#[test]
+fn tabs_and_their_rows_answer_the_mouse() {
+    use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let click = |column: usize, row: usize| {
+        Event::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: column as u16,
+            row: row as u16,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    let find = |screen: &str, text: &str| {
+        screen
+            .lines()
+            .enumerate()
+            .find_map(|(row, line)| {
+                let at = line.find(text)?;
+                // Columns count characters; the line starts with a quote.
+                Some((line[..at].chars().count() - 1, row))
+            })
+            .unwrap_or_else(|| panic!("{text} is on screen:\n{screen}"))
+    };
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    let (column, row) = find(&render(&app), "History");
+    assert_eq!(
+        app.update(click(column + 2, row)),
+        vec![Effect::Send(ClientMessage::History {
+            player: None,
+            before: None,
+            limit: Some(PAGE),
+        })]
+    );
+    assert_eq!(app.tab, Tab::History);
+    frame(&mut app, history_message());
+    let (column, row) = find(&render(&app), "#8 ");
+    assert!(app.update(click(column, row)).is_empty());
+    assert_eq!(app.history.selected, 1);
+    assert_eq!(
+        app.update(click(column, row)),
+        vec![Effect::Send(ClientMessage::GameRecord { game: GameId(8) })]
+    );
+    let (column, row) = find(&render(&app), "Lobby");
+    assert!(app.update(click(column, row)).is_empty());
+    assert_eq!(app.tab, Tab::Games);
+}

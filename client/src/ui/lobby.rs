@@ -119,6 +119,44 @@ fn list_inner(body: Rect) -> Rect {
     Block::bordered().inner(split(body).0)
 }
 
+/// The tab whose title is drawn at a screen position, when the whole terminal is `area`.
+pub fn tab_at(area: Rect, x: u16, y: u16) -> Option<Tab> {
+    let list = split(body_of(area)).0;
+    if y != list.y {
+        return None;
+    }
+    // The titles start after the frame's corner: " Lobby │ Leaderboard │ History ".
+    let mut left = list.x + 1;
+    for tab in Tab::ALL {
+        let width = tab.title().chars().count() as u16 + 2;
+        if (left..left + width).contains(&x) {
+            return Some(tab);
+        }
+        left += width + 1;
+    }
+    None
+}
+
+/// The row of the leaderboard or history tab drawn at a screen position, when the whole terminal
+/// is `area`.
+pub fn tab_row_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
+    let inner = list_inner(body_of(area));
+    if x < inner.x || x >= inner.x + inner.width {
+        return None;
+    }
+    super::tabs::row_at(app, inner, y)
+}
+
+/// The lobby's body when the whole terminal is `area`: all but the title bar and the footer.
+fn body_of(area: Rect) -> Rect {
+    Rect::new(
+        area.x,
+        area.y + 1,
+        area.width,
+        area.height.saturating_sub(2),
+    )
+}
+
 /// The entry drawn at a screen position, when the whole terminal is `area`.
 pub fn entry_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
     let body = Rect::new(

@@ -10,15 +10,50 @@ use super::theme::Theme;
 use super::truncate;
 use crate::app::App;
 use crate::history::{date_time, outcome_word, seat_name, side_of};
+use crate::tabs::Tab;
 
-/// Draws `lines` scrolled so that line `selected` stays in view.
-fn render_lines(lines: Vec<Line<'_>>, selected: Option<usize>, area: Rect, buf: &mut Buffer) {
-    let scroll = selected.map_or(0, |line| {
-        (line + 2).saturating_sub(usize::from(area.height))
-    });
-    Paragraph::new(lines)
-        .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0))
-        .render(area, buf);
+/// A tab's lines, where its selected row is, and the line of its first row.
+struct Lines<'a> {
+    lines: Vec<Line<'a>>,
+    selected: Option<usize>,
+    first_row: usize,
+    rows: usize,
+}
+
+impl Lines<'_> {
+    /// How far the lines scroll in `height` rows so that the selected one stays in view.
+    fn scroll(&self, height: u16) -> usize {
+        self.selected
+            .map_or(0, |line| (line + 2).saturating_sub(usize::from(height)))
+    }
+
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let scroll = self.scroll(area.height);
+        Paragraph::new(self.lines)
+            .scroll((u16::try_from(scroll).unwrap_or(u16::MAX), 0))
+            .render(area, buf);
+    }
+
+    /// The row drawn on line `y` of `area`.
+    fn row_at(&self, area: Rect, y: u16) -> Option<usize> {
+        if y >= area.y + area.height {
+            return None;
+        }
+        let line = usize::from(y.checked_sub(area.y)?) + self.scroll(area.height);
+        let row = line.checked_sub(self.first_row)?;
+        (row < self.rows).then_some(row)
+    }
+}
+
+/// The row of the tab shown at screen line `y`, when the tab's list fills `area`.
+pub fn row_at(app: &App, area: Rect, y: u16) -> Option<usize> {
+    let theme = Theme { color: false };
+    let width = usize::from(area.width);
+    match app.tab {
+        Tab::Games => None,
+        Tab::Leaderboard => leaderboard_lines(app, theme, width).row_at(area, y),
+        Tab::History => history_lines(app, theme, width).row_at(area, y),
+    }
 }
 
 /// A row, padded to the width, highlighted when selected.
@@ -33,7 +68,14 @@ fn row<'a>(text: String, selected: bool, width: usize, theme: Theme) -> Line<'a>
 }
 
 pub fn render_leaderboard(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
-    let width = usize::from(area.width);
+    leaderboard_lines(app, theme, usize::from(area.width)).render(area, buf);
+}
+
+pub fn render_history(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
+    history_lines(app, theme, usize::from(area.width)).render(area, buf);
+}
+
+fn leaderboard_lines(app: &App, theme: Theme, width: usize) -> Lines<'static> {
     let board = &app.leaderboard;
     let mut variants = vec![Span::raw(" ")];
     for variant in Variant::ALL {
@@ -48,6 +90,8 @@ pub fn render_leaderboard(app: &App, theme: Theme, area: Rect, buf: &mut Buffer)
     variants.push(Span::styled(" ←→", theme.key()));
     let mut lines = vec![Line::from(variants), Line::raw("")];
     let mut selected = None;
+    let mut first_row = 0;
+    let mut rows = 0;
     match &board.players {
         None => lines.push(Line::styled(" Asking the server…", theme.dim())),
         Some(players) if players.is_empty() => {
@@ -75,6 +119,8 @@ pub fn render_leaderboard(app: &App, theme: Theme, area: Rect, buf: &mut Buffer)
                 ),
                 theme.title(),
             ));
+            first_row = lines.len();
+            rows = players.len();
             for (index, entry) in players.iter().enumerate() {
                 let you = Some(entry.player) == app.player;
                 let text = format!(
@@ -96,11 +142,15 @@ pub fn render_leaderboard(app: &App, theme: Theme, area: Rect, buf: &mut Buffer)
             }
         }
     }
-    render_lines(lines, selected, area, buf);
+    Lines {
+        lines,
+        selected,
+        first_row,
+        rows,
+    }
 }
 
-pub fn render_history(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
-    let width = usize::from(area.width);
+fn history_lines(app: &App, theme: Theme, width: usize) -> Lines<'static> {
     let history = &app.history;
     let whose = match (&history.player, &history.name) {
         (Some(player), Some(name)) => format!(" Games of {} (player {player})", truncate(name, 20)),
@@ -109,6 +159,8 @@ pub fn render_history(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
     };
     let mut lines = vec![Line::styled(truncate(&whose, width), theme.title())];
     let mut selected = None;
+    let mut first_row = 0;
+    let mut rows = 0;
     match &history.games {
         None => lines.push(Line::styled(" Asking the server…", theme.dim())),
         Some(games) if games.is_empty() => {
@@ -127,6 +179,8 @@ pub fn render_history(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
                 ),
                 theme.dim(),
             ));
+            first_row = lines.len();
+            rows = games.len();
             for (index, game) in games.iter().enumerate() {
                 let side = me.and_then(|me| side_of(game, me));
                 let opponent = match side {
@@ -166,5 +220,10 @@ pub fn render_history(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
             }
         }
     }
-    render_lines(lines, selected, area, buf);
+    Lines {
+        lines,
+        selected,
+        first_row,
+        rows,
+    }
 }
