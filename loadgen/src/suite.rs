@@ -409,7 +409,7 @@ pub fn markdown(result: &SuiteResult) -> String {
     };
     let _ = writeln!(
         md,
-        "Measured {} on a {}-core machine shared with other work (load average {} at the start),\nrelease build, {pinning}. Each scenario runs against a fresh `noughts-server` started by the\ngenerator, its games kept in {}. Command: `bench/run` (`noughts-loadgen suite`).\n",
+        "Measured {} on a {}-core machine shared with other work (load average {} at the\nstart), release build, {pinning}.\nEach scenario runs against a fresh `noughts-server` started by the generator, its games kept\nin {}.\nCommand: `bench/run` (`noughts-loadgen suite`).\n",
         result.date, result.cores, result.load_average, result.store
     );
     md.push_str("| Target | Measured | | Command |\n|---|---|---|---|\n");
