@@ -66,8 +66,8 @@ pub struct Pair {
     a_mark: Mark,
 }
 
-/// Sets up `count` pairs, each in a private room's game; failures are counted in `errors`.
-pub async fn seat_pairs(url: &str, count: usize, errors: &Arc<Tally>) -> Vec<Pair> {
+/// Sets up `count` pairs, each in a private room's game; failures are counted in `tally`.
+pub async fn seat_pairs(url: &str, count: usize, tally: &Arc<Tally>) -> Vec<Pair> {
     let gate = Arc::new(Semaphore::new(SETUP_AT_ONCE));
     let mut set = JoinSet::new();
     for i in 0..count {
@@ -82,8 +82,8 @@ pub async fn seat_pairs(url: &str, count: usize, errors: &Arc<Tally>) -> Vec<Pai
     while let Some(joined) = set.join_next().await {
         match joined {
             Ok(Ok(pair)) => pairs.push(pair),
-            Ok(Err(err)) => errors.errors.add_err(&err),
-            Err(_) => errors.errors.add("panic"),
+            Ok(Err(err)) => tally.errors.add_err(&err),
+            Err(_) => tally.errors.add("panic"),
         }
     }
     pairs

@@ -17,7 +17,7 @@
 //! - `target`: the server under test (started as a child process, or already running), pinning,
 //!   and `/proc` samples.
 //! - `report`: what a scenario measured, as text and JSON.
-//! - `suite`: the targets in one run, and the results table in `BENCHMARKS.md`.
+//! - `suite`: the five server targets of `BENCHMARKS.md` in one run, and their results table.
 
 pub mod ai;
 pub mod client;

@@ -144,7 +144,7 @@ enum Command {
         #[arg(long, default_value_t = 10.0)]
         secs: f64,
     },
-    /// Every target of the performance issue in one run; rewrites the Server table of
+    /// The five server targets in one run, beside the echo baseline; rewrites the Server table of
     /// BENCHMARKS.md.
     Suite {
         /// Small sizes, a few seconds in all.

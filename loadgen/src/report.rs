@@ -135,11 +135,6 @@ impl Recorder {
             figures.insert(format!("{name}_p99_ms"), l.p99_us as f64 / 1000.0);
         }
     }
-
-    /// The number of samples so far.
-    pub fn count(&self) -> u64 {
-        self.histogram.lock().expect("histogram lock").len()
-    }
 }
 
 /// Errors by kind, shared by the tasks of a scenario.

@@ -1,5 +1,5 @@
-//! The five targets in one run, each scenario against a fresh server, and the results
-//! table of `BENCHMARKS.md` rewritten from what was measured.
+//! The server's five performance targets in one run, each scenario against a fresh server, and
+//! the results table of `BENCHMARKS.md` rewritten from what was measured.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -37,7 +37,7 @@ pub struct Sizes {
 }
 
 impl Sizes {
-    /// The sizes.
+    /// The sizes the targets name.
     pub fn full() -> Sizes {
         Sizes {
             echo: EchoOptions {
