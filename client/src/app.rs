@@ -364,6 +364,11 @@ impl App {
                 if self.tab != Tab::Games && self.screen == Screen::Lobby {
                     self.show_tab(self.tab, effects);
                 }
+                // A session this client did not start (`noughts history` or a bot with the same
+                // identity) may never have subscribed to the lobby.
+                if resumed && !again {
+                    effects.push(Effect::Send(ClientMessage::SubscribeLobby));
+                }
                 // A new session starts from nothing: what the old one played or opened is gone.
                 if !resumed {
                     effects.push(Effect::Send(ClientMessage::SubscribeLobby));

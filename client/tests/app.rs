@@ -775,3 +775,17 @@ fn tabs_and_their_rows_answer_the_mouse() {
     assert!(app.update(click(column, row)).is_empty());
     assert_eq!(app.tab, Tab::Games);
 }
+
+#[test]
+fn a_session_resumed_at_start_subscribes_to_the_lobby() {
+    // The identity may last have been used by `noughts history` or a bot, which never subscribe.
+    let mut app = App::new("ada", Instant::now(), true);
+    assert_eq!(
+        welcome(&mut app, true),
+        vec![Effect::Send(ClientMessage::SubscribeLobby)]
+    );
+    assert!(
+        welcome(&mut app, true).is_empty(),
+        "a reconnect keeps the subscription"
+    );
+}
