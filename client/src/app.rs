@@ -452,8 +452,10 @@ impl App {
                 });
             }
             ServerMessage::Leaderboard {
-                variant, players, ..
-            } => self.leaderboard.receive(variant, players),
+                variant,
+                offset,
+                players,
+            } => self.leaderboard.receive(variant, offset, players),
             ServerMessage::History {
                 player,
                 games,
@@ -731,14 +733,23 @@ impl App {
     }
 
     fn on_leaderboard_key(&mut self, key: KeyEvent, effects: &mut Vec<Effect>) {
+        let step = match key.code {
+            KeyCode::Up | KeyCode::Char('k') => Some(-1),
+            KeyCode::Down | KeyCode::Char('j') => Some(1),
+            KeyCode::PageUp => Some(-10),
+            KeyCode::PageDown => Some(10),
+            KeyCode::Home => Some(isize::MIN / 2),
+            KeyCode::End => Some(isize::MAX / 2),
+            _ => None,
+        };
+        if let Some(delta) = step {
+            if let Some(request) = self.leaderboard.move_selection(delta) {
+                effects.push(Effect::Send(request));
+            }
+            return;
+        }
         match key.code {
             KeyCode::Char('q') | KeyCode::Esc => self.tab = Tab::Games,
-            KeyCode::Up | KeyCode::Char('k') => self.leaderboard.move_selection(-1),
-            KeyCode::Down | KeyCode::Char('j') => self.leaderboard.move_selection(1),
-            KeyCode::PageUp => self.leaderboard.move_selection(-10),
-            KeyCode::PageDown => self.leaderboard.move_selection(10),
-            KeyCode::Home => self.leaderboard.selected = 0,
-            KeyCode::End => self.leaderboard.move_selection(isize::MAX / 2),
             KeyCode::Left | KeyCode::Char('h') => {
                 effects.push(Effect::Send(self.leaderboard.change_variant(-1)));
             }
@@ -788,15 +799,20 @@ impl App {
     }
 
     fn on_replay_key(&mut self, key: KeyEvent) {
+        // Back to the game when it is the one replayed (`v` once it was over), else the lobby.
+        let back = match (&self.game, &self.replay) {
+            (Some(game), Some(replay)) if game.id() == replay.id() => Screen::Game,
+            _ => Screen::Lobby,
+        };
         let Some(replay) = self.replay.as_mut() else {
-            self.screen = Screen::Lobby;
+            self.screen = back;
             return;
         };
         match key.code {
             KeyCode::Char('q') | KeyCode::Esc if self.replay_only => self.quitting = true,
             KeyCode::Char('q') | KeyCode::Esc => {
                 self.replay = None;
-                self.screen = Screen::Lobby;
+                self.screen = back;
             }
             KeyCode::Left | KeyCode::Char('h' | 'p') | KeyCode::Backspace => replay.step(-1),
             KeyCode::Right | KeyCode::Char('l' | 'n' | ' ') | KeyCode::Enter => replay.step(1),
@@ -872,6 +888,10 @@ impl App {
                 }
             }
             KeyCode::Char('c') => self.modal = Some(Modal::Chat(String::new())),
+            KeyCode::Char('v') if game.is_over() => {
+                let id = game.id();
+                self.open_replay(id, effects);
+            }
             KeyCode::Char('g') if game.you().is_some() && !game.is_over() => {
                 self.say("Finish this game first (q goes back to the lobby).");
             }

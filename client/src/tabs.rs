@@ -47,6 +47,10 @@ pub struct Leaderboard {
     pub players: Option<Vec<LeaderboardEntry>>,
     /// The highlighted row.
     pub selected: usize,
+    /// Whether a request for the next places is on its way.
+    pub loading_more: bool,
+    /// Whether the last page was full, so more places may follow.
+    pub more: bool,
 }
 
 impl Leaderboard {
@@ -61,6 +65,7 @@ impl Leaderboard {
         self.variant = (self.variant as isize + delta).rem_euclid(len) as usize;
         self.players = None;
         self.selected = 0;
+        self.loading_more = false;
         self.request()
     }
 
@@ -73,16 +78,25 @@ impl Leaderboard {
         }
     }
 
-    /// Takes the server's list, if it is for the variant shown.
-    pub fn receive(&mut self, variant: Variant, mut players: Vec<LeaderboardEntry>) {
+    /// Takes the server's list, if it is for the variant shown: the first page replaces the
+    /// list, a later one goes on its end.
+    pub fn receive(&mut self, variant: Variant, offset: u32, mut players: Vec<LeaderboardEntry>) {
         if variant != self.variant() {
             return;
         }
         for entry in &mut players {
             entry.name = sanitize(&entry.name);
         }
-        self.selected = self.selected.min(players.len().saturating_sub(1));
-        self.players = Some(players);
+        self.more = players.len() >= PAGE as usize;
+        let shown = self.players.as_ref().map_or(0, Vec::len);
+        match &mut self.players {
+            Some(list) if offset > 0 && offset as usize == shown => list.extend(players),
+            _ if offset > 0 => return,
+            slot => *slot = Some(players),
+        }
+        self.loading_more = false;
+        let len = self.players.as_ref().map_or(0, Vec::len);
+        self.selected = self.selected.min(len.saturating_sub(1));
     }
 
     /// The highlighted player.
@@ -90,13 +104,23 @@ impl Leaderboard {
         self.players.as_ref()?.get(self.selected)
     }
 
-    /// Moves the highlight by `delta` rows, staying on the list.
-    pub fn move_selection(&mut self, delta: isize) {
+    /// Moves the highlight by `delta` rows, staying on the list; returns the request for the next
+    /// places when it reaches the end of a full list.
+    pub fn move_selection(&mut self, delta: isize) -> Option<ClientMessage> {
         let len = self.players.as_ref().map_or(0, Vec::len);
         self.selected = self
             .selected
             .saturating_add_signed(delta)
             .min(len.saturating_sub(1));
+        if self.selected + 1 < len || !self.more || self.loading_more {
+            return None;
+        }
+        self.loading_more = true;
+        Some(ClientMessage::Leaderboard {
+            variant: self.variant(),
+            offset: Some(u32::try_from(len).unwrap_or(u32::MAX)),
+            limit: Some(PAGE),
+        })
     }
 }
 

@@ -789,3 +789,66 @@ fn a_session_resumed_at_start_subscribes_to_the_lobby() {
         "a reconnect keeps the subscription"
     );
 }
+
+#[test]
+fn the_leaderboard_loads_the_next_places_at_its_end() {
+    let mut app = welcomed(Instant::now());
+    key(&mut app, KeyCode::Char('L'));
+    let entry = |rank: u32| noughts_protocol::LeaderboardEntry {
+        rank,
+        player: PlayerId(100 + u64::from(rank)),
+        name: format!("p{rank}"),
+        rating: 2000 - rank,
+        deviation: 60,
+        games: 10,
+        wins: 5,
+        draws: 3,
+        losses: 2,
+    };
+    let page = |offset: u32, count: u32| ServerMessage::Leaderboard {
+        variant: Variant::Classic,
+        offset,
+        players: (offset + 1..=offset + count).map(entry).collect(),
+    };
+    frame(&mut app, page(0, PAGE));
+    assert_eq!(
+        key(&mut app, KeyCode::End),
+        vec![Effect::Send(ClientMessage::Leaderboard {
+            variant: Variant::Classic,
+            offset: Some(PAGE),
+            limit: Some(PAGE),
+        })]
+    );
+    assert!(
+        key(&mut app, KeyCode::Down).is_empty(),
+        "one request at a time"
+    );
+    frame(&mut app, page(PAGE, 3));
+    let players = app.leaderboard.players.as_ref().unwrap();
+    assert_eq!(players.len(), PAGE as usize + 3);
+    assert_eq!(players.last().unwrap().rank, PAGE + 3);
+    assert!(
+        key(&mut app, KeyCode::End).is_empty(),
+        "a short page was the last"
+    );
+}
+
+#[test]
+fn a_finished_game_can_be_replayed_from_its_screen() {
+    let mut app = welcomed(Instant::now());
+    let mut over = record();
+    over.game = GameId(42);
+    let mut state = state(Variant::Classic, "OOX.XXO.X", &[4, 0, 8, 1, 2, 6, 5]);
+    state.to_move = None;
+    state.result = over.result.clone();
+    frame(&mut app, ServerMessage::GameState(Box::new(state)));
+    assert_eq!(
+        key(&mut app, KeyCode::Char('v')),
+        vec![Effect::Send(ClientMessage::GameRecord { game: GameId(42) })]
+    );
+    frame(&mut app, ServerMessage::GameRecord(Box::new(over)));
+    assert_eq!(app.screen, Screen::Replay);
+    key(&mut app, KeyCode::Home);
+    key(&mut app, KeyCode::Esc);
+    assert_eq!(app.screen, Screen::Game, "back to the game replayed");
+}

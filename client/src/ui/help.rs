@@ -47,6 +47,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("1…9", "classic: place on that cell, 1 top-left"),
             ("[ ] PgUp PgDn", "cubes: previous / next layer"),
             ("r", "resign (asks first); rematch when over"),
+            ("v", "once over: replay the game move by move"),
             ("c", "chat (⏎ send, Esc cancel)"),
             ("g", "watching: next war game"),
             ("q Esc", "back to the lobby (your game goes on)"),

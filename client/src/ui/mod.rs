@@ -133,6 +133,7 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
                 hints.push(("g", "next war game"));
             } else if game.is_over() {
                 hints.push(("r", "rematch"));
+                hints.push(("v", "replay"));
             } else {
                 hints.push(("←↑↓→", "move"));
                 hints.push(("⏎", "place"));
