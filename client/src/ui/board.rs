@@ -289,6 +289,14 @@ fn draw_grid(frame: Rect, size: CellSize, n: u16, style: Style, buf: &mut Buffer
     }
 }
 
+/// The cells as a mask, as [`Marks::winning`] takes them; cells off any board are left out.
+pub fn cell_mask(cells: &[usize]) -> u64 {
+    cells
+        .iter()
+        .filter_map(|&c| 1u64.checked_shl(u32::try_from(c).ok()?))
+        .fold(0, |mask, bit| mask | bit)
+}
+
 /// Writes text if it starts inside the buffer.
 fn put(buf: &mut Buffer, x: u16, y: u16, text: &str, style: Style) {
     let area = buf.area;
@@ -319,6 +327,11 @@ mod tests {
         );
         let qubic = Geometry::new(Variant::Qubic, area);
         assert!(qubic.layers.iter().all(|l| l.y + l.height <= 23));
+    }
+
+    #[test]
+    fn cells_off_the_board_leave_the_mask_alone() {
+        assert_eq!(cell_mask(&[0, 2, 64, usize::MAX]), 0b101);
     }
 
     #[test]

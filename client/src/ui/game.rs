@@ -49,9 +49,7 @@ pub fn render(app: &App, game: &GameView, theme: Theme, body: Rect, buf: &mut Bu
     let marks = Marks {
         cursor: (game.you().is_some() && !game.is_over()).then_some(game.cursor),
         last: game.last_move(),
-        winning: game
-            .result()
-            .map_or(0, |r| r.cells.iter().fold(0u64, |m, &c| m | (1 << c))),
+        winning: game.result().map_or(0, |r| board::cell_mask(&r.cells)),
         digits: game.state.variant == Variant::Classic && game.my_turn(),
     };
     board::draw(&game.board, &geometry, marks, theme, buf);

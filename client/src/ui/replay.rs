@@ -19,9 +19,7 @@ pub fn render(replay: &ReplayView, theme: Theme, body: Rect, buf: &mut Buffer) {
     let marks = Marks {
         cursor: None,
         last: replay.last_move().map(|m| m.cell),
-        winning: replay
-            .result()
-            .map_or(0, |r| r.cells.iter().fold(0u64, |m, &c| m | (1 << c))),
+        winning: replay.result().map_or(0, |r| board::cell_mask(&r.cells)),
         digits: false,
     };
     board::draw(replay.board(), &geometry, marks, theme, buf);
