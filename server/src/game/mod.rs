@@ -172,7 +172,7 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
         session.set_watching(id, true);
     }
     let game = actor::Game::new(shared.clone(), id, weak, setup, start.started_ms).starting(start);
-    let span = tracing::info_span!("game", id = id.0);
+    let span = tracing::info_span!(parent: None, "game", id = id.0);
     shared.tasks.spawn(game.run(rx).instrument(span));
     Ok(id)
 }
@@ -233,7 +233,7 @@ pub(crate) fn restore_all(
         shared.registry.start_live_game(usize::MAX);
         shared.registry.add_game(id, GameHandle { tx });
         game.list();
-        let span = tracing::info_span!("game", id = id.0);
+        let span = tracing::info_span!(parent: None, "game", id = id.0);
         shared.tasks.spawn(game.run(rx).instrument(span));
         info!(game = id.0, "restored");
         match (start.kind, start.owner, owner) {
