@@ -18,6 +18,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tracing::{debug, info};
 
 use crate::handler::Client;
+use crate::metrics::GaugeShare;
 use crate::outbound::{self, Close, Inbox, error_frame, frame};
 use crate::server::Shared;
 
@@ -115,6 +116,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut stream: TcpStream, admission:
         Admission::Welcome(permit) => permit,
         Admission::Refuse(_refusing) => {
             info!("refused: server full");
+            shared.metrics.error(ErrorCode::ServerFull);
             let refusal = error_frame(
                 None,
                 ErrorCode::ServerFull,
@@ -133,7 +135,9 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut stream: TcpStream, admission:
         }
     };
     debug!("connected");
-    let (out, inbox) = outbound::channel(config.outbound_queue);
+    let mut counted = GaugeShare::new(&shared.metrics.connections);
+    counted.set(1);
+    let (out, inbox) = outbound::channel(config.outbound_queue, shared.metrics.clone());
     let mut client = Client::new(shared.clone(), out);
     let end = pump(&shared, &mut ws, inbox, &mut client).await;
     client.disconnected().await;

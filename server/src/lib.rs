@@ -19,6 +19,7 @@
 //! - `store`: players, games, moves and ratings in SQLite, on a thread of its own; live games are
 //!   restored from it at start (`game::restore`).
 //! - `rating`: Glicko-2 per variant.
+//! - `metrics`: Prometheus metrics and the HTTP responder that serves them.
 //! - `outbound`, `rate`, `code`: the send queue, token buckets, invite codes.
 
 mod code;
@@ -28,6 +29,7 @@ mod error;
 mod game;
 mod handler;
 mod lobby;
+mod metrics;
 mod outbound;
 mod rate;
 mod rating;
@@ -39,5 +41,5 @@ mod war;
 
 pub use config::Config;
 pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GAMES};
-pub use server::run;
+pub use server::{run, run_with_metrics};
 pub use store::{StoreConfig, StoreError};

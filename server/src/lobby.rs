@@ -117,7 +117,7 @@ mod tests {
     fn a_subscriber_gets_the_snapshot_then_every_change() {
         let lobby = Lobby::default();
         lobby.add_room(room("AAAA-AAAA-AA"));
-        let (out, mut inbox) = channel(8);
+        let (out, mut inbox) = channel(8, Default::default());
         lobby.subscribe(PlayerId(1), out, Some(RequestId::Number(3)));
         let ServerMessage::Lobby { rooms, games } = next(&mut inbox) else {
             panic!("snapshot first");

@@ -18,6 +18,9 @@ struct Args {
     /// Address to listen on.
     #[arg(long, env = "NOUGHTS_LISTEN", default_value = "127.0.0.1:7878")]
     listen: SocketAddr,
+    /// Also serve Prometheus metrics over HTTP at /metrics on this address (off by default).
+    #[arg(long, env = "NOUGHTS_METRICS_LISTEN", value_name = "ADDR")]
+    metrics_listen: Option<SocketAddr>,
     /// The SQLite database that keeps players, games and ratings (created if missing; default:
     /// noughts.db in the user's data directory). `:memory:` keeps nothing after exit.
     #[arg(long, env = "NOUGHTS_DB", value_name = "PATH")]
@@ -168,9 +171,17 @@ async fn main() -> anyhow::Result<()> {
         tracing::info!(db = %path.display(), "keeping games");
     }
     println!("noughts server listening on ws://{addr}");
-    noughts_server::run(listener, config, shutdown_signal())
-        .await
-        .context("the server failed")?;
+    let served = match args.metrics_listen {
+        Some(metrics_addr) => {
+            let metrics = TcpListener::bind(metrics_addr)
+                .await
+                .with_context(|| format!("cannot serve metrics on {metrics_addr}"))?;
+            println!("metrics at http://{}/metrics", metrics.local_addr()?);
+            noughts_server::run_with_metrics(listener, metrics, config, shutdown_signal()).await
+        }
+        None => noughts_server::run(listener, config, shutdown_signal()).await,
+    };
+    served.context("the server failed")?;
     Ok(())
 }
 
@@ -223,6 +234,7 @@ mod tests {
     fn no_flags_means_the_library_defaults_on_a_file() {
         let args = Args::parse_from(["noughts-server"]);
         assert_eq!(args.listen.to_string(), "127.0.0.1:7878");
+        assert_eq!(args.metrics_listen, None);
         let expected = Config {
             store: StoreConfig::File(default_db()),
             ..Config::default()

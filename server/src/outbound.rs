@@ -8,6 +8,8 @@ use noughts_protocol::{ErrorCode, RequestId, ServerFrame, ServerMessage, close};
 use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
+use crate::metrics::Metrics;
+
 /// One connection's number, unique for the life of the server; tells a stale connection of a
 /// session from the current one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -74,6 +76,8 @@ pub(crate) struct Outbound {
     tx: mpsc::Sender<Frame>,
     /// Set to close the connection from outside: when its queue is full, or its session moved.
     kick: Arc<watch::Sender<Option<Close>>>,
+    /// The server's metrics: frames dropped and errors sent.
+    metrics: Arc<Metrics>,
 }
 
 /// The connection's side of an [`Outbound`].
@@ -86,7 +90,7 @@ pub(crate) struct Inbox {
 }
 
 /// A new queue for a connection.
-pub(crate) fn channel(capacity: usize) -> (Outbound, Inbox) {
+pub(crate) fn channel(capacity: usize, metrics: Arc<Metrics>) -> (Outbound, Inbox) {
     let (tx, frames) = mpsc::channel(capacity.max(1));
     let (kick, kick_rx) = watch::channel(None);
     (
@@ -94,6 +98,7 @@ pub(crate) fn channel(capacity: usize) -> (Outbound, Inbox) {
             conn: ConnId::next(),
             tx,
             kick: Arc::new(kick),
+            metrics,
         },
         Inbox {
             frames,
@@ -109,7 +114,9 @@ impl Outbound {
         match self.tx.try_send(frame) {
             Ok(()) => true,
             Err(mpsc::error::TrySendError::Full(_)) => {
-                self.close(Close::TOO_SLOW);
+                if self.close(Close::TOO_SLOW) {
+                    self.metrics.queue_drops.inc();
+                }
                 false
             }
             Err(mpsc::error::TrySendError::Closed(_)) => false,
@@ -123,11 +130,12 @@ impl Outbound {
 
     /// Queues an error reply.
     pub(crate) fn error(&self, id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) {
+        self.metrics.error(code);
         self.send(error_frame(id, code, message));
     }
 
-    /// Asks the connection to close.
-    pub(crate) fn close(&self, why: Close) {
+    /// Asks the connection to close; true unless it was already closing.
+    pub(crate) fn close(&self, why: Close) -> bool {
         self.kick.send_if_modified(|current| {
             if current.is_none() {
                 *current = Some(why);
@@ -135,7 +143,7 @@ impl Outbound {
             } else {
                 false
             }
-        });
+        })
     }
 }
 
@@ -145,13 +153,16 @@ mod tests {
 
     #[test]
     fn a_full_queue_closes_the_slow_connection() {
-        let (out, mut inbox) = channel(2);
+        let metrics = Arc::new(Metrics::default());
+        let (out, mut inbox) = channel(2, metrics.clone());
         let pong = || frame(None, ServerMessage::Pong);
         assert!(out.send(pong()));
         assert!(out.send(pong()));
         assert_eq!(*inbox.kick.borrow(), None);
         assert!(!out.send(pong()), "the third frame does not fit");
         assert_eq!(*inbox.kick.borrow_and_update(), Some(Close::TOO_SLOW));
+        assert!(!out.send(pong()), "nor does the fourth");
+        assert_eq!(metrics.queue_drops.get(), 1, "one connection dropped once");
         // The first reason to close stands.
         out.close(Close::REPLACED);
         assert!(!inbox.kick.has_changed().unwrap());

@@ -160,6 +160,11 @@ impl Registry {
             .is_ok()
     }
 
+    /// Games being played now.
+    pub(crate) fn live_games_count(&self) -> usize {
+        self.live_games.load(Ordering::Acquire)
+    }
+
     /// A game that was being played has ended.
     pub(crate) fn end_live_game(&self) {
         self.live_games.fetch_sub(1, Ordering::AcqRel);

@@ -16,6 +16,7 @@ use crate::config::Config;
 use crate::connection::{self, Admission};
 use crate::game;
 use crate::lobby::Lobby;
+use crate::metrics::{self, Metrics};
 use crate::registry::Registry;
 use crate::store::Store;
 use crate::war;
@@ -39,6 +40,8 @@ pub(crate) struct Shared {
     pub store: Store,
     /// The lobby's listings and subscribers.
     pub lobby: Lobby,
+    /// What operators scrape.
+    pub metrics: Arc<Metrics>,
     /// Permits for AI searches ([`Config::ai_threads`]).
     pub ai_slots: Arc<Semaphore>,
     /// Game actors, AI searches and war-game keepers, so shutdown can wait for them.
@@ -64,11 +67,34 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    serve(listener, None, config, shutdown).await
+}
+
+/// [`run`], also serving Prometheus metrics over HTTP at `/metrics` on `metrics`: connections,
+/// live games, watchers, moves, AI think time, connections dropped as too slow, and errors by code.
+///
+/// The metrics belong to this server alone, so several can run in one process.
+pub async fn run_with_metrics(
+    listener: TcpListener,
+    metrics: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    serve(listener, Some(metrics), config, shutdown).await
+}
+
+async fn serve(
+    listener: TcpListener,
+    metrics_listener: Option<TcpListener>,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
     let (store, startup) = Store::open(&config.store).await?;
     let limit = Arc::new(Semaphore::new(config.max_connections));
     let refusals = Arc::new(Semaphore::new(REFUSALS_AT_ONCE));
     let ai_slots = Arc::new(Semaphore::new(config.ai_threads.max(1)));
     let shared = Arc::new(Shared {
+        metrics: Arc::default(),
         ai_slots,
         config,
         registry: Registry::default(),
@@ -85,6 +111,11 @@ pub async fn run(
     let restored = game::restore_all(&shared, startup.live);
     if let Ok(addr) = listener.local_addr() {
         info!(%addr, "listening");
+    }
+    if let Some(metrics_listener) = metrics_listener {
+        shared
+            .connections
+            .spawn(metrics::serve(shared.clone(), metrics_listener));
     }
     if shared.config.war_games {
         war::start(&shared, restored);

@@ -21,6 +21,7 @@ use tracing::{debug, error, info, warn};
 use super::clock::Clock;
 use super::seat::{Human, Seat, Watcher, index};
 use super::{Command, Requester, SeatSetup, Setup};
+use crate::metrics::GaugeShare;
 use crate::outbound::{Frame, Outbound, frame};
 use crate::server::Shared;
 use crate::session::Session;
@@ -88,6 +89,8 @@ pub(crate) struct Game {
     dropped: Vec<Mark>,
     /// Whether watchers left (failed) during a broadcast.
     watchers_changed: bool,
+    /// This game's part of the watchers gauge.
+    watchers_counted: GaugeShare,
 }
 
 /// Who gets the first snapshots besides the seats: the requester (its reply echoes the request id)
@@ -154,6 +157,7 @@ impl Game {
             start: None,
             dropped: Vec::new(),
             watchers_changed: false,
+            watchers_counted: GaugeShare::new(&shared.metrics.watchers),
             shared,
         }
     }
@@ -333,6 +337,7 @@ impl Game {
                 break;
             }
         }
+        self.watchers_counted.set(self.watchers.len());
         if self.result.is_none() && self.seq > self.stored_seq {
             self.shared.store.set_seq(self.id, self.seq);
             self.stored_seq = self.seq;
@@ -481,6 +486,7 @@ impl Game {
         let now = Instant::now();
         self.board = board;
         self.moves.push(cell);
+        self.shared.metrics.moves.inc();
         self.rematch_offer = None;
         if outcome.is_none() {
             self.start_turn(now);
@@ -539,13 +545,17 @@ impl Game {
         let commands = self.commands.clone();
         let stop = self.shared.stop_games.clone();
         let slots = self.shared.ai_slots.clone();
+        let think_time = self.shared.metrics.ai_think.clone();
         self.shared.tasks.spawn(async move {
             let paced = async {
                 // The semaphore is never closed, so a permit always comes.
                 let permit = slots.acquire_owned().await;
                 let choice = tokio::task::spawn_blocking(move || {
                     let _permit = permit;
-                    choose_move(&board, level, &mut Rng::new(), budget)
+                    let started = std::time::Instant::now();
+                    let choice = choose_move(&board, level, &mut Rng::new(), budget);
+                    think_time.observe(started.elapsed().as_secs_f64());
+                    choice
                 })
                 .await;
                 sleep_until(not_before).await;
