@@ -3,6 +3,7 @@
 mod ai;
 mod bad_input;
 mod clock;
+mod hostile;
 mod lobby;
 mod matchmaking;
 mod records;
