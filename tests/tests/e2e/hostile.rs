@@ -35,7 +35,8 @@ fn hostile_config() -> Config {
     }
 }
 
-/// Panics on this suite's threads (the test's own runtime runs every server task it starts).
+/// Panics on this suite's thread: the test's own runtime runs every server task it starts (on the
+/// test's thread, or on `main` when tests run one at a time).
 static PANICS: AtomicUsize = AtomicUsize::new(0);
 
 fn count_panics() {
@@ -45,7 +46,7 @@ fn count_panics() {
         std::panic::set_hook(Box::new(move |info| {
             if std::thread::current()
                 .name()
-                .is_some_and(|name| name.contains("hostile"))
+                .is_some_and(|name| name.contains("hostile") || name == "main")
             {
                 PANICS.fetch_add(1, Ordering::SeqCst);
             }
@@ -70,6 +71,8 @@ enum Expect {
 enum Payload {
     Text(String),
     Frame(Frame),
+    /// One message in several frames.
+    Frames(Vec<Frame>),
     /// Bytes written straight to the TCP stream after the handshake.
     Raw(Vec<u8>),
 }
@@ -101,6 +104,15 @@ fn frame(what: &str, frame: Frame, expect: Expect) -> Case {
     }
 }
 
+fn frames(what: &str, frames: Vec<Frame>, expect: Expect, echo: bool) -> Case {
+    Case {
+        what: what.to_owned(),
+        payload: Payload::Frames(frames),
+        expect,
+        echo,
+    }
+}
+
 fn raw(what: &str, bytes: Vec<u8>, expect: Expect) -> Case {
     Case {
         what: what.to_owned(),
@@ -125,6 +137,15 @@ async fn run(server: &TestServer, case: &Case) {
             .send(Message::Frame(frame.clone()))
             .await
             .expect("send a frame"),
+        Payload::Frames(frames) => {
+            for frame in frames {
+                client
+                    .socket
+                    .send(Message::Frame(frame.clone()))
+                    .await
+                    .expect("send a frame");
+            }
+        }
         Payload::Raw(bytes) => match client.socket.get_mut() {
             MaybeTlsStream::Plain(tcp) => tcp.write_all(bytes).await.expect("write raw bytes"),
             _ => unreachable!("tests use plain TCP"),
@@ -743,7 +764,64 @@ fn frame_cases() -> Vec<Case> {
     let mut huge_header = vec![0x81, 0x80 | 127];
     huge_header.extend_from_slice(&(1u64 << 62).to_be_bytes());
     huge_header.extend_from_slice(&[1, 2, 3, 4]);
+    let continued = |payload: &[u8], is_final| {
+        Frame::message(payload.to_vec(), OpCode::Data(Data::Continue), is_final)
+    };
+    let euro = "{\"type\":\"ping\",\"id\":7,\"x\":\"€\"}".as_bytes();
+    let split = euro.len() - 4;
     vec![
+        frames(
+            "a message split inside a UTF-8 character",
+            vec![
+                text_frame(&euro[..split], false),
+                continued(&euro[split..], true),
+            ],
+            Expect::Reply("pong"),
+            true,
+        ),
+        frames(
+            "a message in many small fragments",
+            euro.chunks(1)
+                .enumerate()
+                .map(|(i, byte)| {
+                    if i == 0 {
+                        text_frame(byte, false)
+                    } else {
+                        continued(byte, i == euro.len() - 1)
+                    }
+                })
+                .collect(),
+            Expect::Reply("pong"),
+            true,
+        ),
+        frames(
+            "fragments adding up to more than the limit",
+            vec![
+                text_frame(&[b' '; 2000], false),
+                continued(&[b' '; 2000], false),
+                continued(&[b' '; 2000], true),
+            ],
+            Close(close::MESSAGE_TOO_BIG),
+            false,
+        ),
+        frames(
+            "a new message before the last one ended",
+            vec![
+                text_frame(b"{\"type\":", false),
+                text_frame(b"{\"type\":\"ping\"}", true),
+            ],
+            Close(close::PROTOCOL_ERROR),
+            false,
+        ),
+        frames(
+            "invalid UTF-8 in a later fragment",
+            vec![
+                text_frame(b"{\"type\":\"ping\",", false),
+                continued(b"\"x\":\"\xff\"}", true),
+            ],
+            Close(close::INVALID_PAYLOAD),
+            false,
+        ),
         frame(
             "a binary frame",
             Frame::message(vec![1u8, 2, 3], OpCode::Data(Data::Binary), true),
@@ -1377,7 +1455,23 @@ async fn names_and_tokens(server: &TestServer) {
         let frame = hello(&mut socket, json!(1), json!("thief"), Some(token.clone())).await;
         assert_code(&frame, ErrorCode::BadRequest, &format!("token {token}"));
     }
-    let _: PlayerId = real.player;
+    // The real token is the player: whoever presents it takes the session over, and the old
+    // connection gives way with 1000.
+    let mut owner = real;
+    let mut socket = connect(&server.url()).await;
+    let frame = hello(
+        &mut socket,
+        json!(1),
+        json!("anything"),
+        Some(json!(owner.token)),
+    )
+    .await;
+    let expected: PlayerId = owner.player;
+    assert!(
+        matches!(&frame.message, ServerMessage::Welcome { player, resumed: true, name, .. } if *player == expected && name == "owner"),
+        "{frame:?}"
+    );
+    assert_eq!(owner.closed().await, Some(close::REPLACED));
 }
 
 /// Requests faster than the rate limit are refused with `rate_limited`; a connection that keeps it
