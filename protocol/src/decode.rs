@@ -16,7 +16,7 @@ pub struct DecodeError {
 }
 
 /// The `type`s a client may send.
-const CLIENT_TYPES: &[&str] = &[
+pub const CLIENT_TYPES: &[&str] = &[
     "hello",
     "subscribe_lobby",
     "unsubscribe_lobby",

@@ -13,7 +13,7 @@ pub use noughts_engine::{Level, Mark, Variant};
 mod decode;
 mod text;
 
-pub use decode::{DecodeError, decode_client};
+pub use decode::{CLIENT_TYPES, DecodeError, decode_client};
 pub use text::{NameError, sanitize, validate_name};
 
 /// The protocol version this crate speaks; `hello` must carry it.

@@ -89,29 +89,7 @@ fn every_example_parses_as_the_type_it_documents() {
     let expect = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
     assert_eq!(
         client,
-        expect(&[
-            "hello",
-            "subscribe_lobby",
-            "unsubscribe_lobby",
-            "seek",
-            "cancel_seek",
-            "create_room",
-            "close_room",
-            "join_room",
-            "play_ai",
-            "start_war",
-            "watch",
-            "unwatch",
-            "move",
-            "resign",
-            "rematch",
-            "chat",
-            "ping",
-            "leaderboard",
-            "history",
-            "game_record",
-            "profile",
-        ]),
+        expect(noughts_protocol::CLIENT_TYPES),
         "every client message has an example"
     );
     assert_eq!(

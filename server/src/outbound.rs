@@ -52,6 +52,18 @@ pub(crate) fn frame(id: Option<RequestId>, message: ServerMessage) -> Frame {
     Utf8Bytes::from(ServerFrame::reply(id, message).to_json())
 }
 
+/// The same frame as the reply to the request with `id`: the message is serialised once for
+/// everyone, and the requester's copy only gains the `"id"` member in front.
+pub(crate) fn with_id(shared: &Frame, id: Option<&RequestId>) -> Frame {
+    let Some(id) = id else {
+        return shared.clone();
+    };
+    let id = serde_json::to_string(id).expect("request ids always serialise");
+    let body = shared.as_str();
+    debug_assert!(body.starts_with('{') && body.len() > 2);
+    Utf8Bytes::from(format!("{{\"id\":{id},{}", &body[1..]))
+}
+
 /// Serialises an error reply.
 pub(crate) fn error_frame(
     id: Option<RequestId>,
@@ -150,6 +162,22 @@ impl Outbound {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_requesters_copy_is_the_shared_frame_with_its_id() {
+        let message = ServerMessage::Watchers {
+            game: noughts_protocol::GameId(3),
+            seq: 9,
+            count: 2,
+        };
+        let shared = frame(None, message.clone());
+        assert_eq!(with_id(&shared, None), shared);
+        for id in [RequestId::Number(7), RequestId::Text("a\"b".into())] {
+            let own = with_id(&shared, Some(&id));
+            let parsed: ServerFrame = serde_json::from_str(own.as_str()).unwrap();
+            assert_eq!(parsed, ServerFrame::reply(Some(id), message.clone()));
+        }
+    }
 
     #[test]
     fn a_full_queue_closes_the_slow_connection() {

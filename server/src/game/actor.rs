@@ -22,7 +22,7 @@ use super::clock::Clock;
 use super::seat::{Human, Seat, Watcher, index};
 use super::{Command, Requester, SeatSetup, Setup};
 use crate::metrics::GaugeShare;
-use crate::outbound::{Frame, Outbound, frame};
+use crate::outbound::{Frame, Outbound, frame, with_id};
 use crate::server::Shared;
 use crate::session::Session;
 use crate::store::{Ending, GameStart, LiveGame, Rerated, StoredMove, now_ms};
@@ -968,8 +968,8 @@ impl Game {
     fn broadcast(&mut self, message: ServerMessage, from: Option<Requester>) {
         match from {
             Some(from) if from.id.is_some() => {
-                let own = frame(from.id.clone(), message.clone());
                 let shared = frame(None, message);
+                let own = with_id(&shared, from.id.as_ref());
                 if !from.out.send(own)
                     && let Some(mark) = self.mark_of(from.player)
                 {
