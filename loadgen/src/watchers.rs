@@ -114,9 +114,13 @@ async fn follow(
     errors: Arc<Errors>,
     mut release: watch::Receiver<bool>,
 ) {
+    // Made once: a waiter on the shared release channel built per frame would cost as much as
+    // reading the frame.
+    let released = release.wait_for(|go| *go);
+    tokio::pin!(released);
     loop {
         let message = tokio::select! {
-            _ = release.wait_for(|go| *go) => break,
+            _ = &mut released => break,
             message = ws.next() => message,
         };
         let text = match message {

@@ -1,7 +1,9 @@
 //! One WebSocket connection: a task that owns the socket and `select!`s over what the client sends,
 //! what the server queued for it, the ping timer and the shutdown signal.
 
+use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -138,8 +140,9 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut stream: TcpStream, admission:
     let mut counted = GaugeShare::new(&shared.metrics.connections);
     counted.set(1);
     let (out, inbox) = outbound::channel(config.outbound_queue, shared.metrics.clone());
+    let first_ping = Instant::now() + ping_phase(out.conn.0, config.ping_interval);
     let mut client = Client::new(shared.clone(), out);
-    let end = pump(&shared, &mut ws, inbox, &mut client).await;
+    let end = pump(&shared, &mut ws, inbox, &mut client, first_ping).await;
     client.disconnected().await;
     if let Some(why) = end {
         close_with(&mut ws, why).await;
@@ -147,21 +150,40 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut stream: TcpStream, admission:
     debug!("disconnected");
 }
 
+/// When a connection's first ping is due: somewhere in the second half of the first interval,
+/// spread by connection number, so that connections opened together (a crowd joining a game) do
+/// not all ping at once ever after.
+fn ping_phase(conn: u64, interval: Duration) -> Duration {
+    // Multiplying by 2^64 / φ spreads consecutive numbers evenly over the range.
+    let spread = conn.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let fraction = (spread >> 11) as f64 / (1u64 << 53) as f64;
+    interval.mul_f64(0.5 + fraction / 2.0)
+}
+
 /// Moves frames both ways until the connection ends; returns the close to send, if any.
+///
+/// The futures that wait for shutdown and for the idle deadline live across iterations: a frame
+/// in or out costs no timer or waiter registration (5,000 watchers woken by one move add up).
 async fn pump(
     shared: &Arc<Shared>,
     ws: &mut Socket,
     mut inbox: Inbox,
     client: &mut Client,
+    first_ping: Instant,
 ) -> Option<Close> {
     let config = &shared.config;
     let stop = shared.stop_connections.clone();
-    let mut ping = interval_at(Instant::now() + config.ping_interval, config.ping_interval);
+    let stopped = stop.cancelled();
+    tokio::pin!(stopped);
+    let mut ping = interval_at(first_ping, config.ping_interval);
     ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let mut last_heard = Instant::now();
+    // Fires at the idle deadline as it stood when it was set; checked against `last_heard` then.
+    let idle = sleep_until(last_heard + config.idle_timeout);
+    tokio::pin!(idle);
     loop {
         tokio::select! {
-            () = stop.cancelled() => {
+            () = &mut stopped => {
                 // Frames queued before the signal (games' last words) go first.
                 let mut frames = Vec::new();
                 while let Ok(frame) = inbox.frames.try_recv() {
@@ -247,14 +269,20 @@ async fn pump(
                     return None;
                 }
             }
-            () = sleep_until(last_heard + config.idle_timeout) => {
-                return Some(Close { code: close::POLICY_VIOLATION, reason: "no message or pong for too long" });
+            () = &mut idle => {
+                let deadline = last_heard + config.idle_timeout;
+                if deadline <= Instant::now() {
+                    return Some(Close { code: close::POLICY_VIOLATION, reason: "no message or pong for too long" });
+                }
+                idle.as_mut().reset(deadline);
             }
         }
     }
 }
 
 /// Writes frames and flushes; false if the client is gone or too slow to take them.
+///
+/// A write that the socket takes at once (nearly all of them) sets no timer.
 async fn write(ws: &mut Socket, frames: Vec<outbound::Frame>) -> bool {
     let send = async {
         for frame in frames {
@@ -262,7 +290,12 @@ async fn write(ws: &mut Socket, frames: Vec<outbound::Frame>) -> bool {
         }
         ws.flush().await
     };
-    matches!(timeout(WRITE_TIMEOUT, send).await, Ok(Ok(())))
+    tokio::pin!(send);
+    let first = std::future::poll_fn(|cx| Poll::Ready(send.as_mut().poll(cx))).await;
+    match first {
+        Poll::Ready(done) => done.is_ok(),
+        Poll::Pending => matches!(timeout(WRITE_TIMEOUT, send).await, Ok(Ok(()))),
+    }
 }
 
 /// Sends a close frame and waits a moment for the client's answer.
@@ -283,6 +316,24 @@ async fn close_with(ws: &mut Socket, why: Close) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn first_pings_spread_over_the_second_half_of_the_interval() {
+        let interval = Duration::from_secs(16);
+        let mut phases: Vec<Duration> = (0..1000).map(|c| ping_phase(c, interval)).collect();
+        assert!(phases.iter().all(|p| *p >= interval / 2 && *p <= interval));
+        phases.sort();
+        // Consecutive connections land evenly: no eighth of the range is left empty or crowded.
+        for eighth in 0..8u32 {
+            let from = interval / 2 + interval / 16 * eighth;
+            let to = from + interval / 16;
+            let n = phases.iter().filter(|p| **p >= from && **p < to).count();
+            assert!(
+                (100..150).contains(&n),
+                "{n} first pings in eighth {eighth}"
+            );
+        }
+    }
 
     #[test]
     fn the_upgrade_answer_has_the_right_length() {

@@ -1,6 +1,8 @@
 //! Connections: bad frames, limits, refusal when full, shutdown.
 
-use futures_util::SinkExt;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{ErrorCode, ServerMessage};
 use noughts_server::Config;
 use serde_json::json;
@@ -101,6 +103,34 @@ async fn shutdown_tells_clients_and_returns() {
         .unwrap()
         .unwrap()
         .unwrap();
+}
+
+#[tokio::test]
+async fn pings_keep_a_reading_client_and_the_silent_one_is_closed() {
+    let config = Config {
+        ping_interval: Duration::from_millis(100),
+        idle_timeout: Duration::from_millis(500),
+        ..quiet()
+    };
+    let server = start(config).await;
+    let (mut reader, _) = hello(&server.url, "ada").await;
+    let (mut silent, _) = hello(&server.url, "bob").await;
+    // The reader's socket answers every ping (tungstenite pongs as it reads); it sends nothing
+    // else for three idle timeouts and stays.
+    let mut pings = 0;
+    let quiet_until = tokio::time::Instant::now() + Duration::from_millis(1500);
+    while let Ok(frame) = tokio::time::timeout_at(quiet_until, reader.next()).await {
+        match frame {
+            Some(Ok(Message::Ping(_))) => pings += 1,
+            other => panic!("the reading client got {other:?}"),
+        }
+    }
+    assert!(pings >= 2, "{pings} pings");
+    send(&mut reader, json!({"type": "subscribe_lobby", "id": 1})).await;
+    let (value, _) = recv(&mut reader).await.unwrap();
+    assert_eq!(value["id"], 1);
+    // The silent one read nothing, so answered no ping: closed as idle.
+    assert_eq!(recv(&mut silent).await.unwrap_err(), Some(1008));
 }
 
 #[tokio::test]
