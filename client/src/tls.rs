@@ -48,6 +48,11 @@ pub fn client_config(ca: Option<&Path>) -> anyhow::Result<Arc<ClientConfig>> {
 pub fn explain(err: &WsError) -> String {
     match err {
         WsError::Io(io) => match io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
+            // webpki's reason, which rustls passes on only as an opaque error.
+            Some(tls) if format!("{tls:?}").contains("CaUsedAsEndEntity") => format!(
+                "the server's certificate is marked as a CA, so it cannot be the server's own \
+                 ({tls}); the server needs a certificate made with CA:FALSE"
+            ),
             Some(tls @ rustls::Error::InvalidCertificate(_)) => format!(
                 "the server's certificate is not trusted ({tls}); if it is self-signed or from \
                  a private CA, pass that certificate with --ca FILE"

@@ -276,14 +276,19 @@ async fn watch_war_plain_prints_a_finished_war_game() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_tls_server_is_watched_with_its_certificate_as_ca() {
-    let dir = temp_dir("tls-cert");
-    let names = vec!["localhost".to_owned(), "127.0.0.1".to_owned()];
-    let made = rcgen::generate_simple_self_signed(names).unwrap();
+/// Starts a server with TLS on a self-signed certificate for 127.0.0.1, made now (marked as a CA
+/// if `ca`), and returns it with the certificate's PEM file.
+async fn tls_server(name: &str, ca: bool) -> (Embedded, PathBuf) {
+    let dir = temp_dir(name);
+    let mut params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
+    if ca {
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    }
+    let signing_key = rcgen::KeyPair::generate().unwrap();
+    let made = params.self_signed(&signing_key).unwrap();
     let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
-    std::fs::write(&cert, made.cert.pem()).unwrap();
-    std::fs::write(&key, made.signing_key.serialize_pem()).unwrap();
+    std::fs::write(&cert, made.pem()).unwrap();
+    std::fs::write(&key, signing_key.serialize_pem()).unwrap();
     let tls = noughts_server::Tls::from_pem_files(&cert, &key).unwrap();
     let server = Embedded::start(noughts_server::Config {
         tls: Some(tls),
@@ -292,9 +297,17 @@ async fn a_tls_server_is_watched_with_its_certificate_as_ca() {
     .await
     .unwrap();
     assert!(server.url.starts_with("wss://127.0.0.1:"), "{}", server.url);
-    let run = |args: &[&str], dir: &str| {
-        run_bin(args.iter().map(|a| a.to_string()).collect(), temp_dir(dir))
-    };
+    (server, cert)
+}
+
+/// Runs the binary with `args` in a config directory of its own.
+async fn run(args: &[&str], dir: &str) -> Output {
+    run_bin(args.iter().map(|a| a.to_string()).collect(), temp_dir(dir)).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tls_server_is_watched_with_its_certificate_as_ca() {
+    let (server, cert) = tls_server("tls-cert", false).await;
 
     // The self-signed certificate is not trusted without --ca, and the error says what to do.
     let output = run(&["--server", &server.url, "history"], "tls-untrusted").await;
@@ -312,6 +325,18 @@ async fn a_tls_server_is_watched_with_its_certificate_as_ca() {
     // With --ca, a war game is watched to its end over TLS.
     let ca = cert.to_str().unwrap();
     watch_a_war_game(&server.url, &["--ca", ca], "tls-watch").await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ca_certificate_as_the_servers_own_is_explained() {
+    let (server, cert) = tls_server("tls-ca-cert", true).await;
+    let ca = cert.to_str().unwrap();
+    let output = run(&["--server", &server.url, "--ca", ca, "history"], "tls-ca").await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("marked as a CA"), "{stderr}");
+    assert!(stderr.contains("CA:FALSE"), "{stderr}");
     server.stop().await;
 }
 

@@ -297,7 +297,7 @@ mod tests {
         }
         let missing = both.tls().unwrap_err();
         assert!(
-            format!("{missing:#}").contains("cannot read cert.pem"),
+            format!("{missing:#}").contains("cannot read cert.pem: "),
             "{missing:#}"
         );
     }

@@ -43,7 +43,7 @@ pub struct Tls {
 #[derive(Debug, thiserror::Error)]
 pub enum TlsError {
     /// The file could not be read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
@@ -51,7 +51,7 @@ pub enum TlsError {
         source: io::Error,
     },
     /// The file is not well-formed PEM.
-    #[error("{} is not valid PEM: {source}", path.display())]
+    #[error("{} is not valid PEM", path.display())]
     Pem {
         /// The file.
         path: PathBuf,
@@ -71,7 +71,7 @@ pub enum TlsError {
         path: PathBuf,
     },
     /// rustls would not serve with this certificate and key.
-    #[error("the certificate and key cannot be used: {0}")]
+    #[error("the certificate and key cannot be served")]
     Rejected(#[from] rustls::Error),
 }
 
