@@ -1,5 +1,7 @@
 //! The command line: `noughts [play]`, `watch`, `bot`, `analyse`, `replay`, `history`.
 
+use std::path::PathBuf;
+
 use clap::{Args, Parser, Subcommand};
 use noughts_protocol::{Level, Variant};
 
@@ -7,9 +9,14 @@ use noughts_protocol::{Level, Variant};
 #[derive(Debug, Parser)]
 #[command(name = "noughts", version)]
 pub struct Cli {
-    /// The server to connect to (ws://host:port). Without it, a server starts inside this process.
+    /// The server to connect to (ws://host:port, or wss://host:port over TLS). Without it, a
+    /// server starts inside this process.
     #[arg(long, env = "NOUGHTS_SERVER", global = true)]
     pub server: Option<String>,
+    /// For wss://: also trust the PEM certificates in FILE (a private CA, or a self-signed
+    /// server's own certificate), beside the system's root certificates.
+    #[arg(long, env = "NOUGHTS_CA", global = true, value_name = "FILE")]
+    pub ca: Option<PathBuf>,
     /// Your display name (defaults to your user name).
     #[arg(long, env = "NOUGHTS_NAME", global = true)]
     pub name: Option<String>,
@@ -163,6 +170,16 @@ mod tests {
                 ..
             }))
         ));
+        let cli = Cli::try_parse_from([
+            "noughts",
+            "history",
+            "--server",
+            "wss://h:1",
+            "--ca",
+            "ca.pem",
+        ])
+        .unwrap();
+        assert_eq!(cli.ca, Some(PathBuf::from("ca.pem")));
         let cli = Cli::try_parse_from(["noughts", "history", "--player", "4"]).unwrap();
         assert!(matches!(
             cli.command,

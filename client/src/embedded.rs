@@ -10,7 +10,7 @@ use tokio::task::JoinHandle;
 /// A running in-process server.
 #[derive(Debug)]
 pub struct Embedded {
-    /// Where to connect: `ws://127.0.0.1:PORT`.
+    /// Where to connect: `ws://127.0.0.1:PORT` (`wss://` if the config has TLS).
     pub url: String,
     /// Completing this stops the server.
     shutdown: Option<oneshot::Sender<()>>,
@@ -25,6 +25,7 @@ impl Embedded {
             .await
             .context("cannot open a loopback port for the built-in server")?;
         let port = listener.local_addr()?.port();
+        let scheme = if config.tls.is_some() { "wss" } else { "ws" };
         let (shutdown, stop) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             noughts_server::run(listener, config, async move {
@@ -34,7 +35,7 @@ impl Embedded {
             .map_err(|err| err.to_string())
         });
         Ok(Embedded {
-            url: format!("ws://127.0.0.1:{port}"),
+            url: format!("{scheme}://127.0.0.1:{port}"),
             shutdown: Some(shutdown),
             task,
         })

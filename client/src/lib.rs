@@ -6,6 +6,7 @@
 //! - [`ui`]: `impl Widget for &App`: the lobby, the game, the board, the help overlay.
 //! - [`tui`], [`term`]: the interactive loop and the terminal it owns (restored on panic).
 //! - [`net`]: the WebSocket task: hello with the saved token, reconnect with backoff.
+//! - [`tls`]: whom `wss://` trusts: the system's root certificates and `--ca`.
 //! - [`config`]: where the token is kept. [`embedded`]: a server inside the process.
 //! - [`watch`], [`bot`], [`analyse`], [`replay`], [`history`], [`plain`]: the scriptable modes.
 
@@ -23,6 +24,7 @@ pub mod plain;
 pub mod replay;
 pub mod tabs;
 pub mod term;
+pub mod tls;
 pub mod tui;
 pub mod ui;
 pub mod watch;
@@ -82,8 +84,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 | Command::Watch(cli::WatchArgs { plain: true, .. })
         )
     );
+    let tls = if url.starts_with("wss://") {
+        Some(tls::client_config(cli.ca.as_deref())?)
+    } else {
+        None
+    };
     let link = net::connect(net::Options {
         url,
+        tls,
         name: name.clone(),
         tokens,
         reconnect: interactive || matches!(cli.command, Some(Command::Bot(_))),

@@ -2,6 +2,7 @@
 //! every server message on as a [`NetEvent`], sends what the app asks, and reconnects with backoff
 //! when the connection drops (the server then resumes the session and its games).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -9,6 +10,7 @@ use noughts_protocol::{
     ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerFrame, ServerMessage, sanitize,
 };
 use tokio::sync::mpsc;
+use tokio_tungstenite::Connector;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::app::NetEvent;
@@ -23,8 +25,10 @@ mod close {
 /// How to connect.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// `ws://host:port` of the server.
+    /// `ws://host:port` or `wss://host:port` of the server.
     pub url: String,
+    /// Whom to trust for `wss://` ([`crate::tls::client_config`]); `None` for `ws://`.
+    pub tls: Option<Arc<rustls::ClientConfig>>,
     /// The display name to say hello with.
     pub name: String,
     /// Where the identity token is kept.
@@ -140,9 +144,19 @@ async fn session(
     outbound: &mut mpsc::UnboundedReceiver<ClientMessage>,
     welcomed: &mut bool,
 ) -> End {
-    let (mut ws, _) = match tokio_tungstenite::connect_async(options.url.as_str()).await {
+    let connector = options.tls.clone().map(Connector::Rustls);
+    let connecting = tokio_tungstenite::connect_async_tls_with_config(
+        options.url.as_str(),
+        None,
+        true,
+        connector,
+    );
+    let (mut ws, _) = match connecting.await {
         Ok(connected) => connected,
-        Err(err) => return End::Lost(format!("cannot reach {}: {err}", options.url)),
+        Err(err) => {
+            let why = crate::tls::explain(&err);
+            return End::Lost(format!("cannot reach {}: {why}", options.url));
+        }
     };
     let hello = |token: Option<&str>| {
         let frame = ClientFrame::new(ClientMessage::Hello {

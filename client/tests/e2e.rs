@@ -243,20 +243,14 @@ async fn plays_a_full_game_against_the_perfect_ai_under_tmux() {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn watch_war_plain_prints_a_finished_war_game() {
-    let server = Embedded::start(config()).await.unwrap();
-    let args = [
-        "--server",
-        &server.url,
-        "watch",
-        "--war",
-        "classic",
-        "--plain",
-    ]
-    .map(String::from)
-    .to_vec();
-    let output = tokio::time::timeout(Duration::from_secs(60), run_bin(args, temp_dir("watch")))
+/// Runs `noughts --server URL [flags] watch --war classic --plain` and checks that it printed a
+/// whole war game, from its first line to its drawn end.
+async fn watch_a_war_game(url: &str, flags: &[&str], dir: &str) {
+    let mut args = vec!["--server", url];
+    args.extend(flags);
+    args.extend(["watch", "--war", "classic", "--plain"]);
+    let args = args.into_iter().map(String::from).collect();
+    let output = tokio::time::timeout(Duration::from_secs(60), run_bin(args, temp_dir(dir)))
         .await
         .expect("the watch ends with the game");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -273,6 +267,76 @@ async fn watch_war_plain_prints_a_finished_war_game() {
         stdout.trim_end().ends_with("result: draw (board full)"),
         "{stdout}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_war_plain_prints_a_finished_war_game() {
+    let server = Embedded::start(config()).await.unwrap();
+    watch_a_war_game(&server.url, &[], "watch").await;
+    server.stop().await;
+}
+
+/// Starts a server with TLS on a self-signed certificate for 127.0.0.1, made now (marked as a CA
+/// if `ca`), and returns it with the certificate's PEM file.
+async fn tls_server(name: &str, ca: bool) -> (Embedded, PathBuf) {
+    let dir = temp_dir(name);
+    let mut params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
+    if ca {
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    }
+    let signing_key = rcgen::KeyPair::generate().unwrap();
+    let made = params.self_signed(&signing_key).unwrap();
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert, made.pem()).unwrap();
+    std::fs::write(&key, signing_key.serialize_pem()).unwrap();
+    let tls = noughts_server::Tls::from_pem_files(&cert, &key).unwrap();
+    let server = Embedded::start(noughts_server::Config {
+        tls: Some(tls),
+        ..config()
+    })
+    .await
+    .unwrap();
+    assert!(server.url.starts_with("wss://127.0.0.1:"), "{}", server.url);
+    (server, cert)
+}
+
+/// Runs the binary with `args` in a config directory of its own.
+async fn run(args: &[&str], dir: &str) -> Output {
+    run_bin(args.iter().map(|a| a.to_string()).collect(), temp_dir(dir)).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tls_server_is_watched_with_its_certificate_as_ca() {
+    let (server, cert) = tls_server("tls-cert", false).await;
+
+    // The self-signed certificate is not trusted without --ca, and the error says what to do.
+    let output = run(&["--server", &server.url, "history"], "tls-untrusted").await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("--ca FILE"), "{stderr}");
+    // ws:// to the TLS port: the server's answer says to use wss://.
+    let plain = server.url.replace("wss://", "ws://");
+    let output = run(&["--server", &plain, "history"], "tls-plain").await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("HTTP 400"), "{stderr}");
+    assert!(stderr.contains("wss://"), "{stderr}");
+
+    // With --ca, a war game is watched to its end over TLS.
+    let ca = cert.to_str().unwrap();
+    watch_a_war_game(&server.url, &["--ca", ca], "tls-watch").await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ca_certificate_as_the_servers_own_is_explained() {
+    let (server, cert) = tls_server("tls-ca-cert", true).await;
+    let ca = cert.to_str().unwrap();
+    let output = run(&["--server", &server.url, "--ca", ca, "history"], "tls-ca").await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("marked as a CA"), "{stderr}");
+    assert!(stderr.contains("CA:FALSE"), "{stderr}");
     server.stop().await;
 }
 

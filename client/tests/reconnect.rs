@@ -103,6 +103,7 @@ async fn a_dropped_connection_resumes_the_game() {
     let _ = std::fs::remove_dir_all(&dir);
     let mut link = net::connect(net::Options {
         url: relay.url.clone(),
+        tls: None,
         name: "ada".into(),
         tokens: TokenStore::open(Some(dir.clone()), &relay.url),
         reconnect: true,

@@ -5,6 +5,7 @@ use std::time::Duration;
 use noughts_engine::{Budget, Level, Variant};
 
 use crate::store::StoreConfig;
+use crate::tls::Tls;
 
 /// Everything an operator (or a test) can tune. `Config::default()` is what `noughts-server`
 /// runs with when given no flags.
@@ -63,6 +64,11 @@ pub struct Config {
     /// Where players, games and ratings are kept. In memory by default, so tests and a server
     /// embedded in a client never write to disk; `noughts-server` uses a file.
     pub store: StoreConfig,
+    /// Serve `wss://` with this certificate and key; `None` (the default) serves plain `ws://`.
+    pub tls: Option<Tls>,
+    /// How long a client has to complete the TLS handshake, so a connection that opens and says
+    /// nothing cannot hold a task and a connection slot for long.
+    pub tls_handshake_timeout: Duration,
 }
 
 impl Default for Config {
@@ -90,6 +96,8 @@ impl Default for Config {
             chat_burst: 5,
             outbound_queue: 256,
             store: StoreConfig::Memory,
+            tls: None,
+            tls_handshake_timeout: Duration::from_secs(10),
         }
     }
 }

@@ -23,6 +23,7 @@ use crate::handler::Client;
 use crate::metrics::GaugeShare;
 use crate::outbound::{self, Close, Inbox, error_frame, frame};
 use crate::server::Shared;
+use crate::tls::{self, Stream};
 
 /// How long a client has to complete the WebSocket handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -33,7 +34,7 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 /// Queued frames written per flush.
 const BATCH: usize = 64;
 
-type Socket = WebSocketStream<TcpStream>;
+type Socket = WebSocketStream<Stream>;
 
 /// The answer to an HTTP request that is not a WebSocket upgrade.
 const UPGRADE_REQUIRED: &[u8] = b"HTTP/1.1 426 Upgrade Required\r\n\
@@ -85,12 +86,19 @@ pub(crate) enum Admission {
 /// Serves one accepted TCP connection to its end.
 pub(crate) async fn serve(shared: Arc<Shared>, mut stream: TcpStream, admission: Admission) {
     let _ = stream.set_nodelay(true);
-    if is_plain_http(&stream).await {
-        // Someone opened the address in a browser: say what this is rather than hang up.
-        let _ = timeout(WRITE_TIMEOUT, stream.write_all(UPGRADE_REQUIRED)).await;
-        let _ = stream.shutdown().await;
-        return;
-    }
+    let stream = match &shared.config.tls {
+        Some(keys) => match tls::accept(keys, stream, shared.config.tls_handshake_timeout).await {
+            Some(stream) => stream,
+            None => return,
+        },
+        None if is_plain_http(&stream).await => {
+            // Someone opened the address in a browser: say what this is rather than hang up.
+            let _ = timeout(WRITE_TIMEOUT, stream.write_all(UPGRADE_REQUIRED)).await;
+            let _ = stream.shutdown().await;
+            return;
+        }
+        None => Stream::Plain(stream),
+    };
     let config = &shared.config;
     let ws_config = WebSocketConfig::default()
         .read_buffer_size(4096)
@@ -336,13 +344,15 @@ mod tests {
     }
 
     #[test]
-    fn the_upgrade_answer_has_the_right_length() {
-        let text = std::str::from_utf8(UPGRADE_REQUIRED).unwrap();
-        let (head, body) = text.split_once("\r\n\r\n").unwrap();
-        let length = head
-            .lines()
-            .find_map(|line| line.strip_prefix("Content-Length: "))
-            .unwrap();
-        assert_eq!(length.parse::<usize>().unwrap(), body.len());
+    fn the_plain_http_answers_have_the_right_length() {
+        for answer in [UPGRADE_REQUIRED, tls::TLS_REQUIRED] {
+            let text = std::str::from_utf8(answer).unwrap();
+            let (head, body) = text.split_once("\r\n\r\n").unwrap();
+            let length = head
+                .lines()
+                .find_map(|line| line.strip_prefix("Content-Length: "))
+                .unwrap();
+            assert_eq!(length.parse::<usize>().unwrap(), body.len(), "{text}");
+        }
     }
 }

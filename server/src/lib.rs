@@ -20,6 +20,8 @@
 //!   restored from it at start (`game::restore`).
 //! - `rating`: Glicko-2 per variant.
 //! - `metrics`: Prometheus metrics and the HTTP responder that serves them.
+//! - `tls`: the certificate and key, the TLS handshake before the WebSocket one, and the stream a
+//!   connection reads and writes, plain or encrypted.
 //! - `outbound`, `rate`, `code`: the send queue, token buckets, invite codes.
 
 mod code;
@@ -37,9 +39,11 @@ mod registry;
 mod server;
 mod session;
 mod store;
+mod tls;
 mod war;
 
 pub use config::Config;
 pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GAMES};
 pub use server::{run, run_with_metrics};
 pub use store::{StoreConfig, StoreError};
+pub use tls::{Tls, TlsError};

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 use noughts_engine::{Budget, Level, Variant};
-use noughts_server::{Config, StoreConfig};
+use noughts_server::{Config, StoreConfig, Tls};
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
 
@@ -21,6 +21,26 @@ struct Args {
     /// Also serve Prometheus metrics over HTTP at /metrics on this address (off by default).
     #[arg(long, env = "NOUGHTS_METRICS_LISTEN", value_name = "ADDR")]
     metrics_listen: Option<SocketAddr>,
+    /// Serve wss:// with this PEM certificate chain, the server's certificate first (needs
+    /// --tls-key).
+    #[arg(
+        long,
+        env = "NOUGHTS_TLS_CERT",
+        value_name = "PATH",
+        requires = "tls_key"
+    )]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(
+        long,
+        env = "NOUGHTS_TLS_KEY",
+        value_name = "PATH",
+        requires = "tls_cert"
+    )]
+    tls_key: Option<PathBuf>,
+    /// Seconds a client has to complete the TLS handshake.
+    #[arg(long, env = "NOUGHTS_TLS_HANDSHAKE_SECS", value_parser = clap::value_parser!(u64).range(1..=300), default_value_t = 10)]
+    tls_handshake_secs: u64,
     /// The SQLite database that keeps players, games and ratings (created if missing; default:
     /// noughts.db in the user's data directory). `:memory:` keeps nothing after exit.
     #[arg(long, env = "NOUGHTS_DB", value_name = "PATH")]
@@ -99,11 +119,24 @@ struct Args {
 }
 
 impl Args {
+    /// The certificate and key of --tls-cert and --tls-key, if given (clap sees to it that both
+    /// or neither are).
+    fn tls(&self) -> anyhow::Result<Option<Tls>> {
+        match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => Tls::from_pem_files(cert, key)
+                .map(Some)
+                .context("cannot serve TLS"),
+            _ => Ok(None),
+        }
+    }
+
     fn config(&self) -> Config {
         let defaults = Config::default();
         Config {
             max_connections: self.max_connections,
             max_games: self.max_games,
+            tls: None,
+            tls_handshake_timeout: Duration::from_secs(self.tls_handshake_secs),
             grace: Duration::from_secs(self.grace_secs),
             ai_think_delay: Duration::from_millis(self.ai_think_ms),
             ai_budget: Budget::millis(self.ai_budget_ms),
@@ -162,15 +195,20 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    let tls = args.tls()?;
     let listener = TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let addr = listener.local_addr()?;
-    let config = args.config();
+    let config = Config {
+        tls,
+        ..args.config()
+    };
+    let scheme = if config.tls.is_some() { "wss" } else { "ws" };
     if let StoreConfig::File(path) = &config.store {
         tracing::info!(db = %path.display(), "keeping games");
     }
-    println!("noughts server listening on ws://{addr}");
+    println!("noughts server listening on {scheme}://{addr}");
     let served = match args.metrics_listen {
         Some(metrics_addr) => {
             let metrics = TcpListener::bind(metrics_addr)
@@ -240,6 +278,28 @@ mod tests {
             ..Config::default()
         };
         assert_eq!(args.config(), expected);
+    }
+
+    #[test]
+    fn tls_takes_a_certificate_and_a_key_or_neither() {
+        let both = Args::try_parse_from([
+            "noughts-server",
+            "--tls-cert",
+            "cert.pem",
+            "--tls-key",
+            "key.pem",
+        ])
+        .unwrap();
+        assert_eq!(both.tls_cert, Some(PathBuf::from("cert.pem")));
+        for alone in ["--tls-cert", "--tls-key"] {
+            let err = Args::try_parse_from(["noughts-server", alone, "file.pem"]).unwrap_err();
+            assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+        }
+        let missing = both.tls().unwrap_err();
+        assert!(
+            format!("{missing:#}").contains("cannot read cert.pem: "),
+            "{missing:#}"
+        );
     }
 
     #[test]

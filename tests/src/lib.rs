@@ -3,8 +3,11 @@
 //!
 //! Every wait is bounded (see [`WAIT`]) so a broken server fails a test instead of hanging it.
 
+pub mod tls;
+
 use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -17,7 +20,7 @@ use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
 /// How long a test waits for any one thing before it fails.
 pub const WAIT: Duration = Duration::from_secs(20);
@@ -86,6 +89,8 @@ pub struct TestServer {
     shutdown: Option<oneshot::Sender<()>>,
     /// The server's task, to see that it really finishes.
     task: Option<JoinHandle<anyhow::Result<()>>>,
+    /// For a server with TLS ([`TestServer::start_tls`]): what its clients trust.
+    client_tls: Option<Arc<rustls::ClientConfig>>,
 }
 
 impl TestServer {
@@ -103,17 +108,21 @@ impl TestServer {
             addr,
             shutdown: Some(tx),
             task: Some(task),
+            client_tls: None,
         }
     }
 
-    /// The `ws://` URL clients connect to.
+    /// The URL clients connect to: `ws://`, or `wss://localhost` for a server with TLS.
     pub fn url(&self) -> String {
-        format!("ws://{}/", self.addr)
+        match self.client_tls {
+            Some(_) => format!("wss://localhost:{}/", self.addr.port()),
+            None => format!("ws://{}/", self.addr),
+        }
     }
 
-    /// Connects and says hello as `name`.
+    /// Connects (trusting the server's certificate, if it has one) and says hello as `name`.
     pub async fn join(&self, name: &str) -> Client {
-        Client::join(&self.url(), name).await
+        Client::hello(&self.url(), self.client_tls.clone(), name, None).await
     }
 
     /// Asks the server to shut down and waits (bounded) for `run` to return.
@@ -153,11 +162,21 @@ pub struct Client {
 
 /// Opens a WebSocket to `url` without saying hello.
 pub async fn connect(url: &str) -> Socket {
-    let (socket, _) = tokio::time::timeout(WAIT, tokio_tungstenite::connect_async(url))
+    connect_with(url, None).await.expect("connect")
+}
+
+/// Opens a WebSocket to `url` (`wss://` trusting what `tls` trusts) without saying hello; the
+/// error if the server cannot be reached or the handshake fails.
+pub async fn connect_with(
+    url: &str,
+    tls: Option<Arc<rustls::ClientConfig>>,
+) -> Result<Socket, tokio_tungstenite::tungstenite::Error> {
+    let connector = tls.map(Connector::Rustls);
+    let connecting = tokio_tungstenite::connect_async_tls_with_config(url, None, true, connector);
+    let (socket, _) = tokio::time::timeout(WAIT, connecting)
         .await
-        .expect("connect in time")
-        .expect("connect");
-    socket
+        .expect("connect in time")?;
+    Ok(socket)
 }
 
 /// Sends a request frame on a raw socket.
@@ -193,16 +212,21 @@ pub async fn read_frame(socket: &mut Socket) -> Result<ServerFrame, Option<u16>>
 impl Client {
     /// Connects to `url` and says hello as `name`.
     pub async fn join(url: &str, name: &str) -> Client {
-        Client::hello(url, name, None).await
+        Client::hello(url, None, name, None).await
     }
 
     /// Connects to `url` and says hello with an earlier session's token.
     pub async fn resume(url: &str, name: &str, token: &str) -> Client {
-        Client::hello(url, name, Some(token.to_owned())).await
+        Client::hello(url, None, name, Some(token.to_owned())).await
     }
 
-    async fn hello(url: &str, name: &str, token: Option<String>) -> Client {
-        let mut socket = connect(url).await;
+    async fn hello(
+        url: &str,
+        tls: Option<Arc<rustls::ClientConfig>>,
+        name: &str,
+        token: Option<String>,
+    ) -> Client {
+        let mut socket = connect_with(url, tls).await.expect("connect");
         let hello = ClientMessage::Hello {
             protocol: PROTOCOL_VERSION,
             name: name.to_owned(),

@@ -9,4 +9,5 @@ mod matchmaking;
 mod records;
 mod resume;
 mod shutdown;
+mod tls;
 mod watch;
