@@ -104,7 +104,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             } else {
                 let mut app = app::App::new(name, Instant::now(), color_wanted());
                 let initial = match target {
-                    watch::Target::Game(game) => vec![ClientMessage::Watch { game }],
+                    watch::Target::Game(game) => vec![ClientMessage::Watch { game, code: None }],
                     watch::Target::War(variant) => {
                         app.want_war = Some(variant);
                         Vec::new()

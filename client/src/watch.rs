@@ -36,7 +36,7 @@ pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow
         };
         match message {
             ServerMessage::Welcome { .. } => match target {
-                Target::Game(game) => link.send(ClientMessage::Watch { game }),
+                Target::Game(game) => link.send(ClientMessage::Watch { game, code: None }),
                 Target::War(_) => link.send(ClientMessage::SubscribeLobby),
             },
             ServerMessage::Lobby { games, .. } if watching.is_none() => {
@@ -48,7 +48,10 @@ pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow
                     .filter(|g| g.kind == GameKind::War && g.variant == variant)
                     .min_by_key(|g| g.game);
                 match war {
-                    Some(game) => link.send(ClientMessage::Watch { game: game.game }),
+                    Some(game) => link.send(ClientMessage::Watch {
+                        game: game.game,
+                        code: None,
+                    }),
                     None if !asked_for_war => {
                         asked_for_war = true;
                         link.send(ClientMessage::StartWar {

@@ -21,6 +21,7 @@
 //! - `rating`: Glicko-2 per variant.
 //! - `metrics`: Prometheus metrics and the HTTP responder that serves them.
 //! - `outbound`, `rate`, `code`: the send queue, token buckets, invite codes.
+//! - `per_ip`: counts of connections, rooms and seeks per network, for the per-address caps.
 
 mod code;
 mod config;
@@ -31,6 +32,7 @@ mod handler;
 mod lobby;
 mod metrics;
 mod outbound;
+mod per_ip;
 mod rate;
 mod rating;
 mod registry;
