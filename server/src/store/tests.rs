@@ -321,3 +321,30 @@ async fn an_unreadable_live_game_is_left_out_rather_than_stop_the_server() {
     assert_eq!(live, [GameId(2)]);
     assert_eq!(startup.last_game, 2);
 }
+
+#[tokio::test]
+async fn a_player_is_found_by_the_hash_of_its_token_which_is_never_shown() {
+    let (store, _) = Store::open(&StoreConfig::Memory).await.unwrap();
+    let token = "5f1c0e8a4b7d2e9f3a6c1b8d0e4f7a2c";
+    let key = TokenHash::of(token);
+    store.add_player(PlayerId(1), "ada", key).await.unwrap();
+    let found = store
+        .player_by_token(key)
+        .await
+        .unwrap()
+        .expect("found by its hash");
+    assert!(found.token == key);
+    assert!(found.token != TokenHash::of("5f1c0e8a4b7d2e9f3a6c1b8d0e4f7a2d"));
+    assert!(
+        store
+            .player_by_token(TokenHash::of("5f1c0e8a4b7d2e9f3a6c1b8d0e4f7a2d"))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let shown = format!("{found:?} {key:?}");
+    let hex: String = key.0.iter().map(|b| format!("{b:02x}")).collect();
+    assert!(!shown.contains(token) && !shown.contains(&hex), "{shown}");
+    assert!(!shown.contains(&format!("{:?}", key.0)), "{shown}");
+    assert!(shown.contains("ada"), "{shown}");
+}

@@ -635,6 +635,27 @@ fn text_cases(game: GameId) -> Vec<Case> {
             true,
         ),
         text(
+            "numeric watch code",
+            "{\"type\":\"watch\",\"id\":7,\"game\":1,\"code\":1234}",
+            Error(BadRequest),
+            true,
+        ),
+        text(
+            "watch code of escapes and emoji",
+            "{\"type\":\"watch\",\"id\":7,\"game\":0,\"code\":\"\\u001b[2J\\u202e🂡-ØØØØ\"}",
+            Error(NoSuchGame),
+            true,
+        ),
+        text(
+            "the longest watch code",
+            format!(
+                "{{\"type\":\"watch\",\"id\":7,\"game\":0,\"code\":\"{}\"}}",
+                "K".repeat(3900)
+            ),
+            Error(NoSuchGame),
+            true,
+        ),
+        text(
             "the largest game",
             "{\"type\":\"move\",\"id\":7,\"game\":18446744073709551615,\"cell\":18446744073709551615}",
             Error(NoSuchGame),
