@@ -623,13 +623,22 @@ impl Player {
 
     /// Reads until a message of type `kind` arrives, and returns it.
     async fn until(&mut self, kind: &str) -> serde_json::Value {
+        self.until_that(kind, |_| true).await
+    }
+
+    /// Reads until a message of type `kind` for which `what` holds arrives, and returns it.
+    async fn until_that(
+        &mut self,
+        kind: &str,
+        what: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
         use futures_util::StreamExt;
         let wait = async {
             loop {
                 let frame = self.socket.next().await.unwrap().unwrap();
                 if let tokio_tungstenite::tungstenite::Message::Text(text) = frame {
                     let value: serde_json::Value = serde_json::from_str(text.as_str()).unwrap();
-                    if value["type"] == kind {
+                    if value["type"] == kind && what(&value) {
                         return value;
                     }
                 }
@@ -666,7 +675,8 @@ async fn a_private_game_is_watched_with_its_code() {
         player
             .send(serde_json::json!({"type": "move", "game": game, "cell": cell}))
             .await;
-        player.until("moved").await;
+        // The mover waits for its own move, so the other side is on turn when it answers.
+        player.until_that("moved", |m| m["cell"] == cell).await;
     }
     x.until("game_over").await;
 
