@@ -255,6 +255,28 @@ mod tests {
     }
 
     #[test]
+    fn per_address_caps_have_flags() {
+        let args = Args::parse_from([
+            "noughts-server",
+            "--max-connections-per-ip",
+            "5",
+            "--max-rooms-per-ip",
+            "6",
+            "--max-seeks-per-ip",
+            "7",
+        ]);
+        let config = args.config();
+        assert_eq!(
+            (
+                config.max_connections_per_ip,
+                config.max_rooms_per_ip,
+                config.max_seeks_per_ip
+            ),
+            (5, 6, 7)
+        );
+    }
+
+    #[test]
     fn db_takes_a_path_or_memory() {
         let args = Args::parse_from(["noughts-server", "--db", "/tmp/games.db"]);
         assert_eq!(
