@@ -378,7 +378,10 @@ impl App {
                     match &self.game {
                         Some(game) if game.is_over() => {}
                         Some(game) if game.you().is_none() => {
-                            effects.push(Effect::Send(ClientMessage::Watch { game: game.id() }));
+                            effects.push(Effect::Send(ClientMessage::Watch {
+                                game: game.id(),
+                                code: None,
+                            }));
                         }
                         Some(game) => {
                             self.say(format!(
@@ -412,7 +415,10 @@ impl App {
                         .iter()
                         .find(|g| g.kind == GameKind::War && g.variant == variant);
                     effects.push(Effect::Send(match war {
-                        Some(game) => ClientMessage::Watch { game: game.game },
+                        Some(game) => ClientMessage::Watch {
+                            game: game.game,
+                            code: None,
+                        },
                         None => ClientMessage::StartWar {
                             variant,
                             x_level: Level::Perfect,
@@ -844,7 +850,10 @@ impl App {
                         }));
                     }
                     Some(Entry::Game(game)) => {
-                        effects.push(Effect::Send(ClientMessage::Watch { game: game.game }));
+                        effects.push(Effect::Send(ClientMessage::Watch {
+                            game: game.game,
+                            code: None,
+                        }));
                     }
                     _ => {}
                 }
@@ -1035,7 +1044,10 @@ impl App {
             && game.game > current.id()
             && !self.lobby.games.iter().any(|g| g.game == game.game)
         {
-            effects.push(Effect::Send(ClientMessage::Watch { game: game.game }));
+            effects.push(Effect::Send(ClientMessage::Watch {
+                game: game.game,
+                code: None,
+            }));
         }
     }
 
@@ -1056,7 +1068,7 @@ impl App {
             .copied();
         match next {
             Some(game) if Some(game) != current => {
-                effects.push(Effect::Send(ClientMessage::Watch { game }));
+                effects.push(Effect::Send(ClientMessage::Watch { game, code: None }));
             }
             Some(_) => self.say("This is the only war game running."),
             None => {

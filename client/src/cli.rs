@@ -85,6 +85,9 @@ pub struct WatchArgs {
     /// Watch a war game (AI against AI) of this variant: classic, four, cube or qubic.
     #[arg(long, value_name = "VARIANT")]
     pub war: Option<Variant>,
+    /// The invite code of the room a private game was played from (its players need none).
+    #[arg(long, value_name = "CODE", requires = "game")]
+    pub code: Option<String>,
     /// Print positions as text lines instead of opening the screen; exit when the game ends.
     #[arg(long)]
     pub plain: bool,

@@ -103,7 +103,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Some(Command::Watch(args)) => {
             let target = match (args.game, args.war) {
-                (Some(game), _) => watch::Target::Game(GameId(game)),
+                (Some(game), _) => watch::Target::Game(GameId(game), args.code),
                 (None, Some(variant)) => watch::Target::War(variant),
                 (None, None) => bail!("say which game to watch, or --war VARIANT"),
             };
@@ -112,7 +112,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             } else {
                 let mut app = app::App::new(name, Instant::now(), color_wanted());
                 let initial = match target {
-                    watch::Target::Game(game) => vec![ClientMessage::Watch { game }],
+                    watch::Target::Game(game, code) => vec![ClientMessage::Watch { game, code }],
                     watch::Target::War(variant) => {
                         app.want_war = Some(variant);
                         Vec::new()

@@ -13,10 +13,10 @@ use crate::net::Link;
 use crate::plain::{result_text, write_board};
 
 /// What to watch.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum Target {
-    /// One game by id.
-    Game(GameId),
+    /// One game by id, with the invite code of its room if it is private.
+    Game(GameId, Option<String>),
     /// A war game of this variant (one is started if none is running).
     War(Variant),
 }
@@ -35,8 +35,11 @@ pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow
             Some(NetEvent::Frame(frame)) => frame.message,
         };
         match message {
-            ServerMessage::Welcome { .. } => match target {
-                Target::Game(game) => link.send(ClientMessage::Watch { game }),
+            ServerMessage::Welcome { .. } => match &target {
+                Target::Game(game, code) => link.send(ClientMessage::Watch {
+                    game: *game,
+                    code: code.clone(),
+                }),
                 Target::War(_) => link.send(ClientMessage::SubscribeLobby),
             },
             ServerMessage::Lobby { games, .. } if watching.is_none() => {
@@ -48,7 +51,10 @@ pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow
                     .filter(|g| g.kind == GameKind::War && g.variant == variant)
                     .min_by_key(|g| g.game);
                 match war {
-                    Some(game) => link.send(ClientMessage::Watch { game: game.game }),
+                    Some(game) => link.send(ClientMessage::Watch {
+                        game: game.game,
+                        code: None,
+                    }),
                     None if !asked_for_war => {
                         asked_for_war = true;
                         link.send(ClientMessage::StartWar {

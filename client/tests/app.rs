@@ -100,7 +100,10 @@ fn watching_is_read_only_and_jumps_to_war_games() {
     );
     assert_eq!(
         key(&mut app, KeyCode::Char('g')),
-        vec![Effect::Send(ClientMessage::Watch { game: GameId(4) })]
+        vec![Effect::Send(ClientMessage::Watch {
+            game: GameId(4),
+            code: None
+        })]
     );
     assert_eq!(
         key(&mut app, KeyCode::Char('q')),
@@ -215,7 +218,10 @@ fn watch_war_on_start_picks_a_running_war_game() {
     app.want_war = Some(Variant::Cube);
     assert_eq!(
         frame(&mut app, lobby_message()),
-        vec![Effect::Send(ClientMessage::Watch { game: GameId(4) })]
+        vec![Effect::Send(ClientMessage::Watch {
+            game: GameId(4),
+            code: None
+        })]
     );
 }
 
@@ -261,7 +267,10 @@ fn clicking_a_lobby_row_selects_it_and_a_second_click_opens_it() {
     assert_eq!(app.lobby.selected, 1);
     assert_eq!(
         app.update(Event::Mouse(click)),
-        vec![Effect::Send(ClientMessage::Watch { game: GameId(12) })]
+        vec![Effect::Send(ClientMessage::Watch {
+            game: GameId(12),
+            code: None
+        })]
     );
 }
 
@@ -297,7 +306,10 @@ fn watchers_follow_the_war_games_from_one_to_the_next() {
     };
     assert_eq!(
         frame(&mut app, ServerMessage::LobbyGame { game: next(20) }),
-        vec![Effect::Send(ClientMessage::Watch { game: GameId(20) })]
+        vec![Effect::Send(ClientMessage::Watch {
+            game: GameId(20),
+            code: None
+        })]
     );
     // Updates of a game already listed are not new games.
     assert!(frame(&mut app, ServerMessage::LobbyGame { game: next(20) }).is_empty());
@@ -364,7 +376,10 @@ fn my_games_are_listed_first_and_open_on_enter() {
     key(&mut app, KeyCode::Down);
     assert_eq!(
         key(&mut app, KeyCode::Enter),
-        vec![Effect::Send(ClientMessage::Watch { game: GameId(30) })]
+        vec![Effect::Send(ClientMessage::Watch {
+            game: GameId(30),
+            code: None
+        })]
     );
 }
 
@@ -434,7 +449,10 @@ fn a_watched_game_is_watched_again_by_a_new_session() {
         welcome(&mut app, false),
         vec![
             Effect::Send(ClientMessage::SubscribeLobby),
-            Effect::Send(ClientMessage::Watch { game: GameId(42) })
+            Effect::Send(ClientMessage::Watch {
+                game: GameId(42),
+                code: None
+            })
         ]
     );
     assert!(

@@ -660,3 +660,115 @@ fn board_after(replayed: &str, ply: usize) -> Board {
         .collect();
     Board::parse(Variant::Classic, &lines.join("/")).unwrap()
 }
+
+/// A WebSocket of a player of this test's own, speaking the protocol directly.
+struct Player {
+    socket: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+}
+
+impl Player {
+    async fn join(url: &str, name: &str) -> Player {
+        let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        let mut player = Player { socket };
+        player
+            .send(serde_json::json!({"type": "hello", "protocol": 1, "name": name}))
+            .await;
+        player.until("welcome").await;
+        player
+    }
+
+    async fn send(&mut self, message: serde_json::Value) {
+        use futures_util::SinkExt;
+        let text = tokio_tungstenite::tungstenite::Message::text(message.to_string());
+        self.socket.send(text).await.unwrap();
+    }
+
+    /// Reads until a message of type `kind` arrives, and returns it.
+    async fn until(&mut self, kind: &str) -> serde_json::Value {
+        self.until_that(kind, |_| true).await
+    }
+
+    /// Reads until a message of type `kind` for which `what` holds arrives, and returns it.
+    async fn until_that(
+        &mut self,
+        kind: &str,
+        what: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        use futures_util::StreamExt;
+        let wait = async {
+            loop {
+                let frame = self.socket.next().await.unwrap().unwrap();
+                if let tokio_tungstenite::tungstenite::Message::Text(text) = frame {
+                    let value: serde_json::Value = serde_json::from_str(text.as_str()).unwrap();
+                    if value["type"] == kind && what(&value) {
+                        return value;
+                    }
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(30), wait)
+            .await
+            .unwrap_or_else(|_| panic!("no {kind} came"))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_game_is_watched_with_its_code() {
+    let server = Embedded::start(config()).await.unwrap();
+    let mut host = Player::join(&server.url, "host").await;
+    let mut guest = Player::join(&server.url, "guest").await;
+    host.send(serde_json::json!({"type": "create_room", "variant": "classic", "private": true}))
+        .await;
+    let code = host.until("room_created").await["code"].clone();
+    guest
+        .send(serde_json::json!({"type": "join_room", "code": code}))
+        .await;
+    let state = guest.until("game_state").await;
+    host.until("game_state").await;
+    let game = state["game"].as_u64().unwrap();
+    let (x, o) = if state["you"] == "x" {
+        (&mut guest, &mut host)
+    } else {
+        (&mut host, &mut guest)
+    };
+    // X takes the top row.
+    for (mover, cell) in [(0, 0), (1, 3), (0, 1), (1, 4), (0, 2)] {
+        let player = if mover == 0 { &mut *x } else { &mut *o };
+        player
+            .send(serde_json::json!({"type": "move", "game": game, "cell": cell}))
+            .await;
+        // The mover waits for its own move, so the other side is on turn when it answers.
+        player.until_that("moved", |m| m["cell"] == cell).await;
+    }
+    x.until("game_over").await;
+
+    let watch = |code: Option<&str>| {
+        let mut args = vec!["--server", &server.url, "watch"];
+        let game = game.to_string();
+        args.push(&game);
+        args.extend(code.map(|code| ["--code", code]).into_iter().flatten());
+        args.push("--plain");
+        let args: Vec<String> = args.into_iter().map(String::from).collect();
+        run_bin(args, temp_dir("private"))
+    };
+    let output = watch(None).await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no such game"), "{stderr}");
+    let output = watch(code.as_str()).await;
+    let watched = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{watched}");
+    assert!(
+        watched.starts_with(&format!("game {game} (classic)")),
+        "{watched}"
+    );
+    assert!(
+        watched
+            .trim_end()
+            .ends_with("result: X wins (three in a row)"),
+        "{watched}"
+    );
+    server.stop().await;
+}

@@ -23,7 +23,10 @@ fn lobby() {
     // Enter on a game watches it; on a room joins it.
     assert_eq!(
         key(&mut app, KeyCode::Enter),
-        vec![Effect::Send(ClientMessage::Watch { game: GameId(12) })]
+        vec![Effect::Send(ClientMessage::Watch {
+            game: GameId(12),
+            code: None
+        })]
     );
     key(&mut app, KeyCode::Home);
     assert_eq!(

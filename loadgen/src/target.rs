@@ -235,8 +235,8 @@ impl Drop for Target {
 }
 
 /// The flags that make `noughts-server` fit for load: no war games, no AI pause, rate limits out
-/// of the way, room for `connections` connections and any number of games. (The database is
-/// [`Target::start_server`]'s to choose.)
+/// of the way, room for `connections` connections (all from this one address) and any number of
+/// games, rooms and seeks. (The database is [`Target::start_server`]'s to choose.)
 pub fn server_args(connections: usize) -> Vec<String> {
     [
         "--listen",
@@ -250,11 +250,17 @@ pub fn server_args(connections: usize) -> Vec<String> {
         "1000000",
         "--max-games",
         "1000000",
+        "--max-rooms-per-ip",
+        "1000000",
+        "--max-seeks-per-ip",
+        "1000000",
     ]
     .iter()
     .map(|s| s.to_string())
     .chain([
         "--max-connections".to_owned(),
+        (connections + 1000).to_string(),
+        "--max-connections-per-ip".to_owned(),
         (connections + 1000).to_string(),
     ])
     .collect()

@@ -100,7 +100,7 @@ async fn join_watcher(
     recv: Option<u32>,
 ) -> anyhow::Result<Socket> {
     let mut ws = client::join_with(url, name, recv).await?;
-    client::send(&mut ws, ClientMessage::Watch { game }).await?;
+    client::send(&mut ws, ClientMessage::Watch { game, code: None }).await?;
     client::game_state(&mut ws).await?;
     Ok(ws)
 }
@@ -211,7 +211,7 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
         match join_watcher(url, &format!("s{i}"), game, Some(STALLED_RECV_BUFFER)).await {
             Ok(mut ws) => {
                 for _ in 0..STALLED_SNAPSHOTS {
-                    if client::feed(&mut ws, ClientMessage::Watch { game })
+                    if client::feed(&mut ws, ClientMessage::Watch { game, code: None })
                         .await
                         .is_err()
                     {

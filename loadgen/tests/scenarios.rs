@@ -38,6 +38,10 @@ fn servers() -> &'static Servers {
                     ai_think_delay: Duration::ZERO,
                     messages_per_second: 1_000_000,
                     message_burst: 1_000_000,
+                    // Every generated client comes from 127.0.0.1.
+                    max_connections_per_ip: 1_000_000,
+                    max_rooms_per_ip: 1_000_000,
+                    max_seeks_per_ip: 1_000_000,
                     ..Config::default()
                 };
                 tokio::spawn(noughts_loadgen::echo::serve(echo));

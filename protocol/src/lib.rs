@@ -119,8 +119,9 @@ pub enum SideChoice {
     Random,
 }
 
-/// Everything a client can ask of the server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Everything a client can ask of the server. Its `Debug` leaves the session token out, so a
+/// logged message cannot give a session away.
+#[derive(derive_more::Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientMessage {
     /// First message on every connection. `token` resumes an earlier session.
@@ -128,6 +129,7 @@ pub enum ClientMessage {
         protocol: u32,
         name: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[debug("{}", if token.is_some() { "Some(<redacted>)" } else { "None" })]
         token: Option<String>,
     },
     /// Receive the lobby snapshot, then its changes.
@@ -175,8 +177,13 @@ pub enum ClientMessage {
         x_level: Level,
         o_level: Level,
     },
-    /// Watch a live game: a `game_state` snapshot, then every update.
-    Watch { game: GameId },
+    /// Watch a live game: a `game_state` snapshot, then every update. A game from a private room
+    /// needs its invite `code` unless the watcher plays in it.
+    Watch {
+        game: GameId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
     /// Stop watching a game.
     Unwatch { game: GameId },
     /// Put the mover's mark on `cell` (cell numbers as in the engine: row-major, layer-major).
@@ -221,8 +228,8 @@ pub enum ClientMessage {
     },
 }
 
-/// Everything the server sends.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Everything the server sends. Its `Debug` leaves the session token out.
+#[derive(derive_more::Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMessage {
     /// The answer to `hello`. Keep `token` to resume this identity later.
@@ -230,6 +237,7 @@ pub enum ServerMessage {
         protocol: u32,
         player: PlayerId,
         name: String,
+        #[debug("<redacted>")]
         token: String,
         /// True when `hello` carried a token that resumed an earlier session.
         resumed: bool,
@@ -681,6 +689,9 @@ pub enum ErrorCode {
     LimitReached,
     /// No player has that id.
     NoSuchPlayer,
+    /// The client's address holds as many connections as one address may (sent just before
+    /// close 1013).
+    TooManyConnections,
 }
 
 impl ErrorCode {
@@ -721,6 +732,7 @@ pub const ERROR_CODES: &[(ErrorCode, &str)] = &[
     (ErrorCode::Internal, "internal"),
     (ErrorCode::LimitReached, "limit_reached"),
     (ErrorCode::NoSuchPlayer, "no_such_player"),
+    (ErrorCode::TooManyConnections, "too_many_connections"),
 ];
 
 impl std::fmt::Display for ErrorCode {
@@ -745,6 +757,49 @@ pub mod close {
     pub const POLICY_VIOLATION: u16 = 1008;
     /// A frame larger than [`crate::MAX_MESSAGE_BYTES`].
     pub const MESSAGE_TOO_BIG: u16 = 1009;
-    /// The server is at its connection limit.
+    /// The server is at its connection limit, or the client's address at its own.
     pub const TRY_AGAIN_LATER: u16 = 1013;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_never_shows_a_token() {
+        let token = "0123456789abcdef0123456789abcdef";
+        let hello = ClientMessage::Hello {
+            protocol: PROTOCOL_VERSION,
+            name: "ada".to_owned(),
+            token: Some(token.to_owned()),
+        };
+        let welcome = ServerMessage::Welcome {
+            protocol: PROTOCOL_VERSION,
+            player: PlayerId(7),
+            name: "ada".to_owned(),
+            token: token.to_owned(),
+            resumed: true,
+            ratings: Vec::new(),
+        };
+        let frame = ClientFrame {
+            id: Some(RequestId::Number(1)),
+            message: hello.clone(),
+        };
+        for shown in [
+            format!("{hello:?}"),
+            format!("{welcome:?}"),
+            format!("{frame:?}"),
+            format!("{hello:#?}"),
+        ] {
+            assert!(!shown.contains(token), "{shown}");
+            assert!(shown.contains("ada"), "the rest is still shown: {shown}");
+            assert!(shown.contains("<redacted>"), "{shown}");
+        }
+        let fresh = ClientMessage::Hello {
+            protocol: PROTOCOL_VERSION,
+            name: "bo".to_owned(),
+            token: None,
+        };
+        assert!(format!("{fresh:?}").contains("token: None"));
+    }
 }

@@ -14,6 +14,15 @@ pub struct Config {
     /// Connections held at once; one more is refused with `server_full` and close 1013, so a flood
     /// cannot exhaust memory or file descriptors.
     pub max_connections: usize,
+    /// Connections held at once from one network (an IPv4 address, or an IPv6 /64); one more is
+    /// refused with `too_many_connections` and close 1013. Leave room for a household or a club
+    /// behind one NAT, and raise it behind a reverse proxy, where every client has the proxy's
+    /// address.
+    pub max_connections_per_ip: usize,
+    /// Rooms open at once from one network, whoever opened them; one more gets `limit_reached`.
+    pub max_rooms_per_ip: usize,
+    /// Quick-match seeks waiting at once from one network; one more gets `limit_reached`.
+    pub max_seeks_per_ip: usize,
     /// Games being played at once (war games included; finished ones waiting for a rematch do not
     /// count); a request that would start one more gets `server_full`.
     pub max_games: usize,
@@ -75,6 +84,9 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             max_connections: 10_000,
+            max_connections_per_ip: 64,
+            max_rooms_per_ip: 16,
+            max_seeks_per_ip: 16,
             max_games: 5_000,
             grace: Duration::from_secs(30),
             ai_think_delay: Duration::from_millis(400),

@@ -2,6 +2,7 @@
 //! what the server queued for it, the ping timer and the shutdown signal.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
@@ -10,7 +11,7 @@ use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{ErrorCode, ServerMessage, close};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
-use tokio::sync::OwnedSemaphorePermit;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::{Instant, MissedTickBehavior, interval_at, sleep_until, timeout};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::error::CapacityError;
@@ -22,6 +23,7 @@ use tracing::{debug, info};
 use crate::handler::Client;
 use crate::metrics::GaugeShare;
 use crate::outbound::{self, Close, Inbox, error_frame, frame};
+use crate::per_ip::{Network, Slot};
 use crate::server::Shared;
 use crate::tls::{self, Stream};
 
@@ -74,13 +76,42 @@ async fn is_plain_http(stream: &TcpStream) -> bool {
     }
 }
 
-/// Whether an accepted connection is served or turned away; the permit is held for its life.
+/// Whether an accepted connection is served or turned away; the permits are held for its life.
 #[derive(Debug)]
 pub(crate) enum Admission {
-    /// Under the connection cap.
-    Welcome(OwnedSemaphorePermit),
-    /// Over the cap: the client gets a `server_full` error and close 1013.
+    /// Under the connection caps: a place under the global cap, one in the count of the
+    /// client's network, and the network, for the per-network caps on rooms and seeks.
+    Welcome(OwnedSemaphorePermit, Slot, Network),
+    /// Over the global cap: the client gets `server_full` and close 1013.
     Refuse(OwnedSemaphorePermit),
+    /// Over the cap of the client's network: `too_many_connections` and close 1013.
+    RefuseNetwork(OwnedSemaphorePermit),
+}
+
+impl Admission {
+    /// Admits a connection from `peer` under the global cap (`limit`) and its network's. Over
+    /// either, a refusal if a permit for one is left in `refusals`, or else `None`: the connection
+    /// is dropped without a word.
+    pub(crate) fn of(
+        shared: &Shared,
+        peer: SocketAddr,
+        limit: &Arc<Semaphore>,
+        refusals: &Arc<Semaphore>,
+    ) -> Option<Admission> {
+        let network = Network::of(peer.ip());
+        let refusal = || refusals.clone().try_acquire_owned().ok();
+        let Ok(permit) = limit.clone().try_acquire_owned() else {
+            return refusal().map(Admission::Refuse);
+        };
+        let per_ip = shared.config.max_connections_per_ip;
+        match shared.registry.admit_connection(network, per_ip) {
+            Some(slot) => Some(Admission::Welcome(permit, slot, network)),
+            None => {
+                drop(permit);
+                refusal().map(Admission::RefuseNetwork)
+            }
+        }
+    }
 }
 
 /// Serves one accepted TCP connection to its end.
@@ -122,26 +153,24 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut stream: TcpStream, admission:
         }
     };
     let mut ws = ws;
-    let _permit = match admission {
-        Admission::Welcome(permit) => permit,
-        Admission::Refuse(_refusing) => {
-            info!("refused: server full");
-            shared.metrics.error(ErrorCode::ServerFull);
-            let refusal = error_frame(
-                None,
-                ErrorCode::ServerFull,
-                "the server is full; try again later",
+    let (_permit, _slot, network) = match admission {
+        Admission::Welcome(permit, slot, network) => (permit, slot, network),
+        Admission::Refuse(refusing) => {
+            let message = "the server is full; try again later".to_owned();
+            let refusal = (ErrorCode::ServerFull, message, "server full");
+            return refuse(&shared, &mut ws, refusal, refusing).await;
+        }
+        Admission::RefuseNetwork(refusing) => {
+            let message = format!(
+                "too many connections from your address (at most {}); try again later",
+                config.max_connections_per_ip
             );
-            let _ = timeout(WRITE_TIMEOUT, ws.send(Message::Text(refusal))).await;
-            close_with(
-                &mut ws,
-                Close {
-                    code: close::TRY_AGAIN_LATER,
-                    reason: "server full",
-                },
-            )
-            .await;
-            return;
+            let refusal = (
+                ErrorCode::TooManyConnections,
+                message,
+                "too many connections",
+            );
+            return refuse(&shared, &mut ws, refusal, refusing).await;
         }
     };
     debug!("connected");
@@ -149,7 +178,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut stream: TcpStream, admission:
     counted.set(1);
     let (out, inbox) = outbound::channel(config.outbound_queue, shared.metrics.clone());
     let first_ping = Instant::now() + ping_phase(out.conn.0, config.ping_interval);
-    let mut client = Client::new(shared.clone(), out);
+    let mut client = Client::new(shared.clone(), out, network);
     let end = pump(&shared, &mut ws, inbox, &mut client, first_ping).await;
     client.disconnected().await;
     if let Some(why) = end {
@@ -166,6 +195,24 @@ fn ping_phase(conn: u64, interval: Duration) -> Duration {
     let spread = conn.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let fraction = (spread >> 11) as f64 / (1u64 << 53) as f64;
     interval.mul_f64(0.5 + fraction / 2.0)
+}
+
+/// Turns a connection away with an error and close 1013, holding its refusal permit meanwhile.
+async fn refuse(
+    shared: &Shared,
+    ws: &mut Socket,
+    (code, message, reason): (ErrorCode, String, &'static str),
+    _refusing: OwnedSemaphorePermit,
+) {
+    info!(%code, "refused");
+    shared.metrics.error(code);
+    let refusal = error_frame(None, code, message);
+    let _ = timeout(WRITE_TIMEOUT, ws.send(Message::Text(refusal))).await;
+    let why = Close {
+        code: close::TRY_AGAIN_LATER,
+        reason,
+    };
+    close_with(ws, why).await;
 }
 
 /// Moves frames both ways until the connection ends; returns the close to send, if any.

@@ -23,6 +23,7 @@
 //! - `tls`: the certificate and key, the TLS handshake before the WebSocket one, and the stream a
 //!   connection reads and writes, plain or encrypted.
 //! - `outbound`, `rate`, `code`: the send queue, token buckets, invite codes.
+//! - `per_ip`: counts of connections, rooms and seeks per network, for the per-address caps.
 
 mod code;
 mod config;
@@ -33,6 +34,7 @@ mod handler;
 mod lobby;
 mod metrics;
 mod outbound;
+mod per_ip;
 mod rate;
 mod rating;
 mod registry;

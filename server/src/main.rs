@@ -48,6 +48,15 @@ struct Args {
     /// Most connections held at once.
     #[arg(long, env = "NOUGHTS_MAX_CONNECTIONS", default_value_t = 10_000)]
     max_connections: usize,
+    /// Most connections at once from one IPv4 address or IPv6 /64.
+    #[arg(long, env = "NOUGHTS_MAX_CONNECTIONS_PER_IP", default_value_t = 64)]
+    max_connections_per_ip: usize,
+    /// Most rooms open at once from one IPv4 address or IPv6 /64.
+    #[arg(long, env = "NOUGHTS_MAX_ROOMS_PER_IP", default_value_t = 16)]
+    max_rooms_per_ip: usize,
+    /// Most quick-match seeks waiting at once from one IPv4 address or IPv6 /64.
+    #[arg(long, env = "NOUGHTS_MAX_SEEKS_PER_IP", default_value_t = 16)]
+    max_seeks_per_ip: usize,
     /// Most games live at once.
     #[arg(long, env = "NOUGHTS_MAX_GAMES", default_value_t = 5_000)]
     max_games: usize,
@@ -134,6 +143,9 @@ impl Args {
         let defaults = Config::default();
         Config {
             max_connections: self.max_connections,
+            max_connections_per_ip: self.max_connections_per_ip,
+            max_rooms_per_ip: self.max_rooms_per_ip,
+            max_seeks_per_ip: self.max_seeks_per_ip,
             max_games: self.max_games,
             tls: None,
             tls_handshake_timeout: Duration::from_secs(self.tls_handshake_secs),
@@ -299,6 +311,28 @@ mod tests {
         assert!(
             format!("{missing:#}").contains("cannot read cert.pem: "),
             "{missing:#}"
+        );
+    }
+
+    #[test]
+    fn per_address_caps_have_flags() {
+        let args = Args::parse_from([
+            "noughts-server",
+            "--max-connections-per-ip",
+            "5",
+            "--max-rooms-per-ip",
+            "6",
+            "--max-seeks-per-ip",
+            "7",
+        ]);
+        let config = args.config();
+        assert_eq!(
+            (
+                config.max_connections_per_ip,
+                config.max_rooms_per_ip,
+                config.max_seeks_per_ip
+            ),
+            (5, 6, 7)
         );
     }
 

@@ -8,12 +8,14 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use dashmap::DashMap;
 use dashmap::mapref::entry::Entry;
 use noughts_protocol::{ClockSpec, GameId, PlayerId, RoomInfo, Variant};
+use subtle::ConstantTimeEq;
 
 use crate::code;
 use crate::game::GameHandle;
+use crate::per_ip::{Counts, Network, Slot};
 use crate::rating::Ratings;
 use crate::session::{SeekKey, Session};
-use crate::store::{StoredPlayer, TokenHash};
+use crate::store::{GameStart, StoredPlayer, TokenHash};
 
 /// A room waiting for its second player.
 #[derive(Debug, Clone)]
@@ -30,6 +32,10 @@ pub(crate) struct Room {
     pub private: bool,
     /// Whether the room's game counts for ratings.
     pub rated: bool,
+    /// The room's place in its network's count of open rooms, given back when the last copy of
+    /// the room is dropped (it was joined, closed, or expired with its host).
+    #[expect(dead_code, reason = "held for what its drop does")]
+    pub slot: Option<Arc<Slot>>,
 }
 
 impl Room {
@@ -43,6 +49,16 @@ impl Room {
             rated: self.rated,
         }
     }
+}
+
+/// A game from a private room: only its players, and those who give the room's code, may watch.
+#[derive(Debug, Clone)]
+struct Hidden {
+    /// The people who play in it.
+    players: Vec<PlayerId>,
+    /// The canonical invite code of the room it came from (a rematch keeps it); unknown for a
+    /// game restored after a restart, which then only its players may watch.
+    code: Option<String>,
 }
 
 /// Why a room could not be joined.
@@ -59,6 +75,8 @@ pub(crate) struct Registry {
     sessions: DashMap<TokenHash, Arc<Session>>,
     /// Live and recently finished games, by id, for every request that names a game.
     games: DashMap<GameId, GameHandle>,
+    /// Games from private rooms, by id: the players and code that may watch them.
+    hidden: DashMap<GameId, Hidden>,
     /// Open rooms by canonical invite code.
     rooms: DashMap<String, Room>,
     /// Quick-match seekers waiting, oldest first, per kind of game.
@@ -69,6 +87,12 @@ pub(crate) struct Registry {
     last_game: AtomicU64,
     /// Games started and not yet ended, for [`crate::Config::max_games`].
     live_games: AtomicUsize,
+    /// Connections per network, for [`crate::Config::max_connections_per_ip`].
+    connections_per_ip: Arc<Counts>,
+    /// Open rooms per network, for [`crate::Config::max_rooms_per_ip`].
+    rooms_per_ip: Arc<Counts>,
+    /// Waiting seeks per network, for [`crate::Config::max_seeks_per_ip`].
+    seeks_per_ip: Arc<Counts>,
 }
 
 impl Registry {
@@ -149,6 +173,44 @@ impl Registry {
 
     pub(crate) fn remove_game(&self, id: GameId) {
         self.games.remove(&id);
+        self.hidden.remove(&id);
+    }
+
+    /// Marks a game that is not listed (one from a private room) as watchable only by its
+    /// players and, once known, by whoever has the room's code; a rematch keeps the code of the
+    /// game it follows. Called before the game is added, so it is never watchable unchecked.
+    pub(crate) fn hide_unlisted(&self, start: &GameStart) {
+        if start.listed {
+            return;
+        }
+        let players = start.seats.iter().filter_map(|seat| seat.ok()).collect();
+        let code = start
+            .rematch_of
+            .and_then(|of| self.hidden.get(&of).and_then(|h| h.code.clone()));
+        self.hidden.insert(start.game, Hidden { players, code });
+    }
+
+    /// Records the invite code of a hidden game's room.
+    pub(crate) fn set_game_code(&self, id: GameId, code: &str) {
+        if let Some(mut hidden) = self.hidden.get_mut(&id) {
+            hidden.code = Some(code.to_owned());
+        }
+    }
+
+    /// Whether `player` may watch game `id`, giving `code` (as typed): any listed game, and a
+    /// game from a private room if they play in it or give its code. Codes compare in constant
+    /// time.
+    pub(crate) fn may_watch(&self, id: GameId, player: PlayerId, code: Option<&str>) -> bool {
+        let Some(hidden) = self.hidden.get(&id) else {
+            return true;
+        };
+        if hidden.players.contains(&player) {
+            return true;
+        }
+        match (code.and_then(code::parse), &hidden.code) {
+            (Some(given), Some(code)) => given.as_bytes().ct_eq(code.as_bytes()).into(),
+            _ => false,
+        }
     }
 
     /// Counts a game that starts, unless `limit` are being played already.
@@ -170,7 +232,23 @@ impl Registry {
         self.live_games.fetch_sub(1, Ordering::AcqRel);
     }
 
-    /// Opens a room under a fresh code; returns the canonical code.
+    /// A place for one more connection from `network`, unless it holds `limit` already.
+    pub(crate) fn admit_connection(&self, network: Network, limit: usize) -> Option<Slot> {
+        self.connections_per_ip.take(network, limit)
+    }
+
+    /// A place for one more open room from `network`, unless it has `limit` open already.
+    pub(crate) fn room_slot(&self, network: Network, limit: usize) -> Option<Slot> {
+        self.rooms_per_ip.take(network, limit)
+    }
+
+    /// A place for one more waiting seek from `network`, unless it has `limit` waiting already.
+    pub(crate) fn seek_slot(&self, network: Network, limit: usize) -> Option<Slot> {
+        self.seeks_per_ip.take(network, limit)
+    }
+
+    /// Opens a room under a fresh code; returns the canonical code. `slot` is the room's place in
+    /// its network's count, held for as long as the room is open.
     pub(crate) fn open_room(
         &self,
         host: Arc<Session>,
@@ -178,10 +256,12 @@ impl Registry {
         clock: Option<ClockSpec>,
         private: bool,
         rated: bool,
+        slot: Option<Slot>,
     ) -> Room {
+        let slot = slot.map(Arc::new);
         loop {
             let code = code::generate();
-            if let Entry::Vacant(slot) = self.rooms.entry(code.clone()) {
+            if let Entry::Vacant(entry) = self.rooms.entry(code.clone()) {
                 let room = Room {
                     code,
                     host,
@@ -189,8 +269,9 @@ impl Registry {
                     clock,
                     private,
                     rated,
+                    slot: slot.clone(),
                 };
-                slot.insert(room.clone());
+                entry.insert(room.clone());
                 return room;
             }
         }
@@ -214,8 +295,14 @@ impl Registry {
             .map(|(_, room)| room)
     }
 
-    /// Opens a seek, or matches it with the oldest seeker of the same kind, who is returned.
-    pub(crate) fn seek(&self, seeker: &Arc<Session>, key: SeekKey) -> Option<Arc<Session>> {
+    /// Matches a seek with the oldest seeker of the same kind, who is returned; if there is none,
+    /// the seek waits in the queue, unless `may_wait` is false.
+    pub(crate) fn seek(
+        &self,
+        seeker: &Arc<Session>,
+        key: SeekKey,
+        may_wait: bool,
+    ) -> Option<Arc<Session>> {
         let mut queue = self.seeks.entry(key).or_default();
         while let Some(other) = queue.pop_front() {
             if other.player == seeker.player {
@@ -226,7 +313,13 @@ impl Registry {
                 return Some(other);
             }
         }
-        queue.push_back(seeker.clone());
+        if may_wait {
+            queue.push_back(seeker.clone());
+        } else {
+            drop(queue);
+            // Leave no empty queue behind for a kind of game nobody waits for.
+            self.seeks.remove_if(&key, |_, queue| queue.is_empty());
+        }
         None
     }
 
@@ -258,15 +351,15 @@ mod tests {
             }),
             false,
         );
-        assert!(a.start_seek(classic));
-        assert!(registry.seek(&a, classic).is_none());
-        assert!(b.start_seek(timed));
+        assert!(a.start_seek(classic, None));
+        assert!(registry.seek(&a, classic, true).is_none());
+        assert!(b.start_seek(timed, None));
         assert!(
-            registry.seek(&b, timed).is_none(),
+            registry.seek(&b, timed, true).is_none(),
             "a different clock does not match"
         );
-        assert!(c.start_seek(classic));
-        let opponent = registry.seek(&c, classic).expect("c meets a");
+        assert!(c.start_seek(classic, None));
+        let opponent = registry.seek(&c, classic, true).expect("c meets a");
         assert_eq!(opponent.player, a.player);
         assert_eq!(a.seek(), None, "a's seek is used up");
     }
@@ -276,12 +369,12 @@ mod tests {
         let registry = Registry::default();
         let [a, b] = ["a", "b"].map(|name| registry.new_session(name).0);
         let key = (Variant::Four, None, false);
-        assert!(a.start_seek(key));
-        assert!(registry.seek(&a, key).is_none());
+        assert!(a.start_seek(key, None));
+        assert!(registry.seek(&a, key, true).is_none());
         assert!(a.end_seek(key));
-        assert!(b.start_seek(key));
+        assert!(b.start_seek(key, None));
         assert!(
-            registry.seek(&b, key).is_none(),
+            registry.seek(&b, key, true).is_none(),
             "b waits rather than meet a ghost"
         );
     }
@@ -290,7 +383,7 @@ mod tests {
     fn rooms_are_taken_once_and_never_by_their_host() {
         let registry = Registry::default();
         let [host, guest, late] = ["h", "g", "l"].map(|name| registry.new_session(name).0);
-        let room = registry.open_room(host.clone(), Variant::Cube, None, true, false);
+        let room = registry.open_room(host.clone(), Variant::Cube, None, true, false, None);
         assert_eq!(
             registry.take_room(&room.code, host.player).unwrap_err(),
             JoinRoomError::OwnRoom

@@ -127,12 +127,8 @@ async fn serve(
             accepted = listener.accept() => match accepted {
                 Ok((stream, peer)) => {
                     let span = info_span!("conn", %peer, player = tracing::field::Empty);
-                    let admission = match limit.clone().try_acquire_owned() {
-                        Ok(permit) => Admission::Welcome(permit),
-                        Err(_) => match refusals.clone().try_acquire_owned() {
-                            Ok(permit) => Admission::Refuse(permit),
-                            Err(_) => continue,
-                        },
+                    let Some(admission) = Admission::of(&shared, peer, &limit, &refusals) else {
+                        continue;
                     };
                     shared.connections.spawn(
                         connection::serve(shared.clone(), stream, admission).instrument(span),

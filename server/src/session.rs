@@ -8,6 +8,7 @@ use noughts_protocol::{ClockSpec, GameId, PlayerId, Variant};
 use tokio::time::Instant;
 
 use crate::outbound::{ConnId, Outbound};
+use crate::per_ip::Slot;
 use crate::rating::{Glicko, Ratings};
 use crate::store::TokenHash;
 
@@ -47,8 +48,9 @@ struct State {
     watching: BTreeSet<GameId>,
     /// Whether the player wants lobby updates; restored on resume.
     lobby: bool,
-    /// The open quick-match seek.
-    seek: Option<SeekKey>,
+    /// The open quick-match seek, with its place in its network's count of seeks (given back
+    /// when the seek ends, however it ends).
+    seek: Option<(SeekKey, Option<Slot>)>,
     /// Canonical codes of the rooms this player opened and nobody has joined yet.
     rooms: BTreeSet<String>,
     /// When the last connection went away, while none has replaced it.
@@ -151,7 +153,7 @@ impl Session {
         Some(Detached {
             games: state.games.iter().copied().collect(),
             watching: state.watching.iter().copied().collect(),
-            seek: state.seek.take(),
+            seek: state.seek.take().map(|(key, _)| key),
         })
     }
 
@@ -194,23 +196,24 @@ impl Session {
 
     /// The open seek, if any.
     pub(crate) fn seek(&self) -> Option<SeekKey> {
-        self.state().seek
+        self.state().seek.as_ref().map(|(key, _)| *key)
     }
 
-    /// Opens a seek unless one is open already; false if one was.
-    pub(crate) fn start_seek(&self, key: SeekKey) -> bool {
+    /// Opens a seek unless one is open already; false if one was. `slot`, the seek's place in its
+    /// network's count, is held until the seek ends.
+    pub(crate) fn start_seek(&self, key: SeekKey, slot: Option<Slot>) -> bool {
         let mut state = self.state();
         if state.seek.is_some() {
             return false;
         }
-        state.seek = Some(key);
+        state.seek = Some((key, slot));
         true
     }
 
     /// Withdraws the seek if it is still `key` (it may have been matched meanwhile).
     pub(crate) fn end_seek(&self, key: SeekKey) -> bool {
         let mut state = self.state();
-        if state.seek == Some(key) {
+        if state.seek.as_ref().is_some_and(|(open, _)| *open == key) {
             state.seek = None;
             true
         } else {

@@ -173,7 +173,7 @@ async fn the_metrics_follow_play() {
 
     // Someone watches.
     let mut bob = join(addr, "bob").await;
-    let snapshot = request(&mut bob, 1, ClientMessage::Watch { game }).await;
+    let snapshot = request(&mut bob, 1, ClientMessage::Watch { game, code: None }).await;
     assert!(
         matches!(snapshot, ServerMessage::GameState(_)),
         "{snapshot:?}"

@@ -39,6 +39,10 @@ pub fn test_config() -> Config {
         war_move_delay: Duration::from_millis(5),
         messages_per_second: 500,
         message_burst: 1000,
+        // Every test client comes from 127.0.0.1; the per-address caps have tests of their own.
+        max_connections_per_ip: 100_000,
+        max_rooms_per_ip: 100_000,
+        max_seeks_per_ip: 100_000,
         ..Config::default()
     }
 }
@@ -226,24 +230,50 @@ impl Client {
         name: &str,
         token: Option<String>,
     ) -> Client {
+        match Client::try_hello(url, tls, name, token).await {
+            Ok(client) => client,
+            Err((message, _)) => panic!("expected welcome, got {message:?}"),
+        }
+    }
+
+    /// Connects to `url` and says hello as `name`; if turned away, the first message instead of
+    /// `welcome` (an error) and the close code that followed it.
+    pub async fn try_join(url: &str, name: &str) -> Result<Client, (ServerMessage, Option<u16>)> {
+        Client::try_hello(url, None, name, None).await
+    }
+
+    async fn try_hello(
+        url: &str,
+        tls: Option<Arc<rustls::ClientConfig>>,
+        name: &str,
+        token: Option<String>,
+    ) -> Result<Client, (ServerMessage, Option<u16>)> {
         let mut socket = connect_with(url, tls).await.expect("connect");
         let hello = ClientMessage::Hello {
             protocol: PROTOCOL_VERSION,
             name: name.to_owned(),
             token,
         };
-        send_frame(&mut socket, &ClientFrame::new(hello)).await;
+        // A connection being turned away may already be closing: its answer is read below.
+        let _ = socket
+            .send(Message::text(ClientFrame::new(hello).to_json()))
+            .await;
         let frame = read_frame(&mut socket).await.expect("welcome, not a close");
         let ServerMessage::Welcome { player, token, .. } = frame.message else {
-            panic!("expected welcome, got {frame:?}");
+            let closed = loop {
+                if let Err(code) = read_frame(&mut socket).await {
+                    break code;
+                }
+            };
+            return Err((frame.message, closed));
         };
-        Client {
+        Ok(Client {
             socket,
             name: name.to_owned(),
             player,
             token,
             backlog: VecDeque::new(),
-        }
+        })
     }
 
     /// Sends a request with no id.

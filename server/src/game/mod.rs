@@ -167,6 +167,7 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
     };
     let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
     let weak = tx.downgrade();
+    shared.registry.hide_unlisted(&start);
     shared.registry.add_game(id, GameHandle { tx });
     if let Some((session, _)) = &setup.watcher {
         session.set_watching(id, true);
@@ -231,6 +232,7 @@ pub(crate) fn restore_all(
         };
         // Restored games count as live whatever the limit: they were already being played.
         shared.registry.start_live_game(usize::MAX);
+        shared.registry.hide_unlisted(start);
         shared.registry.add_game(id, GameHandle { tx });
         game.list();
         let span = tracing::info_span!(parent: None, "game", id = id.0);

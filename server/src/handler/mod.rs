@@ -21,6 +21,7 @@ use crate::code;
 use crate::error::Refusal;
 use crate::game::{self, Command, Requester, SeatSetup, Setup};
 use crate::outbound::{Close, Outbound};
+use crate::per_ip::Network;
 use crate::rate::Bucket;
 use crate::registry::JoinRoomError;
 use crate::server::Shared;
@@ -51,6 +52,8 @@ pub(crate) struct Client {
     /// Requests refused by the rate limit since the last one accepted; too many closes the
     /// connection.
     refused: u32,
+    /// The client's network, which the per-address caps on rooms and seeks count under.
+    network: Network,
 }
 
 type Reply = Result<(), Refusal>;
@@ -60,7 +63,7 @@ fn refuse(code: ErrorCode, message: impl Into<String>) -> Reply {
 }
 
 impl Client {
-    pub(crate) fn new(shared: Arc<Shared>, out: Outbound) -> Client {
+    pub(crate) fn new(shared: Arc<Shared>, out: Outbound, network: Network) -> Client {
         let config = &shared.config;
         let requests = Bucket::new(
             config.message_burst,
@@ -77,6 +80,7 @@ impl Client {
             requests,
             chat,
             refused: 0,
+            network,
         }
     }
 
@@ -188,10 +192,24 @@ impl Client {
                         ),
                     );
                 }
-                let room =
-                    self.shared
-                        .registry
-                        .open_room(session.clone(), variant, clock, private, rated);
+                let per_ip = self.shared.config.max_rooms_per_ip;
+                let Some(slot) = self.shared.registry.room_slot(self.network, per_ip) else {
+                    return refuse(
+                        ErrorCode::LimitReached,
+                        format!(
+                            "at most {per_ip} rooms may be open from one address; wait for one to \
+                             be joined or closed"
+                        ),
+                    );
+                };
+                let room = self.shared.registry.open_room(
+                    session.clone(),
+                    variant,
+                    clock,
+                    private,
+                    rated,
+                    Some(slot),
+                );
                 session.add_room(&room.code);
                 let shown = code::display(&room.code);
                 self.out.reply(
@@ -249,7 +267,7 @@ impl Client {
                 if fastrand_bool() {
                     seats.swap(0, 1);
                 }
-                game::start(
+                let game = game::start(
                     &self.shared,
                     Setup {
                         variant: room.variant,
@@ -265,6 +283,9 @@ impl Client {
                         on_end: None,
                     },
                 )?;
+                if room.private {
+                    self.shared.registry.set_game_code(game, &room.code);
+                }
                 Ok(())
             }
             ClientMessage::PlayAi {
@@ -319,7 +340,15 @@ impl Client {
                     on_end: None,
                 },
             ),
-            ClientMessage::Watch { game } => {
+            ClientMessage::Watch { game, code } => {
+                // A private game answers as if it did not exist, so ids cannot be probed.
+                if !self
+                    .shared
+                    .registry
+                    .may_watch(game, session.player, code.as_deref())
+                {
+                    return Err(no_such_game(game));
+                }
                 let handle = self.game(game)?;
                 session.set_watching(game, true);
                 if !handle
@@ -392,11 +421,12 @@ impl Client {
                 before,
                 limit,
             } => {
-                self.history(id, player.unwrap_or(session.player), before, limit);
+                let player = player.unwrap_or(session.player);
+                self.history(id, player, before, limit, session.player);
                 Ok(())
             }
             ClientMessage::GameRecord { game } => {
-                self.record(id, game);
+                self.record(id, game, session.player);
                 Ok(())
             }
             ClientMessage::Profile { player } => {
@@ -410,14 +440,34 @@ impl Client {
         let (variant, clock, rated) = key;
         check_clock(clock)?;
         self.check_not_stopping()?;
-        if !session.start_seek(key) {
+        if session.seek().is_some() {
             return refuse(ErrorCode::AlreadySeeking, "you already have a seek open");
         }
-        self.out
-            .reply(from.id.clone(), ServerMessage::Seeking { variant, clock });
-        let Some(opponent) = self.shared.registry.seek(session, key) else {
-            return Ok(());
+        // Over its address's cap, a seek may still meet one that waits, but may not wait itself.
+        let per_ip = self.shared.config.max_seeks_per_ip;
+        let slot = self.shared.registry.seek_slot(self.network, per_ip);
+        let may_wait = slot.is_some();
+        if !session.start_seek(key, slot) {
+            return refuse(ErrorCode::AlreadySeeking, "you already have a seek open");
+        }
+        let seeking = ServerMessage::Seeking { variant, clock };
+        if may_wait {
+            // Before joining the queue, so a match made at once is told after it.
+            self.out.reply(from.id.clone(), seeking.clone());
+        }
+        let Some(opponent) = self.shared.registry.seek(session, key, may_wait) else {
+            if may_wait {
+                return Ok(());
+            }
+            session.end_seek(key);
+            return refuse(
+                ErrorCode::LimitReached,
+                format!("at most {per_ip} seeks may wait from one address; try again soon"),
+            );
         };
+        if !may_wait {
+            self.out.reply(from.id.clone(), seeking);
+        }
         session.end_seek(key);
         self.shared.registry.cancel_seek(session.player, key);
         let mut seats = [
@@ -483,7 +533,7 @@ impl Client {
         self.shared
             .registry
             .game(id)
-            .ok_or_else(|| Refusal::new(ErrorCode::NoSuchGame, format!("no live game has id {id}")))
+            .ok_or_else(|| no_such_game(id))
     }
 
     async fn forward(&self, handle: &game::GameHandle, command: Command) -> Reply {
@@ -506,6 +556,10 @@ impl Client {
         }
         Ok(())
     }
+}
+
+fn no_such_game(id: GameId) -> Refusal {
+    Refusal::new(ErrorCode::NoSuchGame, format!("no live game has id {id}"))
 }
 
 /// Checks a requested clock against the documented ranges.

@@ -72,24 +72,27 @@ impl Client {
         player: PlayerId,
         before: Option<GameId>,
         asked: Option<u32>,
+        viewer: PlayerId,
     ) {
         let store = self.shared.store.clone();
         answer(self.out.clone(), id, async move {
-            Ok(match store.history(player, before, limit(asked)).await? {
-                Some((games, more)) => Ok(ServerMessage::History {
-                    player,
-                    games,
-                    more,
-                }),
-                None => Err(no_such_player(player)),
-            })
+            Ok(
+                match store.history(player, before, limit(asked), viewer).await? {
+                    Some((games, more)) => Ok(ServerMessage::History {
+                        player,
+                        games,
+                        more,
+                    }),
+                    None => Err(no_such_player(player)),
+                },
+            )
         });
     }
 
-    pub(super) fn record(&self, id: Option<RequestId>, game: GameId) {
+    pub(super) fn record(&self, id: Option<RequestId>, game: GameId, viewer: PlayerId) {
         let store = self.shared.store.clone();
         answer(self.out.clone(), id, async move {
-            Ok(match store.record(game).await? {
+            Ok(match store.record(game, viewer).await? {
                 Some(record) => Ok(ServerMessage::GameRecord(Box::new(record))),
                 None => Err((
                     ErrorCode::NoSuchGame,

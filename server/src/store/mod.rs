@@ -20,6 +20,7 @@ use noughts_protocol::{
 };
 use rusqlite::Connection;
 use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 use tokio::sync::oneshot;
 use tracing::error;
 
@@ -63,8 +64,23 @@ pub enum StoreError {
 }
 
 /// The SHA-256 of a session token: what the store and the session index keep instead of it.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+///
+/// Two hashes compare in constant time (this is the comparison the session index makes when a
+/// token is looked up), so how long a lookup takes says nothing about how close a guess came.
+#[derive(Clone, Copy, Eq)]
 pub(crate) struct TokenHash(pub [u8; 32]);
+
+impl PartialEq for TokenHash {
+    fn eq(&self, other: &TokenHash) -> bool {
+        self.0.ct_eq(&other.0).into()
+    }
+}
+
+impl std::hash::Hash for TokenHash {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
 
 impl TokenHash {
     pub(crate) fn of(token: &str) -> TokenHash {
@@ -447,20 +463,28 @@ impl Store {
             .await
     }
 
-    /// A player's finished games, newest first, below `before`; `None` if there is no such
-    /// player. The flag says whether older games follow.
+    /// A player's finished games, newest first, below `before`, as `viewer` may see them (games
+    /// from private rooms only if `viewer` played in them); `None` if there is no such player.
+    /// The flag says whether older games follow.
     pub(crate) async fn history(
         &self,
         player: PlayerId,
         before: Option<GameId>,
         limit: u32,
+        viewer: PlayerId,
     ) -> Result<Option<(Vec<GameSummary>, bool)>, StoreError> {
-        self.read(move |db| sqlite::history(db, player, before, limit))
+        self.read(move |db| sqlite::history(db, player, before, limit, viewer))
             .await
     }
 
-    pub(crate) async fn record(&self, game: GameId) -> Result<Option<GameRecord>, StoreError> {
-        self.read(move |db| sqlite::record(db, game)).await
+    /// A game's record, if `viewer` may see it: any listed game, and a game from a private room
+    /// only to its players (to anyone else it does not exist).
+    pub(crate) async fn record(
+        &self,
+        game: GameId,
+        viewer: PlayerId,
+    ) -> Result<Option<GameRecord>, StoreError> {
+        self.read(move |db| sqlite::record(db, game, viewer)).await
     }
 
     pub(crate) async fn profile(&self, player: PlayerId) -> Result<Option<Profile>, StoreError> {

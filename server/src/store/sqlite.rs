@@ -592,6 +592,7 @@ pub(super) fn history(
     player: PlayerId,
     before: Option<GameId>,
     limit: u32,
+    viewer: PlayerId,
 ) -> Result<Option<(Vec<GameSummary>, bool)>, StoreError> {
     let known: Option<i64> = db
         .query_row(
@@ -609,11 +610,12 @@ pub(super) fn history(
          WHERE id IN (SELECT id FROM games WHERE x_player = ?1 AND id < ?2 AND ended_ms IS NOT NULL \
                       UNION SELECT id FROM games WHERE o_player = ?1 AND id < ?2 \
                       AND ended_ms IS NOT NULL) \
+         AND (listed OR x_player = ?4 OR o_player = ?4) \
          ORDER BY id DESC LIMIT ?3"
     );
     let mut statement = db.prepare_cached(&query)?;
     let rows = statement.query_map(
-        params![int(player.0), before, i64::from(limit) + 1],
+        params![int(player.0), before, i64::from(limit) + 1, int(viewer.0)],
         |row| Ok((game_row(row)?, row.get::<_, i64>(23)?)),
     )?;
     let mut games = Vec::new();
@@ -646,10 +648,18 @@ pub(super) fn history(
     Ok(Some((games, more)))
 }
 
-pub(super) fn record(db: &Connection, id: GameId) -> Result<Option<GameRecord>, StoreError> {
+pub(super) fn record(
+    db: &Connection,
+    id: GameId,
+    viewer: PlayerId,
+) -> Result<Option<GameRecord>, StoreError> {
     let Some(row) = game(db, id)? else {
         return Ok(None);
     };
+    let plays = |seat: &Result<PlayerId, Level>| seat.as_ref().ok() == Some(&viewer);
+    if !row.start.listed && !row.start.seats.iter().any(plays) {
+        return Ok(None);
+    }
     let stored = moves(db, id)?;
     let mut board = Board::new(row.start.variant);
     let mut moves = Vec::with_capacity(stored.len());

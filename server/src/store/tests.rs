@@ -156,12 +156,24 @@ async fn a_failed_write_is_reported_and_the_rest_of_the_batch_commits() {
     assert!(matches!(twice, Err(StoreError::Database(_))), "{twice:?}");
     let nowhere = store.record_move(GameId(9), 0, 1, played, None).await;
     assert!(nowhere.is_err());
-    let record = store.record(GameId(1)).await.unwrap().unwrap();
+    let record = store.record(GameId(1), PlayerId(1)).await.unwrap().unwrap();
     assert_eq!(record.board, "....X....");
     assert_eq!(record.moves.len(), 1);
-    assert!(store.record(GameId(9)).await.unwrap().is_none());
+    assert!(
+        store
+            .record(GameId(9), PlayerId(1))
+            .await
+            .unwrap()
+            .is_none()
+    );
     assert!(store.profile(PlayerId(9)).await.unwrap().is_none());
-    assert!(store.history(PlayerId(9), None, 5).await.unwrap().is_none());
+    assert!(
+        store
+            .history(PlayerId(9), None, 5, PlayerId(9))
+            .await
+            .unwrap()
+            .is_none()
+    );
 }
 
 #[tokio::test]
@@ -212,11 +224,15 @@ async fn a_version_1_database_opens_under_the_current_schema() {
         .unwrap()
         .expect("the player is still there");
     assert_eq!((ada.player, ada.name.as_str()), (PlayerId(7), "ada"));
-    let (games, more) = store.history(PlayerId(7), None, 10).await.unwrap().unwrap();
+    let (games, more) = store
+        .history(PlayerId(7), None, 10, PlayerId(7))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(games.len(), 1);
     assert!(!more);
     assert_eq!(games[0].result.winner, Some(Mark::X));
-    let record = store.record(GameId(3)).await.unwrap().unwrap();
+    let record = store.record(GameId(3), PlayerId(7)).await.unwrap().unwrap();
     assert_eq!(record.board, "XXXOO....");
     let profile = store.profile(PlayerId(7)).await.unwrap().unwrap();
     assert_eq!(
@@ -304,4 +320,31 @@ async fn an_unreadable_live_game_is_left_out_rather_than_stop_the_server() {
     let live: Vec<GameId> = startup.live.iter().map(|g| g.start.game).collect();
     assert_eq!(live, [GameId(2)]);
     assert_eq!(startup.last_game, 2);
+}
+
+#[tokio::test]
+async fn a_player_is_found_by_the_hash_of_its_token_which_is_never_shown() {
+    let (store, _) = Store::open(&StoreConfig::Memory).await.unwrap();
+    let token = "5f1c0e8a4b7d2e9f3a6c1b8d0e4f7a2c";
+    let key = TokenHash::of(token);
+    store.add_player(PlayerId(1), "ada", key).await.unwrap();
+    let found = store
+        .player_by_token(key)
+        .await
+        .unwrap()
+        .expect("found by its hash");
+    assert!(found.token == key);
+    assert!(found.token != TokenHash::of("5f1c0e8a4b7d2e9f3a6c1b8d0e4f7a2d"));
+    assert!(
+        store
+            .player_by_token(TokenHash::of("5f1c0e8a4b7d2e9f3a6c1b8d0e4f7a2d"))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let shown = format!("{found:?} {key:?}");
+    let hex: String = key.0.iter().map(|b| format!("{b:02x}")).collect();
+    assert!(!shown.contains(token) && !shown.contains(&hex), "{shown}");
+    assert!(!shown.contains(&format!("{:?}", key.0)), "{shown}");
+    assert!(shown.contains("ada"), "{shown}");
 }

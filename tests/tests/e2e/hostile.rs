@@ -635,6 +635,27 @@ fn text_cases(game: GameId) -> Vec<Case> {
             true,
         ),
         text(
+            "numeric watch code",
+            "{\"type\":\"watch\",\"id\":7,\"game\":1,\"code\":1234}",
+            Error(BadRequest),
+            true,
+        ),
+        text(
+            "watch code of escapes and emoji",
+            "{\"type\":\"watch\",\"id\":7,\"game\":0,\"code\":\"\\u001b[2J\\u202e🂡-ØØØØ\"}",
+            Error(NoSuchGame),
+            true,
+        ),
+        text(
+            "the longest watch code",
+            format!(
+                "{{\"type\":\"watch\",\"id\":7,\"game\":0,\"code\":\"{}\"}}",
+                "K".repeat(3900)
+            ),
+            Error(NoSuchGame),
+            true,
+        ),
+        text(
             "the largest game",
             "{\"type\":\"move\",\"id\":7,\"game\":18446744073709551615,\"cell\":18446744073709551615}",
             Error(NoSuchGame),
@@ -1006,7 +1027,9 @@ async fn hostile_input_gets_documented_answers_and_a_game_beside_it_finishes() {
     let game = state.game;
     let mut watcher = server.join("watcher").await;
     assert!(matches!(
-        watcher.request(1, ClientMessage::Watch { game }).await,
+        watcher
+            .request(1, ClientMessage::Watch { game, code: None })
+            .await,
         ServerMessage::GameState(_)
     ));
     let mut reference = Reference {
@@ -1288,7 +1311,7 @@ async fn game_rules(server: &TestServer, reference: &mut Reference) {
     for (id, message) in [
         (1, ClientMessage::Ping),
         (2, ClientMessage::Move { game, cell: 3 }),
-        (3, ClientMessage::Watch { game }),
+        (3, ClientMessage::Watch { game, code: None }),
         (4, ClientMessage::SubscribeLobby),
     ] {
         send_frame(
@@ -1642,7 +1665,9 @@ async fn chat(server: &TestServer, reference: &mut Reference) {
     // A chat flood from another watcher: a burst of five, then refused.
     let mut chatty = server.join("chatty").await;
     assert!(matches!(
-        chatty.request(1, ClientMessage::Watch { game }).await,
+        chatty
+            .request(1, ClientMessage::Watch { game, code: None })
+            .await,
         ServerMessage::GameState(_)
     ));
     let mut replies = Vec::new();

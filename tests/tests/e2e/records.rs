@@ -334,7 +334,13 @@ async fn war_games_go_on_after_a_restart() {
     assert_eq!(wars[0].game, before.game);
     assert!(wars[0].moves >= before.moves);
     let reply = eve
-        .request(2, ClientMessage::Watch { game: before.game })
+        .request(
+            2,
+            ClientMessage::Watch {
+                game: before.game,
+                code: None,
+            },
+        )
         .await;
     let ServerMessage::GameState(state) = reply else {
         panic!("{reply:?}")
@@ -445,7 +451,9 @@ async fn a_restored_game_nobody_returns_to_ends_unrated() {
 
     let server = TestServer::start(config()).await;
     let mut eve = server.join("eve").await;
-    let reply = eve.request(1, ClientMessage::Watch { game }).await;
+    let reply = eve
+        .request(1, ClientMessage::Watch { game, code: None })
+        .await;
     let ServerMessage::GameState(state) = reply else {
         panic!("{reply:?}")
     };

@@ -34,8 +34,9 @@ async fn a_watcher_joins_midway_and_sees_every_move_in_order() {
         .await;
 
     let mut watcher = server.join("watcher").await;
-    let ServerMessage::GameState(snapshot) =
-        watcher.request(1, ClientMessage::Watch { game }).await
+    let ServerMessage::GameState(snapshot) = watcher
+        .request(1, ClientMessage::Watch { game, code: None })
+        .await
     else {
         panic!("watch answers with a snapshot");
     };
@@ -83,7 +84,9 @@ async fn the_watcher_count_goes_down_when_a_watcher_leaves() {
     let (mut x, _o, state) = quick_match(&server, Variant::Four).await;
     let game = state.game;
     let mut watcher = server.join("watcher").await;
-    watcher.request(1, ClientMessage::Watch { game }).await;
+    watcher
+        .request(1, ClientMessage::Watch { game, code: None })
+        .await;
     x.saw(|m| matches!(m, ServerMessage::Watchers { count: 1, .. }))
         .await;
     assert_eq!(
@@ -93,7 +96,9 @@ async fn the_watcher_count_goes_down_when_a_watcher_leaves() {
     x.saw(|m| matches!(m, ServerMessage::Watchers { count: 0, .. }))
         .await;
     let mut second = server.join("second").await;
-    second.request(1, ClientMessage::Watch { game }).await;
+    second
+        .request(1, ClientMessage::Watch { game, code: None })
+        .await;
     x.saw(|m| matches!(m, ServerMessage::Watchers { count: 1, .. }))
         .await;
     drop(second);
@@ -121,7 +126,13 @@ async fn war_games_run_from_the_start_and_a_new_one_follows_each_end() {
     assert!(war.x.level.is_some() && war.o.level.is_some());
     let first = war.game;
     let ServerMessage::GameState(snapshot) = client
-        .request(2, ClientMessage::Watch { game: first })
+        .request(
+            2,
+            ClientMessage::Watch {
+                game: first,
+                code: None,
+            },
+        )
         .await
     else {
         panic!("watch a war game");
