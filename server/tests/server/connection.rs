@@ -129,8 +129,14 @@ async fn pings_keep_a_reading_client_and_the_silent_one_is_closed() {
     send(&mut reader, json!({"type": "subscribe_lobby", "id": 1})).await;
     let (value, _) = recv(&mut reader).await.unwrap();
     assert_eq!(value["id"], 1);
-    // The silent one read nothing, so answered no ping: closed as idle.
-    assert_eq!(recv(&mut silent).await.unwrap_err(), Some(1008));
+    // The silent one read nothing, so answered no ping: closed as idle, with 1008. Reading now,
+    // its socket answers the queued pings first; once the server has hung up, those pongs can
+    // reset the connection before the close frame is read, so a reset also counts as closed.
+    let closed = recv(&mut silent).await.map(|(value, _)| value);
+    assert!(
+        matches!(closed, Err(Some(1008) | None)),
+        "the silent client got {closed:?}"
+    );
 }
 
 #[tokio::test]
