@@ -146,14 +146,16 @@ async fn a_half_open_connection_is_dropped_by_the_ping_timeout() {
     let (bob, mut ada) = if bob_mark == Mark::X { (x, o) } else { (o, x) };
     let (bob_name, bob_token) = (bob.name.clone(), bob.token.clone());
     // The server hears nothing from Bob (no pong) and drops him; his game shows him away.
-    tokio::join!(
+    // Nothing else is affected: the other game is played to its end meanwhile.
+    let other_game = async {
+        alternate(&mut cy, &mut di, other.game, &[0, 3, 1, 4, 2]).await;
+        follow_to_end(&mut di, other.game).await
+    };
+    let (_, _, events) = tokio::join!(
         ada.until(|m| presence(m, game, bob_mark, false)),
         eve.until(|m| presence(m, game, bob_mark, false)),
+        other_game,
     );
-
-    // Nothing else is affected: the other game is played to its end meanwhile.
-    alternate(&mut cy, &mut di, other.game, &[0, 3, 1, 4, 2]).await;
-    let events = follow_to_end(&mut di, other.game).await;
     assert_eq!(moves_of(&events), [0, 3, 1, 4, 2]);
 
     // Bob's game waits for him; he comes back on a working connection and it goes on.
@@ -423,9 +425,14 @@ async fn sigkill_in_a_flood_of_moves_loses_nothing_anyone_saw() {
     let flood_x = tokio::spawn(flood(fx.socket, flooded, Mark::X, count.clone()));
     let flood_o = tokio::spawn(flood(fo.socket, flooded, Mark::O, count.clone()));
     // Kill it in the thick of the flood.
-    while count.load(Ordering::Relaxed) < 16 {
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
+    let flooding = async {
+        while count.load(Ordering::Relaxed) < 16 {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    };
+    tokio::time::timeout(noughts_tests::WAIT, flooding)
+        .await
+        .expect("the flood is under way");
     server.kill();
     let seen_x = flood_x.await.unwrap();
     let seen_o = flood_o.await.unwrap();
