@@ -11,6 +11,8 @@
 //! - `games`: human-vs-human games, paced open loop or as fast as they go.
 //! - `ai`: games against an AI seat, beside human games.
 //! - `watchers`: one game with many watchers, and watchers that stop reading.
+//! - `soak`: clients that connect, play, watch, drop and come back for a long while; the server's
+//!   memory and tasks must stay flat.
 //! - `idle`: connections that only say hello and stay, spread over processes.
 //! - `echo`: the echo server and its load.
 //! - `pacer`: precise move times for the paced scenarios.
@@ -26,6 +28,7 @@ pub mod games;
 pub mod idle;
 pub mod pacer;
 pub mod report;
+pub mod soak;
 pub mod suite;
 pub mod target;
 pub mod watchers;

@@ -9,6 +9,7 @@ use noughts_loadgen::ai::AiOptions;
 use noughts_loadgen::echo::EchoOptions;
 use noughts_loadgen::games::GamesOptions;
 use noughts_loadgen::idle::IdleOptions;
+use noughts_loadgen::soak::{self, SoakOptions};
 use noughts_loadgen::suite::{self, Launcher, Sizes};
 use noughts_loadgen::target::{self, Target};
 use noughts_loadgen::watchers::WatchersOptions;
@@ -160,6 +161,30 @@ enum Command {
         #[arg(long)]
         echo: Option<String>,
     },
+    /// The churn soak: clients connect, play (quick match and AI), watch, chat, drop without a
+    /// close and come back (resuming or as someone new), over and over; the server's memory and
+    /// task count are sampled and must stay flat.
+    Soak {
+        /// Clients in the population.
+        #[arg(long, default_value_t = 100)]
+        clients: usize,
+        /// How long to run, in seconds.
+        #[arg(long, default_value_t = 1800.0)]
+        secs: f64,
+        /// Seconds between two samples of the server.
+        #[arg(long, default_value_t = 5.0)]
+        sample_secs: f64,
+        /// The chance that a player drops its connection instead of making a move.
+        #[arg(long, default_value_t = 0.04)]
+        drop_chance: f64,
+        /// With --server: its metrics endpoint (http://HOST:PORT/metrics), for the task count. A
+        /// server this run starts serves one on a loopback port.
+        #[arg(long)]
+        metrics: Option<String>,
+        /// Also print every sample (with --json they are always included).
+        #[arg(long)]
+        samples: bool,
+    },
     /// One process of a spread `idle` run (started by `idle --procs N`).
     #[command(hide = true)]
     IdleShard {
@@ -185,6 +210,7 @@ impl Command {
                 *connections
             }
             Command::Echo { connections, .. } => *connections,
+            Command::Soak { clients, .. } => *clients * 2,
             Command::Suite { .. } => 10_000,
         }
     }
@@ -337,6 +363,54 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 return Ok(ExitCode::SUCCESS);
             }
+            Command::Soak {
+                clients,
+                secs,
+                sample_secs,
+                drop_chance,
+                metrics,
+                samples,
+            } => {
+                let target = match &servers.external {
+                    Some(url) => Target::external(url, servers.pid),
+                    None => Target::start_server_with(
+                        &servers.server_bin,
+                        clients * 2,
+                        servers.db_dir.as_deref(),
+                        servers.cpus.as_deref(),
+                        &["--metrics-listen".to_owned(), "127.0.0.1:0".to_owned()],
+                    )?,
+                };
+                let options = SoakOptions {
+                    clients: *clients,
+                    secs: *secs,
+                    sample_secs: *sample_secs,
+                    metrics: metrics.clone().or_else(|| target.metrics.clone()),
+                    drop_chance: *drop_chance,
+                };
+                let result = soak::run(&target.url, target.probe, &options).await?;
+                if common.json {
+                    println!("{}", serde_json::to_string_pretty(&result)?);
+                } else {
+                    if *samples {
+                        for p in &result.samples {
+                            println!(
+                                "{:>8.1} s  rss {:>8} KiB  tasks {:>6}  connections {:>6}",
+                                p.secs,
+                                p.rss_kib.map_or("-".into(), |v| v.to_string()),
+                                p.tasks.map_or("-".into(), |v| v.to_string()),
+                                p.connections.map_or("-".into(), |v| v.to_string()),
+                            );
+                        }
+                    }
+                    print!("{result}");
+                }
+                return Ok(if result.pass {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(2)
+                });
+            }
             Command::Echo {
                 connections,
                 size,
@@ -432,7 +506,10 @@ async fn scenario(command: &Command, target: &Target) -> anyhow::Result<Report> 
             };
             noughts_loadgen::idle::run(url, probe, &options).await
         }
-        Command::Echo { .. } | Command::Suite { .. } | Command::IdleShard { .. } => {
+        Command::Echo { .. }
+        | Command::Suite { .. }
+        | Command::Soak { .. }
+        | Command::IdleShard { .. } => {
             unreachable!("handled before")
         }
     }

@@ -105,6 +105,8 @@ pub struct Target {
     pub url: String,
     /// Its process, for `/proc` samples.
     pub probe: Probe,
+    /// Its metrics endpoint (`http://HOST:PORT/metrics`), if it serves one.
+    pub metrics: Option<String>,
     /// Killed when the target is dropped.
     child: Option<Child>,
     /// A database file of the child's, removed (with its WAL) when the target is dropped.
@@ -117,6 +119,7 @@ impl Target {
         Target {
             url: url.to_owned(),
             probe: Probe { pid },
+            metrics: None,
             child: None,
             scratch: None,
         }
@@ -154,27 +157,32 @@ impl Target {
         let pid = child.id();
         let stdout = child.stdout.take().context("child stdout")?;
         let (tx, rx) = std::sync::mpsc::channel();
+        // The addresses it prints: `ws://…` for clients, then `http://…/metrics` if asked for.
         std::thread::spawn(move || {
-            let mut lines = BufReader::new(stdout).lines();
-            for line in lines.by_ref() {
+            for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                if let Some(at) = line.find("ws://") {
+                if let Some(at) = line.find("ws://").or_else(|| line.find("http://")) {
                     let _ = tx.send(line[at..].trim().to_owned());
-                    break;
                 }
+                // Keep reading so the child never blocks on a full pipe.
             }
-            // Keep reading so the child never blocks on a full pipe.
-            for _ in lines {}
         });
         let mut target = Target {
             url: String::new(),
             probe: Probe { pid: Some(pid) },
+            metrics: None,
             child: Some(child),
             scratch: None,
         };
         match rx.recv_timeout(START_TIMEOUT) {
             Ok(url) => target.url = url,
             Err(_) => bail!("{} did not say where it listens", program.display()),
+        }
+        if args.iter().any(|a| a == "--metrics-listen") {
+            match rx.recv_timeout(START_TIMEOUT) {
+                Ok(url) => target.metrics = Some(url),
+                Err(_) => bail!("{} did not say where its metrics are", program.display()),
+            }
         }
         Ok(target)
     }
@@ -189,6 +197,17 @@ impl Target {
         db_dir: Option<&Path>,
         cpus: Option<&str>,
     ) -> anyhow::Result<Target> {
+        Target::start_server_with(program, connections, db_dir, cpus, &[])
+    }
+
+    /// [`Target::start_server`] with `extra` flags after the usual ones.
+    pub fn start_server_with(
+        program: &Path,
+        connections: usize,
+        db_dir: Option<&Path>,
+        cpus: Option<&str>,
+        extra: &[String],
+    ) -> anyhow::Result<Target> {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let db = db_dir.map(|dir| {
             dir.join(format!(
@@ -198,6 +217,7 @@ impl Target {
             ))
         });
         let mut args = server_args(connections);
+        args.extend_from_slice(extra);
         args.push("--db".to_owned());
         args.push(
             db.as_ref()

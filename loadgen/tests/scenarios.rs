@@ -8,8 +8,7 @@ use noughts_loadgen::Report;
 use noughts_server::Config;
 use serde_json::Value;
 
-/// A noughts server and an echo server on loopback ports, on a runtime of their own, for the
-/// life of the test process.
+/// A noughts server and an echo server on loopback ports, for the life of the test process.
 struct Servers {
     game: String,
     echo: String,
@@ -18,39 +17,61 @@ struct Servers {
 fn servers() -> &'static Servers {
     static SERVERS: std::sync::OnceLock<Servers> = std::sync::OnceLock::new();
     SERVERS.get_or_init(|| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Runtime::new().expect("runtime");
-            runtime.block_on(async move {
-                let game = tokio::net::TcpListener::bind("127.0.0.1:0")
-                    .await
-                    .expect("bind");
-                let echo = tokio::net::TcpListener::bind("127.0.0.1:0")
-                    .await
-                    .expect("bind");
-                let urls = Servers {
-                    game: format!("ws://{}/", game.local_addr().expect("address")),
-                    echo: format!("ws://{}/", echo.local_addr().expect("address")),
-                };
-                tx.send(urls).expect("hand over the urls");
-                let config = Config {
-                    war_games: false,
-                    ai_think_delay: Duration::ZERO,
-                    messages_per_second: 1_000_000,
-                    message_burst: 1_000_000,
-                    // Every generated client comes from 127.0.0.1.
-                    max_connections_per_ip: 1_000_000,
-                    max_rooms_per_ip: 1_000_000,
-                    max_seeks_per_ip: 1_000_000,
-                    ..Config::default()
-                };
-                tokio::spawn(noughts_loadgen::echo::serve(echo));
-                let _ = noughts_server::run(game, config, std::future::pending()).await;
-            });
-        });
-        rx.recv_timeout(Duration::from_secs(20))
-            .expect("servers start")
+        let (game, echo) = start(load_config(), Beside::Echo);
+        Servers { game, echo }
     })
+}
+
+/// The server's settings for load: no war games, no AI pause, no rate limit.
+fn load_config() -> Config {
+    Config {
+        war_games: false,
+        ai_think_delay: Duration::ZERO,
+        messages_per_second: 1_000_000,
+        message_burst: 1_000_000,
+        // Every generated client comes from 127.0.0.1.
+        max_connections_per_ip: 1_000_000,
+        max_rooms_per_ip: 1_000_000,
+        max_seeks_per_ip: 1_000_000,
+        ..Config::default()
+    }
+}
+
+/// What listens on a second port beside a noughts server.
+enum Beside {
+    Echo,
+    Metrics,
+}
+
+/// A noughts server with `config` and, beside it, an echo server or its own metrics, on loopback
+/// ports and a runtime of their own (so the server's task count is its own) for the life of the
+/// test process; their URLs.
+fn start(config: Config, beside: Beside) -> (String, String) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Runtime::new().expect("runtime");
+        runtime.block_on(async move {
+            let bind = || tokio::net::TcpListener::bind("127.0.0.1:0");
+            let (game, second) = (bind().await.expect("bind"), bind().await.expect("bind"));
+            let url = format!("ws://{}/", game.local_addr().expect("address"));
+            let at = second.local_addr().expect("address");
+            let _ = match beside {
+                Beside::Echo => {
+                    tx.send((url, format!("ws://{at}/"))).expect("hand over");
+                    tokio::spawn(noughts_loadgen::echo::serve(second));
+                    noughts_server::run(game, config, std::future::pending()).await
+                }
+                Beside::Metrics => {
+                    tx.send((url, format!("http://{at}/metrics")))
+                        .expect("hand over");
+                    noughts_server::run_with_metrics(game, second, config, std::future::pending())
+                        .await
+                }
+            };
+        });
+    });
+    rx.recv_timeout(Duration::from_secs(20))
+        .expect("the servers start")
 }
 
 /// Runs the generator with `args` against the test servers and returns its stdout.
@@ -129,4 +150,53 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
     assert!(written.contains("## Server"));
     assert!(written.contains("| Target | Measured | | Command |"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_short_soak_churns_and_samples_the_servers_tasks() {
+    // Quick to forget (a second of grace, finished games closed after a second), so that the
+    // short run reaches its steady state.
+    let config = Config {
+        grace: Duration::from_secs(1),
+        finished_linger: Duration::from_secs(1),
+        ..load_config()
+    };
+    let (url, metrics) = start(config, Beside::Metrics);
+    let output = Command::new(env!("CARGO_BIN_EXE_noughts-loadgen"))
+        .args(["--server", &url, "--json", "soak", "--metrics", &metrics])
+        .args(["--clients", "16", "--secs", "8", "--sample-secs", "0.5"])
+        .args(["--drop-chance", "0.1"])
+        .output()
+        .expect("run noughts-loadgen");
+    let out = String::from_utf8(output.stdout).expect("utf-8 output");
+    let result: Value = serde_json::from_str(&out).unwrap_or_else(|err| {
+        panic!(
+            "no JSON ({err}): {out}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let report: Report = serde_json::from_value(result["report"].clone()).expect("a report");
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert!(report.ops > 0, "no game finished: {report:?}");
+    for figure in ["connects", "resumes", "drops", "moves", "watches"] {
+        assert!(report.figures[figure] > 0.0, "no {figure}: {report:?}");
+    }
+    assert!(report.figures["connects"] > 16.0, "clients came back");
+    let samples = result["samples"].as_array().expect("samples");
+    assert!(samples.len() >= 10, "{samples:?}");
+    assert!(
+        samples.iter().all(|p| p["tasks"].as_u64().is_some()),
+        "every sample scraped the task count: {samples:?}"
+    );
+    assert!(
+        samples.iter().any(|p| p["connections"].as_u64() > Some(0)),
+        "{samples:?}"
+    );
+    let tasks = &result["tasks"];
+    assert!(tasks["max"].as_f64() >= tasks["end"].as_f64(), "{tasks}");
+    // Not measured: this test process's memory, which other tests share.
+    assert!(result["rss"].is_null());
+    // The exit status is the verdict.
+    let pass = result["pass"].as_bool().expect("a verdict");
+    assert_eq!(output.status.success(), pass, "{}", result["tasks"]);
 }

@@ -41,6 +41,9 @@ pub(crate) struct Metrics {
     pub connections: Gauge,
     /// Games being played; read from the registry when scraped.
     live_games: Gauge,
+    /// Tasks alive in the server's runtime (connections, games, timers); read from the runtime
+    /// when scraped, so that a leak of tasks shows as a count that only grows.
+    tasks: Gauge,
     /// Watchers over all games.
     pub watchers: Gauge,
     /// Moves played, by people and AI seats.
@@ -58,6 +61,7 @@ impl Default for Metrics {
         let mut registry = Registry::with_prefix("noughts");
         let connections = Gauge::default();
         let live_games = Gauge::default();
+        let tasks = Gauge::default();
         let watchers = Gauge::default();
         let moves = Counter::default();
         // From 0.1 ms to about 6.5 s, four times wider each.
@@ -73,6 +77,11 @@ impl Default for Metrics {
             "live_games",
             "Games being played (war games included)",
             live_games.clone(),
+        );
+        registry.register(
+            "tasks",
+            "Tasks alive in the server's async runtime",
+            tasks.clone(),
         );
         registry.register("watchers", "Watchers over all games", watchers.clone());
         registry.register(
@@ -96,6 +105,7 @@ impl Default for Metrics {
             registry,
             connections,
             live_games,
+            tasks,
             watchers,
             moves,
             ai_think,
@@ -115,10 +125,15 @@ impl Metrics {
             .inc();
     }
 
-    /// The metrics in the OpenMetrics text format, with `live_games` as of now.
+    /// The metrics in the OpenMetrics text format, with `live_games` and the runtime's tasks as of
+    /// now (the tasks stay as they were when called outside a runtime).
     pub(crate) fn encode(&self, live_games: usize) -> String {
         self.live_games
             .set(i64::try_from(live_games).unwrap_or(i64::MAX));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let tasks = runtime.metrics().num_alive_tasks();
+            self.tasks.set(i64::try_from(tasks).unwrap_or(i64::MAX));
+        }
         let mut text = String::new();
         // Writing to a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
@@ -248,6 +263,7 @@ mod tests {
         for line in [
             "noughts_connections 1",
             "noughts_live_games 3",
+            "noughts_tasks 0",
             "noughts_watchers 0",
             "noughts_moves_total 1",
             "noughts_ai_think_seconds_count 1",

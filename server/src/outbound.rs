@@ -146,6 +146,11 @@ impl Outbound {
         self.send(error_frame(id, code, message));
     }
 
+    /// Whether the connection is closing or gone: nothing sent to it will be read.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.kick.borrow().is_some() || self.tx.is_closed()
+    }
+
     /// Asks the connection to close; true unless it was already closing.
     pub(crate) fn close(&self, why: Close) -> bool {
         self.kick.send_if_modified(|current| {

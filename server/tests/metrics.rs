@@ -1,5 +1,5 @@
 //! The metrics endpoint: a real server with its metrics on a loopback port, real WebSocket clients
-//! playing and watching, and scrapes over plain HTTP.
+//! playing and watching (and one watcher too slow to keep up), and scrapes over plain HTTP.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -10,6 +10,7 @@ use noughts_protocol::{
     ServerMessage, SideChoice, Variant,
 };
 use noughts_server::Config;
+use noughts_tests::{net, quick_match};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{Instant, sleep, timeout};
@@ -222,4 +223,50 @@ async fn the_metrics_follow_play() {
         .expect("the server stops in time")
         .unwrap()
         .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_too_slow_is_dropped_and_counted() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}/", listener.local_addr().unwrap());
+    let metrics_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let metrics = metrics_listener.local_addr().unwrap();
+    let config = Config {
+        war_games: false,
+        outbound_queue: 8,
+        messages_per_second: 1_000_000,
+        message_burst: 1_000_000,
+        ..Config::default()
+    };
+    let _server = tokio::spawn(noughts_server::run_with_metrics(
+        listener,
+        metrics_listener,
+        config,
+        std::future::pending(),
+    ));
+    let (_x, _o, state) = quick_match(&url, Variant::Classic).await;
+    let mut watcher = net::small_watcher(&url, state.game).await;
+    scrape_until(
+        metrics,
+        &[
+            ("noughts_connections", 3.0),
+            ("noughts_watchers", 1.0),
+            ("noughts_outbound_drops_total", 0.0),
+        ],
+    )
+    .await;
+
+    // The watcher stops reading (its socket stays open) and falls behind.
+    net::stall(&mut watcher, state.game, 1500).await;
+    scrape_until(
+        metrics,
+        &[
+            ("noughts_connections", 2.0),
+            ("noughts_watchers", 0.0),
+            ("noughts_outbound_drops_total", 1.0),
+        ],
+    )
+    .await;
+    // The server closed it: it reads what was sent before, then the end.
+    while noughts_tests::read_frame(&mut watcher).await.is_ok() {}
 }

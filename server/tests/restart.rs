@@ -4,9 +4,7 @@
 //! is missing from the history, and no token is ever written to the database or the log.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -15,6 +13,7 @@ use noughts_protocol::{
     ClientFrame, ClientMessage, ClockSpec, EndReason, GameId, GameState, Level, Mark,
     PROTOCOL_VERSION, RequestId, ServerFrame, ServerMessage, SideChoice, Variant,
 };
+use noughts_tests::process::ServerProcess;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
@@ -27,58 +26,12 @@ const CLOCK: ClockSpec = ClockSpec {
 
 /// A `noughts-server` child process on `dir`/noughts.db, logging everything it can into
 /// `dir`/server.log.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    fn start(dir: &Path) -> Server {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(dir.join("server.log"))
-            .unwrap();
-        let db = dir.join("noughts.db");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_noughts-server"))
-            .args([
-                "--listen",
-                "127.0.0.1:0",
-                "--no-war-games",
-                "--ai-think-ms",
-                "0",
-            ])
-            .args(["--grace-secs", "60", "--db"])
-            .arg(&db)
-            .env("RUST_LOG", "trace")
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .expect("start noughts-server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .expect("the server prints where it listens");
-        let url = line
-            .trim()
-            .strip_prefix("noughts server listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_owned();
-        Server { child, url }
-    }
-
-    /// Stops the process the hard way: no shutdown, no flushing, no goodbyes.
-    fn kill(mut self) {
-        self.child.kill().expect("SIGKILL the server");
-        self.child.wait().expect("reap the server");
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn start(dir: &Path) -> ServerProcess {
+    ServerProcess::start(
+        env!("CARGO_BIN_EXE_noughts-server").as_ref(),
+        dir,
+        &["--grace-secs", "60"],
+    )
 }
 
 /// A player's connection that has said hello.
@@ -228,7 +181,7 @@ fn scratch_dir() -> PathBuf {
 #[tokio::test]
 async fn a_killed_server_restores_its_games_and_loses_nothing() {
     let dir = scratch_dir();
-    let server = Server::start(&dir);
+    let server = start(&dir);
     let mut ada = Player::hello(&server.url, "ada", None).await;
     let mut bob = Player::hello(&server.url, "bob", None).await;
     assert_eq!(ada.classic_rating(), (1500, 0));
@@ -329,7 +282,7 @@ async fn a_killed_server_restores_its_games_and_loses_nothing() {
     drop((ada, bob));
 
     // The same file, a new process.
-    let server = Server::start(&dir);
+    let server = start(&dir);
     let mut eve = Player::hello(&server.url, "eve", None).await;
     let lobby = eve.request(ClientMessage::SubscribeLobby).await;
     let ServerMessage::Lobby { games, .. } = lobby else {

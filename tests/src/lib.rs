@@ -1,6 +1,9 @@
 //! Shared helpers for the end-to-end tests: a real server on `127.0.0.1:0` and real WebSocket
 //! clients that speak the protocol.
 //!
+//! `net` adds network faults (a relay that freezes, a reset, a client that falls behind) and
+//! `process` runs the real `noughts-server` binary.
+//!
 //! Every wait is bounded (see [`WAIT`]) so a broken server fails a test instead of hanging it.
 
 pub mod tls;
@@ -12,8 +15,8 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{
-    ClientFrame, ClientMessage, ErrorCode, GameId, GameState, PROTOCOL_VERSION, PlayerId,
-    RequestId, ServerFrame, ServerMessage,
+    ClientFrame, ClientMessage, ErrorCode, GameId, GameRecord, GameState, GameSummary, Level, Mark,
+    PROTOCOL_VERSION, PlayerId, RequestId, ServerFrame, ServerMessage, SideChoice, Variant,
 };
 use noughts_server::{Config, StoreConfig};
 use tokio::net::TcpStream;
@@ -21,6 +24,9 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
+
+pub mod net;
+pub mod process;
 
 /// How long a test waits for any one thing before it fails.
 pub const WAIT: Duration = Duration::from_secs(20);
@@ -127,6 +133,12 @@ impl TestServer {
     /// Connects (trusting the server's certificate, if it has one) and says hello as `name`.
     pub async fn join(&self, name: &str) -> Client {
         Client::hello(&self.url(), self.client_tls.clone(), name, None).await
+    }
+
+    /// Pairs two fresh players (over TLS if the server has it) by quick match: (X, O) and the
+    /// game snapshot.
+    pub async fn quick_match(&self, variant: Variant) -> (Client, Client, GameState) {
+        pair(self.join("ada").await, self.join("bob").await, variant).await
     }
 
     /// Asks the server to shut down and waits (bounded) for `run` to return.
@@ -393,6 +405,53 @@ impl Client {
         }
     }
 
+    /// Starts an untimed game against the AI (asked with `id`) and returns its first snapshot.
+    pub async fn play_ai(
+        &mut self,
+        id: u64,
+        variant: Variant,
+        level: Level,
+        side: SideChoice,
+    ) -> GameState {
+        let request = ClientMessage::PlayAi {
+            variant,
+            level,
+            side,
+            clock: None,
+        };
+        match self.request(id, request).await {
+            ServerMessage::GameState(state) => *state,
+            other => panic!(
+                "{}: play_ai answers with the game, not {other:?}",
+                self.name
+            ),
+        }
+    }
+
+    /// The stored record of `game` (asked with `id`).
+    pub async fn record(&mut self, id: u64, game: GameId) -> GameRecord {
+        match self.request(id, ClientMessage::GameRecord { game }).await {
+            ServerMessage::GameRecord(record) => *record,
+            other => panic!(
+                "{}: expected the record of {game:?}, got {other:?}",
+                self.name
+            ),
+        }
+    }
+
+    /// The first page of this player's finished games, newest first (asked with `id`).
+    pub async fn history(&mut self, id: u64) -> Vec<GameSummary> {
+        let request = ClientMessage::History {
+            player: None,
+            before: None,
+            limit: None,
+        };
+        match self.request(id, request).await {
+            ServerMessage::History { games, .. } => games,
+            other => panic!("{}: expected history, got {other:?}", self.name),
+        }
+    }
+
     /// Waits until the server closes the connection and returns the close code, skipping any
     /// frames before it.
     pub async fn closed(&mut self) -> Option<u16> {
@@ -401,6 +460,43 @@ impl Client {
                 return code;
             }
         }
+    }
+}
+
+/// Pairs two fresh players by quick match and returns them as (X, O) with the game snapshot.
+pub async fn quick_match(url: &str, variant: Variant) -> (Client, Client, GameState) {
+    let a = Client::join(url, "ada").await;
+    let b = Client::join(url, "bob").await;
+    pair(a, b, variant).await
+}
+
+/// Pairs two players who have joined by quick match: (X, O) and the game snapshot.
+pub async fn pair(mut a: Client, mut b: Client, variant: Variant) -> (Client, Client, GameState) {
+    let seek = ClientMessage::Seek {
+        variant,
+        clock: None,
+        rated: false,
+    };
+    assert!(matches!(
+        a.request(1, seek.clone()).await,
+        ServerMessage::Seeking { .. }
+    ));
+    b.send(seek).await;
+    let state_a = a.game_state().await;
+    let state_b = b.game_state().await;
+    assert_eq!(state_a.game, state_b.game);
+    assert_eq!(state_a.variant, variant);
+    assert_eq!(
+        state_a.board,
+        noughts_engine::Board::new(variant).to_compact()
+    );
+    assert_eq!(state_a.to_move, Some(Mark::X));
+    let (you_a, you_b) = (state_a.you.unwrap(), state_b.you.unwrap());
+    assert_ne!(you_a, you_b);
+    if you_a == Mark::X {
+        (a, b, state_a)
+    } else {
+        (b, a, state_b)
     }
 }
 

@@ -800,6 +800,11 @@ impl Game {
     }
 
     fn add_watcher(&mut self, session: Arc<Session>, from: Requester, now: Instant) {
+        // Requests still queued from a connection being closed (one dropped for reading too
+        // slowly) must not bring it back, or each would tell everyone of a watcher come and gone.
+        if from.out.is_closed() {
+            return;
+        }
         let player = from.player;
         let out = from.out.clone();
         let new = self

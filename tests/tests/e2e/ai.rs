@@ -10,20 +10,7 @@ async fn start(
     level: Level,
     side: SideChoice,
 ) -> (noughts_protocol::GameId, Mark) {
-    let reply = client
-        .request(
-            1,
-            ClientMessage::PlayAi {
-                variant: Variant::Classic,
-                level,
-                side,
-                clock: None,
-            },
-        )
-        .await;
-    let ServerMessage::GameState(state) = reply else {
-        panic!("play_ai answers with the game: {reply:?}");
-    };
+    let state = client.play_ai(1, Variant::Classic, level, side).await;
     assert_eq!(state.kind, noughts_protocol::GameKind::Ai);
     let you = state.you.expect("the human has a seat");
     match side {

@@ -8,7 +8,7 @@ use noughts_tests::{
     TestServer, alternate, connect, follow_to_end, moves_of, read_frame, send_frame, test_config,
 };
 
-use crate::matchmaking::quick_match;
+use noughts_tests::quick_match;
 
 /// Asserts that raw `text` is answered with an error `code`, echoing id 9 when the frame had one.
 async fn refused(client: &mut noughts_tests::Client, text: &str, code: ErrorCode, echoes_id: bool) {
@@ -27,7 +27,7 @@ async fn refused(client: &mut noughts_tests::Client, text: &str, code: ErrorCode
 #[tokio::test]
 async fn bad_requests_get_documented_errors_and_the_game_beside_them_goes_on() {
     let server = TestServer::start(test_config()).await;
-    let (mut x, mut o, state) = quick_match(&server, Variant::Classic).await;
+    let (mut x, mut o, state) = quick_match(&server.url(), Variant::Classic).await;
     let game = state.game;
     let mut played = Vec::new();
     let mut stranger = server.join("stranger").await;

@@ -21,7 +21,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::{Control, Data, OpC
 use tokio_tungstenite::tungstenite::protocol::frame::{Frame, FrameHeader};
 use tokio_tungstenite::tungstenite::{Bytes, Message};
 
-use crate::matchmaking::quick_match;
+use noughts_tests::quick_match;
 
 /// Requests a connection may send at once in this suite; the sustained rate is low so that a
 /// flood is refused deterministically.
@@ -1023,7 +1023,7 @@ async fn flood(
 async fn hostile_input_gets_documented_answers_and_a_game_beside_it_finishes() {
     count_panics();
     let server = TestServer::start(hostile_config()).await;
-    let (x, o, state) = quick_match(&server, Variant::Classic).await;
+    let (x, o, state) = quick_match(&server.url(), Variant::Classic).await;
     let game = state.game;
     let mut watcher = server.join("watcher").await;
     assert!(matches!(

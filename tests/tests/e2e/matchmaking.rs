@@ -1,42 +1,13 @@
 //! Quick match: two seekers are paired and play a game to a win; rooms and rematches.
 
 use noughts_engine::{Board, Mark, Variant};
-use noughts_protocol::{ClientMessage, EndReason, GameState, ServerMessage};
-use noughts_tests::{Client, TestServer, follow_to_end, moves_of, test_config};
-
-/// Pairs two fresh players by quick match and returns them as (X, O) with the game snapshot.
-pub async fn quick_match(server: &TestServer, variant: Variant) -> (Client, Client, GameState) {
-    let mut a = server.join("ada").await;
-    let mut b = server.join("bob").await;
-    let seek = ClientMessage::Seek {
-        variant,
-        clock: None,
-        rated: false,
-    };
-    assert!(matches!(
-        a.request(1, seek.clone()).await,
-        ServerMessage::Seeking { .. }
-    ));
-    b.send(seek).await;
-    let state_a = a.game_state().await;
-    let state_b = b.game_state().await;
-    assert_eq!(state_a.game, state_b.game);
-    assert_eq!(state_a.variant, variant);
-    assert_eq!(state_a.board, Board::new(variant).to_compact());
-    assert_eq!(state_a.to_move, Some(Mark::X));
-    let (you_a, you_b) = (state_a.you.unwrap(), state_b.you.unwrap());
-    assert_ne!(you_a, you_b);
-    if you_a == Mark::X {
-        (a, b, state_a)
-    } else {
-        (b, a, state_b)
-    }
-}
+use noughts_protocol::{ClientMessage, EndReason, ServerMessage};
+use noughts_tests::{TestServer, follow_to_end, moves_of, quick_match, test_config};
 
 /// X takes `x_cells` in turn while O answers with `o_cells`; X completes a line.
 async fn play_to_win(variant: Variant, x_cells: &[usize], o_cells: &[usize]) {
     let server = TestServer::start(test_config()).await;
-    let (mut x, mut o, state) = quick_match(&server, variant).await;
+    let (mut x, mut o, state) = quick_match(&server.url(), variant).await;
     let game = state.game;
     let mut order = Vec::new();
     for (i, &cell) in x_cells.iter().enumerate() {
@@ -137,7 +108,7 @@ async fn a_seek_can_be_cancelled_and_only_one_is_allowed() {
 #[tokio::test]
 async fn resign_then_rematch_with_sides_swapped() {
     let server = TestServer::start(test_config()).await;
-    let (mut x, mut o, state) = quick_match(&server, Variant::Classic).await;
+    let (mut x, mut o, state) = quick_match(&server.url(), Variant::Classic).await;
     let game = state.game;
     x.send(ClientMessage::Move { game, cell: 4 }).await;
     o.saw(|m| matches!(m, ServerMessage::Moved { .. })).await;

@@ -5,8 +5,6 @@ use noughts_engine::Variant;
 use noughts_protocol::{ClientMessage, ErrorCode, GameId, PlayerId, ServerMessage};
 use noughts_tests::{Client, TestServer, alternate, test_config};
 
-use crate::matchmaking::quick_match;
-
 /// A private room opened by a host and joined by a guest: the game, the displayed code, and the
 /// players as (X, O).
 async fn private_game(server: &TestServer) -> (GameId, String, Client, Client) {
@@ -141,7 +139,7 @@ async fn a_private_game_is_watched_only_with_its_code() {
     };
 
     // A public game needs no code.
-    let (_a, _b, public) = quick_match(&server, Variant::Four).await;
+    let (_a, _b, public) = server.quick_match(Variant::Four).await;
     let ServerMessage::GameState(_) = late.request(3, watch(public.game, None)).await else {
         panic!("a public game is watched by id");
     };

@@ -80,10 +80,7 @@ async fn rated_games_move_ratings_and_everything_is_on_record() {
     assert!(down < 1500, "the loser went down: {down}");
 
     // The record replays to the same board and result.
-    let reply = bob.request(1, ClientMessage::GameRecord { game }).await;
-    let ServerMessage::GameRecord(record) = reply else {
-        panic!("{reply:?}")
-    };
+    let record = bob.record(1, game).await;
     let mut replayed = Board::new(Variant::Classic);
     for played in &record.moves {
         assert_eq!(replayed.to_move(), played.mark);
@@ -104,20 +101,9 @@ async fn rated_games_move_ratings_and_everything_is_on_record() {
     let (x, o, state) = seek(&mut ada, &mut bob, false).await;
     let casual_winner = x.player;
     x_wins(x, o, state.game).await;
-    let reply = ada
-        .request(
-            2,
-            ClientMessage::PlayAi {
-                variant: Variant::Classic,
-                level: Level::Easy,
-                side: SideChoice::X,
-                clock: None,
-            },
-        )
+    let ai = ada
+        .play_ai(2, Variant::Classic, Level::Easy, SideChoice::X)
         .await;
-    let ServerMessage::GameState(ai) = reply else {
-        panic!("{reply:?}")
-    };
     ada.request(3, ClientMessage::Resign { game: ai.game })
         .await;
     assert_eq!(classic(&mut ada, winner).await.0, up);
@@ -405,25 +391,10 @@ async fn many_games_at_once_are_all_on_record() {
             };
             let game = state.game;
             let moves = play_out(&mut client, *state).await;
-            let reply = client
-                .request(
-                    2,
-                    ClientMessage::History {
-                        player: None,
-                        before: None,
-                        limit: None,
-                    },
-                )
-                .await;
-            let ServerMessage::History { games, .. } = reply else {
-                panic!("{reply:?}")
-            };
+            let games = client.history(2).await;
             assert_eq!(games.len(), 1);
             assert_eq!(games[0].game, game);
-            let reply = client.request(3, ClientMessage::GameRecord { game }).await;
-            let ServerMessage::GameRecord(record) = reply else {
-                panic!("{reply:?}")
-            };
+            let record = client.record(3, game).await;
             let stored: Vec<usize> = record.moves.iter().map(|m| m.cell).collect();
             assert_eq!(stored, moves, "every move is on record, in order");
             assert!(record.result.is_some());

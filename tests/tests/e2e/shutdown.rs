@@ -4,12 +4,12 @@ use noughts_engine::Variant;
 use noughts_protocol::{ServerMessage, close};
 use noughts_tests::{TestServer, test_config};
 
-use crate::matchmaking::quick_match;
+use noughts_tests::quick_match;
 
 #[tokio::test]
 async fn shutdown_tells_every_client_and_the_server_returns() {
     let mut server = TestServer::start(test_config()).await;
-    let (mut x, mut o, _) = quick_match(&server, Variant::Classic).await;
+    let (mut x, mut o, _) = quick_match(&server.url(), Variant::Classic).await;
     let mut idle = server.join("idle").await;
     let clients = async {
         for client in [&mut x, &mut o, &mut idle] {

@@ -12,12 +12,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Error as WsError;
 
-use crate::matchmaking::quick_match;
-
 /// Two players meet by quick match over the server's URL and play classic to X's win on the top
 /// row; both see every move and the result.
 async fn play_a_game(server: &TestServer) {
-    let (mut x, mut o, state) = quick_match(server, Variant::Classic).await;
+    let (mut x, mut o, state) = server.quick_match(Variant::Classic).await;
     let cells = [0, 3, 1, 4, 2];
     alternate(&mut x, &mut o, state.game, &cells).await;
     for client in [&mut x, &mut o] {

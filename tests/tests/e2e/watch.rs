@@ -6,12 +6,12 @@ use noughts_engine::{Level, Mark, Variant};
 use noughts_protocol::{ClientMessage, ErrorCode, GameKind, ServerMessage};
 use noughts_tests::{TestServer, alternate, follow_to_end, moves_of, test_config};
 
-use crate::matchmaking::quick_match;
+use noughts_tests::quick_match;
 
 #[tokio::test]
 async fn a_watcher_joins_midway_and_sees_every_move_in_order() {
     let server = TestServer::start(test_config()).await;
-    let (mut x, mut o, state) = quick_match(&server, Variant::Classic).await;
+    let (mut x, mut o, state) = quick_match(&server.url(), Variant::Classic).await;
     let game = state.game;
     let mut lobby = server.join("lurker").await;
     let ServerMessage::Lobby { games, .. } = lobby.request(1, ClientMessage::SubscribeLobby).await
@@ -81,7 +81,7 @@ async fn a_watcher_joins_midway_and_sees_every_move_in_order() {
 #[tokio::test]
 async fn the_watcher_count_goes_down_when_a_watcher_leaves() {
     let server = TestServer::start(test_config()).await;
-    let (mut x, _o, state) = quick_match(&server, Variant::Four).await;
+    let (mut x, _o, state) = quick_match(&server.url(), Variant::Four).await;
     let game = state.game;
     let mut watcher = server.join("watcher").await;
     watcher

@@ -1,0 +1,110 @@
+//! The real `noughts-server` binary as a child process: started on a loopback port with a
+//! database and a log in a directory of the test's, stopped with SIGTERM or SIGKILL.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::WAIT;
+
+/// A running `noughts-server` process.
+#[derive(Debug)]
+pub struct ServerProcess {
+    child: Child,
+    /// The `ws://` URL it printed.
+    pub url: String,
+    /// Its metrics URL (`http://HOST:PORT/metrics`), when started with `--metrics-listen`.
+    pub metrics: Option<String>,
+}
+
+impl ServerProcess {
+    /// Starts `binary` on a loopback port with `dir`/noughts.db, war games off, no AI pause and
+    /// `args` after those; its log (at `RUST_LOG=trace`) goes to `dir`/server.log, and its home
+    /// is `dir`, so nothing lands in the real one.
+    pub fn start(binary: &Path, dir: &Path, args: &[&str]) -> ServerProcess {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("server.log"))
+            .expect("open the server log");
+        let mut child = Command::new(binary)
+            .args(["--listen", "127.0.0.1:0", "--no-war-games"])
+            .args(["--ai-think-ms", "0", "--db"])
+            .arg(dir.join("noughts.db"))
+            .args(args)
+            .env("RUST_LOG", "trace")
+            .env("HOME", dir)
+            .env("XDG_DATA_HOME", dir.join("data"))
+            .env("XDG_CONFIG_HOME", dir.join("config"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("start noughts-server");
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut line = String::new();
+        stdout
+            .read_line(&mut line)
+            .expect("the server prints where it listens");
+        let url = line
+            .trim()
+            .strip_prefix("noughts server listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
+        let metrics = args.contains(&"--metrics-listen").then(|| {
+            line.clear();
+            stdout
+                .read_line(&mut line)
+                .expect("the server prints where its metrics are");
+            line.trim()
+                .strip_prefix("metrics at ")
+                .unwrap_or_else(|| panic!("unexpected second line {line:?}"))
+                .to_owned()
+        });
+        ServerProcess {
+            child,
+            url,
+            metrics,
+        }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends SIGTERM: the graceful way.
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -TERM failed");
+    }
+
+    /// Waits (bounded by [`WAIT`]) for the process to exit by itself, and returns its status.
+    pub async fn exited(&mut self) -> ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait for the server") {
+                return status;
+            }
+            assert!(start.elapsed() < WAIT, "the server did not exit");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Stops the process the hard way (SIGKILL): no shutdown, no flushing, no goodbyes.
+    pub fn kill(mut self) {
+        self.child.kill().expect("SIGKILL the server");
+        self.child.wait().expect("reap the server");
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
