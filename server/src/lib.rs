@@ -40,6 +40,9 @@ mod store;
 mod war;
 
 pub use config::Config;
+/// The rules of a game as a pure state machine; public only for the fuzz target.
+#[doc(hidden)]
+pub use game::rules;
 pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GAMES};
 pub use server::{run, run_with_metrics};
 pub use store::{StoreConfig, StoreError};
