@@ -19,9 +19,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
 
-use super::rules::{Decision, Due, EndRecord, PendingMove, Refused, Rematch, Rules, Table, Update};
+use super::rules::{Decision, Due, EndRecord, PendingMove, Rematch, Rules, Table, Update};
 use super::seat::{Human, Seat, Watcher, index};
 use super::{Command, Requester, SeatSetup, Setup};
+use crate::error::Refusal;
 use crate::metrics::GaugeShare;
 use crate::outbound::{Frame, Outbound, frame, with_id};
 use crate::server::Shared;
@@ -778,7 +779,7 @@ fn stored(end: &EndRecord) -> Ending {
 }
 
 /// Answers a refused request.
-fn refuse(from: &Requester, refused: Refused) {
+fn refuse(from: &Requester, refusal: Refusal) {
     from.out
-        .error(from.id.clone(), refused.code, refused.message);
+        .error(from.id.clone(), refusal.code, refusal.message);
 }

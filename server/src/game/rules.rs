@@ -21,6 +21,7 @@ use noughts_protocol::{
 };
 
 use super::clock::Clock;
+pub use crate::error::Refusal;
 
 /// Chat lines a snapshot carries.
 pub const CHAT_HISTORY: usize = 20;
@@ -36,17 +37,8 @@ pub enum Sitter {
 }
 
 /// A refused input: the error the requester gets. Nothing changed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refused {
-    pub code: ErrorCode,
-    pub message: String,
-}
-
-fn refused<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refused> {
-    Err(Refused {
-        code,
-        message: message.into(),
-    })
+fn refused<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal::new(code, message))
 }
 
 /// An update to send to both players and every watcher.
@@ -423,7 +415,7 @@ impl Rules {
         player: PlayerId,
         cell: usize,
         now: Instant,
-    ) -> Result<Decision, Refused> {
+    ) -> Result<Decision, Refusal> {
         let Some(mark) = self.mark_of(player) else {
             return refused(ErrorCode::NotAPlayer, "only the game's players may move");
         };
@@ -539,7 +531,7 @@ impl Rules {
     }
 
     /// `player` resigns: refused, or the end to store (then [`Rules::conclude`]).
-    pub fn resign(&self, player: PlayerId) -> Result<EndRecord, Refused> {
+    pub fn resign(&self, player: PlayerId) -> Result<EndRecord, Refusal> {
         let Some(mark) = self.mark_of(player) else {
             return refused(ErrorCode::NotAPlayer, "only the game's players may resign");
         };
@@ -615,7 +607,7 @@ impl Rules {
 
     /// `player` asks for a rematch (offers one, or accepts the other side's offer).
     /// Only an offer changes anything.
-    pub fn ask_rematch(&mut self, player: PlayerId) -> Result<Rematch, Refused> {
+    pub fn ask_rematch(&mut self, player: PlayerId) -> Result<Rematch, Refusal> {
         let Some(mark) = self.mark_of(player) else {
             return refused(
                 ErrorCode::NotAPlayer,
@@ -670,7 +662,7 @@ impl Rules {
         watching: bool,
         name: String,
         text: String,
-    ) -> Result<Update, Refused> {
+    ) -> Result<Update, Refusal> {
         let mark = self.mark_of(player);
         if mark.is_none() && !watching {
             return refused(ErrorCode::NotAPlayer, "watch the game to chat in it");
