@@ -137,7 +137,11 @@ async fn after_a_burst_of_watchers_the_count_arrives_and_is_right() {
     else {
         panic!("watch answers with a snapshot");
     };
-    assert_eq!(snapshot.watchers, BURST + 1, "the snapshot's count is exact");
+    assert_eq!(
+        snapshot.watchers,
+        BURST + 1,
+        "the snapshot's count is exact"
+    );
     drop(watchers);
     x.saw(|m| matches!(m, ServerMessage::Watchers { count: 1, .. }))
         .await;
