@@ -5,7 +5,7 @@ use noughts_protocol::ErrorCode;
 /// A refused request; becomes an `error` reply with the request's id.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{code}: {message}")]
-pub(crate) struct Refusal {
+pub struct Refusal {
     pub code: ErrorCode,
     pub message: String,
 }

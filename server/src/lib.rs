@@ -9,9 +9,10 @@
 //! - `server`: the accept loop, the connection cap, shutdown in order (games, then connections).
 //! - `connection`: one task per WebSocket; reads, writes its bounded outbound queue, pings.
 //! - `handler`: what each request does; `handler::hello` starts and resumes sessions.
-//! - `game`: one actor task per game (`game::actor`): board, clocks (`game::clock`), seats and
-//!   watchers (`game::seat`), chat, rematches. Every change to a game's state happens in its
-//!   actor, which is also where each change is handed to the store.
+//! - `game`: one actor task per game (`game::actor`) around the game's rules (`game::rules`, a
+//!   pure state machine: board, clocks (`game::clock`), presence, chat, rematches, `seq`); the
+//!   actor owns the seats' and watchers' connections (`game::seat`), the AI tasks and the store
+//!   writes. Every change to a game's state happens in its actor.
 //! - `registry`: every shared index (sessions, games, rooms, seek queues), in dashmap.
 //! - `session`: a player's identity and subscriptions across connections.
 //! - `lobby`: listed games and rooms, and their subscribers.
@@ -45,6 +46,9 @@ mod tls;
 mod war;
 
 pub use config::Config;
+/// The rules of a game as a pure state machine; public only for the fuzz target.
+#[doc(hidden)]
+pub use game::rules;
 pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GAMES};
 pub use server::{run, run_with_metrics};
 pub use store::{StoreConfig, StoreError};

@@ -562,3 +562,20 @@ pub fn moves_of(events: &[ServerMessage]) -> Vec<usize> {
         })
         .collect()
 }
+
+/// Every input in a fuzz target's committed corpus (`fuzz/corpus/<target>`), for the tests that
+/// replay it on the stable toolchain. Panics if the corpus is missing or empty.
+pub fn fuzz_corpus(target: &str) -> Vec<Vec<u8>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/corpus")
+        .join(target);
+    let inputs: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|err| panic!("{}: {err}", dir.display()))
+        .map(|entry| {
+            let path = entry.expect("a corpus entry").path();
+            std::fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+        })
+        .collect();
+    assert!(!inputs.is_empty(), "{} is empty", dir.display());
+    inputs
+}

@@ -1,73 +1,60 @@
-//! The game actor: the one place that validates a move, runs the clocks, and serialises each update
-//! once for both players and every watcher.
+//! The game actor: the shell around a game's [`Rules`]. It owns the connections, the store writes
+//! and the AI tasks; the rules decide, and the actor serialises each update once for both players
+//! and every watcher.
 //!
 //! It is also where the store hears of every change: a move (and an end) is written, and the
 //! actor waits for that write to be durable, before anyone is told of it; so what a player has
 //! seen is never lost, and a move the store cannot keep is refused rather than half made.
+//!
+//! Commands are handled in batches: whatever is queued when the actor wakes is drained before it
+//! settles, and a batch sends at most one `watchers` update (the rules space them out further).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use noughts_engine::{Board, Budget, Outcome, Rng, cells_of, choose_move};
-use noughts_protocol::{
-    ChatLine, EndReason, ErrorCode, GameId, GameInfo, GameKind, GameResult, GameState, Mark,
-    PlayerId, ServerMessage, Variant,
-};
+use noughts_engine::{Budget, Rng, cells_of, choose_move};
+use noughts_protocol::{ErrorCode, GameId, GameInfo, GameKind, Mark, PlayerId, ServerMessage};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
 
-use super::clock::Clock;
+use super::rules::{Decision, Due, EndRecord, PendingMove, Rematch, Rules, Table, Update};
 use super::seat::{Human, Seat, Watcher, index};
 use super::{Command, Requester, SeatSetup, Setup};
+use crate::error::Refusal;
 use crate::metrics::GaugeShare;
 use crate::outbound::{Frame, Outbound, frame, with_id};
 use crate::server::Shared;
 use crate::session::Session;
 use crate::store::{Ending, GameStart, LiveGame, Rerated, StoredMove, now_ms};
 
-/// Chat lines a snapshot carries.
-const CHAT_HISTORY: usize = 20;
+/// Commands handled before the actor settles (sends a pending `watchers` update, handles dropped
+/// connections) and looks at its timers again.
+const BATCH: usize = 256;
 
-/// One game's state, owned by its task.
+/// The time the rules see.
+fn now() -> std::time::Instant {
+    Instant::now().into_std()
+}
+
+/// One game's shell, owned by its task.
 #[derive(Debug)]
 pub(crate) struct Game {
     /// The registry, lobby and config, to list, rematch and close.
     shared: Arc<Shared>,
-    id: GameId,
-    /// Human, AI or war: shown in snapshots and the lobby, and decides the AI's pace.
-    kind: GameKind,
+    /// The board, moves, `seq`, clocks, result, presence, chat, rematch offer, watcher count.
+    rules: Rules,
     /// Listed in the lobby while live.
     listed: bool,
-    /// Whether the game counts for ratings.
-    rated: bool,
-    /// The position; the engine checks every move against it.
-    board: Board,
-    /// Cells in the order played, for snapshots.
-    moves: Vec<usize>,
-    /// The number of the latest update; every update takes the next one.
-    seq: u64,
     /// The latest `seq` handed to the store, which keeps it so a restored game goes on from it.
     stored_seq: u64,
     /// When the game started, in milliseconds since the Unix epoch; moves are timed from it.
     started_ms: u64,
-    /// X's seat, then O's.
+    /// X's seat, then O's: sessions and connections.
     seats: [Seat; 2],
-    /// The time control, if the game is timed.
-    clock: Option<Clock>,
-    /// How it ended, once it has.
-    result: Option<GameResult>,
     /// Everyone watching, by player, each with its own queue.
     watchers: HashMap<PlayerId, Watcher>,
-    /// The latest chat lines, for snapshots.
-    chat: VecDeque<ChatLine>,
-    /// The side that offered a rematch and awaits the answer.
-    rematch_offer: Option<Mark>,
-    /// The rematch, once it started.
-    rematch: Option<GameId>,
-    /// The game this one is a rematch of, for snapshots.
-    rematch_of: Option<GameId>,
     /// Whether an AI search for the current position is under way.
     thinking: bool,
     /// Least time per AI move.
@@ -76,8 +63,6 @@ pub(crate) struct Game {
     budget: Budget,
     /// How the AI tasks hand their move back; weak, so the registry alone keeps the game alive.
     commands: mpsc::WeakSender<Command>,
-    /// When a finished game closes.
-    close_at: Option<Instant>,
     /// Told when the game ends (war-game keeper, per-player limits).
     on_end: Option<oneshot::Sender<()>>,
     /// The first snapshot's audience: the requester (reply id) and the first watcher.
@@ -87,8 +72,6 @@ pub(crate) struct Game {
     start: Option<GameStart>,
     /// Seats whose connection failed during a broadcast; handled once the broadcast is done.
     dropped: Vec<Mark>,
-    /// Whether watchers left (failed) during a broadcast.
-    watchers_changed: bool,
     /// This game's part of the watchers gauge.
     watchers_counted: GaugeShare,
 }
@@ -111,52 +94,65 @@ impl Game {
         setup: Setup,
         started_ms: u64,
     ) -> Game {
+        let seats = setup.seats.clone().map(|seat| match seat {
+            SeatSetup::Human(session) => {
+                let out = session.join_game(id);
+                Seat::Human(Human { session, out })
+            }
+            SeatSetup::Ai(level) => Seat::Ai(level),
+        });
+        let connected = [0, 1].map(|i| !matches!(&seats[i], Seat::Human(Human { out: None, .. })));
+        let rules = Rules::new(Self::table(&shared, id, &setup, &seats), connected);
+        Game::around(shared, rules, commands, setup, seats, started_ms)
+    }
+
+    /// How the rules see a game set up so.
+    fn table(shared: &Shared, id: GameId, setup: &Setup, seats: &[Seat; 2]) -> Table {
+        let config = &shared.config;
+        Table {
+            id,
+            variant: setup.variant,
+            kind: setup.kind,
+            seats: [seats[0].sitter(), seats[1].sitter()],
+            clock: setup.clock,
+            rated: setup.rated,
+            rematch_of: setup.rematch_of,
+            grace: config.grace,
+            linger: match setup.kind {
+                GameKind::War => config.war_restart_delay,
+                _ => config.finished_linger,
+            },
+        }
+    }
+
+    fn around(
+        shared: Arc<Shared>,
+        rules: Rules,
+        commands: mpsc::WeakSender<Command>,
+        setup: Setup,
+        seats: [Seat; 2],
+        started_ms: u64,
+    ) -> Game {
         let config = &shared.config;
         let (pace, budget) = match setup.kind {
             GameKind::War => (config.war_move_delay, config.war_budget),
             _ => (config.ai_think_delay, config.ai_budget),
         };
-        let seats = setup.seats.map(|seat| match seat {
-            SeatSetup::Human(session) => {
-                let out = session.join_game(id);
-                Seat::Human(Human {
-                    session,
-                    out,
-                    away_since: None,
-                    grace_left: config.grace,
-                    missed_end: false,
-                })
-            }
-            SeatSetup::Ai(level) => Seat::Ai(level),
-        });
         Game {
-            id,
-            kind: setup.kind,
+            rules,
             listed: setup.listed,
-            rated: setup.rated,
-            board: Board::new(setup.variant),
-            moves: Vec::new(),
-            seq: 0,
             stored_seq: 0,
             started_ms,
             seats,
-            clock: setup.clock.map(Clock::new),
-            result: None,
             watchers: HashMap::new(),
-            chat: VecDeque::new(),
-            rematch_offer: None,
-            rematch: None,
-            rematch_of: setup.rematch_of,
             thinking: false,
             pace,
             budget,
             commands,
-            close_at: None,
             on_end: setup.on_end,
             opening: Some((setup.requester, setup.watcher)),
             start: None,
             dropped: Vec::new(),
-            watchers_changed: false,
             watchers_counted: GaugeShare::new(&shared.metrics.watchers),
             shared,
         }
@@ -177,41 +173,29 @@ impl Game {
         setup: Setup,
         live: &LiveGame,
     ) -> Result<Game, String> {
-        let mut game = Game::new(
-            shared,
-            live.start.game,
-            commands,
-            setup,
-            live.start.started_ms,
-        );
-        let mut left = [None, None];
-        for played in &live.moves {
-            let mark = game.board.to_move();
-            game.board = game
-                .board
-                .play(played.cell)
-                .map_err(|err| format!("stored move {}: {err}", played.cell))?;
-            game.moves.push(played.cell);
-            if played.clock_ms.is_some() {
-                left[index(mark)] = played.clock_ms;
+        let id = live.start.game;
+        let seats = setup.seats.clone().map(|seat| match seat {
+            SeatSetup::Human(session) => {
+                session.join_game(id);
+                Seat::Human(Human { session, out: None })
             }
-        }
-        game.clock = live.start.clock.map(|spec| Clock::restored(spec, left));
-        game.seq = live.seq;
+            SeatSetup::Ai(level) => Seat::Ai(level),
+        });
+        let moves: Vec<(usize, Option<u64>)> = live
+            .moves
+            .iter()
+            .map(|played| (played.cell, played.clock_ms))
+            .collect();
+        let table = Self::table(&shared, id, &setup, &seats);
+        let rules = Rules::restore(table, &moves, live.seq, now())?;
+        let mut game = Game::around(shared, rules, commands, setup, seats, live.start.started_ms);
         game.stored_seq = live.seq;
-        let now = Instant::now();
-        for seat in &mut game.seats {
-            if let Seat::Human(human) = seat {
-                human.out = None;
-                human.away_since = Some(now);
-            }
-        }
         Ok(game)
     }
 
     /// The actor's life: first snapshots, then commands and timers until the game closes.
     pub(crate) async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
-        info!(variant = %self.board.variant(), kind = ?self.kind, "game started");
+        info!(variant = %self.rules.board().variant(), kind = ?self.rules.kind(), "game started");
         if let Some(start) = self.start.take() {
             if let Err(err) = self.shared.store.start_game(start).await {
                 error!(cause = %err, "the new game could not be stored; it is called off");
@@ -221,44 +205,45 @@ impl Game {
             }
             self.list();
         }
-        self.open(Instant::now());
+        self.open();
         // A restored game whose last move ended it, should the store have kept the move but not
         // the end, ends now.
-        if self.result.is_none() {
-            match self.board.outcome() {
-                Some(Outcome::Win { mark, cells }) => {
-                    self.end(Some(mark), EndReason::Line, cells, None, Instant::now())
-                        .await;
-                }
-                Some(Outcome::Draw) => {
-                    self.end(None, EndReason::Draw, 0, None, Instant::now())
-                        .await;
-                }
-                None => {}
-            }
+        if let Some(end) = self.rules.board_end() {
+            self.end(end, None).await;
         }
-        self.settle(Instant::now());
+        self.settle();
         let stop = self.shared.stop_games.clone();
         loop {
-            let deadline = self.deadline();
-            let flow = tokio::select! {
+            let deadline = self.rules.deadline().map(Instant::from_std);
+            let mut flow = tokio::select! {
                 command = commands.recv() => match command {
-                    Some(command) => self.handle(command, Instant::now()).await,
+                    Some(command) => self.handle(command).await,
                     None => Flow::Close,
                 },
                 () = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
-                    self.on_timer(Instant::now()).await
+                    self.on_timer().await
                 }
                 () = stop.cancelled() => {
                     // A store that outlives the process keeps the game to be restored; otherwise
                     // it ends here, and its players are told.
-                    if self.result.is_none() && !self.shared.store.is_persistent() {
-                        self.end(None, EndReason::Aborted, 0, None, Instant::now()).await;
+                    if !self.shared.store.is_persistent()
+                        && let Some(end) = self.rules.abort()
+                    {
+                        self.end(end, None).await;
                     }
                     Flow::Close
                 }
             };
-            self.settle(Instant::now());
+            // The rest of the batch: whatever queued up meanwhile.
+            for _ in 1..BATCH {
+                let Flow::Continue = flow else { break };
+                match commands.try_recv() {
+                    Ok(command) => flow = self.handle(command).await,
+                    Err(mpsc::error::TryRecvError::Empty) => break,
+                    Err(mpsc::error::TryRecvError::Disconnected) => flow = Flow::Close,
+                }
+            }
+            self.settle();
             if let Flow::Close = flow {
                 break;
             }
@@ -267,9 +252,17 @@ impl Game {
     }
 
     /// Sends the first snapshots, lists the game and sets the first turn going.
-    fn open(&mut self, now: Instant) {
+    fn open(&mut self) {
         let (requester, watcher) = self.opening.take().unwrap_or((None, None));
-        self.start_turn(now);
+        let now = now();
+        if let Some((session, from)) = &watcher {
+            let watcher = Watcher {
+                session: session.clone(),
+                out: from.out.clone(),
+            };
+            self.watchers.insert(from.player, watcher);
+        }
+        self.rules.open(self.watchers.len(), now);
         for mark in [Mark::X, Mark::O] {
             let Seat::Human(human) = &self.seats[index(mark)] else {
                 continue;
@@ -286,8 +279,11 @@ impl Game {
                 self.dropped.push(mark);
             }
         }
-        if let Some((session, from)) = watcher {
-            self.add_watcher(session, from, now);
+        if let Some((_, from)) = watcher
+            && !from.out.send(self.snapshot(None, from.id, now))
+        {
+            self.watchers.remove(&from.player);
+            self.rules.watchers_changed(self.watchers.len());
         }
         self.think();
     }
@@ -315,52 +311,60 @@ impl Game {
             }
         }
         if let Some((session, _)) = watcher {
-            session.set_watching(self.id, false);
+            session.set_watching(self.rules.id(), false);
         }
     }
 
-    /// Handles the consequences of failed sends: seats whose player dropped, watchers who left.
-    fn settle(&mut self, now: Instant) {
+    /// Ends a batch: seats whose player dropped are marked away, a changed watcher count goes out
+    /// (if its time has come), and the store learns the latest `seq`.
+    fn settle(&mut self) {
+        let now = now();
         loop {
             if let Some(mark) = self.dropped.pop() {
-                self.seat_away(mark, now);
-            } else if std::mem::take(&mut self.watchers_changed) {
-                self.seq += 1;
-                let message = ServerMessage::Watchers {
-                    game: self.id,
-                    seq: self.seq,
-                    count: self.watcher_count(),
-                };
-                self.broadcast(message, None);
+                self.seat_away(mark);
+            } else if let Some(update) = self.rules.flush_watchers(now) {
+                self.broadcast(update, None);
                 self.list();
             } else {
                 break;
             }
         }
         self.watchers_counted.set(self.watchers.len());
-        if self.result.is_none() && self.seq > self.stored_seq {
-            self.shared.store.set_seq(self.id, self.seq);
-            self.stored_seq = self.seq;
+        if !self.rules.is_over() && self.rules.seq() > self.stored_seq {
+            self.shared.store.set_seq(self.rules.id(), self.rules.seq());
+            self.stored_seq = self.rules.seq();
         }
     }
 
-    async fn handle(&mut self, command: Command, now: Instant) -> Flow {
+    async fn handle(&mut self, command: Command) -> Flow {
         match command {
-            Command::Move { from, cell } => self.on_move(from, cell, now).await,
-            Command::Resign { from } => self.on_resign(from, now).await,
-            Command::Rematch { from } => self.on_rematch(from, now),
-            Command::Chat { from, name, text } => self.on_chat(from, name, text),
-            Command::Watch { session, from } => self.on_watch(session, from, now),
+            Command::Move { from, cell } => match self.rules.try_move(from.player, cell, now()) {
+                Ok(decision) => self.decided(decision, Some(from)).await,
+                Err(refused) => refuse(&from, refused),
+            },
+            Command::Resign { from } => match self.rules.resign(from.player) {
+                Ok(end) => self.end(end, Some(from)).await,
+                Err(refused) => refuse(&from, refused),
+            },
+            Command::Rematch { from } => self.on_rematch(from),
+            Command::Chat { from, name, text } => {
+                let watching = self.watchers.contains_key(&from.player);
+                match self.rules.chat(from.player, watching, name, text) {
+                    Ok(update) => self.broadcast(update, Some(from)),
+                    Err(refused) => refuse(&from, refused),
+                }
+            }
+            Command::Watch { session, from } => self.on_watch(session, from),
             Command::Unwatch { player, conn, from } => {
                 let present = self
                     .watchers
                     .get(&player)
                     .is_some_and(|w| from.is_some() || w.out.conn == conn);
-                if present {
-                    if let Some(watcher) = self.watchers.remove(&player) {
-                        watcher.session.set_watching(self.id, from.is_none());
-                    }
-                    self.watchers_changed = true;
+                if present && let Some(watcher) = self.watchers.remove(&player) {
+                    watcher
+                        .session
+                        .set_watching(self.rules.id(), from.is_none());
+                    self.rules.watchers_changed(self.watchers.len());
                 }
                 if let Some(from) = from
                     && from.id.is_some()
@@ -369,96 +373,53 @@ impl Game {
                 }
             }
             Command::Attach { player, out, done } => {
-                self.on_attach(player, out, now);
+                self.on_attach(player, out);
                 drop(done);
             }
             Command::Detach { player, conn } => {
-                if let Some(mark) = self.mark_of(player)
+                if let Some(mark) = self.rules.mark_of(player)
                     && let Seat::Human(human) = &self.seats[index(mark)]
                     && human.out.as_ref().is_some_and(|o| o.conn == conn)
                 {
-                    self.seat_away(mark, now);
+                    self.seat_away(mark);
                 }
             }
             Command::AiMove { ply, cell } => {
                 self.thinking = false;
-                let mover = self.board.to_move();
-                if self.result.is_none()
-                    && self.board.ply() == ply
-                    && matches!(self.seats[index(mover)], Seat::Ai(_))
-                {
-                    match self.board.play(cell) {
-                        Ok(_) => self.play(mover, cell, None, now).await,
-                        Err(err) => warn!(cell, %err, "the AI chose an illegal move"),
-                    }
+                match self.rules.try_ai_move(ply, cell, now()) {
+                    Ok(Some(decision)) => self.decided(decision, None).await,
+                    Ok(None) => {}
+                    Err(err) => warn!(cell, %err, "the AI chose an illegal move"),
                 }
             }
         }
         Flow::Continue
     }
 
-    fn mark_of(&self, player: PlayerId) -> Option<Mark> {
-        [Mark::X, Mark::O]
-            .into_iter()
-            .find(|&mark| self.seats[index(mark)].player() == Some(player))
-    }
-
-    async fn on_move(&mut self, from: Requester, cell: usize, now: Instant) {
-        let Some(mark) = self.mark_of(from.player) else {
-            return refuse(
-                &from,
-                ErrorCode::NotAPlayer,
-                "only the game's players may move",
-            );
-        };
-        if self.result.is_some() {
-            return refuse(&from, ErrorCode::GameOver, "the game is over");
+    /// Carries out an accepted move: the end if the mover's flag fell, the move otherwise.
+    async fn decided(&mut self, decision: Decision, from: Option<Requester>) {
+        match decision {
+            Decision::Play(pending) => self.play(pending, from).await,
+            Decision::End(end) => self.end(end, from).await,
         }
-        if self.board.to_move() != mark {
-            return refuse(&from, ErrorCode::NotYourTurn, "it is the other side's move");
-        }
-        if let Err(err) = self.board.play(cell) {
-            return refuse(&from, ErrorCode::IllegalMove, err.to_string());
-        }
-        self.play(mark, cell, Some(from), now).await;
     }
 
     /// Plays a checked move: stores it (with the end, if it ends the game), then tells everyone.
-    async fn play(&mut self, mark: Mark, cell: usize, from: Option<Requester>, now: Instant) {
-        let clock_before = self.clock.clone();
-        if let Some(clock) = &mut self.clock
-            && !clock.charge_move(mark, now)
-        {
-            self.end(Some(mark.opponent()), EndReason::Timeout, 0, from, now)
-                .await;
-            return;
-        }
-        let board = self.board.play_unchecked(cell);
-        let outcome = board.outcome();
-        let ending = match outcome {
-            Some(Outcome::Win { mark, cells }) => Some((Some(mark), EndReason::Line, cells)),
-            Some(Outcome::Draw) => Some((None, EndReason::Draw, 0)),
-            None => None,
-        };
+    async fn play(&mut self, pending: PendingMove, from: Option<Requester>) {
+        let record = pending.record;
         let played = StoredMove {
-            cell,
+            cell: record.cell,
             at_ms: now_ms().saturating_sub(self.started_ms),
-            clock_ms: self.clock.as_ref().map(|clock| clock.left_ms(mark, now)),
+            clock_ms: record.clock_ms,
         };
-        let stored_ending = ending.map(|(winner, reason, cells)| Ending {
-            seq: self.seq + 2,
-            winner,
-            reason,
-            cells: cells_of(cells).collect(),
-            ended_ms: now_ms(),
-        });
+        let stored_ending = record.ending.map(|end| stored(&end));
         let stored = self
             .shared
             .store
             .record_move(
-                self.id,
-                self.board.ply(),
-                self.seq + 1,
+                self.rules.id(),
+                record.ply,
+                record.seq,
                 played,
                 stored_ending,
             )
@@ -466,11 +427,10 @@ impl Game {
         let rerated = match stored {
             Ok(rerated) => rerated,
             Err(err) => {
-                error!(cause = %err, cell, "the move could not be stored; it is not played");
-                self.clock = clock_before;
+                error!(cause = %err, cell = record.cell, "the move could not be stored; it is not played");
                 match from {
-                    Some(from) => refuse(
-                        &from,
+                    Some(from) => from.out.error(
+                        from.id,
                         ErrorCode::Internal,
                         "the server could not save that move; try again",
                     ),
@@ -483,31 +443,15 @@ impl Game {
             }
         };
         // The write took a moment: the next side's time starts now, charging nobody for it.
-        let now = Instant::now();
-        self.board = board;
-        self.moves.push(cell);
+        let mut updates = self.rules.commit_move(pending, now()).into_iter();
+        self.stored_seq = self.rules.seq();
         self.shared.metrics.moves.inc();
-        self.rematch_offer = None;
-        if outcome.is_none() {
-            self.start_turn(now);
+        if let Some(moved) = updates.next() {
+            self.broadcast(moved, from);
         }
-        self.seq += 1;
-        self.stored_seq = self.seq;
-        let message = ServerMessage::Moved {
-            game: self.id,
-            seq: self.seq,
-            mark,
-            cell,
-            board: self.board.to_compact(),
-            to_move: outcome.is_none().then(|| self.board.to_move()),
-            clocks: self.clocks(now),
-        };
-        self.broadcast(message, from);
-        debug!(?mark, cell, "move");
-        match ending {
-            Some((winner, reason, cells)) => {
-                self.conclude(winner, reason, cells, None, now, rerated);
-            }
+        debug!(mark = ?record.mark, cell = record.cell, "move");
+        match updates.next() {
+            Some(game_over) => self.concluded(game_over, None, rerated),
             None => {
                 self.list();
                 self.think();
@@ -515,30 +459,15 @@ impl Game {
         }
     }
 
-    /// Starts the clock of the side to move if they can know it is their move: an AI always can, a
-    /// person only while connected (a snapshot restarts it on their return).
-    fn start_turn(&mut self, now: Instant) {
-        let mover = self.board.to_move();
-        let reachable = match &self.seats[index(mover)] {
-            Seat::Ai(_) => true,
-            Seat::Human(human) => human.out.is_some(),
-        };
-        if let (Some(clock), true) = (&mut self.clock, reachable) {
-            clock.start(mover, now);
-        }
-    }
-
     /// Sets an AI seat thinking if it is its move.
     fn think(&mut self) {
-        let mover = self.board.to_move();
-        let Seat::Ai(level) = self.seats[index(mover)] else {
+        let Some((level, board)) = self.rules.ai_to_move() else {
             return;
         };
-        if self.result.is_some() || self.thinking {
+        if self.thinking {
             return;
         }
         self.thinking = true;
-        let board = self.board;
         let ply = board.ply();
         let budget = self.budget;
         let not_before = Instant::now() + self.pace;
@@ -588,22 +517,13 @@ impl Game {
     }
 
     /// Ends the game: stores the end (and rates a rated game), then tells everyone.
-    async fn end(
-        &mut self,
-        winner: Option<Mark>,
-        reason: EndReason,
-        cells: u64,
-        from: Option<Requester>,
-        now: Instant,
-    ) {
-        let ending = Ending {
-            seq: self.seq + 1,
-            winner,
-            reason,
-            cells: cells_of(cells).collect(),
-            ended_ms: now_ms(),
-        };
-        let rerated = match self.shared.store.end_game(self.id, ending).await {
+    async fn end(&mut self, end: EndRecord, from: Option<Requester>) {
+        let rerated = match self
+            .shared
+            .store
+            .end_game(self.rules.id(), stored(&end))
+            .await
+        {
             Ok(rerated) => rerated,
             Err(err) => {
                 // The game is over for the players all the same; only the store lags behind.
@@ -611,130 +531,48 @@ impl Game {
                 None
             }
         };
-        self.conclude(winner, reason, cells, from, now, rerated);
+        let reply = from.as_ref().is_some_and(|from| from.id.is_some());
+        if let Some(game_over) = self.rules.conclude(&end, reply, now()) {
+            self.concluded(game_over, from, rerated);
+        }
     }
 
     /// The game is over and stored: tells everyone and shows the new ratings.
-    fn conclude(
-        &mut self,
-        winner: Option<Mark>,
-        reason: EndReason,
-        cells: u64,
-        from: Option<Requester>,
-        now: Instant,
-        rerated: Option<Rerated>,
-    ) {
+    fn concluded(&mut self, game_over: Update, from: Option<Requester>, rerated: Option<Rerated>) {
         if let Some(Rerated { x, o }) = rerated {
             for (mark, rating) in [(Mark::X, x), (Mark::O, o)] {
                 if let Seat::Human(human) = &self.seats[index(mark)] {
-                    human.session.rated_game(self.board.variant(), rating);
+                    human
+                        .session
+                        .rated_game(self.rules.board().variant(), rating);
                 }
             }
         }
-        if let Some(clock) = &mut self.clock {
-            clock.stop(now);
-        }
-        let result = GameResult {
-            winner,
-            reason,
-            cells: cells_of(cells).collect(),
-        };
-        self.result = Some(result.clone());
         self.shared.registry.end_live_game();
-        self.seq += 1;
-        let message = ServerMessage::GameOver {
-            game: self.id,
-            seq: self.seq,
-            board: self.board.to_compact(),
-            result,
-            clocks: self.clocks(now),
-        };
-        self.broadcast(message, from);
-        for mark in [Mark::X, Mark::O] {
-            let failed = self.dropped.contains(&mark);
-            if let Seat::Human(human) = &mut self.seats[index(mark)]
-                && (human.out.is_none() || failed)
-            {
-                human.missed_end = true;
-            }
+        self.broadcast(game_over, from);
+        for mark in self.dropped.clone() {
+            self.rules.missed_end(mark);
         }
-        info!(?winner, ?reason, "game over");
+        if let Some(result) = self.rules.result() {
+            info!(winner = ?result.winner, reason = ?result.reason, "game over");
+        }
         if self.listed {
-            self.shared.lobby.remove_game(self.id);
+            self.shared.lobby.remove_game(self.rules.id());
         }
         if let Some(on_end) = self.on_end.take() {
             let _ = on_end.send(());
         }
-        let linger = match self.kind {
-            GameKind::War => self.shared.config.war_restart_delay,
-            _ => self.shared.config.finished_linger,
-        };
-        self.close_at = Some(now + linger);
     }
 
-    async fn on_resign(&mut self, from: Requester, now: Instant) {
-        let Some(mark) = self.mark_of(from.player) else {
-            return refuse(
-                &from,
-                ErrorCode::NotAPlayer,
-                "only the game's players may resign",
-            );
-        };
-        if self.result.is_some() {
-            return refuse(&from, ErrorCode::GameOver, "the game is over");
-        }
-        self.end(Some(mark.opponent()), EndReason::Resign, 0, Some(from), now)
-            .await;
-    }
-
-    fn on_rematch(&mut self, from: Requester, now: Instant) {
-        let Some(mark) = self.mark_of(from.player) else {
-            return refuse(
-                &from,
-                ErrorCode::NotAPlayer,
-                "only the game's players may ask for a rematch",
-            );
-        };
-        if self.result.is_none() {
-            return refuse(
-                &from,
-                ErrorCode::GameNotOver,
-                "the game is still being played",
-            );
-        }
-        if let Some(rematch) = self.rematch {
-            return refuse(
-                &from,
-                ErrorCode::GameOver,
-                format!("the rematch has already started as game {rematch}"),
-            );
-        }
-        let opponent_is_ai = matches!(self.seats[index(mark.opponent())], Seat::Ai(_));
-        match self.rematch_offer {
-            Some(by) if by == mark => {
-                from.out.reply(
-                    from.id,
-                    ServerMessage::RematchOffered {
-                        game: self.id,
-                        seq: self.seq,
-                        by: mark,
-                    },
-                );
+    fn on_rematch(&mut self, from: Requester) {
+        match self.rules.ask_rematch(from.player) {
+            Err(refused) => refuse(&from, refused),
+            Ok(Rematch::Repeat(message)) => {
+                from.out.reply(from.id, message);
             }
-            Some(_) => self.start_rematch(from),
-            None if opponent_is_ai => self.start_rematch(from),
-            None => {
-                self.rematch_offer = Some(mark);
-                self.seq += 1;
-                let message = ServerMessage::RematchOffered {
-                    game: self.id,
-                    seq: self.seq,
-                    by: mark,
-                };
-                self.broadcast(message, Some(from));
-            }
+            Ok(Rematch::Offer(update)) => self.broadcast(update, Some(from)),
+            Ok(Rematch::Start) => self.start_rematch(from),
         }
-        let _ = now;
     }
 
     /// Starts the rematch with sides swapped; the accepting request's reply is its snapshot.
@@ -744,247 +582,139 @@ impl Game {
             Seat::Ai(level) => SeatSetup::Ai(*level),
         };
         let setup = Setup {
-            variant: self.board.variant(),
-            kind: self.kind,
+            variant: self.rules.board().variant(),
+            kind: self.rules.kind(),
             seats: [seat(&self.seats[1]), seat(&self.seats[0])],
-            clock: self.clock.as_ref().map(|c| c.spec),
+            clock: self.rules.clock_spec(),
             owner: None,
-            rated: self.rated,
+            rated: self.rules.rated(),
             listed: self.listed,
-            rematch_of: Some(self.id),
+            rematch_of: Some(self.rules.id()),
             requester: Some(from.clone()),
             watcher: None,
             on_end: None,
         };
         match super::start(&self.shared, setup) {
-            Ok(id) => {
-                self.rematch = Some(id);
-                self.rematch_offer = None;
-            }
+            Ok(id) => self.rules.rematch_started(id),
             Err(refusal) => from.out.error(from.id, refusal.code, refusal.message),
         }
     }
 
-    fn on_chat(&mut self, from: Requester, name: String, text: String) {
-        let mark = self.mark_of(from.player);
-        if mark.is_none() && !self.watchers.contains_key(&from.player) {
-            return refuse(&from, ErrorCode::NotAPlayer, "watch the game to chat in it");
-        }
-        let line = ChatLine {
-            from: name,
-            mark,
-            text,
-        };
-        if self.chat.len() == CHAT_HISTORY {
-            self.chat.pop_front();
-        }
-        self.chat.push_back(line.clone());
-        self.seq += 1;
-        let message = ServerMessage::Chat {
-            game: self.id,
-            seq: self.seq,
-            line,
-        };
-        self.broadcast(message, Some(from));
-    }
-
-    fn on_watch(&mut self, session: Arc<Session>, from: Requester, now: Instant) {
-        if let Some(mark) = self.mark_of(from.player) {
+    fn on_watch(&mut self, session: Arc<Session>, from: Requester) {
+        if let Some(mark) = self.rules.mark_of(from.player) {
             // Players are not watchers: they already get every update.
-            session.set_watching(self.id, false);
+            session.set_watching(self.rules.id(), false);
             from.out
-                .send(self.snapshot(Some(mark), from.id.clone(), now));
+                .send(self.snapshot(Some(mark), from.id.clone(), now()));
             return;
         }
-        self.add_watcher(session, from, now);
+        self.add_watcher(session, from);
     }
 
-    fn add_watcher(&mut self, session: Arc<Session>, from: Requester, now: Instant) {
+    /// Adds a watcher and sends them the snapshot; everyone hears of the new count once the batch
+    /// settles.
+    fn add_watcher(&mut self, session: Arc<Session>, from: Requester) {
         // Requests still queued from a connection being closed (one dropped for reading too
-        // slowly) must not bring it back, or each would tell everyone of a watcher come and gone.
+        // slowly) must not bring it back, or each would count a watcher come and gone.
         if from.out.is_closed() {
             return;
         }
         let player = from.player;
         let out = from.out.clone();
-        let new = self
-            .watchers
-            .insert(
-                player,
-                Watcher {
-                    session,
-                    out: out.clone(),
-                },
-            )
-            .is_none();
-        if new {
-            self.seq += 1;
-            let message = ServerMessage::Watchers {
-                game: self.id,
-                seq: self.seq,
-                count: self.watcher_count(),
-            };
-            let frame = frame(None, message);
-            self.send_all(&frame, None, Some(player));
-            self.list();
-        }
-        if !out.send(self.snapshot(None, from.id, now)) {
+        self.watchers.insert(
+            player,
+            Watcher {
+                session,
+                out: out.clone(),
+            },
+        );
+        self.rules.watchers_changed(self.watchers.len());
+        if !out.send(self.snapshot(None, from.id, now())) {
             self.watchers.remove(&player);
-            self.watchers_changed = true;
+            self.rules.watchers_changed(self.watchers.len());
         }
     }
 
-    fn on_attach(&mut self, player: PlayerId, out: Outbound, now: Instant) {
-        let Some(mark) = self.mark_of(player) else {
+    fn on_attach(&mut self, player: PlayerId, out: Outbound) {
+        let Some(mark) = self.rules.mark_of(player) else {
             return;
         };
         let Seat::Human(human) = &mut self.seats[index(mark)] else {
             return;
         };
         human.out = Some(out.clone());
-        let missed_end = std::mem::take(&mut human.missed_end);
-        let returned = human.away_since.take();
-        if let Some(since) = returned {
-            human.grace_left = human
-                .grace_left
-                .saturating_sub(now.saturating_duration_since(since));
-            self.seq += 1;
-            let message = ServerMessage::Presence {
-                game: self.id,
-                seq: self.seq,
-                mark,
-                connected: true,
-                grace_ms: None,
-            };
-            let frame = frame(None, message);
-            self.send_all(&frame, Some(mark), None);
+        let now = now();
+        let returned = self.rules.seat_returned(mark, now);
+        if let Some(update) = returned.update {
+            self.broadcast(update, None);
             self.list();
         }
-        if self.result.is_none() || missed_end {
-            if self.result.is_none() && self.board.to_move() == mark {
-                self.start_turn(now);
-            }
-            if !out.send(self.snapshot(Some(mark), None, now)) {
-                self.dropped.push(mark);
-            }
+        if returned.snapshot && !out.send(self.snapshot(Some(mark), None, now)) {
+            self.dropped.push(mark);
         }
     }
 
     /// A seat's player has gone: the clock stops, the grace runs, everyone is told.
-    fn seat_away(&mut self, mark: Mark, now: Instant) {
-        let live = self.result.is_none();
-        let Seat::Human(human) = &mut self.seats[index(mark)] else {
-            return;
-        };
-        if human.out.take().is_none() && human.away_since.is_some() {
-            return;
+    fn seat_away(&mut self, mark: Mark) {
+        if let Seat::Human(human) = &mut self.seats[index(mark)] {
+            human.out = None;
         }
-        human.away_since = Some(now);
-        let grace_left = human.grace_left;
-        if let Some(clock) = &mut self.clock
-            && clock.running() == Some(mark)
-        {
-            clock.stop(now);
+        if let Some(update) = self.rules.seat_left(mark, now()) {
+            self.broadcast(update, None);
+            self.list();
         }
-        self.seq += 1;
-        let message = ServerMessage::Presence {
-            game: self.id,
-            seq: self.seq,
-            mark,
-            connected: false,
-            grace_ms: live.then(|| u64::try_from(grace_left.as_millis()).unwrap_or(u64::MAX)),
-        };
-        self.broadcast(message, None);
-        self.list();
     }
 
-    /// The next moment something happens by itself: a flag falls, a grace runs out, the game closes.
-    fn deadline(&self) -> Option<Instant> {
-        if self.result.is_some() {
-            return self.close_at;
-        }
-        let flag = self.clock.as_ref().and_then(Clock::flag_at);
-        let grace = self.seats.iter().filter_map(|seat| match seat {
-            Seat::Human(human) => human.away_since.map(|since| since + human.grace_left),
-            Seat::Ai(_) => None,
-        });
-        flag.into_iter().chain(grace).min()
-    }
-
-    async fn on_timer(&mut self, now: Instant) -> Flow {
-        if self.result.is_some() {
-            return if self.close_at.is_some_and(|at| now >= at) {
-                Flow::Close
-            } else {
+    async fn on_timer(&mut self) -> Flow {
+        match self.rules.due(now()) {
+            Some(Due::Close) => Flow::Close,
+            Some(Due::End(end)) => {
+                self.end(end, None).await;
                 Flow::Continue
-            };
-        }
-        if let Some(clock) = &self.clock
-            && let (Some(at), Some(mark)) = (clock.flag_at(), clock.running())
-            && now >= at
-        {
-            self.end(Some(mark.opponent()), EndReason::Timeout, 0, None, now)
-                .await;
-            return Flow::Continue;
-        }
-        let gone = |mark: Mark| match &self.seats[index(mark)] {
-            Seat::Human(human) => human
-                .away_since
-                .is_some_and(|since| now >= since + human.grace_left),
-            Seat::Ai(_) => false,
-        };
-        if gone(Mark::X) && gone(Mark::O) {
-            // Neither came back (as when nobody returns to a game restored after a restart):
-            // nobody wins, and a rated game is not rated.
-            self.end(None, EndReason::Aborted, 0, None, now).await;
-            return Flow::Continue;
-        }
-        for mark in [Mark::X, Mark::O] {
-            if gone(mark) {
-                self.end(Some(mark.opponent()), EndReason::Abandon, 0, None, now)
-                    .await;
-                return Flow::Continue;
             }
+            None => Flow::Continue,
         }
-        Flow::Continue
     }
 
     /// The game leaves every index.
     fn close(&mut self) {
-        if self.result.is_none() {
+        let id = self.rules.id();
+        if !self.rules.is_over() {
             self.shared.registry.end_live_game();
         }
-        self.shared.registry.remove_game(self.id);
+        self.shared.registry.remove_game(id);
         if self.listed {
-            self.shared.lobby.remove_game(self.id);
+            self.shared.lobby.remove_game(id);
         }
         for seat in &self.seats {
             if let Seat::Human(human) = seat {
-                human.session.leave_game(self.id);
+                human.session.leave_game(id);
             }
         }
         for watcher in self.watchers.values() {
-            watcher.session.set_watching(self.id, false);
+            watcher.session.set_watching(id, false);
         }
         debug!("game closed");
     }
 
-    /// Sends an update to both players and every watcher; the requester's copy echoes its id.
-    fn broadcast(&mut self, message: ServerMessage, from: Option<Requester>) {
+    /// Sends an update to the players and every watcher; the requester's copy echoes its id.
+    fn broadcast(&mut self, update: Update, from: Option<Requester>) {
+        let skip = update.skip;
         match from {
-            Some(from) if from.id.is_some() => {
-                let shared = frame(None, message);
+            Some(from) if update.reply && from.id.is_some() => {
+                let shared = frame(None, update.message);
                 let own = with_id(&shared, from.id.as_ref());
+                let seat = self.rules.mark_of(from.player);
                 if !from.out.send(own)
-                    && let Some(mark) = self.mark_of(from.player)
+                    && let Some(mark) = seat
                 {
                     self.dropped.push(mark);
                 }
-                let skip_seat = self.mark_of(from.player);
-                let skip_watcher = skip_seat.is_none().then_some(from.player);
+                let skip_seat = seat.or(skip);
+                let skip_watcher = seat.is_none().then_some(from.player);
                 self.send_all(&shared, skip_seat, skip_watcher);
             }
-            _ => self.send_all(&frame(None, message), None, None),
+            _ => self.send_all(&frame(None, update.message), skip, None),
         }
     }
 
@@ -1005,20 +735,8 @@ impl Game {
             Some(*player) == skip_watcher || watcher.out.send(frame.clone())
         });
         if self.watchers.len() != before {
-            self.watchers_changed = true;
+            self.rules.watchers_changed(self.watchers.len());
         }
-    }
-
-    fn variant(&self) -> Variant {
-        self.board.variant()
-    }
-
-    fn watcher_count(&self) -> u32 {
-        u32::try_from(self.watchers.len()).unwrap_or(u32::MAX)
-    }
-
-    fn clocks(&self, now: Instant) -> Option<noughts_protocol::Clocks> {
-        self.clock.as_ref().map(|clock| clock.snapshot(now))
     }
 
     /// The full snapshot for one recipient.
@@ -1026,50 +744,47 @@ impl Game {
         &self,
         you: Option<Mark>,
         id: Option<noughts_protocol::RequestId>,
-        now: Instant,
+        now: std::time::Instant,
     ) -> Frame {
-        let state = GameState {
-            game: self.id,
-            variant: self.board.variant(),
-            kind: self.kind,
-            x: self.seats[0].info(self.variant()),
-            o: self.seats[1].info(self.variant()),
-            you,
-            seq: self.seq,
-            board: self.board.to_compact(),
-            moves: self.moves.clone(),
-            to_move: self.result.is_none().then(|| self.board.to_move()),
-            clock: self.clock.as_ref().map(|c| c.spec),
-            clocks: self.clocks(now),
-            result: self.result.clone(),
-            watchers: self.watcher_count(),
-            chat: self.chat.iter().cloned().collect(),
-            rematch_of: self.rematch_of,
-            rated: self.rated,
-        };
+        let variant = self.rules.board().variant();
+        let seats = [self.seats[0].info(variant), self.seats[1].info(variant)];
+        let state = self.rules.state(you, seats, now);
         frame(id, ServerMessage::GameState(Box::new(state)))
     }
 
     /// Updates the game's lobby entry while it is live and listed.
     pub(super) fn list(&self) {
-        if !self.listed || self.result.is_some() {
+        if !self.listed || self.rules.is_over() {
             return;
         }
+        let variant = self.rules.board().variant();
         self.shared.lobby.update_game(GameInfo {
-            game: self.id,
-            variant: self.board.variant(),
-            kind: self.kind,
-            x: self.seats[0].info(self.variant()),
-            o: self.seats[1].info(self.variant()),
-            moves: u32::try_from(self.moves.len()).unwrap_or(u32::MAX),
-            watchers: self.watcher_count(),
-            clock: self.clock.as_ref().map(|c| c.spec),
-            rated: self.rated,
+            game: self.rules.id(),
+            variant,
+            kind: self.rules.kind(),
+            x: self.seats[0].info(variant),
+            o: self.seats[1].info(variant),
+            moves: u32::try_from(self.rules.moves().len()).unwrap_or(u32::MAX),
+            watchers: self.rules.watchers(),
+            clock: self.rules.clock_spec(),
+            rated: self.rules.rated(),
         });
     }
 }
 
+/// The end as the store keeps it.
+fn stored(end: &EndRecord) -> Ending {
+    Ending {
+        seq: end.seq,
+        winner: end.winner,
+        reason: end.reason,
+        cells: cells_of(end.cells).collect(),
+        ended_ms: now_ms(),
+    }
+}
+
 /// Answers a refused request.
-fn refuse(from: &Requester, code: ErrorCode, message: impl Into<String>) {
-    from.out.error(from.id.clone(), code, message);
+fn refuse(from: &Requester, refusal: Refusal) {
+    from.out
+        .error(from.id.clone(), refusal.code, refusal.message);
 }

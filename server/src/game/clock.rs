@@ -3,13 +3,12 @@
 //! The game decides when a clock starts: only once the side to move has been sent the update that
 //! says so, and never while that side's player is disconnected.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use noughts_protocol::{ClockSpec, Clocks, Mark};
-use tokio::time::Instant;
 
 /// Time controls for one game.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Clock {
     /// The time control, for snapshots and rematches.
     pub spec: ClockSpec,

@@ -1,9 +1,11 @@
-//! Games: each one an actor task that owns its board, clocks, seats and watchers, and takes
-//! [`Command`]s over a channel. Starting a game ([`start`]) is the one way a game comes to be;
+//! Games: each one an actor task that owns its connections, seats and watchers, and takes
+//! [`Command`]s over a channel; the rules it plays by ([`rules`]) are a pure state machine. Starting a game ([`start`]) is the one way a game comes to be;
 //! [`restore_all`] brings back, at start, the games the store says were being played.
 
 mod actor;
 mod clock;
+#[doc(hidden)]
+pub mod rules;
 mod seat;
 
 use std::collections::{HashMap, HashSet};

@@ -1,11 +1,10 @@
-//! Who sits in a game and who watches it.
+//! Who sits in a game and who watches it, as the actor reaches them.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use noughts_protocol::{Level, Mark, PlayerId, SeatInfo, Variant};
-use tokio::time::Instant;
+use noughts_protocol::{Level, Mark, SeatInfo, Variant};
 
+use super::rules::Sitter;
 use crate::outbound::Outbound;
 use crate::session::Session;
 
@@ -23,12 +22,6 @@ pub(super) struct Human {
     pub(super) session: Arc<Session>,
     /// The connection to send to; `None` while the player is away.
     pub(super) out: Option<Outbound>,
-    /// When the player went away, while they are away.
-    pub(super) away_since: Option<Instant>,
-    /// What is left of this game's grace budget (spent by every absence).
-    pub(super) grace_left: Duration,
-    /// The game ended while this player was away: their return brings the final snapshot.
-    pub(super) missed_end: bool,
 }
 
 impl Seat {
@@ -54,10 +47,11 @@ impl Seat {
         }
     }
 
-    pub(super) fn player(&self) -> Option<PlayerId> {
+    /// Who sits here, as the rules know them.
+    pub(super) fn sitter(&self) -> Sitter {
         match self {
-            Seat::Human(human) => Some(human.session.player),
-            Seat::Ai(_) => None,
+            Seat::Human(human) => Sitter::Human(human.session.player),
+            Seat::Ai(level) => Sitter::Ai(*level),
         }
     }
 }

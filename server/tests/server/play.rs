@@ -61,7 +61,7 @@ async fn watchers_chat_cleanly_and_cannot_move() {
         panic!()
     };
     assert_eq!((state.watchers, state.you), (1, None));
-    for ws in [&mut x, &mut o] {
+    for ws in [&mut x, &mut o, &mut eve] {
         let ServerMessage::Watchers { count: 1, .. } = next(ws).await else {
             panic!()
         };

@@ -107,6 +107,56 @@ async fn the_watcher_count_goes_down_when_a_watcher_leaves() {
 }
 
 #[tokio::test]
+async fn after_a_burst_of_watchers_the_count_arrives_and_is_right() {
+    const BURST: u32 = 40;
+    let server = TestServer::start(test_config()).await;
+    let (mut x, _o, state) = server.quick_match(Variant::Classic).await;
+    let game = state.game;
+    let mut watchers = Vec::new();
+    for i in 0..BURST {
+        let mut watcher = server.join(&format!("watcher{i}")).await;
+        watcher
+            .send(ClientMessage::Watch { game, code: None })
+            .await;
+        watchers.push(watcher);
+    }
+    // Counts are coalesced, so some joins share an update; the last one says how many watch,
+    // and every count on the way is one the game had.
+    let mut seq = state.seq;
+    loop {
+        let ServerMessage::Watchers {
+            count, seq: now, ..
+        } = x
+            .until(|m| matches!(m, ServerMessage::Watchers { .. }))
+            .await
+        else {
+            unreachable!()
+        };
+        assert!(now > seq, "seq only grows");
+        assert!(count <= BURST);
+        seq = now;
+        if count == BURST {
+            break;
+        }
+    }
+    let mut late = server.join("late").await;
+    let ServerMessage::GameState(snapshot) = late
+        .request(1, ClientMessage::Watch { game, code: None })
+        .await
+    else {
+        panic!("watch answers with a snapshot");
+    };
+    assert_eq!(
+        snapshot.watchers,
+        BURST + 1,
+        "the snapshot's count is exact"
+    );
+    drop(watchers);
+    x.saw(|m| matches!(m, ServerMessage::Watchers { count: 1, .. }))
+        .await;
+}
+
+#[tokio::test]
 async fn war_games_run_from_the_start_and_a_new_one_follows_each_end() {
     let mut config = test_config();
     config.war_games = true;

@@ -1,0 +1,853 @@
+//! The rules of one game as a pure state machine: board, moves, `seq`, clocks, result, presence
+//! and grace, chat, rematch offers and the watcher count. No tasks, channels, store or sockets;
+//! time comes in as a value.
+//!
+//! Each input is either refused (with the protocol's error code, and nothing changes) or produces
+//! [`Update`]s, each with the next `seq`. Moves and ends are two-step, because the store must keep
+//! them before anyone is told: [`Rules::try_move`] decides and returns what to write, changing
+//! nothing; once the write is durable, [`Rules::commit_move`] (or [`Rules::conclude`]) applies it.
+//! A write that fails is dropped, and the game stands as it was.
+//!
+//! The game actor is the shell around this: it owns the connections, the store and the AI tasks,
+//! and sends the updates. The `game` fuzz target drives this module directly.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use noughts_engine::{Board, MoveError, Outcome, cells_of};
+use noughts_protocol::{
+    ChatLine, ClockSpec, Clocks, EndReason, ErrorCode, GameId, GameKind, GameResult, GameState,
+    Level, Mark, PlayerId, SeatInfo, ServerMessage, Variant,
+};
+
+use super::clock::Clock;
+pub use crate::error::Refusal;
+
+/// Chat lines a snapshot carries.
+pub const CHAT_HISTORY: usize = 20;
+
+/// The least time between two `watchers` updates of one game.
+pub const WATCHERS_EVERY: Duration = Duration::from_millis(250);
+
+/// Who sits in a seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sitter {
+    Human(PlayerId),
+    Ai(Level),
+}
+
+/// A refused input: the error the requester gets. Nothing changed.
+fn refused<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal::new(code, message))
+}
+
+/// An update to send to both players and every watcher.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Update {
+    /// The message, with a fresh `seq`.
+    pub message: ServerMessage,
+    /// Whether it answers the request that caused it (the requester's copy echoes its id).
+    pub reply: bool,
+    /// A seat that does not get it (it gets a snapshot instead).
+    pub skip: Option<Mark>,
+}
+
+impl Update {
+    fn to_all(message: ServerMessage, reply: bool) -> Update {
+        Update {
+            message,
+            reply,
+            skip: None,
+        }
+    }
+}
+
+/// The end of a game, as the store keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EndRecord {
+    /// The `seq` of the `game_over` update.
+    pub seq: u64,
+    pub winner: Option<Mark>,
+    pub reason: EndReason,
+    /// The winning line, as a cell mask.
+    pub cells: u64,
+}
+
+/// A move, as the store keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveRecord {
+    pub mark: Mark,
+    pub cell: usize,
+    /// The ply before the move.
+    pub ply: u32,
+    /// The `seq` of the `moved` update.
+    pub seq: u64,
+    /// The mover's time left after the move, in a timed game.
+    pub clock_ms: Option<u64>,
+    /// The end, if the move ends the game.
+    pub ending: Option<EndRecord>,
+}
+
+/// A checked move waiting for the store.
+#[derive(Debug, Clone)]
+pub struct PendingMove {
+    /// What to write.
+    pub record: MoveRecord,
+    /// The board after the move.
+    board: Board,
+    /// The clocks after the move is charged.
+    clock: Option<Clock>,
+}
+
+/// What an accepted move leads to.
+#[derive(Debug, Clone)]
+pub enum Decision {
+    /// The move is played once the store keeps it.
+    Play(PendingMove),
+    /// The mover's time had run out: the game ends instead, once the store keeps the end.
+    End(EndRecord),
+}
+
+/// What a rematch request leads to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rematch {
+    /// The offer is made (the requester's side now awaits an answer): tell everyone.
+    Offer(Update),
+    /// The requester had already offered: the reply repeats the offer (with the current `seq`).
+    Repeat(ServerMessage),
+    /// The offer is accepted (or the opponent is an AI): start the rematch, then call
+    /// [`Rules::rematch_started`]. Nothing changed yet.
+    Start,
+}
+
+/// What a player's return leads to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Returned {
+    /// `presence` for everyone else, if the player had been away.
+    pub update: Option<Update>,
+    /// Whether the player's new connection gets a snapshot.
+    pub snapshot: bool,
+}
+
+/// Something that happens by itself once its time comes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Due {
+    /// The game ends (a flag fell, a grace ran out): store the end, then [`Rules::conclude`].
+    End(EndRecord),
+    /// A finished game's linger is over: it closes.
+    Close,
+}
+
+/// A seat's state.
+#[derive(Debug, Clone, PartialEq)]
+enum Seat {
+    Human(Presence),
+    Ai(Level),
+}
+
+/// A person's presence in a seat.
+#[derive(Debug, Clone, PartialEq)]
+struct Presence {
+    player: PlayerId,
+    /// Whether a connection is attached.
+    connected: bool,
+    /// When the player went away, while they are away.
+    away_since: Option<Instant>,
+    /// What is left of this game's grace budget (spent by every absence).
+    grace_left: Duration,
+    /// The game ended while this player was away: their return brings the final snapshot.
+    missed_end: bool,
+}
+
+/// How a game is set up.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub id: GameId,
+    pub variant: Variant,
+    pub kind: GameKind,
+    /// X, then O.
+    pub seats: [Sitter; 2],
+    pub clock: Option<ClockSpec>,
+    pub rated: bool,
+    pub rematch_of: Option<GameId>,
+    /// Each absence's allowance, for the whole game.
+    pub grace: Duration,
+    /// How long a finished game stays open (for rematches) before it closes.
+    pub linger: Duration,
+}
+
+/// One game's rules and state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rules {
+    id: GameId,
+    kind: GameKind,
+    rated: bool,
+    /// The position; the engine checks every move against it.
+    board: Board,
+    /// Cells in the order played, for snapshots.
+    moves: Vec<usize>,
+    /// The number of the latest update; every update takes the next one.
+    seq: u64,
+    /// X's seat, then O's.
+    seats: [Seat; 2],
+    /// The time control, if the game is timed.
+    clock: Option<Clock>,
+    /// How it ended, once it has.
+    result: Option<GameResult>,
+    /// How many watch, as of the latest change.
+    watchers: u32,
+    /// The count changed since the latest `watchers` update.
+    watchers_pending: bool,
+    /// When the latest `watchers` update went out.
+    watchers_sent: Option<Instant>,
+    /// The latest chat lines, for snapshots.
+    chat: VecDeque<ChatLine>,
+    /// The side that offered a rematch and awaits the answer.
+    rematch_offer: Option<Mark>,
+    /// The rematch, once it started.
+    rematch: Option<GameId>,
+    /// The game this one is a rematch of, for snapshots.
+    rematch_of: Option<GameId>,
+    /// How long a finished game stays open.
+    linger: Duration,
+    /// When a finished game closes.
+    close_at: Option<Instant>,
+}
+
+fn index(mark: Mark) -> usize {
+    match mark {
+        Mark::X => 0,
+        Mark::O => 1,
+    }
+}
+
+impl Rules {
+    /// A new game; `connected` says which seats' players have a connection.
+    pub fn new(table: Table, connected: [bool; 2]) -> Rules {
+        let seats = [0, 1].map(|seat| match table.seats[seat] {
+            Sitter::Human(player) => Seat::Human(Presence {
+                player,
+                connected: connected[seat],
+                away_since: None,
+                grace_left: table.grace,
+                missed_end: false,
+            }),
+            Sitter::Ai(level) => Seat::Ai(level),
+        });
+        Rules {
+            id: table.id,
+            kind: table.kind,
+            rated: table.rated,
+            board: Board::new(table.variant),
+            moves: Vec::new(),
+            seq: 0,
+            seats,
+            clock: table.clock.map(Clock::new),
+            result: None,
+            watchers: 0,
+            watchers_pending: false,
+            watchers_sent: None,
+            chat: VecDeque::new(),
+            rematch_offer: None,
+            rematch: None,
+            rematch_of: table.rematch_of,
+            linger: table.linger,
+            close_at: None,
+        }
+    }
+
+    /// A game as the store kept it: its moves (each with the mover's time left), its `seq`, and
+    /// its players away since `now`. Nothing runs; time the server was down is not charged.
+    pub fn restore(
+        table: Table,
+        moves: &[(usize, Option<u64>)],
+        seq: u64,
+        now: Instant,
+    ) -> Result<Rules, String> {
+        let spec = table.clock;
+        let mut rules = Rules::new(table, [false; 2]);
+        let mut left = [None, None];
+        for &(cell, clock_ms) in moves {
+            let mark = rules.board.to_move();
+            rules.board = rules
+                .board
+                .play(cell)
+                .map_err(|err| format!("stored move {cell}: {err}"))?;
+            rules.moves.push(cell);
+            if clock_ms.is_some() {
+                left[index(mark)] = clock_ms;
+            }
+        }
+        rules.clock = spec.map(|spec| Clock::restored(spec, left));
+        rules.seq = seq;
+        for seat in &mut rules.seats {
+            if let Seat::Human(presence) = seat {
+                presence.away_since = Some(now);
+            }
+        }
+        Ok(rules)
+    }
+
+    pub fn id(&self) -> GameId {
+        self.id
+    }
+
+    pub fn kind(&self) -> GameKind {
+        self.kind
+    }
+
+    pub fn rated(&self) -> bool {
+        self.rated
+    }
+
+    pub fn board(&self) -> Board {
+        self.board
+    }
+
+    pub fn moves(&self) -> &[usize] {
+        &self.moves
+    }
+
+    /// The `seq` of the latest update.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    pub fn result(&self) -> Option<&GameResult> {
+        self.result.as_ref()
+    }
+
+    pub fn is_over(&self) -> bool {
+        self.result.is_some()
+    }
+
+    pub fn watchers(&self) -> u32 {
+        self.watchers
+    }
+
+    pub fn clock_spec(&self) -> Option<ClockSpec> {
+        self.clock.as_ref().map(|clock| clock.spec)
+    }
+
+    /// The clocks at `now`, in a timed game.
+    pub fn clocks(&self, now: Instant) -> Option<Clocks> {
+        self.clock.as_ref().map(|clock| clock.snapshot(now))
+    }
+
+    /// The rematch, once it started.
+    pub fn rematch(&self) -> Option<GameId> {
+        self.rematch
+    }
+
+    /// The seat `player` sits in.
+    pub fn mark_of(&self, player: PlayerId) -> Option<Mark> {
+        [Mark::X, Mark::O]
+            .into_iter()
+            .find(|&mark| self.player(mark) == Some(player))
+    }
+
+    /// The person in `mark`'s seat.
+    pub fn player(&self, mark: Mark) -> Option<PlayerId> {
+        match &self.seats[index(mark)] {
+            Seat::Human(presence) => Some(presence.player),
+            Seat::Ai(_) => None,
+        }
+    }
+
+    /// Whether `mark`'s seat is a person with a connection attached.
+    pub fn connected(&self, mark: Mark) -> bool {
+        match &self.seats[index(mark)] {
+            Seat::Human(presence) => presence.connected,
+            Seat::Ai(_) => true,
+        }
+    }
+
+    /// What is left of the grace of `mark`'s seat, for a person.
+    pub fn grace_left(&self, mark: Mark) -> Option<Duration> {
+        match &self.seats[index(mark)] {
+            Seat::Human(presence) => Some(presence.grace_left),
+            Seat::Ai(_) => None,
+        }
+    }
+
+    /// The AI seat whose move it is, with the board to search, while the game goes on.
+    pub fn ai_to_move(&self) -> Option<(Level, Board)> {
+        match self.seats[index(self.board.to_move())] {
+            Seat::Ai(level) if self.result.is_none() => Some((level, self.board)),
+            _ => None,
+        }
+    }
+
+    /// The full snapshot for one recipient; the shell supplies the seats as people see them.
+    pub fn state(&self, you: Option<Mark>, seats: [SeatInfo; 2], now: Instant) -> GameState {
+        let [x, o] = seats;
+        GameState {
+            game: self.id,
+            variant: self.board.variant(),
+            kind: self.kind,
+            x,
+            o,
+            you,
+            seq: self.seq,
+            board: self.board.to_compact(),
+            moves: self.moves.clone(),
+            to_move: self.result.is_none().then(|| self.board.to_move()),
+            clock: self.clock_spec(),
+            clocks: self.clocks(now),
+            result: self.result.clone(),
+            watchers: self.watchers,
+            chat: self.chat.iter().cloned().collect(),
+            rematch_of: self.rematch_of,
+            rated: self.rated,
+        }
+    }
+
+    /// The game opens with `watchers` watching (their count goes out in the first snapshots, so
+    /// no `watchers` update is owed), and the first side's time starts (if it can know).
+    pub fn open(&mut self, watchers: usize, now: Instant) {
+        self.watchers = u32::try_from(watchers).unwrap_or(u32::MAX);
+        self.start_turn(now);
+    }
+
+    /// A move by `player` at `cell`: refused, or what to store (nothing changes yet).
+    pub fn try_move(
+        &self,
+        player: PlayerId,
+        cell: usize,
+        now: Instant,
+    ) -> Result<Decision, Refusal> {
+        let Some(mark) = self.mark_of(player) else {
+            return refused(ErrorCode::NotAPlayer, "only the game's players may move");
+        };
+        if self.result.is_some() {
+            return refused(ErrorCode::GameOver, "the game is over");
+        }
+        if self.board.to_move() != mark {
+            return refused(ErrorCode::NotYourTurn, "it is the other side's move");
+        }
+        if let Err(err) = self.board.play(cell) {
+            return refused(ErrorCode::IllegalMove, err.to_string());
+        }
+        Ok(self.decide(mark, cell, now))
+    }
+
+    /// The AI seat's move for ply `ply`: `Ok(None)` if it comes too late (the game moved on),
+    /// an error if the cell is illegal.
+    pub fn try_ai_move(
+        &self,
+        ply: u32,
+        cell: usize,
+        now: Instant,
+    ) -> Result<Option<Decision>, MoveError> {
+        let mover = self.board.to_move();
+        if self.result.is_some()
+            || self.board.ply() != ply
+            || !matches!(self.seats[index(mover)], Seat::Ai(_))
+        {
+            return Ok(None);
+        }
+        self.board.play(cell)?;
+        Ok(Some(self.decide(mover, cell, now)))
+    }
+
+    /// A legal move by `mark`: charges its clock and sees whether it ends the game.
+    fn decide(&self, mark: Mark, cell: usize, now: Instant) -> Decision {
+        let mut clock = self.clock.clone();
+        if let Some(clock) = &mut clock
+            && !clock.charge_move(mark, now)
+        {
+            return Decision::End(self.end_record(Some(mark.opponent()), EndReason::Timeout, 0));
+        }
+        let board = self.board.play_unchecked(cell);
+        let ending = match board.outcome() {
+            Some(Outcome::Win { mark, cells }) => Some(EndRecord {
+                seq: self.seq + 2,
+                winner: Some(mark),
+                reason: EndReason::Line,
+                cells,
+            }),
+            Some(Outcome::Draw) => Some(EndRecord {
+                seq: self.seq + 2,
+                winner: None,
+                reason: EndReason::Draw,
+                cells: 0,
+            }),
+            None => None,
+        };
+        let record = MoveRecord {
+            mark,
+            cell,
+            ply: self.board.ply(),
+            seq: self.seq + 1,
+            clock_ms: clock.as_ref().map(|clock| clock.left_ms(mark, now)),
+            ending,
+        };
+        Decision::Play(PendingMove {
+            record,
+            board,
+            clock,
+        })
+    }
+
+    /// The store kept the move: it is played. `moved` answers the mover; `game_over` follows if
+    /// the move ended the game. A move decided on an older state is dropped.
+    pub fn commit_move(&mut self, pending: PendingMove, now: Instant) -> Vec<Update> {
+        let record = pending.record;
+        if self.result.is_some() || record.seq != self.seq + 1 || record.ply != self.board.ply() {
+            return Vec::new();
+        }
+        self.board = pending.board;
+        self.clock = pending.clock;
+        self.moves.push(record.cell);
+        self.rematch_offer = None;
+        if record.ending.is_none() {
+            self.start_turn(now);
+        }
+        self.seq += 1;
+        let moved = ServerMessage::Moved {
+            game: self.id,
+            seq: self.seq,
+            mark: record.mark,
+            cell: record.cell,
+            board: self.board.to_compact(),
+            to_move: record.ending.is_none().then(|| self.board.to_move()),
+            clocks: self.clocks(now),
+        };
+        let mut updates = vec![Update::to_all(moved, true)];
+        if let Some(ending) = &record.ending {
+            updates.extend(self.conclude(ending, false, now));
+        }
+        updates
+    }
+
+    /// An end to store now: its `game_over` takes the next `seq`.
+    pub fn end_record(&self, winner: Option<Mark>, reason: EndReason, cells: u64) -> EndRecord {
+        EndRecord {
+            seq: self.seq + 1,
+            winner,
+            reason,
+            cells,
+        }
+    }
+
+    /// `player` resigns: refused, or the end to store (then [`Rules::conclude`]).
+    pub fn resign(&self, player: PlayerId) -> Result<EndRecord, Refusal> {
+        let Some(mark) = self.mark_of(player) else {
+            return refused(ErrorCode::NotAPlayer, "only the game's players may resign");
+        };
+        if self.result.is_some() {
+            return refused(ErrorCode::GameOver, "the game is over");
+        }
+        Ok(self.end_record(Some(mark.opponent()), EndReason::Resign, 0))
+    }
+
+    /// The game ends without a move (the server stops and keeps nothing).
+    pub fn abort(&self) -> Option<EndRecord> {
+        self.result
+            .is_none()
+            .then(|| self.end_record(None, EndReason::Aborted, 0))
+    }
+
+    /// A live game whose board is already over (a restored game whose end the store lost).
+    pub fn board_end(&self) -> Option<EndRecord> {
+        if self.result.is_some() {
+            return None;
+        }
+        match self.board.outcome()? {
+            Outcome::Win { mark, cells } => {
+                Some(self.end_record(Some(mark), EndReason::Line, cells))
+            }
+            Outcome::Draw => Some(self.end_record(None, EndReason::Draw, 0)),
+        }
+    }
+
+    /// The end is stored: the clocks stop and the game is over. Returns `game_over` (which
+    /// answers the request when `reply`), or nothing if the game was already over or the end was
+    /// decided on an older state.
+    pub fn conclude(&mut self, end: &EndRecord, reply: bool, now: Instant) -> Option<Update> {
+        if self.result.is_some() || end.seq != self.seq + 1 {
+            return None;
+        }
+        if let Some(clock) = &mut self.clock {
+            clock.stop(now);
+        }
+        let result = GameResult {
+            winner: end.winner,
+            reason: end.reason,
+            cells: cells_of(end.cells).collect(),
+        };
+        self.result = Some(result.clone());
+        self.seq += 1;
+        for seat in &mut self.seats {
+            if let Seat::Human(presence) = seat
+                && !presence.connected
+            {
+                presence.missed_end = true;
+            }
+        }
+        self.close_at = Some(now + self.linger);
+        let message = ServerMessage::GameOver {
+            game: self.id,
+            seq: self.seq,
+            board: self.board.to_compact(),
+            result,
+            clocks: self.clocks(now),
+        };
+        Some(Update::to_all(message, reply))
+    }
+
+    /// `mark`'s player did not get the `game_over` (their connection failed as it went out).
+    pub fn missed_end(&mut self, mark: Mark) {
+        if let Seat::Human(presence) = &mut self.seats[index(mark)]
+            && self.result.is_some()
+        {
+            presence.missed_end = true;
+        }
+    }
+
+    /// `player` asks for a rematch (offers one, or accepts the other side's offer).
+    /// Only an offer changes anything.
+    pub fn ask_rematch(&mut self, player: PlayerId) -> Result<Rematch, Refusal> {
+        let Some(mark) = self.mark_of(player) else {
+            return refused(
+                ErrorCode::NotAPlayer,
+                "only the game's players may ask for a rematch",
+            );
+        };
+        if self.result.is_none() {
+            return refused(ErrorCode::GameNotOver, "the game is still being played");
+        }
+        if let Some(rematch) = self.rematch {
+            return refused(
+                ErrorCode::GameOver,
+                format!("the rematch has already started as game {rematch}"),
+            );
+        }
+        let opponent_is_ai = matches!(self.seats[index(mark.opponent())], Seat::Ai(_));
+        Ok(match self.rematch_offer {
+            Some(by) if by == mark => Rematch::Repeat(ServerMessage::RematchOffered {
+                game: self.id,
+                seq: self.seq,
+                by: mark,
+            }),
+            Some(_) => Rematch::Start,
+            None if opponent_is_ai => Rematch::Start,
+            None => {
+                self.rematch_offer = Some(mark);
+                self.seq += 1;
+                Rematch::Offer(Update::to_all(
+                    ServerMessage::RematchOffered {
+                        game: self.id,
+                        seq: self.seq,
+                        by: mark,
+                    },
+                    true,
+                ))
+            }
+        })
+    }
+
+    /// The rematch started as game `id`.
+    pub fn rematch_started(&mut self, id: GameId) {
+        if self.result.is_some() {
+            self.rematch = Some(id);
+            self.rematch_offer = None;
+        }
+    }
+
+    /// A chat line from `player` (`watching` if they watch the game). `text` is already checked.
+    pub fn chat(
+        &mut self,
+        player: PlayerId,
+        watching: bool,
+        name: String,
+        text: String,
+    ) -> Result<Update, Refusal> {
+        let mark = self.mark_of(player);
+        if mark.is_none() && !watching {
+            return refused(ErrorCode::NotAPlayer, "watch the game to chat in it");
+        }
+        let line = ChatLine {
+            from: name,
+            mark,
+            text,
+        };
+        if self.chat.len() == CHAT_HISTORY {
+            self.chat.pop_front();
+        }
+        self.chat.push_back(line.clone());
+        self.seq += 1;
+        let message = ServerMessage::Chat {
+            game: self.id,
+            seq: self.seq,
+            line,
+        };
+        Ok(Update::to_all(message, true))
+    }
+
+    /// The number of watchers is now `count`; a `watchers` update follows with
+    /// [`Rules::flush_watchers`].
+    pub fn watchers_changed(&mut self, count: usize) {
+        let count = u32::try_from(count).unwrap_or(u32::MAX);
+        if count != self.watchers {
+            self.watchers = count;
+            self.watchers_pending = true;
+        }
+    }
+
+    /// The `watchers` update, if the count changed since the last one and that one went out at
+    /// least [`WATCHERS_EVERY`] ago.
+    pub fn flush_watchers(&mut self, now: Instant) -> Option<Update> {
+        if !self.watchers_pending || self.watchers_due().is_some_and(|due| now < due) {
+            return None;
+        }
+        self.watchers_pending = false;
+        self.watchers_sent = Some(now);
+        self.seq += 1;
+        let message = ServerMessage::Watchers {
+            game: self.id,
+            seq: self.seq,
+            count: self.watchers,
+        };
+        Some(Update::to_all(message, false))
+    }
+
+    /// When the next `watchers` update may go out, if one waits.
+    fn watchers_due(&self) -> Option<Instant> {
+        self.watchers_pending
+            .then(|| self.watchers_sent.map(|sent| sent + WATCHERS_EVERY))
+            .flatten()
+    }
+
+    /// A seat's player has gone: their clock stops, their grace runs, everyone is told.
+    pub fn seat_left(&mut self, mark: Mark, now: Instant) -> Option<Update> {
+        let live = self.result.is_none();
+        let Seat::Human(presence) = &mut self.seats[index(mark)] else {
+            return None;
+        };
+        if !presence.connected && presence.away_since.is_some() {
+            return None;
+        }
+        presence.connected = false;
+        presence.away_since = Some(now);
+        let grace_left = presence.grace_left;
+        if let Some(clock) = &mut self.clock
+            && clock.running() == Some(mark)
+        {
+            clock.stop(now);
+        }
+        self.seq += 1;
+        let message = ServerMessage::Presence {
+            game: self.id,
+            seq: self.seq,
+            mark,
+            connected: false,
+            grace_ms: live.then(|| u64::try_from(grace_left.as_millis()).unwrap_or(u64::MAX)),
+        };
+        Some(Update::to_all(message, false))
+    }
+
+    /// A seat's player has a new connection.
+    pub fn seat_returned(&mut self, mark: Mark, now: Instant) -> Returned {
+        let live = self.result.is_none();
+        let Seat::Human(presence) = &mut self.seats[index(mark)] else {
+            return Returned {
+                update: None,
+                snapshot: false,
+            };
+        };
+        presence.connected = true;
+        let missed_end = std::mem::take(&mut presence.missed_end);
+        let mut update = None;
+        if let Some(since) = presence.away_since.take() {
+            presence.grace_left = presence
+                .grace_left
+                .saturating_sub(now.saturating_duration_since(since));
+            self.seq += 1;
+            let message = ServerMessage::Presence {
+                game: self.id,
+                seq: self.seq,
+                mark,
+                connected: true,
+                grace_ms: None,
+            };
+            update = Some(Update {
+                message,
+                reply: false,
+                skip: Some(mark),
+            });
+        }
+        if live && self.board.to_move() == mark {
+            self.start_turn(now);
+        }
+        Returned {
+            update,
+            snapshot: live || missed_end,
+        }
+    }
+
+    /// Starts the clock of the side to move if they can know it is their move: an AI always can, a
+    /// person only while connected (a snapshot restarts it on their return).
+    fn start_turn(&mut self, now: Instant) {
+        let mover = self.board.to_move();
+        if self.result.is_none()
+            && self.connected(mover)
+            && let Some(clock) = &mut self.clock
+        {
+            clock.start(mover, now);
+        }
+    }
+
+    /// The next moment something happens by itself: a flag falls, a grace runs out, a `watchers`
+    /// update may go out, the game closes.
+    pub fn deadline(&self) -> Option<Instant> {
+        let own = if self.result.is_some() {
+            self.close_at
+        } else {
+            let flag = self.clock.as_ref().and_then(Clock::flag_at);
+            let grace = self.seats.iter().filter_map(|seat| match seat {
+                Seat::Human(presence) => {
+                    presence.away_since.map(|since| since + presence.grace_left)
+                }
+                Seat::Ai(_) => None,
+            });
+            flag.into_iter().chain(grace).min()
+        };
+        own.into_iter().chain(self.watchers_due()).min()
+    }
+
+    /// What is due at `now`: a flag fell, a grace ran out (both: nobody wins), or the game closes.
+    pub fn due(&self, now: Instant) -> Option<Due> {
+        if self.result.is_some() {
+            return self
+                .close_at
+                .is_some_and(|at| now >= at)
+                .then_some(Due::Close);
+        }
+        if let Some(clock) = &self.clock
+            && let (Some(at), Some(mark)) = (clock.flag_at(), clock.running())
+            && now >= at
+        {
+            return Some(Due::End(self.end_record(
+                Some(mark.opponent()),
+                EndReason::Timeout,
+                0,
+            )));
+        }
+        let gone = |mark: Mark| match &self.seats[index(mark)] {
+            Seat::Human(presence) => presence
+                .away_since
+                .is_some_and(|since| now >= since + presence.grace_left),
+            Seat::Ai(_) => false,
+        };
+        if gone(Mark::X) && gone(Mark::O) {
+            // Neither came back (as when nobody returns to a game restored after a restart):
+            // nobody wins, and a rated game is not rated.
+            return Some(Due::End(self.end_record(None, EndReason::Aborted, 0)));
+        }
+        [Mark::X, Mark::O]
+            .into_iter()
+            .find(|&mark| gone(mark))
+            .map(|mark| Due::End(self.end_record(Some(mark.opponent()), EndReason::Abandon, 0)))
+    }
+}
