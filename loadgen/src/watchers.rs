@@ -30,9 +30,11 @@ const STALLED_RECV_BUFFER: u32 = 4096;
 /// Snapshots a stalled watcher asks for (with `watch`, about 400 bytes each) and leaves unread,
 /// enough to fill the socket buffers between it and the server (the kernel grows a send buffer
 /// up to 4 MiB). The server stops reading its requests once its writes block, so these alone
-/// never overflow its queue; the game's updates that follow (the other watchers joining, the
-/// moves) must, and the server must then drop it.
+/// never overflow its queue; it must drop the watcher when the game's updates that follow
+/// overflow it, or when its blocked write has waited [`SERVER_WRITE_TIMEOUT`].
 const STALLED_SNAPSHOTS: usize = 20_000;
+/// How long the server lets one write to a client wait before it drops the client.
+const SERVER_WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long, after the last move, the watchers have to read it.
 const SETTLE: Duration = Duration::from_secs(10);
 
@@ -225,6 +227,7 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
         }
     }
 
+    let stalled_since = Instant::now();
     let joining = Instant::now();
     let gate = Arc::new(Semaphore::new(options.join_at_once.max(1)));
     let mut joins = JoinSet::new();
@@ -336,6 +339,9 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
     {
         sleep(Duration::from_millis(20)).await;
     }
+    // However few updates reached them, the stalled watchers have now been stalled for longer
+    // than the server lets a write wait: they must have been dropped.
+    sleep_until(stalled_since + SERVER_WRITE_TIMEOUT + Duration::from_secs(2)).await;
     let _ = resume_tx.send(true);
     let mut dropped = 0;
     while let Some(result) = stalled.join_next().await {
