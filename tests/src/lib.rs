@@ -288,6 +288,25 @@ impl Client {
         })
     }
 
+    /// Opens a room (unrated, untimed) with request `id`: its invite code.
+    pub async fn create_room(&mut self, id: u64, variant: Variant, private: bool) -> String {
+        let room = ClientMessage::CreateRoom {
+            variant,
+            clock: None,
+            private,
+            rated: false,
+        };
+        match self.request(id, room).await {
+            ServerMessage::RoomCreated {
+                code, private: p, ..
+            } if p == private => code,
+            reply => panic!(
+                "{}: room_created (private: {private}), got {reply:?}",
+                self.name
+            ),
+        }
+    }
+
     /// Sends a request with no id.
     pub async fn send(&mut self, message: ClientMessage) {
         send_frame(&mut self.socket, &ClientFrame::new(message)).await;

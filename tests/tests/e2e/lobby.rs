@@ -16,21 +16,7 @@ async fn a_private_room_is_joined_by_code_and_never_listed() {
     assert!(rooms.is_empty() && games.is_empty());
 
     let mut host = server.join("host").await;
-    let reply = host
-        .request(
-            1,
-            ClientMessage::CreateRoom {
-                variant: Variant::Classic,
-                clock: None,
-                private: true,
-                rated: false,
-            },
-        )
-        .await;
-    let ServerMessage::RoomCreated { code, private, .. } = reply else {
-        panic!("room_created: {reply:?}");
-    };
-    assert!(private);
+    let code = host.create_room(1, Variant::Classic, true).await;
     // At least 40 bits from an alphabet of at least 32 symbols: 8 or more symbols.
     let symbols = code.chars().filter(|c| c.is_ascii_alphanumeric()).count();
     assert!(symbols >= 8, "invite code {code:?} is long enough");

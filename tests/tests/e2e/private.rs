@@ -10,20 +10,7 @@ use noughts_tests::{Client, TestServer, alternate, test_config};
 async fn private_game(server: &TestServer) -> (GameId, String, Client, Client) {
     let mut host = server.join("host").await;
     let mut guest = server.join("guest").await;
-    let reply = host
-        .request(
-            1,
-            ClientMessage::CreateRoom {
-                variant: Variant::Classic,
-                clock: None,
-                private: true,
-                rated: false,
-            },
-        )
-        .await;
-    let ServerMessage::RoomCreated { code, .. } = reply else {
-        panic!("room_created: {reply:?}");
-    };
+    let code = host.create_room(1, Variant::Classic, true).await;
     let ServerMessage::GameState(state) = guest
         .request(1, ClientMessage::JoinRoom { code: code.clone() })
         .await
