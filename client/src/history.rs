@@ -9,7 +9,6 @@ use noughts_protocol::{
     ServerMessage, sanitize,
 };
 
-use crate::app::NetEvent;
 use crate::net::Link;
 use crate::plain::result_text;
 use crate::replay::seat_text;
@@ -88,12 +87,7 @@ pub async fn run(mut link: Link, query: Query, out: &mut impl Write) -> anyhow::
     let mut profile: Option<Profile> = None;
     let mut games: Option<(Vec<GameSummary>, bool)> = None;
     loop {
-        let message = match link.next().await {
-            None => bail!("the connection ended"),
-            Some(NetEvent::Closed(reason) | NetEvent::Lost { reason, .. }) => bail!("{reason}"),
-            Some(NetEvent::Connecting) => continue,
-            Some(NetEvent::Frame(frame)) => frame.message,
-        };
+        let message = link.next_message().await?;
         match message {
             ServerMessage::Welcome { .. } => {
                 link.send(ClientMessage::Profile {

@@ -57,6 +57,21 @@ impl Link {
     pub async fn next(&mut self) -> Option<NetEvent> {
         self.events.recv().await
     }
+
+    /// The next message from the server, for the modes that do not outlive their connection: an
+    /// error once it is closed, lost or ended.
+    pub async fn next_message(&mut self) -> anyhow::Result<ServerMessage> {
+        loop {
+            match self.next().await {
+                None => anyhow::bail!("the connection ended"),
+                Some(NetEvent::Closed(reason) | NetEvent::Lost { reason, .. }) => {
+                    anyhow::bail!("{reason}")
+                }
+                Some(NetEvent::Connecting) => continue,
+                Some(NetEvent::Frame(frame)) => return Ok(frame.message),
+            }
+        }
+    }
 }
 
 /// Starts the connection task. The first event is `Connecting`; then a `welcome` frame, or

@@ -12,7 +12,6 @@ use noughts_protocol::{
     ServerMessage, sanitize,
 };
 
-use crate::app::NetEvent;
 use crate::net::Link;
 use crate::plain::{result_text, write_board};
 
@@ -173,12 +172,7 @@ pub fn seat_text(seat: &RecordSeat) -> String {
 /// Asks the server for a game's record and waits for it.
 pub async fn fetch_record(mut link: Link, game: GameId) -> anyhow::Result<GameRecord> {
     loop {
-        let message = match link.next().await {
-            None => bail!("the connection ended"),
-            Some(NetEvent::Closed(reason) | NetEvent::Lost { reason, .. }) => bail!("{reason}"),
-            Some(NetEvent::Connecting) => continue,
-            Some(NetEvent::Frame(frame)) => frame.message,
-        };
+        let message = link.next_message().await?;
         match message {
             ServerMessage::Welcome { .. } => link.send(ClientMessage::GameRecord { game }),
             ServerMessage::GameRecord(record) if record.game == game => return Ok(*record),

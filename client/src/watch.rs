@@ -8,7 +8,6 @@ use noughts_protocol::{
     ClientMessage, ErrorCode, GameId, GameKind, GameState, Level, ServerMessage, Variant, sanitize,
 };
 
-use crate::app::NetEvent;
 use crate::net::Link;
 use crate::plain::{result_text, write_board};
 
@@ -27,13 +26,7 @@ pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow
     let mut watching: Option<(GameId, Variant)> = None;
     let mut asked_for_war = false;
     loop {
-        let message = match link.next().await {
-            None => bail!("the connection ended before the game did"),
-            Some(NetEvent::Closed(reason)) => bail!("{reason}"),
-            Some(NetEvent::Lost { reason, .. }) => bail!("{reason}"),
-            Some(NetEvent::Connecting) => continue,
-            Some(NetEvent::Frame(frame)) => frame.message,
-        };
+        let message = link.next_message().await?;
         match message {
             ServerMessage::Welcome { .. } => match &target {
                 Target::Game(game, code) => link.send(ClientMessage::Watch {

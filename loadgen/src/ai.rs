@@ -11,13 +11,12 @@ use noughts_protocol::{ClientMessage, GameId, Level, Mark, Variant};
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
 use tokio::time::{Instant, sleep_until};
-use tokio_tungstenite::tungstenite::Message;
 
-use crate::client::{self, Peek, Socket};
+use crate::client::{self, Peek, Read, Socket};
 use crate::games::{self, SETUP_AT_ONCE, Tally};
 use crate::pacer::{self, Pacer};
 use crate::report::{Errors, Recorder, Report};
-use crate::target::{Probe, Window};
+use crate::target::{Probe, Run};
 
 /// How an `ai` run is shaped.
 #[derive(Debug, Clone)]
@@ -119,17 +118,10 @@ async fn play(
             }
             message = seat.ws.next() => message,
         };
-        let text = match message {
-            Some(Ok(Message::Text(text))) => text,
-            Some(Ok(Message::Close(_))) | None => {
-                tally.errors.add("closed");
-                break;
-            }
-            Some(Ok(_)) => continue,
-            Some(Err(_)) => {
-                tally.errors.add("read");
-                break;
-            }
+        let text = match Read::of(message, &tally.errors) {
+            Read::Text(text) => text,
+            Read::Skip => continue,
+            Read::End => break,
         };
         let Ok(peek) = Peek::of(text.as_str()) else {
             tally.errors.add("unparsable");
@@ -203,14 +195,11 @@ pub async fn run(url: &str, server: Probe, options: &AiOptions) -> anyhow::Resul
     let connections = pairs.len() * 2 + seats.len();
     let period = Duration::from_secs_f64(1.0 / options.rate.max(1e-3));
     let ai_period = Duration::from_secs_f64(1.0 / options.ai_rate.max(1e-3));
-    let start = Instant::now() + Duration::from_millis(100);
-    let end = start + Duration::from_secs_f64(options.secs);
-    sleep_until(start).await;
-    let window = Window::start(server);
-    let measured = tokio::spawn(async move {
-        sleep_until(end).await;
-        window.end()
-    });
+    let Run {
+        start,
+        end,
+        measured,
+    } = Run::starting(server, options.secs).await;
     let count = seats.len();
     let pacer = Pacer::start(count, start, ai_period, end);
     let mut ai_set = JoinSet::new();

@@ -20,6 +20,38 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 /// A generator connection.
 pub type Socket = WebSocketStream<TcpStream>;
 
+/// What a play loop makes of one read from a socket.
+#[derive(Debug)]
+pub enum Read {
+    /// A text frame to look at.
+    Text(tokio_tungstenite::tungstenite::Utf8Bytes),
+    /// A ping, a pong or the like: read on.
+    Skip,
+    /// The connection ended; why is counted in `errors`.
+    End,
+}
+
+impl Read {
+    /// Sorts what `ws.next()` gave, counting a close (`closed`) or a failed read (`read`).
+    pub fn of(
+        message: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
+        errors: &crate::report::Errors,
+    ) -> Read {
+        match message {
+            Some(Ok(Message::Text(text))) => Read::Text(text),
+            Some(Ok(Message::Close(_))) | None => {
+                errors.add("closed");
+                Read::End
+            }
+            Some(Ok(_)) => Read::Skip,
+            Some(Err(_)) => {
+                errors.add("read");
+                Read::End
+            }
+        }
+    }
+}
+
 /// How long any one step of setting up a client (connect, hello, a reply) may take.
 pub const STEP: Duration = Duration::from_secs(20);
 

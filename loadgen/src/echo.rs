@@ -9,12 +9,12 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
-use tokio::time::{Instant, sleep_until};
+use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::client;
 use crate::report::{Errors, Recorder, Report};
-use crate::target::{Probe, Window};
+use crate::target::{Probe, Run};
 
 /// Serves echo on `listener` until the process ends.
 pub async fn serve(listener: TcpListener) {
@@ -71,14 +71,7 @@ pub async fn run(url: &str, server: Probe, options: &EchoOptions) -> anyhow::Res
     }
     let connections = sockets.len();
     let payload: String = "x".repeat(options.size);
-    let start = Instant::now() + Duration::from_millis(100);
-    let end = start + Duration::from_secs_f64(options.secs);
-    sleep_until(start).await;
-    let window = Window::start(server);
-    let measured = tokio::spawn(async move {
-        sleep_until(end).await;
-        window.end()
-    });
+    let Run { end, measured, .. } = Run::starting(server, options.secs).await;
     let mut set = JoinSet::new();
     for mut ws in sockets {
         let (errors, latency, messages, payload) = (

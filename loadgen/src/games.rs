@@ -16,12 +16,11 @@ use noughts_protocol::{ClientMessage, GameId, GameState, Mark, ServerMessage, Va
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
 use tokio::time::{Instant, sleep_until};
-use tokio_tungstenite::tungstenite::Message;
 
-use crate::client::{self, Peek, Socket};
+use crate::client::{self, Peek, Read, Socket};
 use crate::pacer::{self, Pacer};
 use crate::report::{Errors, Recorder, Report};
-use crate::target::{Probe, Window};
+use crate::target::{Probe, Run};
 
 /// A classic game that fills the board without a line: X and O alternate on these cells.
 pub const CLASSIC_DRAW: [usize; 9] = [0, 4, 8, 2, 6, 3, 5, 7, 1];
@@ -182,17 +181,10 @@ async fn play(
             message = pair.a.next() => (Side::A, message),
             message = pair.b.next() => (Side::B, message),
         };
-        let text = match message {
-            Some(Ok(Message::Text(text))) => text,
-            Some(Ok(Message::Close(_))) | None => {
-                tally.errors.add("closed");
-                break;
-            }
-            Some(Ok(_)) => continue,
-            Some(Err(_)) => {
-                tally.errors.add("read");
-                break;
-            }
+        let text = match Read::of(message, &tally.errors) {
+            Read::Text(text) => text,
+            Read::Skip => continue,
+            Read::End => break,
         };
         let Ok(peek) = Peek::of(text.as_str()) else {
             tally.errors.add("unparsable");
@@ -293,14 +285,11 @@ pub async fn run(url: &str, server: Probe, options: &GamesOptions) -> anyhow::Re
     let period = options
         .rate
         .map(|rate| Duration::from_secs_f64(1.0 / rate.max(1e-3)));
-    let start = Instant::now() + Duration::from_millis(100);
-    let end = start + Duration::from_secs_f64(options.secs);
-    sleep_until(start).await;
-    let window = Window::start(server);
-    let measured = tokio::spawn(async move {
-        sleep_until(end).await;
-        window.end()
-    });
+    let Run {
+        start,
+        end,
+        measured,
+    } = Run::starting(server, options.secs).await;
     play_pairs(pairs, period, start, end, &tally).await;
     let (elapsed, server, generator) = measured.await?;
     let moves = tally.moves.load(Ordering::Relaxed);

@@ -98,6 +98,35 @@ impl Window {
     }
 }
 
+/// A measured run: when it starts and ends, and the window measured over it in the background.
+#[derive(Debug)]
+pub struct Run {
+    pub start: tokio::time::Instant,
+    pub end: tokio::time::Instant,
+    /// The window's length and the use of the server and the generator over it.
+    pub measured: tokio::task::JoinHandle<(Duration, Option<crate::Usage>, Option<crate::Usage>)>,
+}
+
+impl Run {
+    /// A run of `secs` starting 100 ms from now (time to set the clients going): waits for its
+    /// start, then measures `server` until its end.
+    pub async fn starting(server: Probe, secs: f64) -> Run {
+        let start = tokio::time::Instant::now() + Duration::from_millis(100);
+        let end = start + Duration::from_secs_f64(secs);
+        tokio::time::sleep_until(start).await;
+        let window = Window::start(server);
+        let measured = tokio::spawn(async move {
+            tokio::time::sleep_until(end).await;
+            window.end()
+        });
+        Run {
+            start,
+            end,
+            measured,
+        }
+    }
+}
+
 /// Where the server under test is, and its process if this run started it.
 #[derive(Debug)]
 pub struct Target {

@@ -341,7 +341,9 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
     }
     // However few updates reached them, the stalled watchers have now been stalled for longer
     // than the server lets a write wait: they must have been dropped.
-    sleep_until(stalled_since + SERVER_WRITE_TIMEOUT + Duration::from_secs(2)).await;
+    if options.stalled > 0 {
+        sleep_until(stalled_since + SERVER_WRITE_TIMEOUT + Duration::from_secs(2)).await;
+    }
     let _ = resume_tx.send(true);
     let mut dropped = 0;
     while let Some(result) = stalled.join_next().await {
