@@ -4,12 +4,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use noughts_protocol::{GameKind, Variant};
+use noughts_protocol::Variant;
 use tokio::sync::oneshot;
 use tokio::time::sleep;
 use tracing::warn;
 
-use crate::game::{self, SeatSetup, Setup};
+use crate::game::{self, Setup};
 use crate::server::Shared;
 
 /// Starts the first war game of every variant at once (so the lobby lists them from the start),
@@ -30,17 +30,8 @@ fn start_one(shared: &Arc<Shared>, variant: Variant) -> Option<oneshot::Receiver
     let (x, o) = shared.config.war_levels;
     let (on_end, ended) = oneshot::channel();
     let setup = Setup {
-        variant,
-        kind: GameKind::War,
-        seats: [SeatSetup::Ai(x), SeatSetup::Ai(o)],
-        clock: None,
-        owner: None,
-        rated: false,
-        listed: true,
-        rematch_of: None,
-        requester: None,
-        watcher: None,
         on_end: Some(on_end),
+        ..Setup::war(variant, x, o)
     };
     match game::start(shared, setup) {
         Ok(_) => Some(ended),

@@ -135,6 +135,25 @@ pub(crate) struct Setup {
     pub on_end: Option<oneshot::Sender<()>>,
 }
 
+impl Setup {
+    /// An AI-vs-AI war game between `x` and `o`: listed, untimed, unrated, nobody watching yet.
+    pub(crate) fn war(variant: Variant, x: Level, o: Level) -> Setup {
+        Setup {
+            variant,
+            kind: GameKind::War,
+            seats: [SeatSetup::Ai(x), SeatSetup::Ai(o)],
+            clock: None,
+            owner: None,
+            rated: false,
+            listed: true,
+            rematch_of: None,
+            requester: None,
+            watcher: None,
+            on_end: None,
+        }
+    }
+}
+
 /// Starts a game: registers it, seats its players and spawns its actor, which sends everyone
 /// their first snapshot.
 pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusal> {

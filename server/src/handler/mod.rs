@@ -327,17 +327,8 @@ impl Client {
             } => self.start_own_game(
                 &session,
                 Setup {
-                    variant,
-                    kind: GameKind::War,
-                    seats: [SeatSetup::Ai(x_level), SeatSetup::Ai(o_level)],
-                    clock: None,
-                    owner: None,
-                    rated: false,
-                    listed: true,
-                    rematch_of: None,
-                    requester: None,
                     watcher: Some((session.clone(), from)),
-                    on_end: None,
+                    ..Setup::war(variant, x_level, o_level)
                 },
             ),
             ClientMessage::Watch { game, code } => {
