@@ -22,10 +22,11 @@ use tracing::{debug, info};
 
 use crate::handler::Client;
 use crate::metrics::GaugeShare;
-use crate::outbound::{self, Close, Inbox, error_frame, frame};
+use crate::outbound::{self, Close, Inbox, Queued, error_frame, frame};
 use crate::per_ip::{Network, Slot};
 use crate::server::Shared;
 use crate::tls::{self, Stream};
+use crate::wire::{Tap, Wire};
 
 /// How long a client has to complete the WebSocket handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -117,9 +118,9 @@ impl Admission {
 /// Serves one accepted TCP connection to its end.
 pub(crate) async fn serve(shared: Arc<Shared>, mut stream: TcpStream, admission: Admission) {
     let _ = stream.set_nodelay(true);
-    let stream = match &shared.config.tls {
+    let (stream, wire) = match &shared.config.tls {
         Some(keys) => match tls::accept(keys, stream, shared.config.tls_handshake_timeout).await {
-            Some(stream) => stream,
+            Some(stream) => (stream, None),
             None => return,
         },
         None if is_plain_http(&stream).await => {
@@ -128,7 +129,10 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut stream: TcpStream, admission:
             let _ = stream.shutdown().await;
             return;
         }
-        None => Stream::Plain(stream),
+        None => {
+            let wire = Wire::new(stream);
+            (Stream::Plain(Tap(wire.clone())), Some(wire))
+        }
     };
     let config = &shared.config;
     let ws_config = WebSocketConfig::default()
@@ -176,10 +180,17 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut stream: TcpStream, admission:
     debug!("connected");
     let mut counted = GaugeShare::new(&shared.metrics.connections);
     counted.set(1);
-    let (out, inbox) = outbound::channel(config.outbound_queue, shared.metrics.clone());
+    if let Some(wire) = &wire {
+        wire.open();
+    }
+    let (out, inbox) =
+        outbound::channel(config.outbound_queue, shared.metrics.clone(), wire.clone());
     let first_ping = Instant::now() + ping_phase(out.conn.0, config.ping_interval);
     let mut client = Client::new(shared.clone(), out, network);
     let end = pump(&shared, &mut ws, inbox, &mut client, first_ping).await;
+    if let Some(wire) = &wire {
+        wire.close();
+    }
     client.disconnected().await;
     if let Some(why) = end {
         close_with(&mut ws, why).await;
@@ -207,7 +218,7 @@ async fn refuse(
     info!(%code, "refused");
     shared.metrics.error(code);
     let refusal = error_frame(None, code, message);
-    let _ = timeout(WRITE_TIMEOUT, ws.send(Message::Text(refusal))).await;
+    let _ = timeout(WRITE_TIMEOUT, ws.send(refusal.message())).await;
     let why = Close {
         code: close::TRY_AGAIN_LATER,
         reason,
@@ -241,13 +252,11 @@ async fn pump(
             () = &mut stopped => {
                 // Frames queued before the signal (games' last words) go first.
                 let mut frames = Vec::new();
-                while let Ok(frame) = inbox.frames.try_recv() {
-                    frames.push(frame);
-                }
-                frames.push(frame(
+                inbox.take(&mut frames, usize::MAX);
+                frames.push(Queued::Frame(frame(
                     None,
                     ServerMessage::Shutdown { message: "the server is shutting down".to_owned() },
-                ));
+                )));
                 let _ = write(ws, frames).await;
                 return Some(Close { code: close::GOING_AWAY, reason: "server shutting down" });
             }
@@ -257,9 +266,7 @@ async fn pump(
                     // A slow reader gets no more frames; anyone else gets what was queued.
                     if why != Close::TOO_SLOW {
                         let mut frames = Vec::new();
-                        while let Ok(frame) = inbox.frames.try_recv() {
-                            frames.push(frame);
-                        }
+                        inbox.take(&mut frames, usize::MAX);
                         let _ = write(ws, frames).await;
                     }
                     return Some(why);
@@ -267,14 +274,15 @@ async fn pump(
             }
             Some(first) = inbox.frames.recv() => {
                 let mut frames = vec![first];
-                while frames.len() < BATCH {
-                    match inbox.frames.try_recv() {
-                        Ok(frame) => frames.push(frame),
-                        Err(_) => break,
+                inbox.take(&mut frames, BATCH);
+                let n = frames.len();
+                match write(ws, frames).await {
+                    Wrote::Done => inbox.written(n),
+                    Wrote::Failed => return None,
+                    Wrote::Stalled => {
+                        shared.metrics.queue_drops.inc();
+                        return None;
                     }
-                }
-                if !write(ws, frames).await {
-                    return None;
                 }
             }
             message = ws.next() => {
@@ -284,9 +292,7 @@ async fn pump(
                     Some(Ok(Message::Text(text))) => {
                         if let Some(why) = client.receive(&text).await {
                             let mut frames = Vec::new();
-                            while let Ok(frame) = inbox.frames.try_recv() {
-                                frames.push(frame);
-                            }
+                            inbox.take(&mut frames, usize::MAX);
                             let _ = write(ws, frames).await;
                             return Some(why);
                         }
@@ -321,6 +327,7 @@ async fn pump(
             }
             _ = ping.tick() => {
                 if timeout(WRITE_TIMEOUT, ws.send(Message::Ping(Default::default()))).await.is_err() {
+                    shared.metrics.queue_drops.inc();
                     return None;
                 }
             }
@@ -335,21 +342,42 @@ async fn pump(
     }
 }
 
-/// Writes frames and flushes; false if the client is gone or too slow to take them.
+/// How a write ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wrote {
+    /// All of it is on the socket.
+    Done,
+    /// The client is gone.
+    Failed,
+    /// The socket took none of it for [`WRITE_TIMEOUT`]: the client reads too slowly.
+    Stalled,
+}
+
+/// Writes queued frames and flushes (also what direct senders left over).
 ///
 /// A write that the socket takes at once (nearly all of them) sets no timer.
-async fn write(ws: &mut Socket, frames: Vec<outbound::Frame>) -> bool {
+async fn write(ws: &mut Socket, frames: Vec<Queued>) -> Wrote {
     let send = async {
-        for frame in frames {
-            ws.feed(Message::Text(frame)).await?;
+        for queued in frames {
+            if let Queued::Frame(frame) = queued {
+                ws.feed(frame.message()).await?;
+            }
         }
         ws.flush().await
     };
     tokio::pin!(send);
     let first = std::future::poll_fn(|cx| Poll::Ready(send.as_mut().poll(cx))).await;
-    match first {
-        Poll::Ready(done) => done.is_ok(),
-        Poll::Pending => matches!(timeout(WRITE_TIMEOUT, send).await, Ok(Ok(()))),
+    let done = match first {
+        Poll::Ready(done) => done,
+        Poll::Pending => match timeout(WRITE_TIMEOUT, send).await {
+            Ok(done) => done,
+            Err(_) => return Wrote::Stalled,
+        },
+    };
+    if done.is_ok() {
+        Wrote::Done
+    } else {
+        Wrote::Failed
     }
 }
 

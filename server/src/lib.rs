@@ -23,7 +23,8 @@
 //! - `metrics`: Prometheus metrics and the HTTP responder that serves them.
 //! - `tls`: the certificate and key, the TLS handshake before the WebSocket one, and the stream a
 //!   connection reads and writes, plain or encrypted.
-//! - `outbound`, `rate`, `code`: the send queue, token buckets, invite codes.
+//! - `outbound`, `rate`, `code`: sending to a connection, token buckets, invite codes.
+//! - `wire`: a plain connection's socket, shared so that senders write frames to it directly.
 //! - `per_ip`: counts of connections, rooms and seeks per network, for the per-address caps.
 
 mod code;
@@ -44,6 +45,7 @@ mod session;
 mod store;
 mod tls;
 mod war;
+mod wire;
 
 pub use config::Config;
 /// The rules of a game as a pure state machine; public only for the fuzz target.

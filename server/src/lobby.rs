@@ -94,7 +94,7 @@ mod tests {
     use noughts_protocol::{ServerFrame, Variant};
 
     use super::*;
-    use crate::outbound::channel;
+    use crate::outbound::{Queued, channel};
 
     fn room(code: &str) -> RoomInfo {
         RoomInfo {
@@ -107,8 +107,10 @@ mod tests {
     }
 
     fn next(inbox: &mut crate::outbound::Inbox) -> ServerMessage {
-        let text = inbox.frames.try_recv().expect("a frame");
-        serde_json::from_str::<ServerFrame>(text.as_str())
+        let Ok(Queued::Frame(frame)) = inbox.frames.try_recv() else {
+            panic!("a frame");
+        };
+        serde_json::from_str::<ServerFrame>(frame.as_str())
             .unwrap()
             .message
     }
@@ -117,7 +119,7 @@ mod tests {
     fn a_subscriber_gets_the_snapshot_then_every_change() {
         let lobby = Lobby::default();
         lobby.add_room(room("AAAA-AAAA-AA"));
-        let (out, mut inbox) = channel(8, Default::default());
+        let (out, mut inbox) = channel(8, Default::default(), None);
         lobby.subscribe(PlayerId(1), out, Some(RequestId::Number(3)));
         let ServerMessage::Lobby { rooms, games } = next(&mut inbox) else {
             panic!("snapshot first");

@@ -50,7 +50,8 @@ pub(crate) struct Metrics {
     pub moves: Counter,
     /// How long each AI search took, in seconds.
     pub ai_think: Histogram,
-    /// Connections dropped because their outbound queue was full.
+    /// Connections dropped for reading too slowly: their outbound queue filled, or a write waited
+    /// too long.
     pub queue_drops: Counter,
     /// Error replies sent, by code.
     errors: Family<CodeLabel, Counter>,
@@ -97,7 +98,7 @@ impl Default for Metrics {
         );
         registry.register(
             "outbound_drops",
-            "Connections dropped because they read too slowly to keep up with their queue",
+            "Connections dropped because they read too slowly: their queue filled or a write stalled",
             queue_drops.clone(),
         );
         registry.register("errors", "Error replies sent, by code", errors.clone());

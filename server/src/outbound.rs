@@ -1,14 +1,18 @@
-//! The sending half of a connection: a bounded queue of frames serialised once, and a way to drop a
-//! connection that does not keep up.
+//! The sending half of a connection: frames serialised once, written straight to a plain
+//! connection's socket when nothing is ahead of them (see `wire`) and otherwise queued in a bounded
+//! queue, and a way to drop a connection that does not keep up.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 use noughts_protocol::{ErrorCode, RequestId, ServerFrame, ServerMessage, close};
 use tokio::sync::{mpsc, watch};
-use tokio_tungstenite::tungstenite::Utf8Bytes;
+use tokio_tungstenite::tungstenite::protocol::frame::Frame as WsFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+use tokio_tungstenite::tungstenite::{Bytes, Message, Utf8Bytes};
 
 use crate::metrics::Metrics;
+use crate::wire::{Sent, Wire};
 
 /// One connection's number, unique for the life of the server; tells a stale connection of a
 /// session from the current one.
@@ -44,12 +48,42 @@ impl Close {
     };
 }
 
-/// A frame as it goes on the wire: JSON text, cheap to clone for every recipient.
-pub(crate) type Frame = Utf8Bytes;
+/// A server frame serialised once, as JSON text and as the WebSocket frame that carries it; cheap
+/// to clone for every recipient.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Frame {
+    text: Utf8Bytes,
+    encoded: Bytes,
+}
+
+impl Frame {
+    /// A text frame.
+    pub(crate) fn new(json: String) -> Frame {
+        let text = Utf8Bytes::from(json);
+        let mut encoded = Vec::with_capacity(text.len() + 10);
+        WsFrame::message(text.clone(), OpCode::Data(Data::Text), true)
+            .format(&mut encoded)
+            .expect("writing to a Vec cannot fail");
+        Frame {
+            text,
+            encoded: encoded.into(),
+        }
+    }
+
+    /// The JSON text.
+    pub(crate) fn as_str(&self) -> &str {
+        self.text.as_str()
+    }
+
+    /// The message for tungstenite to write.
+    pub(crate) fn message(&self) -> Message {
+        Message::Text(self.text.clone())
+    }
+}
 
 /// Serialises a server frame once.
 pub(crate) fn frame(id: Option<RequestId>, message: ServerMessage) -> Frame {
-    Utf8Bytes::from(ServerFrame::reply(id, message).to_json())
+    Frame::new(ServerFrame::reply(id, message).to_json())
 }
 
 /// The same frame as the reply to the request with `id`: the message is serialised once for
@@ -61,7 +95,7 @@ pub(crate) fn with_id(shared: &Frame, id: Option<&RequestId>) -> Frame {
     let id = serde_json::to_string(id).expect("request ids always serialise");
     let body = shared.as_str();
     debug_assert!(body.starts_with('{') && body.len() > 2);
-    Utf8Bytes::from(format!("{{\"id\":{id},{}", &body[1..]))
+    Frame::new(format!("{{\"id\":{id},{}", &body[1..]))
 }
 
 /// Serialises an error reply.
@@ -79,13 +113,25 @@ pub(crate) fn error_frame(
     )
 }
 
+/// What the connection task writes, in order.
+#[derive(Debug)]
+pub(crate) enum Queued {
+    /// A frame.
+    Frame(Frame),
+    /// The rest of a frame written directly is waiting in the wire: flush it.
+    Flush,
+}
+
 /// Where to send frames for one connection. Cloned into games, the lobby and the session.
 #[derive(Debug, Clone)]
 pub(crate) struct Outbound {
     /// Which connection this is, so that a stale handle can be told from the current one.
     pub conn: ConnId,
+    /// A plain connection's socket, to write to directly; weak, so that the socket closes when
+    /// the connection ends however long others keep this handle.
+    wire: Option<Weak<Wire>>,
     /// The connection's bounded queue; never awaited by anyone but the connection itself.
-    tx: mpsc::Sender<Frame>,
+    tx: mpsc::Sender<Queued>,
     /// Set to close the connection from outside: when its queue is full, or its session moved.
     kick: Arc<watch::Sender<Option<Close>>>,
     /// The server's metrics: frames dropped and errors sent.
@@ -96,34 +142,71 @@ pub(crate) struct Outbound {
 #[derive(Debug)]
 pub(crate) struct Inbox {
     /// Frames to write to the socket, in order.
-    pub frames: mpsc::Receiver<Frame>,
+    pub frames: mpsc::Receiver<Queued>,
+    /// A plain connection's socket, told when queued frames are written.
+    pub wire: Option<Arc<Wire>>,
     /// Becomes `Some` when the connection must close.
     pub kick: watch::Receiver<Option<Close>>,
 }
 
-/// A new queue for a connection.
-pub(crate) fn channel(capacity: usize, metrics: Arc<Metrics>) -> (Outbound, Inbox) {
+/// A new queue for a connection, and a way to write to its socket directly if it is plain.
+pub(crate) fn channel(
+    capacity: usize,
+    metrics: Arc<Metrics>,
+    wire: Option<Arc<Wire>>,
+) -> (Outbound, Inbox) {
     let (tx, frames) = mpsc::channel(capacity.max(1));
     let (kick, kick_rx) = watch::channel(None);
     (
         Outbound {
             conn: ConnId::next(),
+            wire: wire.as_ref().map(Arc::downgrade),
             tx,
             kick: Arc::new(kick),
             metrics,
         },
         Inbox {
             frames,
+            wire,
             kick: kick_rx,
         },
     )
+}
+
+impl Inbox {
+    /// Takes what is queued without waiting, up to `limit` items.
+    pub(crate) fn take(&mut self, into: &mut Vec<Queued>, limit: usize) {
+        while into.len() < limit {
+            match self.frames.try_recv() {
+                Ok(queued) => into.push(queued),
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// The connection task wrote and flushed `n` items: frames sent after them may go directly.
+    pub(crate) fn written(&self, n: usize) {
+        if let Some(wire) = &self.wire {
+            wire.written(n);
+        }
+    }
 }
 
 impl Outbound {
     /// Queues a frame without waiting. False when the connection is gone or was too slow (it is
     /// then being closed); the caller should forget this recipient.
     pub(crate) fn send(&self, frame: Frame) -> bool {
-        match self.tx.try_send(frame) {
+        let queued = match self.wire.as_ref().and_then(Weak::upgrade) {
+            None if self.wire.is_some() => return false,
+            None => Queued::Frame(frame),
+            Some(wire) => match wire.send(&frame.encoded) {
+                Sent::Written => return true,
+                Sent::Closed => return false,
+                Sent::Kept => Queued::Flush,
+                Sent::Queue => Queued::Frame(frame),
+            },
+        };
+        match self.tx.try_send(queued) {
             Ok(()) => true,
             Err(mpsc::error::TrySendError::Full(_)) => {
                 if self.close(Close::TOO_SLOW) {
@@ -187,7 +270,7 @@ mod tests {
     #[test]
     fn a_full_queue_closes_the_slow_connection() {
         let metrics = Arc::new(Metrics::default());
-        let (out, mut inbox) = channel(2, metrics.clone());
+        let (out, mut inbox) = channel(2, metrics.clone(), None);
         let pong = || frame(None, ServerMessage::Pong);
         assert!(out.send(pong()));
         assert!(out.send(pong()));
@@ -199,9 +282,9 @@ mod tests {
         // The first reason to close stands.
         out.close(Close::REPLACED);
         assert!(!inbox.kick.has_changed().unwrap());
-        assert_eq!(
-            inbox.frames.try_recv().unwrap().as_str(),
-            r#"{"type":"pong"}"#
-        );
+        let Ok(Queued::Frame(first)) = inbox.frames.try_recv() else {
+            panic!("the first frame is queued");
+        };
+        assert_eq!(first.as_str(), r#"{"type":"pong"}"#);
     }
 }

@@ -20,6 +20,8 @@ use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
 use tracing::debug;
 
+use crate::wire::Tap;
+
 /// The first byte of every TLS connection: a handshake record.
 const TLS_HANDSHAKE_RECORD: u8 = 0x16;
 
@@ -132,8 +134,8 @@ impl PartialEq for Tls {
 /// so every read and write is a direct call.
 #[derive(Debug)]
 pub(crate) enum Stream {
-    /// `ws://`.
-    Plain(TcpStream),
+    /// `ws://`: the socket is shared with direct senders (see `wire`).
+    Plain(Tap),
     /// `wss://`; boxed, as rustls's state is large and plain connections should not pay for it.
     Tls(Box<TlsStream<TcpStream>>),
 }
@@ -176,7 +178,7 @@ impl AsyncRead for Stream {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         match self.get_mut() {
-            Stream::Plain(tcp) => Pin::new(tcp).poll_read(cx, buf),
+            Stream::Plain(tap) => Pin::new(tap).poll_read(cx, buf),
             Stream::Tls(tls) => Pin::new(tls.as_mut()).poll_read(cx, buf),
         }
     }
@@ -189,7 +191,7 @@ impl AsyncWrite for Stream {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
-            Stream::Plain(tcp) => Pin::new(tcp).poll_write(cx, buf),
+            Stream::Plain(tap) => Pin::new(tap).poll_write(cx, buf),
             Stream::Tls(tls) => Pin::new(tls.as_mut()).poll_write(cx, buf),
         }
     }
@@ -200,28 +202,28 @@ impl AsyncWrite for Stream {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
-            Stream::Plain(tcp) => Pin::new(tcp).poll_write_vectored(cx, bufs),
+            Stream::Plain(tap) => Pin::new(tap).poll_write_vectored(cx, bufs),
             Stream::Tls(tls) => Pin::new(tls.as_mut()).poll_write_vectored(cx, bufs),
         }
     }
 
     fn is_write_vectored(&self) -> bool {
         match self {
-            Stream::Plain(tcp) => tcp.is_write_vectored(),
+            Stream::Plain(tap) => tap.is_write_vectored(),
             Stream::Tls(tls) => tls.is_write_vectored(),
         }
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
-            Stream::Plain(tcp) => Pin::new(tcp).poll_flush(cx),
+            Stream::Plain(tap) => Pin::new(tap).poll_flush(cx),
             Stream::Tls(tls) => Pin::new(tls.as_mut()).poll_flush(cx),
         }
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
-            Stream::Plain(tcp) => Pin::new(tcp).poll_shutdown(cx),
+            Stream::Plain(tap) => Pin::new(tap).poll_shutdown(cx),
             Stream::Tls(tls) => Pin::new(tls.as_mut()).poll_shutdown(cx),
         }
     }

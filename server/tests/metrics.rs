@@ -236,6 +236,8 @@ async fn a_reader_too_slow_is_dropped_and_counted() {
         outbound_queue: 8,
         messages_per_second: 1_000_000,
         message_burst: 1_000_000,
+        chat_per_minute: 1_000_000,
+        chat_burst: 1_000_000,
         ..Config::default()
     };
     let _server = tokio::spawn(noughts_server::run_with_metrics(
@@ -244,8 +246,9 @@ async fn a_reader_too_slow_is_dropped_and_counted() {
         config,
         std::future::pending(),
     ));
-    let (_x, _o, state) = quick_match(&url, Variant::Classic).await;
-    let mut watcher = net::small_watcher(&url, state.game).await;
+    let (mut x, mut o, state) = quick_match(&url, Variant::Classic).await;
+    let game = state.game;
+    let mut watcher = net::small_watcher(&url, game).await;
     scrape_until(
         metrics,
         &[
@@ -256,8 +259,28 @@ async fn a_reader_too_slow_is_dropped_and_counted() {
     )
     .await;
 
-    // The watcher stops reading (its socket stays open) and falls behind.
-    net::stall(&mut watcher, state.game, 1500).await;
+    // The watcher stops reading (its socket stays open), and the players talk on: it falls
+    // behind until its queue is full.
+    net::stall(&mut watcher, game, 1500).await;
+    let long = "x".repeat(270);
+    for i in 0.. {
+        let text = format!("{i}{long}");
+        let line = ClientMessage::Chat {
+            game,
+            text: text.clone(),
+        };
+        let reply = x.request(i, line).await;
+        assert!(matches!(reply, ServerMessage::Chat { .. }), "{reply:?}");
+        o.until(|m| matches!(m, ServerMessage::Chat { line, .. } if line.text == text))
+            .await;
+        if i % 10 == 9 {
+            let (_, text) = get(metrics, "/metrics").await;
+            if sample(&text, "noughts_outbound_drops_total") == Some(1.0) {
+                break;
+            }
+            assert!(i < 2000, "the watcher was never dropped:\n{text}");
+        }
+    }
     scrape_until(
         metrics,
         &[
