@@ -10,15 +10,17 @@ use noughts_protocol::{
     Variant,
 };
 use serde::Deserialize;
-use tokio::net::{TcpSocket, TcpStream};
+use tokio::net::TcpSocket;
 use tokio::time::timeout;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
+use crate::stamp::Stamped;
+
 /// A generator connection.
-pub type Socket = WebSocketStream<TcpStream>;
+pub type Socket = WebSocketStream<Stamped>;
 
 /// What a play loop makes of one read from a socket.
 #[derive(Debug)]
@@ -91,7 +93,11 @@ pub async fn connect(url: &str, recv_buffer: Option<u32>) -> anyhow::Result<Sock
     stream.set_nodelay(true)?;
     let (ws, _) = timeout(
         STEP,
-        tokio_tungstenite::client_async_with_config(request, stream, Some(ws_config())),
+        tokio_tungstenite::client_async_with_config(
+            request,
+            Stamped::new(stream),
+            Some(ws_config()),
+        ),
     )
     .await
     .context("handshake timed out")??;

@@ -16,6 +16,7 @@
 //! - `idle`: connections that only say hello and stay, spread over processes.
 //! - `echo`: the echo server and its load.
 //! - `pacer`: precise move times for the paced scenarios.
+//! - `stamp`: a TCP stream that knows when the kernel received what it read.
 //! - `target`: the server under test (started as a child process, or already running), pinning,
 //!   and `/proc` samples.
 //! - `report`: what a scenario measured, as text and JSON.
@@ -29,6 +30,7 @@ pub mod idle;
 pub mod pacer;
 pub mod report;
 pub mod soak;
+pub mod stamp;
 pub mod suite;
 pub mod target;
 pub mod watchers;

@@ -276,7 +276,7 @@ async fn live(i: usize, url: String, end: Instant, drop_chance: f64, tally: Arc<
 
 /// Resets the connection: no close frame, no FIN.
 fn abort(ws: Socket) {
-    let _ = ws.get_ref().set_zero_linger();
+    let _ = ws.get_ref().tcp().set_zero_linger();
     drop(ws);
 }
 
