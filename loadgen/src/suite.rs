@@ -312,27 +312,22 @@ pub async fn run(
         ),
     });
     let w = &sizes.watchers;
-    let dropped = watchers
-        .figures
-        .get("stalled_dropped")
-        .copied()
-        .unwrap_or(0.0) as usize;
-    let joined = watchers
-        .figures
-        .get("watchers_joined")
-        .copied()
-        .unwrap_or(0.0) as usize;
+    let figure = |name: &str| watchers.figures.get(name).copied().unwrap_or(0.0);
+    let dropped = figure("stalled_dropped") as usize;
+    let joined = figure("watchers_joined") as usize;
     verdicts.push(Verdict {
         target: format!(
             "4. One game, {} watchers: p99 from move to the last watcher < 50 ms; a watcher that stops reading is dropped",
             w.watchers
         ),
         measured: format!(
-            "{} over {} moves; {joined} of {} joined in {:.1} s; {dropped} of {} stalled watchers dropped; {}",
+            "received (kernel timestamp): {} over {} moves; read by the generator: p50 {:.2} ms, p99 {:.2} ms; {joined} of {} joined in {:.1} s; {dropped} of {} stalled watchers dropped; {}",
             latencies(&watchers),
             watchers.ops,
+            figure("read_p50_ms"),
+            figure("read_p99_ms"),
             w.watchers,
-            watchers.figures.get("join_secs").copied().unwrap_or(0.0),
+            figure("join_secs"),
             w.stalled,
             errors(&watchers)
         ),
