@@ -114,7 +114,7 @@ impl Wire {
                 lane.queued += 1;
                 Sent::Kept
             }
-            Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
+            Err(err) if not_now(&err) => {
                 lane.leftover.extend_from_slice(frame);
                 lane.queued += 1;
                 Sent::Kept
@@ -139,12 +139,20 @@ impl Wire {
                 Ok(n) => {
                     lane.leftover.drain(..n);
                 }
-                Err(err) if err.kind() == io::ErrorKind::WouldBlock => {}
+                Err(err) if not_now(&err) => {}
                 Err(err) => return Poll::Ready(Err(err)),
             }
         }
         Poll::Ready(Ok(()))
     }
+}
+
+/// Whether a failed write or read may be tried again later.
+fn not_now(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+    )
 }
 
 /// Whether whole frames written by the server hold a close frame. Anything that does not parse
@@ -187,7 +195,7 @@ impl AsyncRead for Tap {
                     buf.advance(n);
                     return Poll::Ready(Ok(()));
                 }
-                Err(err) if err.kind() == io::ErrorKind::WouldBlock => {}
+                Err(err) if not_now(&err) => {}
                 Err(err) => return Poll::Ready(Err(err)),
             }
         }
@@ -212,7 +220,7 @@ impl AsyncWrite for Tap {
         if lane.leftover.is_empty() {
             match wire.socket.try_write(buf) {
                 Ok(n) => taken = n,
-                Err(err) if err.kind() == io::ErrorKind::WouldBlock => {}
+                Err(err) if not_now(&err) => {}
                 Err(err) => return Poll::Ready(Err(err)),
             }
         }
