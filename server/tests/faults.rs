@@ -1,6 +1,6 @@
 //! The fault suite: what happens to games when things go wrong around the server. A client killed
 //! mid-game (its socket reset, no close frame); a half-open connection that the ping timeout must
-//! find; a watcher that never reads; SIGTERM to the real binary with games running; SIGKILL to it
+//! find; a watcher that never reads, and one that falls behind and catches up; SIGTERM to the real binary with games running; SIGKILL to it
 //! in the middle of a flood of moves, and a restart on the same database file.
 //!
 //! Every timeout here is configured short, so each test takes seconds; every wait is bounded.
@@ -177,17 +177,22 @@ async fn a_half_open_connection_is_dropped_by_the_ping_timeout() {
     drop(bob);
 }
 
-#[tokio::test]
-async fn a_watcher_that_never_reads_is_dropped_and_the_game_goes_on() {
-    let config = Config {
-        outbound_queue: 8,
+/// A server where players may talk as fast as they like, and a connection's queue holds `queue`
+/// frames.
+fn chatty(queue: usize) -> Config {
+    Config {
+        outbound_queue: queue,
         messages_per_second: 1_000_000,
         message_burst: 1_000_000,
         chat_per_minute: 1_000_000,
         chat_burst: 1_000_000,
         ..test_config()
-    };
-    let server = TestServer::start(config).await;
+    }
+}
+
+#[tokio::test]
+async fn a_watcher_that_never_reads_is_dropped_and_the_game_goes_on() {
+    let server = TestServer::start(chatty(8)).await;
     let (mut x, mut o, state) = quick_match(&server.url(), Variant::Classic).await;
     let game = state.game;
     let mut eve = server.join("eve").await;
@@ -264,6 +269,59 @@ async fn a_watcher_that_never_reads_is_dropped_and_the_game_goes_on() {
         let events = follow_to_end(client, game).await;
         assert_eq!(moves_of(&events), [0, 3, 1, 4, 2], "{}", client.name);
     }
+}
+
+#[tokio::test]
+async fn a_watcher_that_falls_behind_and_catches_up_gets_every_update_whole_and_in_order() {
+    // A queue long enough to hold everything it misses: it must not be dropped, only delayed.
+    let server = TestServer::start(chatty(4096)).await;
+    let (mut x, mut o, state) = quick_match(&server.url(), Variant::Classic).await;
+    let game = state.game;
+    let lines: Vec<String> = (0..320)
+        .map(|i| format!("{i:03} {}", "y".repeat(270)))
+        .collect();
+    let (before, after) = lines.split_at(20);
+    let mut id = 0;
+    let mut say = async |x: &mut Client, o: &mut Client, text: &String| {
+        id += 1;
+        let chat = ClientMessage::Chat {
+            game,
+            text: text.clone(),
+        };
+        let reply = x.request(id, chat).await;
+        assert!(matches!(reply, ServerMessage::Chat { .. }), "{reply:?}");
+        // O reads each line, so the players stay in step.
+        o.until(|m| matches!(m, ServerMessage::Chat { line, .. } if &line.text == text))
+            .await;
+    };
+    // A full chat makes each snapshot about 6 KiB.
+    for text in before {
+        say(&mut x, &mut o, text).await;
+    }
+    // A watcher with a small receive buffer asks for 1,500 snapshots and reads none: the socket
+    // buffers fill, and its updates go from straight onto the socket to the rest of a frame kept
+    // back, to the queue. It goes on not reading while 300 more lines are said.
+    let mut watcher = net::small_watcher(&server.url(), game).await;
+    net::stall(&mut watcher, game, 1500).await;
+    for text in after {
+        say(&mut x, &mut o, text).await;
+    }
+    // Then it reads: every line, whole (each frame parses), in order, and then the moves.
+    alternate(&mut x, &mut o, game, &[0, 3, 1, 4, 2]).await;
+    let mut heard = Vec::new();
+    let mut moves = Vec::new();
+    while moves.len() < 5 {
+        let frame = read_frame(&mut watcher)
+            .await
+            .expect("the watcher stays connected");
+        match frame.message {
+            ServerMessage::Chat { line, .. } => heard.push(line.text),
+            ServerMessage::Moved { cell, .. } => moves.push(cell),
+            _ => {}
+        }
+    }
+    assert_eq!(heard, after, "every line, in order");
+    assert_eq!(moves, [0, 3, 1, 4, 2]);
 }
 
 /// Reads a socket until it ends; panics if it ever stops without ending.
