@@ -11,7 +11,7 @@ use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{ErrorCode, ServerMessage, close};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::time::{Instant, MissedTickBehavior, interval_at, sleep_until, timeout};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::error::CapacityError;
@@ -257,7 +257,7 @@ async fn pump(
                     None,
                     ServerMessage::Shutdown { message: "the server is shutting down".to_owned() },
                 )));
-                let _ = write(ws, frames).await;
+                let _ = write_queued(ws, &mut inbox.kick, frames).await;
                 return Some(Close { code: close::GOING_AWAY, reason: "server shutting down" });
             }
             changed = inbox.kick.changed() => {
@@ -267,7 +267,7 @@ async fn pump(
                     if why != Close::TOO_SLOW {
                         let mut frames = Vec::new();
                         inbox.take(&mut frames, usize::MAX);
-                        let _ = write(ws, frames).await;
+                        let _ = write_queued(ws, &mut inbox.kick, frames).await;
                     }
                     return Some(why);
                 }
@@ -276,13 +276,9 @@ async fn pump(
                 let mut frames = vec![first];
                 inbox.take(&mut frames, BATCH);
                 let n = frames.len();
-                match write(ws, frames).await {
+                match write_queued(ws, &mut inbox.kick, frames).await {
                     Wrote::Done => inbox.written(n),
-                    Wrote::Failed => return None,
-                    Wrote::Stalled => {
-                        shared.metrics.queue_drops.inc();
-                        return None;
-                    }
+                    wrote => return unfinished(shared, wrote),
                 }
             }
             message = ws.next() => {
@@ -293,7 +289,7 @@ async fn pump(
                         if let Some(why) = client.receive(&text).await {
                             let mut frames = Vec::new();
                             inbox.take(&mut frames, usize::MAX);
-                            let _ = write(ws, frames).await;
+                            let _ = write_queued(ws, &mut inbox.kick, frames).await;
                             return Some(why);
                         }
                     }
@@ -326,9 +322,10 @@ async fn pump(
                 }
             }
             _ = ping.tick() => {
-                if timeout(WRITE_TIMEOUT, ws.send(Message::Ping(Default::default()))).await.is_err() {
-                    shared.metrics.queue_drops.inc();
-                    return None;
+                let ping = Message::Ping(Default::default());
+                match write(ws, &mut inbox.kick, [ping]).await {
+                    Wrote::Done | Wrote::Failed => {}
+                    wrote => return unfinished(shared, wrote),
                 }
             }
             () = &mut idle => {
@@ -351,17 +348,22 @@ enum Wrote {
     Failed,
     /// The socket took none of it for [`WRITE_TIMEOUT`]: the client reads too slowly.
     Stalled,
+    /// The connection was told to close while the write waited.
+    Kicked(Close),
 }
 
-/// Writes queued frames and flushes (also what direct senders left over).
+/// Writes messages and flushes (also what direct senders left over).
 ///
-/// A write that the socket takes at once (nearly all of them) sets no timer.
-async fn write(ws: &mut Socket, frames: Vec<Queued>) -> Wrote {
+/// A write that the socket takes at once (nearly all of them) sets no timer; one that waits
+/// gives up after [`WRITE_TIMEOUT`], or as soon as the connection is told to close.
+async fn write(
+    ws: &mut Socket,
+    kick: &mut watch::Receiver<Option<Close>>,
+    messages: impl IntoIterator<Item = Message>,
+) -> Wrote {
     let send = async {
-        for queued in frames {
-            if let Queued::Frame(frame) = queued {
-                ws.feed(frame.message()).await?;
-            }
+        for message in messages {
+            ws.feed(message).await?;
         }
         ws.flush().await
     };
@@ -369,15 +371,57 @@ async fn write(ws: &mut Socket, frames: Vec<Queued>) -> Wrote {
     let first = std::future::poll_fn(|cx| Poll::Ready(send.as_mut().poll(cx))).await;
     let done = match first {
         Poll::Ready(done) => done,
-        Poll::Pending => match timeout(WRITE_TIMEOUT, send).await {
-            Ok(done) => done,
-            Err(_) => return Wrote::Stalled,
+        Poll::Pending => tokio::select! {
+            done = timeout(WRITE_TIMEOUT, send) => match done {
+                Ok(done) => done,
+                Err(_) => return Wrote::Stalled,
+            },
+            why = kicked(kick) => return Wrote::Kicked(why),
         },
     };
     if done.is_ok() {
         Wrote::Done
     } else {
         Wrote::Failed
+    }
+}
+
+/// Writes queued frames; see [`write`].
+async fn write_queued(
+    ws: &mut Socket,
+    kick: &mut watch::Receiver<Option<Close>>,
+    queued: Vec<Queued>,
+) -> Wrote {
+    write(
+        ws,
+        kick,
+        queued.into_iter().filter_map(Queued::into_message),
+    )
+    .await
+}
+
+/// Waits until the connection is told to close, and says why.
+async fn kicked(kick: &mut watch::Receiver<Option<Close>>) -> Close {
+    if let Ok(why) = kick.wait_for(Option::is_some).await
+        && let Some(why) = *why
+    {
+        return why;
+    }
+    // Nobody can tell it to close any more.
+    std::future::pending().await
+}
+
+/// What a write that did not finish means for the connection: the close to send, if any. A stalled
+/// write counts as a drop for reading too slowly (unless the connection was already told to close,
+/// which counted it).
+fn unfinished(shared: &Shared, wrote: Wrote) -> Option<Close> {
+    match wrote {
+        Wrote::Done | Wrote::Failed => None,
+        Wrote::Stalled => {
+            shared.metrics.queue_drops.inc();
+            None
+        }
+        Wrote::Kicked(why) => Some(why),
     }
 }
 

@@ -122,6 +122,16 @@ pub(crate) enum Queued {
     Flush,
 }
 
+impl Queued {
+    /// The message for tungstenite to write, if any.
+    pub(crate) fn into_message(self) -> Option<Message> {
+        match self {
+            Queued::Frame(frame) => Some(frame.message()),
+            Queued::Flush => None,
+        }
+    }
+}
+
 /// Where to send frames for one connection. Cloned into games, the lobby and the session.
 #[derive(Debug, Clone)]
 pub(crate) struct Outbound {
