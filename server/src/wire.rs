@@ -107,21 +107,30 @@ impl Wire {
             lane.queued += 1;
             return Sent::Queue;
         }
-        match self.socket.try_write(frame) {
-            Ok(n) if n == frame.len() => Sent::Written,
-            Ok(n) => {
-                lane.leftover.extend_from_slice(&frame[n..]);
-                lane.queued += 1;
-                Sent::Kept
-            }
-            Err(err) if not_now(&err) => {
-                lane.leftover.extend_from_slice(frame);
+        match self.write_or_keep(&mut lane, frame) {
+            Ok(true) => Sent::Written,
+            Ok(false) => {
                 lane.queued += 1;
                 Sent::Kept
             }
             // The connection task will see the error on its next read or write.
             Err(_) => Sent::Closed,
         }
+    }
+
+    /// Writes whole frames behind what is left over: onto the socket at once if nothing is, and
+    /// keeps what the socket does not take. True if all of it is on the socket.
+    fn write_or_keep(&self, lane: &mut Lane, frames: &[u8]) -> io::Result<bool> {
+        let mut taken = 0;
+        if lane.leftover.is_empty() {
+            match self.socket.try_write(frames) {
+                Ok(n) => taken = n,
+                Err(err) if not_now(&err) => {}
+                Err(err) => return Err(err),
+            }
+        }
+        lane.leftover.extend_from_slice(&frames[taken..]);
+        Ok(taken == frames.len())
     }
 
     /// The connection task has written and flushed `n` queued items.
@@ -216,15 +225,7 @@ impl AsyncWrite for Tap {
         if lane.state == State::Open && holds_close(buf) {
             lane.state = State::Closed;
         }
-        let mut taken = 0;
-        if lane.leftover.is_empty() {
-            match wire.socket.try_write(buf) {
-                Ok(n) => taken = n,
-                Err(err) if not_now(&err) => {}
-                Err(err) => return Poll::Ready(Err(err)),
-            }
-        }
-        lane.leftover.extend_from_slice(&buf[taken..]);
+        wire.write_or_keep(&mut lane, buf)?;
         Poll::Ready(Ok(buf.len()))
     }
 
