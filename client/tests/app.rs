@@ -687,17 +687,7 @@ fn ratings_come_with_the_welcome_and_are_renewed_after_a_rated_game() {
     let mut rated = state(Variant::Classic, "XX..OO...", &[0, 4, 1, 5]);
     rated.rated = true;
     frame(&mut app, ServerMessage::GameState(Box::new(rated)));
-    let over = ServerMessage::GameOver {
-        game: GameId(42),
-        seq: 11,
-        board: "XXX.OO...".into(),
-        result: GameResult {
-            winner: Some(Mark::X),
-            reason: EndReason::Line,
-            cells: vec![0, 1, 2],
-        },
-        clocks: None,
-    };
+    let over = x_wins_top_row(11);
     assert_eq!(
         frame(&mut app, over.clone()),
         vec![Effect::Send(ClientMessage::Profile { player: None })]
@@ -733,17 +723,7 @@ fn ratings_come_with_the_welcome_and_are_renewed_after_a_rated_game() {
     // A casual game changes nothing, so nothing is asked.
     let casual = state(Variant::Classic, "XX..OO...", &[0, 4, 1, 5]);
     frame(&mut app, ServerMessage::GameState(Box::new(casual)));
-    let over = ServerMessage::GameOver {
-        game: GameId(42),
-        seq: 11,
-        board: "XXX.OO...".into(),
-        result: GameResult {
-            winner: Some(Mark::X),
-            reason: EndReason::Line,
-            cells: vec![0, 1, 2],
-        },
-        clocks: None,
-    };
+    let over = x_wins_top_row(11);
     assert!(frame(&mut app, over).is_empty());
 }
 

@@ -300,6 +300,17 @@ async fn tls_server(name: &str, ca: bool) -> (Embedded, PathBuf) {
     (server, cert)
 }
 
+/// The game id of a line the client printed that starts `game ID`.
+fn game_of(line: &str) -> &str {
+    let rest = line
+        .strip_prefix("game ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
 /// Runs the binary with `args` in a config directory of its own.
 async fn run(args: &[&str], dir: &str) -> Output {
     run_bin(args.iter().map(|a| a.to_string()).collect(), temp_dir(dir)).await
@@ -471,14 +482,12 @@ async fn a_finished_war_game_can_be_replayed() {
     .to_vec();
     let output = run_bin(watch, temp_dir("replay")).await;
     let watched = String::from_utf8_lossy(&output.stdout).into_owned();
-    let game: String = watched["game ".len()..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    let replay = ["--server", &server.url, "replay", &game, "--plain"]
-        .map(String::from)
-        .to_vec();
-    let output = run_bin(replay, temp_dir("replay")).await;
+    let game = game_of(&watched);
+    let output = run(
+        &["--server", &server.url, "replay", game, "--plain"],
+        "replay",
+    )
+    .await;
     let replayed = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{replayed}");
     assert!(replayed.contains("classic, 9 moves"), "{replayed}");
@@ -557,16 +566,11 @@ async fn played_games_are_listed_and_replayed_from_the_record() {
         "{line}"
     );
     assert!(line.ends_with("draw (board full), 9 moves"), "{line}");
-    let game: String = line["game ".len()..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
+    let game = game_of(line);
 
     // Its record replays, move by move, to a full board and the same result.
-    let replay = ["--server", &server.url, "replay", &game, "--plain"]
-        .map(String::from)
-        .to_vec();
-    let output = run_bin(replay, temp_dir("history-replay")).await;
+    let replay = ["--server", &server.url, "replay", game, "--plain"];
+    let output = run(&replay, "history-replay").await;
     let replayed = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(output.status.success(), "{replayed}");
     assert!(

@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use insta::assert_snapshot;
 use noughts_client::app::{Effect, Event, Screen};
-use noughts_protocol::{
-    ClientMessage, EndReason, GameId, GameKind, GameResult, Level, Mark, ServerMessage, Variant,
-};
+use noughts_protocol::{ClientMessage, GameId, GameKind, Level, Mark, ServerMessage, Variant};
 use ratatui::crossterm::event::KeyCode;
 
 #[test]
@@ -156,20 +154,7 @@ fn game_over_with_the_winning_line() {
             clocks: None,
         },
     );
-    frame(
-        &mut app,
-        ServerMessage::GameOver {
-            game: GameId(42),
-            seq: 12,
-            board: "XXX.OO...".into(),
-            result: GameResult {
-                winner: Some(Mark::X),
-                reason: EndReason::Line,
-                cells: vec![0, 1, 2],
-            },
-            clocks: None,
-        },
-    );
+    frame(&mut app, x_wins_top_row(12));
     frame(
         &mut app,
         ServerMessage::RematchOffered {

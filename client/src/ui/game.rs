@@ -8,22 +8,12 @@ use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::board::{self, Geometry, Marks};
 use super::theme::Theme;
-use super::truncate;
+use super::{body_of, truncate};
 use crate::app::{App, Modal};
 use crate::game::{GameView, format_clock, format_countdown};
 
 /// Width of the side panel.
 const SIDE_WIDTH: u16 = 30;
-
-/// The body of the screen below the title bar and above the footer.
-fn body(area: Rect) -> Rect {
-    Rect::new(
-        area.x,
-        area.y + 1,
-        area.width,
-        area.height.saturating_sub(2),
-    )
-}
 
 /// Splits the body into the board's area and the side panel's.
 pub(crate) fn split(body: Rect) -> (Rect, Rect) {
@@ -40,7 +30,7 @@ pub(crate) fn split(body: Rect) -> (Rect, Rect) {
 
 /// Where the board goes when the whole terminal is `area`: shared with mouse hit-testing.
 pub fn board_area(area: Rect) -> Rect {
-    split(body(area)).0
+    split(body_of(area)).0
 }
 
 pub fn render(app: &App, game: &GameView, theme: Theme, body: Rect, buf: &mut Buffer) {

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::theme::Theme;
-use super::truncate;
+use super::{body_of, truncate};
 use crate::app::{App, Entry};
 use crate::form::CLOCKS;
 use crate::tabs::Tab;
@@ -147,25 +147,9 @@ pub fn tab_row_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
     super::tabs::row_at(app, inner, y)
 }
 
-/// The lobby's body when the whole terminal is `area`: all but the title bar and the footer.
-fn body_of(area: Rect) -> Rect {
-    Rect::new(
-        area.x,
-        area.y + 1,
-        area.width,
-        area.height.saturating_sub(2),
-    )
-}
-
 /// The entry drawn at a screen position, when the whole terminal is `area`.
 pub fn entry_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
-    let body = Rect::new(
-        area.x,
-        area.y + 1,
-        area.width,
-        area.height.saturating_sub(2),
-    );
-    let inner = list_inner(body);
+    let inner = list_inner(body_of(area));
     if x < inner.x || x >= inner.x + inner.width || y < inner.y || y >= inner.y + inner.height {
         return None;
     }

@@ -177,6 +177,17 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
 }
 
 /// A rectangle of at most `width`×`height` centred in `area`.
+/// The body of the screen when the whole terminal is `area`: all but the title bar and the
+/// footer, as [`App`]'s `render` lays them out.
+pub(crate) fn body_of(area: Rect) -> Rect {
+    Rect::new(
+        area.x,
+        area.y + 1,
+        area.width,
+        area.height.saturating_sub(2),
+    )
+}
+
 pub(crate) fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let width = width.min(area.width);
     let height = height.min(area.height);

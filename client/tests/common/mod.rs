@@ -81,6 +81,21 @@ pub fn welcomed(t0: Instant) -> App {
     app
 }
 
+/// Game 42 on classic ends at `seq`: X completes the top row against O's two in the middle.
+pub fn x_wins_top_row(seq: u64) -> ServerMessage {
+    ServerMessage::GameOver {
+        game: GameId(42),
+        seq,
+        board: "XXX.OO...".into(),
+        result: GameResult {
+            winner: Some(Mark::X),
+            reason: EndReason::Line,
+            cells: vec![0, 1, 2],
+        },
+        clocks: None,
+    }
+}
+
 pub fn state(variant: Variant, board: &str, moves: &[usize]) -> GameState {
     let x = board.chars().filter(|&c| c == 'X').count();
     let o = board.chars().filter(|&c| c == 'O').count();
