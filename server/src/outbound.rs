@@ -257,6 +257,25 @@ impl Outbound {
     }
 }
 
+/// Sends one frame to many recipients and returns the keys of those it could not reach (their
+/// connections are closing). Between sends it gives its thread back to the runtime whenever the
+/// task's cooperative budget runs out (every 128 sends or fewer), so an update for thousands of
+/// watchers, some 6 µs a socket, does not hold up the connections and games sharing its worker
+/// for tens of milliseconds.
+pub(crate) async fn fan_out<'a, K: 'a>(
+    recipients: impl IntoIterator<Item = (K, &'a Outbound)>,
+    frame: &Frame,
+) -> Vec<K> {
+    let mut unreached = Vec::new();
+    for (key, out) in recipients {
+        if !out.send(frame.clone()) {
+            unreached.push(key);
+        }
+        tokio::task::coop::consume_budget().await;
+    }
+    unreached
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,5 +315,33 @@ mod tests {
             panic!("the first frame is queued");
         };
         assert_eq!(first.as_str(), r#"{"type":"pong"}"#);
+    }
+
+    #[test]
+    fn a_long_fan_out_lets_other_tasks_run_and_reaches_everyone() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let metrics = Arc::new(Metrics::default());
+            let (outs, mut inboxes): (Vec<_>, Vec<_>) =
+                (0..1000).map(|_| channel(1, metrics.clone(), None)).unzip();
+            let pong = frame(None, ServerMessage::Pong);
+            // One reader too slow: its queue is already full.
+            assert!(outs[7].send(pong.clone()));
+            // On this one thread, the other task runs only if the fan-out gives the thread back.
+            let ran = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let flag = ran.clone();
+            tokio::spawn(async move { flag.store(true, Ordering::Relaxed) });
+            let unreached = fan_out(outs.iter().enumerate(), &pong).await;
+            assert!(ran.load(Ordering::Relaxed), "the fan-out never yielded");
+            assert_eq!(unreached, vec![7], "only the full queue is unreached");
+            for (n, inbox) in inboxes.iter_mut().enumerate() {
+                let Ok(Queued::Frame(got)) = inbox.frames.try_recv() else {
+                    panic!("recipient {n} got nothing");
+                };
+                assert_eq!(got, pong);
+            }
+        });
     }
 }

@@ -24,7 +24,7 @@ use super::seat::{Human, Seat, Watcher, index};
 use super::{Command, Requester, SeatSetup, Setup};
 use crate::error::Refusal;
 use crate::metrics::GaugeShare;
-use crate::outbound::{Frame, Outbound, frame, with_id};
+use crate::outbound::{Frame, Outbound, fan_out, frame, with_id};
 use crate::server::Shared;
 use crate::session::Session;
 use crate::store::{Ending, GameStart, LiveGame, Rerated, StoredMove, now_ms};
@@ -211,7 +211,7 @@ impl Game {
         if let Some(end) = self.rules.board_end() {
             self.end(end, None).await;
         }
-        self.settle();
+        self.settle().await;
         let stop = self.shared.stop_games.clone();
         loop {
             let deadline = self.rules.deadline().map(Instant::from_std);
@@ -243,7 +243,7 @@ impl Game {
                     Err(mpsc::error::TryRecvError::Disconnected) => flow = Flow::Close,
                 }
             }
-            self.settle();
+            self.settle().await;
             if let Flow::Close = flow {
                 break;
             }
@@ -317,13 +317,13 @@ impl Game {
 
     /// Ends a batch: seats whose player dropped are marked away, a changed watcher count goes out
     /// (if its time has come), and the store learns the latest `seq`.
-    fn settle(&mut self) {
+    async fn settle(&mut self) {
         let now = now();
         loop {
             if let Some(mark) = self.dropped.pop() {
-                self.seat_away(mark);
+                self.seat_away(mark).await;
             } else if let Some(update) = self.rules.flush_watchers(now) {
-                self.broadcast(update, None);
+                self.broadcast(update, None).await;
                 self.list();
             } else {
                 break;
@@ -346,11 +346,11 @@ impl Game {
                 Ok(end) => self.end(end, Some(from)).await,
                 Err(refused) => refuse(&from, refused),
             },
-            Command::Rematch { from } => self.on_rematch(from),
+            Command::Rematch { from } => self.on_rematch(from).await,
             Command::Chat { from, name, text } => {
                 let watching = self.watchers.contains_key(&from.player);
                 match self.rules.chat(from.player, watching, name, text) {
-                    Ok(update) => self.broadcast(update, Some(from)),
+                    Ok(update) => self.broadcast(update, Some(from)).await,
                     Err(refused) => refuse(&from, refused),
                 }
             }
@@ -373,7 +373,7 @@ impl Game {
                 }
             }
             Command::Attach { player, out, done } => {
-                self.on_attach(player, out);
+                self.on_attach(player, out).await;
                 drop(done);
             }
             Command::Detach { player, conn } => {
@@ -381,7 +381,7 @@ impl Game {
                     && let Seat::Human(human) = &self.seats[index(mark)]
                     && human.out.as_ref().is_some_and(|o| o.conn == conn)
                 {
-                    self.seat_away(mark);
+                    self.seat_away(mark).await;
                 }
             }
             Command::AiMove { ply, cell } => {
@@ -447,11 +447,11 @@ impl Game {
         self.stored_seq = self.rules.seq();
         self.shared.metrics.moves.inc();
         if let Some(moved) = updates.next() {
-            self.broadcast(moved, from);
+            self.broadcast(moved, from).await;
         }
         debug!(mark = ?record.mark, cell = record.cell, "move");
         match updates.next() {
-            Some(game_over) => self.concluded(game_over, None, rerated),
+            Some(game_over) => self.concluded(game_over, None, rerated).await,
             None => {
                 self.list();
                 self.think();
@@ -533,12 +533,17 @@ impl Game {
         };
         let reply = from.as_ref().is_some_and(|from| from.id.is_some());
         if let Some(game_over) = self.rules.conclude(&end, reply, now()) {
-            self.concluded(game_over, from, rerated);
+            self.concluded(game_over, from, rerated).await;
         }
     }
 
     /// The game is over and stored: tells everyone and shows the new ratings.
-    fn concluded(&mut self, game_over: Update, from: Option<Requester>, rerated: Option<Rerated>) {
+    async fn concluded(
+        &mut self,
+        game_over: Update,
+        from: Option<Requester>,
+        rerated: Option<Rerated>,
+    ) {
         if let Some(Rerated { x, o }) = rerated {
             for (mark, rating) in [(Mark::X, x), (Mark::O, o)] {
                 if let Seat::Human(human) = &self.seats[index(mark)] {
@@ -549,7 +554,7 @@ impl Game {
             }
         }
         self.shared.registry.end_live_game();
-        self.broadcast(game_over, from);
+        self.broadcast(game_over, from).await;
         for mark in self.dropped.clone() {
             self.rules.missed_end(mark);
         }
@@ -564,13 +569,13 @@ impl Game {
         }
     }
 
-    fn on_rematch(&mut self, from: Requester) {
+    async fn on_rematch(&mut self, from: Requester) {
         match self.rules.ask_rematch(from.player) {
             Err(refused) => refuse(&from, refused),
             Ok(Rematch::Repeat(message)) => {
                 from.out.reply(from.id, message);
             }
-            Ok(Rematch::Offer(update)) => self.broadcast(update, Some(from)),
+            Ok(Rematch::Offer(update)) => self.broadcast(update, Some(from)).await,
             Ok(Rematch::Start) => self.start_rematch(from),
         }
     }
@@ -635,7 +640,7 @@ impl Game {
         }
     }
 
-    fn on_attach(&mut self, player: PlayerId, out: Outbound) {
+    async fn on_attach(&mut self, player: PlayerId, out: Outbound) {
         let Some(mark) = self.rules.mark_of(player) else {
             return;
         };
@@ -646,7 +651,7 @@ impl Game {
         let now = now();
         let returned = self.rules.seat_returned(mark, now);
         if let Some(update) = returned.update {
-            self.broadcast(update, None);
+            self.broadcast(update, None).await;
             self.list();
         }
         if returned.snapshot && !out.send(self.snapshot(Some(mark), None, now)) {
@@ -655,12 +660,12 @@ impl Game {
     }
 
     /// A seat's player has gone: the clock stops, the grace runs, everyone is told.
-    fn seat_away(&mut self, mark: Mark) {
+    async fn seat_away(&mut self, mark: Mark) {
         if let Seat::Human(human) = &mut self.seats[index(mark)] {
             human.out = None;
         }
         if let Some(update) = self.rules.seat_left(mark, now()) {
-            self.broadcast(update, None);
+            self.broadcast(update, None).await;
             self.list();
         }
     }
@@ -698,7 +703,7 @@ impl Game {
     }
 
     /// Sends an update to the players and every watcher; the requester's copy echoes its id.
-    fn broadcast(&mut self, update: Update, from: Option<Requester>) {
+    async fn broadcast(&mut self, update: Update, from: Option<Requester>) {
         let skip = update.skip;
         match from {
             Some(from) if update.reply && from.id.is_some() => {
@@ -712,14 +717,22 @@ impl Game {
                 }
                 let skip_seat = seat.or(skip);
                 let skip_watcher = seat.is_none().then_some(from.player);
-                self.send_all(&shared, skip_seat, skip_watcher);
+                self.send_all(&shared, skip_seat, skip_watcher).await;
             }
-            _ => self.send_all(&frame(None, update.message), skip, None),
+            _ => {
+                self.send_all(&frame(None, update.message), skip, None)
+                    .await
+            }
         }
     }
 
     /// Sends one frame to the seats and watchers, except the ones named.
-    fn send_all(&mut self, frame: &Frame, skip_seat: Option<Mark>, skip_watcher: Option<PlayerId>) {
+    async fn send_all(
+        &mut self,
+        frame: &Frame,
+        skip_seat: Option<Mark>,
+        skip_watcher: Option<PlayerId>,
+    ) {
         for mark in [Mark::X, Mark::O] {
             if Some(mark) == skip_seat {
                 continue;
@@ -730,11 +743,19 @@ impl Game {
                 self.dropped.push(mark);
             }
         }
-        let before = self.watchers.len();
-        self.watchers.retain(|player, watcher| {
-            Some(*player) == skip_watcher || watcher.out.send(frame.clone())
-        });
-        if self.watchers.len() != before {
+        // Collected first: an iterator adapter's closures held across the fan-out's awaits would
+        // keep the task from being `Send`.
+        let watchers: Vec<(PlayerId, &Outbound)> = self
+            .watchers
+            .iter()
+            .filter(|(player, _)| Some(**player) != skip_watcher)
+            .map(|(player, watcher)| (*player, &watcher.out))
+            .collect();
+        let gone = fan_out(watchers, frame).await;
+        if !gone.is_empty() {
+            for player in gone {
+                self.watchers.remove(&player);
+            }
             self.rules.watchers_changed(self.watchers.len());
         }
     }
