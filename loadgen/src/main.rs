@@ -123,6 +123,10 @@ enum Command {
         /// Watchers joining at once.
         #[arg(long, default_value_t = 64)]
         join_at_once: usize,
+        /// Classic games (1 move/s each) played beside the watched game; the report is then about
+        /// their latency, the watchers' in its figures.
+        #[arg(long, default_value_t = 0)]
+        beside_games: usize,
     },
     /// Idle connections (hello, then nothing): the server's memory per connection.
     Idle {
@@ -204,8 +208,11 @@ impl Command {
                 ai_games, games, ..
             } => games * 2 + ai_games,
             Command::Watchers {
-                watchers, stalled, ..
-            } => watchers + stalled + 2,
+                watchers,
+                stalled,
+                beside_games,
+                ..
+            } => watchers + stalled + 2 + beside_games * 2,
             Command::Idle { connections, .. } | Command::IdleShard { connections, .. } => {
                 *connections
             }
@@ -484,6 +491,7 @@ async fn scenario(command: &Command, target: &Target) -> anyhow::Result<Report> 
             rate,
             moves,
             join_at_once,
+            beside_games,
         } => {
             let options = WatchersOptions {
                 watchers: *watchers,
@@ -491,6 +499,7 @@ async fn scenario(command: &Command, target: &Target) -> anyhow::Result<Report> 
                 rate: *rate,
                 moves: *moves,
                 join_at_once: *join_at_once,
+                beside_games: *beside_games,
             };
             noughts_loadgen::watchers::run(url, probe, &options).await
         }

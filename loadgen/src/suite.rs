@@ -33,6 +33,9 @@ pub struct Sizes {
     pub games: GamesOptions,
     pub ai: AiOptions,
     pub watchers: WatchersOptions,
+    /// A watched game again, with paced games beside it (not a target: whether its fan-out holds
+    /// up other games).
+    pub beside: WatchersOptions,
     pub idle: IdleOptions,
 }
 
@@ -70,6 +73,15 @@ impl Sizes {
                 rate: 8.0,
                 moves: 64,
                 join_at_once: 64,
+                beside_games: 0,
+            },
+            beside: WatchersOptions {
+                watchers: 5000,
+                stalled: 0,
+                rate: 8.0,
+                moves: 64,
+                join_at_once: 64,
+                beside_games: 1000,
             },
             idle: IdleOptions {
                 connections: 10_000,
@@ -112,6 +124,15 @@ impl Sizes {
                 rate: 20.0,
                 moves: 16,
                 join_at_once: 8,
+                beside_games: 0,
+            },
+            beside: WatchersOptions {
+                watchers: 20,
+                stalled: 0,
+                rate: 20.0,
+                moves: 16,
+                join_at_once: 8,
+                beside_games: 10,
             },
             idle: IdleOptions {
                 connections: 50,
@@ -245,6 +266,15 @@ pub async fn run(
             .context("watchers")?
     };
     say(&watchers);
+    // The same game beside paced games: does its fan-out hold them up?
+    let beside = {
+        let b = &sizes.beside;
+        let target = launcher.server(b.watchers + b.stalled + 2 + b.beside_games * 2)?;
+        crate::watchers::run(&target.url, target.probe, b)
+            .await
+            .context("watchers beside games")?
+    };
+    say(&beside);
     // 3. Idle connections.
     let idle = {
         let target = launcher.server(sizes.idle.connections)?;
@@ -365,7 +395,7 @@ pub async fn run(
         pinned,
         store: String::new(),
         load_average,
-        reports: vec![echo, saturation, games, ai, watchers, idle],
+        reports: vec![echo, saturation, games, ai, watchers, beside, idle],
         verdicts,
     })
 }

@@ -5,19 +5,24 @@
 //! last read is reported beside it (`read_p50_ms`, `read_p99_ms`).
 //! A few watchers stop reading after they join (with a small socket buffer, so they fall behind
 //! soon): the server must drop them, and the others must not notice.
+//! With `beside_games`, paced classic games are played beside the watched game, on a thread and
+//! runtime of their own; the report is then about them: whether a move to thousands of watchers
+//! holds up the games that share the server with it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
+use anyhow::Context;
 use futures_util::StreamExt;
 use noughts_protocol::{ClientMessage, GameId, Mark, ServerMessage, Variant};
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::{Semaphore, oneshot, watch};
 use tokio::task::JoinSet;
 use tokio::time::{Instant, sleep, sleep_until, timeout};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::client::{self, Peek, Socket};
+use crate::games::{self, Tally};
 use crate::report::{Errors, Recorder, Report};
 use crate::target::{Probe, Window};
 
@@ -54,6 +59,9 @@ pub struct WatchersOptions {
     pub moves: usize,
     /// Watchers joining at once.
     pub join_at_once: usize,
+    /// Classic games (two connections each, one move a second) played beside the watched game
+    /// while its moves are measured; none when 0.
+    pub beside_games: usize,
 }
 
 /// When the watchers received and read each move.
@@ -218,6 +226,55 @@ async fn drain(x: &mut Socket, o: &mut Socket) {
     }
 }
 
+/// Paced classic games on a thread and runtime of their own, seated and waiting for their
+/// window. On their own thread, the watchers' reads hold them up no more than the system holds
+/// up one thread for another on the same core, as if they were another process.
+#[derive(Debug)]
+struct Beside {
+    tally: Arc<Tally>,
+    connections: usize,
+    /// When to play: from the first to the last move of the watched game.
+    go: oneshot::Sender<(Instant, Instant)>,
+    /// Told when the games are over and their connections closed.
+    done: oneshot::Receiver<()>,
+}
+
+impl Beside {
+    /// Seats `games` pairs; returns once they are seated.
+    async fn seat(url: &str, games: usize) -> anyhow::Result<Beside> {
+        let tally = Arc::new(Tally::default());
+        let (seated_tx, seated) = oneshot::channel();
+        let (go, go_rx) = oneshot::channel::<(Instant, Instant)>();
+        let (done_tx, done) = oneshot::channel();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the runtime for the games beside")?;
+        let (url, games_tally) = (url.to_owned(), tally.clone());
+        std::thread::Builder::new()
+            .name("beside".to_owned())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let pairs = games::seat_pairs(&url, games, &games_tally).await;
+                    let _ = seated_tx.send(pairs.len() * 2);
+                    if let Ok((start, end)) = go_rx.await {
+                        let period = Some(Duration::from_secs(1));
+                        games::play_pairs(pairs, period, start, end, &games_tally).await;
+                    }
+                });
+                let _ = done_tx.send(());
+            })
+            .context("cannot start the thread for the games beside")?;
+        let connections = seated.await.context("the games beside ended early")?;
+        Ok(Beside {
+            tally,
+            connections,
+            go,
+            done,
+        })
+    }
+}
+
 /// Runs the `watchers` scenario against `url`.
 pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow::Result<Report> {
     let errors = Arc::new(Errors::default());
@@ -231,6 +288,10 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
     if state.you != Some(Mark::X) {
         std::mem::swap(&mut x, &mut o);
     }
+    let beside = match options.beside_games {
+        0 => None,
+        n => Some(Beside::seat(url, n).await?),
+    };
 
     // The stalled watchers join first, so that every later join's update piles up on them.
     let (resume_tx, resume_rx) = watch::channel(false);
@@ -300,6 +361,10 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
 
     let start = Instant::now() + Duration::from_millis(100);
     let window = Window::start(server);
+    let beside = beside.map(|beside| {
+        let _ = beside.go.send((start, start + period * moves as u32));
+        (beside.tally, beside.connections, beside.done)
+    });
     let mut scheduled = Vec::with_capacity(moves);
     for (ply, &cell) in QUBIC_DRAW.iter().take(moves).enumerate() {
         let at = start + period * ply as u32;
@@ -320,6 +385,13 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
         }
     }
     let (elapsed, server, generator) = window.end();
+    let beside = match beside {
+        Some((tally, connections, done)) => {
+            let _ = done.await;
+            Some((tally, connections))
+        }
+        None => None,
+    };
 
     // Wait until every watcher still connected has read every move (or the settle time is up).
     let settle_until = Instant::now() + SETTLE;
@@ -415,5 +487,20 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
     report
         .figures
         .insert("stalled_dropped".to_owned(), dropped as f64);
+    if let Some((tally, connections)) = beside {
+        recorder.add_figures("received", &mut report.figures);
+        let moves = tally.moves.load(Ordering::Relaxed);
+        report.scenario = format!(
+            "watchers beside games: {} classic games at 1/s beside one qubic game with {} watchers, {} moves at {}/s",
+            options.beside_games, options.watchers, report.ops, options.rate
+        );
+        report.connections += connections;
+        report.ops = moves;
+        report.ops_per_sec = moves as f64 / secs;
+        report.latency = tally.latency.latency();
+        for (kind, n) in tally.errors.snapshot() {
+            *report.errors.entry(format!("beside_{kind}")).or_default() += n;
+        }
+    }
     Ok(report)
 }

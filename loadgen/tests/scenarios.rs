@@ -128,7 +128,7 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
     let out = loadgen(&args);
     let result: Value = serde_json::from_str(&out).expect("JSON results");
     let reports = result["reports"].as_array().expect("reports");
-    assert_eq!(reports.len(), 6);
+    assert_eq!(reports.len(), 7);
     for report in reports {
         let report: Report = serde_json::from_value(report.clone()).expect("a report");
         assert!(
@@ -141,7 +141,15 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
     }
     let watchers: Report = serde_json::from_value(reports[4].clone()).expect("watchers");
     assert_eq!(watchers.figures["watchers_joined"], 20.0);
-    let idle: Report = serde_json::from_value(reports[5].clone()).expect("idle");
+    let beside: Report = serde_json::from_value(reports[5].clone()).expect("beside");
+    assert_eq!(
+        beside.connections,
+        2 + 20 + 10 * 2,
+        "the game, its watchers, the games beside"
+    );
+    assert_eq!(beside.figures["watchers_joined"], 20.0);
+    assert!(beside.figures.contains_key("received_p99_ms"));
+    let idle: Report = serde_json::from_value(reports[6].clone()).expect("idle");
     assert_eq!(idle.connections, 50, "held over two processes");
     assert_eq!(result["verdicts"].as_array().expect("verdicts").len(), 5);
 
