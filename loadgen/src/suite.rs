@@ -260,7 +260,7 @@ pub async fn run(
     say(&ai);
     // 4. Watchers.
     let watchers = {
-        let target = launcher.server(sizes.watchers.watchers + sizes.watchers.stalled + 2)?;
+        let target = launcher.server(sizes.watchers.connections())?;
         crate::watchers::run(&target.url, target.probe, &sizes.watchers)
             .await
             .context("watchers")?
@@ -268,9 +268,8 @@ pub async fn run(
     say(&watchers);
     // The same game beside paced games: does its fan-out hold them up?
     let beside = {
-        let b = &sizes.beside;
-        let target = launcher.server(b.watchers + b.stalled + 2 + b.beside_games * 2)?;
-        crate::watchers::run(&target.url, target.probe, b)
+        let target = launcher.server(sizes.beside.connections())?;
+        crate::watchers::run(&target.url, target.probe, &sizes.beside)
             .await
             .context("watchers beside games")?
     };

@@ -64,6 +64,13 @@ pub struct WatchersOptions {
     pub beside_games: usize,
 }
 
+impl WatchersOptions {
+    /// Connections the server must admit: the two players, every watcher and the games beside.
+    pub fn connections(&self) -> usize {
+        2 + self.watchers + self.stalled + 2 * self.beside_games
+    }
+}
+
 /// When the watchers received and read each move.
 #[derive(Debug)]
 struct Receipts {
