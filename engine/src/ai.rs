@@ -5,75 +5,12 @@
 //! qubic; 4 MB on four, 1 MB on the cube) and its threat-search memory (capped), and the only
 //! shared state is read-only (line tables, symmetries, the solved classic game).
 
-use std::time::Duration;
-
 use crate::board::Board;
+use crate::budget::Budget;
 use crate::level::Level;
-use crate::levels::{self, is_exact, judge};
+use crate::policy::{self, is_exact, judge};
 use crate::search::{EXACT, Searcher, terminal_score};
-
-/// How long a search may run: wall time, nodes, or both (whichever runs out first).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Budget {
-    /// Stop deepening once this much time has passed.
-    pub time: Option<Duration>,
-    /// Stop deepening once this many nodes have been searched.
-    pub nodes: Option<u64>,
-}
-
-impl Budget {
-    /// One second: the default for the AI seat on qubic. The other variants are solved well within it.
-    pub const DEFAULT: Budget = Budget {
-        time: Some(Duration::from_secs(1)),
-        nodes: None,
-    };
-
-    /// No limit at all.
-    pub const UNLIMITED: Budget = Budget {
-        time: None,
-        nodes: None,
-    };
-
-    /// A wall-time limit only.
-    pub const fn millis(ms: u64) -> Budget {
-        Budget {
-            time: Some(Duration::from_millis(ms)),
-            nodes: None,
-        }
-    }
-}
-
-impl Default for Budget {
-    fn default() -> Self {
-        Budget::DEFAULT
-    }
-}
-
-/// The game-theoretic value of a position or move, for the side to move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
-pub enum Value {
-    Win,
-    Draw,
-    Loss,
-    /// Not proven within the budget (qubic).
-    Unknown,
-}
-
-/// A move chosen by a level, with what the search knows about it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Choice {
-    /// The cell to play.
-    pub cell: usize,
-    /// The value of the position after this move, for the side that plays it.
-    pub value: Value,
-    /// Plies to the end of the game under best play from the current position, when proven.
-    pub plies: Option<u32>,
-    /// Nodes searched.
-    pub nodes: u64,
-}
+use crate::value::{Analysis, Choice, MoveValue};
 
 /// The move `level` plays in `board`, or `None` if the game is over. Ties are broken with `rng`,
 /// so the same seed gives the same game (on qubic, `perfect` also depends on how far the search
@@ -92,42 +29,15 @@ pub fn choose_move(
         return None;
     }
     Some(match level {
-        Level::Easy => levels::easy(board, rng),
-        Level::Medium => levels::medium(board, rng, budget),
-        Level::Hard => levels::hard(board, rng),
-        Level::Perfect => levels::perfect(board, rng, budget),
+        Level::Easy => policy::easy(board, rng),
+        Level::Medium => policy::medium(board, rng, budget),
+        Level::Hard => policy::hard(board, rng),
+        Level::Perfect => policy::perfect(board, rng, budget),
     })
 }
 
-/// What the search knows about one legal move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct MoveValue {
-    /// The cell played.
-    pub cell: usize,
-    /// The value of playing it, for the side that plays it.
-    pub value: Value,
-    /// Plies from the current position to the end of the game under best play after this move,
-    /// when proven.
-    pub plies: Option<u32>,
-}
-
-/// A position's value and the value of each of its moves.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Analysis {
-    /// The value of the position for the side to move.
-    pub value: Value,
-    /// Plies to the end under best play, when proven.
-    pub plies: Option<u32>,
-    /// Every legal move, best first (empty when the game is over).
-    pub moves: Vec<MoveValue>,
-    /// Nodes searched.
-    pub nodes: u64,
-}
-
 /// The value of `board` and of every legal move. Exact on classic, four and cube (the budget is
-/// ignored there); on qubic, what a search within `budget` proves (often [`Value::Unknown`]).
+/// ignored there); on qubic, what a search within `budget` proves (often [`Value::Unknown`](crate::Value::Unknown)).
 pub fn analyse(board: &Board, budget: Budget) -> Analysis {
     let variant = board.variant();
     let ply = board.ply();

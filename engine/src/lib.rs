@@ -3,7 +3,7 @@
 //! - [`Variant`]: the four games (3×3, 4×4, 3×3×3, 4×4×4), each a set of cells and winning lines.
 //! - [`Board`]: a legal position as two bit masks; parsing, moves, the outcome.
 //! - [`Level`] and [`choose_move`]: the AI players, from the two-ply `easy` to `perfect`
-//!   (`levels`); [`analyse`]: the value of a position and of each of its moves.
+//!   (`policy`); [`analyse`]: the value of a position and of each of its moves.
 //! - [`search`]: negamax with alpha-beta (principal variation search), a transposition table
 //!   keyed by the position's smallest symmetric image ([`symmetry`]: 8 for the squares, 48 for
 //!   the cube, 192 for qubic), threat pruning, iterative deepening and a budget; scores carry the
@@ -18,16 +18,20 @@
 
 mod ai;
 mod board;
+mod budget;
 mod level;
-mod levels;
+mod policy;
 pub mod search;
 pub mod solve;
 pub mod symmetry;
 pub mod threats;
+mod value;
 mod variant;
 
-pub use ai::{Analysis, Budget, Choice, MoveValue, Value, analyse, choose_move};
+pub use ai::{analyse, choose_move};
 pub use board::{Board, BoardError, Mark, MoveError, Outcome, cells_of};
+pub use budget::Budget;
 pub use fastrand::Rng;
 pub use level::{Level, UnknownLevel};
+pub use value::{Analysis, Choice, MoveValue, Value};
 pub use variant::{UnknownVariant, Variant};

@@ -181,7 +181,21 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    match cli.command {
+    match run(cli.command, &mut out) {
+        // The reader went away (`noughts-engine ... | head`): nothing more to say.
+        Err(err)
+            if err
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
+}
+
+fn run(command: Command, out: &mut impl Write) -> Result<()> {
+    match command {
         Command::Best {
             variant,
             board,
@@ -193,7 +207,7 @@ fn main() -> Result<()> {
             match board {
                 Some(text) => {
                     let board = parse_board(variant, &text);
-                    print(&mut out, &best(&board, level, &mut rng, budget(budget_ms)))?;
+                    print(out, &best(&board, level, &mut rng, budget(budget_ms)))?;
                 }
                 None => {
                     for line in std::io::stdin().lock().lines() {
@@ -205,7 +219,7 @@ fn main() -> Result<()> {
                             Ok(board) => best(&board, level, &mut rng, budget(budget_ms)),
                             Err(e) => json!({"error": format!("invalid board: {e}")}),
                         };
-                        print(&mut out, &answer)?;
+                        print(out, &answer)?;
                     }
                 }
             }
@@ -219,7 +233,7 @@ fn main() -> Result<()> {
             let start = Instant::now();
             let analysis = analyse(&board, budget(budget_ms));
             let micros = start.elapsed().as_micros() as u64;
-            print(&mut out, &eval_json(&board, &analysis, micros))?;
+            print(out, &eval_json(&board, &analysis, micros))?;
         }
         Command::Perft {
             variant,
@@ -232,39 +246,12 @@ fn main() -> Result<()> {
                 let leaves = perft(&board, d);
                 let micros = start.elapsed().as_micros() as u64;
                 print(
-                    &mut out,
+                    out,
                     &json!({"depth": d, "leaves": leaves, "micros": micros}),
                 )?;
             }
         }
-        Command::Solve { variant } => {
-            if !matches!(variant, Variant::Classic | Variant::Four) {
-                bad_argument(format!(
-                    "solve supports classic and four; {variant} has far too many positions"
-                ));
-            }
-            let start = Instant::now();
-            let solution = solve(variant);
-            let micros = start.elapsed().as_micros() as u64;
-            let value = match solution.value.signum() {
-                1 => "x_wins",
-                0 => "draw",
-                _ => "o_wins",
-            };
-            print(
-                &mut out,
-                &json!({
-                    "variant": variant.name(),
-                    "positions": solution.positions,
-                    "x_wins": solution.x_wins,
-                    "draws": solution.draws,
-                    "o_wins": solution.o_wins,
-                    "classes": solution.classes,
-                    "value": value,
-                    "micros": micros,
-                }),
-            )?;
-        }
+        Command::Solve { variant } => solve_command(out, variant)?,
         Command::Selfplay {
             variant,
             x,
@@ -278,68 +265,119 @@ fn main() -> Result<()> {
             if games == 0 {
                 bad_argument("--games must be at least 1");
             }
-            let seed = seed.unwrap_or_else(|| Rng::new().u64(..));
-            let (mut x_wins, mut o_wins, mut draws) = (0u32, 0u32, 0u32);
-            // Wins by the level given as --x and by the one given as --o, whichever colour.
-            let (mut first_wins, mut second_wins) = (0u32, 0u32);
-            let start = Instant::now();
-            for game in 0..games {
-                let swapped = alternate && game % 2 == 1;
-                let seats = if swapped { [o, x] } else { [x, o] };
-                let mut rng = Rng::with_seed(seed.wrapping_add(game as u64));
-                let mut board = Board::new(variant);
-                let mut moves = Vec::new();
-                while let Some(choice) = choose_move(
-                    &board,
-                    seats[board.ply() as usize % 2],
-                    &mut rng,
-                    budget(budget_ms),
-                ) {
-                    moves.push(choice.cell);
-                    board = board.play_unchecked(choice.cell);
-                }
-                let winner = match board.outcome() {
-                    Some(Outcome::Win { mark, .. }) => Some(mark),
-                    _ => None,
-                };
-                match winner {
-                    Some(Mark::X) => x_wins += 1,
-                    Some(Mark::O) => o_wins += 1,
-                    None => draws += 1,
-                }
-                match (winner, swapped) {
-                    (Some(Mark::X), false) | (Some(Mark::O), true) => first_wins += 1,
-                    (Some(_), _) => second_wins += 1,
-                    (None, _) => {}
-                }
-                if each {
-                    print(
-                        &mut out,
-                        &json!({
-                            "game": game + 1,
-                            "x": seats[0].name(),
-                            "o": seats[1].name(),
-                            "winner": winner.map(|m| m.to_string()),
-                            "moves": moves,
-                        }),
-                    )?;
-                }
-            }
+            let match_ = Match {
+                variant,
+                x,
+                o,
+                games,
+                seed: seed.unwrap_or_else(|| Rng::new().u64(..)),
+                alternate,
+                budget: budget(budget_ms),
+                each,
+            };
+            selfplay(out, &match_)?;
+        }
+    }
+    Ok(())
+}
+
+fn solve_command(out: &mut impl Write, variant: Variant) -> Result<()> {
+    if !matches!(variant, Variant::Classic | Variant::Four) {
+        bad_argument(format!(
+            "solve supports classic and four; {variant} has far too many positions"
+        ));
+    }
+    let start = Instant::now();
+    let solution = solve(variant);
+    let micros = start.elapsed().as_micros() as u64;
+    let value = match solution.value.signum() {
+        1 => "x_wins",
+        0 => "draw",
+        _ => "o_wins",
+    };
+    print(
+        out,
+        &json!({
+            "variant": variant.name(),
+            "positions": solution.positions,
+            "x_wins": solution.x_wins,
+            "draws": solution.draws,
+            "o_wins": solution.o_wins,
+            "classes": solution.classes,
+            "value": value,
+            "micros": micros,
+        }),
+    )
+}
+
+/// A `selfplay` run: two levels, a number of games, and how they are played.
+struct Match {
+    variant: Variant,
+    x: Level,
+    o: Level,
+    games: u32,
+    seed: u64,
+    alternate: bool,
+    budget: Budget,
+    each: bool,
+}
+
+fn selfplay(out: &mut impl Write, m: &Match) -> Result<()> {
+    let (mut x_wins, mut o_wins, mut draws) = (0u32, 0u32, 0u32);
+    // Wins by the level given as --x and by the one given as --o, whichever colour.
+    let (mut first_wins, mut second_wins) = (0u32, 0u32);
+    let start = Instant::now();
+    for game in 0..m.games {
+        let swapped = m.alternate && game % 2 == 1;
+        let seats = if swapped { [m.o, m.x] } else { [m.x, m.o] };
+        let mut rng = Rng::with_seed(m.seed.wrapping_add(game as u64));
+        let mut board = Board::new(m.variant);
+        let mut moves = Vec::new();
+        while let Some(choice) =
+            choose_move(&board, seats[board.ply() as usize % 2], &mut rng, m.budget)
+        {
+            moves.push(choice.cell);
+            board = board.play_unchecked(choice.cell);
+        }
+        let winner = match board.outcome() {
+            Some(Outcome::Win { mark, .. }) => Some(mark),
+            _ => None,
+        };
+        match winner {
+            Some(Mark::X) => x_wins += 1,
+            Some(Mark::O) => o_wins += 1,
+            None => draws += 1,
+        }
+        match (winner, swapped) {
+            (Some(Mark::X), false) | (Some(Mark::O), true) => first_wins += 1,
+            (Some(_), _) => second_wins += 1,
+            (None, _) => {}
+        }
+        if m.each {
             print(
-                &mut out,
+                out,
                 &json!({
-                    "variant": variant.name(),
-                    "games": games,
-                    "x_wins": x_wins,
-                    "o_wins": o_wins,
-                    "draws": draws,
-                    "first": {"level": x.name(), "wins": first_wins},
-                    "second": {"level": o.name(), "wins": second_wins},
-                    "seed": seed,
-                    "micros": start.elapsed().as_micros() as u64,
+                    "game": game + 1,
+                    "x": seats[0].name(),
+                    "o": seats[1].name(),
+                    "winner": winner.map(|m| m.to_string()),
+                    "moves": moves,
                 }),
             )?;
         }
     }
-    Ok(())
+    print(
+        out,
+        &json!({
+            "variant": m.variant.name(),
+            "games": m.games,
+            "x_wins": x_wins,
+            "o_wins": o_wins,
+            "draws": draws,
+            "first": {"level": m.x.name(), "wins": first_wins},
+            "second": {"level": m.o.name(), "wins": second_wins},
+            "seed": m.seed,
+            "micros": start.elapsed().as_micros() as u64,
+        }),
+    )
 }

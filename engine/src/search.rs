@@ -11,8 +11,8 @@
 
 use std::time::Instant;
 
-use crate::ai::Budget;
 use crate::board::{Board, Mark, cells_of};
+use crate::budget::Budget;
 use crate::symmetry::Symmetries;
 use crate::threats::ThreatSearch;
 use crate::variant::Variant;

@@ -10,11 +10,12 @@
 
 use std::time::Instant;
 
-use crate::ai::{Budget, Choice, Value};
 use crate::board::{Board, cells_of};
+use crate::budget::Budget;
 use crate::search::{EXACT, INF, PROVEN, Searcher, end_of, sides};
 use crate::solve;
 use crate::threats::{ThreatSearch, defence_cells, winning_cells};
+use crate::value::{Choice, Value};
 use crate::variant::Variant;
 
 /// Whether `perfect` plays `variant` exactly, whatever the budget.
@@ -153,41 +154,17 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
     }
     let mut nodes = attack.nodes;
 
-    // Defence: if the opponent, given the move, could win by threats, only moves touching that
-    // line (or making a threat, or able to turn one of its forced replies into a threat) can
-    // stop it; any other move leaves the same line playable. Each candidate is checked.
     let candidates: Vec<usize> = if threats != 0 {
         cells_of(threats).collect()
     } else {
         cells_of(empty).collect()
     };
     let mut defence = ThreatSearch::new(variant, threat_nodes);
-    let safe: Vec<usize> = match defence.find_line(opp, me, 32) {
-        None => candidates.clone(),
-        Some(line) => {
-            let related = defence_cells(variant, &line, me, opp);
-            let per_move = (threat_nodes / 8).max(1_000);
-            let mut safe = Vec::new();
-            let mut slowest_loss = (0, line[0]);
-            for &cell in candidates.iter().filter(|&&c| related & 1 << c != 0) {
-                defence.extend(per_move);
-                match defence.find_win(opp, me | 1 << cell, 32) {
-                    None => safe.push(cell),
-                    Some((_, plies)) if plies + 1 > slowest_loss.0 => {
-                        slowest_loss = (plies + 1, cell)
-                    }
-                    Some(_) => {}
-                }
-            }
-            if safe.is_empty() {
-                return Choice {
-                    cell: slowest_loss.1,
-                    value: Value::Loss,
-                    plies: Some(slowest_loss.0),
-                    nodes: nodes + defence.nodes,
-                };
-            }
-            safe
+    let safe = match safe_moves(variant, me, opp, candidates, &mut defence, threat_nodes) {
+        Ok(safe) => safe,
+        Err(mut lost) => {
+            lost.nodes += nodes;
+            return lost;
         }
     };
     nodes += defence.nodes;
@@ -260,6 +237,48 @@ fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
     nodes += searcher.nodes + searcher.threat_nodes() + guard.nodes;
     let scored = result.map_or_else(|| pool.iter().map(|&c| (c, 0)).collect(), |r| r.0);
     best_of(board, &scored, false, nodes, rng)
+}
+
+/// Defence: if the opponent, given the move, could win by threats, only moves touching that line
+/// (or making a threat, or able to turn one of its forced replies into a threat) can stop it; any
+/// other move leaves the same line playable. Each candidate is checked. The moves that hold, or
+/// the slowest loss found when none does (its `nodes` the defence's alone).
+fn safe_moves(
+    variant: Variant,
+    me: u64,
+    opp: u64,
+    candidates: Vec<usize>,
+    defence: &mut ThreatSearch,
+    threat_nodes: u64,
+) -> Result<Vec<usize>, Choice> {
+    match defence.find_line(opp, me, 32) {
+        None => Ok(candidates),
+        Some(line) => {
+            let related = defence_cells(variant, &line, me, opp);
+            let per_move = (threat_nodes / 8).max(1_000);
+            let mut safe = Vec::new();
+            let mut slowest_loss = (0, line[0]);
+            for &cell in candidates.iter().filter(|&&c| related & 1 << c != 0) {
+                defence.extend(per_move);
+                match defence.find_win(opp, me | 1 << cell, 32) {
+                    None => safe.push(cell),
+                    Some((_, plies)) if plies + 1 > slowest_loss.0 => {
+                        slowest_loss = (plies + 1, cell)
+                    }
+                    Some(_) => {}
+                }
+            }
+            if safe.is_empty() {
+                return Err(Choice {
+                    cell: slowest_loss.1,
+                    value: Value::Loss,
+                    plies: Some(slowest_loss.0),
+                    nodes: defence.nodes,
+                });
+            }
+            Ok(safe)
+        }
+    }
 }
 
 /// Whether, after we (`me`) play `cell`, we can stop the threats that every quiet reply of the
