@@ -22,11 +22,11 @@ use tracing::{debug, info};
 
 use crate::handler::Client;
 use crate::metrics::GaugeShare;
+use crate::network::{Network, Slot};
 use crate::outbound::{self, Close, Inbox, Queued, error_frame, frame};
-use crate::per_ip::{Network, Slot};
-use crate::server::Shared;
+use crate::shared::Shared;
+use crate::shared_socket::{Tap, Wire};
 use crate::tls::{self, Stream};
-use crate::wire::{Tap, Wire};
 
 /// How long a client has to complete the WebSocket handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);

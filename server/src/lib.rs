@@ -27,25 +27,28 @@
 //! - `wire`: a plain connection's socket, shared so that senders write frames to it directly.
 //! - `per_ip`: counts of connections, rooms and seeks per network, for the per-address caps.
 
-mod code;
 mod config;
 mod connection;
 mod error;
+mod expiry;
 mod game;
+mod game_handle;
 mod handler;
+mod invite_code;
 mod lobby;
 mod metrics;
+mod network;
 mod outbound;
-mod per_ip;
-mod rate;
 mod rating;
 mod registry;
 mod server;
 mod session;
+mod shared;
+mod shared_socket;
 mod store;
 mod tls;
+mod token_bucket;
 mod war;
-mod wire;
 
 pub use config::Config;
 /// The rules of a game as a pure state machine; public only for the fuzz target.

@@ -16,9 +16,9 @@ use prometheus_client::registry::{Registry, Unit};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{sleep, timeout};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use tracing::{debug, info, warn};
-
-use crate::server::Shared;
 
 /// How long one scrape may take, from accept to the last byte.
 const SCRAPE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -174,20 +174,32 @@ impl Drop for GaugeShare {
     }
 }
 
-/// Serves the metrics over HTTP on `listener` until the server shuts down.
-pub(crate) async fn serve(shared: Arc<Shared>, listener: TcpListener) {
+/// What a scrape reads: the metrics, and the count of live games, which the registry keeps.
+pub(crate) struct Source {
+    pub metrics: Arc<Metrics>,
+    pub live_games: Box<dyn Fn() -> usize + Send + Sync>,
+}
+
+/// Serves the metrics over HTTP on `listener` until `stop` is cancelled; each scrape is a task of
+/// `tasks`, so shutdown waits for it.
+pub(crate) async fn serve(
+    source: Source,
+    listener: TcpListener,
+    stop: CancellationToken,
+    tasks: TaskTracker,
+) {
     if let Ok(addr) = listener.local_addr() {
         info!(%addr, "serving metrics");
     }
-    let stop = shared.stop_connections.clone();
+    let source = Arc::new(source);
     loop {
         tokio::select! {
             () = stop.cancelled() => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    let shared = shared.clone();
-                    shared.connections.clone().spawn(async move {
-                        if timeout(SCRAPE_TIMEOUT, scrape(&shared, stream)).await.is_err() {
+                    let source = source.clone();
+                    tasks.spawn(async move {
+                        if timeout(SCRAPE_TIMEOUT, scrape(&source, stream)).await.is_err() {
                             debug!("a metrics request timed out");
                         }
                     });
@@ -202,7 +214,7 @@ pub(crate) async fn serve(shared: Arc<Shared>, listener: TcpListener) {
 }
 
 /// Answers one HTTP request, then closes.
-async fn scrape(shared: &Shared, mut stream: TcpStream) {
+async fn scrape(source: &Source, mut stream: TcpStream) {
     let mut head = Vec::with_capacity(512);
     let mut buf = [0u8; 1024];
     while !head.windows(4).any(|w| w == b"\r\n\r\n") {
@@ -214,9 +226,7 @@ async fn scrape(shared: &Shared, mut stream: TcpStream) {
             break;
         }
     }
-    let response = respond(&head, || {
-        shared.metrics.encode(shared.registry.live_games_count())
-    });
+    let response = respond(&head, || source.metrics.encode((source.live_games)()));
     let _ = stream.write_all(&response).await;
     let _ = stream.shutdown().await;
 }

@@ -12,7 +12,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 use tokio_tungstenite::tungstenite::{Bytes, Message, Utf8Bytes};
 
 use crate::metrics::Metrics;
-use crate::wire::{Sent, Wire};
+use crate::shared_socket::{Sent, Wire};
 
 /// One connection's number, unique for the life of the server; tells a stale connection of a
 /// session from the current one.

@@ -1,5 +1,6 @@
 //! Every shared index of the server: sessions by token, games by id, rooms by invite code and the
-//! quick-match queues. Only this module touches the maps.
+//! quick-match queues, and the per-address counts of connections, rooms and seeks. Only this module
+//! touches the maps.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -10,9 +11,9 @@ use dashmap::mapref::entry::Entry;
 use noughts_protocol::{ClockSpec, GameId, PlayerId, RoomInfo, Variant};
 use subtle::ConstantTimeEq;
 
-use crate::code;
-use crate::game::GameHandle;
-use crate::per_ip::{Counts, Network, Slot};
+use crate::game_handle::GameHandle;
+use crate::invite_code;
+use crate::network::{Network, Slot};
 use crate::rating::Ratings;
 use crate::session::{SeekKey, Session};
 use crate::store::{GameStart, StoredPlayer, TokenHash};
@@ -42,7 +43,7 @@ impl Room {
     /// The room as the lobby lists it.
     pub(crate) fn info(&self) -> RoomInfo {
         RoomInfo {
-            code: code::display(&self.code),
+            code: invite_code::display(&self.code),
             variant: self.variant,
             clock: self.clock,
             host: self.host.name.clone(),
@@ -108,7 +109,7 @@ impl Registry {
         let player = PlayerId(self.last_player.fetch_add(1, Ordering::Relaxed) + 1);
         loop {
             let mut bytes = [0u8; 16];
-            code::fill_random(&mut bytes);
+            invite_code::fill_random(&mut bytes);
             let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
             let key = TokenHash::of(&token);
             if let Entry::Vacant(slot) = self.sessions.entry(key) {
@@ -207,7 +208,7 @@ impl Registry {
         if hidden.players.contains(&player) {
             return true;
         }
-        match (code.and_then(code::parse), &hidden.code) {
+        match (code.and_then(invite_code::parse), &hidden.code) {
             (Some(given), Some(code)) => given.as_bytes().ct_eq(code.as_bytes()).into(),
             _ => false,
         }
@@ -260,7 +261,7 @@ impl Registry {
     ) -> Room {
         let slot = slot.map(Arc::new);
         loop {
-            let code = code::generate();
+            let code = invite_code::generate();
             if let Entry::Vacant(entry) = self.rooms.entry(code.clone()) {
                 let room = Room {
                     code,
@@ -329,6 +330,56 @@ impl Registry {
             queue.get_mut().retain(|s| s.player != player);
             if queue.get().is_empty() {
                 queue.remove();
+            }
+        }
+    }
+}
+
+/// How many of one thing each network holds. Entries go when their count reaches zero, so the map
+/// holds only networks with something open.
+#[derive(Debug, Default)]
+struct Counts {
+    held: DashMap<Network, usize>,
+}
+
+impl Counts {
+    /// Takes one place for `network`, unless it already holds `limit`.
+    fn take(self: &Arc<Self>, network: Network, limit: usize) -> Option<Slot> {
+        match self.held.entry(network) {
+            Entry::Occupied(mut held) => {
+                if *held.get() >= limit {
+                    return None;
+                }
+                *held.get_mut() += 1;
+            }
+            Entry::Vacant(slot) => {
+                if limit == 0 {
+                    return None;
+                }
+                slot.insert(1);
+            }
+        }
+        let counts = self.clone();
+        Some(Slot::new(move || counts.give_back(network)))
+    }
+
+    /// How many places `network` holds now.
+    #[cfg(test)]
+    fn held(&self, network: Network) -> usize {
+        self.held.get(&network).map_or(0, |n| *n)
+    }
+
+    /// Networks holding anything.
+    #[cfg(test)]
+    fn networks(&self) -> usize {
+        self.held.len()
+    }
+
+    fn give_back(&self, network: Network) {
+        if let Entry::Occupied(mut held) = self.held.entry(network) {
+            *held.get_mut() = held.get().saturating_sub(1);
+            if *held.get() == 0 {
+                held.remove();
             }
         }
     }
@@ -416,5 +467,28 @@ mod tests {
             a.player
         );
         assert!(registry.session(&TokenHash::of("not a token")).is_none());
+    }
+
+    #[test]
+    fn places_are_capped_and_given_back_on_drop() {
+        let counts = Arc::new(Counts::default());
+        let home = Network::of("192.0.2.1".parse().unwrap());
+        let away = Network::of("198.51.100.1".parse().unwrap());
+        let first = counts.take(home, 2).expect("one");
+        let second = counts.take(home, 2).expect("two");
+        assert!(counts.take(home, 2).is_none(), "a third is over the cap");
+        let other = counts
+            .take(away, 2)
+            .expect("another network has its own count");
+        drop(first);
+        assert_eq!(counts.held(home), 1);
+        let third = counts.take(home, 2).expect("a place came back");
+        drop((second, third, other));
+        assert_eq!(counts.networks(), 0, "empty entries are removed");
+        assert!(
+            counts.take(home, 0).is_none(),
+            "a cap of zero admits nobody"
+        );
+        assert_eq!(counts.networks(), 0);
     }
 }

@@ -16,8 +16,9 @@ use crate::config::Config;
 use crate::connection::{self, Admission};
 use crate::game;
 use crate::lobby::Lobby;
-use crate::metrics::{self, Metrics};
+use crate::metrics;
 use crate::registry::Registry;
+use crate::shared::Shared;
 use crate::store::Store;
 use crate::war;
 
@@ -28,31 +29,6 @@ const GAMES_STOP_LIMIT: Duration = Duration::from_secs(1);
 /// Connections being turned away (with `server_full`) at once; beyond this, a connection over the
 /// cap is dropped without a word, so a flood cannot pile up handshakes.
 const REFUSALS_AT_ONCE: usize = 64;
-
-/// What every task of the server shares.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    /// The knobs, fixed for the server's life.
-    pub config: Config,
-    /// Every shared index.
-    pub registry: Registry,
-    /// Where players, games, moves and ratings are kept.
-    pub store: Store,
-    /// The lobby's listings and subscribers.
-    pub lobby: Lobby,
-    /// What operators scrape.
-    pub metrics: Arc<Metrics>,
-    /// Permits for AI searches ([`Config::ai_threads`]).
-    pub ai_slots: Arc<Semaphore>,
-    /// Game actors, AI searches and war-game keepers, so shutdown can wait for them.
-    pub tasks: TaskTracker,
-    /// Connection tasks, so shutdown can wait for every goodbye.
-    pub connections: TaskTracker,
-    /// Cancelled first at shutdown: games end as aborted and no new ones start.
-    pub stop_games: CancellationToken,
-    /// Cancelled once the games have stopped: connections say goodbye and close.
-    pub stop_connections: CancellationToken,
-}
 
 /// Runs a noughts server on `listener` until `shutdown` completes, then tells every client, closes
 /// every connection and returns (within five seconds of the signal).
@@ -113,9 +89,17 @@ async fn serve(
         info!(%addr, "listening");
     }
     if let Some(metrics_listener) = metrics_listener {
-        shared
-            .connections
-            .spawn(metrics::serve(shared.clone(), metrics_listener));
+        let registry = shared.clone();
+        let source = metrics::Source {
+            metrics: shared.metrics.clone(),
+            live_games: Box::new(move || registry.registry.live_games_count()),
+        };
+        shared.connections.spawn(metrics::serve(
+            source,
+            metrics_listener,
+            shared.stop_connections.clone(),
+            shared.connections.clone(),
+        ));
     }
     if shared.config.war_games {
         war::start(&shared, restored);

@@ -7,8 +7,8 @@ use std::sync::{Mutex, MutexGuard};
 use noughts_protocol::{ClockSpec, GameId, PlayerId, Variant};
 use tokio::time::Instant;
 
+use crate::network::Slot;
 use crate::outbound::{ConnId, Outbound};
-use crate::per_ip::Slot;
 use crate::rating::{Glicko, Ratings};
 use crate::store::TokenHash;
 

@@ -10,7 +10,7 @@ use tokio::time::sleep;
 use tracing::warn;
 
 use crate::game::{self, Setup};
-use crate::server::Shared;
+use crate::shared::Shared;
 
 /// Starts the first war game of every variant at once (so the lobby lists them from the start),
 /// and a keeper per variant that starts the next. A variant whose war game was restored from the

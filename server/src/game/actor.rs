@@ -21,12 +21,13 @@ use tracing::{debug, error, info, warn};
 
 use super::rules::{Decision, Due, EndRecord, PendingMove, Rematch, Rules, Table, Update};
 use super::seat::{Human, Seat, Watcher, index};
-use super::{Command, Requester, SeatSetup, Setup};
+use super::setup::{SeatSetup, Setup};
 use crate::error::Refusal;
+use crate::game_handle::{Command, Requester};
 use crate::metrics::GaugeShare;
 use crate::outbound::{Frame, Outbound, fan_out, frame, with_id};
-use crate::server::Shared;
 use crate::session::Session;
+use crate::shared::Shared;
 use crate::store::{Ending, GameStart, LiveGame, Rerated, StoredMove, now_ms};
 
 /// Commands handled before the actor settles (sends a pending `watchers` update, handles dropped

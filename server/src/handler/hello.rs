@@ -1,21 +1,18 @@
 //! `hello`: new sessions, resuming old ones, and what a session keeps when its connection goes.
 
-use std::sync::Arc;
-
 use noughts_protocol::{
     ErrorCode, PROTOCOL_VERSION, Rating, RequestId, ServerMessage, Variant, validate_name,
 };
 use tokio::sync::oneshot;
-use tokio::time::{Instant, sleep};
-use tracing::{debug, error, info};
+
+use tracing::{error, info};
 
 use super::{Client, Reply, refuse};
-use crate::code;
 use crate::error::Refusal;
-use crate::game::{Command, Requester};
+use crate::expiry::expire_after_grace;
+use crate::game_handle::{Command, Requester};
 use crate::outbound::Close;
 use crate::rating;
-use crate::server::Shared;
 use crate::session::Session;
 use crate::store::TokenHash;
 
@@ -205,28 +202,4 @@ impl Client {
         shared.store.seen(session.player);
         expire_after_grace(shared, session);
     }
-}
-
-/// Forgets `session` (and closes its rooms) once it has been without a connection for a whole
-/// grace period, unless it comes back first.
-pub(crate) fn expire_after_grace(shared: &Arc<Shared>, session: Arc<Session>) {
-    let shared = shared.clone();
-    let grace = shared.config.grace;
-    let stop = shared.stop_games.clone();
-    tokio::spawn(async move {
-        tokio::select! {
-            () = sleep(grace) => {}
-            () = stop.cancelled() => return,
-        }
-        if session.away_for(grace, Instant::now()) && shared.registry.expire_session(&session) {
-            debug!(player = session.player.0, "session expired");
-            for code in session.take_rooms() {
-                if let Some(room) = shared.registry.close_room(&code, session.player)
-                    && !room.private
-                {
-                    shared.lobby.remove_room(&code::display(&room.code));
-                }
-            }
-        }
-    });
 }

@@ -4,8 +4,6 @@
 mod hello;
 mod records;
 
-pub(crate) use hello::expire_after_grace;
-
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,15 +15,16 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 use tracing::{debug, info};
 
-use crate::code;
 use crate::error::Refusal;
-use crate::game::{self, Command, Requester, SeatSetup, Setup};
+use crate::game::{self, SeatSetup, Setup};
+use crate::game_handle::{Command, GameHandle, Requester};
+use crate::invite_code;
+use crate::network::Network;
 use crate::outbound::{Close, Outbound};
-use crate::per_ip::Network;
-use crate::rate::Bucket;
 use crate::registry::JoinRoomError;
-use crate::server::Shared;
 use crate::session::{SeekKey, Session};
+use crate::shared::Shared;
+use crate::token_bucket::Bucket;
 
 /// The longest clock a game may have: three hours a side.
 pub const MAX_CLOCK_MS: u64 = 3 * 60 * 60 * 1000;
@@ -211,7 +210,7 @@ impl Client {
                     Some(slot),
                 );
                 session.add_room(&room.code);
-                let shown = code::display(&room.code);
+                let shown = invite_code::display(&room.code);
                 self.out.reply(
                     id,
                     ServerMessage::RoomCreated {
@@ -227,7 +226,7 @@ impl Client {
                 Ok(())
             }
             ClientMessage::CloseRoom { code } => {
-                let room = code::parse(&code)
+                let room = invite_code::parse(&code)
                     .and_then(|code| self.shared.registry.close_room(&code, session.player));
                 let Some(room) = room else {
                     return refuse(
@@ -237,13 +236,15 @@ impl Client {
                 };
                 session.remove_room(&room.code);
                 if !room.private {
-                    self.shared.lobby.remove_room(&code::display(&room.code));
+                    self.shared
+                        .lobby
+                        .remove_room(&invite_code::display(&room.code));
                 }
                 self.ok(id);
                 Ok(())
             }
             ClientMessage::JoinRoom { code } => {
-                let Some(code) = code::parse(&code) else {
+                let Some(code) = invite_code::parse(&code) else {
                     return refuse(ErrorCode::NoSuchRoom, "no open room has that code");
                 };
                 self.check_not_stopping()?;
@@ -258,7 +259,9 @@ impl Client {
                 };
                 room.host.remove_room(&room.code);
                 if !room.private {
-                    self.shared.lobby.remove_room(&code::display(&room.code));
+                    self.shared
+                        .lobby
+                        .remove_room(&invite_code::display(&room.code));
                 }
                 let mut seats = [
                     SeatSetup::Human(room.host.clone()),
@@ -520,14 +523,14 @@ impl Client {
         Ok(())
     }
 
-    fn game(&self, id: GameId) -> Result<game::GameHandle, Refusal> {
+    fn game(&self, id: GameId) -> Result<GameHandle, Refusal> {
         self.shared
             .registry
             .game(id)
             .ok_or_else(|| no_such_game(id))
     }
 
-    async fn forward(&self, handle: &game::GameHandle, command: Command) -> Reply {
+    async fn forward(&self, handle: &GameHandle, command: Command) -> Reply {
         if handle.send(command).await {
             Ok(())
         } else {

@@ -1,0 +1,36 @@
+//! Sessions without a connection: each is forgotten, and its open rooms closed, once it has been
+//! away for a whole grace period, unless it comes back first. Started when a connection ends and
+//! for the players of the games restored at start.
+
+use std::sync::Arc;
+
+use tokio::time::{Instant, sleep};
+use tracing::debug;
+
+use crate::invite_code;
+use crate::session::Session;
+use crate::shared::Shared;
+
+/// Forgets `session` (and closes its rooms) once it has been without a connection for a whole
+/// grace period, unless it comes back first.
+pub(crate) fn expire_after_grace(shared: &Arc<Shared>, session: Arc<Session>) {
+    let shared = shared.clone();
+    let grace = shared.config.grace;
+    let stop = shared.stop_games.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            () = sleep(grace) => {}
+            () = stop.cancelled() => return,
+        }
+        if session.away_for(grace, Instant::now()) && shared.registry.expire_session(&session) {
+            debug!(player = session.player.0, "session expired");
+            for code in session.take_rooms() {
+                if let Some(room) = shared.registry.close_room(&code, session.player)
+                    && !room.private
+                {
+                    shared.lobby.remove_room(&invite_code::display(&room.code));
+                }
+            }
+        }
+    });
+}

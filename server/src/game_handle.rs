@@ -1,0 +1,93 @@
+//! How the rest of the server reaches a game: a [`GameHandle`] to its actor, and the [`Command`]s
+//! the actor takes. Nothing outside `game` sees the actor itself.
+
+use std::sync::Arc;
+
+use noughts_protocol::{PlayerId, RequestId};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::outbound::{ConnId, Outbound};
+use crate::session::Session;
+
+/// Commands queued per game before senders wait.
+pub(crate) const COMMAND_QUEUE: usize = 256;
+
+/// How to reach a game's actor.
+#[derive(Debug, Clone)]
+pub(crate) struct GameHandle {
+    /// The actor's command queue; bounded, so a flood waits rather than piles up.
+    tx: mpsc::Sender<Command>,
+}
+
+impl GameHandle {
+    /// The handle of the actor that reads `tx`'s queue.
+    pub(crate) fn new(tx: mpsc::Sender<Command>) -> GameHandle {
+        GameHandle { tx }
+    }
+
+    /// Queues a command; false if the game has closed meanwhile.
+    pub(crate) async fn send(&self, command: Command) -> bool {
+        self.tx.send(command).await.is_ok()
+    }
+}
+
+/// Who asked for something, where to answer, and the id the answer echoes.
+#[derive(Debug, Clone)]
+pub(crate) struct Requester {
+    /// Who asks: decides whether they sit in the game.
+    pub player: PlayerId,
+    /// Their connection, for the reply.
+    pub out: Outbound,
+    /// The request's id, echoed by the reply.
+    pub id: Option<RequestId>,
+}
+
+/// What a game is asked to do.
+#[derive(Debug)]
+pub(crate) enum Command {
+    /// A player puts a mark on `cell`.
+    Move {
+        from: Requester,
+        cell: usize,
+    },
+    Resign {
+        from: Requester,
+    },
+    Rematch {
+        from: Requester,
+    },
+    /// `text` is already cleaned and checked.
+    Chat {
+        from: Requester,
+        name: String,
+        text: String,
+    },
+    /// Start watching (or, for a player, get the snapshot again).
+    Watch {
+        session: Arc<Session>,
+        from: Requester,
+    },
+    /// Stop watching; `from` is absent when the connection went away rather than asked.
+    Unwatch {
+        player: PlayerId,
+        conn: ConnId,
+        from: Option<Requester>,
+    },
+    /// A player's new connection: send the snapshot there from now on. `done` is dropped once the
+    /// snapshot is queued, so the connection can keep the documented order of a resume.
+    Attach {
+        player: PlayerId,
+        out: Outbound,
+        done: oneshot::Sender<()>,
+    },
+    /// A player's connection `conn` went away.
+    Detach {
+        player: PlayerId,
+        conn: ConnId,
+    },
+    /// The AI seat to move at ply `ply` chose `cell`.
+    AiMove {
+        ply: u32,
+        cell: usize,
+    },
+}

@@ -1,0 +1,40 @@
+//! What every task of the server shares: the configuration, the registry, the store, the lobby,
+//! the metrics, the AI's permits, the task trackers and the two shutdown signals. It knows no task:
+//! connections, handlers and games hold it; it holds none of them.
+
+use std::sync::Arc;
+
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::config::Config;
+use crate::lobby::Lobby;
+use crate::metrics::Metrics;
+use crate::registry::Registry;
+use crate::store::Store;
+
+/// What every task of the server shares.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    /// The knobs, fixed for the server's life.
+    pub config: Config,
+    /// Every shared index.
+    pub registry: Registry,
+    /// Where players, games, moves and ratings are kept.
+    pub store: Store,
+    /// The lobby's listings and subscribers.
+    pub lobby: Lobby,
+    /// What operators scrape.
+    pub metrics: Arc<Metrics>,
+    /// Permits for AI searches ([`Config::ai_threads`]).
+    pub ai_slots: Arc<Semaphore>,
+    /// Game actors, AI searches and war-game keepers, so shutdown can wait for them.
+    pub tasks: TaskTracker,
+    /// Connection tasks, so shutdown can wait for every goodbye.
+    pub connections: TaskTracker,
+    /// Cancelled first at shutdown: games end as aborted and no new ones start.
+    pub stop_games: CancellationToken,
+    /// Cancelled once the games have stopped: connections say goodbye and close.
+    pub stop_connections: CancellationToken,
+}
