@@ -6,7 +6,7 @@ use std::future::Future;
 use noughts_protocol::{ErrorCode, GameId, PlayerId, RequestId, ServerMessage, Variant};
 use tracing::error;
 
-use super::Client;
+use super::client::Client;
 use crate::outbound::Outbound;
 use crate::store::StoreError;
 

@@ -7,7 +7,7 @@ use tokio::sync::oneshot;
 
 use tracing::{error, info};
 
-use super::{Client, Reply, refuse};
+use super::client::{Client, Reply, refuse};
 use crate::error::Refusal;
 use crate::expiry::expire_after_grace;
 use crate::game_handle::{Command, Requester};

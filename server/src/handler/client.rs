@@ -1,0 +1,142 @@
+//! One connection's view of its player ([`Client`]): the session once `hello` is answered, the
+//! rate limits, and what every handler shares (refusing, replying `ok`, reaching a game). Each
+//! request's own handling lives in the file named for its concern.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use noughts_protocol::{ErrorCode, GameId, RequestId, ServerMessage, close, decode_client};
+use tokio::time::Instant;
+use tracing::{debug, info};
+
+use crate::error::Refusal;
+use crate::game_handle::{Command, GameHandle};
+use crate::network::Network;
+use crate::outbound::{Close, Outbound};
+use crate::session::Session;
+use crate::shared::Shared;
+use crate::token_bucket::Bucket;
+
+/// One connection's view of its player.
+#[derive(Debug)]
+pub(crate) struct Client {
+    pub(super) shared: Arc<Shared>,
+    /// Where replies to this connection go.
+    pub(super) out: Outbound,
+    /// The player, once `hello` has been answered.
+    pub(super) session: Option<Arc<Session>>,
+    /// Limits requests of every kind.
+    pub(super) requests: Bucket,
+    /// Limits chat lines.
+    pub(super) chat: Bucket,
+    /// Requests refused by the rate limit since the last one accepted; too many closes the
+    /// connection.
+    pub(super) refused: u32,
+    /// The client's network, which the per-address caps on rooms and seeks count under.
+    pub(super) network: Network,
+}
+
+/// What handling a request comes to: done (its reply sent), or refused with a reason.
+pub(super) type Reply = Result<(), Refusal>;
+
+pub(super) fn refuse(code: ErrorCode, message: impl Into<String>) -> Reply {
+    Err(Refusal::new(code, message))
+}
+
+impl Client {
+    pub(crate) fn new(shared: Arc<Shared>, out: Outbound, network: Network) -> Client {
+        let config = &shared.config;
+        let requests = Bucket::new(
+            config.message_burst,
+            Duration::from_secs(1) / config.messages_per_second.max(1),
+        );
+        let chat = Bucket::new(
+            config.chat_burst,
+            Duration::from_secs(60) / config.chat_per_minute.max(1),
+        );
+        Client {
+            shared,
+            out,
+            session: None,
+            requests,
+            chat,
+            refused: 0,
+            network,
+        }
+    }
+
+    /// Handles one text frame. Returns a close when the client has to go (persistent flooding).
+    pub(crate) async fn receive(&mut self, text: &str) -> Option<Close> {
+        // Every frame counts against the limit, malformed ones too.
+        let allowed = self.requests.take(Instant::now());
+        let decoded = decode_client(text);
+        if !allowed {
+            self.refused += 1;
+            if self.refused > self.shared.config.message_burst {
+                info!("closing a connection that keeps flooding");
+                return Some(Close {
+                    code: close::POLICY_VIOLATION,
+                    reason: "rate limit exceeded",
+                });
+            }
+            let id = match decoded {
+                Ok(frame) => frame.id,
+                Err(err) => err.id,
+            };
+            self.out
+                .error(id, ErrorCode::RateLimited, "too many messages; slow down");
+            return None;
+        }
+        self.refused = 0;
+        let frame = match decoded {
+            Ok(frame) => frame,
+            Err(err) => {
+                self.out.error(err.id, err.code, err.message);
+                return None;
+            }
+        };
+        let id = frame.id.clone();
+        if let Err(refusal) = self.dispatch(frame.id, frame.message).await {
+            debug!(code = %refusal.code, "refused");
+            self.out.error(id, refusal.code, refusal.message);
+        }
+        None
+    }
+
+    pub(super) fn game(&self, id: GameId) -> Result<GameHandle, Refusal> {
+        self.shared
+            .registry
+            .game(id)
+            .ok_or_else(|| no_such_game(id))
+    }
+
+    pub(super) async fn forward(&self, handle: &GameHandle, command: Command) -> Reply {
+        if handle.send(command).await {
+            Ok(())
+        } else {
+            refuse(ErrorCode::NoSuchGame, "that game has just closed")
+        }
+    }
+
+    pub(super) fn ok(&self, id: Option<RequestId>) {
+        if id.is_some() {
+            self.out.reply(id, ServerMessage::Ok);
+        }
+    }
+
+    pub(super) fn check_not_stopping(&self) -> Reply {
+        if self.shared.stop_games.is_cancelled() {
+            return refuse(ErrorCode::ShuttingDown, "the server is shutting down");
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn no_such_game(id: GameId) -> Refusal {
+    Refusal::new(ErrorCode::NoSuchGame, format!("no live game has id {id}"))
+}
+
+/// A coin toss for sides.
+pub(super) fn coin_toss() -> bool {
+    noughts_engine::Rng::new().bool()
+}

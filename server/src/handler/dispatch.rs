@@ -1,0 +1,108 @@
+//! Which handler answers which request: one arm per message, each a call into the file for its
+//! concern. Before `hello`, only `hello` is answered.
+
+use noughts_protocol::{ClientMessage, ErrorCode, RequestId, ServerMessage};
+
+use super::client::{Client, Reply, refuse};
+use super::room::RoomRequest;
+use crate::game_handle::Requester;
+
+impl Client {
+    pub(super) async fn dispatch(
+        &mut self,
+        id: Option<RequestId>,
+        message: ClientMessage,
+    ) -> Reply {
+        let Some(session) = self.session.clone() else {
+            return match message {
+                ClientMessage::Hello {
+                    protocol,
+                    name,
+                    token,
+                } => self.hello(id, protocol, &name, token).await,
+                _ => refuse(ErrorCode::HelloFirst, "say hello first"),
+            };
+        };
+        let from = Requester {
+            player: session.player,
+            out: self.out.clone(),
+            id: id.clone(),
+        };
+        match message {
+            ClientMessage::Hello { .. } => refuse(
+                ErrorCode::AlreadyWelcomed,
+                "this connection has already said hello",
+            ),
+            ClientMessage::Ping => {
+                self.out.reply(id, ServerMessage::Pong);
+                Ok(())
+            }
+            ClientMessage::SubscribeLobby => self.subscribe_lobby(&session, id),
+            ClientMessage::UnsubscribeLobby => self.unsubscribe_lobby(&session, id),
+            ClientMessage::Seek {
+                variant,
+                clock,
+                rated,
+            } => self.seek(&session, from, (variant, clock, rated)),
+            ClientMessage::CancelSeek => self.cancel_seek(&session, id),
+            ClientMessage::CreateRoom {
+                variant,
+                clock,
+                private,
+                rated,
+            } => {
+                let request = RoomRequest {
+                    variant,
+                    clock,
+                    private,
+                    rated,
+                };
+                self.create_room(&session, id, request)
+            }
+            ClientMessage::CloseRoom { code } => self.close_room(&session, id, code),
+            ClientMessage::JoinRoom { code } => self.join_room(&session, from, code),
+            ClientMessage::PlayAi {
+                variant,
+                level,
+                side,
+                clock,
+            } => self.play_ai(&session, from, (variant, level, side, clock)),
+            ClientMessage::StartWar {
+                variant,
+                x_level,
+                o_level,
+            } => self.start_war(&session, from, (variant, x_level, o_level)),
+            ClientMessage::Watch { game, code } => self.watch(&session, from, game, code).await,
+            ClientMessage::Unwatch { game } => self.unwatch(&session, from, game).await,
+            ClientMessage::Move { game, cell } => self.play(from, game, cell).await,
+            ClientMessage::Resign { game } => self.resign(from, game).await,
+            ClientMessage::Rematch { game } => self.rematch(from, game).await,
+            ClientMessage::Chat { game, text } => self.chat(&session, from, game, text).await,
+            ClientMessage::Leaderboard {
+                variant,
+                offset,
+                limit,
+            } => {
+                self.leaderboard(id, variant, offset, limit);
+                Ok(())
+            }
+            ClientMessage::History {
+                player,
+                before,
+                limit,
+            } => {
+                let player = player.unwrap_or(session.player);
+                self.history(id, player, before, limit, session.player);
+                Ok(())
+            }
+            ClientMessage::GameRecord { game } => {
+                self.record(id, game, session.player);
+                Ok(())
+            }
+            ClientMessage::Profile { player } => {
+                self.profile(id, player.unwrap_or(session.player));
+                Ok(())
+            }
+        }
+    }
+}

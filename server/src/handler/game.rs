@@ -1,0 +1,54 @@
+//! Requests inside a game: `move`, `resign`, `rematch` and `chat`, forwarded to the game's actor,
+//! which answers them. Chat is checked and rate-limited here first.
+
+use std::sync::Arc;
+
+use noughts_protocol::{ErrorCode, GameId, MAX_CHAT_CHARS, sanitize};
+use tokio::time::Instant;
+
+use super::client::{Client, Reply, refuse};
+use crate::game_handle::{Command, Requester};
+use crate::session::Session;
+
+impl Client {
+    pub(super) async fn play(&mut self, from: Requester, game: GameId, cell: usize) -> Reply {
+        let handle = self.game(game)?;
+        self.forward(&handle, Command::Move { from, cell }).await
+    }
+
+    pub(super) async fn resign(&mut self, from: Requester, game: GameId) -> Reply {
+        let handle = self.game(game)?;
+        self.forward(&handle, Command::Resign { from }).await
+    }
+
+    pub(super) async fn rematch(&mut self, from: Requester, game: GameId) -> Reply {
+        let handle = self.game(game)?;
+        self.forward(&handle, Command::Rematch { from }).await
+    }
+
+    pub(super) async fn chat(
+        &mut self,
+        session: &Arc<Session>,
+        from: Requester,
+        game: GameId,
+        text: String,
+    ) -> Reply {
+        let text = sanitize(&text).trim().to_owned();
+        if text.is_empty() {
+            return refuse(ErrorCode::BadChat, "a chat line needs some visible text");
+        }
+        if text.chars().count() > MAX_CHAT_CHARS {
+            return refuse(
+                ErrorCode::BadChat,
+                format!("a chat line has at most {MAX_CHAT_CHARS} characters"),
+            );
+        }
+        let handle = self.game(game)?;
+        if !self.chat.take(Instant::now()) {
+            return refuse(ErrorCode::RateLimited, "too many chat lines; slow down");
+        }
+        let name = session.name.clone();
+        self.forward(&handle, Command::Chat { from, name, text })
+            .await
+    }
+}

@@ -1,0 +1,156 @@
+//! Rooms: `create_room`, `close_room` and `join_room`. Joining a room starts its game.
+
+use std::sync::Arc;
+
+use noughts_protocol::{ClockSpec, ErrorCode, GameKind, RequestId, ServerMessage, Variant};
+
+use super::client::{Client, Reply, coin_toss, refuse};
+use super::limits::{MAX_OPEN_ROOMS, check_clock};
+use crate::game::{self, SeatSetup, Setup};
+use crate::game_handle::Requester;
+use crate::invite_code;
+use crate::registry::JoinRoomError;
+use crate::session::Session;
+
+/// What `create_room` asks for.
+pub(super) struct RoomRequest {
+    pub variant: Variant,
+    pub clock: Option<ClockSpec>,
+    pub private: bool,
+    pub rated: bool,
+}
+
+impl Client {
+    pub(super) fn create_room(
+        &mut self,
+        session: &Arc<Session>,
+        id: Option<RequestId>,
+        request: RoomRequest,
+    ) -> Reply {
+        let RoomRequest {
+            variant,
+            clock,
+            private,
+            rated,
+        } = request;
+        check_clock(clock)?;
+        self.check_not_stopping()?;
+        if session.room_count() >= MAX_OPEN_ROOMS {
+            return refuse(
+                ErrorCode::LimitReached,
+                format!("you may have at most {MAX_OPEN_ROOMS} open rooms; close one first"),
+            );
+        }
+        let per_ip = self.shared.config.max_rooms_per_ip;
+        let Some(slot) = self.shared.registry.room_slot(self.network, per_ip) else {
+            return refuse(
+                ErrorCode::LimitReached,
+                format!(
+                    "at most {per_ip} rooms may be open from one address; wait for one to \
+                         be joined or closed"
+                ),
+            );
+        };
+        let room = self.shared.registry.open_room(
+            session.clone(),
+            variant,
+            clock,
+            private,
+            rated,
+            Some(slot),
+        );
+        session.add_room(&room.code);
+        let shown = invite_code::display(&room.code);
+        self.out.reply(
+            id,
+            ServerMessage::RoomCreated {
+                code: shown,
+                variant,
+                clock,
+                private,
+            },
+        );
+        if !private {
+            self.shared.lobby.add_room(room.info());
+        }
+        Ok(())
+    }
+
+    pub(super) fn close_room(
+        &mut self,
+        session: &Arc<Session>,
+        id: Option<RequestId>,
+        code: String,
+    ) -> Reply {
+        let room = invite_code::parse(&code)
+            .and_then(|code| self.shared.registry.close_room(&code, session.player));
+        let Some(room) = room else {
+            return refuse(
+                ErrorCode::NoSuchRoom,
+                "you have no open room with that code",
+            );
+        };
+        session.remove_room(&room.code);
+        if !room.private {
+            self.shared
+                .lobby
+                .remove_room(&invite_code::display(&room.code));
+        }
+        self.ok(id);
+        Ok(())
+    }
+
+    pub(super) fn join_room(
+        &mut self,
+        session: &Arc<Session>,
+        from: Requester,
+        code: String,
+    ) -> Reply {
+        let Some(code) = invite_code::parse(&code) else {
+            return refuse(ErrorCode::NoSuchRoom, "no open room has that code");
+        };
+        self.check_not_stopping()?;
+        let room = match self.shared.registry.take_room(&code, session.player) {
+            Ok(room) => room,
+            Err(JoinRoomError::NoSuchRoom) => {
+                return refuse(ErrorCode::NoSuchRoom, "no open room has that code");
+            }
+            Err(JoinRoomError::OwnRoom) => {
+                return refuse(ErrorCode::OwnRoom, "you cannot join your own room");
+            }
+        };
+        room.host.remove_room(&room.code);
+        if !room.private {
+            self.shared
+                .lobby
+                .remove_room(&invite_code::display(&room.code));
+        }
+        let mut seats = [
+            SeatSetup::Human(room.host.clone()),
+            SeatSetup::Human(session.clone()),
+        ];
+        if coin_toss() {
+            seats.swap(0, 1);
+        }
+        let game = game::start(
+            &self.shared,
+            Setup {
+                variant: room.variant,
+                kind: GameKind::Human,
+                seats,
+                clock: room.clock,
+                owner: None,
+                rated: room.rated,
+                listed: !room.private,
+                rematch_of: None,
+                requester: Some(from),
+                watcher: None,
+                on_end: None,
+            },
+        )?;
+        if room.private {
+            self.shared.registry.set_game_code(game, &room.code);
+        }
+        Ok(())
+    }
+}
