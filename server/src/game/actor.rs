@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use noughts_engine::{Budget, Rng, cells_of, choose_move};
-use noughts_protocol::{ErrorCode, GameId, GameInfo, GameKind, Mark, PlayerId, ServerMessage};
+use noughts_protocol::{ErrorCode, GameId, GameKind, Mark, PlayerId, ServerMessage};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
@@ -25,7 +25,6 @@ use super::setup::{SeatSetup, Setup};
 use crate::error::Refusal;
 use crate::game_handle::{Command, Requester};
 use crate::metrics::GaugeShare;
-use crate::outbound::{Frame, Outbound, fan_out, frame, with_id};
 use crate::session::Session;
 use crate::shared::Shared;
 use crate::store::{Ending, GameStart, LiveGame, Rerated, StoredMove, now_ms};
@@ -35,7 +34,7 @@ use crate::store::{Ending, GameStart, LiveGame, Rerated, StoredMove, now_ms};
 const BATCH: usize = 256;
 
 /// The time the rules see.
-fn now() -> std::time::Instant {
+pub(super) fn now() -> std::time::Instant {
     Instant::now().into_std()
 }
 
@@ -43,38 +42,38 @@ fn now() -> std::time::Instant {
 #[derive(Debug)]
 pub(crate) struct Game {
     /// The registry, lobby and config, to list, rematch and close.
-    shared: Arc<Shared>,
+    pub(super) shared: Arc<Shared>,
     /// The board, moves, `seq`, clocks, result, presence, chat, rematch offer, watcher count.
-    rules: Rules,
+    pub(super) rules: Rules,
     /// Listed in the lobby while live.
-    listed: bool,
+    pub(super) listed: bool,
     /// The latest `seq` handed to the store, which keeps it so a restored game goes on from it.
-    stored_seq: u64,
+    pub(super) stored_seq: u64,
     /// When the game started, in milliseconds since the Unix epoch; moves are timed from it.
-    started_ms: u64,
+    pub(super) started_ms: u64,
     /// X's seat, then O's: sessions and connections.
-    seats: [Seat; 2],
+    pub(super) seats: [Seat; 2],
     /// Everyone watching, by player, each with its own queue.
-    watchers: HashMap<PlayerId, Watcher>,
+    pub(super) watchers: HashMap<PlayerId, Watcher>,
     /// Whether an AI search for the current position is under way.
-    thinking: bool,
+    pub(super) thinking: bool,
     /// Least time per AI move.
-    pace: Duration,
+    pub(super) pace: Duration,
     /// Search budget per AI move.
-    budget: Budget,
+    pub(super) budget: Budget,
     /// How the AI tasks hand their move back; weak, so the registry alone keeps the game alive.
-    commands: mpsc::WeakSender<Command>,
+    pub(super) commands: mpsc::WeakSender<Command>,
     /// Told when the game ends (war-game keeper, per-player limits).
-    on_end: Option<oneshot::Sender<()>>,
+    pub(super) on_end: Option<oneshot::Sender<()>>,
     /// The first snapshot's audience: the requester (reply id) and the first watcher.
-    opening: Option<Opening>,
+    pub(super) opening: Option<Opening>,
     /// A new game's record, stored before anyone is told of the game (so its id is never given
     /// out twice, even across a crash); absent for a restored game.
-    start: Option<GameStart>,
+    pub(super) start: Option<GameStart>,
     /// Seats whose connection failed during a broadcast; handled once the broadcast is done.
-    dropped: Vec<Mark>,
+    pub(super) dropped: Vec<Mark>,
     /// This game's part of the watchers gauge.
-    watchers_counted: GaugeShare,
+    pub(super) watchers_counted: GaugeShare,
 }
 
 /// Who gets the first snapshots besides the seats: the requester (its reply echoes the request id)
@@ -606,71 +605,6 @@ impl Game {
         }
     }
 
-    fn on_watch(&mut self, session: Arc<Session>, from: Requester) {
-        if let Some(mark) = self.rules.mark_of(from.player) {
-            // Players are not watchers: they already get every update.
-            session.set_watching(self.rules.id(), false);
-            from.out
-                .send(self.snapshot(Some(mark), from.id.clone(), now()));
-            return;
-        }
-        self.add_watcher(session, from);
-    }
-
-    /// Adds a watcher and sends them the snapshot; everyone hears of the new count once the batch
-    /// settles.
-    fn add_watcher(&mut self, session: Arc<Session>, from: Requester) {
-        // Requests still queued from a connection being closed (one dropped for reading too
-        // slowly) must not bring it back, or each would count a watcher come and gone.
-        if from.out.is_closed() {
-            return;
-        }
-        let player = from.player;
-        let out = from.out.clone();
-        self.watchers.insert(
-            player,
-            Watcher {
-                session,
-                out: out.clone(),
-            },
-        );
-        self.rules.watchers_changed(self.watchers.len());
-        if !out.send(self.snapshot(None, from.id, now())) {
-            self.watchers.remove(&player);
-            self.rules.watchers_changed(self.watchers.len());
-        }
-    }
-
-    async fn on_attach(&mut self, player: PlayerId, out: Outbound) {
-        let Some(mark) = self.rules.mark_of(player) else {
-            return;
-        };
-        let Seat::Human(human) = &mut self.seats[index(mark)] else {
-            return;
-        };
-        human.out = Some(out.clone());
-        let now = now();
-        let returned = self.rules.seat_returned(mark, now);
-        if let Some(update) = returned.update {
-            self.broadcast(update, None).await;
-            self.list();
-        }
-        if returned.snapshot && !out.send(self.snapshot(Some(mark), None, now)) {
-            self.dropped.push(mark);
-        }
-    }
-
-    /// A seat's player has gone: the clock stops, the grace runs, everyone is told.
-    async fn seat_away(&mut self, mark: Mark) {
-        if let Seat::Human(human) = &mut self.seats[index(mark)] {
-            human.out = None;
-        }
-        if let Some(update) = self.rules.seat_left(mark, now()) {
-            self.broadcast(update, None).await;
-            self.list();
-        }
-    }
-
     async fn on_timer(&mut self) -> Flow {
         match self.rules.due(now()) {
             Some(Due::Close) => Flow::Close,
@@ -683,7 +617,7 @@ impl Game {
     }
 
     /// The game leaves every index.
-    fn close(&mut self) {
+    pub(super) fn close(&mut self) {
         let id = self.rules.id();
         if !self.rules.is_over() {
             self.shared.registry.end_live_game();
@@ -701,96 +635,6 @@ impl Game {
             watcher.session.set_watching(id, false);
         }
         debug!("game closed");
-    }
-
-    /// Sends an update to the players and every watcher; the requester's copy echoes its id.
-    async fn broadcast(&mut self, update: Update, from: Option<Requester>) {
-        let skip = update.skip;
-        match from {
-            Some(from) if update.reply && from.id.is_some() => {
-                let shared = frame(None, update.message);
-                let own = with_id(&shared, from.id.as_ref());
-                let seat = self.rules.mark_of(from.player);
-                if !from.out.send(own)
-                    && let Some(mark) = seat
-                {
-                    self.dropped.push(mark);
-                }
-                let skip_seat = seat.or(skip);
-                let skip_watcher = seat.is_none().then_some(from.player);
-                self.send_all(&shared, skip_seat, skip_watcher).await;
-            }
-            _ => {
-                self.send_all(&frame(None, update.message), skip, None)
-                    .await
-            }
-        }
-    }
-
-    /// Sends one frame to the seats and watchers, except the ones named.
-    async fn send_all(
-        &mut self,
-        frame: &Frame,
-        skip_seat: Option<Mark>,
-        skip_watcher: Option<PlayerId>,
-    ) {
-        for mark in [Mark::X, Mark::O] {
-            if Some(mark) == skip_seat {
-                continue;
-            }
-            if let Seat::Human(Human { out: Some(out), .. }) = &self.seats[index(mark)]
-                && !out.send(frame.clone())
-            {
-                self.dropped.push(mark);
-            }
-        }
-        // Collected first: an iterator adapter's closures held across the fan-out's awaits would
-        // keep the task from being `Send`.
-        let watchers: Vec<(PlayerId, &Outbound)> = self
-            .watchers
-            .iter()
-            .filter(|(player, _)| Some(**player) != skip_watcher)
-            .map(|(player, watcher)| (*player, &watcher.out))
-            .collect();
-        let gone = fan_out(watchers, frame).await;
-        if !gone.is_empty() {
-            for player in gone {
-                self.watchers.remove(&player);
-            }
-            self.rules.watchers_changed(self.watchers.len());
-        }
-    }
-
-    /// The full snapshot for one recipient.
-    fn snapshot(
-        &self,
-        you: Option<Mark>,
-        id: Option<noughts_protocol::RequestId>,
-        now: std::time::Instant,
-    ) -> Frame {
-        let variant = self.rules.board().variant();
-        let seats = [self.seats[0].info(variant), self.seats[1].info(variant)];
-        let state = self.rules.state(you, seats, now);
-        frame(id, ServerMessage::GameState(Box::new(state)))
-    }
-
-    /// Updates the game's lobby entry while it is live and listed.
-    pub(super) fn list(&self) {
-        if !self.listed || self.rules.is_over() {
-            return;
-        }
-        let variant = self.rules.board().variant();
-        self.shared.lobby.update_game(GameInfo {
-            game: self.rules.id(),
-            variant,
-            kind: self.rules.kind(),
-            x: self.seats[0].info(variant),
-            o: self.seats[1].info(variant),
-            moves: u32::try_from(self.rules.moves().len()).unwrap_or(u32::MAX),
-            watchers: self.rules.watchers(),
-            clock: self.rules.clock_spec(),
-            rated: self.rules.rated(),
-        });
     }
 }
 

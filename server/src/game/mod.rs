@@ -3,7 +3,8 @@
 //! [`restore_all`] brings back, at start, the games the store says were being played.
 
 mod actor;
-mod clock;
+mod audience;
+pub(crate) mod clock;
 #[doc(hidden)]
 pub mod rules;
 mod seat;

@@ -45,7 +45,7 @@ async fn memory() -> Store {
 }
 
 /// Opens `config` once the store that had it open has let go (its thread ends on its own).
-async fn reopen(config: &StoreConfig) -> (Store, super::Startup) {
+async fn reopen(config: &StoreConfig) -> (Store, super::records::Startup) {
     tokio::time::timeout(std::time::Duration::from_secs(20), async {
         loop {
             match Store::open(config).await {

@@ -1,15 +1,5 @@
-//! The rules of one game as a pure state machine: board, moves, `seq`, clocks, result, presence
-//! and grace, chat, rematch offers and the watcher count. No tasks, channels, store or sockets;
-//! time comes in as a value.
-//!
-//! Each input is either refused (with the protocol's error code, and nothing changes) or produces
-//! [`Update`]s, each with the next `seq`. Moves and ends are two-step, because the store must keep
-//! them before anyone is told: [`Rules::try_move`] decides and returns what to write, changing
-//! nothing; once the write is durable, [`Rules::commit_move`] (or [`Rules::conclude`]) applies it.
-//! A write that fails is dropped, and the game stands as it was.
-//!
-//! The game actor is the shell around this: it owns the connections, the store and the AI tasks,
-//! and sends the updates. The `game` fuzz target drives this module directly.
+//! One game's rules and state ([`Rules`]): the board, moves, `seq`, clocks, result, presence,
+//! chat, rematch offers and the watcher count, changed only by its methods.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -17,164 +7,16 @@ use std::time::{Duration, Instant};
 use noughts_engine::{Board, MoveError, Outcome, cells_of};
 use noughts_protocol::{
     ChatLine, ClockSpec, Clocks, EndReason, ErrorCode, GameId, GameKind, GameResult, GameState,
-    Level, Mark, PlayerId, SeatInfo, ServerMessage, Variant,
+    Level, Mark, PlayerId, SeatInfo, ServerMessage,
 };
 
-use super::clock::Clock;
-pub use crate::error::Refusal;
-
-/// Chat lines a snapshot carries.
-pub const CHAT_HISTORY: usize = 20;
-
-/// The least time between two `watchers` updates of one game.
-pub const WATCHERS_EVERY: Duration = Duration::from_millis(250);
-
-/// Who sits in a seat.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sitter {
-    Human(PlayerId),
-    Ai(Level),
-}
-
-/// A refused input: the error the requester gets. Nothing changed.
-fn refused<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
-    Err(Refusal::new(code, message))
-}
-
-/// An update to send to both players and every watcher.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Update {
-    /// The message, with a fresh `seq`.
-    pub message: ServerMessage,
-    /// Whether it answers the request that caused it (the requester's copy echoes its id).
-    pub reply: bool,
-    /// A seat that does not get it (it gets a snapshot instead).
-    pub skip: Option<Mark>,
-}
-
-impl Update {
-    fn to_all(message: ServerMessage, reply: bool) -> Update {
-        Update {
-            message,
-            reply,
-            skip: None,
-        }
-    }
-}
-
-/// The end of a game, as the store keeps it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EndRecord {
-    /// The `seq` of the `game_over` update.
-    pub seq: u64,
-    pub winner: Option<Mark>,
-    pub reason: EndReason,
-    /// The winning line, as a cell mask.
-    pub cells: u64,
-}
-
-/// A move, as the store keeps it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MoveRecord {
-    pub mark: Mark,
-    pub cell: usize,
-    /// The ply before the move.
-    pub ply: u32,
-    /// The `seq` of the `moved` update.
-    pub seq: u64,
-    /// The mover's time left after the move, in a timed game.
-    pub clock_ms: Option<u64>,
-    /// The end, if the move ends the game.
-    pub ending: Option<EndRecord>,
-}
-
-/// A checked move waiting for the store.
-#[derive(Debug, Clone)]
-pub struct PendingMove {
-    /// What to write.
-    pub record: MoveRecord,
-    /// The board after the move.
-    board: Board,
-    /// The clocks after the move is charged.
-    clock: Option<Clock>,
-}
-
-/// What an accepted move leads to.
-#[derive(Debug, Clone)]
-pub enum Decision {
-    /// The move is played once the store keeps it.
-    Play(PendingMove),
-    /// The mover's time had run out: the game ends instead, once the store keeps the end.
-    End(EndRecord),
-}
-
-/// What a rematch request leads to.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Rematch {
-    /// The offer is made (the requester's side now awaits an answer): tell everyone.
-    Offer(Update),
-    /// The requester had already offered: the reply repeats the offer (with the current `seq`).
-    Repeat(ServerMessage),
-    /// The offer is accepted (or the opponent is an AI): start the rematch, then call
-    /// [`Rules::rematch_started`]. Nothing changed yet.
-    Start,
-}
-
-/// What a player's return leads to.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Returned {
-    /// `presence` for everyone else, if the player had been away.
-    pub update: Option<Update>,
-    /// Whether the player's new connection gets a snapshot.
-    pub snapshot: bool,
-}
-
-/// Something that happens by itself once its time comes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Due {
-    /// The game ends (a flag fell, a grace ran out): store the end, then [`Rules::conclude`].
-    End(EndRecord),
-    /// A finished game's linger is over: it closes.
-    Close,
-}
-
-/// A seat's state.
-#[derive(Debug, Clone, PartialEq)]
-enum Seat {
-    Human(Presence),
-    Ai(Level),
-}
-
-/// A person's presence in a seat.
-#[derive(Debug, Clone, PartialEq)]
-struct Presence {
-    player: PlayerId,
-    /// Whether a connection is attached.
-    connected: bool,
-    /// When the player went away, while they are away.
-    away_since: Option<Instant>,
-    /// What is left of this game's grace budget (spent by every absence).
-    grace_left: Duration,
-    /// The game ended while this player was away: their return brings the final snapshot.
-    missed_end: bool,
-}
-
-/// How a game is set up.
-#[derive(Debug, Clone)]
-pub struct Table {
-    pub id: GameId,
-    pub variant: Variant,
-    pub kind: GameKind,
-    /// X, then O.
-    pub seats: [Sitter; 2],
-    pub clock: Option<ClockSpec>,
-    pub rated: bool,
-    pub rematch_of: Option<GameId>,
-    /// Each absence's allowance, for the whole game.
-    pub grace: Duration,
-    /// How long a finished game stays open (for rematches) before it closes.
-    pub linger: Duration,
-}
+use super::seat::{Presence, Seat, index};
+use super::updates::{
+    CHAT_HISTORY, Decision, Due, EndRecord, MoveRecord, PendingMove, Rematch, Returned, Sitter,
+    Table, Update, WATCHERS_EVERY, refused,
+};
+use crate::error::Refusal;
+use crate::game::clock::Clock;
 
 /// One game's rules and state.
 #[derive(Debug, Clone, PartialEq)]
@@ -212,13 +54,6 @@ pub struct Rules {
     linger: Duration,
     /// When a finished game closes.
     close_at: Option<Instant>,
-}
-
-fn index(mark: Mark) -> usize {
-    match mark {
-        Mark::X => 0,
-        Mark::O => 1,
-    }
 }
 
 impl Rules {

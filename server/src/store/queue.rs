@@ -1,0 +1,352 @@
+//! [`Store`], the handle the rest of the server holds, and the one thread behind it that owns the
+//! database connection and works through a queue of jobs, committing the writes it finds queued
+//! together in one transaction.
+
+use std::sync::mpsc;
+
+use noughts_protocol::{
+    GameId, GameRecord, GameSummary, LeaderboardEntry, PlayerId, Profile, Variant,
+};
+use rusqlite::Connection;
+use tokio::sync::oneshot;
+use tracing::error;
+
+use super::records::{
+    Ending, GameStart, Rerated, Startup, StoreConfig, StoreError, StoredMove, StoredPlayer,
+    TokenHash, now_ms,
+};
+use super::{queries, sqlite};
+
+/// A write's work, run on the store thread inside the batch's transaction; its answer is sent
+/// only once that transaction has committed.
+trait Write: Send {
+    fn run(&mut self, db: &Connection);
+    fn finish(self: Box<Self>, committed: Result<(), &rusqlite::Error>);
+}
+
+/// A write as a closure, its outcome until the commit, and whoever waits for it.
+struct WriteJob<T, F> {
+    /// The work, taken when it runs.
+    work: Option<F>,
+    /// What the work gave, held until the transaction commits.
+    outcome: Option<Result<T, StoreError>>,
+    /// Told once the transaction has committed (or failed); absent when nobody waits.
+    reply: Option<oneshot::Sender<Result<T, StoreError>>>,
+    /// What to call it in a log line when nobody waits for the answer.
+    what: &'static str,
+}
+
+impl<T, F> Write for WriteJob<T, F>
+where
+    T: Send,
+    F: FnOnce(&Connection) -> rusqlite::Result<T> + Send,
+{
+    fn run(&mut self, db: &Connection) {
+        if let Some(work) = self.work.take() {
+            // A savepoint per write, so one failing write leaves the rest of the batch alone.
+            let outcome = db
+                .execute_batch("SAVEPOINT write")
+                .and_then(|()| guarded(|| work(db)))
+                .map_err(StoreError::Database);
+            let cleanup = if outcome.is_ok() {
+                "RELEASE write"
+            } else {
+                "ROLLBACK TO write; RELEASE write"
+            };
+            if let Err(err) = db.execute_batch(cleanup) {
+                error!(cause = %err, "cannot end a savepoint");
+            }
+            self.outcome = Some(outcome);
+        }
+    }
+
+    fn finish(self: Box<Self>, committed: Result<(), &rusqlite::Error>) {
+        let result = match (committed, self.outcome) {
+            (Ok(()), Some(Ok(value))) => Ok(value),
+            (Ok(()), Some(Err(err))) => Err(err),
+            (Err(err), _) => Err(StoreError::Commit(err.to_string())),
+            (Ok(()), None) => Err(StoreError::Stopped),
+        };
+        match self.reply {
+            Some(reply) => {
+                let _ = reply.send(result);
+            }
+            None => {
+                if let Err(err) = result {
+                    error!(what = self.what, cause = %err, "a write failed");
+                }
+            }
+        }
+    }
+}
+
+/// What the store thread is asked to do.
+enum Job {
+    /// A change, committed with the others queued beside it.
+    Write(Box<dyn Write>),
+    /// A query, run after the writes queued before it have committed; it answers by itself.
+    Read(Box<dyn FnOnce(&Connection) + Send>),
+}
+
+/// Writes committed in one transaction at most; more wait for the next.
+const BATCH: usize = 512;
+
+/// A handle to the store; cheap to clone, every clone talks to the same thread.
+#[derive(Debug, Clone)]
+pub(crate) struct Store {
+    /// The store thread's queue; the thread ends when every handle is gone.
+    jobs: mpsc::Sender<Job>,
+    /// Whether the database is a file, so games outlive the process.
+    persistent: bool,
+}
+
+impl Store {
+    /// Opens (creating and migrating as needed) the store and reads what the server needs to
+    /// start. The database work happens on the store's own thread.
+    pub(crate) async fn open(config: &StoreConfig) -> Result<(Store, Startup), StoreError> {
+        let persistent = config.is_persistent();
+        let config = config.clone();
+        let (ready_tx, ready) = oneshot::channel();
+        let (jobs, queue) = mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("noughts-store".into())
+            .spawn(move || {
+                let opened = sqlite::open(&config).and_then(|db| {
+                    let startup = sqlite::startup(&db)?;
+                    Ok((db, startup))
+                });
+                match opened {
+                    Ok((db, startup)) => {
+                        let _ = ready_tx.send(Ok(startup));
+                        work(&db, &queue);
+                    }
+                    Err(err) => {
+                        let _ = ready_tx.send(Err(err));
+                    }
+                }
+            })?;
+        let startup = ready.await.map_err(|_| StoreError::Stopped)??;
+        Ok((Store { jobs, persistent }, startup))
+    }
+
+    /// Whether what is stored outlives the process (a file rather than memory).
+    pub(crate) fn is_persistent(&self) -> bool {
+        self.persistent
+    }
+
+    fn submit<T, F>(
+        &self,
+        what: &'static str,
+        work: F,
+        reply: Option<oneshot::Sender<Result<T, StoreError>>>,
+    ) where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    {
+        let job = WriteJob {
+            work: Some(work),
+            outcome: None,
+            reply,
+            what,
+        };
+        if self.jobs.send(Job::Write(Box::new(job))).is_err() {
+            error!(what, "the store has stopped; a write was lost");
+        }
+    }
+
+    /// Queues a write and moves on; a failure is logged.
+    pub(super) fn write_later<F>(&self, what: &'static str, work: F)
+    where
+        F: FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static,
+    {
+        self.submit::<(), F>(what, work, None);
+    }
+
+    /// Queues a write and waits until it has committed.
+    pub(super) async fn write<T, F>(&self, what: &'static str, work: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel();
+        self.submit(what, work, Some(reply));
+        answer.await.map_err(|_| StoreError::Stopped)?
+    }
+
+    /// Runs a query on the store thread, after every write queued before it has committed.
+    pub(super) async fn read<T, F>(&self, work: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel();
+        let job = Job::Read(Box::new(move |db: &Connection| {
+            let _ = reply.send(work(db));
+        }));
+        self.jobs.send(job).map_err(|_| StoreError::Stopped)?;
+        answer.await.map_err(|_| StoreError::Stopped)?
+    }
+
+    /// Waits until every write queued so far has committed.
+    pub(crate) async fn flush(&self) -> Result<(), StoreError> {
+        self.write("flush", |_| Ok(())).await
+    }
+
+    /// A new player; returns once it is durable, so a token given out always works again.
+    pub(crate) async fn add_player(
+        &self,
+        player: PlayerId,
+        name: &str,
+        token: TokenHash,
+    ) -> Result<(), StoreError> {
+        let name = name.to_owned();
+        let now = now_ms();
+        self.write("add player", move |db| {
+            sqlite::add_player(db, player, &name, token, now)
+        })
+        .await
+    }
+
+    /// The player came (or went) just now.
+    pub(crate) fn seen(&self, player: PlayerId) {
+        let now = now_ms();
+        self.write_later("player seen", move |db| sqlite::seen(db, player, now));
+    }
+
+    /// The player a token belongs to, if any.
+    pub(crate) async fn player_by_token(
+        &self,
+        token: TokenHash,
+    ) -> Result<Option<StoredPlayer>, StoreError> {
+        self.read(move |db| sqlite::player_by_token(db, token))
+            .await
+    }
+
+    /// A game started; returns once it is durable.
+    pub(crate) async fn start_game(&self, start: GameStart) -> Result<(), StoreError> {
+        self.write("start game", move |db| sqlite::start_game(db, &start))
+            .await
+    }
+
+    /// A move was made (and maybe ended the game); returns once it is durable, with both
+    /// players' new ratings if it ended a rated game.
+    pub(crate) async fn record_move(
+        &self,
+        game: GameId,
+        ply: u32,
+        seq: u64,
+        played: StoredMove,
+        ending: Option<Ending>,
+    ) -> Result<Option<Rerated>, StoreError> {
+        self.write("record move", move |db| {
+            sqlite::record_move(db, game, ply, seq, played)?;
+            match ending {
+                Some(ending) => sqlite::end_game(db, game, &ending),
+                None => Ok(None),
+            }
+        })
+        .await
+    }
+
+    /// A game ended without a move (resignation, time, abandonment, shutdown); returns once it
+    /// is durable, with both players' new ratings if it was rated.
+    pub(crate) async fn end_game(
+        &self,
+        game: GameId,
+        ending: Ending,
+    ) -> Result<Option<Rerated>, StoreError> {
+        self.write("end game", move |db| sqlite::end_game(db, game, &ending))
+            .await
+    }
+
+    /// A live game's latest `seq`, for updates that are not moves (presence, chat, watchers).
+    pub(crate) fn set_seq(&self, game: GameId, seq: u64) {
+        self.write_later("game seq", move |db| sqlite::set_seq(db, game, seq));
+    }
+
+    pub(crate) async fn leaderboard(
+        &self,
+        variant: Variant,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<LeaderboardEntry>, StoreError> {
+        self.read(move |db| queries::leaderboard(db, variant, offset, limit))
+            .await
+    }
+
+    /// A player's finished games, newest first, below `before`, as `viewer` may see them (games
+    /// from private rooms only if `viewer` played in them); `None` if there is no such player.
+    /// The flag says whether older games follow.
+    pub(crate) async fn history(
+        &self,
+        player: PlayerId,
+        before: Option<GameId>,
+        limit: u32,
+        viewer: PlayerId,
+    ) -> Result<Option<(Vec<GameSummary>, bool)>, StoreError> {
+        self.read(move |db| queries::history(db, player, before, limit, viewer))
+            .await
+    }
+
+    /// A game's record, if `viewer` may see it: any listed game, and a game from a private room
+    /// only to its players (to anyone else it does not exist).
+    pub(crate) async fn record(
+        &self,
+        game: GameId,
+        viewer: PlayerId,
+    ) -> Result<Option<GameRecord>, StoreError> {
+        self.read(move |db| queries::record(db, game, viewer)).await
+    }
+
+    pub(crate) async fn profile(&self, player: PlayerId) -> Result<Option<Profile>, StoreError> {
+        self.read(move |db| queries::profile(db, player)).await
+    }
+}
+
+/// Runs `work`, turning a panic into an error so that one bad job cannot end the store thread.
+fn guarded<T>(work: impl FnOnce() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| {
+        error!("a store job panicked");
+        Err(rusqlite::Error::InvalidQuery)
+    })
+}
+
+/// The store thread: takes every queued job, commits the writes among them in one transaction,
+/// answers them, then runs the reads. Ends when every handle has been dropped.
+fn work(db: &Connection, queue: &mpsc::Receiver<Job>) {
+    while let Ok(first) = queue.recv() {
+        let mut writes: Vec<Box<dyn Write>> = Vec::new();
+        let mut reads = Vec::new();
+        let mut next = Some(first);
+        while let Some(job) = next.take() {
+            match job {
+                Job::Write(write) => writes.push(write),
+                Job::Read(read) => reads.push(read),
+            }
+            if writes.len() + reads.len() < BATCH {
+                next = queue.try_recv().ok();
+            }
+        }
+        if !writes.is_empty() {
+            let committed = db.execute_batch("BEGIN IMMEDIATE").and_then(|()| {
+                for write in &mut writes {
+                    write.run(db);
+                }
+                db.execute_batch("COMMIT")
+            });
+            if committed.is_err() {
+                let _ = db.execute_batch("ROLLBACK");
+            }
+            for write in writes {
+                write.finish(committed.as_ref().map(|_| ()));
+            }
+        }
+        for read in reads {
+            // A query that panics drops its answer; its caller hears that the store failed.
+            let _ = guarded(|| {
+                read(db);
+                Ok(())
+            });
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! What the store keeps and gives back: where it keeps it, its errors, token hashes, and the
+//! records of players, games, moves, ends and rating changes.
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use noughts_protocol::{ClockSpec, EndReason, GameId, GameKind, Level, Mark, PlayerId, Variant};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::rating::{Glicko, Ratings};
+
+/// Where the server keeps its records.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum StoreConfig {
+    /// In memory: gone when the server stops. The default for the library, so tests and a server
+    /// embedded in a client never write to disk.
+    #[default]
+    Memory,
+    /// A SQLite database file, created if missing; games survive restarts and crashes.
+    File(PathBuf),
+}
+
+impl StoreConfig {
+    /// Whether what is stored outlives the process.
+    pub fn is_persistent(&self) -> bool {
+        matches!(self, StoreConfig::File(_))
+    }
+}
+
+/// Why the store could not do something.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Database(#[from] rusqlite::Error),
+    #[error("cannot create the database's directory: {0}")]
+    Directory(#[from] std::io::Error),
+    #[error("the database has schema version {found}, newer than this server's {known}")]
+    TooNew { found: u32, known: u32 },
+    #[error("a stored game is inconsistent: {0}")]
+    Corrupt(String),
+    #[error("the transaction could not commit: {0}")]
+    Commit(String),
+    #[error("another server is using the database")]
+    InUse,
+    #[error("the store has stopped")]
+    Stopped,
+}
+
+/// The SHA-256 of a session token: what the store and the session index keep instead of it.
+///
+/// Two hashes compare in constant time (this is the comparison the session index makes when a
+/// token is looked up), so how long a lookup takes says nothing about how close a guess came.
+#[derive(Clone, Copy, Eq)]
+pub(crate) struct TokenHash(pub [u8; 32]);
+
+impl PartialEq for TokenHash {
+    fn eq(&self, other: &TokenHash) -> bool {
+        self.0.ct_eq(&other.0).into()
+    }
+}
+
+impl std::hash::Hash for TokenHash {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+impl TokenHash {
+    pub(crate) fn of(token: &str) -> TokenHash {
+        TokenHash(Sha256::digest(token.as_bytes()).into())
+    }
+}
+
+/// Never shows the hash either: it is as good as a password to someone with the database.
+impl std::fmt::Debug for TokenHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenHash(..)")
+    }
+}
+
+/// Milliseconds since the Unix epoch, as the store and the protocol keep time.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// A player as stored.
+#[derive(Debug, Clone)]
+pub(crate) struct StoredPlayer {
+    /// The public id, the same in every session.
+    pub player: PlayerId,
+    /// The name given at the first `hello`; the player keeps it.
+    pub name: String,
+    /// What a returning player's token must hash to.
+    pub token: TokenHash,
+    /// Ratings in every variant, for `welcome` and the lobby.
+    pub ratings: Ratings,
+}
+
+/// A seat of a stored game.
+#[derive(Debug, Clone)]
+pub(crate) enum StoredSeat {
+    Human(StoredPlayer),
+    Ai(Level),
+}
+
+/// What is recorded when a game starts: everything needed to show it later or to restore it.
+#[derive(Debug, Clone)]
+pub(crate) struct GameStart {
+    /// The game's id, never reused.
+    pub game: GameId,
+    /// The board it is played on.
+    pub variant: Variant,
+    /// Human, AI or war, as the lobby shows it.
+    pub kind: GameKind,
+    /// X's seat, then O's: a player or an AI level.
+    pub seats: [Result<PlayerId, Level>; 2],
+    /// The time control, if timed.
+    pub clock: Option<ClockSpec>,
+    /// Whether the end updates ratings.
+    pub rated: bool,
+    /// Whether the lobby lists it (games from private rooms are not listed).
+    pub listed: bool,
+    /// The game it is a rematch of, for snapshots.
+    pub rematch_of: Option<GameId>,
+    /// The player whose `play_ai` or `start_war` started it.
+    pub owner: Option<PlayerId>,
+    /// When it started, in milliseconds since the Unix epoch; moves are timed from it.
+    pub started_ms: u64,
+}
+
+/// One move as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StoredMove {
+    /// The cell played; the mark follows from the order.
+    pub cell: usize,
+    /// Milliseconds since the game started.
+    pub at_ms: u64,
+    /// In a timed game, the mover's time left after the move.
+    pub clock_ms: Option<u64>,
+}
+
+/// How a game ended, as stored.
+#[derive(Debug, Clone)]
+pub(crate) struct Ending {
+    /// The `seq` of the `game_over` update.
+    pub seq: u64,
+    /// Absent for a draw or an aborted game.
+    pub winner: Option<Mark>,
+    /// Why it ended; `aborted` games are never rated.
+    pub reason: EndReason,
+    /// The winning line's cells, if a line ended it.
+    pub cells: Vec<usize>,
+    /// When, in milliseconds since the Unix epoch.
+    pub ended_ms: u64,
+}
+
+/// Both players' ratings after a rated game, for their sessions to show.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rerated {
+    /// X's new rating.
+    pub x: Glicko,
+    /// O's new rating.
+    pub o: Glicko,
+}
+
+/// A game that was being played when the server stopped, with everything needed to go on.
+#[derive(Debug, Clone)]
+pub(crate) struct LiveGame {
+    /// How it started.
+    pub start: GameStart,
+    /// Who sits in it, with what a player's session needs.
+    pub seats: [StoredSeat; 2],
+    /// The latest `seq` stored: the restored game goes on from it.
+    pub seq: u64,
+    /// Every move so far, in order.
+    pub moves: Vec<StoredMove>,
+}
+
+/// What the server needs from the store when it starts.
+#[derive(Debug, Default)]
+pub(crate) struct Startup {
+    /// The largest player id ever given out.
+    pub last_player: u64,
+    /// The largest game id ever given out.
+    pub last_game: u64,
+    /// Games to restore.
+    pub live: Vec<LiveGame>,
+}
