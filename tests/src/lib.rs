@@ -25,8 +25,11 @@ use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
+pub mod binary;
 pub mod net;
 pub mod process;
+pub mod raw;
+pub mod tmux;
 
 /// How long a test waits for any one thing before it fails.
 pub const WAIT: Duration = Duration::from_secs(20);
@@ -139,6 +142,13 @@ impl TestServer {
     /// game snapshot.
     pub async fn quick_match(&self, variant: Variant) -> (Client, Client, GameState) {
         pair(self.join("ada").await, self.join("bob").await, variant).await
+    }
+
+    /// Asks the server to shut down, without waiting for it.
+    pub fn request_shutdown(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
     }
 
     /// Asks the server to shut down and waits (bounded) for `run` to return.

@@ -28,7 +28,7 @@ const CLOCK: ClockSpec = ClockSpec {
 /// `dir`/server.log.
 fn start(dir: &Path) -> ServerProcess {
     ServerProcess::start(
-        env!("CARGO_BIN_EXE_noughts-server").as_ref(),
+        &noughts_tests::binary::path("noughts-server"),
         dir,
         &["--grace-secs", "60"],
     )

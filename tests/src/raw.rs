@@ -1,53 +1,25 @@
-//! Helpers: a real server on port 0 and raw WebSocket clients that speak JSON.
-
-use std::time::Duration;
+//! Raw JSON over a WebSocket, for tests that must send what the typed [`crate::Client`] never
+//! would (malformed frames, unknown fields) or read a reply's exact JSON.
 
 use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{GameId, Mark, ServerFrame, ServerMessage};
 use noughts_server::Config;
 use serde_json::{Value, json};
-use tokio::net::TcpStream;
-use tokio::sync::oneshot;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-pub const WAIT: Duration = Duration::from_secs(20);
+use crate::{Socket, WAIT, connect};
 
-pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
-
-pub struct Server {
-    pub url: String,
-    pub stop: Option<oneshot::Sender<()>>,
-    pub task: tokio::task::JoinHandle<anyhow::Result<()>>,
-}
-
-pub async fn start(config: Config) -> Server {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("ws://{}/ws", listener.local_addr().unwrap());
-    let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(noughts_server::run(listener, config, async move {
-        let _ = stopped.await;
-    }));
-    Server {
-        url,
-        stop: Some(stop),
-        task,
-    }
-}
-
+/// The server's defaults without war games or an AI pause, and a short grace.
 pub fn quiet() -> Config {
     Config {
         war_games: false,
-        ai_think_delay: Duration::ZERO,
-        grace: Duration::from_millis(300),
+        ai_think_delay: std::time::Duration::ZERO,
+        grace: std::time::Duration::from_millis(300),
         ..Config::default()
     }
 }
 
-pub async fn connect(url: &str) -> Socket {
-    tokio_tungstenite::connect_async(url).await.unwrap().0
-}
-
+/// Sends `value` as one text frame.
 pub async fn send(ws: &mut Socket, value: Value) {
     ws.send(Message::text(value.to_string())).await.unwrap();
 }

@@ -8,12 +8,13 @@ use noughts_server::Config;
 use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::common::*;
+use noughts_tests::raw::*;
+use noughts_tests::{TestServer, WAIT, connect};
 
 #[tokio::test]
 async fn bad_input_gets_documented_errors() {
-    let server = start(quiet()).await;
-    let mut ws = connect(&server.url).await;
+    let server = TestServer::start(quiet()).await;
+    let mut ws = connect(&server.url()).await;
     send(&mut ws, json!({"type": "ping", "id": "p"})).await;
     let (value, _) = recv(&mut ws).await.unwrap();
     assert_eq!(
@@ -85,24 +86,20 @@ async fn bad_input_gets_documented_errors() {
 
 #[tokio::test]
 async fn binary_frames_close_with_1003() {
-    let server = start(quiet()).await;
-    let (mut ws, _) = hello(&server.url, "ada").await;
+    let server = TestServer::start(quiet()).await;
+    let (mut ws, _) = hello(&server.url(), "ada").await;
     ws.send(Message::binary(vec![1, 2, 3])).await.unwrap();
     assert_eq!(recv(&mut ws).await.unwrap_err(), Some(1003));
 }
 
 #[tokio::test]
 async fn shutdown_tells_clients_and_returns() {
-    let mut server = start(quiet()).await;
-    let (mut a, _) = hello(&server.url, "ada").await;
-    server.stop.take().unwrap().send(()).unwrap();
+    let mut server = TestServer::start(quiet()).await;
+    let (mut a, _) = hello(&server.url(), "ada").await;
+    server.request_shutdown();
     assert!(matches!(next(&mut a).await, ServerMessage::Shutdown { .. }));
     assert_eq!(recv(&mut a).await.unwrap_err(), Some(1001));
-    tokio::time::timeout(WAIT, &mut server.task)
-        .await
-        .unwrap()
-        .unwrap()
-        .unwrap();
+    server.shut_down().await.unwrap();
 }
 
 #[tokio::test]
@@ -112,9 +109,9 @@ async fn pings_keep_a_reading_client_and_the_silent_one_is_closed() {
         idle_timeout: Duration::from_millis(500),
         ..quiet()
     };
-    let server = start(config).await;
-    let (mut reader, _) = hello(&server.url, "ada").await;
-    let (mut silent, _) = hello(&server.url, "bob").await;
+    let server = TestServer::start(config).await;
+    let (mut reader, _) = hello(&server.url(), "ada").await;
+    let (mut silent, _) = hello(&server.url(), "bob").await;
     // The reader's socket answers every ping (tungstenite pongs as it reads); it sends nothing
     // else for three idle timeouts and stays.
     let mut pings = 0;
@@ -141,13 +138,13 @@ async fn pings_keep_a_reading_client_and_the_silent_one_is_closed() {
 
 #[tokio::test]
 async fn a_full_server_refuses_cleanly() {
-    let server = start(Config {
+    let server = TestServer::start(Config {
         max_connections: 1,
         ..quiet()
     })
     .await;
-    let (_first, _) = hello(&server.url, "ada").await;
-    let mut second = connect(&server.url).await;
+    let (_first, _) = hello(&server.url(), "ada").await;
+    let mut second = connect(&server.url()).await;
     let (value, _) = recv(&mut second).await.unwrap();
     assert_eq!(value["code"], "server_full");
     assert_eq!(recv(&mut second).await.unwrap_err(), Some(1013));
@@ -155,13 +152,13 @@ async fn a_full_server_refuses_cleanly() {
 
 #[tokio::test]
 async fn the_rate_limit_refuses_then_closes_a_flood() {
-    let server = start(Config {
+    let server = TestServer::start(Config {
         messages_per_second: 1,
         message_burst: 3,
         ..quiet()
     })
     .await;
-    let (mut ws, _) = hello(&server.url, "ada").await;
+    let (mut ws, _) = hello(&server.url(), "ada").await;
     for id in 0..20 {
         send(&mut ws, json!({"type": "ping", "id": id})).await;
     }
@@ -186,8 +183,8 @@ async fn the_rate_limit_refuses_then_closes_a_flood() {
 
 #[tokio::test]
 async fn hostile_frames_get_errors_and_the_connection_goes_on() {
-    let server = start(quiet()).await;
-    let (mut ws, _) = hello(&server.url, "mallory").await;
+    let server = TestServer::start(quiet()).await;
+    let (mut ws, _) = hello(&server.url(), "mallory").await;
     let deep = "[".repeat(2000) + &"]".repeat(2000);
     let hostile = [
         "",
@@ -231,8 +228,8 @@ async fn hostile_frames_get_errors_and_the_connection_goes_on() {
 async fn a_text_frame_that_is_not_utf8_closes_with_1007() {
     use tokio_tungstenite::tungstenite::protocol::frame::Frame;
     use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
-    let server = start(quiet()).await;
-    let (mut ws, _) = hello(&server.url, "ada").await;
+    let server = TestServer::start(quiet()).await;
+    let (mut ws, _) = hello(&server.url(), "ada").await;
     let frame = Frame::message(vec![0xff, 0xfe, 0x7b], OpCode::Data(Data::Text), true);
     ws.send(Message::Frame(frame)).await.unwrap();
     assert_eq!(recv(&mut ws).await.unwrap_err(), Some(1007));
@@ -241,12 +238,8 @@ async fn a_text_frame_that_is_not_utf8_closes_with_1007() {
 #[tokio::test]
 async fn a_browser_is_told_what_this_is() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let server = start(quiet()).await;
-    let addr = server
-        .url
-        .trim_start_matches("ws://")
-        .trim_end_matches("/ws")
-        .to_owned();
+    let server = TestServer::start(quiet()).await;
+    let addr = server.addr;
     let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
     tcp.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\nAccept: text/html\r\n\r\n")
         .await

@@ -5,12 +5,13 @@ use std::time::Duration;
 use noughts_protocol::{ErrorCode, Mark, ServerMessage};
 use serde_json::json;
 
-use crate::common::*;
+use noughts_tests::raw::*;
+use noughts_tests::{TestServer, connect};
 
 #[tokio::test]
 async fn resume_and_abandon() {
-    let server = start(quiet()).await;
-    let (mut x, mut o, game) = matched(&server.url).await;
+    let server = TestServer::start(quiet()).await;
+    let (mut x, mut o, game) = matched(&server.url()).await;
     let g = game.0;
     send(&mut x, json!({"type": "move", "game": g, "cell": 4})).await;
     assert!(matches!(next(&mut x).await, ServerMessage::Moved { .. }));
@@ -50,8 +51,8 @@ async fn resume_and_abandon() {
 async fn resume_within_grace_gets_the_game_back() {
     let mut config = quiet();
     config.grace = Duration::from_secs(30);
-    let server = start(config).await;
-    let (mut a, token) = hello(&server.url, "ada").await;
+    let server = TestServer::start(config).await;
+    let (mut a, token) = hello(&server.url(), "ada").await;
     send(
         &mut a,
         json!({"type": "play_ai", "id": 2, "variant": "classic", "level": "perfect", "side": "x"}),
@@ -77,7 +78,7 @@ async fn resume_within_grace_gets_the_game_back() {
         ServerMessage::Moved { mark: Mark::O, .. }
     ));
     drop(a);
-    let mut b = connect(&server.url).await;
+    let mut b = connect(&server.url()).await;
     send(
         &mut b,
         json!({"type": "hello", "protocol": 1, "name": "ada", "token": token}),
@@ -99,9 +100,9 @@ async fn resume_within_grace_gets_the_game_back() {
 async fn a_clock_does_not_run_while_its_player_is_away() {
     let mut config = quiet();
     config.grace = Duration::from_secs(30);
-    let server = start(config).await;
-    let (mut a, token_a) = hello(&server.url, "ada").await;
-    let (mut b, token_b) = hello(&server.url, "bob").await;
+    let server = TestServer::start(config).await;
+    let (mut a, token_a) = hello(&server.url(), "ada").await;
+    let (mut b, token_b) = hello(&server.url(), "bob").await;
     let clock = json!({"initial_ms": 60000, "increment_ms": 0});
     send(
         &mut a,
@@ -150,7 +151,7 @@ async fn a_clock_does_not_run_while_its_player_is_away() {
         panic!()
     };
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    o = connect(&server.url).await;
+    o = connect(&server.url()).await;
     send(
         &mut o,
         json!({"type": "hello", "protocol": 1, "name": "o", "token": o_token}),
@@ -180,9 +181,9 @@ async fn a_clock_does_not_run_while_its_player_is_away() {
 async fn a_game_that_ended_while_away_is_shown_on_return() {
     let mut config = quiet();
     config.grace = Duration::from_secs(30);
-    let server = start(config).await;
-    let (mut a, token_a) = hello(&server.url, "ada").await;
-    let (mut b, token_b) = hello(&server.url, "bob").await;
+    let server = TestServer::start(config).await;
+    let (mut a, token_a) = hello(&server.url(), "ada").await;
+    let (mut b, token_b) = hello(&server.url(), "bob").await;
     send(&mut a, json!({"type": "seek", "variant": "classic"})).await;
     let ServerMessage::Seeking { .. } = next(&mut a).await else {
         panic!()
@@ -211,7 +212,7 @@ async fn a_game_that_ended_while_away_is_shown_on_return() {
     let ServerMessage::GameOver { .. } = next(&mut a).await else {
         panic!()
     };
-    let mut b = connect(&server.url).await;
+    let mut b = connect(&server.url()).await;
     send(
         &mut b,
         json!({"type": "hello", "protocol": 1, "name": "bob", "token": bob_token}),
@@ -231,9 +232,9 @@ async fn a_game_that_ended_while_away_is_shown_on_return() {
 
 #[tokio::test]
 async fn resuming_on_a_second_connection_retires_the_first() {
-    let server = start(quiet()).await;
-    let (mut first, token) = hello(&server.url, "ada").await;
-    let mut second = connect(&server.url).await;
+    let server = TestServer::start(quiet()).await;
+    let (mut first, token) = hello(&server.url(), "ada").await;
+    let mut second = connect(&server.url()).await;
     send(
         &mut second,
         json!({"type": "hello", "id": 1, "protocol": 1, "name": "ada", "token": token}),

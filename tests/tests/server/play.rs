@@ -6,12 +6,13 @@ use noughts_protocol::{Mark, ServerMessage};
 use noughts_server::Config;
 use serde_json::json;
 
-use crate::common::*;
+use noughts_tests::TestServer;
+use noughts_tests::raw::*;
 
 #[tokio::test]
 async fn quick_match_to_a_win() {
-    let server = start(quiet()).await;
-    let (mut x, mut o, game) = matched(&server.url).await;
+    let server = TestServer::start(quiet()).await;
+    let (mut x, mut o, game) = matched(&server.url()).await;
     let g = game.0;
     let mut seq = 0;
     for (i, cell) in [0, 3, 1, 4, 2].into_iter().enumerate() {
@@ -53,9 +54,9 @@ async fn quick_match_to_a_win() {
 
 #[tokio::test]
 async fn watchers_chat_cleanly_and_cannot_move() {
-    let server = start(quiet()).await;
-    let (mut x, mut o, game) = matched(&server.url).await;
-    let (mut eve, _) = hello(&server.url, "eve").await;
+    let server = TestServer::start(quiet()).await;
+    let (mut x, mut o, game) = matched(&server.url()).await;
+    let (mut eve, _) = hello(&server.url(), "eve").await;
     send(&mut eve, json!({"type": "watch", "id": 1, "game": game.0})).await;
     let ServerMessage::GameState(state) = next(&mut eve).await else {
         panic!()
@@ -104,8 +105,8 @@ async fn watchers_chat_cleanly_and_cannot_move() {
 
 #[tokio::test]
 async fn invite_codes_read_aloud_join_the_room() {
-    let server = start(quiet()).await;
-    let (mut host, _) = hello(&server.url, "host").await;
+    let server = TestServer::start(quiet()).await;
+    let (mut host, _) = hello(&server.url(), "host").await;
     send(
         &mut host,
         json!({"type": "create_room", "id": 1, "variant": "cube", "private": false}),
@@ -115,13 +116,13 @@ async fn invite_codes_read_aloud_join_the_room() {
         panic!()
     };
     assert_eq!(code.len(), 12);
-    let (mut lurker, _) = hello(&server.url, "lurker").await;
+    let (mut lurker, _) = hello(&server.url(), "lurker").await;
     send(&mut lurker, json!({"type": "subscribe_lobby"})).await;
     let ServerMessage::Lobby { rooms, .. } = next(&mut lurker).await else {
         panic!()
     };
     assert_eq!(rooms.len(), 1);
-    let (mut guest, _) = hello(&server.url, "guest").await;
+    let (mut guest, _) = hello(&server.url(), "guest").await;
     let spoken = code.replace('-', " ").to_lowercase();
     send(
         &mut guest,
@@ -150,12 +151,12 @@ async fn invite_codes_read_aloud_join_the_room() {
 
 #[tokio::test]
 async fn one_player_cannot_fill_the_server() {
-    let server = start(Config {
+    let server = TestServer::start(Config {
         war_move_delay: Duration::from_secs(3600),
         ..quiet()
     })
     .await;
-    let (mut ws, _) = hello(&server.url, "greedy").await;
+    let (mut ws, _) = hello(&server.url(), "greedy").await;
     for id in 0..4 {
         send(
             &mut ws,
@@ -185,19 +186,19 @@ async fn one_player_cannot_fill_the_server() {
 
 #[tokio::test]
 async fn finished_games_do_not_count_against_the_game_cap() {
-    let server = start(Config {
+    let server = TestServer::start(Config {
         max_games: 1,
         ..quiet()
     })
     .await;
-    let (mut ws, _) = hello(&server.url, "ada").await;
+    let (mut ws, _) = hello(&server.url(), "ada").await;
     for round in 0..3 {
         send(&mut ws, json!({"type": "play_ai", "id": round, "variant": "classic", "level": "easy", "side": "x"})).await;
         let ServerMessage::GameState(state) = next(&mut ws).await else {
             panic!("round {round}")
         };
         if round == 0 {
-            let (mut other, _) = hello(&server.url, "bob").await;
+            let (mut other, _) = hello(&server.url(), "bob").await;
             send(
                 &mut other,
                 json!({"type": "play_ai", "id": 1, "variant": "classic", "level": "easy"}),
@@ -215,8 +216,8 @@ async fn finished_games_do_not_count_against_the_game_cap() {
 
 #[tokio::test]
 async fn the_ai_accepts_a_rematch_at_once_with_sides_swapped() {
-    let server = start(quiet()).await;
-    let (mut ws, _) = hello(&server.url, "ada").await;
+    let server = TestServer::start(quiet()).await;
+    let (mut ws, _) = hello(&server.url(), "ada").await;
     send(
         &mut ws,
         json!({"type": "play_ai", "id": 1, "variant": "four", "level": "medium", "side": "o"}),
@@ -265,8 +266,8 @@ async fn the_ai_accepts_a_rematch_at_once_with_sides_swapped() {
 
 #[tokio::test]
 async fn rooms_close_and_seeks_cancel_only_once() {
-    let server = start(quiet()).await;
-    let (mut ws, _) = hello(&server.url, "ada").await;
+    let server = TestServer::start(quiet()).await;
+    let (mut ws, _) = hello(&server.url(), "ada").await;
     send(
         &mut ws,
         json!({"type": "create_room", "id": 1, "variant": "classic", "private": false}),
@@ -275,7 +276,7 @@ async fn rooms_close_and_seeks_cancel_only_once() {
     let ServerMessage::RoomCreated { code, .. } = next(&mut ws).await else {
         panic!()
     };
-    let (mut other, _) = hello(&server.url, "bob").await;
+    let (mut other, _) = hello(&server.url(), "bob").await;
     send(
         &mut other,
         json!({"type": "close_room", "id": 1, "code": code}),

@@ -78,7 +78,7 @@ fn start(config: Config, beside: Beside) -> (String, String) {
 fn loadgen(args: &[&str]) -> String {
     let servers = servers();
     let pid = std::process::id().to_string();
-    let output = Command::new(env!("CARGO_BIN_EXE_noughts-loadgen"))
+    let output = Command::new(noughts_tests::binary::path("noughts-loadgen"))
         .args(["--server", &servers.game, "--server-pid", &pid, "--json"])
         .args(args)
         .output()
@@ -170,7 +170,7 @@ fn a_short_soak_churns_and_samples_the_servers_tasks() {
         ..load_config()
     };
     let (url, metrics) = start(config, Beside::Metrics);
-    let output = Command::new(env!("CARGO_BIN_EXE_noughts-loadgen"))
+    let output = Command::new(noughts_tests::binary::path("noughts-loadgen"))
         .args(["--server", &url, "--json", "soak", "--metrics", &metrics])
         .args(["--clients", "16", "--secs", "8", "--sample-secs", "0.5"])
         .args(["--drop-chance", "0.1"])

@@ -1,250 +1,20 @@
-//! End to end: the real `noughts` binary against a real server started in this test on
-//! 127.0.0.1:0. The interactive client runs under tmux and is driven with keystrokes; what it
-//! shows is read back with `capture-pane`.
+//! The scriptable modes of the real `noughts` binary: watching plainly, bots, analysis, replay,
+//! history, TLS and the errors a person sees.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use noughts_client::embedded::Embedded;
-use noughts_client::ui::board::Geometry;
-use noughts_client::ui::game::board_area;
-use noughts_engine::{Board, Budget, Level, Mark, Rng, Variant, choose_move};
-use ratatui::layout::Rect;
+use noughts_engine::{Board, Variant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_noughts");
+use noughts_tests::tmux::Tmux;
 
-/// A server for tests: the AI answers at once, classic war games move quickly.
-fn config() -> noughts_server::Config {
-    noughts_server::Config {
-        ai_think_delay: Duration::ZERO,
-        war_games: true,
-        war_variants: vec![Variant::Classic],
-        war_move_delay: Duration::from_millis(20),
-        war_restart_delay: Duration::from_millis(200),
-        ..noughts_server::Config::default()
-    }
-}
+use crate::support::{config, run_bin, temp_dir};
+use crate::tui::read_board;
 
-/// A fresh, empty config directory, so tests never touch the real home.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("noughts-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs the binary to completion (off the async threads), with a private config directory.
-async fn run_bin(args: Vec<String>, config_dir: PathBuf) -> Output {
-    tokio::task::spawn_blocking(move || {
-        Command::new(BIN)
-            .args(&args)
-            .env("NOUGHTS_CONFIG_DIR", config_dir)
-            .env_remove("NOUGHTS_SERVER")
-            .output()
-            .expect("the noughts binary runs")
-    })
-    .await
-    .unwrap()
-}
-
-/// A tmux server of our own (its own socket), so tests never touch the user's sessions.
-struct Tmux {
-    socket: String,
-    session: String,
-}
-
-impl Tmux {
-    fn available() -> bool {
-        Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }
-
-    fn start(name: &str, width: u16, height: u16, command: &str) -> Tmux {
-        let tmux = Tmux {
-            socket: format!("noughts-test-{}-{name}", std::process::id()),
-            session: name.to_owned(),
-        };
-        let status = tmux
-            .cmd()
-            .args(["new-session", "-d", "-s", name, "-x"])
-            .arg(width.to_string())
-            .arg("-y")
-            .arg(height.to_string())
-            .arg(command)
-            .status()
-            .unwrap();
-        assert!(status.success(), "tmux starts");
-        tmux
-    }
-
-    fn cmd(&self) -> Command {
-        let mut command = Command::new("tmux");
-        command.args(["-L", &self.socket]);
-        command
-    }
-
-    fn capture(&self) -> String {
-        let output = self
-            .cmd()
-            .args(["capture-pane", "-p", "-t", &self.session])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    fn send(&self, keys: &str) {
-        let status = self
-            .cmd()
-            .args(["send-keys", "-t", &self.session, keys])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    /// Waits until the screen satisfies `test` and has settled (two captures a moment apart
-    /// agree, so a half-drawn frame is never read), returning it; panics with the screen on
-    /// timeout.
-    async fn wait_for(&self, what: &str, test: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let screen = self.capture();
-            if test(&screen) {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                if self.capture() == screen {
-                    return screen;
-                }
-                continue;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; the screen:\n{screen}"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-
-    fn alive(&self) -> bool {
-        self.cmd()
-            .args(["has-session", "-t", &self.session])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd().arg("kill-server").output();
-    }
-}
-
-/// Reads the classic board off the screen, using the same layout the client draws with.
-fn read_board(screen: &str, width: u16, height: u16) -> Board {
-    let geometry = Geometry::new(Variant::Classic, board_area(Rect::new(0, 0, width, height)));
-    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
-    let text: String = geometry
-        .cells
-        .iter()
-        .map(|rect| {
-            let middle = &lines[usize::from(rect.y + 1)];
-            let cell: String = middle[usize::from(rect.x)..usize::from(rect.x + rect.width)]
-                .iter()
-                .collect();
-            if cell.contains('╳') {
-                'X'
-            } else if cell.contains("│ │") {
-                'O'
-            } else {
-                '.'
-            }
-        })
-        .collect();
-    Board::parse(Variant::Classic, &text).unwrap_or_else(|err| panic!("{err}: {text}\n{screen}"))
-}
-
-/// The move count the side panel shows ("move N · …").
-fn moves_shown(screen: &str) -> Option<u32> {
-    screen.match_indices("move ").find_map(|(at, found)| {
-        let digits: String = screen[at + found.len()..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        digits.parse().ok()
-    })
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn plays_a_full_game_against_the_perfect_ai_under_tmux() {
-    if !Tmux::available() {
-        println!("skipped: tmux is not installed");
-        return;
-    }
-    let server = Embedded::start(config()).await.unwrap();
-    let config_dir = temp_dir("tmux");
-    let (width, height) = (100, 30);
-    let command = format!(
-        "env NOUGHTS_CONFIG_DIR={} {BIN} --server {} --name tester",
-        config_dir.display(),
-        server.url
-    );
-    let tmux = Tmux::start("play", width, height, &command);
-    tmux.wait_for("the lobby", |s| s.contains("Lobby") && s.contains("online"))
-        .await;
-
-    // a: play the AI; the form defaults to classic, perfect, playing X.
-    tmux.send("a");
-    tmux.wait_for("the form", |s| s.contains("Play the AI"))
-        .await;
-    tmux.send("Enter");
-    let mut screen = tmux.wait_for("the game", |s| s.contains("Your move")).await;
-
-    // Play perfectly with the engine, entering moves as digits laid out like the board.
-    let mut rng = Rng::with_seed(7);
-    loop {
-        if screen.contains("Draw") || screen.contains("You lose") || screen.contains("You win") {
-            break;
-        }
-        let board = read_board(&screen, width, height);
-        assert_eq!(board.to_move(), Mark::X, "it is our move:\n{screen}");
-        let choice = choose_move(&board, Level::Perfect, &mut rng, Budget::DEFAULT).unwrap();
-        let before = board.ply();
-        tmux.send(&(choice.cell + 1).to_string());
-        screen = tmux
-            .wait_for("the AI's answer", |s| {
-                s.contains("Draw")
-                    || s.contains("You lose")
-                    || s.contains("You win")
-                    || (s.contains("Your move") && moves_shown(s) >= Some(before + 2))
-            })
-            .await;
-    }
-    assert!(
-        screen.contains("Draw (board full)"),
-        "perfect play against the perfect AI is a draw:\n{screen}"
-    );
-    let board = read_board(&screen, width, height);
-    assert_eq!(board.ply(), 9, "the board is full:\n{screen}");
-
-    // q back to the lobby, q to quit: the client exits and tmux's session with it.
-    tmux.send("q");
-    tmux.wait_for("the lobby again", |s| s.contains("Lobby"))
-        .await;
-    tmux.send("q");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while tmux.alive() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(!tmux.alive(), "the client quit");
-    // The identity was kept for the next start.
-    let tokens = std::fs::read_to_string(config_dir.join("tokens")).unwrap();
-    assert!(tokens.starts_with(&server.url));
-    server.stop().await;
-}
-
-/// Runs `noughts --server URL [flags] watch --war classic --plain` and checks that it printed a
 /// whole war game, from its first line to its drawn end.
+/// Runs `noughts --server URL [flags] watch --war classic --plain` and checks that it printed a
 async fn watch_a_war_game(url: &str, flags: &[&str], dir: &str) {
     let mut args = vec!["--server", url];
     args.extend(flags);
@@ -613,8 +383,9 @@ async fn played_games_are_listed_and_replayed_from_the_record() {
     // The same record on the replay screen, stepped with the arrow keys under tmux.
     if Tmux::available() {
         let command = format!(
-            "env NOUGHTS_CONFIG_DIR={} {BIN} --server {} replay {game}",
+            "env NOUGHTS_CONFIG_DIR={} {} --server {} replay {game}",
             temp_dir("history-tmux").display(),
+            crate::support::bin().display(),
             server.url
         );
         let tmux = Tmux::start("replay", 80, 24, &command);

@@ -49,7 +49,7 @@ impl Drop for Keys {
 }
 
 fn server(args: &[&OsStr]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_noughts-server"));
+    let mut command = Command::new(noughts_tests::binary::path("noughts-server"));
     command.args([
         "--listen",
         "127.0.0.1:0",

@@ -24,7 +24,9 @@ use noughts_tests::{
 };
 use tokio_tungstenite::tungstenite::Message;
 
-const SERVER: &str = env!("CARGO_BIN_EXE_noughts-server");
+fn server_binary() -> std::path::PathBuf {
+    noughts_tests::binary::path("noughts-server")
+}
 
 /// The presence update of `mark` going away or coming back in `game`.
 fn presence(message: &ServerMessage, game: GameId, mark: Mark, connected: bool) -> bool {
@@ -365,7 +367,7 @@ async fn snapshot_of(client: &mut Client, game: GameId) -> GameState {
 #[tokio::test]
 async fn sigterm_tells_every_client_and_the_games_come_back() {
     let scratch = Scratch::new("faults-sigterm");
-    let mut server = ServerProcess::start(SERVER.as_ref(), &scratch.dir, &["--grace-secs", "60"]);
+    let mut server = ServerProcess::start(&server_binary(), &scratch.dir, &["--grace-secs", "60"]);
     let (mut x, mut o, state) = quick_match(&server.url, Variant::Classic).await;
     let human = state.game;
     alternate(&mut x, &mut o, human, &[0, 4]).await;
@@ -398,7 +400,7 @@ async fn sigterm_tells_every_client_and_the_games_come_back() {
     assert!(status.success(), "exit status {status}");
 
     // The same file, a new process: both games are there, as they were.
-    let server = ServerProcess::start(SERVER.as_ref(), &scratch.dir, &["--grace-secs", "60"]);
+    let server = ServerProcess::start(&server_binary(), &scratch.dir, &["--grace-secs", "60"]);
     let mut x = Client::resume(&server.url, &x.name, &x.token).await;
     let mut o = Client::resume(&server.url, &o.name, &o.token).await;
     let mut ada = Client::resume(&server.url, &ada.name, &ada.token).await;
@@ -483,7 +485,7 @@ async fn flood(mut socket: Socket, game: GameId, mark: Mark, count: Arc<AtomicUs
 async fn sigkill_in_a_flood_of_moves_loses_nothing_anyone_saw() {
     let scratch = Scratch::new("faults-sigkill");
     let args = ["--grace-secs", "60"];
-    let server = ServerProcess::start(SERVER.as_ref(), &scratch.dir, &args);
+    let server = ServerProcess::start(&server_binary(), &scratch.dir, &args);
     let (mut x, mut o, state) = quick_match(&server.url, Variant::Classic).await;
     let human = state.game;
     alternate(&mut x, &mut o, human, &[0, 4, 8]).await;
@@ -513,7 +515,7 @@ async fn sigkill_in_a_flood_of_moves_loses_nothing_anyone_saw() {
     let seen_x = flood_x.await.unwrap();
     let seen_o = flood_o.await.unwrap();
 
-    let server = ServerProcess::start(SERVER.as_ref(), &scratch.dir, &args);
+    let server = ServerProcess::start(&server_binary(), &scratch.dir, &args);
     // The flooded game: every move either player saw is there, in order; the seq goes on.
     let mut fx = Client::resume(&server.url, &fx_name, &fx_token).await;
     let mut fo = Client::resume(&server.url, &fo_name, &fo_token).await;

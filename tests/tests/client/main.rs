@@ -1,0 +1,7 @@
+//! The terminal client end to end: the real `noughts` binary against a real server (under tmux
+//! for the interactive screens), and the app with its connection task against a real server.
+
+mod commands;
+mod reconnect;
+mod support;
+mod tui;

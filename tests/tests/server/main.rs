@@ -1,0 +1,10 @@
+//! The server end to end: its own corners at small scale (connections, play, resume), its metrics
+//! endpoint, and the real `noughts-server` binary under faults, restarts and TLS flags.
+
+mod connection;
+mod faults;
+mod metrics;
+mod play;
+mod restart;
+mod resume;
+mod tls_files;
