@@ -7,13 +7,14 @@ use std::time::{Duration, Instant};
 
 use noughts_protocol::{
     ClientMessage, ClockSpec, ErrorCode, GameId, GameInfo, GameKind, Level, PlayerId, Rating,
-    RoomInfo, ServerFrame, ServerMessage, Variant, sanitize,
+    RoomInfo, ServerMessage, Variant, sanitize,
 };
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
 use crate::form::{Form, FormKind};
+use crate::net::NetEvent;
 use crate::game::GameView;
 use crate::replay::ReplayView;
 use crate::tabs::{self, Tab};
@@ -35,19 +36,6 @@ pub enum Event {
     Tick(Instant),
     /// Something happened on the connection.
     Net(NetEvent),
-}
-
-/// What the connection task reports.
-#[derive(Debug, Clone)]
-pub enum NetEvent {
-    /// A connection attempt started.
-    Connecting,
-    /// A message arrived from the server.
-    Frame(ServerFrame),
-    /// The connection dropped; the next attempt is `retry_in` away.
-    Lost { reason: String, retry_in: Duration },
-    /// The server refused us for good (or went away); no more attempts.
-    Closed(String),
 }
 
 /// What the caller must do after an update.

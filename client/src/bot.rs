@@ -8,7 +8,7 @@ use anyhow::bail;
 use noughts_engine::{Board, Budget, Level, Rng, Variant, choose_move};
 use noughts_protocol::{ClientMessage, ErrorCode, GameId, Mark, ServerMessage, sanitize};
 
-use crate::app::NetEvent;
+use crate::net::NetEvent;
 use crate::net::Link;
 use crate::plain::result_text;
 

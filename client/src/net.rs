@@ -13,8 +13,20 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::Connector;
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::app::NetEvent;
 use crate::config::TokenStore;
+
+/// What the connection task reports.
+#[derive(Debug, Clone)]
+pub enum NetEvent {
+    /// A connection attempt started.
+    Connecting,
+    /// A message arrived from the server.
+    Frame(ServerFrame),
+    /// The connection dropped; the next attempt is `retry_in` away.
+    Lost { reason: String, retry_in: Duration },
+    /// The server refused us for good (or went away); no more attempts.
+    Closed(String),
+}
 
 /// WebSocket close codes the client acts on.
 mod close {

@@ -8,7 +8,8 @@ use futures_util::StreamExt;
 use noughts_protocol::{ClientMessage, ServerMessage};
 use ratatui::crossterm::event::{Event as TermEvent, EventStream};
 
-use crate::app::{App, Effect, Event, NetEvent};
+use crate::app::{App, Effect, Event};
+use crate::net::NetEvent;
 use crate::net::Link;
 use crate::term;
 

@@ -6,7 +6,8 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use noughts_client::app::{App, Effect, Event, NetEvent, Screen};
+use noughts_client::app::{App, Effect, Event, Screen};
+use noughts_client::net::NetEvent;
 use noughts_client::tabs::{PAGE, Tab};
 use noughts_protocol::{
     ClientMessage, EndReason, GameId, GameInfo, GameKind, GameResult, Level, Mark, PlayerId,

@@ -5,7 +5,8 @@
 
 use std::time::Instant;
 
-use noughts_client::app::{App, Effect, Event, NetEvent};
+use noughts_client::app::{App, Effect, Event};
+use noughts_client::net::NetEvent;
 use noughts_protocol::{
     ChatLine, ClientMessage, ClockSpec, Clocks, EndReason, GameId, GameInfo, GameKind, GameRecord,
     GameResult, GameState, GameSummary, LeaderboardEntry, Level, Mark, MoveRecord, PlayerId,
