@@ -6,37 +6,28 @@
 use std::time::{Duration, Instant};
 
 use noughts_protocol::{
-    ClientMessage, ClockSpec, ErrorCode, GameId, GameInfo, GameKind, Level, PlayerId, Rating,
-    RoomInfo, ServerMessage, Variant, sanitize,
+    ClientMessage, ErrorCode, GameId, GameInfo, GameKind, Level, PlayerId, Rating, ServerMessage,
+    Variant, sanitize,
 };
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-use crate::form::{Form, FormKind};
-use crate::net::NetEvent;
+pub use crate::event::Event;
 use crate::game::GameView;
+use crate::net::NetEvent;
 use crate::replay::ReplayView;
-use crate::tabs::{self, Tab};
-use crate::ui;
+use crate::screen::action::Action;
+use crate::screen::board::Geometry;
+use crate::screen::history::History;
+use crate::screen::leaderboard::Leaderboard;
+use crate::screen::lobby::{Lobby, LobbyView};
+use crate::screen::modal::Modal;
+use crate::screen::tab::Tab;
+use crate::screen::{game, lobby, modal, replay};
 
 /// How long a status line stays up.
 const STATUS_FOR: Duration = Duration::from_secs(6);
-
-/// Everything that can happen to the client, merged into one stream.
-#[derive(Debug, Clone)]
-pub enum Event {
-    /// A key was pressed.
-    Key(KeyEvent),
-    /// The mouse was used.
-    Mouse(MouseEvent),
-    /// The terminal now has this many columns and rows.
-    Resize(u16, u16),
-    /// Time passed: clocks and countdowns move on.
-    Tick(Instant),
-    /// Something happened on the connection.
-    Net(NetEvent),
-}
 
 /// What the caller must do after an update.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,110 +58,6 @@ pub enum Connection {
     Retrying { reason: String, retry_at: Instant },
     /// Given up: the reason.
     Closed(String),
-}
-
-/// A box over the screen that takes the keys until it is closed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Modal {
-    /// Choosing what to ask for.
-    Form(Form),
-    /// Typing an invite code.
-    JoinCode(String),
-    /// Waiting for a quick-match opponent.
-    Seeking {
-        variant: Variant,
-        clock: Option<ClockSpec>,
-        /// Whether the game will count for ratings.
-        rated: bool,
-        /// Whether the server has confirmed the seek.
-        confirmed: bool,
-    },
-    /// A room is open (or being opened) and waits for someone to join.
-    Room {
-        variant: Variant,
-        /// Whether the game will count for ratings.
-        rated: bool,
-        /// The invite code, once the server has sent it.
-        code: Option<String>,
-    },
-    /// "Resign this game?"
-    ConfirmResign,
-    /// Typing a chat line.
-    Chat(String),
-}
-
-/// The lobby lists, kept current by the server's lobby messages.
-#[derive(Debug, Clone, Default)]
-pub struct Lobby {
-    /// Public rooms waiting for an opponent.
-    pub rooms: Vec<RoomInfo>,
-    /// Games being played, war games included.
-    pub games: Vec<GameInfo>,
-    /// The highlighted row in [`Lobby::entries`].
-    pub selected: usize,
-    /// Whether the first snapshot has arrived.
-    pub loaded: bool,
-}
-
-/// One row of the lobby list.
-#[derive(Debug, Clone, Copy)]
-pub enum Entry<'a> {
-    Room(&'a RoomInfo),
-    Game(&'a GameInfo),
-}
-
-impl Lobby {
-    /// The rows in the order shown: rooms, then the games `me` plays in, then other games with
-    /// people, then war games.
-    pub fn entries(&self, me: Option<PlayerId>) -> Vec<Entry<'_>> {
-        let mine = |g: &GameInfo| me.is_some() && (g.x.player == me || g.o.player == me);
-        let mut entries: Vec<Entry<'_>> = self.rooms.iter().map(Entry::Room).collect();
-        entries.extend(
-            self.games
-                .iter()
-                .filter(|g| g.kind != GameKind::War && mine(g))
-                .map(Entry::Game),
-        );
-        entries.extend(
-            self.games
-                .iter()
-                .filter(|g| g.kind != GameKind::War && !mine(g))
-                .map(Entry::Game),
-        );
-        entries.extend(
-            self.games
-                .iter()
-                .filter(|g| g.kind == GameKind::War)
-                .map(Entry::Game),
-        );
-        entries
-    }
-
-    fn clamp(&mut self) {
-        let len = self.rooms.len() + self.games.len();
-        self.selected = self.selected.min(len.saturating_sub(1));
-    }
-
-    fn upsert_game(&mut self, mut game: GameInfo) {
-        game.x.name = sanitize(&game.x.name);
-        game.o.name = sanitize(&game.o.name);
-        match self.games.iter_mut().find(|g| g.game == game.game) {
-            Some(slot) => *slot = game,
-            None => {
-                self.games.push(game);
-                self.games.sort_by_key(|g| g.game);
-            }
-        }
-    }
-
-    fn upsert_room(&mut self, mut room: RoomInfo) {
-        room.host = sanitize(&room.host);
-        room.code = sanitize(&room.code);
-        match self.rooms.iter_mut().find(|r| r.code == room.code) {
-            Some(slot) => *slot = room,
-            None => self.rooms.push(room),
-        }
-    }
 }
 
 /// The whole client.
@@ -207,9 +94,9 @@ pub struct App {
     /// The lobby tab shown.
     pub tab: Tab,
     /// The leaderboard tab.
-    pub leaderboard: tabs::Leaderboard,
+    pub leaderboard: Leaderboard,
     /// The history tab.
-    pub history: tabs::History,
+    pub history: History,
     /// Our ratings, one per variant: from `welcome`, refreshed after each rated game.
     pub ratings: Vec<Rating>,
     /// The stored game on the replay screen.
@@ -239,8 +126,8 @@ impl App {
             quitting: false,
             want_war: None,
             tab: Tab::Games,
-            leaderboard: tabs::Leaderboard::default(),
-            history: tabs::History::default(),
+            leaderboard: Leaderboard::default(),
+            history: History::default(),
             ratings: Vec::new(),
             replay: None,
             replay_wanted: None,
@@ -320,82 +207,11 @@ impl App {
                 resumed,
                 ratings,
                 ..
-            } => {
-                let again = self.player.is_some();
-                self.player = Some(player);
-                self.ratings = ratings;
-                self.name = sanitize(&name);
-                self.connection = Connection::Online;
-                if again {
-                    self.say(if resumed {
-                        "Reconnected."
-                    } else {
-                        "Reconnected as a new session."
-                    });
-                }
-                // A resumed session keeps its games, subscriptions and rooms, but not its seek.
-                if let Some(Modal::Seeking {
-                    variant,
-                    clock,
-                    rated,
-                    ..
-                }) = &self.modal
-                    && again
-                {
-                    effects.push(Effect::Send(ClientMessage::Seek {
-                        variant: *variant,
-                        clock: *clock,
-                        rated: *rated,
-                    }));
-                }
-                // The tab on show lists what this identity has now.
-                if self.tab != Tab::Games && self.screen == Screen::Lobby {
-                    self.show_tab(self.tab, effects);
-                }
-                // A session this client did not start (`noughts history` or a bot with the same
-                // identity) may never have subscribed to the lobby.
-                if resumed && !again {
-                    effects.push(Effect::Send(ClientMessage::SubscribeLobby));
-                }
-                // A new session starts from nothing: what the old one played or opened is gone.
-                if !resumed {
-                    effects.push(Effect::Send(ClientMessage::SubscribeLobby));
-                    if matches!(self.modal, Some(Modal::Room { .. })) {
-                        self.modal = None;
-                    }
-                    match &self.game {
-                        Some(game) if game.is_over() => {}
-                        Some(game) if game.you().is_none() => {
-                            effects.push(Effect::Send(ClientMessage::Watch {
-                                game: game.id(),
-                                code: None,
-                            }));
-                        }
-                        Some(game) => {
-                            self.say(format!(
-                                "The server did not know us any more: game #{} is lost.",
-                                game.id()
-                            ));
-                            self.game = None;
-                            self.screen = Screen::Lobby;
-                        }
-                        None => {}
-                    }
-                }
-            }
+            } => self.on_welcome(player, name, resumed, ratings, effects),
             ServerMessage::Error { code, message } => self.on_error(code, &message),
             ServerMessage::Ok | ServerMessage::Pong => {}
             ServerMessage::Lobby { rooms, games } => {
-                self.lobby.rooms.clear();
-                self.lobby.games.clear();
-                for room in rooms {
-                    self.lobby.upsert_room(room);
-                }
-                for game in games {
-                    self.lobby.upsert_game(game);
-                }
-                self.lobby.loaded = true;
-                self.lobby.clamp();
+                self.lobby.replace(rooms, games);
                 if let Some(variant) = self.want_war.take() {
                     let war = self
                         .lobby
@@ -419,15 +235,9 @@ impl App {
                 self.follow_war(&game, effects);
                 self.lobby.upsert_game(game);
             }
-            ServerMessage::LobbyGameRemoved { game } => {
-                self.lobby.games.retain(|g| g.game != game);
-                self.lobby.clamp();
-            }
+            ServerMessage::LobbyGameRemoved { game } => self.lobby.remove_game(game),
             ServerMessage::LobbyRoom { room } => self.lobby.upsert_room(room),
-            ServerMessage::LobbyRoomRemoved { code } => {
-                self.lobby.rooms.retain(|r| r.code != code);
-                self.lobby.clamp();
-            }
+            ServerMessage::LobbyRoomRemoved { code } => self.lobby.remove_room(&code),
             ServerMessage::Seeking { variant, clock } => {
                 let rated = matches!(self.modal, Some(Modal::Seeking { rated: true, .. }));
                 self.modal = Some(Modal::Seeking {
@@ -500,6 +310,78 @@ impl App {
         }
     }
 
+    /// `welcome`: on the first connection, and again after every reconnection (resumed or not).
+    fn on_welcome(
+        &mut self,
+        player: PlayerId,
+        name: String,
+        resumed: bool,
+        ratings: Vec<Rating>,
+        effects: &mut Vec<Effect>,
+    ) {
+        let again = self.player.is_some();
+        self.player = Some(player);
+        self.ratings = ratings;
+        self.name = sanitize(&name);
+        self.connection = Connection::Online;
+        if again {
+            self.say(if resumed {
+                "Reconnected."
+            } else {
+                "Reconnected as a new session."
+            });
+        }
+        // A resumed session keeps its games, subscriptions and rooms, but not its seek.
+        if let Some(Modal::Seeking {
+            variant,
+            clock,
+            rated,
+            ..
+        }) = &self.modal
+            && again
+        {
+            effects.push(Effect::Send(ClientMessage::Seek {
+                variant: *variant,
+                clock: *clock,
+                rated: *rated,
+            }));
+        }
+        // The tab on show lists what this identity has now.
+        if self.tab != Tab::Games && self.screen == Screen::Lobby {
+            self.show_tab(self.tab, effects);
+        }
+        // A session this client did not start (`noughts history` or a bot with the same
+        // identity) may never have subscribed to the lobby.
+        if resumed && !again {
+            effects.push(Effect::Send(ClientMessage::SubscribeLobby));
+        }
+        // A new session starts from nothing: what the old one played or opened is gone.
+        if !resumed {
+            effects.push(Effect::Send(ClientMessage::SubscribeLobby));
+            if matches!(self.modal, Some(Modal::Room { .. })) {
+                self.modal = None;
+            }
+            match &self.game {
+                Some(game) if game.is_over() => {}
+                Some(game) if game.you().is_none() => {
+                    effects.push(Effect::Send(ClientMessage::Watch {
+                        game: game.id(),
+                        code: None,
+                    }));
+                }
+                Some(game) => {
+                    self.say(format!(
+                        "The server did not know us any more: game #{} is lost.",
+                        game.id()
+                    ));
+                    self.game = None;
+                    self.screen = Screen::Lobby;
+                }
+                None => {}
+            }
+        }
+    }
+
     fn on_game_state(&mut self, state: noughts_protocol::GameState, effects: &mut Vec<Effect>) {
         let Some(view) = GameView::new(state, self.now) else {
             self.say("The server sent a board this client cannot read.");
@@ -557,153 +439,84 @@ impl App {
             return;
         }
         if let Some(modal) = self.modal.take() {
-            self.modal = self.on_modal_key(modal, key, effects);
+            let game = self.game.as_ref().map(GameView::id);
+            let outcome = modal::on_key(modal, key, game);
+            self.modal = outcome.stay;
+            if let Some(text) = outcome.say {
+                self.say(text);
+            }
+            effects.extend(outcome.send.map(Effect::Send));
             return;
         }
         if key.code == KeyCode::Char('?') {
             self.help = true;
             return;
         }
-        match self.screen {
-            Screen::Lobby => self.on_lobby_key(key, effects),
-            Screen::Game => self.on_game_key(key, effects),
-            Screen::Replay => self.on_replay_key(key),
+        let actions = match self.screen {
+            Screen::Lobby => lobby::on_key(
+                key,
+                self.tab,
+                &mut self.lobby,
+                &mut self.leaderboard,
+                &mut self.history,
+                self.player,
+            ),
+            Screen::Game => match self.game.as_mut() {
+                Some(game) => game::on_key(game, key),
+                None => {
+                    self.screen = Screen::Lobby;
+                    Vec::new()
+                }
+            },
+            Screen::Replay => match self.replay.as_mut() {
+                Some(view) => replay::on_key(view, key, self.replay_only)
+                    .into_iter()
+                    .collect(),
+                None => vec![Action::LeaveReplay],
+            },
+        };
+        for action in actions {
+            self.apply(action, effects);
         }
     }
 
-    /// Keys while a modal is up; returns the modal that stays up, if any.
-    fn on_modal_key(
-        &mut self,
-        modal: Modal,
-        key: KeyEvent,
-        effects: &mut Vec<Effect>,
-    ) -> Option<Modal> {
-        match modal {
-            Modal::Form(mut form) => match key.code {
-                KeyCode::Esc | KeyCode::Char('q') => None,
-                KeyCode::Up | KeyCode::Char('k') | KeyCode::BackTab => {
-                    form.move_focus(-1);
-                    Some(Modal::Form(form))
-                }
-                KeyCode::Down | KeyCode::Char('j') | KeyCode::Tab => {
-                    form.move_focus(1);
-                    Some(Modal::Form(form))
-                }
-                KeyCode::Left | KeyCode::Char('h') => {
-                    form.change(-1);
-                    Some(Modal::Form(form))
-                }
-                KeyCode::Right | KeyCode::Char('l' | ' ') => {
-                    form.change(1);
-                    Some(Modal::Form(form))
-                }
-                KeyCode::Enter => {
-                    let request = form.request();
-                    let next = match &request {
-                        ClientMessage::Seek {
-                            variant,
-                            clock,
-                            rated,
-                        } => Some(Modal::Seeking {
-                            variant: *variant,
-                            clock: *clock,
-                            rated: *rated,
-                            confirmed: false,
-                        }),
-                        ClientMessage::CreateRoom { variant, rated, .. } => Some(Modal::Room {
-                            variant: *variant,
-                            rated: *rated,
-                            code: None,
-                        }),
-                        _ => {
-                            self.say("Starting a game against the AI…");
-                            None
-                        }
-                    };
-                    effects.push(Effect::Send(request));
-                    next
-                }
-                _ => Some(Modal::Form(form)),
-            },
-            Modal::JoinCode(mut code) => match key.code {
-                KeyCode::Esc => None,
-                KeyCode::Enter if !code.is_empty() => {
-                    effects.push(Effect::Send(ClientMessage::JoinRoom { code }));
-                    None
-                }
-                KeyCode::Backspace => {
-                    code.pop();
-                    Some(Modal::JoinCode(code))
-                }
-                KeyCode::Char(c) if (c.is_ascii_alphanumeric() || c == '-') && code.len() < 16 => {
-                    code.push(c.to_ascii_uppercase());
-                    Some(Modal::JoinCode(code))
-                }
-                _ => Some(Modal::JoinCode(code)),
-            },
-            Modal::Seeking { .. } if matches!(key.code, KeyCode::Esc | KeyCode::Char('q')) => {
-                effects.push(Effect::Send(ClientMessage::CancelSeek));
-                None
+    /// Does what a screen asked.
+    fn apply(&mut self, action: Action, effects: &mut Vec<Effect>) {
+        match action {
+            Action::Send(request) => effects.push(Effect::Send(request)),
+            Action::Say(text) => self.say(text),
+            Action::Open(modal) => self.modal = Some(modal),
+            Action::ShowTab(tab) => self.show_tab(tab, effects),
+            Action::ShowHistory { player, name } => {
+                self.tab = Tab::History;
+                effects.push(Effect::Send(self.history.show(player, name)));
             }
-            Modal::Room {
-                code: Some(code), ..
-            } if matches!(key.code, KeyCode::Esc | KeyCode::Char('q')) => {
-                effects.push(Effect::Send(ClientMessage::CloseRoom { code }));
-                None
+            Action::OpenReplay(game) => self.open_replay(game, effects),
+            Action::Place(cell) => self.place(cell, effects),
+            Action::LeaveGame => self.leave_game(effects),
+            Action::LeaveReplay => {
+                // Back to the game when it is the one replayed (`v` once it was over), else
+                // the lobby.
+                self.screen = match (&self.game, &self.replay) {
+                    (Some(game), Some(replay)) if game.id() == replay.id() => Screen::Game,
+                    _ => Screen::Lobby,
+                };
+                self.replay = None;
             }
-            Modal::Room { code: None, .. } if key.code == KeyCode::Esc => None,
-            Modal::ConfirmResign => {
-                if let (KeyCode::Char('y' | 'Y') | KeyCode::Enter, Some(game)) =
-                    (key.code, &self.game)
-                {
-                    effects.push(Effect::Send(ClientMessage::Resign { game: game.id() }));
-                }
-                None
-            }
-            Modal::Chat(mut text) => match key.code {
-                KeyCode::Esc => None,
-                KeyCode::Enter => {
-                    if let (false, Some(game)) = (text.trim().is_empty(), &self.game) {
-                        effects.push(Effect::Send(ClientMessage::Chat {
-                            game: game.id(),
-                            text,
-                        }));
-                    }
-                    None
-                }
-                KeyCode::Backspace => {
-                    text.pop();
-                    Some(Modal::Chat(text))
-                }
-                KeyCode::Char(c)
-                    if !c.is_control()
-                        && text.chars().count() < noughts_protocol::MAX_CHAT_CHARS =>
-                {
-                    text.push(c);
-                    Some(Modal::Chat(text))
-                }
-                _ => Some(Modal::Chat(text)),
-            },
-            other => Some(other),
+            Action::WatchWarGame => self.watch_war_game(effects),
+            Action::Quit => self.quitting = true,
         }
     }
 
-    fn on_lobby_key(&mut self, key: KeyEvent, effects: &mut Vec<Effect>) {
-        match key.code {
-            KeyCode::Tab => self.show_tab(self.tab.cycle(1), effects),
-            KeyCode::BackTab => self.show_tab(self.tab.cycle(-1), effects),
-            KeyCode::Char('L') => self.show_tab(Tab::Leaderboard, effects),
-            KeyCode::Char('H') => self.show_tab(Tab::History, effects),
-            KeyCode::Char('m') => self.modal = Some(Modal::Form(Form::new(FormKind::QuickMatch))),
-            KeyCode::Char('a') => self.modal = Some(Modal::Form(Form::new(FormKind::PlayAi))),
-            KeyCode::Char('c') => self.modal = Some(Modal::Form(Form::new(FormKind::CreateRoom))),
-            KeyCode::Char('i') => self.modal = Some(Modal::JoinCode(String::new())),
-            KeyCode::Char('g') => self.watch_war_game(effects),
-            _ => match self.tab {
-                Tab::Games => self.on_games_key(key, effects),
-                Tab::Leaderboard => self.on_leaderboard_key(key, effects),
-                Tab::History => self.on_history_key(key, effects),
-            },
+    /// What the lobby screen shows.
+    pub fn lobby_view(&self) -> LobbyView<'_> {
+        LobbyView {
+            lobby: &self.lobby,
+            tab: self.tab,
+            player: self.player,
+            ratings: &self.ratings,
+            leaderboard: &self.leaderboard,
+            history: &self.history,
         }
     }
 
@@ -726,177 +539,6 @@ impl App {
         effects.push(Effect::Send(ClientMessage::GameRecord { game }));
     }
 
-    fn on_leaderboard_key(&mut self, key: KeyEvent, effects: &mut Vec<Effect>) {
-        let step = match key.code {
-            KeyCode::Up | KeyCode::Char('k') => Some(-1),
-            KeyCode::Down | KeyCode::Char('j') => Some(1),
-            KeyCode::PageUp => Some(-10),
-            KeyCode::PageDown => Some(10),
-            KeyCode::Home => Some(isize::MIN / 2),
-            KeyCode::End => Some(isize::MAX / 2),
-            _ => None,
-        };
-        if let Some(delta) = step {
-            if let Some(request) = self.leaderboard.move_selection(delta) {
-                effects.push(Effect::Send(request));
-            }
-            return;
-        }
-        match key.code {
-            KeyCode::Char('q') | KeyCode::Esc => self.tab = Tab::Games,
-            KeyCode::Left | KeyCode::Char('h') => {
-                effects.push(Effect::Send(self.leaderboard.change_variant(-1)));
-            }
-            KeyCode::Right | KeyCode::Char('l') => {
-                effects.push(Effect::Send(self.leaderboard.change_variant(1)));
-            }
-            KeyCode::Enter => {
-                if let Some(entry) = self.leaderboard.selected_player() {
-                    let player = (Some(entry.player) != self.player).then_some(entry.player);
-                    let name = player.map(|_| entry.name.clone());
-                    self.tab = Tab::History;
-                    effects.push(Effect::Send(self.history.show(player, name)));
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn on_history_key(&mut self, key: KeyEvent, effects: &mut Vec<Effect>) {
-        let more = match key.code {
-            KeyCode::Char('q') | KeyCode::Esc if self.history.player.is_some() => {
-                // Back from someone else's games to ours.
-                effects.push(Effect::Send(self.history.show(None, None)));
-                None
-            }
-            KeyCode::Char('q') | KeyCode::Esc => {
-                self.tab = Tab::Games;
-                None
-            }
-            KeyCode::Up | KeyCode::Char('k') => self.history.move_selection(-1),
-            KeyCode::Down | KeyCode::Char('j') => self.history.move_selection(1),
-            KeyCode::PageUp => self.history.move_selection(-10),
-            KeyCode::PageDown => self.history.move_selection(10),
-            KeyCode::Home => self.history.move_selection(isize::MIN / 2),
-            KeyCode::End => self.history.move_selection(isize::MAX / 2),
-            KeyCode::Enter | KeyCode::Char('r') => {
-                if let Some(game) = self.history.selected_game().map(|g| g.game) {
-                    self.open_replay(game, effects);
-                }
-                None
-            }
-            _ => None,
-        };
-        if let Some(request) = more {
-            effects.push(Effect::Send(request));
-        }
-    }
-
-    fn on_replay_key(&mut self, key: KeyEvent) {
-        // Back to the game when it is the one replayed (`v` once it was over), else the lobby.
-        let back = match (&self.game, &self.replay) {
-            (Some(game), Some(replay)) if game.id() == replay.id() => Screen::Game,
-            _ => Screen::Lobby,
-        };
-        let Some(replay) = self.replay.as_mut() else {
-            self.screen = back;
-            return;
-        };
-        match key.code {
-            KeyCode::Char('q') | KeyCode::Esc if self.replay_only => self.quitting = true,
-            KeyCode::Char('q') | KeyCode::Esc => {
-                self.replay = None;
-                self.screen = back;
-            }
-            KeyCode::Left | KeyCode::Char('h' | 'p') | KeyCode::Backspace => replay.step(-1),
-            KeyCode::Right | KeyCode::Char('l' | 'n' | ' ') | KeyCode::Enter => replay.step(1),
-            KeyCode::Up | KeyCode::Char('k') | KeyCode::PageUp => replay.step(-5),
-            KeyCode::Down | KeyCode::Char('j') | KeyCode::PageDown => replay.step(5),
-            KeyCode::Home | KeyCode::Char('g') => replay.jump(false),
-            KeyCode::End | KeyCode::Char('G') => replay.jump(true),
-            _ => {}
-        }
-    }
-
-    fn on_games_key(&mut self, key: KeyEvent, effects: &mut Vec<Effect>) {
-        let len = self.lobby.rooms.len() + self.lobby.games.len();
-        match key.code {
-            KeyCode::Char('q') | KeyCode::Esc => self.quitting = true,
-            KeyCode::Up | KeyCode::Char('k') => {
-                self.lobby.selected = self.lobby.selected.saturating_sub(1);
-            }
-            KeyCode::Down | KeyCode::Char('j') => {
-                self.lobby.selected = (self.lobby.selected + 1).min(len.saturating_sub(1));
-            }
-            KeyCode::Home => self.lobby.selected = 0,
-            KeyCode::End => self.lobby.selected = len.saturating_sub(1),
-            KeyCode::Enter | KeyCode::Char('w') => {
-                match self.lobby.entries(self.player).get(self.lobby.selected) {
-                    Some(Entry::Room(room)) if key.code == KeyCode::Enter => {
-                        effects.push(Effect::Send(ClientMessage::JoinRoom {
-                            code: room.code.clone(),
-                        }));
-                    }
-                    Some(Entry::Game(game)) => {
-                        effects.push(Effect::Send(ClientMessage::Watch {
-                            game: game.game,
-                            code: None,
-                        }));
-                    }
-                    _ => {}
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn on_game_key(&mut self, key: KeyEvent, effects: &mut Vec<Effect>) {
-        let Some(game) = self.game.as_mut() else {
-            self.screen = Screen::Lobby;
-            return;
-        };
-        let dims = game.state.variant.dims();
-        let (row, col) = (dims - 2, dims - 1);
-        match key.code {
-            KeyCode::Char('q') | KeyCode::Esc => self.leave_game(effects),
-            KeyCode::Up | KeyCode::Char('k') => game.move_cursor(row, -1),
-            KeyCode::Down | KeyCode::Char('j') => game.move_cursor(row, 1),
-            KeyCode::Left | KeyCode::Char('h') => game.move_cursor(col, -1),
-            KeyCode::Right | KeyCode::Char('l') => game.move_cursor(col, 1),
-            KeyCode::Char('[') | KeyCode::PageUp | KeyCode::BackTab => game.change_layer(-1),
-            KeyCode::Char(']') | KeyCode::PageDown | KeyCode::Tab => game.change_layer(1),
-            KeyCode::Enter | KeyCode::Char(' ') => {
-                let cell = game.cursor;
-                self.place(cell, effects);
-            }
-            KeyCode::Char(d @ '1'..='9') if game.state.variant == Variant::Classic => {
-                let cell = d as usize - '1' as usize;
-                game.cursor = cell;
-                self.place(cell, effects);
-            }
-            KeyCode::Char('r') => {
-                if game.you().is_none() {
-                    self.say("Watchers cannot resign or offer a rematch.");
-                } else if game.is_over() {
-                    game.rematch_sent = true;
-                    effects.push(Effect::Send(ClientMessage::Rematch { game: game.id() }));
-                } else {
-                    self.modal = Some(Modal::ConfirmResign);
-                }
-            }
-            KeyCode::Char('c') => self.modal = Some(Modal::Chat(String::new())),
-            KeyCode::Char('v') if game.is_over() => {
-                let id = game.id();
-                self.open_replay(id, effects);
-            }
-            KeyCode::Char('g') if game.you().is_some() && !game.is_over() => {
-                self.say("Finish this game first (q goes back to the lobby).");
-            }
-            KeyCode::Char('g') => self.watch_war_game(effects),
-            _ => {}
-        }
-    }
-
     fn on_mouse(&mut self, mouse: MouseEvent, effects: &mut Vec<Effect>) {
         if self.modal.is_some() || self.help {
             return;
@@ -904,15 +546,15 @@ impl App {
         let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
         if self.screen == Screen::Replay {
             match mouse.kind {
-                MouseEventKind::ScrollDown => self.on_replay_key(KeyEvent::from(KeyCode::Right)),
-                MouseEventKind::ScrollUp => self.on_replay_key(KeyEvent::from(KeyCode::Left)),
+                MouseEventKind::ScrollDown => self.on_key(KeyEvent::from(KeyCode::Right), effects),
+                MouseEventKind::ScrollUp => self.on_key(KeyEvent::from(KeyCode::Left), effects),
                 _ => {}
             }
             return;
         }
         if self.screen == Screen::Lobby
             && mouse.kind == MouseEventKind::Down(MouseButton::Left)
-            && let Some(tab) = ui::lobby::tab_at(area, mouse.column, mouse.row)
+            && let Some(tab) = lobby::tab_at(area, mouse.column, mouse.row)
         {
             if tab != self.tab {
                 self.show_tab(tab, effects);
@@ -921,13 +563,12 @@ impl App {
         }
         if self.screen == Screen::Lobby && self.tab != Tab::Games {
             match mouse.kind {
-                MouseEventKind::ScrollDown => {
-                    self.on_lobby_key(KeyEvent::from(KeyCode::Down), effects)
-                }
-                MouseEventKind::ScrollUp => self.on_lobby_key(KeyEvent::from(KeyCode::Up), effects),
+                MouseEventKind::ScrollDown => self.on_key(KeyEvent::from(KeyCode::Down), effects),
+                MouseEventKind::ScrollUp => self.on_key(KeyEvent::from(KeyCode::Up), effects),
                 MouseEventKind::Down(MouseButton::Left) => {
                     // As in the games list: a click selects a row, a second click opens it.
-                    let Some(row) = ui::lobby::tab_row_at(self, area, mouse.column, mouse.row)
+                    let Some(row) =
+                        lobby::tab_row_at(&self.lobby_view(), area, mouse.column, mouse.row)
                     else {
                         return;
                     };
@@ -936,7 +577,7 @@ impl App {
                         _ => &mut self.history.selected,
                     };
                     if *selected == row {
-                        self.on_lobby_key(KeyEvent::from(KeyCode::Enter), effects);
+                        self.on_key(KeyEvent::from(KeyCode::Enter), effects);
                     } else {
                         *selected = row;
                     }
@@ -947,15 +588,15 @@ impl App {
         }
         if self.screen == Screen::Lobby {
             match mouse.kind {
-                MouseEventKind::ScrollDown => {
-                    self.on_lobby_key(KeyEvent::from(KeyCode::Down), effects)
-                }
-                MouseEventKind::ScrollUp => self.on_lobby_key(KeyEvent::from(KeyCode::Up), effects),
+                MouseEventKind::ScrollDown => self.on_key(KeyEvent::from(KeyCode::Down), effects),
+                MouseEventKind::ScrollUp => self.on_key(KeyEvent::from(KeyCode::Up), effects),
                 MouseEventKind::Down(MouseButton::Left) => {
                     // A click selects a row; a click on the selected row opens it.
-                    if let Some(entry) = ui::lobby::entry_at(self, area, mouse.column, mouse.row) {
+                    if let Some(entry) =
+                        lobby::entry_at(&self.lobby_view(), area, mouse.column, mouse.row)
+                    {
                         if entry == self.lobby.selected {
-                            self.on_lobby_key(KeyEvent::from(KeyCode::Enter), effects);
+                            self.on_key(KeyEvent::from(KeyCode::Enter), effects);
                         } else {
                             self.lobby.selected = entry;
                         }
@@ -971,7 +612,7 @@ impl App {
         let Some(game) = self.game.as_mut() else {
             return;
         };
-        let geometry = ui::board::Geometry::new(game.state.variant, ui::game::board_area(area));
+        let geometry = Geometry::new(game.state.variant, game::board_area(area));
         if let Some(cell) = geometry.cell_at(mouse.column, mouse.row) {
             game.cursor = cell;
             self.place(cell, effects);
@@ -981,18 +622,7 @@ impl App {
     /// Asks to put our mark on `cell`, after the checks the client can make itself.
     fn place(&mut self, cell: usize, effects: &mut Vec<Effect>) {
         let Some(game) = &self.game else { return };
-        let refusal = if game.you().is_none() {
-            Some("You are watching this game.")
-        } else if game.is_over() {
-            Some("The game is over: r for a rematch, q for the lobby.")
-        } else if !game.my_turn() {
-            Some("Not your move yet.")
-        } else if game.board.get(cell).is_some() {
-            Some("That cell is taken.")
-        } else {
-            None
-        };
-        match refusal {
+        match game::refusal(game, cell) {
             Some(text) => self.say(text),
             None => effects.push(Effect::Send(ClientMessage::Move {
                 game: game.id(),
@@ -1042,19 +672,7 @@ impl App {
     /// Watches the next war game after the one on screen, or starts one if none is running.
     fn watch_war_game(&mut self, effects: &mut Vec<Effect>) {
         let current = self.game.as_ref().map(GameView::id);
-        let wars: Vec<GameId> = self
-            .lobby
-            .games
-            .iter()
-            .filter(|g| g.kind == GameKind::War)
-            .map(|g| g.game)
-            .collect();
-        let next = wars
-            .iter()
-            .find(|&&id| current.is_some_and(|c| id > c))
-            .or(wars.first())
-            .copied();
-        match next {
+        match self.lobby.next_war(current) {
             Some(game) if Some(game) != current => {
                 effects.push(Effect::Send(ClientMessage::Watch { game, code: None }));
             }

@@ -8,8 +8,8 @@ use anyhow::bail;
 use noughts_engine::{Board, Budget, Level, Rng, Variant, choose_move};
 use noughts_protocol::{ClientMessage, ErrorCode, GameId, Mark, ServerMessage, sanitize};
 
-use crate::net::NetEvent;
 use crate::net::Link;
+use crate::net::NetEvent;
 use crate::plain::result_text;
 
 /// How long to wait before asking again after the server's rate limit refused a request.

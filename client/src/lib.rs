@@ -1,9 +1,11 @@
 //! The noughts terminal client: the `noughts` binary's implementation.
 //!
 //! - [`app`]: the state and [`app::App::update`], driven by [`app::Event`]s; no terminal, no socket.
-//! - [`game`], [`form`], [`tabs`], [`replay`]: the state of one game on screen, of the lobby's
-//!   forms, of its leaderboard and history tabs, and of a stored game being replayed.
-//! - [`ui`]: `impl Widget for &App`: the lobby, the game, the board, the help overlay.
+//! - [`screen`]: one module per screen (lobby, leaderboard, history, game, replay, the boxes over
+//!   them, help), each with its keys (turned into [`screen::action::Action`]s) and its drawing.
+//! - [`view`]: `impl Widget for &App`: the title bar, the screen that is up, the footer.
+//! - [`game`], [`form`], [`replay`]: the state of one game on screen, of the lobby's forms, and of
+//!   a stored game being replayed.
 //! - [`tui`], [`term`]: the interactive loop and the terminal it owns (restored on panic).
 //! - [`net`]: the WebSocket task: hello with the saved token, reconnect with backoff.
 //! - [`tls`]: whom `wss://` trusts: the system's root certificates and `--ca`.
@@ -16,17 +18,18 @@ pub mod bot;
 pub mod cli;
 pub mod config;
 pub mod embedded;
+pub mod event;
 pub mod form;
 pub mod game;
 pub mod history;
 pub mod net;
 pub mod plain;
 pub mod replay;
-pub mod tabs;
+pub mod screen;
 pub mod term;
 pub mod tls;
 pub mod tui;
-pub mod ui;
+pub mod view;
 pub mod watch;
 
 use std::time::Instant;

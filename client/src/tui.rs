@@ -9,8 +9,8 @@ use noughts_protocol::{ClientMessage, ServerMessage};
 use ratatui::crossterm::event::{Event as TermEvent, EventStream};
 
 use crate::app::{App, Effect, Event};
-use crate::net::NetEvent;
 use crate::net::Link;
+use crate::net::NetEvent;
 use crate::term;
 
 /// How often clocks and countdowns are redrawn.

@@ -323,7 +323,7 @@ fn leaderboard_tab() {
         vec![Effect::Send(ClientMessage::Leaderboard {
             variant: Variant::Classic,
             offset: None,
-            limit: Some(noughts_client::tabs::PAGE),
+            limit: Some(noughts_client::screen::rows::PAGE),
         })]
     );
     frame(&mut app, leaderboard_message(Variant::Classic));
@@ -336,7 +336,7 @@ fn history_tab() {
     let mut app = welcomed(Instant::now());
     frame(&mut app, lobby_message());
     key(&mut app, KeyCode::BackTab);
-    assert_eq!(app.tab, noughts_client::tabs::Tab::History);
+    assert_eq!(app.tab, noughts_client::screen::tab::Tab::History);
     frame(&mut app, history_message());
     assert_snapshot!(render(&app));
 }

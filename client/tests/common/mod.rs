@@ -387,3 +387,18 @@ pub fn record() -> GameRecord {
         rematch_of: None,
     }
 }
+
+/// `welcome` again after a reconnection: resumed (same player) or a new session.
+pub fn welcome(app: &mut App, resumed: bool) -> Vec<Effect> {
+    frame(
+        app,
+        ServerMessage::Welcome {
+            protocol: 1,
+            player: PlayerId(if resumed { 7 } else { 9 }),
+            name: "ada".into(),
+            token: "secret".into(),
+            resumed,
+            ratings: Vec::new(),
+        },
+    )
+}

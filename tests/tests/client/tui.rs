@@ -3,8 +3,8 @@
 use std::time::{Duration, Instant};
 
 use noughts_client::embedded::Embedded;
-use noughts_client::ui::board::Geometry;
-use noughts_client::ui::game::board_area;
+use noughts_client::screen::board::Geometry;
+use noughts_client::screen::game::board_area;
 use noughts_engine::{Board, Budget, Level, Mark, Rng, Variant, choose_move};
 use ratatui::layout::Rect;
 

@@ -1,16 +1,170 @@
-//! The boxes drawn over a screen: forms, the invite code, waiting for an opponent, confirmations.
+//! The boxes over a screen: forms, the invite code, waiting for an opponent, confirmations, a chat
+//! line being typed. What each one is, what its keys do, and how it is drawn.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget};
 
-use super::centered;
+use noughts_protocol::{ClientMessage, ClockSpec, GameId, Variant};
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+
 use super::theme::Theme;
-use crate::app::{App, Modal};
+use super::widgets::centered;
 use crate::form::{CLOCKS, Form};
 
-pub fn render(_app: &App, modal: &Modal, theme: Theme, area: Rect, buf: &mut Buffer) {
+/// A box over the screen that takes the keys until it is closed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Modal {
+    /// Choosing what to ask for.
+    Form(Form),
+    /// Typing an invite code.
+    JoinCode(String),
+    /// Waiting for a quick-match opponent.
+    Seeking {
+        variant: Variant,
+        clock: Option<ClockSpec>,
+        /// Whether the game will count for ratings.
+        rated: bool,
+        /// Whether the server has confirmed the seek.
+        confirmed: bool,
+    },
+    /// A room is open (or being opened) and waits for someone to join.
+    Room {
+        variant: Variant,
+        /// Whether the game will count for ratings.
+        rated: bool,
+        /// The invite code, once the server has sent it.
+        code: Option<String>,
+    },
+    /// "Resign this game?"
+    ConfirmResign,
+    /// Typing a chat line.
+    Chat(String),
+}
+
+/// What a key did to a box: the box that stays up, a request to send, a line to show.
+#[derive(Debug)]
+pub struct ModalKey {
+    pub stay: Option<Modal>,
+    pub send: Option<ClientMessage>,
+    pub say: Option<&'static str>,
+}
+
+/// What a key does while a box is up: the box that stays up (if any), the request to send and the
+/// line to show. `game` is the game on screen, which a resignation or a chat line is for.
+pub fn on_key(modal: Modal, key: KeyEvent, game: Option<GameId>) -> ModalKey {
+    let mut send = None;
+    let mut say = None;
+    let stay = {
+        match modal {
+            Modal::Form(mut form) => match key.code {
+                KeyCode::Esc | KeyCode::Char('q') => None,
+                KeyCode::Up | KeyCode::Char('k') | KeyCode::BackTab => {
+                    form.move_focus(-1);
+                    Some(Modal::Form(form))
+                }
+                KeyCode::Down | KeyCode::Char('j') | KeyCode::Tab => {
+                    form.move_focus(1);
+                    Some(Modal::Form(form))
+                }
+                KeyCode::Left | KeyCode::Char('h') => {
+                    form.change(-1);
+                    Some(Modal::Form(form))
+                }
+                KeyCode::Right | KeyCode::Char('l' | ' ') => {
+                    form.change(1);
+                    Some(Modal::Form(form))
+                }
+                KeyCode::Enter => {
+                    let request = form.request();
+                    let next = match &request {
+                        ClientMessage::Seek {
+                            variant,
+                            clock,
+                            rated,
+                        } => Some(Modal::Seeking {
+                            variant: *variant,
+                            clock: *clock,
+                            rated: *rated,
+                            confirmed: false,
+                        }),
+                        ClientMessage::CreateRoom { variant, rated, .. } => Some(Modal::Room {
+                            variant: *variant,
+                            rated: *rated,
+                            code: None,
+                        }),
+                        _ => {
+                            say = Some("Starting a game against the AI…");
+                            None
+                        }
+                    };
+                    send = Some(request);
+                    next
+                }
+                _ => Some(Modal::Form(form)),
+            },
+            Modal::JoinCode(mut code) => match key.code {
+                KeyCode::Esc => None,
+                KeyCode::Enter if !code.is_empty() => {
+                    send = Some(ClientMessage::JoinRoom { code });
+                    None
+                }
+                KeyCode::Backspace => {
+                    code.pop();
+                    Some(Modal::JoinCode(code))
+                }
+                KeyCode::Char(c) if (c.is_ascii_alphanumeric() || c == '-') && code.len() < 16 => {
+                    code.push(c.to_ascii_uppercase());
+                    Some(Modal::JoinCode(code))
+                }
+                _ => Some(Modal::JoinCode(code)),
+            },
+            Modal::Seeking { .. } if matches!(key.code, KeyCode::Esc | KeyCode::Char('q')) => {
+                send = Some(ClientMessage::CancelSeek);
+                None
+            }
+            Modal::Room {
+                code: Some(code), ..
+            } if matches!(key.code, KeyCode::Esc | KeyCode::Char('q')) => {
+                send = Some(ClientMessage::CloseRoom { code });
+                None
+            }
+            Modal::Room { code: None, .. } if key.code == KeyCode::Esc => None,
+            Modal::ConfirmResign => {
+                if let (KeyCode::Char('y' | 'Y') | KeyCode::Enter, Some(game)) = (key.code, game) {
+                    send = Some(ClientMessage::Resign { game });
+                }
+                None
+            }
+            Modal::Chat(mut text) => match key.code {
+                KeyCode::Esc => None,
+                KeyCode::Enter => {
+                    if let (false, Some(game)) = (text.trim().is_empty(), game) {
+                        send = Some(ClientMessage::Chat { game, text });
+                    }
+                    None
+                }
+                KeyCode::Backspace => {
+                    text.pop();
+                    Some(Modal::Chat(text))
+                }
+                KeyCode::Char(c)
+                    if !c.is_control()
+                        && text.chars().count() < noughts_protocol::MAX_CHAT_CHARS =>
+                {
+                    text.push(c);
+                    Some(Modal::Chat(text))
+                }
+                _ => Some(Modal::Chat(text)),
+            },
+            other => Some(other),
+        }
+    };
+    ModalKey { stay, send, say }
+}
+
+pub fn render(modal: &Modal, theme: Theme, area: Rect, buf: &mut Buffer) {
     let (title, lines, width): (&str, Vec<Line<'_>>, u16) = match modal {
         Modal::Form(form) => (form.kind.title(), form_lines(form, theme), 46),
         Modal::JoinCode(code) => (

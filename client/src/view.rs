@@ -1,14 +1,6 @@
-//! Drawing: `impl Widget for &App` turns the state into a screen. Nothing here changes the state,
-//! so any state can be rendered into a test buffer.
-
-pub mod board;
-pub mod game;
-mod help;
-pub mod lobby;
-mod modal;
-mod replay;
-mod tabs;
-pub mod theme;
+//! Drawing the whole app: `impl Widget for &App` puts the title bar, the screen that is up, the
+//! footer and any box or help over it. Nothing here changes the state, so any state can be drawn
+//! into a test buffer.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -16,8 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
 use crate::app::{App, Connection, Screen};
-use crate::tabs::Tab;
-use theme::Theme;
+use crate::screen::game::Around;
+use crate::screen::help::Page;
+use crate::screen::tab::Tab;
+use crate::screen::theme::Theme;
+use crate::screen::{game, help, lobby, modal, replay};
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
@@ -31,16 +26,27 @@ impl Widget for &App {
         .areas(area);
         title_bar(self, theme, title, buf);
         match (self.screen, &self.game, &self.replay) {
-            (Screen::Game, Some(game), _) => game::render(self, game, theme, body, buf),
+            (Screen::Game, Some(game), _) => {
+                let around = Around {
+                    now: self.now,
+                    modal: &self.modal,
+                };
+                game::render(&around, game, theme, body, buf)
+            }
             (Screen::Replay, _, Some(view)) => replay::render(view, theme, body, buf),
-            _ => lobby::render(self, theme, body, buf),
+            _ => lobby::render(&self.lobby_view(), theme, body, buf),
         }
         footer_bar(self, theme, footer, buf);
         if let Some(modal) = &self.modal {
-            modal::render(self, modal, theme, area, buf);
+            modal::render(modal, theme, area, buf);
         }
         if self.help {
-            help::render(self, theme, area, buf);
+            let page = match self.screen {
+                Screen::Lobby => Page::Lobby,
+                Screen::Game => Page::Game,
+                Screen::Replay => Page::Replay,
+            };
+            help::render(page, theme, area, buf);
         }
     }
 }
@@ -173,39 +179,5 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
                 ("q", "back"),
             ],
         },
-    }
-}
-
-/// A rectangle of at most `width`×`height` centred in `area`.
-/// The body of the screen when the whole terminal is `area`: all but the title bar and the
-/// footer, as [`App`]'s `render` lays them out.
-pub(crate) fn body_of(area: Rect) -> Rect {
-    Rect::new(
-        area.x,
-        area.y + 1,
-        area.width,
-        area.height.saturating_sub(2),
-    )
-}
-
-pub(crate) fn centered(area: Rect, width: u16, height: u16) -> Rect {
-    let width = width.min(area.width);
-    let height = height.min(area.height);
-    Rect::new(
-        area.x + (area.width - width) / 2,
-        area.y + (area.height - height) / 2,
-        width,
-        height,
-    )
-}
-
-/// Cuts `text` to at most `max` characters, marking the cut with an ellipsis.
-pub(crate) fn truncate(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_owned()
-    } else {
-        let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
-        cut.push('…');
-        cut
     }
 }

@@ -1,4 +1,5 @@
-//! The replay screen: a stored game's board at one move, its players and its list of moves.
+//! The replay screen: a stored game's board at one move, its players and its list of moves; its
+//! keys.
 
 use noughts_protocol::{GameKind, Mark};
 use ratatui::buffer::Buffer;
@@ -7,11 +8,30 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::board::{self, Geometry, Marks};
-use super::game::split;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+
+use super::action::Action;
 use super::theme::Theme;
-use super::truncate;
+use super::widgets::{split, truncate};
 use crate::plain::result_text;
 use crate::replay::{ReplayView, format_elapsed};
+
+/// What a key does on the replay screen: step through the game, or leave (quit, when the client
+/// only replays).
+pub fn on_key(replay: &mut ReplayView, key: KeyEvent, replay_only: bool) -> Option<Action> {
+    match key.code {
+        KeyCode::Char('q') | KeyCode::Esc if replay_only => return Some(Action::Quit),
+        KeyCode::Char('q') | KeyCode::Esc => return Some(Action::LeaveReplay),
+        KeyCode::Left | KeyCode::Char('h' | 'p') | KeyCode::Backspace => replay.step(-1),
+        KeyCode::Right | KeyCode::Char('l' | 'n' | ' ') | KeyCode::Enter => replay.step(1),
+        KeyCode::Up | KeyCode::Char('k') | KeyCode::PageUp => replay.step(-5),
+        KeyCode::Down | KeyCode::Char('j') | KeyCode::PageDown => replay.step(5),
+        KeyCode::Home | KeyCode::Char('g') => replay.jump(false),
+        KeyCode::End | KeyCode::Char('G') => replay.jump(true),
+        _ => {}
+    }
+    None
+}
 
 pub fn render(replay: &ReplayView, theme: Theme, body: Rect, buf: &mut Buffer) {
     let (board_area, side) = split(body);

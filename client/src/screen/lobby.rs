@@ -1,4 +1,5 @@
-//! The lobby screen: open rooms, live games and war games, and what you can do.
+//! The lobby screen: open rooms, live games and war games, the leaderboard and history tabs, and
+//! what you can do; its state, its keys, where its rows are on screen, and its drawing.
 
 use noughts_protocol::{GameInfo, GameKind, RoomInfo, SeatInfo};
 use ratatui::buffer::Buffer;
@@ -6,13 +7,203 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
-use super::theme::Theme;
-use super::{body_of, truncate};
-use crate::app::{App, Entry};
-use crate::form::CLOCKS;
-use crate::tabs::Tab;
+use noughts_protocol::{ClientMessage, GameId, PlayerId, Rating, sanitize};
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
-pub fn render(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
+use super::action::Action;
+use super::history::{self, History};
+use super::leaderboard::{self, Leaderboard};
+use super::modal::Modal;
+use super::tab::Tab;
+use super::theme::Theme;
+use super::widgets::{body_of, truncate};
+use crate::form::{CLOCKS, Form, FormKind};
+
+/// The lobby lists, kept current by the server's lobby messages.
+#[derive(Debug, Clone, Default)]
+pub struct Lobby {
+    /// Public rooms waiting for an opponent.
+    pub rooms: Vec<RoomInfo>,
+    /// Games being played, war games included.
+    pub games: Vec<GameInfo>,
+    /// The highlighted row in [`Lobby::entries`].
+    pub selected: usize,
+    /// Whether the first snapshot has arrived.
+    pub loaded: bool,
+}
+
+/// One row of the lobby list.
+#[derive(Debug, Clone, Copy)]
+pub enum Entry<'a> {
+    Room(&'a RoomInfo),
+    Game(&'a GameInfo),
+}
+
+impl Lobby {
+    /// The rows in the order shown: rooms, then the games `me` plays in, then other games with
+    /// people, then war games.
+    pub fn entries(&self, me: Option<PlayerId>) -> Vec<Entry<'_>> {
+        let mine = |g: &GameInfo| me.is_some() && (g.x.player == me || g.o.player == me);
+        let mut entries: Vec<Entry<'_>> = self.rooms.iter().map(Entry::Room).collect();
+        entries.extend(
+            self.games
+                .iter()
+                .filter(|g| g.kind != GameKind::War && mine(g))
+                .map(Entry::Game),
+        );
+        entries.extend(
+            self.games
+                .iter()
+                .filter(|g| g.kind != GameKind::War && !mine(g))
+                .map(Entry::Game),
+        );
+        entries.extend(
+            self.games
+                .iter()
+                .filter(|g| g.kind == GameKind::War)
+                .map(Entry::Game),
+        );
+        entries
+    }
+
+    /// The war game to watch after `current`: the next one listed, else the first; `None` when no
+    /// war game is running.
+    pub fn next_war(&self, current: Option<GameId>) -> Option<GameId> {
+        let wars: Vec<GameId> = self
+            .games
+            .iter()
+            .filter(|g| g.kind == GameKind::War)
+            .map(|g| g.game)
+            .collect();
+        wars.iter()
+            .find(|&&id| current.is_some_and(|c| id > c))
+            .or(wars.first())
+            .copied()
+    }
+
+    /// The whole listing, as a `lobby` snapshot gives it.
+    pub fn replace(&mut self, rooms: Vec<RoomInfo>, games: Vec<GameInfo>) {
+        self.rooms.clear();
+        self.games.clear();
+        for room in rooms {
+            self.upsert_room(room);
+        }
+        for game in games {
+            self.upsert_game(game);
+        }
+        self.loaded = true;
+        self.clamp();
+    }
+
+    /// A game that left the listing.
+    pub fn remove_game(&mut self, game: GameId) {
+        self.games.retain(|g| g.game != game);
+        self.clamp();
+    }
+
+    /// A room that left the listing.
+    pub fn remove_room(&mut self, code: &str) {
+        self.rooms.retain(|r| r.code != code);
+        self.clamp();
+    }
+
+    pub fn clamp(&mut self) {
+        let len = self.rooms.len() + self.games.len();
+        self.selected = self.selected.min(len.saturating_sub(1));
+    }
+
+    pub fn upsert_game(&mut self, mut game: GameInfo) {
+        game.x.name = sanitize(&game.x.name);
+        game.o.name = sanitize(&game.o.name);
+        match self.games.iter_mut().find(|g| g.game == game.game) {
+            Some(slot) => *slot = game,
+            None => {
+                self.games.push(game);
+                self.games.sort_by_key(|g| g.game);
+            }
+        }
+    }
+
+    pub fn upsert_room(&mut self, mut room: RoomInfo) {
+        room.host = sanitize(&room.host);
+        room.code = sanitize(&room.code);
+        match self.rooms.iter_mut().find(|r| r.code == room.code) {
+            Some(slot) => *slot = room,
+            None => self.rooms.push(room),
+        }
+    }
+}
+
+/// What the lobby screen shows: its lists and tabs, and who is looking.
+#[derive(Debug, Clone, Copy)]
+pub struct LobbyView<'a> {
+    pub lobby: &'a Lobby,
+    pub tab: Tab,
+    pub player: Option<PlayerId>,
+    pub ratings: &'a [Rating],
+    pub leaderboard: &'a Leaderboard,
+    pub history: &'a History,
+}
+
+/// What a key does in the lobby (no box up): the menu's letters, the tabs, and the list shown.
+pub fn on_key(
+    key: KeyEvent,
+    tab: Tab,
+    lobby: &mut Lobby,
+    leaderboard: &mut Leaderboard,
+    history: &mut History,
+    me: Option<PlayerId>,
+) -> Vec<Action> {
+    let open = |modal| vec![Action::Open(modal)];
+    match key.code {
+        KeyCode::Tab => vec![Action::ShowTab(tab.cycle(1))],
+        KeyCode::BackTab => vec![Action::ShowTab(tab.cycle(-1))],
+        KeyCode::Char('L') => vec![Action::ShowTab(Tab::Leaderboard)],
+        KeyCode::Char('H') => vec![Action::ShowTab(Tab::History)],
+        KeyCode::Char('m') => open(Modal::Form(Form::new(FormKind::QuickMatch))),
+        KeyCode::Char('a') => open(Modal::Form(Form::new(FormKind::PlayAi))),
+        KeyCode::Char('c') => open(Modal::Form(Form::new(FormKind::CreateRoom))),
+        KeyCode::Char('i') => open(Modal::JoinCode(String::new())),
+        KeyCode::Char('g') => vec![Action::WatchWarGame],
+        _ => match tab {
+            Tab::Games => on_games_key(lobby, key, me),
+            Tab::Leaderboard => leaderboard::on_key(leaderboard, key, me),
+            Tab::History => history::on_key(history, key),
+        },
+    }
+}
+
+/// Keys on the games list: move the selection, join a room or watch a game.
+fn on_games_key(lobby: &mut Lobby, key: KeyEvent, me: Option<PlayerId>) -> Vec<Action> {
+    let len = lobby.rooms.len() + lobby.games.len();
+    match key.code {
+        KeyCode::Char('q') | KeyCode::Esc => return vec![Action::Quit],
+        KeyCode::Up | KeyCode::Char('k') => lobby.selected = lobby.selected.saturating_sub(1),
+        KeyCode::Down | KeyCode::Char('j') => {
+            lobby.selected = (lobby.selected + 1).min(len.saturating_sub(1));
+        }
+        KeyCode::Home => lobby.selected = 0,
+        KeyCode::End => lobby.selected = len.saturating_sub(1),
+        KeyCode::Enter | KeyCode::Char('w') => match lobby.entries(me).get(lobby.selected) {
+            Some(Entry::Room(room)) if key.code == KeyCode::Enter => {
+                return vec![Action::Send(ClientMessage::JoinRoom {
+                    code: room.code.clone(),
+                })];
+            }
+            Some(Entry::Game(game)) => {
+                return vec![Action::Send(ClientMessage::Watch {
+                    game: game.game,
+                    code: None,
+                })];
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+    Vec::new()
+}
+
+pub fn render(app: &LobbyView<'_>, theme: Theme, area: Rect, buf: &mut Buffer) {
     let (list, menu) = split(area);
     render_list(app, theme, list, buf);
     if menu.width > 0 {
@@ -31,7 +222,7 @@ fn split(area: Rect) -> (Rect, Rect) {
 /// The list's lines, each with the entry it shows (headings and blanks show none), and the line
 /// of the selected entry.
 fn list_lines<'a>(
-    app: &App,
+    app: &LobbyView<'_>,
     theme: Theme,
     width: usize,
 ) -> (Vec<(Line<'a>, Option<usize>)>, Option<usize>) {
@@ -139,16 +330,24 @@ pub fn tab_at(area: Rect, x: u16, y: u16) -> Option<Tab> {
 
 /// The row of the leaderboard or history tab drawn at a screen position, when the whole terminal
 /// is `area`.
-pub fn tab_row_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
+pub fn tab_row_at(app: &LobbyView<'_>, area: Rect, x: u16, y: u16) -> Option<usize> {
     let inner = list_inner(body_of(area));
     if x < inner.x || x >= inner.x + inner.width {
         return None;
     }
-    super::tabs::row_at(app, inner, y)
+    let theme = Theme { color: false };
+    let width = usize::from(inner.width);
+    match app.tab {
+        Tab::Games => None,
+        Tab::Leaderboard => {
+            leaderboard::lines(app.leaderboard, app.player, theme, width).row_at(inner, y)
+        }
+        Tab::History => history::lines(app.history, app.player, theme, width).row_at(inner, y),
+    }
 }
 
 /// The entry drawn at a screen position, when the whole terminal is `area`.
-pub fn entry_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
+pub fn entry_at(app: &LobbyView<'_>, area: Rect, x: u16, y: u16) -> Option<usize> {
     let inner = list_inner(body_of(area));
     if x < inner.x || x >= inner.x + inner.width || y < inner.y || y >= inner.y + inner.height {
         return None;
@@ -160,7 +359,7 @@ pub fn entry_at(app: &App, area: Rect, x: u16, y: u16) -> Option<usize> {
 }
 
 /// The frame's title: every tab, the one shown highlighted.
-fn tab_titles(app: &App, theme: Theme) -> Line<'static> {
+fn tab_titles(app: &LobbyView<'_>, theme: Theme) -> Line<'static> {
     let mut spans = Vec::new();
     for (index, tab) in Tab::ALL.iter().enumerate() {
         if index > 0 {
@@ -176,7 +375,7 @@ fn tab_titles(app: &App, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-fn render_list(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
+fn render_list(app: &LobbyView<'_>, theme: Theme, area: Rect, buf: &mut Buffer) {
     let block = Block::bordered()
         .title(tab_titles(app, theme))
         .border_style(theme.grid());
@@ -184,8 +383,19 @@ fn render_list(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
     block.render(area, buf);
     match app.tab {
         Tab::Games => {}
-        Tab::Leaderboard => return super::tabs::render_leaderboard(app, theme, inner, buf),
-        Tab::History => return super::tabs::render_history(app, theme, inner, buf),
+        Tab::Leaderboard => {
+            return leaderboard::lines(
+                app.leaderboard,
+                app.player,
+                theme,
+                usize::from(inner.width),
+            )
+            .render(inner, buf);
+        }
+        Tab::History => {
+            return history::lines(app.history, app.player, theme, usize::from(inner.width))
+                .render(inner, buf);
+        }
     }
     let (lines, selected_line) = list_lines(app, theme, usize::from(inner.width));
     let lines: Vec<Line<'_>> = lines.into_iter().map(|(line, _)| line).collect();
@@ -220,12 +430,12 @@ fn custom_clock(clock: Option<noughts_protocol::ClockSpec>) -> String {
 }
 
 /// Whether this client plays in the game.
-fn plays_in(app: &App, game: &GameInfo) -> bool {
+fn plays_in(app: &LobbyView<'_>, game: &GameInfo) -> bool {
     app.player.is_some() && (game.x.player == app.player || game.o.player == app.player)
 }
 
 /// Whether it is this client's move in the game (X moves when the count of moves is even).
-fn my_turn(app: &App, game: &GameInfo) -> bool {
+fn my_turn(app: &LobbyView<'_>, game: &GameInfo) -> bool {
     let seat = if game.moves.is_multiple_of(2) {
         &game.x
     } else {
@@ -283,7 +493,7 @@ fn seat_name(seat: &SeatInfo, war: bool) -> String {
     }
 }
 
-fn render_menu(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
+fn render_menu(app: &LobbyView<'_>, theme: Theme, area: Rect, buf: &mut Buffer) {
     let block = Block::bordered()
         .title(Span::styled(" Play ", theme.title()))
         .border_style(theme.grid());
@@ -322,7 +532,7 @@ fn render_menu(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
     if !app.ratings.is_empty() {
         lines.push(Line::raw(""));
         lines.push(Line::styled(" Your ratings", theme.title()));
-        for rating in &app.ratings {
+        for rating in app.ratings {
             // As on lichess: a rating still this uncertain is provisional.
             let provisional = if rating.deviation > 110 { "?" } else { " " };
             lines.push(Line::from(vec![

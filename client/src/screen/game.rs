@@ -1,4 +1,4 @@
-//! The game screen: the board in the middle, the players, clocks and chat beside it.
+//! The game screen: the board in the middle, the players, clocks and chat beside it; its keys.
 
 use noughts_protocol::{EndReason, GameKind, Mark, Variant};
 use ratatui::buffer::Buffer;
@@ -7,25 +7,95 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::board::{self, Geometry, Marks};
+use std::time::Instant;
+
+use noughts_protocol::ClientMessage;
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+
+use super::action::Action;
+use super::modal::Modal;
 use super::theme::Theme;
-use super::{body_of, truncate};
-use crate::app::{App, Modal};
+use super::widgets::{body_of, split, truncate};
 use crate::game::{GameView, format_clock, format_countdown};
 
-/// Width of the side panel.
-const SIDE_WIDTH: u16 = 30;
+/// What the game screen is drawn among: the time, and the box over it (a chat line being typed
+/// shows in the chat panel).
+#[derive(Debug, Clone, Copy)]
+pub struct Around<'a> {
+    pub now: Instant,
+    pub modal: &'a Option<Modal>,
+}
 
-/// Splits the body into the board's area and the side panel's.
-pub(crate) fn split(body: Rect) -> (Rect, Rect) {
-    if body.width >= 64 {
-        let [board, side] =
-            Layout::horizontal([Constraint::Min(0), Constraint::Length(SIDE_WIDTH)]).areas(body);
-        (board, side)
+/// Why a move on `cell` would be refused, as far as the client can tell by itself.
+pub fn refusal(game: &GameView, cell: usize) -> Option<&'static str> {
+    if game.you().is_none() {
+        Some("You are watching this game.")
+    } else if game.is_over() {
+        Some("The game is over: r for a rematch, q for the lobby.")
+    } else if !game.my_turn() {
+        Some("Not your move yet.")
+    } else if game.board.get(cell).is_some() {
+        Some("That cell is taken.")
     } else {
-        let [board, side] =
-            Layout::vertical([Constraint::Min(0), Constraint::Length(9)]).areas(body);
-        (board, side)
+        None
     }
+}
+
+/// What a key does on the game screen (no box up).
+pub fn on_key(game: &mut GameView, key: KeyEvent) -> Vec<Action> {
+    let dims = game.state.variant.dims();
+    let (row, col) = (dims - 2, dims - 1);
+    let action = match key.code {
+        KeyCode::Char('q') | KeyCode::Esc => Action::LeaveGame,
+        KeyCode::Up | KeyCode::Char('k') => {
+            game.move_cursor(row, -1);
+            return Vec::new();
+        }
+        KeyCode::Down | KeyCode::Char('j') => {
+            game.move_cursor(row, 1);
+            return Vec::new();
+        }
+        KeyCode::Left | KeyCode::Char('h') => {
+            game.move_cursor(col, -1);
+            return Vec::new();
+        }
+        KeyCode::Right | KeyCode::Char('l') => {
+            game.move_cursor(col, 1);
+            return Vec::new();
+        }
+        KeyCode::Char('[') | KeyCode::PageUp | KeyCode::BackTab => {
+            game.change_layer(-1);
+            return Vec::new();
+        }
+        KeyCode::Char(']') | KeyCode::PageDown | KeyCode::Tab => {
+            game.change_layer(1);
+            return Vec::new();
+        }
+        KeyCode::Enter | KeyCode::Char(' ') => Action::Place(game.cursor),
+        KeyCode::Char(d @ '1'..='9') if game.state.variant == Variant::Classic => {
+            let cell = d as usize - '1' as usize;
+            game.cursor = cell;
+            Action::Place(cell)
+        }
+        KeyCode::Char('r') => {
+            if game.you().is_none() {
+                Action::Say("Watchers cannot resign or offer a rematch.".into())
+            } else if game.is_over() {
+                game.rematch_sent = true;
+                Action::Send(ClientMessage::Rematch { game: game.id() })
+            } else {
+                Action::Open(Modal::ConfirmResign)
+            }
+        }
+        KeyCode::Char('c') => Action::Open(Modal::Chat(String::new())),
+        KeyCode::Char('v') if game.is_over() => Action::OpenReplay(game.id()),
+        KeyCode::Char('g') if game.you().is_some() && !game.is_over() => {
+            Action::Say("Finish this game first (q goes back to the lobby).".into())
+        }
+        KeyCode::Char('g') => Action::WatchWarGame,
+        _ => return Vec::new(),
+    };
+    vec![action]
 }
 
 /// Where the board goes when the whole terminal is `area`: shared with mouse hit-testing.
@@ -33,7 +103,7 @@ pub fn board_area(area: Rect) -> Rect {
     split(body_of(area)).0
 }
 
-pub fn render(app: &App, game: &GameView, theme: Theme, body: Rect, buf: &mut Buffer) {
+pub fn render(app: &Around<'_>, game: &GameView, theme: Theme, body: Rect, buf: &mut Buffer) {
     let (board_area, side) = split(body);
     let geometry = Geometry::new(game.state.variant, board_area);
     let marks = Marks {
@@ -48,7 +118,7 @@ pub fn render(app: &App, game: &GameView, theme: Theme, body: Rect, buf: &mut Bu
     render_chat(app, game, theme, chat, buf);
 }
 
-fn render_players(app: &App, game: &GameView, theme: Theme, area: Rect, buf: &mut Buffer) {
+fn render_players(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, buf: &mut Buffer) {
     let block = Block::bordered()
         .title(Span::styled(
             match game.state.kind {
@@ -187,7 +257,7 @@ fn status_line(game: &GameView, theme: Theme) -> Line<'static> {
     }
 }
 
-fn render_chat(app: &App, game: &GameView, theme: Theme, area: Rect, buf: &mut Buffer) {
+fn render_chat(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, buf: &mut Buffer) {
     let block = Block::bordered()
         .title(Span::styled(" Chat ", theme.title()))
         .border_style(theme.grid());

@@ -5,9 +5,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget};
 
-use super::centered;
 use super::theme::Theme;
-use crate::app::{App, Screen};
+use super::widgets::centered;
 
 /// The keys, in sections.
 const SECTIONS: &[(&str, &[(&str, &str)])] = &[
@@ -59,23 +58,31 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
+/// The screen the help is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Page {
+    Lobby,
+    Game,
+    Replay,
+}
+
 /// The sections that matter on the screen shown.
 fn sections(
-    app: &App,
+    page: Page,
 ) -> impl Iterator<Item = &'static (&'static str, &'static [(&'static str, &'static str)])> {
-    let wanted: &[&str] = match app.screen {
-        Screen::Lobby => &["Lobby", "Leaderboard and history", "Anywhere"],
-        Screen::Game => &["Game", "Anywhere"],
-        Screen::Replay => &["Replay", "Anywhere"],
+    let wanted: &[&str] = match page {
+        Page::Lobby => &["Lobby", "Leaderboard and history", "Anywhere"],
+        Page::Game => &["Game", "Anywhere"],
+        Page::Replay => &["Replay", "Anywhere"],
     };
     SECTIONS
         .iter()
         .filter(move |(title, _)| wanted.contains(title))
 }
 
-pub fn render(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
+pub fn render(page: Page, theme: Theme, area: Rect, buf: &mut Buffer) {
     let mut lines = Vec::new();
-    for (title, keys) in sections(app) {
+    for (title, keys) in sections(page) {
         lines.push(Line::styled(format!(" {title}"), theme.title()));
         for (key, what) in *keys {
             lines.push(Line::from(vec![

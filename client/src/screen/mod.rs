@@ -1,0 +1,18 @@
+//! The screens, each owning its state (or reading the model it shows), its keys and its drawing:
+//! the lobby with its leaderboard and history tabs, a game, a replay, the boxes over them and the
+//! help. A key on a screen becomes [`action::Action`]s that the app applies; no screen knows the
+//! app.
+
+pub mod action;
+pub mod board;
+pub mod game;
+pub mod help;
+pub mod history;
+pub mod leaderboard;
+pub mod lobby;
+pub mod modal;
+pub mod replay;
+pub mod rows;
+pub mod tab;
+pub mod theme;
+pub mod widgets;
