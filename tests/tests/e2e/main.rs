@@ -3,7 +3,6 @@
 mod ai;
 mod bad_input;
 mod clock;
-mod hostile;
 mod limits;
 mod lobby;
 mod matchmaking;
