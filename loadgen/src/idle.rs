@@ -17,8 +17,10 @@ use tokio::task::JoinSet;
 use tokio::time::{Instant, sleep, timeout};
 
 use crate::client;
-use crate::report::{Errors, Report, Usage};
-use crate::target::{Probe, Sample};
+use crate::report::{Errors, Report};
+use crate::target::Probe;
+use crate::usage::Sample;
+use crate::usage::Usage;
 
 /// Clients connecting at once.
 const CONNECT_AT_ONCE: usize = 256;

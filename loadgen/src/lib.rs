@@ -33,6 +33,8 @@ pub mod soak;
 pub mod stamp;
 pub mod suite;
 pub mod target;
+pub mod usage;
 pub mod watchers;
 
-pub use report::{Latency, Report, Usage};
+pub use report::{Latency, Report};
+pub use usage::Usage;

@@ -9,7 +9,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use crate::target::Sample;
+use crate::usage::Usage;
 
 /// One scenario's results.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -67,32 +67,6 @@ impl Latency {
             max_us: histogram.max(),
             mean_us: histogram.mean(),
         })
-    }
-}
-
-/// A process's use of the machine over a window.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
-pub struct Usage {
-    /// User plus system CPU seconds spent in the window.
-    pub cpu_secs: f64,
-    /// `cpu_secs` over the window: 1.0 is one core busy all the time.
-    pub cores: f64,
-    /// Resident memory at the end of the window, KiB.
-    pub rss_kib: u64,
-    /// Peak resident memory of the process's life, KiB.
-    pub peak_rss_kib: u64,
-}
-
-impl Usage {
-    /// The use between two samples of one process.
-    pub fn between(start: Sample, end: Sample, window: Duration) -> Usage {
-        let cpu_secs = (end.cpu_secs - start.cpu_secs).max(0.0);
-        Usage {
-            cpu_secs,
-            cores: cpu_secs / window.as_secs_f64().max(1e-9),
-            rss_kib: end.rss_kib,
-            peak_rss_kib: end.peak_rss_kib,
-        }
     }
 }
 

@@ -9,46 +9,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
-/// Clock ticks per second in `/proc/PID/stat` (`USER_HZ`, 100 on Linux).
-const TICKS_PER_SEC: f64 = 100.0;
+use crate::usage::Sample;
+
 /// How long a started server has to say where it listens.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
-
-/// One reading of a process's CPU time and memory.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Sample {
-    /// User plus system CPU seconds since the process started.
-    pub cpu_secs: f64,
-    /// Resident memory now (`VmRSS`), KiB.
-    pub rss_kib: u64,
-    /// Peak resident memory (`VmHWM`), KiB.
-    pub peak_rss_kib: u64,
-}
-
-impl Sample {
-    /// Reads `/proc/PID/{stat,status}`; `None` if the process is gone or this is not Linux.
-    pub fn of(pid: u32) -> Option<Sample> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // The command name may hold spaces and parentheses; the fields follow the last ')'.
-        let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
-        // utime and stime are fields 14 and 15 of the line, 12th and 13th after the name.
-        let utime: f64 = fields.get(11)?.parse().ok()?;
-        let stime: f64 = fields.get(12)?.parse().ok()?;
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-        let kib = |key: &str| {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix(key))
-                .and_then(|rest| rest.split_whitespace().next())
-                .and_then(|n| n.parse().ok())
-        };
-        Some(Sample {
-            cpu_secs: (utime + stime) / TICKS_PER_SEC,
-            rss_kib: kib("VmRSS:")?,
-            peak_rss_kib: kib("VmHWM:")?,
-        })
-    }
-}
 
 /// Samples a process, or nothing when its pid is unknown.
 #[derive(Debug, Clone, Copy)]
@@ -89,10 +53,20 @@ impl Window {
     }
 
     /// Ends the window: its length and the use of the server and the generator over it.
-    pub fn end(&self) -> (Duration, Option<crate::Usage>, Option<crate::Usage>) {
+    pub fn end(
+        &self,
+    ) -> (
+        Duration,
+        Option<crate::usage::Usage>,
+        Option<crate::usage::Usage>,
+    ) {
         let elapsed = self.started.elapsed();
         let use_of = |(probe, start): &(Probe, Option<Sample>)| {
-            Some(crate::Usage::between((*start)?, probe.sample()?, elapsed))
+            Some(crate::usage::Usage::between(
+                (*start)?,
+                probe.sample()?,
+                elapsed,
+            ))
         };
         (elapsed, use_of(&self.server), use_of(&self.generator))
     }
@@ -104,7 +78,11 @@ pub struct Run {
     pub start: tokio::time::Instant,
     pub end: tokio::time::Instant,
     /// The window's length and the use of the server and the generator over it.
-    pub measured: tokio::task::JoinHandle<(Duration, Option<crate::Usage>, Option<crate::Usage>)>,
+    pub measured: tokio::task::JoinHandle<(
+        Duration,
+        Option<crate::usage::Usage>,
+        Option<crate::usage::Usage>,
+    )>,
 }
 
 impl Run {

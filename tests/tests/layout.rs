@@ -1,0 +1,656 @@
+//! The workspace's layout rules, checked on every test run so that they keep holding:
+//!
+//! 1. no import circle between the modules of a directory (a crate's `src/` or a directory module),
+//!    the crate root or `mod.rs` counting as one of them, re-exports followed;
+//! 2. no circle between workspace crates, dev-dependencies included;
+//! 3. no `.rs` file over 700 lines and no function over 150;
+//! 4. `dashmap` named in one file of the server only.
+//!
+//! It reads the sources as text: comments and string literals are blanked out first, then paths
+//! (`crate::…`, `super::…`, `self::…`, and a directory module's own children) are resolved to the
+//! files they lead to.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const MAX_FILE_LINES: usize = 700;
+const MAX_FN_LINES: usize = 150;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace root")
+        .to_path_buf()
+}
+
+/// Every Rust source of the workspace, fuzz targets and benches included.
+fn sources() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !matches!(name.as_str(), "target" | "node_modules" | ".git" | "corpus") {
+                    walk(&path, out);
+                }
+            } else if name.ends_with(".rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for dir in [
+        "engine", "protocol", "server", "client", "tests", "loadgen", "fuzz", "bench",
+    ] {
+        walk(&workspace().join(dir), &mut out);
+    }
+    out.sort();
+    out
+}
+
+fn relative(path: &Path) -> String {
+    path.strip_prefix(workspace())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// The source with comments, strings and character literals replaced by spaces (newlines kept),
+/// so that braces and paths inside them count for nothing.
+fn code_of(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let blank = |out: &mut String, s: &[u8]| {
+        for &b in s {
+            out.push(if b == b'\n' { '\n' } else { ' ' });
+        }
+    };
+    while i < bytes.len() {
+        let rest = &bytes[i..];
+        if rest.starts_with(b"//") {
+            let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+            blank(&mut out, &rest[..end]);
+            i += end;
+        } else if rest.starts_with(b"/*") {
+            let mut depth = 0;
+            let mut j = 0;
+            while j < rest.len() {
+                if rest[j..].starts_with(b"/*") {
+                    depth += 1;
+                    j += 2;
+                } else if rest[j..].starts_with(b"*/") {
+                    depth -= 1;
+                    j += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    j += 1;
+                }
+            }
+            blank(&mut out, &rest[..j]);
+            i += j;
+        } else if let Some(len) = raw_string(rest) {
+            blank(&mut out, &rest[..len]);
+            i += len;
+        } else if rest[0] == b'"' || rest.starts_with(b"b\"") {
+            let start = usize::from(rest[0] == b'b');
+            let mut j = start + 1;
+            while j < rest.len() && rest[j] != b'"' {
+                j += if rest[j] == b'\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(rest.len());
+            blank(&mut out, &rest[..end]);
+            i += end;
+        } else if rest[0] == b'\'' {
+            // A character literal ('x', '\n', '\u{..}') or a lifetime ('a).
+            let len = if rest.get(1) == Some(&b'\\') {
+                rest.iter()
+                    .skip(2)
+                    .position(|&b| b == b'\'')
+                    .map_or(1, |p| p + 3)
+            } else if rest.get(2) == Some(&b'\'') {
+                3
+            } else {
+                // Multi-byte characters: find a closing quote within a few bytes.
+                match rest.iter().skip(1).take(5).position(|&b| b == b'\'') {
+                    Some(p) if !rest[1..=p].iter().any(|b| b.is_ascii_alphanumeric()) => p + 2,
+                    _ => 1,
+                }
+            };
+            blank(&mut out, &rest[..len]);
+            i += len;
+        } else {
+            let ch = text[i..].chars().next().expect("a character");
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+/// The length of a raw string literal (`r"…"`, `r#"…"#`, `br"…"`) at the start of `s`.
+fn raw_string(s: &[u8]) -> Option<usize> {
+    let mut j = 0;
+    if s.first() == Some(&b'b') {
+        j += 1;
+    }
+    if s.get(j) != Some(&b'r') {
+        return None;
+    }
+    j += 1;
+    let hashes = s[j..].iter().take_while(|&&b| b == b'#').count();
+    j += hashes;
+    if s.get(j) != Some(&b'"') {
+        return None;
+    }
+    let mut close = vec![b'"'];
+    close.extend(std::iter::repeat_n(b'#', hashes));
+    let body = &s[j + 1..];
+    let end = body
+        .windows(close.len())
+        .position(|w| w == close.as_slice())?;
+    Some(j + 1 + end + close.len())
+}
+
+fn line_of(code: &str, at: usize) -> usize {
+    code[..at].bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+/// Every function with a body: its name and how many lines it spans.
+fn functions(code: &str) -> Vec<(String, usize, usize)> {
+    let bytes = code.as_bytes();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while let Some(p) = code[i..].find("fn ") {
+        let at = i + p;
+        i = at + 3;
+        let word_start =
+            at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+        if !word_start {
+            continue;
+        }
+        let name: String = code[at + 3..]
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        // The body opens at the first `{` outside parentheses; a `;` first means no body.
+        let mut depth = 0i32;
+        let mut open = None;
+        for (j, &b) in bytes.iter().enumerate().skip(at) {
+            match b {
+                b'(' | b'[' => depth += 1,
+                b')' | b']' => depth -= 1,
+                b';' if depth == 0 => break,
+                b'{' if depth == 0 => {
+                    open = Some(j);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let Some(open) = open else { continue };
+        let mut braces = 0i32;
+        let mut close = None;
+        for (j, &b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => braces += 1,
+                b'}' => {
+                    braces -= 1;
+                    if braces == 0 {
+                        close = Some(j);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(close) = close else { continue };
+        let start = line_of(code, at);
+        found.push((name, start, line_of(code, close) - start + 1));
+    }
+    found
+}
+
+#[test]
+fn no_file_over_700_lines_and_no_function_over_150() {
+    let mut offenders = Vec::new();
+    for path in sources() {
+        let text = fs::read_to_string(&path).expect("read a source");
+        let lines = text.lines().count();
+        if lines > MAX_FILE_LINES {
+            offenders.push(format!("{}: {lines} lines", relative(&path)));
+        }
+        for (name, line, length) in functions(&code_of(&text)) {
+            if length > MAX_FN_LINES {
+                offenders.push(format!(
+                    "{}:{line}: fn {name} is {length} lines",
+                    relative(&path)
+                ));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "over the size limits ({MAX_FILE_LINES} lines a file, {MAX_FN_LINES} a function):\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn dashmap_is_named_in_one_file_of_the_server() {
+    let named: Vec<String> = sources()
+        .into_iter()
+        .filter(|path| relative(path).starts_with("server/src/"))
+        .filter(|path| code_of(&fs::read_to_string(path).unwrap()).contains("dashmap"))
+        .map(|path| relative(&path))
+        .collect();
+    assert!(named.len() <= 1, "dashmap is named in {named:?}");
+}
+
+/// The workspace crates each crate depends on, dev- and build-dependencies included.
+fn crate_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let root = fs::read_to_string(workspace().join("Cargo.toml")).unwrap();
+    let members: Vec<String> = root
+        .lines()
+        .find(|l| l.trim_start().starts_with("members"))
+        .expect("a members list")
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect();
+    let mut names = BTreeMap::new();
+    for member in &members {
+        let manifest = fs::read_to_string(workspace().join(member).join("Cargo.toml")).unwrap();
+        let name = manifest
+            .lines()
+            .find_map(|l| l.strip_prefix("name = "))
+            .expect("a package name")
+            .trim_matches('"')
+            .to_owned();
+        names.insert(member.clone(), (name, manifest));
+    }
+    let all: BTreeSet<String> = names.values().map(|(n, _)| n.clone()).collect();
+    let mut graph = BTreeMap::new();
+    for (name, manifest) in names.values() {
+        let mut deps = BTreeSet::new();
+        let mut in_deps = false;
+        for line in manifest.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                in_deps = line.ends_with("dependencies]");
+                continue;
+            }
+            let dep = line.split(['=', '.', ' ']).next().unwrap_or_default();
+            if in_deps && all.contains(dep) && dep != name {
+                deps.insert(dep.to_owned());
+            }
+        }
+        graph.insert(name.clone(), deps);
+    }
+    graph
+}
+
+/// The circles of a directed graph, each as the path that closes it.
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+        found: &mut Vec<Vec<String>>,
+    ) {
+        if let Some(at) = path.iter().position(|n| n == node) {
+            let mut circle = path[at..].to_vec();
+            circle.push(node.to_owned());
+            found.push(circle);
+            return;
+        }
+        if done.contains(node) {
+            return;
+        }
+        path.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            visit(next, graph, path, done, found);
+        }
+        path.pop();
+        done.insert(node.to_owned());
+    }
+    let mut done = BTreeSet::new();
+    let mut found = Vec::new();
+    for node in graph.keys() {
+        visit(node, graph, &mut Vec::new(), &mut done, &mut found);
+    }
+    found
+}
+
+#[test]
+fn no_circle_between_workspace_crates() {
+    let found = circles(&crate_graph());
+    assert!(
+        found.is_empty(),
+        "crates depending on each other in a circle: {found:?}"
+    );
+}
+
+/// One crate's modules: the module path of every file (`[]` for the root).
+struct Crate {
+    files: BTreeMap<Vec<String>, PathBuf>,
+}
+
+impl Crate {
+    fn read(root: &Path) -> Crate {
+        let mut files = BTreeMap::new();
+        let mut pending = vec![(Vec::new(), root.to_path_buf())];
+        while let Some((module, file)) = pending.pop() {
+            let code = code_of(&fs::read_to_string(&file).unwrap());
+            let dir = if module.is_empty() || file.file_name().is_some_and(|n| n == "mod.rs") {
+                file.parent().unwrap().to_path_buf()
+            } else {
+                file.with_extension("")
+            };
+            for child in declared_modules(&code) {
+                let candidates = [
+                    dir.join(format!("{child}.rs")),
+                    dir.join(&child).join("mod.rs"),
+                ];
+                if let Some(found) = candidates.into_iter().find(|c| c.exists()) {
+                    let mut path = module.clone();
+                    path.push(child);
+                    pending.push((path, found));
+                }
+            }
+            files.insert(module, file);
+        }
+        Crate { files }
+    }
+
+    /// The module a path such as `a::b::Item` leads to from `from`, following `pub use` re-exports
+    /// of a module into its children.
+    fn resolve(&self, from: &[String], path: &[&str]) -> Option<Vec<String>> {
+        let mut at: Vec<String> = match path.first()? {
+            &"crate" => Vec::new(),
+            &"self" => from.to_vec(),
+            &"super" => from[..from.len().checked_sub(1)?].to_vec(),
+            first
+                if self
+                    .files
+                    .contains_key(&[from, &[first.to_string()]].concat()) =>
+            {
+                from.to_vec()
+            }
+            _ => return None,
+        };
+        let mut rest = &path[usize::from(matches!(path[0], "crate" | "self" | "super"))..];
+        while let Some(first) = rest.first() {
+            if *first == "super" {
+                at.pop();
+                rest = &rest[1..];
+                continue;
+            }
+            let mut next = at.clone();
+            next.push((*first).to_owned());
+            if self.files.contains_key(&next) {
+                at = next;
+                rest = &rest[1..];
+            } else {
+                // An item of `at`, perhaps re-exported from one of its children.
+                let code = code_of(&fs::read_to_string(&self.files[&at]).unwrap());
+                if let Some(child) = reexporter(&code, first)
+                    && self
+                        .files
+                        .contains_key(&[at.clone(), vec![child.clone()]].concat())
+                {
+                    at.push(child);
+                }
+                break;
+            }
+        }
+        Some(at)
+    }
+
+    /// Which modules each module's file names, as module paths.
+    fn arrows(&self) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+        let mut arrows = BTreeMap::new();
+        for (module, file) in &self.files {
+            let code = without_inline_modules(&code_of(&fs::read_to_string(file).unwrap()));
+            let mut to = BTreeSet::new();
+            for path in paths(&code) {
+                let parts: Vec<&str> = path.split("::").collect();
+                if let Some(target) = self.resolve(module, &parts)
+                    && &target != module
+                {
+                    to.insert(target);
+                }
+            }
+            arrows.insert(module.clone(), to);
+        }
+        arrows
+    }
+}
+
+/// The code without its inline modules (`mod tests { … }`), whose paths start from elsewhere and
+/// which are not part of the layout.
+fn without_inline_modules(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = find_inline_module(rest) {
+        out.push_str(&rest[..at]);
+        let open = at + rest[at..].find('{').expect("an inline module's brace");
+        let mut depth = 0;
+        let mut end = rest.len();
+        for (i, c) in rest[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn find_inline_module(code: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(p) = code[from..].find("mod ") {
+        let at = from + p;
+        from = at + 4;
+        if at > 0
+            && (code.as_bytes()[at - 1].is_ascii_alphanumeric() || code.as_bytes()[at - 1] == b'_')
+        {
+            continue;
+        }
+        let after: String = code[at + 4..]
+            .chars()
+            .skip_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if after.trim_start().starts_with('{') {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// The modules a file declares with `mod name;` (not inline `mod name { … }`).
+fn declared_modules(code: &str) -> Vec<String> {
+    code.lines()
+        .filter_map(|line| {
+            let line = line.trim();
+            let line = line
+                .strip_prefix("pub(crate) ")
+                .or_else(|| line.strip_prefix("pub(super) "))
+                .or_else(|| line.strip_prefix("pub "))
+                .unwrap_or(line);
+            let name = line.strip_prefix("mod ")?.strip_suffix(';')?;
+            Some(name.trim().to_owned())
+        })
+        .collect()
+}
+
+/// The child module from which `code` re-exports `item` (`pub use child::…::item`).
+fn reexporter(code: &str, item: &str) -> Option<String> {
+    for statement in code.split(';') {
+        let statement = statement.trim();
+        let Some(rest) = statement
+            .strip_prefix("pub use ")
+            .or_else(|| statement.strip_prefix("pub(crate) use "))
+        else {
+            continue;
+        };
+        let rest = rest.trim_start_matches("self::");
+        let words: Vec<&str> = rest
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        if words.len() > 1 && words[1..].contains(&item) {
+            return Some(words[0].to_owned());
+        }
+    }
+    None
+}
+
+/// Every path in `code` that starts at `crate`, `self` or `super`, or at a name followed by `::`,
+/// with `use` groups (`a::{b, c::d}`) expanded.
+fn paths(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for statement in code.split(';') {
+        if let Some(at) = statement.find("use ") {
+            let before = &statement[..at];
+            if before.trim().is_empty()
+                || before.trim_end().ends_with("pub")
+                || before.trim_end().ends_with(')')
+            {
+                expand(statement[at + 4..].trim(), "", &mut out);
+                continue;
+            }
+        }
+        let bytes = statement.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let start = i;
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b':')
+            {
+                i += 1;
+            }
+            let word = &statement[start..i];
+            let preceded =
+                start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+            if !preceded && word.contains("::") {
+                out.push(word.trim_end_matches(':').to_owned());
+            }
+            i = i.max(start + 1);
+        }
+    }
+    out
+}
+
+fn expand(tree: &str, prefix: &str, out: &mut Vec<String>) {
+    let tree = tree.trim();
+    if let Some(open) = tree.find('{') {
+        let head = tree[..open].trim_end_matches("::");
+        let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+        let prefix = join(prefix, head);
+        let mut depth = 0;
+        let mut start = 0;
+        for (i, c) in inner.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    expand(&inner[start..i], &prefix, out);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        expand(&inner[start..], &prefix, out);
+    } else if !tree.is_empty() {
+        let item = tree.split(" as ").next().unwrap_or(tree).trim();
+        out.push(join(prefix, item));
+    }
+}
+
+fn join(prefix: &str, rest: &str) -> String {
+    match (prefix.is_empty(), rest.is_empty()) {
+        (true, _) => rest.to_owned(),
+        (_, true) => prefix.to_owned(),
+        _ => format!("{prefix}::{rest}"),
+    }
+}
+
+#[test]
+fn no_import_circle_between_the_modules_of_a_directory() {
+    let roots = [
+        "engine/src/lib.rs",
+        "engine/src/main.rs",
+        "protocol/src/lib.rs",
+        "server/src/lib.rs",
+        "server/src/main.rs",
+        "client/src/lib.rs",
+        "client/src/main.rs",
+        "tests/src/lib.rs",
+        "loadgen/src/lib.rs",
+        "loadgen/src/main.rs",
+    ];
+    let mut found = Vec::new();
+    for root in roots {
+        let krate = Crate::read(&workspace().join(root));
+        let arrows = krate.arrows();
+        // Within each directory: its modules (the root or mod.rs included), each child directory
+        // standing for everything under it.
+        let parents: BTreeSet<Vec<String>> = krate
+            .files
+            .keys()
+            .filter(|m| {
+                krate
+                    .files
+                    .keys()
+                    .any(|o| o.len() > m.len() && o.starts_with(m))
+            })
+            .cloned()
+            .collect();
+        for parent in &parents {
+            let node = |module: &Vec<String>| -> Option<String> {
+                if module == parent {
+                    return Some("(mod)".to_owned());
+                }
+                (module.len() > parent.len() && module.starts_with(parent))
+                    .then(|| module[parent.len()].clone())
+            };
+            let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+            for (from, targets) in &arrows {
+                let Some(a) = node(from) else { continue };
+                for target in targets {
+                    if let Some(b) = node(target)
+                        && a != b
+                    {
+                        graph.entry(a.clone()).or_default().insert(b);
+                    }
+                }
+            }
+            for circle in circles(&graph) {
+                found.push(format!("{root} {parent:?}: {}", circle.join(" -> ")));
+            }
+        }
+    }
+    assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
+}
