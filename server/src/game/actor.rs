@@ -21,7 +21,7 @@ use tracing::{debug, error, info, warn};
 
 use super::rules::{Decision, Due, EndRecord, PendingMove, Rematch, Rules, Table, Update};
 use super::seat::{Human, Seat, Watcher, index};
-use super::setup::{SeatSetup, Setup};
+use super::setup::{SeatSetup, Setup, Starter};
 use crate::error::Refusal;
 use crate::game_handle::{Command, Requester};
 use crate::metrics::GaugeShare;
@@ -74,6 +74,8 @@ pub(crate) struct Game {
     pub(super) dropped: Vec<Mark>,
     /// This game's part of the watchers gauge.
     pub(super) watchers_counted: GaugeShare,
+    /// Starts the rematch.
+    pub(super) starter: Starter,
 }
 
 /// Who gets the first snapshots besides the seats: the requester (its reply echoes the request id)
@@ -92,7 +94,7 @@ impl Game {
         id: GameId,
         commands: mpsc::WeakSender<Command>,
         setup: Setup,
-        started_ms: u64,
+        (started_ms, starter): (u64, Starter),
     ) -> Game {
         let seats = setup.seats.clone().map(|seat| match seat {
             SeatSetup::Human(session) => {
@@ -103,7 +105,7 @@ impl Game {
         });
         let connected = [0, 1].map(|i| !matches!(&seats[i], Seat::Human(Human { out: None, .. })));
         let rules = Rules::new(Self::table(&shared, id, &setup, &seats), connected);
-        Game::around(shared, rules, commands, setup, seats, started_ms)
+        Game::around(shared, rules, commands, (setup, starter), seats, started_ms)
     }
 
     /// How the rules see a game set up so.
@@ -129,7 +131,7 @@ impl Game {
         shared: Arc<Shared>,
         rules: Rules,
         commands: mpsc::WeakSender<Command>,
-        setup: Setup,
+        (setup, starter): (Setup, Starter),
         seats: [Seat; 2],
         started_ms: u64,
     ) -> Game {
@@ -154,6 +156,7 @@ impl Game {
             start: None,
             dropped: Vec::new(),
             watchers_counted: GaugeShare::new(&shared.metrics.watchers),
+            starter,
             shared,
         }
     }
@@ -170,7 +173,7 @@ impl Game {
     pub(crate) fn restore(
         shared: Arc<Shared>,
         commands: mpsc::WeakSender<Command>,
-        setup: Setup,
+        (setup, starter): (Setup, Starter),
         live: &LiveGame,
     ) -> Result<Game, String> {
         let id = live.start.game;
@@ -188,7 +191,14 @@ impl Game {
             .collect();
         let table = Self::table(&shared, id, &setup, &seats);
         let rules = Rules::restore(table, &moves, live.seq, now())?;
-        let mut game = Game::around(shared, rules, commands, setup, seats, live.start.started_ms);
+        let mut game = Game::around(
+            shared,
+            rules,
+            commands,
+            (setup, starter),
+            seats,
+            live.start.started_ms,
+        );
         game.stored_seq = live.seq;
         Ok(game)
     }
@@ -599,7 +609,7 @@ impl Game {
             watcher: None,
             on_end: None,
         };
-        match super::start(&self.shared, setup) {
+        match (self.starter)(&self.shared, setup) {
             Ok(id) => self.rules.rematch_started(id),
             Err(refusal) => from.out.error(from.id, refusal.code, refusal.message),
         }

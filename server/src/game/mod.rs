@@ -27,6 +27,10 @@ use crate::store::{GameStart, LiveGame, StoredSeat, now_ms};
 /// Starts a game: registers it, seats its players and spawns its actor, which sends everyone
 /// their first snapshot.
 pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusal> {
+    start_game(shared, setup)
+}
+
+fn start_game(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusal> {
     if shared.stop_games.is_cancelled() {
         return Err(Refusal::new(
             ErrorCode::ShuttingDown,
@@ -63,7 +67,14 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
     if let Some((session, _)) = &setup.watcher {
         session.set_watching(id, true);
     }
-    let game = actor::Game::new(shared.clone(), id, weak, setup, start.started_ms).starting(start);
+    let game = actor::Game::new(
+        shared.clone(),
+        id,
+        weak,
+        setup,
+        (start.started_ms, start_game),
+    )
+    .starting(start);
     let span = tracing::info_span!(parent: None, "game", id = id.0);
     shared.tasks.spawn(game.run(rx).instrument(span));
     Ok(id)
@@ -114,7 +125,12 @@ pub(crate) fn restore_all(
             on_end: Some(on_end),
         };
         let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
-        let game = match actor::Game::restore(shared.clone(), tx.downgrade(), setup, &game) {
+        let game = match actor::Game::restore(
+            shared.clone(),
+            tx.downgrade(),
+            (setup, start_game),
+            &game,
+        ) {
             Ok(game) => game,
             Err(err) => {
                 error!(game = id.0, cause = %err, "cannot restore a game; it stays as it was stored");

@@ -6,8 +6,10 @@ use std::sync::Arc;
 use noughts_protocol::{ClockSpec, GameId, GameKind, Level, PlayerId, Variant};
 use tokio::sync::oneshot;
 
+use crate::error::Refusal;
 use crate::game_handle::Requester;
 use crate::session::Session;
+use crate::shared::Shared;
 
 /// Who sits in a seat of a new game.
 #[derive(Debug, Clone)]
@@ -61,3 +63,7 @@ impl Setup {
         }
     }
 }
+
+/// How a game starts another (its rematch): [`super::start`], handed to the actor when it is made,
+/// so that the actor does not reach back up to the module that spawns it.
+pub(crate) type Starter = fn(&Arc<Shared>, Setup) -> Result<GameId, Refusal>;
