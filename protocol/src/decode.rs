@@ -2,7 +2,9 @@
 
 use serde_json::Value;
 
-use crate::{ClientFrame, ErrorCode, RequestId};
+use crate::error::ErrorCode;
+use crate::frame::ClientFrame;
+use crate::ids::RequestId;
 
 /// Why a frame could not be read as a request, with the id to echo when the frame had one.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! Text that comes from other people: names and chat. One place decides what may be shown.
 
-use crate::MAX_NAME_CHARS;
+use crate::limits::MAX_NAME_CHARS;
 
 /// Why a display name was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,123 @@
+//! The stable error codes and the WebSocket close codes. Each error code is written once, in the
+//! table below, which gives the enum, its wire name and the list PROTOCOL.md is checked against.
+
+use serde::{Deserialize, Serialize};
+
+/// Declares [`ErrorCode`], its wire names and [`ERROR_CODES`] from one table.
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $code:ident = $wire:literal,)*) => {
+        /// The stable error codes. PROTOCOL.md documents when each is sent.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum ErrorCode {
+            $($(#[$doc])* #[serde(rename = $wire)] $code,)*
+        }
+
+        impl ErrorCode {
+            /// The code as it appears on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$code => $wire,)*
+                }
+            }
+        }
+
+        /// Every error code with its wire name, for documentation tests and clients.
+        pub const ERROR_CODES: &[(ErrorCode, &str)] = &[$((ErrorCode::$code, $wire),)*];
+    };
+}
+
+error_codes! {
+    /// The frame is not valid JSON, or not a JSON object.
+    BadJson = "bad_json",
+    /// The `type` is missing or not one the server knows.
+    UnknownType = "unknown_type",
+    /// The `type` is known but a field is missing or has the wrong type.
+    BadRequest = "bad_request",
+    /// `hello` carried a protocol version the server does not speak.
+    UnsupportedVersion = "unsupported_version",
+    /// A request other than `hello` came before `hello`.
+    HelloFirst = "hello_first",
+    /// `hello` came twice on one connection.
+    AlreadyWelcomed = "already_welcomed",
+    /// The name is empty, too long, or holds control characters.
+    BadName = "bad_name",
+    /// The token in `hello` is not one this server issued (or it has expired).
+    UnknownToken = "unknown_token",
+    /// No live game has that id.
+    NoSuchGame = "no_such_game",
+    /// Only the game's players may do that (watchers and strangers may not).
+    NotAPlayer = "not_a_player",
+    /// It is the other side's move.
+    NotYourTurn = "not_your_turn",
+    /// The cell is off the board or taken.
+    IllegalMove = "illegal_move",
+    /// The game has already ended.
+    GameOver = "game_over",
+    /// The game is still being played (a rematch before the end).
+    GameNotOver = "game_not_over",
+    /// This player already has a seek open.
+    AlreadySeeking = "already_seeking",
+    /// There is no seek to cancel.
+    NotSeeking = "not_seeking",
+    /// No open room has that code.
+    NoSuchRoom = "no_such_room",
+    /// A player cannot join their own room.
+    OwnRoom = "own_room",
+    /// A clock setting is out of range.
+    BadClock = "bad_clock",
+    /// A chat message is empty or too long.
+    BadChat = "bad_chat",
+    /// The client sends faster than the rate limit allows.
+    RateLimited = "rate_limited",
+    /// The server holds as many connections (or games) as it is configured for.
+    ServerFull = "server_full",
+    /// The server is shutting down and takes no new games.
+    ShuttingDown = "shutting_down",
+    /// Something went wrong inside the server; the request had no effect.
+    Internal = "internal",
+    /// The player already has as many open rooms, or live games it started, as one player may.
+    LimitReached = "limit_reached",
+    /// No player has that id.
+    NoSuchPlayer = "no_such_player",
+    /// The client's address holds as many connections as one address may (sent just before
+    /// close 1013).
+    TooManyConnections = "too_many_connections",
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// WebSocket close codes the server uses.
+pub mod close {
+    /// The session was resumed on another connection; this one gives way.
+    pub const REPLACED: u16 = 1000;
+    /// The server is shutting down.
+    pub const GOING_AWAY: u16 = 1001;
+    /// A frame that breaks the WebSocket protocol.
+    pub const PROTOCOL_ERROR: u16 = 1002;
+    /// A binary frame.
+    pub const UNSUPPORTED_DATA: u16 = 1003;
+    /// A text frame that is not valid UTF-8.
+    pub const INVALID_PAYLOAD: u16 = 1007;
+    /// Persistent abuse of the rate limit, or no pong for too long.
+    pub const POLICY_VIOLATION: u16 = 1008;
+    /// A frame larger than [`crate::limits::MAX_MESSAGE_BYTES`].
+    pub const MESSAGE_TOO_BIG: u16 = 1009;
+    /// The server is at its connection limit, or the client's address at its own.
+    pub const TRY_AGAIN_LATER: u16 = 1013;
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_are_the_serde_names() {
+        for (code, wire) in ERROR_CODES {
+            assert_eq!(serde_json::to_string(code).unwrap(), format!("\"{wire}\""));
+            assert_eq!(code.as_str(), *wire);
+        }
+    }
+}

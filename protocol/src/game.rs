@@ -1,0 +1,143 @@
+//! Games on the wire: how one is asked for (clock, side), its snapshot, its seats, its clocks,
+//! how it ended, and its chat.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{GameId, PlayerId};
+use noughts_engine::{Level, Mark, Variant};
+
+/// A game clock: each side starts with `initial_ms` and gains `increment_ms` after each move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ClockSpec {
+    pub initial_ms: u64,
+    pub increment_ms: u64,
+}
+
+/// Which side a player wants against the AI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SideChoice {
+    X,
+    O,
+    #[default]
+    Random,
+}
+
+/// A full game snapshot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameState {
+    pub game: GameId,
+    pub variant: Variant,
+    pub kind: GameKind,
+    pub x: SeatInfo,
+    pub o: SeatInfo,
+    /// The mark of the player this snapshot is sent to, if they play in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub you: Option<Mark>,
+    /// The latest `seq` of this game: the next update carries a larger one.
+    pub seq: u64,
+    pub board: String,
+    /// Cells in the order they were played.
+    pub moves: Vec<usize>,
+    /// Whose turn it is; absent once the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_move: Option<Mark>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<Clocks>,
+    /// Present once the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResult>,
+    pub watchers: u32,
+    /// The most recent chat lines, oldest first.
+    #[serde(default)]
+    pub chat: Vec<ChatLine>,
+    /// The game this one is a rematch of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch_of: Option<GameId>,
+    /// Whether the game counts for ratings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
+}
+
+/// Who sits in a seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatInfo {
+    pub name: String,
+    /// The player's id; absent for an AI seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<PlayerId>,
+    /// The AI level; absent for a human seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
+    /// False while a human player's connection is down.
+    pub connected: bool,
+    /// A person's rating in the game's variant; absent for an AI seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<u32>,
+}
+
+/// What kind of players a game has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameKind {
+    /// Two people.
+    Human,
+    /// A person against an AI seat.
+    Ai,
+    /// Two AI seats: the server's war games and matches players start.
+    War,
+}
+
+/// The clocks at the moment a message was sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clocks {
+    pub x_ms: u64,
+    pub o_ms: u64,
+    /// The side whose clock is running, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<Mark>,
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameResult {
+    /// Absent for a draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winner: Option<Mark>,
+    pub reason: EndReason,
+    /// The winning line's cells (every completed line's, if one move made several); empty unless
+    /// the reason is `line`.
+    #[serde(default)]
+    pub cells: Vec<usize>,
+}
+
+/// Why a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// A side completed a line.
+    Line,
+    /// The board filled with no line.
+    Draw,
+    /// A player resigned.
+    Resign,
+    /// A player's clock ran out.
+    Timeout,
+    /// A player stayed disconnected past the grace period.
+    Abandon,
+    /// The server ended the game (it was shutting down).
+    Aborted,
+}
+
+/// One line of a game's chat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatLine {
+    /// The speaker's display name.
+    pub from: String,
+    /// The speaker's mark, if they play in the game; absent for watchers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark: Option<Mark>,
+    pub text: String,
+}

@@ -1,0 +1,284 @@
+//! The two message enums: everything a client can ask ([`ClientMessage`]) and everything the
+//! server sends ([`ServerMessage`]), each tagged by its `"type"`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ErrorCode;
+use crate::game::{ChatLine, ClockSpec, Clocks, GameResult, GameState, SideChoice};
+use crate::ids::{GameId, PlayerId};
+use crate::lobby::{GameInfo, RoomInfo};
+use crate::records::{GameRecord, GameSummary, LeaderboardEntry, Profile, Rating};
+use noughts_engine::{Level, Mark, Variant};
+
+/// Everything a client can ask of the server. Its `Debug` leaves the session token out, so a
+/// logged message cannot give a session away.
+#[derive(derive_more::Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMessage {
+    /// First message on every connection. `token` resumes an earlier session.
+    Hello {
+        protocol: u32,
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[debug("{}", if token.is_some() { "Some(<redacted>)" } else { "None" })]
+        token: Option<String>,
+    },
+    /// Receive the lobby snapshot, then its changes.
+    SubscribeLobby,
+    /// Stop receiving lobby changes.
+    UnsubscribeLobby,
+    /// Quick match: be paired with the next player seeking the same variant and clock.
+    Seek {
+        variant: Variant,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockSpec>,
+        /// Whether the game counts for ratings; only seeks that agree on it are paired.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
+    },
+    /// Withdraw the current seek.
+    CancelSeek,
+    /// Open a room that others join by its invite code.
+    CreateRoom {
+        variant: Variant,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockSpec>,
+        #[serde(default)]
+        private: bool,
+        /// Whether the game counts for ratings.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
+    },
+    /// Close a room this player opened that nobody has joined yet.
+    CloseRoom { code: String },
+    /// Join a room by its invite code; the game starts at once.
+    JoinRoom { code: String },
+    /// Play against an AI seat.
+    PlayAi {
+        variant: Variant,
+        level: Level,
+        #[serde(default)]
+        side: SideChoice,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockSpec>,
+    },
+    /// Start an AI-vs-AI match and watch it.
+    StartWar {
+        variant: Variant,
+        x_level: Level,
+        o_level: Level,
+    },
+    /// Watch a live game: a `game_state` snapshot, then every update. A game from a private room
+    /// needs its invite `code` unless the watcher plays in it.
+    Watch {
+        game: GameId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
+    /// Stop watching a game.
+    Unwatch { game: GameId },
+    /// Put the mover's mark on `cell` (cell numbers as in the engine: row-major, layer-major).
+    Move { game: GameId, cell: usize },
+    /// Give up the game.
+    Resign { game: GameId },
+    /// Offer a rematch with sides swapped, or accept the opponent's offer.
+    Rematch { game: GameId },
+    /// Say something in a game's chat (players and watchers).
+    Chat { game: GameId, text: String },
+    /// Application-level ping; the server answers `pong`.
+    Ping,
+    /// The best-rated players of a variant, best first.
+    Leaderboard {
+        variant: Variant,
+        /// How many places to skip (default 0).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offset: Option<u32>,
+        /// How many players to list (default 20, at most 100).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+    },
+    /// A player's finished games, newest first.
+    History {
+        /// Whose games (default: your own).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        player: Option<PlayerId>,
+        /// Only games with a smaller id: the `game` of the last one on the previous page.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<GameId>,
+        /// How many games (default 20, at most 100).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+    },
+    /// The full record of a game: seats, every move with its time, and the result.
+    GameRecord { game: GameId },
+    /// A player's ratings and results in every variant.
+    Profile {
+        /// Whose profile (default: your own).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        player: Option<PlayerId>,
+    },
+}
+
+/// Everything the server sends. Its `Debug` leaves the session token out.
+#[derive(derive_more::Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// The answer to `hello`. Keep `token` to resume this identity later.
+    Welcome {
+        protocol: u32,
+        player: PlayerId,
+        name: String,
+        #[debug("<redacted>")]
+        token: String,
+        /// True when `hello` carried a token that resumed an earlier session.
+        resumed: bool,
+        /// The player's rating in each variant.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        ratings: Vec<Rating>,
+    },
+    /// A request was refused. `code` is stable and documented; `message` is for people.
+    Error { code: ErrorCode, message: String },
+    /// A request that has no other answer succeeded (sent only when the request had an `id`).
+    Ok,
+    /// Answer to `ping`.
+    Pong,
+    /// The whole lobby, sent on `subscribe_lobby` and on resuming a subscribed session.
+    Lobby {
+        rooms: Vec<RoomInfo>,
+        games: Vec<GameInfo>,
+    },
+    /// A game appeared in the lobby or changed (moves, watchers, presence).
+    LobbyGame { game: GameInfo },
+    /// A game left the lobby (it ended).
+    LobbyGameRemoved { game: GameId },
+    /// A public room opened.
+    LobbyRoom { room: RoomInfo },
+    /// A public room closed or was joined.
+    LobbyRoomRemoved { code: String },
+    /// The seek was registered; a `game_state` follows when an opponent is found.
+    Seeking {
+        variant: Variant,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockSpec>,
+    },
+    /// The room was opened; give `code` to the opponent.
+    RoomCreated {
+        code: String,
+        variant: Variant,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockSpec>,
+        private: bool,
+    },
+    /// A full snapshot of one game: on start, on `watch`, and on resume.
+    GameState(Box<GameState>),
+    /// A move was made.
+    Moved {
+        game: GameId,
+        seq: u64,
+        mark: Mark,
+        cell: usize,
+        board: String,
+        /// Whose turn it is now; absent when the move ended the game.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to_move: Option<Mark>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clocks: Option<Clocks>,
+    },
+    /// The game ended.
+    GameOver {
+        game: GameId,
+        seq: u64,
+        board: String,
+        result: GameResult,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clocks: Option<Clocks>,
+    },
+    /// A player's connection dropped or came back. While away, `grace_ms` says how long they have
+    /// left before they lose by abandonment.
+    Presence {
+        game: GameId,
+        seq: u64,
+        mark: Mark,
+        connected: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        grace_ms: Option<u64>,
+    },
+    /// The number of people watching changed.
+    Watchers { game: GameId, seq: u64, count: u32 },
+    /// A chat line in a game.
+    Chat {
+        game: GameId,
+        seq: u64,
+        #[serde(flatten)]
+        line: ChatLine,
+    },
+    /// A player offered a rematch; the other accepts by sending `rematch` too.
+    RematchOffered { game: GameId, seq: u64, by: Mark },
+    /// The server is going away; the connection closes with 1001 next.
+    Shutdown { message: String },
+    /// The answer to `leaderboard`.
+    Leaderboard {
+        variant: Variant,
+        /// The places skipped: the first entry's `rank` is `offset + 1`.
+        offset: u32,
+        players: Vec<LeaderboardEntry>,
+    },
+    /// The answer to `history`.
+    History {
+        player: PlayerId,
+        /// Newest first.
+        games: Vec<GameSummary>,
+        /// Whether older games follow (ask again with `before` set to the last `game`).
+        more: bool,
+    },
+    /// The answer to `game_record`.
+    GameRecord(Box<GameRecord>),
+    /// The answer to `profile`.
+    Profile(Box<Profile>),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::ClientFrame;
+    use crate::ids::RequestId;
+    use crate::limits::PROTOCOL_VERSION;
+
+    #[test]
+    fn debug_output_never_shows_a_token() {
+        let token = "0123456789abcdef0123456789abcdef";
+        let hello = ClientMessage::Hello {
+            protocol: PROTOCOL_VERSION,
+            name: "ada".to_owned(),
+            token: Some(token.to_owned()),
+        };
+        let welcome = ServerMessage::Welcome {
+            protocol: PROTOCOL_VERSION,
+            player: PlayerId(7),
+            name: "ada".to_owned(),
+            token: token.to_owned(),
+            resumed: true,
+            ratings: Vec::new(),
+        };
+        let frame = ClientFrame {
+            id: Some(RequestId::Number(1)),
+            message: hello.clone(),
+        };
+        for shown in [
+            format!("{hello:?}"),
+            format!("{welcome:?}"),
+            format!("{frame:?}"),
+            format!("{hello:#?}"),
+        ] {
+            assert!(!shown.contains(token), "{shown}");
+            assert!(shown.contains("ada"), "the rest is still shown: {shown}");
+            assert!(shown.contains("<redacted>"), "{shown}");
+        }
+        let fresh = ClientMessage::Hello {
+            protocol: PROTOCOL_VERSION,
+            name: "bo".to_owned(),
+            token: None,
+        };
+        assert!(format!("{fresh:?}").contains("token: None"));
+    }
+}

@@ -1,0 +1,143 @@
+//! Ratings, leaderboards, history, game records and profiles on the wire.
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::{ClockSpec, GameKind, GameResult};
+use crate::ids::{GameId, PlayerId};
+use noughts_engine::{Level, Mark, Variant};
+
+/// A player's Glicko-2 rating in one variant, rounded to whole points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rating {
+    pub variant: Variant,
+    /// The rating; everyone starts at 1500.
+    pub rating: u32,
+    /// The rating deviation: how uncertain the rating is (350 for a newcomer, shrinking with play).
+    pub deviation: u32,
+    /// Rated games played in this variant.
+    pub games: u32,
+}
+
+/// One line of a leaderboard.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaderboardEntry {
+    /// 1 for the best-rated player.
+    pub rank: u32,
+    pub player: PlayerId,
+    pub name: String,
+    pub rating: u32,
+    pub deviation: u32,
+    /// Rated games in this variant, and how they went.
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
+
+/// A seat in a stored game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordSeat {
+    /// The player's name, or `AI (level)`.
+    pub name: String,
+    /// The player's id; absent for an AI seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<PlayerId>,
+    /// The AI level; absent for a human seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<Level>,
+    /// In a finished rated game, the player's rating going into it (what its result was counted
+    /// against).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<u32>,
+    /// In a finished rated game, how much the game changed that rating.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating_change: Option<i32>,
+}
+
+/// A game as a player's history lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSummary {
+    pub game: GameId,
+    pub variant: Variant,
+    pub kind: GameKind,
+    pub x: RecordSeat,
+    pub o: RecordSeat,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockSpec>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
+    /// When the game started and ended, in milliseconds since the Unix epoch.
+    pub started_ms: u64,
+    pub ended_ms: u64,
+    /// Moves played.
+    pub moves: u32,
+    pub result: GameResult,
+}
+
+/// Everything kept about one game: enough to replay it move by move.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub game: GameId,
+    pub variant: Variant,
+    pub kind: GameKind,
+    pub x: RecordSeat,
+    pub o: RecordSeat,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockSpec>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
+    /// When the game started, in milliseconds since the Unix epoch.
+    pub started_ms: u64,
+    /// When it ended; absent while it is being played.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_ms: Option<u64>,
+    /// Every move, in order.
+    pub moves: Vec<MoveRecord>,
+    /// The final (or current) board.
+    pub board: String,
+    /// How it ended; absent while it is being played.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResult>,
+    /// The game this one is a rematch of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rematch_of: Option<GameId>,
+}
+
+/// One move of a stored game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveRecord {
+    pub mark: Mark,
+    pub cell: usize,
+    /// When it was played, in milliseconds since the game started.
+    pub at_ms: u64,
+    /// In a timed game, the mover's time left after the move (increment included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ms: Option<u64>,
+}
+
+/// A player's public profile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Profile {
+    pub player: PlayerId,
+    pub name: String,
+    /// When the player first said hello and was last seen, in milliseconds since the Unix epoch.
+    pub created_ms: u64,
+    pub last_seen_ms: u64,
+    /// One entry per variant, in the order classic, four, cube, qubic.
+    pub variants: Vec<VariantStats>,
+}
+
+/// A player's rating and results in one variant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VariantStats {
+    pub variant: Variant,
+    pub rating: u32,
+    pub deviation: u32,
+    /// Rated games played.
+    pub rated_games: u32,
+    /// Finished games of every kind (rated, casual, against the AI), and how they went.
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
