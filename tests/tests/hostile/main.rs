@@ -6,6 +6,7 @@ mod chat;
 mod floods;
 mod frames;
 mod names;
+mod ranges;
 mod requests;
 mod rules;
 mod support;

@@ -46,14 +46,6 @@ async fn missing_and_null_fields_get_bad_request() {
     beside.finish().await;
 }
 
-/// Values the decoder accepts and the server refuses.
-#[tokio::test]
-async fn out_of_range_values_are_refused_by_the_server() {
-    let beside = Beside::start().await;
-    beside.run_all(&out_of_range(beside.reference.game)).await;
-    beside.finish().await;
-}
-
 /// Not JSON, or not an object; and every proper prefix of a good request.
 fn not_json(game: GameId) -> Vec<Case> {
     use ErrorCode::*;
@@ -170,27 +162,9 @@ fn not_json(game: GameId) -> Vec<Case> {
 }
 
 /// Unknown types.
-fn unknown_types(game: GameId) -> Vec<Case> {
+fn unknown_types(_game: GameId) -> Vec<Case> {
     use ErrorCode::*;
     use Expect::Error;
-    let _g = game.0;
-    let _deep_array = format!("{}{}", "[".repeat(2000), "]".repeat(2000));
-    let _deep_object = format!(
-        "{{\"type\":\"ping\",\"id\":7,\"x\":{}1{}}}",
-        "{\"a\":".repeat(600),
-        "}".repeat(600)
-    );
-    let _shallow = format!(
-        "{{\"type\":\"ping\",\"id\":7,\"x\":{}{}}}",
-        "[".repeat(100),
-        "]".repeat(100)
-    );
-    let padded_ping = {
-        let head = "{\"type\":\"ping\",\"id\":7";
-        let pad = MAX_MESSAGE_BYTES - head.len() - 1;
-        format!("{head}{}}}", " ".repeat(pad))
-    };
-    assert_eq!(padded_ping.len(), MAX_MESSAGE_BYTES);
     let cases = vec![
         // Unknown types.
         text("no type", "{\"id\":7,\"game\":1}", Error(UnknownType), true),
@@ -272,27 +246,9 @@ fn unknown_types(game: GameId) -> Vec<Case> {
 }
 
 /// Ids.
-fn ids(game: GameId) -> Vec<Case> {
+fn ids(_game: GameId) -> Vec<Case> {
     use ErrorCode::*;
     use Expect::{Error, Reply};
-    let _g = game.0;
-    let _deep_array = format!("{}{}", "[".repeat(2000), "]".repeat(2000));
-    let _deep_object = format!(
-        "{{\"type\":\"ping\",\"id\":7,\"x\":{}1{}}}",
-        "{\"a\":".repeat(600),
-        "}".repeat(600)
-    );
-    let _shallow = format!(
-        "{{\"type\":\"ping\",\"id\":7,\"x\":{}{}}}",
-        "[".repeat(100),
-        "]".repeat(100)
-    );
-    let padded_ping = {
-        let head = "{\"type\":\"ping\",\"id\":7";
-        let pad = MAX_MESSAGE_BYTES - head.len() - 1;
-        format!("{head}{}}}", " ".repeat(pad))
-    };
-    assert_eq!(padded_ping.len(), MAX_MESSAGE_BYTES);
     let cases = vec![
         // Ids.
         text(
@@ -352,23 +308,6 @@ fn wrong_types(game: GameId) -> Vec<Case> {
     use ErrorCode::*;
     use Expect::Error;
     let g = game.0;
-    let _deep_array = format!("{}{}", "[".repeat(2000), "]".repeat(2000));
-    let _deep_object = format!(
-        "{{\"type\":\"ping\",\"id\":7,\"x\":{}1{}}}",
-        "{\"a\":".repeat(600),
-        "}".repeat(600)
-    );
-    let _shallow = format!(
-        "{{\"type\":\"ping\",\"id\":7,\"x\":{}{}}}",
-        "[".repeat(100),
-        "]".repeat(100)
-    );
-    let padded_ping = {
-        let head = "{\"type\":\"ping\",\"id\":7";
-        let pad = MAX_MESSAGE_BYTES - head.len() - 1;
-        format!("{head}{}}}", " ".repeat(pad))
-    };
-    assert_eq!(padded_ping.len(), MAX_MESSAGE_BYTES);
     let cases = vec![
         // Wrong field types, missing fields, nulls.
         text(
@@ -472,27 +411,9 @@ fn wrong_types(game: GameId) -> Vec<Case> {
 }
 
 /// Missing fields and nulls.
-fn missing_fields(game: GameId) -> Vec<Case> {
+fn missing_fields(_game: GameId) -> Vec<Case> {
     use ErrorCode::*;
     use Expect::{Error, Reply};
-    let _g = game.0;
-    let _deep_array = format!("{}{}", "[".repeat(2000), "]".repeat(2000));
-    let _deep_object = format!(
-        "{{\"type\":\"ping\",\"id\":7,\"x\":{}1{}}}",
-        "{\"a\":".repeat(600),
-        "}".repeat(600)
-    );
-    let _shallow = format!(
-        "{{\"type\":\"ping\",\"id\":7,\"x\":{}{}}}",
-        "[".repeat(100),
-        "]".repeat(100)
-    );
-    let padded_ping = {
-        let head = "{\"type\":\"ping\",\"id\":7";
-        let pad = MAX_MESSAGE_BYTES - head.len() - 1;
-        format!("{head}{}}}", " ".repeat(pad))
-    };
-    assert_eq!(padded_ping.len(), MAX_MESSAGE_BYTES);
     let cases = vec![
         text(
             "unknown variant",
@@ -588,184 +509,6 @@ fn missing_fields(game: GameId) -> Vec<Case> {
             "the largest history",
             "{\"type\":\"history\",\"id\":7,\"limit\":4294967295,\"before\":18446744073709551615}",
             Reply("history"),
-            true,
-        ),
-    ];
-    cases
-}
-
-/// Out-of-range values.
-fn out_of_range(game: GameId) -> Vec<Case> {
-    use ErrorCode::*;
-    use Expect::Error;
-    let g = game.0;
-    let _deep_array = format!("{}{}", "[".repeat(2000), "]".repeat(2000));
-    let _deep_object = format!(
-        "{{\"type\":\"ping\",\"id\":7,\"x\":{}1{}}}",
-        "{\"a\":".repeat(600),
-        "}".repeat(600)
-    );
-    let _shallow = format!(
-        "{{\"type\":\"ping\",\"id\":7,\"x\":{}{}}}",
-        "[".repeat(100),
-        "]".repeat(100)
-    );
-    let padded_ping = {
-        let head = "{\"type\":\"ping\",\"id\":7";
-        let pad = MAX_MESSAGE_BYTES - head.len() - 1;
-        format!("{head}{}}}", " ".repeat(pad))
-    };
-    assert_eq!(padded_ping.len(), MAX_MESSAGE_BYTES);
-    let cases = vec![
-        // Out-of-range values the decoder accepts and the server refuses.
-        text(
-            "zero clock",
-            "{\"type\":\"seek\",\"id\":7,\"variant\":\"classic\",\"clock\":{\"initial_ms\":0,\"increment_ms\":0}}",
-            Error(BadClock),
-            true,
-        ),
-        text(
-            "clock past three hours",
-            "{\"type\":\"create_room\",\"id\":7,\"variant\":\"classic\",\"clock\":{\"initial_ms\":10800001,\"increment_ms\":0}}",
-            Error(BadClock),
-            true,
-        ),
-        text(
-            "increment past a minute",
-            "{\"type\":\"play_ai\",\"id\":7,\"variant\":\"classic\",\"level\":\"easy\",\"clock\":{\"initial_ms\":1000,\"increment_ms\":60001}}",
-            Error(BadClock),
-            true,
-        ),
-        text(
-            "the largest clock",
-            "{\"type\":\"seek\",\"id\":7,\"variant\":\"classic\",\"clock\":{\"initial_ms\":18446744073709551615,\"increment_ms\":18446744073709551615}}",
-            Error(BadClock),
-            true,
-        ),
-        text(
-            "game zero",
-            "{\"type\":\"watch\",\"id\":7,\"game\":0}",
-            Error(NoSuchGame),
-            true,
-        ),
-        text(
-            "numeric watch code",
-            "{\"type\":\"watch\",\"id\":7,\"game\":1,\"code\":1234}",
-            Error(BadRequest),
-            true,
-        ),
-        text(
-            "watch code of escapes and emoji",
-            "{\"type\":\"watch\",\"id\":7,\"game\":0,\"code\":\"\\u001b[2J\\u202e🂡-ØØØØ\"}",
-            Error(NoSuchGame),
-            true,
-        ),
-        text(
-            "the longest watch code",
-            format!(
-                "{{\"type\":\"watch\",\"id\":7,\"game\":0,\"code\":\"{}\"}}",
-                "K".repeat(3900)
-            ),
-            Error(NoSuchGame),
-            true,
-        ),
-        text(
-            "the largest game",
-            "{\"type\":\"move\",\"id\":7,\"game\":18446744073709551615,\"cell\":18446744073709551615}",
-            Error(NoSuchGame),
-            true,
-        ),
-        text(
-            "record of no game",
-            "{\"type\":\"game_record\",\"id\":7,\"game\":18446744073709551615}",
-            Error(NoSuchGame),
-            true,
-        ),
-        text(
-            "history of nobody",
-            "{\"type\":\"history\",\"id\":7,\"player\":18446744073709551615}",
-            Error(NoSuchPlayer),
-            true,
-        ),
-        text(
-            "profile of nobody",
-            "{\"type\":\"profile\",\"id\":7,\"player\":999999}",
-            Error(NoSuchPlayer),
-            true,
-        ),
-        text(
-            "empty room code",
-            "{\"type\":\"join_room\",\"id\":7,\"code\":\"\"}",
-            Error(NoSuchRoom),
-            true,
-        ),
-        text(
-            "punctuation room code",
-            "{\"type\":\"join_room\",\"id\":7,\"code\":\"!!!!-????\"}",
-            Error(NoSuchRoom),
-            true,
-        ),
-        text(
-            "escape room code",
-            "{\"type\":\"join_room\",\"id\":7,\"code\":\"\\u001b[2J\\u0000\"}",
-            Error(NoSuchRoom),
-            true,
-        ),
-        text(
-            "long room code",
-            format!(
-                "{{\"type\":\"join_room\",\"id\":7,\"code\":\"{}\"}}",
-                "K".repeat(3000)
-            ),
-            Error(NoSuchRoom),
-            true,
-        ),
-        text(
-            "closing no room",
-            "{\"type\":\"close_room\",\"id\":7,\"code\":\"K7QM-4TXP-2D\"}",
-            Error(NoSuchRoom),
-            true,
-        ),
-        text(
-            "cancelling no seek",
-            "{\"type\":\"cancel_seek\",\"id\":7}",
-            Error(NotSeeking),
-            true,
-        ),
-        text(
-            "a stranger's move",
-            format!("{{\"type\":\"move\",\"id\":7,\"game\":{g},\"cell\":3}}"),
-            Error(NotAPlayer),
-            true,
-        ),
-        text(
-            "a stranger's resign",
-            format!("{{\"type\":\"resign\",\"id\":7,\"game\":{g}}}"),
-            Error(NotAPlayer),
-            true,
-        ),
-        text(
-            "a stranger's rematch",
-            format!("{{\"type\":\"rematch\",\"id\":7,\"game\":{g}}}"),
-            Error(NotAPlayer),
-            true,
-        ),
-        text(
-            "a stranger's chat",
-            format!("{{\"type\":\"chat\",\"id\":7,\"game\":{g},\"text\":\"hi\"}}"),
-            Error(NotAPlayer),
-            true,
-        ),
-        text(
-            "hello again",
-            "{\"type\":\"hello\",\"id\":7,\"protocol\":1,\"name\":\"again\"}",
-            Error(AlreadyWelcomed),
-            true,
-        ),
-        text(
-            "hello again with a bad version",
-            "{\"type\":\"hello\",\"id\":7,\"protocol\":\"1\",\"name\":\"again\"}",
-            Error(BadRequest),
             true,
         ),
     ];
