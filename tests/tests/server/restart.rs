@@ -181,6 +181,103 @@ fn scratch_dir() -> PathBuf {
 #[tokio::test]
 async fn a_killed_server_restores_its_games_and_loses_nothing() {
     let dir = scratch_dir();
+    let before = before_the_crash(&dir).await;
+    let Before {
+        a_winner,
+        game_b,
+        b_seq,
+        b_board,
+        b_clocks,
+        game_c,
+        c_seq,
+        c_board,
+        ada_token,
+        bob_token,
+        ..
+    } = &before;
+    let (game_b, game_c) = (*game_b, *game_c);
+    let (b_seq, c_seq, b_clocks) = (*b_seq, *c_seq, *b_clocks);
+    // The same file, a new process.
+    let server = start(&dir);
+    let mut eve = Player::hello(&server.url, "eve", None).await;
+    let lobby = eve.request(ClientMessage::SubscribeLobby).await;
+    let ServerMessage::Lobby { games, .. } = lobby else {
+        panic!("{lobby:?}")
+    };
+    let listed: Vec<(GameId, u32)> = games.iter().map(|g| (g.game, g.moves)).collect();
+    assert_eq!(
+        listed,
+        [(game_b, 3), (game_c, 2)],
+        "B is listed from its seek"
+    );
+    assert!(games.iter().all(|g| !g.x.connected || g.x.level.is_some()));
+
+    // Ada first, and her snapshots before Bob comes, so the order of events is known.
+    let mut ada = Player::hello(&server.url, "ada", Some(ada_token)).await;
+    let b_ada = ada.game_state(game_b).await;
+    let c_ada = ada.game_state(game_c).await;
+    let mut bob = Player::hello(&server.url, "bob", Some(bob_token)).await;
+    let b_bob = bob.game_state(game_b).await;
+    for player in [&ada, &bob] {
+        let ServerMessage::Welcome { resumed, .. } = player.welcome else {
+            unreachable!()
+        };
+        assert!(resumed, "{} resumes the restored session", player.name);
+        let (rating, games) = player.classic_rating();
+        assert_eq!(games, 1, "game A is rated");
+        if &player.name == a_winner {
+            assert!(rating > 1500, "the winner of A went up: {rating}");
+        } else {
+            assert!(rating < 1500, "the loser of A went down: {rating}");
+        }
+    }
+    // Ada's snapshot comes after her own return was announced; Bob's after both returns.
+    assert_eq!(
+        (b_ada.board.as_str(), b_ada.moves.as_slice()),
+        (b_board.as_str(), &[4, 1, 0][..])
+    );
+    assert_eq!(b_ada.seq, b_seq + 1);
+    assert_eq!(b_bob.seq, b_seq + 2);
+    assert_eq!(&b_bob.board, b_board);
+    assert!(b_ada.rated);
+    // When Ada came back, O's time had not run since the crash (if she is O, it starts now).
+    let clocks = b_ada.clocks.expect("B keeps its clock");
+    assert_eq!(
+        (clocks.x_ms, clocks.o_ms),
+        (b_clocks.x_ms, b_clocks.o_ms),
+        "the time the server was down is charged to nobody"
+    );
+    assert_eq!(
+        (c_ada.board.as_str(), c_ada.moves.len()),
+        (c_board.as_str(), 2)
+    );
+    assert_eq!(c_ada.seq, c_seq + 1);
+
+    finish_and_read_the_records(&mut ada, &mut bob, &before).await;
+    server.kill();
+    tokens_are_only_hashes(&dir, [ada_token, bob_token]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What was played before the crash.
+struct Before {
+    game_a: GameId,
+    a_winner: String,
+    game_b: GameId,
+    b_x: String,
+    b_seq: u64,
+    b_board: String,
+    b_clocks: noughts_protocol::Clocks,
+    game_c: GameId,
+    c_seq: u64,
+    c_board: String,
+    ada_token: String,
+    bob_token: String,
+}
+
+/// Game A played to its end, B three moves in on a clock, C one move each against the AI; then
+/// the server is killed.
+async fn before_the_crash(dir: &Path) -> Before {
     let server = start(&dir);
     let mut ada = Player::hello(&server.url, "ada", None).await;
     let mut bob = Player::hello(&server.url, "bob", None).await;
@@ -278,70 +375,30 @@ async fn a_killed_server_restores_its_games_and_loses_nothing() {
     };
 
     server.kill();
-    let (ada_token, bob_token) = (ada.token.clone(), bob.token.clone());
-    drop((ada, bob));
-
-    // The same file, a new process.
-    let server = start(&dir);
-    let mut eve = Player::hello(&server.url, "eve", None).await;
-    let lobby = eve.request(ClientMessage::SubscribeLobby).await;
-    let ServerMessage::Lobby { games, .. } = lobby else {
-        panic!("{lobby:?}")
-    };
-    let listed: Vec<(GameId, u32)> = games.iter().map(|g| (g.game, g.moves)).collect();
-    assert_eq!(
-        listed,
-        [(game_b, 3), (game_c, 2)],
-        "B is listed from its seek"
-    );
-    assert!(games.iter().all(|g| !g.x.connected || g.x.level.is_some()));
-
-    // Ada first, and her snapshots before Bob comes, so the order of events is known.
-    let mut ada = Player::hello(&server.url, "ada", Some(&ada_token)).await;
-    let b_ada = ada.game_state(game_b).await;
-    let c_ada = ada.game_state(game_c).await;
-    let mut bob = Player::hello(&server.url, "bob", Some(&bob_token)).await;
-    let b_bob = bob.game_state(game_b).await;
-    for player in [&ada, &bob] {
-        let ServerMessage::Welcome { resumed, .. } = player.welcome else {
-            unreachable!()
-        };
-        assert!(resumed, "{} resumes the restored session", player.name);
-        let (rating, games) = player.classic_rating();
-        assert_eq!(games, 1, "game A is rated");
-        if player.name == a_winner {
-            assert!(rating > 1500, "the winner of A went up: {rating}");
-        } else {
-            assert!(rating < 1500, "the loser of A went down: {rating}");
-        }
+    Before {
+        game_a,
+        a_winner: a_winner.to_owned(),
+        game_b,
+        b_x: b_x.to_owned(),
+        b_seq,
+        b_board,
+        b_clocks,
+        game_c,
+        c_seq,
+        c_board,
+        ada_token: ada.token.clone(),
+        bob_token: bob.token.clone(),
     }
-    // Ada's snapshot comes after her own return was announced; Bob's after both returns.
-    assert_eq!(
-        (b_ada.board.as_str(), b_ada.moves.as_slice()),
-        (b_board.as_str(), &[4, 1, 0][..])
-    );
-    assert_eq!(b_ada.seq, b_seq + 1);
-    assert_eq!(b_bob.seq, b_seq + 2);
-    assert_eq!(b_bob.board, b_board);
-    assert!(b_ada.rated);
-    // When Ada came back, O's time had not run since the crash (if she is O, it starts now).
-    let clocks = b_ada.clocks.expect("B keeps its clock");
-    assert_eq!(
-        (clocks.x_ms, clocks.o_ms),
-        (b_clocks.x_ms, b_clocks.o_ms),
-        "the time the server was down is charged to nobody"
-    );
-    assert_eq!(
-        (c_ada.board.as_str(), c_ada.moves.len()),
-        (c_board.as_str(), 2)
-    );
-    assert_eq!(c_ada.seq, c_seq + 1);
+}
 
-    // Both finish B (O blunders; X completes the diagonal), and Ada resigns C.
-    let (x, o) = if b_x == "ada" {
-        (&mut ada, &mut bob)
+/// Both finish B (O blunders; X completes the diagonal), Ada resigns C; the history and B's record
+/// hold everything, and new games take new ids.
+async fn finish_and_read_the_records(ada: &mut Player, bob: &mut Player, before: &Before) {
+    let (game_a, game_b, game_c) = (before.game_a, before.game_b, before.game_c);
+    let (x, o) = if before.b_x == "ada" {
+        (&mut *ada, &mut *bob)
     } else {
-        (&mut bob, &mut ada)
+        (&mut *bob, &mut *ada)
     };
     o.play(game_b, 2).await;
     x.play(game_b, 8).await;
@@ -430,12 +487,13 @@ async fn a_killed_server_restores_its_games_and_loses_nothing() {
         panic!("{reply:?}")
     };
     assert!(state.game > game_c, "ids are not reused after a restart");
-    server.kill();
+}
 
-    // Tokens are kept only as hashes, and never logged.
+/// Tokens are kept only as hashes, and never logged.
+fn tokens_are_only_hashes(dir: &Path, tokens: [&String; 2]) {
     let log = std::fs::read(dir.join("server.log")).unwrap();
     assert!(log.len() > 1000, "the debug log was captured");
-    for token in [&ada_token, &bob_token] {
+    for token in tokens {
         let raw: Vec<u8> = (0..token.len())
             .step_by(2)
             .map(|i| u8::from_str_radix(&token[i..i + 2], 16).unwrap())
@@ -452,5 +510,4 @@ async fn a_killed_server_restores_its_games_and_loses_nothing() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
