@@ -32,75 +32,7 @@ async fn bad_requests_get_documented_errors_and_the_game_beside_them_goes_on() {
     let mut played = Vec::new();
     let mut stranger = server.join("stranger").await;
 
-    // Protocol-level garbage from a stranger.
-    refused(
-        &mut stranger,
-        "{\"type\": \"move\", \"game\": ",
-        ErrorCode::BadJson,
-        false,
-    )
-    .await;
-    refused(&mut stranger, "[1, 2, 3]", ErrorCode::BadJson, false).await;
-    refused(
-        &mut stranger,
-        "{\"type\": \"teleport\"}",
-        ErrorCode::UnknownType,
-        false,
-    )
-    .await;
-    refused(
-        &mut stranger,
-        "{\"cell\": 3}",
-        ErrorCode::UnknownType,
-        false,
-    )
-    .await;
-    refused(
-        &mut stranger,
-        "{\"type\": \"move\", \"game\": \"one\", \"cell\": 3}",
-        ErrorCode::BadRequest,
-        false,
-    )
-    .await;
-    refused(
-        &mut stranger,
-        "{\"type\": \"move\", \"game\": 1, \"cell\": -4}",
-        ErrorCode::BadRequest,
-        false,
-    )
-    .await;
-    refused(
-        &mut stranger,
-        "{\"type\": \"hello\", \"protocol\": 1, \"name\": \"again\"}",
-        ErrorCode::AlreadyWelcomed,
-        false,
-    )
-    .await;
-
-    // The id is echoed on errors.
-    let reply = stranger
-        .request(41, ClientMessage::Move { game, cell: 0 })
-        .await;
-    assert!(
-        matches!(
-            reply,
-            ServerMessage::Error {
-                code: ErrorCode::NotAPlayer,
-                ..
-            }
-        ),
-        "{reply:?}"
-    );
-    stranger
-        .expect_error(
-            42,
-            ClientMessage::Move {
-                game: noughts_protocol::GameId(999_999),
-                cell: 0,
-            },
-            ErrorCode::NoSuchGame,
-        )
-        .await;
+    garbage_from_a_stranger(&mut stranger, game).await;
 
     // Out of turn, off the board, and on a taken cell.
     o.expect_error(
@@ -146,6 +78,125 @@ async fn bad_requests_get_documented_errors_and_the_game_beside_them_goes_on() {
     )
     .await;
 
+    bad_hellos(&server).await;
+
+    // An oversized frame closes that connection with 1009, and only that one.
+    stranger
+        .send_text(&format!(
+            "{{\"type\":\"chat\",\"game\":1,\"text\":\"{}\"}}",
+            "a".repeat(MAX_MESSAGE_BYTES)
+        ))
+        .await;
+    assert_eq!(stranger.closed().await, Some(close::MESSAGE_TOO_BIG));
+
+    // The game beside all this finishes with every update in order.
+    alternate(&mut o, &mut x, game, &[0, 3, 1, 5]).await;
+    played.extend([0, 3, 1, 5]);
+    for client in [&mut x, &mut o] {
+        let events = follow_to_end(client, game).await;
+        assert_eq!(moves_of(&events), played);
+        let Some(ServerMessage::GameOver { result, .. }) = events.last() else {
+            panic!("over")
+        };
+        assert_eq!(result.winner, Some(Mark::X));
+        assert_eq!(result.cells, vec![3, 4, 5]);
+    }
+    // After the end, no more moves.
+    x.expect_error(
+        9,
+        ClientMessage::Move { game, cell: 8 },
+        ErrorCode::GameOver,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_binary_frame_is_refused() {
+    use futures_util::SinkExt;
+    let server = TestServer::start(test_config()).await;
+    let mut client = server.join("binary").await;
+    client
+        .socket
+        .send(tokio_tungstenite::tungstenite::Message::binary(vec![
+            1u8, 2, 3,
+        ]))
+        .await
+        .unwrap();
+    assert_eq!(client.closed().await, Some(close::UNSUPPORTED_DATA));
+}
+
+/// Protocol-level garbage from a stranger, and ids echoed on errors.
+async fn garbage_from_a_stranger(
+    stranger: &mut noughts_tests::Client,
+    game: noughts_protocol::GameId,
+) {
+    // Protocol-level garbage from a stranger.
+    refused(
+        stranger,
+        "{\"type\": \"move\", \"game\": ",
+        ErrorCode::BadJson,
+        false,
+    )
+    .await;
+    refused(stranger, "[1, 2, 3]", ErrorCode::BadJson, false).await;
+    refused(
+        stranger,
+        "{\"type\": \"teleport\"}",
+        ErrorCode::UnknownType,
+        false,
+    )
+    .await;
+    refused(stranger, "{\"cell\": 3}", ErrorCode::UnknownType, false).await;
+    refused(
+        stranger,
+        "{\"type\": \"move\", \"game\": \"one\", \"cell\": 3}",
+        ErrorCode::BadRequest,
+        false,
+    )
+    .await;
+    refused(
+        stranger,
+        "{\"type\": \"move\", \"game\": 1, \"cell\": -4}",
+        ErrorCode::BadRequest,
+        false,
+    )
+    .await;
+    refused(
+        stranger,
+        "{\"type\": \"hello\", \"protocol\": 1, \"name\": \"again\"}",
+        ErrorCode::AlreadyWelcomed,
+        false,
+    )
+    .await;
+
+    // The id is echoed on errors.
+    let reply = stranger
+        .request(41, ClientMessage::Move { game, cell: 0 })
+        .await;
+    assert!(
+        matches!(
+            reply,
+            ServerMessage::Error {
+                code: ErrorCode::NotAPlayer,
+                ..
+            }
+        ),
+        "{reply:?}"
+    );
+    stranger
+        .expect_error(
+            42,
+            ClientMessage::Move {
+                game: noughts_protocol::GameId(999_999),
+                cell: 0,
+            },
+            ErrorCode::NoSuchGame,
+        )
+        .await;
+}
+
+/// Before hello, with a wrong protocol version, and with a hostile name.
+async fn bad_hellos(server: &TestServer) {
     // Before hello, and with a wrong protocol version.
     let mut early = connect(&server.url()).await;
     send_frame(
@@ -203,48 +254,4 @@ async fn bad_requests_get_documented_errors_and_the_game_beside_them_goes_on() {
         ),
         "{frame:?}"
     );
-
-    // An oversized frame closes that connection with 1009, and only that one.
-    stranger
-        .send_text(&format!(
-            "{{\"type\":\"chat\",\"game\":1,\"text\":\"{}\"}}",
-            "a".repeat(MAX_MESSAGE_BYTES)
-        ))
-        .await;
-    assert_eq!(stranger.closed().await, Some(close::MESSAGE_TOO_BIG));
-
-    // The game beside all this finishes with every update in order.
-    alternate(&mut o, &mut x, game, &[0, 3, 1, 5]).await;
-    played.extend([0, 3, 1, 5]);
-    for client in [&mut x, &mut o] {
-        let events = follow_to_end(client, game).await;
-        assert_eq!(moves_of(&events), played);
-        let Some(ServerMessage::GameOver { result, .. }) = events.last() else {
-            panic!("over")
-        };
-        assert_eq!(result.winner, Some(Mark::X));
-        assert_eq!(result.cells, vec![3, 4, 5]);
-    }
-    // After the end, no more moves.
-    x.expect_error(
-        9,
-        ClientMessage::Move { game, cell: 8 },
-        ErrorCode::GameOver,
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn a_binary_frame_is_refused() {
-    use futures_util::SinkExt;
-    let server = TestServer::start(test_config()).await;
-    let mut client = server.join("binary").await;
-    client
-        .socket
-        .send(tokio_tungstenite::tungstenite::Message::binary(vec![
-            1u8, 2, 3,
-        ]))
-        .await
-        .unwrap();
-    assert_eq!(client.closed().await, Some(close::UNSUPPORTED_DATA));
 }
