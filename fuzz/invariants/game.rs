@@ -17,205 +17,25 @@
 //!   the snapshot's count is always exact;
 //! - whatever is due is also what the deadline said (the actor never misses a timer).
 
-use std::time::{Duration, Instant};
+#[path = "game_input.rs"]
+mod input;
 
-use arbitrary::{Result, Unstructured};
-use noughts_engine::{Board, Level, Mark, Outcome, Variant, cells_of};
+use std::time::Instant;
+
+use arbitrary::Unstructured;
+use noughts_engine::{Board, Mark, Outcome, cells_of};
 use noughts_protocol::{
-    ClockSpec, EndReason, ErrorCode, GameId, GameKind, PlayerId, SeatInfo, ServerMessage,
+    ClockSpec, EndReason, ErrorCode, GameId, PlayerId, SeatInfo, ServerMessage,
 };
 use noughts_server::rules::{
-    CHAT_HISTORY, Decision, Due, EndRecord, Refusal, Rematch, Rules, Sitter, Table, Update,
-    WATCHERS_EVERY,
+    CHAT_HISTORY, Decision, Due, EndRecord, Refusal, Rematch, Rules, Update, WATCHERS_EVERY,
 };
 
-/// X's player, when X is a person.
-const X_PLAYER: PlayerId = PlayerId(1);
-/// O's player, when O is a person.
-const O_PLAYER: PlayerId = PlayerId(2);
-/// Someone who does not play.
-const STRANGER: PlayerId = PlayerId(3);
-
-/// The most time a restored clock holds.
-const MAX_STORED_CLOCK_MS: u64 = 20_000;
+pub use input::{Input, Setup};
+use input::{MAX_STORED_CLOCK_MS, O_PLAYER, X_PLAYER};
 
 /// Inputs per game, at most.
 const MAX_INPUTS: usize = 200;
-
-/// One thing that happens to a game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Input {
-    /// Time passes.
-    Wait(Duration),
-    /// The actor's timer fires at the deadline (time moves on to it).
-    Timer,
-    /// `player` moves at `cell`; `stored` is whether the store keeps the move.
-    Move {
-        player: PlayerId,
-        cell: usize,
-        stored: bool,
-    },
-    /// The AI's move for the ply `back` plies before the current one.
-    Ai {
-        back: u32,
-        cell: usize,
-        stored: bool,
-    },
-    Resign {
-        player: PlayerId,
-    },
-    /// A rematch request; `starts` is whether starting the rematch succeeds.
-    Rematch {
-        player: PlayerId,
-        starts: bool,
-    },
-    Chat {
-        player: PlayerId,
-        watching: bool,
-    },
-    /// The number of watchers is now this.
-    Watchers(usize),
-    /// The batch is over: the actor settles (a `watchers` update may go out).
-    Settle,
-    Leave(Mark),
-    Return(Mark),
-    /// The server stops and keeps nothing.
-    Abort,
-}
-
-fn player(u: &mut Unstructured) -> Result<PlayerId> {
-    Ok(*u.choose(&[X_PLAYER, O_PLAYER, STRANGER])?)
-}
-
-fn cell(u: &mut Unstructured, variant: Variant) -> Result<usize> {
-    let byte: u8 = u.arbitrary()?;
-    Ok(if byte == u8::MAX {
-        usize::MAX
-    } else {
-        usize::from(byte) % (variant.cells() + 1)
-    })
-}
-
-fn mark(u: &mut Unstructured) -> Result<Mark> {
-    Ok(if u.arbitrary()? { Mark::X } else { Mark::O })
-}
-
-impl Input {
-    /// One input, mostly moves.
-    pub fn arbitrary(u: &mut Unstructured, variant: Variant) -> Result<Input> {
-        Ok(match u.int_in_range(0..=19u8)? {
-            0 => Input::Wait(Duration::from_millis(u.int_in_range(0..=3_000)?)),
-            1 | 2 => Input::Timer,
-            3..=8 => Input::Move {
-                player: player(u)?,
-                cell: cell(u, variant)?,
-                stored: u.ratio(15, 16)?,
-            },
-            9 => Input::Ai {
-                back: u.int_in_range(0..=1)?,
-                cell: cell(u, variant)?,
-                stored: u.ratio(15, 16)?,
-            },
-            10 => Input::Resign { player: player(u)? },
-            11 => Input::Rematch {
-                player: player(u)?,
-                starts: u.ratio(7, 8)?,
-            },
-            12 => Input::Chat {
-                player: player(u)?,
-                watching: u.arbitrary()?,
-            },
-            13 => Input::Watchers(u.int_in_range(0..=5_000)?),
-            14 | 15 => Input::Settle,
-            16 => Input::Leave(mark(u)?),
-            17 => Input::Return(mark(u)?),
-            18 => Input::Abort,
-            _ => Input::Wait(Duration::from_millis(u.int_in_range(0..=300)?)),
-        })
-    }
-}
-
-/// A game's setup.
-#[derive(Debug, Clone)]
-pub struct Setup {
-    pub table: Table,
-    /// Which seats' players have a connection at the start.
-    pub connected: [bool; 2],
-    /// Who watches from the start (as the player who starts a war game does).
-    pub watchers: usize,
-    /// For a restored game: what the store kept.
-    pub restored: Option<Restored>,
-}
-
-/// A game as the store kept it.
-#[derive(Debug, Clone)]
-pub struct Restored {
-    /// Each move's cell, with the mover's time left in a timed game.
-    pub moves: Vec<(usize, Option<u64>)>,
-    /// The latest `seq`.
-    pub seq: u64,
-}
-
-impl Setup {
-    pub fn arbitrary(u: &mut Unstructured) -> Result<Setup> {
-        let variant = *u.choose(&Variant::ALL)?;
-        let mut sitter = |player| -> Result<Sitter> {
-            Ok(if u.ratio(2, 3)? {
-                Sitter::Human(player)
-            } else {
-                Sitter::Ai(*u.choose(&Level::ALL)?)
-            })
-        };
-        let seats = [sitter(X_PLAYER)?, sitter(O_PLAYER)?];
-        let kind = match seats {
-            [Sitter::Human(_), Sitter::Human(_)] => GameKind::Human,
-            [Sitter::Ai(_), Sitter::Ai(_)] => GameKind::War,
-            _ => GameKind::Ai,
-        };
-        let clock = if u.arbitrary()? {
-            Some(ClockSpec {
-                initial_ms: u.int_in_range(1..=10_000)?,
-                increment_ms: u.int_in_range(0..=2_000)?,
-            })
-        } else {
-            None
-        };
-        let table = Table {
-            id: GameId(1),
-            variant,
-            kind,
-            seats,
-            clock,
-            rated: kind == GameKind::Human && u.arbitrary()?,
-            rematch_of: None,
-            grace: Duration::from_millis(u.int_in_range(0..=5_000)?),
-            linger: Duration::from_millis(u.int_in_range(0..=5_000)?),
-        };
-        let connected = [u.arbitrary()?, u.arbitrary()?];
-        let watchers = u.int_in_range(0..=1)?;
-        let restored = if u.ratio(1, 4)? {
-            let count = u.int_in_range(0..=variant.cells())?;
-            let mut moves = Vec::with_capacity(count);
-            for _ in 0..count {
-                let left = match clock {
-                    Some(_) if u.arbitrary()? => Some(u.int_in_range(0..=MAX_STORED_CLOCK_MS)?),
-                    _ => None,
-                };
-                moves.push((cell(u, variant)?, left));
-            }
-            let seq = u.int_in_range(0..=1_000)?;
-            Some(Restored { moves, seq })
-        } else {
-            None
-        };
-        Ok(Setup {
-            table,
-            connected,
-            watchers,
-            restored,
-        })
-    }
-}
 
 /// Plays the bytes as a game: a setup, then inputs until the bytes run out.
 pub fn check_bytes(data: &[u8]) {
@@ -341,54 +161,8 @@ impl Checked {
                 player,
                 cell,
                 stored,
-            } => match self.rules.try_move(player, cell, now) {
-                Ok(decision) => {
-                    let mark = before.mark_of(player).expect("a stranger moved");
-                    assert!(!before.is_over(), "a finished game took a move");
-                    assert_eq!(before.board().to_move(), mark, "moved out of turn");
-                    self.carry(decision, stored)
-                }
-                Err(refused) => {
-                    let expected = if before.mark_of(player).is_none() {
-                        ErrorCode::NotAPlayer
-                    } else if before.is_over() {
-                        ErrorCode::GameOver
-                    } else if before.mark_of(player) != Some(before.board().to_move()) {
-                        ErrorCode::NotYourTurn
-                    } else {
-                        assert!(before.board().play(cell).is_err(), "a legal move refused");
-                        ErrorCode::IllegalMove
-                    };
-                    self.refused(&before, &refused, expected)
-                }
-            },
-            Input::Ai { back, cell, stored } => {
-                let ply = self.rules.board().ply().saturating_sub(back);
-                match self.rules.try_ai_move(ply, cell, now) {
-                    Ok(Some(decision)) => {
-                        assert!(!before.is_over(), "a finished game took an AI move");
-                        assert!(before.ai_to_move().is_some(), "an AI moved for a person");
-                        assert_eq!(ply, before.board().ply(), "a stale AI move was played");
-                        self.carry(decision, stored)
-                    }
-                    Ok(None) => {
-                        assert!(
-                            before.is_over()
-                                || before.ai_to_move().is_none()
-                                || ply != before.board().ply(),
-                            "a current AI move was ignored"
-                        );
-                        Vec::new()
-                    }
-                    Err(_) => {
-                        assert!(
-                            before.board().play(cell).is_err(),
-                            "a legal AI move refused"
-                        );
-                        Vec::new()
-                    }
-                }
-            }
+            } => self.on_move(&before, player, cell, stored),
+            Input::Ai { back, cell, stored } => self.on_ai(&before, back, cell, stored),
             Input::Resign { player } => match self.rules.resign(player) {
                 Ok(end) => {
                     assert!(!before.is_over(), "a finished game was resigned");
@@ -466,6 +240,69 @@ impl Checked {
         };
         self.check_updates(&before, &updates);
         self.check_state(Some(&before));
+    }
+
+    /// A person's move: played when it is theirs to make and legal, refused with the right code
+    /// otherwise.
+    fn on_move(
+        &mut self,
+        before: &Rules,
+        player: PlayerId,
+        cell: usize,
+        stored: bool,
+    ) -> Vec<Update> {
+        let now = self.now;
+        match self.rules.try_move(player, cell, now) {
+            Ok(decision) => {
+                let mark = before.mark_of(player).expect("a stranger moved");
+                assert!(!before.is_over(), "a finished game took a move");
+                assert_eq!(before.board().to_move(), mark, "moved out of turn");
+                self.carry(decision, stored)
+            }
+            Err(refused) => {
+                let expected = if before.mark_of(player).is_none() {
+                    ErrorCode::NotAPlayer
+                } else if before.is_over() {
+                    ErrorCode::GameOver
+                } else if before.mark_of(player) != Some(before.board().to_move()) {
+                    ErrorCode::NotYourTurn
+                } else {
+                    assert!(before.board().play(cell).is_err(), "a legal move refused");
+                    ErrorCode::IllegalMove
+                };
+                self.refused(before, &refused, expected)
+            }
+        }
+    }
+
+    /// An AI's move for ply `ply - back`: played only when current, and ignored when stale.
+    fn on_ai(&mut self, before: &Rules, back: u32, cell: usize, stored: bool) -> Vec<Update> {
+        let now = self.now;
+        let ply = self.rules.board().ply().saturating_sub(back);
+        match self.rules.try_ai_move(ply, cell, now) {
+            Ok(Some(decision)) => {
+                assert!(!before.is_over(), "a finished game took an AI move");
+                assert!(before.ai_to_move().is_some(), "an AI moved for a person");
+                assert_eq!(ply, before.board().ply(), "a stale AI move was played");
+                self.carry(decision, stored)
+            }
+            Ok(None) => {
+                assert!(
+                    before.is_over()
+                        || before.ai_to_move().is_none()
+                        || ply != before.board().ply(),
+                    "a current AI move was ignored"
+                );
+                Vec::new()
+            }
+            Err(_) => {
+                assert!(
+                    before.board().play(cell).is_err(),
+                    "a legal AI move refused"
+                );
+                Vec::new()
+            }
+        }
     }
 
     /// A refused input: the expected code, and nothing changed.
