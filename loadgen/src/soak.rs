@@ -317,22 +317,9 @@ async fn connection(
     };
     *token = Some(resumed.0);
 
-    let mut seats: HashMap<u64, Seat> = HashMap::new();
-    let mut seqs: HashMap<u64, u64> = HashMap::new();
-    let mut seeking: Option<Instant> = None;
-    let mut watching: Option<(GameId, Instant)> = None;
-    let mut next_activity = Instant::now() + between(rng);
+    let mut activity = Activity::new(rng);
     loop {
-        let busy = !seats.is_empty() || seeking.is_some() || watching.is_some();
-        let wake = seats
-            .values()
-            .filter_map(|s| s.move_at)
-            .chain(seeking)
-            .chain(watching.map(|w| w.1))
-            .chain((!busy).then_some(next_activity))
-            .min()
-            .unwrap_or(end)
-            .min(end);
+        let wake = activity.wake(end);
         let message = tokio::select! {
             () = sleep_until(wake) => None,
             message = ws.next() => Some(message),
@@ -343,99 +330,20 @@ async fn connection(
                 client::close(ws).await;
                 return Ok(Ending::Done);
             }
-            // A move that is due.
-            if let Some((&game, seat)) = seats
-                .iter_mut()
-                .find(|(_, s)| s.move_at.is_some_and(|at| at <= now))
+            match activity
+                .on_due(&mut ws, now, drop_chance, rng, tally)
+                .await?
             {
-                seat.move_at = None;
-                if rng.f64() < drop_chance {
+                Next::Go => continue,
+                Next::Drop => {
                     abort(ws);
                     return Ok(Ending::Dropped);
                 }
-                let game = GameId(game);
-                if !seat.chatted && rng.f64() < 0.2 {
-                    seat.chatted = true;
-                    let text = "good game".to_owned();
-                    client::feed(&mut ws, ClientMessage::Chat { game, text }).await?;
-                    tally.chats.fetch_add(1, Ordering::Relaxed);
-                }
-                let empty: Vec<usize> = (0..seat.board.len())
-                    .filter(|&c| seat.board[c] == b'.')
-                    .collect();
-                let cell = empty[rng.usize(0..empty.len())];
-                client::send(&mut ws, ClientMessage::Move { game, cell }).await?;
-                tally.moves.fetch_add(1, Ordering::Relaxed);
-                continue;
-            }
-            if seeking.is_some_and(|at| at <= now) {
-                // Matched meanwhile, it gets `not_seeking` and the game's snapshot follows.
-                seeking = None;
-                client::send(&mut ws, ClientMessage::CancelSeek).await?;
-                next_activity = now + between(rng);
-                continue;
-            }
-            if let Some((game, until)) = watching
-                && until <= now
-            {
-                watching = None;
-                if rng.f64() < drop_chance * 5.0 {
-                    abort(ws);
-                    return Ok(Ending::Dropped);
-                }
-                client::send(&mut ws, ClientMessage::Unwatch { game }).await?;
-                next_activity = now + between(rng);
-                continue;
-            }
-            if !busy && next_activity <= now {
-                let roll = rng.f64();
-                if roll < 0.45 {
-                    let seek = ClientMessage::Seek {
-                        variant: Variant::Classic,
-                        clock: None,
-                        rated: rng.bool(),
-                    };
-                    client::send(&mut ws, seek).await?;
-                    seeking = Some(now + SEEK_WAIT);
-                } else if roll < 0.75 {
-                    let level =
-                        [Level::Easy, Level::Medium, Level::Hard, Level::Perfect][rng.usize(0..4)];
-                    let play = ClientMessage::PlayAi {
-                        variant: Variant::Classic,
-                        level,
-                        side: SideChoice::Random,
-                        clock: None,
-                    };
-                    client::send(&mut ws, play).await?;
-                    // Busy until its snapshot comes: a seek that waits for it.
-                    seeking = Some(now + client::STEP);
-                } else if roll < 0.95 {
-                    let pick = {
-                        let live = tally.live.lock().expect("live lock");
-                        (!live.is_empty()).then(|| live[rng.usize(0..live.len())])
-                    };
-                    match pick {
-                        Some(game) => {
-                            client::send(&mut ws, ClientMessage::Watch { game, code: None })
-                                .await?;
-                            tally.watches.fetch_add(1, Ordering::Relaxed);
-                            let until =
-                                now + Duration::from_millis(rng.u64(WATCH_MS.0..WATCH_MS.1));
-                            watching = Some((game, until));
-                            if rng.f64() < 0.3 {
-                                let text = "hello from the stands".to_owned();
-                                client::send(&mut ws, ClientMessage::Chat { game, text }).await?;
-                                tally.chats.fetch_add(1, Ordering::Relaxed);
-                            }
-                        }
-                        None => next_activity = now + between(rng),
-                    }
-                } else {
+                Next::Leave => {
                     client::close(ws).await;
                     return Ok(Ending::Left);
                 }
             }
-            continue;
         };
         let text = match message {
             Some(Ok(Message::Text(text))) => text,
@@ -451,6 +359,164 @@ async fn connection(
         };
         let frame: ServerFrame =
             serde_json::from_str(text.as_str()).with_context(|| format!("unparsable {text}"))?;
+        activity.on_frame(frame, now, rng, tally);
+    }
+}
+
+/// What one connection does next after something fell due.
+enum Next {
+    /// Go on.
+    Go,
+    /// Drop the connection without a word.
+    Drop,
+    /// Close it politely and leave.
+    Leave,
+}
+
+/// What one connection keeps track of: its seats, the `seq` of every game it hears of, an open
+/// seek, a game it watches, and when it next does something.
+struct Activity {
+    seats: HashMap<u64, Seat>,
+    seqs: HashMap<u64, u64>,
+    seeking: Option<Instant>,
+    watching: Option<(GameId, Instant)>,
+    next_activity: Instant,
+}
+
+impl Activity {
+    fn new(rng: &mut fastrand::Rng) -> Activity {
+        Activity {
+            seats: HashMap::new(),
+            seqs: HashMap::new(),
+            seeking: None,
+            watching: None,
+            next_activity: Instant::now() + between(rng),
+        }
+    }
+
+    /// When something next falls due: a move, a seek or a watch ending, the next activity.
+    fn wake(&self, end: Instant) -> Instant {
+        let busy = !self.seats.is_empty() || self.seeking.is_some() || self.watching.is_some();
+        self.seats
+            .values()
+            .filter_map(|s| s.move_at)
+            .chain(self.seeking)
+            .chain(self.watching.map(|w| w.1))
+            .chain((!busy).then_some(self.next_activity))
+            .min()
+            .unwrap_or(end)
+            .min(end)
+    }
+
+    /// Whatever fell due: a move, a seek to give up, a watch to end, or a new activity.
+    async fn on_due(
+        &mut self,
+        ws: &mut Socket,
+        now: Instant,
+        drop_chance: f64,
+        rng: &mut fastrand::Rng,
+        tally: &Tally,
+    ) -> anyhow::Result<Next> {
+        let busy = !self.seats.is_empty() || self.seeking.is_some() || self.watching.is_some();
+        // A move that is due.
+        if let Some((&game, seat)) = self
+            .seats
+            .iter_mut()
+            .find(|(_, s)| s.move_at.is_some_and(|at| at <= now))
+        {
+            seat.move_at = None;
+            if rng.f64() < drop_chance {
+                return Ok(Next::Drop);
+            }
+            let game = GameId(game);
+            if !seat.chatted && rng.f64() < 0.2 {
+                seat.chatted = true;
+                let text = "good game".to_owned();
+                client::feed(ws, ClientMessage::Chat { game, text }).await?;
+                tally.chats.fetch_add(1, Ordering::Relaxed);
+            }
+            let empty: Vec<usize> = (0..seat.board.len())
+                .filter(|&c| seat.board[c] == b'.')
+                .collect();
+            let cell = empty[rng.usize(0..empty.len())];
+            client::send(ws, ClientMessage::Move { game, cell }).await?;
+            tally.moves.fetch_add(1, Ordering::Relaxed);
+            return Ok(Next::Go);
+        }
+        if self.seeking.is_some_and(|at| at <= now) {
+            // Matched meanwhile, it gets `not_seeking` and the game's snapshot follows.
+            self.seeking = None;
+            client::send(ws, ClientMessage::CancelSeek).await?;
+            self.next_activity = now + between(rng);
+            return Ok(Next::Go);
+        }
+        if let Some((game, until)) = self.watching
+            && until <= now
+        {
+            self.watching = None;
+            if rng.f64() < drop_chance * 5.0 {
+                return Ok(Next::Drop);
+            }
+            client::send(ws, ClientMessage::Unwatch { game }).await?;
+            self.next_activity = now + between(rng);
+            return Ok(Next::Go);
+        }
+        if !busy && self.next_activity <= now {
+            let roll = rng.f64();
+            if roll < 0.45 {
+                let seek = ClientMessage::Seek {
+                    variant: Variant::Classic,
+                    clock: None,
+                    rated: rng.bool(),
+                };
+                client::send(ws, seek).await?;
+                self.seeking = Some(now + SEEK_WAIT);
+            } else if roll < 0.75 {
+                let level =
+                    [Level::Easy, Level::Medium, Level::Hard, Level::Perfect][rng.usize(0..4)];
+                let play = ClientMessage::PlayAi {
+                    variant: Variant::Classic,
+                    level,
+                    side: SideChoice::Random,
+                    clock: None,
+                };
+                client::send(ws, play).await?;
+                // Busy until its snapshot comes: a seek that waits for it.
+                self.seeking = Some(now + client::STEP);
+            } else if roll < 0.95 {
+                let pick = {
+                    let live = tally.live.lock().expect("live lock");
+                    (!live.is_empty()).then(|| live[rng.usize(0..live.len())])
+                };
+                match pick {
+                    Some(game) => {
+                        client::send(ws, ClientMessage::Watch { game, code: None }).await?;
+                        tally.watches.fetch_add(1, Ordering::Relaxed);
+                        let until = now + Duration::from_millis(rng.u64(WATCH_MS.0..WATCH_MS.1));
+                        self.watching = Some((game, until));
+                        if rng.f64() < 0.3 {
+                            let text = "hello from the stands".to_owned();
+                            client::send(ws, ClientMessage::Chat { game, text }).await?;
+                            tally.chats.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    None => self.next_activity = now + between(rng),
+                }
+            } else {
+                return Ok(Next::Leave);
+            }
+        }
+        Ok(Next::Go)
+    }
+
+    /// A frame from the server: seq checked, then seats, seeks and watches brought up to date.
+    fn on_frame(
+        &mut self,
+        frame: ServerFrame,
+        now: Instant,
+        rng: &mut fastrand::Rng,
+        tally: &Tally,
+    ) {
         // Every update of a game carries a larger seq than the last; a snapshot no smaller.
         let (game, seq, snapshot) = match &frame.message {
             ServerMessage::GameState(s) => (Some(s.game), s.seq, true),
@@ -463,7 +529,7 @@ async fn connection(
             _ => (None, 0, false),
         };
         if let Some(game) = game {
-            let last = seqs.entry(game.0).or_insert(0);
+            let last = self.seqs.entry(game.0).or_insert(0);
             if seq < *last || (!snapshot && seq == *last && seq > 0) {
                 tally.errors.add("seq_out_of_order");
             }
@@ -472,7 +538,7 @@ async fn connection(
         match frame.message {
             ServerMessage::GameState(state) => match state.you {
                 Some(mark) if state.result.is_none() => {
-                    seeking = None;
+                    self.seeking = None;
                     tally.live(state.game, true);
                     let mut seat = Seat {
                         mark,
@@ -483,11 +549,11 @@ async fn connection(
                     if state.to_move == Some(mark) {
                         seat.move_at = Some(now + think(rng));
                     }
-                    seats.insert(state.game.0, seat);
+                    self.seats.insert(state.game.0, seat);
                 }
                 Some(_) => {
                     // Ended while this player was away.
-                    seats.remove(&state.game.0);
+                    self.seats.remove(&state.game.0);
                 }
                 None if state.result.is_some() => tally.live(state.game, false),
                 None => {}
@@ -498,7 +564,7 @@ async fn connection(
                 to_move,
                 ..
             } => {
-                if let Some(seat) = seats.get_mut(&game.0) {
+                if let Some(seat) = self.seats.get_mut(&game.0) {
                     seat.board = board.into_bytes();
                     seat.move_at = (to_move == Some(seat.mark)).then(|| now + think(rng));
                 }
@@ -506,23 +572,23 @@ async fn connection(
             ServerMessage::GameOver { game, .. } => {
                 tally.live(game, false);
                 tally.finished.lock().expect("finished lock").insert(game.0);
-                if seats.remove(&game.0).is_some() && seats.is_empty() {
-                    next_activity = now + between(rng);
+                if self.seats.remove(&game.0).is_some() && self.seats.is_empty() {
+                    self.next_activity = now + between(rng);
                 }
-                if watching.is_some_and(|(g, _)| g == game) {
-                    watching = Some((game, now));
+                if self.watching.is_some_and(|(g, _)| g == game) {
+                    self.watching = Some((game, now));
                 }
             }
             ServerMessage::Error { code, .. } => {
                 tally.refused(code);
                 // A refused `play_ai` leaves nothing to wait for; a game gone, nothing to watch.
-                seeking = seeking.filter(|_| code == ErrorCode::NotSeeking);
+                self.seeking = self.seeking.filter(|_| code == ErrorCode::NotSeeking);
                 if code == ErrorCode::NoSuchGame
-                    && let Some((game, _)) = watching.take()
+                    && let Some((game, _)) = self.watching.take()
                 {
                     tally.live(game, false);
                 }
-                next_activity = now + between(rng);
+                self.next_activity = now + between(rng);
             }
             _ => {}
         }
