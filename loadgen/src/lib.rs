@@ -23,6 +23,7 @@
 //! - `suite`: the five server targets of `BENCHMARKS.md` in one run, and their results table.
 
 pub mod ai;
+pub mod churn;
 pub mod client;
 pub mod echo;
 pub mod games;

@@ -301,25 +301,7 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
     };
 
     // The stalled watchers join first, so that every later join's update piles up on them.
-    let (resume_tx, resume_rx) = watch::channel(false);
-    let mut stalled = JoinSet::new();
-    for i in 0..options.stalled {
-        match join_watcher(url, &format!("s{i}"), game, Some(STALLED_RECV_BUFFER)).await {
-            Ok(mut ws) => {
-                for _ in 0..STALLED_SNAPSHOTS {
-                    if client::feed(&mut ws, ClientMessage::Watch { game, code: None })
-                        .await
-                        .is_err()
-                    {
-                        break;
-                    }
-                }
-                let _ = futures_util::SinkExt::flush(&mut ws).await;
-                stalled.spawn(stall(ws, game, resume_rx.clone()));
-            }
-            Err(err) => errors.add_err(&err),
-        }
-    }
+    let (mut stalled, resume_tx) = join_stalled(url, game, options.stalled, &errors).await;
 
     let stalled_since = Instant::now();
     let joining = Instant::now();
@@ -401,44 +383,10 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
     };
 
     // Wait until every watcher still connected has read every move (or the settle time is up).
-    let settle_until = Instant::now() + SETTLE;
-    loop {
-        let live = (joined - receipts.lost.load(Ordering::Relaxed)) as u32;
-        let all_read = (0..moves).all(|ply| receipts.readers[ply].load(Ordering::Relaxed) >= live);
-        if all_read || Instant::now() >= settle_until {
-            break;
-        }
-        sleep(Duration::from_millis(20)).await;
-    }
-    let recorder = Recorder::default();
-    let reads = Recorder::default();
-    let mut unread = 0;
-    let live = (joined - receipts.lost.load(Ordering::Relaxed)) as u32;
-    for (ply, at) in scheduled.iter().enumerate() {
-        if receipts.readers[ply].load(Ordering::Relaxed) < live {
-            unread += 1;
-        }
-        let (received, read) = receipts.last(ply);
-        recorder.record(received.saturating_duration_since(*at));
-        reads.record(read.saturating_duration_since(*at));
-    }
-    if unread > 0 {
-        errors.add("moves_not_read_by_all");
-    }
+    let (recorder, reads) = latencies(&receipts, &scheduled, joined, &errors).await;
 
     // The rest of the game, so the watchers see its end, then the stalled watchers look back.
-    for (ply, &cell) in QUBIC_DRAW.iter().enumerate().skip(moves) {
-        let mover = if ply % 2 == 0 { &mut x } else { &mut o };
-        client::send(mover, ClientMessage::Move { game, cell }).await?;
-        client::until(mover, |m| {
-            matches!(m, ServerMessage::Moved { cell: c, .. } if c == cell).then_some(())
-        })
-        .await?;
-    }
-    if moves < QUBIC_DRAW.len() {
-        // Not played to the end: resign, so watchers see a `game_over`.
-        client::send(&mut x, ClientMessage::Resign { game }).await?;
-    }
+    finish_game(&mut x, &mut o, game, moves).await?;
     let settle_until = Instant::now() + SETTLE;
     while receipts.ended.load(Ordering::Relaxed) + receipts.lost.load(Ordering::Relaxed) < joined
         && Instant::now() < settle_until
@@ -480,34 +428,130 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
         generator,
         ..Report::default()
     };
-    report
-        .figures
-        .insert("watchers_joined".to_owned(), joined as f64);
-    report
-        .figures
-        .insert("dropped_while_joining".to_owned(), lost_joining as f64);
-    report.figures.insert("join_secs".to_owned(), join_secs);
+    let figures = [
+        ("watchers_joined", joined as f64),
+        ("dropped_while_joining", lost_joining as f64),
+        ("join_secs", join_secs),
+        ("stalled", options.stalled as f64),
+        ("stalled_dropped", dropped as f64),
+    ];
+    for (name, value) in figures {
+        report.figures.insert(name.to_owned(), value);
+    }
     reads.add_figures("read", &mut report.figures);
-    report
-        .figures
-        .insert("stalled".to_owned(), options.stalled as f64);
-    report
-        .figures
-        .insert("stalled_dropped".to_owned(), dropped as f64);
     if let Some((tally, connections)) = beside {
         recorder.add_figures("received", &mut report.figures);
-        let moves = tally.moves.load(Ordering::Relaxed);
-        report.scenario = format!(
-            "watchers beside games: {} classic games at 1/s beside one qubic game with {} watchers, {} moves at {}/s",
-            options.beside_games, options.watchers, report.ops, options.rate
-        );
-        report.connections += connections;
-        report.ops = moves;
-        report.ops_per_sec = moves as f64 / secs;
-        report.latency = tally.latency.latency();
-        for (kind, n) in tally.errors.snapshot() {
-            *report.errors.entry(format!("beside_{kind}")).or_default() += n;
-        }
+        add_beside(&mut report, options, &tally, connections, secs);
     }
     Ok(report)
+}
+
+/// Connects the watchers that stop reading, each having asked for a pile of snapshots first; they
+/// look back at their sockets when the returned sender says so, and say whether they were dropped.
+async fn join_stalled(
+    url: &str,
+    game: GameId,
+    count: usize,
+    errors: &Errors,
+) -> (JoinSet<bool>, watch::Sender<bool>) {
+    let (resume_tx, resume_rx) = watch::channel(false);
+    let mut stalled = JoinSet::new();
+    for i in 0..count {
+        match join_watcher(url, &format!("s{i}"), game, Some(STALLED_RECV_BUFFER)).await {
+            Ok(mut ws) => {
+                for _ in 0..STALLED_SNAPSHOTS {
+                    if client::feed(&mut ws, ClientMessage::Watch { game, code: None })
+                        .await
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+                let _ = futures_util::SinkExt::flush(&mut ws).await;
+                stalled.spawn(stall(ws, game, resume_rx.clone()));
+            }
+            Err(err) => errors.add_err(&err),
+        }
+    }
+    (stalled, resume_tx)
+}
+
+/// Waits until every watcher still connected has read every move (or the settle time is up),
+/// then times each move from when it was scheduled to its last receipt and its last read.
+async fn latencies(
+    receipts: &Receipts,
+    scheduled: &[Instant],
+    joined: usize,
+    errors: &Errors,
+) -> (Recorder, Recorder) {
+    let moves = scheduled.len();
+    let settle_until = Instant::now() + SETTLE;
+    loop {
+        let live = (joined - receipts.lost.load(Ordering::Relaxed)) as u32;
+        let all_read = (0..moves).all(|ply| receipts.readers[ply].load(Ordering::Relaxed) >= live);
+        if all_read || Instant::now() >= settle_until {
+            break;
+        }
+        sleep(Duration::from_millis(20)).await;
+    }
+    let recorder = Recorder::default();
+    let reads = Recorder::default();
+    let mut unread = 0;
+    let live = (joined - receipts.lost.load(Ordering::Relaxed)) as u32;
+    for (ply, at) in scheduled.iter().enumerate() {
+        if receipts.readers[ply].load(Ordering::Relaxed) < live {
+            unread += 1;
+        }
+        let (received, read) = receipts.last(ply);
+        recorder.record(received.saturating_duration_since(*at));
+        reads.record(read.saturating_duration_since(*at));
+    }
+    if unread > 0 {
+        errors.add("moves_not_read_by_all");
+    }
+    (recorder, reads)
+}
+
+/// Plays the rest of the game (or resigns it), so every watcher sees its end.
+async fn finish_game(
+    x: &mut Socket,
+    o: &mut Socket,
+    game: GameId,
+    moves: usize,
+) -> anyhow::Result<()> {
+    for (ply, &cell) in QUBIC_DRAW.iter().enumerate().skip(moves) {
+        let mover = if ply % 2 == 0 { &mut *x } else { &mut *o };
+        client::send(mover, ClientMessage::Move { game, cell }).await?;
+        client::until(mover, |m| {
+            matches!(m, ServerMessage::Moved { cell: c, .. } if c == cell).then_some(())
+        })
+        .await?;
+    }
+    if moves < QUBIC_DRAW.len() {
+        // Not played to the end: resign, so watchers see a `game_over`.
+        client::send(x, ClientMessage::Resign { game }).await?;
+    }
+    Ok(())
+}
+
+/// The report of a run beside paced games: theirs is the main figure, the watchers' beside it.
+fn add_beside(
+    report: &mut Report,
+    options: &WatchersOptions,
+    tally: &Tally,
+    connections: usize,
+    secs: f64,
+) {
+    let moves = tally.moves.load(Ordering::Relaxed);
+    report.scenario = format!(
+        "watchers beside games: {} classic games at 1/s beside one qubic game with {} watchers, {} moves at {}/s",
+        options.beside_games, options.watchers, report.ops, options.rate
+    );
+    report.connections += connections;
+    report.ops = moves;
+    report.ops_per_sec = moves as f64 / secs;
+    report.latency = tally.latency.latency();
+    for (kind, n) in tally.errors.snapshot() {
+        *report.errors.entry(format!("beside_{kind}")).or_default() += n;
+    }
 }
