@@ -336,40 +336,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 write,
                 no_write,
                 ..
-            } => {
-                let sizes = if *quick {
-                    Sizes::quick()
-                } else {
-                    Sizes::full()
-                };
-                let mut result =
-                    suite::run(&servers, &sizes, servers.cpus.is_some(), !common.json).await?;
-                result.store = match (&servers.external, &servers.db_dir) {
-                    (Some(_), _) => "whatever store the running server has".to_owned(),
-                    (None, Some(dir)) => format!(
-                        "a fresh SQLite file in `{}` (on disk, written durably before each move is sent)",
-                        dir.display()
-                    ),
-                    (None, None) => "memory (`--db :memory:`)".to_owned(),
-                };
-                if common.json {
-                    println!("{}", serde_json::to_string_pretty(&result)?);
-                } else {
-                    for verdict in &result.verdicts {
-                        println!(
-                            "{} {}\n    {}",
-                            if verdict.pass { "pass" } else { "MISS" },
-                            verdict.target,
-                            verdict.measured
-                        );
-                    }
-                }
-                if !no_write {
-                    suite::write_benchmarks(write, &result)?;
-                    eprintln!("wrote {}", write.display());
-                }
-                return Ok(ExitCode::SUCCESS);
-            }
+            } => return suite_command(&servers, common, *quick, write, *no_write).await,
             Command::Soak {
                 clients,
                 secs,
@@ -378,45 +345,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 metrics,
                 samples,
             } => {
-                let target = match &servers.external {
-                    Some(url) => Target::external(url, servers.pid),
-                    None => Target::start_server_with(
-                        &servers.server_bin,
-                        clients * 2,
-                        servers.db_dir.as_deref(),
-                        servers.cpus.as_deref(),
-                        &["--metrics-listen".to_owned(), "127.0.0.1:0".to_owned()],
-                    )?,
-                };
-                let options = SoakOptions {
+                let soak = SoakArgs {
                     clients: *clients,
                     secs: *secs,
                     sample_secs: *sample_secs,
-                    metrics: metrics.clone().or_else(|| target.metrics.clone()),
                     drop_chance: *drop_chance,
+                    metrics: metrics.clone(),
+                    samples: *samples,
                 };
-                let result = soak::run(&target.url, target.probe, &options).await?;
-                if common.json {
-                    println!("{}", serde_json::to_string_pretty(&result)?);
-                } else {
-                    if *samples {
-                        for p in &result.samples {
-                            println!(
-                                "{:>8.1} s  rss {:>8} KiB  tasks {:>6}  connections {:>6}",
-                                p.secs,
-                                p.rss_kib.map_or("-".into(), |v| v.to_string()),
-                                p.tasks.map_or("-".into(), |v| v.to_string()),
-                                p.connections.map_or("-".into(), |v| v.to_string()),
-                            );
-                        }
-                    }
-                    print!("{result}");
-                }
-                return Ok(if result.pass {
-                    ExitCode::SUCCESS
-                } else {
-                    ExitCode::from(2)
-                });
+                return soak_command(&servers, common, &soak).await;
             }
             Command::Echo {
                 connections,
@@ -446,6 +383,102 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } else {
             ExitCode::from(2)
         })
+    })
+}
+
+/// `suite`: every target, against fresh servers, with its verdicts printed and BENCHMARKS.md
+/// rewritten unless told not to.
+async fn suite_command(
+    servers: &Servers,
+    common: &Common,
+    quick: bool,
+    write: &std::path::Path,
+    no_write: bool,
+) -> anyhow::Result<ExitCode> {
+    let sizes = if quick { Sizes::quick() } else { Sizes::full() };
+    let mut result = suite::run(servers, &sizes, servers.cpus.is_some(), !common.json).await?;
+    result.store = match (&servers.external, &servers.db_dir) {
+        (Some(_), _) => "whatever store the running server has".to_owned(),
+        (None, Some(dir)) => format!(
+            "a fresh SQLite file in `{}` (on disk, written durably before each move is sent)",
+            dir.display()
+        ),
+        (None, None) => "memory (`--db :memory:`)".to_owned(),
+    };
+    if common.json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        for verdict in &result.verdicts {
+            println!(
+                "{} {}\n    {}",
+                if verdict.pass { "pass" } else { "MISS" },
+                verdict.target,
+                verdict.measured
+            );
+        }
+    }
+    if !no_write {
+        suite::write_benchmarks(write, &result)?;
+        eprintln!("wrote {}", write.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `soak` command's settings.
+struct SoakArgs {
+    clients: usize,
+    secs: f64,
+    sample_secs: f64,
+    drop_chance: f64,
+    metrics: Option<String>,
+    samples: bool,
+}
+
+/// `soak`: churning clients for a while, the server's memory and tasks sampled; fails when they
+/// grow.
+async fn soak_command(
+    servers: &Servers,
+    common: &Common,
+    soak: &SoakArgs,
+) -> anyhow::Result<ExitCode> {
+    let target = match &servers.external {
+        Some(url) => Target::external(url, servers.pid),
+        None => Target::start_server_with(
+            &servers.server_bin,
+            soak.clients * 2,
+            servers.db_dir.as_deref(),
+            servers.cpus.as_deref(),
+            &["--metrics-listen".to_owned(), "127.0.0.1:0".to_owned()],
+        )?,
+    };
+    let options = SoakOptions {
+        clients: soak.clients,
+        secs: soak.secs,
+        sample_secs: soak.sample_secs,
+        metrics: soak.metrics.clone().or_else(|| target.metrics.clone()),
+        drop_chance: soak.drop_chance,
+    };
+    let result = soak::run(&target.url, target.probe, &options).await?;
+    if common.json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        if soak.samples {
+            for p in &result.samples {
+                println!(
+                    "{:>8.1} s  rss {:>8} KiB  tasks {:>6}  connections {:>6}",
+                    p.secs,
+                    p.rss_kib.map_or("-".into(), |v| v.to_string()),
+                    p.tasks.map_or("-".into(), |v| v.to_string()),
+                    p.connections.map_or("-".into(), |v| v.to_string()),
+                );
+            }
+        }
+        print!("{result}");
+    }
+    Ok(if result.pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
     })
 }
 

@@ -283,6 +283,22 @@ pub async fn run(
     };
     say(&idle);
 
+    let verdicts = judge(sizes, [&echo, &saturation, &games, &ai, &watchers, &idle]);
+    Ok(SuiteResult {
+        date: today(),
+        cores: crate::target::cores(),
+        pinned,
+        store: String::new(),
+        load_average,
+        reports: vec![echo, saturation, games, ai, watchers, beside, idle],
+        verdicts,
+    })
+}
+
+/// The targets' verdicts on the reports of the echo baseline, saturation, paced games, AI games,
+/// watchers and idle connections, in that order.
+fn judge(sizes: &Sizes, reports: [&Report; 6]) -> Vec<Verdict> {
+    let [echo, saturation, games, ai, watchers, idle] = reports;
     let mut verdicts = Vec::new();
     let g = &sizes.games;
     verdicts.push(Verdict {
@@ -292,8 +308,8 @@ pub async fn run(
             g.games * 2,
             g.rate.unwrap_or(0.0)
         ),
-        measured: format!("{}; {:.0} moves/s; {} of {} connections; {}", latencies(&games), games.ops_per_sec, games.connections, g.games * 2, errors(&games)),
-        pass: p99(&games) < 5_000 && games.error_count() == 0 && games.connections == g.games * 2,
+        measured: format!("{}; {:.0} moves/s; {} of {} connections; {}", latencies(games), games.ops_per_sec, games.connections, g.games * 2, errors(games)),
+        pass: p99(games) < 5_000 && games.error_count() == 0 && games.connections == g.games * 2,
         command: games_command(g),
     });
     let ratio = saturation.ops_per_sec / echo.ops_per_sec.max(1e-9);
@@ -306,7 +322,7 @@ pub async fn run(
             "{:.0} moves/s ÷ {:.0} echo messages/s = **{ratio:.2}**; {}",
             saturation.ops_per_sec,
             echo.ops_per_sec,
-            errors(&saturation)
+            errors(saturation)
         ),
         pass: ratio >= 0.7 && saturation.error_count() == 0,
         command: format!(
@@ -330,7 +346,7 @@ pub async fn run(
         measured: format!(
             "{} held; **{per_conn:.1} KiB** per connection; {}",
             idle.connections,
-            errors(&idle)
+            errors(idle)
         ),
         pass: per_conn <= 16.0
             && idle.connections == sizes.idle.connections
@@ -351,16 +367,16 @@ pub async fn run(
         ),
         measured: format!(
             "received (kernel timestamp): {} over {} moves; read by the generator: p50 {:.2} ms, p99 {:.2} ms; {joined} of {} joined in {:.1} s; {dropped} of {} stalled watchers dropped; {}",
-            latencies(&watchers),
+            latencies(watchers),
             watchers.ops,
             figure("read_p50_ms"),
             figure("read_p99_ms"),
             w.watchers,
             figure("join_secs"),
             w.stalled,
-            errors(&watchers)
+            errors(watchers)
         ),
-        pass: p99(&watchers) < 50_000
+        pass: p99(watchers) < 50_000
             && dropped == w.stalled
             && joined == w.watchers
             && watchers.error_count() == 0,
@@ -377,26 +393,18 @@ pub async fn run(
         ),
         measured: format!(
             "human games {} (scenario 1: p99 {}); AI answers p99 {:.2} ms; {}",
-            latencies(&ai),
-            ms(p99(&games)),
+            latencies(ai),
+            ms(p99(games)),
             ai.figures.get("ai_answer_p99_ms").copied().unwrap_or(f64::NAN),
-            errors(&ai)
+            errors(ai)
         ),
-        pass: p99(&ai) <= 2 * p99(&games) && ai.error_count() == 0,
+        pass: p99(ai) <= 2 * p99(games) && ai.error_count() == 0,
         command: format!(
             "noughts-loadgen ai --ai-games {} --variant {} --level {} --ai-rate {} --games {} --rate {} --secs {}",
             a.ai_games, a.variant, a.level, a.ai_rate, a.games, a.rate, a.secs
         ),
     });
-    Ok(SuiteResult {
-        date: today(),
-        cores: crate::target::cores(),
-        pinned,
-        store: String::new(),
-        load_average,
-        reports: vec![echo, saturation, games, ai, watchers, beside, idle],
-        verdicts,
-    })
+    verdicts
 }
 
 /// Today's date (UTC) as YYYY-MM-DD.

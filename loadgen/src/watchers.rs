@@ -354,25 +354,7 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
         let _ = beside.go.send((start, start + period * moves as u32));
         (beside.tally, beside.connections, beside.done)
     });
-    let mut scheduled = Vec::with_capacity(moves);
-    for (ply, &cell) in QUBIC_DRAW.iter().take(moves).enumerate() {
-        let at = start + period * ply as u32;
-        scheduled.push(at);
-        sleep_until(at).await;
-        let (mover, other) = if ply % 2 == 0 {
-            (&mut x, &mut o)
-        } else {
-            (&mut o, &mut x)
-        };
-        client::send(mover, ClientMessage::Move { game, cell }).await?;
-        // Both players read the move before the next one, as people would.
-        for ws in [mover, other] {
-            client::until(ws, |m| {
-                matches!(m, ServerMessage::Moved { cell: c, .. } if c == cell).then_some(())
-            })
-            .await?;
-        }
-    }
+    let scheduled = play_timed(&mut x, &mut o, game, (start, period), moves).await?;
     let (elapsed, server, generator) = window.end();
     let beside = match beside {
         Some((tally, connections, done)) => {
@@ -554,4 +536,35 @@ fn add_beside(
     for (kind, n) in tally.errors.snapshot() {
         *report.errors.entry(format!("beside_{kind}")).or_default() += n;
     }
+}
+
+/// Plays the first `moves` moves of the drawn game, one every `period` from `start`, each read by
+/// both players before the next; returns when each was scheduled.
+async fn play_timed(
+    x: &mut Socket,
+    o: &mut Socket,
+    game: GameId,
+    (start, period): (Instant, Duration),
+    moves: usize,
+) -> anyhow::Result<Vec<Instant>> {
+    let mut scheduled = Vec::with_capacity(moves);
+    for (ply, &cell) in QUBIC_DRAW.iter().take(moves).enumerate() {
+        let at = start + period * ply as u32;
+        scheduled.push(at);
+        sleep_until(at).await;
+        let (mover, other) = if ply % 2 == 0 {
+            (&mut *x, &mut *o)
+        } else {
+            (&mut *o, &mut *x)
+        };
+        client::send(mover, ClientMessage::Move { game, cell }).await?;
+        // Both players read the move before the next one, as people would.
+        for ws in [mover, other] {
+            client::until(ws, |m| {
+                matches!(m, ServerMessage::Moved { cell: c, .. } if c == cell).then_some(())
+            })
+            .await?;
+        }
+    }
+    Ok(scheduled)
 }
