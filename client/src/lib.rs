@@ -6,7 +6,7 @@
 //! - [`view`]: `impl Widget for &App`: the title bar, the screen that is up, the footer.
 //! - [`game`], [`form`], [`replay`]: the state of one game on screen, of the lobby's forms, and of
 //!   a stored game being replayed.
-//! - [`tui`], [`term`]: the interactive loop and the terminal it owns (restored on panic).
+//! - [`interactive`], [`terminal`]: the interactive loop and the terminal it owns (restored on panic).
 //! - [`net`]: the WebSocket task: hello with the saved token, reconnect with backoff.
 //! - [`tls`]: whom `wss://` trusts: the system's root certificates and `--ca`.
 //! - [`config`]: where the token is kept. [`embedded`]: a server inside the process.
@@ -22,13 +22,13 @@ pub mod event;
 pub mod form;
 pub mod game;
 pub mod history;
+pub mod interactive;
 pub mod net;
 pub mod plain;
 pub mod replay;
 pub mod screen;
-pub mod term;
+pub mod terminal;
 pub mod tls;
-pub mod tui;
 pub mod view;
 pub mod watch;
 
@@ -102,7 +102,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let result = match cli.command {
         None | Some(Command::Play) => {
             let app = app::App::new(name, Instant::now(), color_wanted());
-            tui::run(link, app, Vec::new()).await
+            interactive::run(link, app, Vec::new()).await
         }
         Some(Command::Watch(args)) => {
             let target = match (args.game, args.war) {
@@ -121,7 +121,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                         Vec::new()
                     }
                 };
-                tui::run(link, app, initial).await
+                interactive::run(link, app, initial).await
             }
         }
         Some(Command::Bot(args)) => {
@@ -167,7 +167,7 @@ async fn show_replay(view: replay::ReplayView, args: &cli::ReplayArgs) -> anyhow
         replay::print_record(&view, delay, &mut std::io::stdout().lock()).await
     } else {
         let app = app::App::replaying(view, Instant::now(), color_wanted());
-        tui::run_offline(app).await
+        interactive::run_offline(app).await
     }
 }
 

@@ -11,7 +11,7 @@ use ratatui::crossterm::event::{Event as TermEvent, EventStream};
 use crate::app::{App, Effect, Event};
 use crate::net::Link;
 use crate::net::NetEvent;
-use crate::term;
+use crate::terminal;
 
 /// How often clocks and countdowns are redrawn.
 const TICK: Duration = Duration::from_millis(200);
@@ -38,17 +38,17 @@ pub async fn run(mut link: Link, mut app: App, initial: Vec<ClientMessage>) -> a
     for message in initial {
         link.send(message);
     }
-    let mut terminal = term::init()?;
+    let mut terminal = terminal::init()?;
     let result = event_loop(&mut terminal, Some(&mut link), &mut app).await;
-    term::restore();
+    terminal::restore();
     result
 }
 
 /// Runs the client with no connection (a replay of a game already fetched) until the user quits.
 pub async fn run_offline(mut app: App) -> anyhow::Result<()> {
-    let mut terminal = term::init()?;
+    let mut terminal = terminal::init()?;
     let result = event_loop(&mut terminal, None, &mut app).await;
-    term::restore();
+    terminal::restore();
     result
 }
 
@@ -61,7 +61,7 @@ async fn next_net(link: &mut Option<&mut Link>) -> Option<NetEvent> {
 }
 
 async fn event_loop(
-    terminal: &mut term::Tui,
+    terminal: &mut terminal::Tui,
     mut link: Option<&mut Link>,
     app: &mut App,
 ) -> anyhow::Result<()> {
