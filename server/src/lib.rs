@@ -5,27 +5,20 @@
 //! [`run`] serves on a listener until a shutdown future completes; [`Config`] holds every knob.
 //! The wire protocol is the `noughts-protocol` crate and its `PROTOCOL.md`.
 //!
-//! Code map:
+//! Code map (ARCHITECTURE.md has a line per file):
 //! - `server`: the accept loop, the connection cap, shutdown in order (games, then connections).
-//! - `connection`: one task per WebSocket; reads, writes its bounded outbound queue, pings.
-//! - `handler`: what each request does; `handler::hello` starts and resumes sessions.
-//! - `game`: one actor task per game (`game::actor`) around the game's rules (`game::rules`, a
-//!   pure state machine: board, clocks (`game::clock`), presence, chat, rematches, `seq`); the
-//!   actor owns the seats' and watchers' connections (`game::seat`), the AI tasks and the store
-//!   writes. Every change to a game's state happens in its actor.
-//! - `registry`: every shared index (sessions, games, rooms, seek queues), in dashmap.
-//! - `session`: a player's identity and subscriptions across connections.
-//! - `lobby`: listed games and rooms, and their subscribers.
-//! - `war`: keeps an AI-vs-AI game running per variant.
-//! - `store`: players, games, moves and ratings in SQLite, on a thread of its own; live games are
-//!   restored from it at start (`game::restore`).
-//! - `rating`: Glicko-2 per variant.
-//! - `metrics`: Prometheus metrics and the HTTP responder that serves them.
-//! - `tls`: the certificate and key, the TLS handshake before the WebSocket one, and the stream a
-//!   connection reads and writes, plain or encrypted.
-//! - `outbound`, `rate`, `code`: sending to a connection, token buckets, invite codes.
-//! - `wire`: a plain connection's socket, shared so that senders write frames to it directly.
-//! - `per_ip`: counts of connections, rooms and seeks per network, for the per-address caps.
+//! - `connection`: one task per WebSocket; reads, writes what waits, pings.
+//! - `handler`: what each request does, a file per concern; `handler::client` is a connection's
+//!   view of its player, `handler::dispatch` sends each request to its concern.
+//! - `game`: one actor task per game (`game::actor`, `game::audience`) around the game's rules
+//!   (`game::rules`, a pure state machine); `game_handle`: the only way to reach an actor.
+//! - `shared`: what every task shares; `registry`: every shared index and the per-address counts,
+//!   in dashmap; `session`, `expiry`: a player's identity, and its end after a grace.
+//! - `lobby`: listed games and rooms, and their subscribers; `war`: the AI-vs-AI games.
+//! - `store`: players, games, moves and ratings in SQLite, on a thread of its own.
+//! - `outbound`, `shared_socket`: sending to a connection; `tls`: the TLS handshake and stream.
+//! - `rating`, `metrics`, `config`, `error`, `network`, `token_bucket`, `invite_code`: Glicko-2,
+//!   Prometheus, the knobs, refusals, per-address counting, rate limits, invite codes.
 
 mod config;
 mod connection;

@@ -654,3 +654,45 @@ fn no_import_circle_between_the_modules_of_a_directory() {
     }
     assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
 }
+
+#[test]
+fn the_architecture_map_names_exactly_the_files_that_exist() {
+    let map = fs::read_to_string(workspace().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let named: BTreeSet<String> = map
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|word| word.contains('/') && !word.contains(' ') && !word.contains("://"))
+        .map(str::to_owned)
+        .collect();
+    let missing: Vec<String> = named
+        .iter()
+        .filter(|path| !workspace().join(path).exists())
+        .cloned()
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names what does not exist: {missing:?}"
+    );
+    let unmapped: Vec<String> = sources()
+        .into_iter()
+        .map(|path| relative(&path))
+        .filter(|path| {
+            [
+                "engine/src/",
+                "protocol/src/",
+                "server/src/",
+                "client/src/",
+                "tests/src/",
+                "loadgen/src/",
+            ]
+            .iter()
+            .any(|dir| path.starts_with(dir))
+        })
+        .filter(|path| !named.contains(path))
+        .collect();
+    assert!(
+        unmapped.is_empty(),
+        "ARCHITECTURE.md's code map leaves out: {unmapped:?}"
+    );
+}
