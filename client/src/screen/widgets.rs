@@ -8,7 +8,7 @@ const SIDE_WIDTH: u16 = 30;
 
 /// A rectangle of at most `width`×`height` centred in `area`.
 /// The body of the screen when the whole terminal is `area`: all but the title bar and the
-/// footer, as [`App`]'s `render` lays them out.
+/// footer, as the app's view lays them out.
 pub fn body_of(area: Rect) -> Rect {
     Rect::new(
         area.x,

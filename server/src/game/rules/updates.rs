@@ -107,7 +107,7 @@ pub enum Rematch {
     /// The requester had already offered: the reply repeats the offer (with the current `seq`).
     Repeat(ServerMessage),
     /// The offer is accepted (or the opponent is an AI): start the rematch, then call
-    /// [`Rules::rematch_started`]. Nothing changed yet.
+    /// [`Rules::rematch_started`](super::state::Rules::rematch_started). Nothing changed yet.
     Start,
 }
 
@@ -123,7 +123,7 @@ pub struct Returned {
 /// Something that happens by itself once its time comes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Due {
-    /// The game ends (a flag fell, a grace ran out): store the end, then [`Rules::conclude`].
+    /// The game ends (a flag fell, a grace ran out): store the end, then [`Rules::conclude`](super::state::Rules::conclude).
     End(EndRecord),
     /// A finished game's linger is over: it closes.
     Close,
