@@ -6,7 +6,6 @@ use ratatui::layout::{Constraint, Layout, Rect};
 /// Width of the side panel beside a board.
 const SIDE_WIDTH: u16 = 30;
 
-/// A rectangle of at most `width`×`height` centred in `area`.
 /// The body of the screen when the whole terminal is `area`: all but the title bar and the
 /// footer, as the app's view lays them out.
 pub fn body_of(area: Rect) -> Rect {
@@ -18,6 +17,7 @@ pub fn body_of(area: Rect) -> Rect {
     )
 }
 
+/// A rectangle of at most `width`×`height` centred in `area`.
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let width = width.min(area.width);
     let height = height.min(area.height);
