@@ -225,7 +225,7 @@ async fn a_killed_server_restores_its_games_and_loses_nothing() {
         assert!(resumed, "{} resumes the restored session", player.name);
         let (rating, games) = player.classic_rating();
         assert_eq!(games, 1, "game A is rated");
-        if &player.name == a_winner {
+        if player.name == *a_winner {
             assert!(rating > 1500, "the winner of A went up: {rating}");
         } else {
             assert!(rating < 1500, "the loser of A went down: {rating}");
@@ -278,7 +278,7 @@ struct Before {
 /// Game A played to its end, B three moves in on a clock, C one move each against the AI; then
 /// the server is killed.
 async fn before_the_crash(dir: &Path) -> Before {
-    let server = start(&dir);
+    let server = start(dir);
     let mut ada = Player::hello(&server.url, "ada", None).await;
     let mut bob = Player::hello(&server.url, "bob", None).await;
     assert_eq!(ada.classic_rating(), (1500, 0));
