@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use noughts_protocol::{
     ClientMessage, ErrorCode, GameId, GameInfo, GameKind, Level, PlayerId, Rating, ServerMessage,
-    Variant, sanitize,
+    Variant,
 };
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -190,11 +190,11 @@ impl App {
             }
             NetEvent::Lost { reason, retry_in } => {
                 self.connection = Connection::Retrying {
-                    reason: sanitize(&reason),
+                    reason,
                     retry_at: self.now + retry_in,
                 };
             }
-            NetEvent::Closed(reason) => self.connection = Connection::Closed(sanitize(&reason)),
+            NetEvent::Closed(reason) => self.connection = Connection::Closed(reason),
             NetEvent::Frame(frame) => self.on_message(frame.message, effects),
         }
     }
@@ -252,7 +252,7 @@ impl App {
                 self.modal = Some(Modal::Room {
                     variant,
                     rated,
-                    code: Some(sanitize(&code)),
+                    code: Some(code),
                 });
             }
             ServerMessage::Leaderboard {
@@ -293,7 +293,7 @@ impl App {
             }
             ServerMessage::GameState(state) => self.on_game_state(*state, effects),
             ServerMessage::Shutdown { message } => {
-                self.say(format!("Server: {}", sanitize(&message)));
+                self.say(format!("Server: {}", message));
             }
             other => {
                 let now = self.now;
@@ -322,7 +322,7 @@ impl App {
         let again = self.player.is_some();
         self.player = Some(player);
         self.ratings = ratings;
-        self.name = sanitize(&name);
+        self.name = name;
         self.connection = Connection::Online;
         if again {
             self.say(if resumed {
@@ -407,7 +407,7 @@ impl App {
     }
 
     fn on_error(&mut self, code: ErrorCode, message: &str) {
-        self.say(format!("{}: {}", code, sanitize(message)));
+        self.say(format!("{}: {}", code, message));
         if code == ErrorCode::NoSuchGame {
             self.replay_wanted = None;
         }

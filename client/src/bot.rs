@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use noughts_engine::{Board, Budget, Level, Rng, Variant, choose_move};
-use noughts_protocol::{ClientMessage, ErrorCode, GameId, Mark, ServerMessage, sanitize};
+use noughts_protocol::{ClientMessage, ErrorCode, GameId, Mark, ServerMessage};
 
 use crate::net::Link;
 use crate::net::NetEvent;
@@ -77,7 +77,7 @@ pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow:
                     "game {}: playing {} against {}",
                     state.game,
                     you.symbol(),
-                    sanitize(&if you == Mark::X { state.o } else { state.x }.name)
+                    if you == Mark::X { state.o } else { state.x }.name
                 )?;
                 current = Some(Current {
                     game: state.game,
@@ -148,12 +148,12 @@ pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow:
                 match code {
                     ErrorCode::AlreadySeeking | ErrorCode::NotYourTurn => {}
                     ErrorCode::IllegalMove | ErrorCode::GameOver => {}
-                    _ => eprintln!("server: {} ({code})", sanitize(&message)),
+                    _ => eprintln!("server: {} ({code})", message),
                 }
                 None
             }
             ServerMessage::Shutdown { message } => {
-                bail!("the server is shutting down: {}", sanitize(&message))
+                bail!("the server is shutting down: {}", message)
             }
             _ => None,
         };

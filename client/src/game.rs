@@ -4,9 +4,7 @@
 use std::time::{Duration, Instant};
 
 use noughts_engine::Board;
-use noughts_protocol::{
-    ChatLine, Clocks, GameResult, GameState, Mark, SeatInfo, ServerMessage, sanitize,
-};
+use noughts_protocol::{Clocks, GameResult, GameState, Mark, SeatInfo, ServerMessage};
 
 /// How many chat lines a game keeps.
 const CHAT_LINES: usize = 100;
@@ -32,13 +30,8 @@ pub struct GameView {
 
 impl GameView {
     /// A view of a snapshot received at `now`. `None` if the board text is unreadable.
-    pub fn new(mut state: GameState, now: Instant) -> Option<GameView> {
+    pub fn new(state: GameState, now: Instant) -> Option<GameView> {
         let board = Board::parse(state.variant, &state.board).ok()?;
-        clean_seat(&mut state.x);
-        clean_seat(&mut state.o);
-        for line in &mut state.chat {
-            clean_chat(line);
-        }
         let variant = state.variant;
         let mid = variant.side() / 2;
         let centre = variant
@@ -218,9 +211,7 @@ impl GameView {
             }
             ServerMessage::Watchers { count, .. } => self.state.watchers = *count,
             ServerMessage::Chat { line, .. } => {
-                let mut line = line.clone();
-                clean_chat(&mut line);
-                self.state.chat.push(line);
+                self.state.chat.push(line.clone());
                 let excess = self.state.chat.len().saturating_sub(CHAT_LINES);
                 self.state.chat.drain(..excess);
             }
@@ -278,15 +269,6 @@ fn mark_index(mark: Mark) -> usize {
         Mark::X => 0,
         Mark::O => 1,
     }
-}
-
-fn clean_seat(seat: &mut SeatInfo) {
-    seat.name = sanitize(&seat.name);
-}
-
-fn clean_chat(line: &mut ChatLine) {
-    line.from = sanitize(&line.from);
-    line.text = sanitize(&line.text);
 }
 
 /// The empty cell closest to `cell` in numbering order (itself if empty).
@@ -355,10 +337,20 @@ mod tests {
         }
     }
 
+    /// The snapshot as the connection hands it on, its text cleaned.
+    fn cleaned(state: GameState) -> GameState {
+        let mut message = ServerMessage::GameState(Box::new(state));
+        crate::clean::clean(&mut message);
+        match message {
+            ServerMessage::GameState(state) => *state,
+            _ => unreachable!(),
+        }
+    }
+
     #[test]
     fn applies_updates_in_order_and_ignores_stale_ones() {
         let t0 = Instant::now();
-        let mut view = GameView::new(state(), t0).unwrap();
+        let mut view = GameView::new(cleaned(state()), t0).unwrap();
         assert_eq!(view.seat(Mark::X).name, "ada[2J");
         assert_eq!(view.cursor, 4);
         let moved = ServerMessage::Moved {

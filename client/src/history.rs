@@ -6,7 +6,7 @@ use std::io::Write;
 use anyhow::bail;
 use noughts_protocol::{
     ClientMessage, GameId, GameKind, GameSummary, Mark, PlayerId, Profile, RecordSeat,
-    ServerMessage, sanitize,
+    ServerMessage,
 };
 
 use crate::net::Link;
@@ -40,7 +40,7 @@ pub fn outcome_word(game: &GameSummary, side: Option<Mark>) -> &'static str {
 pub fn seat_name(seat: &RecordSeat) -> String {
     match seat.level {
         Some(level) => format!("{level} AI"),
-        None => sanitize(&seat.name),
+        None => seat.name.clone(),
     }
 }
 
@@ -104,7 +104,7 @@ pub async fn run(mut link: Link, query: Query, out: &mut impl Write) -> anyhow::
                 games: list, more, ..
             } => games = Some((list, more)),
             ServerMessage::Error { code, message } => {
-                bail!("the server refused: {} ({code})", sanitize(&message))
+                bail!("the server refused: {} ({code})", message)
             }
             _ => {}
         }
@@ -122,12 +122,7 @@ pub fn write_history(
     more: bool,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "{} (player {})",
-        sanitize(&profile.name),
-        profile.player
-    )?;
+    writeln!(out, "{} (player {})", profile.name, profile.player)?;
     for stats in profile.variants.iter().filter(|s| s.games > 0) {
         writeln!(
             out,

@@ -15,6 +15,7 @@
 pub mod analyse;
 pub mod app;
 pub mod bot;
+pub mod clean;
 pub mod cli;
 pub mod config;
 pub mod embedded;

@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::Connector;
 use tokio_tungstenite::tungstenite::Message;
 
+use crate::clean::clean;
 use crate::config::TokenStore;
 
 /// What the connection task reports.
@@ -122,6 +123,7 @@ async fn run(
         attempt = if welcomed { 1 } else { attempt + 1 };
         let reason = match end {
             End::Quit => return,
+            // What the server said in words was cleaned as it arrived; the rest is ours.
             End::Refused(reason) => {
                 let _ = events.send(NetEvent::Closed(reason));
                 return;
@@ -220,9 +222,11 @@ async fn session(
                     Some(Ok(_)) => continue,
                 };
                 // Messages this client does not know (a newer server) are skipped.
-                let Ok(frame) = serde_json::from_str::<ServerFrame>(text.as_str()) else {
+                let Ok(mut frame) = serde_json::from_str::<ServerFrame>(text.as_str()) else {
                     continue;
                 };
+                // The one place text from the server is cleaned (see `clean`).
+                clean(&mut frame.message);
                 if !*welcomed {
                     match &frame.message {
                         ServerMessage::Welcome { token, .. } => {
@@ -240,9 +244,9 @@ async fn session(
                         ServerMessage::Error {
                             code: ErrorCode::ServerFull | ErrorCode::RateLimited,
                             message,
-                        } => return End::Lost(format!("the server is busy: {}", sanitize(message))),
+                        } => return End::Lost(format!("the server is busy: {message}")),
                         ServerMessage::Error { code, message } => {
-                            return End::Refused(format!("the server refused us: {} ({code})", sanitize(message)));
+                            return End::Refused(format!("the server refused us: {message} ({code})"));
                         }
                         _ => {}
                     }

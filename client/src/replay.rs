@@ -9,7 +9,7 @@ use anyhow::{Context as _, bail};
 use noughts_engine::{Board, Outcome, Variant};
 use noughts_protocol::{
     ClientMessage, GameId, GameKind, GameRecord, GameResult, Mark, MoveRecord, RecordSeat,
-    ServerMessage, sanitize,
+    ServerMessage,
 };
 
 use crate::net::Link;
@@ -28,9 +28,7 @@ pub struct ReplayView {
 
 impl ReplayView {
     /// A view of `record` at its final position. Errors if a move is not legal where it stands.
-    pub fn new(mut record: GameRecord) -> anyhow::Result<ReplayView> {
-        clean_seat(&mut record.x);
-        clean_seat(&mut record.o);
+    pub fn new(record: GameRecord) -> anyhow::Result<ReplayView> {
         let mut boards = vec![Board::new(record.variant)];
         for (index, step) in record.moves.iter().enumerate() {
             let board = boards[index]
@@ -153,13 +151,9 @@ impl ReplayView {
     }
 }
 
-fn clean_seat(seat: &mut RecordSeat) {
-    seat.name = sanitize(&seat.name);
-}
-
 /// A seat as text: the name, the rating it had and what the game changed.
 pub fn seat_text(seat: &RecordSeat) -> String {
-    let mut text = sanitize(&seat.name);
+    let mut text = seat.name.clone();
     if let Some(rating) = seat.rating {
         text.push_str(&format!(" {rating}"));
     }
@@ -177,7 +171,7 @@ pub async fn fetch_record(mut link: Link, game: GameId) -> anyhow::Result<GameRe
             ServerMessage::Welcome { .. } => link.send(ClientMessage::GameRecord { game }),
             ServerMessage::GameRecord(record) if record.game == game => return Ok(*record),
             ServerMessage::Error { code, message } => {
-                bail!("the server refused: {} ({code})", sanitize(&message))
+                bail!("the server refused: {} ({code})", message)
             }
             _ => {}
         }

@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::{Context as _, bail};
 use noughts_engine::Board;
 use noughts_protocol::{
-    ClientMessage, ErrorCode, GameId, GameKind, GameState, Level, ServerMessage, Variant, sanitize,
+    ClientMessage, ErrorCode, GameId, GameKind, GameState, Level, ServerMessage, Variant,
 };
 
 use crate::net::Link;
@@ -100,14 +100,14 @@ pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow
                 return Ok(());
             }
             ServerMessage::Error { code, message } => match code {
-                ErrorCode::NoSuchGame => bail!("no such game: {}", sanitize(&message)),
+                ErrorCode::NoSuchGame => bail!("no such game: {}", message),
                 _ if watching.is_none() => {
-                    bail!("the server refused: {} ({code})", sanitize(&message))
+                    bail!("the server refused: {} ({code})", message)
                 }
-                _ => eprintln!("server: {} ({code})", sanitize(&message)),
+                _ => eprintln!("server: {} ({code})", message),
             },
             ServerMessage::Shutdown { message } => {
-                bail!("the server is shutting down: {}", sanitize(&message))
+                bail!("the server is shutting down: {}", message)
             }
             _ => {}
         }
@@ -121,8 +121,8 @@ fn print_state(state: &GameState, out: &mut impl Write) -> anyhow::Result<()> {
         "game {} ({}): X {} vs O {}, {} moves played",
         state.game,
         state.variant,
-        sanitize(&state.x.name),
-        sanitize(&state.o.name),
+        state.x.name,
+        state.o.name,
         state.moves.len()
     )?;
     write_board(&board, out)?;

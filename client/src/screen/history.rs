@@ -1,7 +1,7 @@
 //! The history tab: a player's finished games, newest first, a page at a time; its keys and its
 //! drawing.
 
-use noughts_protocol::{ClientMessage, GameKind, GameSummary, PlayerId, sanitize};
+use noughts_protocol::{ClientMessage, GameKind, GameSummary, PlayerId};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::Line;
 
@@ -80,10 +80,7 @@ impl History {
         } else {
             *games = page;
         }
-        for game in games.iter_mut() {
-            game.x.name = sanitize(&game.x.name);
-            game.o.name = sanitize(&game.o.name);
-        }
+        for _game in games.iter_mut() {}
         self.more = more;
         self.loading_more = false;
         self.selected = self.selected.min(games.len().saturating_sub(1));

@@ -1,7 +1,7 @@
 //! The leaderboard tab: the best-rated players of a variant, a page at a time, kept current by
 //! the server's replies; its keys and its drawing.
 
-use noughts_protocol::{ClientMessage, LeaderboardEntry, PlayerId, Variant, sanitize};
+use noughts_protocol::{ClientMessage, LeaderboardEntry, PlayerId, Variant};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::{Line, Span};
 
@@ -57,9 +57,7 @@ impl Leaderboard {
         if variant != self.variant() {
             return;
         }
-        for entry in &mut players {
-            entry.name = sanitize(&entry.name);
-        }
+        for _entry in &mut players {}
         self.more = players.len() >= PAGE as usize;
         let shown = self.players.as_ref().map_or(0, Vec::len);
         match &mut self.players {

@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
-use noughts_protocol::{ClientMessage, GameId, PlayerId, Rating, sanitize};
+use noughts_protocol::{ClientMessage, GameId, PlayerId, Rating};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::action::Action;
@@ -112,9 +112,7 @@ impl Lobby {
         self.selected = self.selected.min(len.saturating_sub(1));
     }
 
-    pub fn upsert_game(&mut self, mut game: GameInfo) {
-        game.x.name = sanitize(&game.x.name);
-        game.o.name = sanitize(&game.o.name);
+    pub fn upsert_game(&mut self, game: GameInfo) {
         match self.games.iter_mut().find(|g| g.game == game.game) {
             Some(slot) => *slot = game,
             None => {
@@ -124,9 +122,7 @@ impl Lobby {
         }
     }
 
-    pub fn upsert_room(&mut self, mut room: RoomInfo) {
-        room.host = sanitize(&room.host);
-        room.code = sanitize(&room.code);
+    pub fn upsert_room(&mut self, room: RoomInfo) {
         match self.rooms.iter_mut().find(|r| r.code == room.code) {
             Some(slot) => *slot = room,
             None => self.rooms.push(room),

@@ -24,7 +24,9 @@ pub fn render(app: &App) -> String {
     terminal.backend().to_string()
 }
 
-pub fn frame(app: &mut App, message: ServerMessage) -> Vec<Effect> {
+/// A server message as the app gets it: through the connection, which cleans its text once.
+pub fn frame(app: &mut App, mut message: ServerMessage) -> Vec<Effect> {
+    noughts_client::clean::clean(&mut message);
     app.update(Event::Net(NetEvent::Frame(ServerFrame::event(message))))
 }
 
