@@ -38,6 +38,7 @@ mod server;
 mod session;
 mod shared;
 mod shared_socket;
+mod sitter;
 mod store;
 mod tls;
 mod token_bucket;

@@ -184,7 +184,11 @@ impl Registry {
         if start.listed {
             return;
         }
-        let players = start.seats.iter().filter_map(|seat| seat.ok()).collect();
+        let players = start
+            .seats
+            .iter()
+            .filter_map(|seat| seat.human().copied())
+            .collect();
         let code = start
             .rematch_of
             .and_then(|of| self.hidden.get(&of).and_then(|h| h.code.clone()));

@@ -20,13 +20,14 @@ use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
 
 use super::rules::{Decision, Due, EndRecord, PendingMove, Rematch, Rules, Table, Update};
-use super::seat::{Human, Seat, Watcher, index};
-use super::setup::{SeatSetup, Setup, Starter};
+use super::seat::{Human, Watcher, index};
+use super::setup::{Setup, Starter};
 use crate::error::Refusal;
 use crate::game_handle::{Command, Requester};
 use crate::metrics::GaugeShare;
 use crate::session::Session;
 use crate::shared::Shared;
+use crate::sitter::Sitter;
 use crate::store::{Ending, GameStart, LiveGame, Rerated, StoredMove, now_ms};
 
 /// Commands handled before the actor settles (sends a pending `watchers` update, handles dropped
@@ -52,7 +53,7 @@ pub(crate) struct Game {
     /// When the game started, in milliseconds since the Unix epoch; moves are timed from it.
     pub(super) started_ms: u64,
     /// X's seat, then O's: sessions and connections.
-    pub(super) seats: [Seat; 2],
+    pub(super) seats: [Sitter<Human>; 2],
     /// Everyone watching, by player, each with its own queue.
     pub(super) watchers: HashMap<PlayerId, Watcher>,
     /// Whether an AI search for the current position is under way.
@@ -97,19 +98,20 @@ impl Game {
         (started_ms, starter): (u64, Starter),
     ) -> Game {
         let seats = setup.seats.clone().map(|seat| match seat {
-            SeatSetup::Human(session) => {
+            Sitter::Human(session) => {
                 let out = session.join_game(id);
-                Seat::Human(Human { session, out })
+                Sitter::Human(Human { session, out })
             }
-            SeatSetup::Ai(level) => Seat::Ai(level),
+            Sitter::Ai(level) => Sitter::Ai(level),
         });
-        let connected = [0, 1].map(|i| !matches!(&seats[i], Seat::Human(Human { out: None, .. })));
+        let connected =
+            [0, 1].map(|i| !matches!(&seats[i], Sitter::Human(Human { out: None, .. })));
         let rules = Rules::new(Self::table(&shared, id, &setup, &seats), connected);
         Game::around(shared, rules, commands, (setup, starter), seats, started_ms)
     }
 
     /// How the rules see a game set up so.
-    fn table(shared: &Shared, id: GameId, setup: &Setup, seats: &[Seat; 2]) -> Table {
+    fn table(shared: &Shared, id: GameId, setup: &Setup, seats: &[Sitter<Human>; 2]) -> Table {
         let config = &shared.config;
         Table {
             id,
@@ -132,7 +134,7 @@ impl Game {
         rules: Rules,
         commands: mpsc::WeakSender<Command>,
         (setup, starter): (Setup, Starter),
-        seats: [Seat; 2],
+        seats: [Sitter<Human>; 2],
         started_ms: u64,
     ) -> Game {
         let config = &shared.config;
@@ -178,11 +180,11 @@ impl Game {
     ) -> Result<Game, String> {
         let id = live.start.game;
         let seats = setup.seats.clone().map(|seat| match seat {
-            SeatSetup::Human(session) => {
+            Sitter::Human(session) => {
                 session.join_game(id);
-                Seat::Human(Human { session, out: None })
+                Sitter::Human(Human { session, out: None })
             }
-            SeatSetup::Ai(level) => Seat::Ai(level),
+            Sitter::Ai(level) => Sitter::Ai(level),
         });
         let moves: Vec<(usize, Option<u64>)> = live
             .moves
@@ -274,7 +276,7 @@ impl Game {
         }
         self.rules.open(self.watchers.len(), now);
         for mark in [Mark::X, Mark::O] {
-            let Seat::Human(human) = &self.seats[index(mark)] else {
+            let Sitter::Human(human) = &self.seats[index(mark)] else {
                 continue;
             };
             let Some(out) = human.out.clone() else {
@@ -313,7 +315,7 @@ impl Game {
             told.push(from.player);
         }
         for seat in &self.seats {
-            if let Seat::Human(human) = seat
+            if let Sitter::Human(human) = seat
                 && !told.contains(&human.session.player)
                 && let Some(out) = &human.out
             {
@@ -388,7 +390,7 @@ impl Game {
             }
             Command::Detach { player, conn } => {
                 if let Some(mark) = self.rules.mark_of(player)
-                    && let Seat::Human(human) = &self.seats[index(mark)]
+                    && let Sitter::Human(human) = &self.seats[index(mark)]
                     && human.out.as_ref().is_some_and(|o| o.conn == conn)
                 {
                     self.seat_away(mark).await;
@@ -556,7 +558,7 @@ impl Game {
     ) {
         if let Some(Rerated { x, o }) = rerated {
             for (mark, rating) in [(Mark::X, x), (Mark::O, o)] {
-                if let Seat::Human(human) = &self.seats[index(mark)] {
+                if let Sitter::Human(human) = &self.seats[index(mark)] {
                     human
                         .session
                         .rated_game(self.rules.board().variant(), rating);
@@ -592,9 +594,9 @@ impl Game {
 
     /// Starts the rematch with sides swapped; the accepting request's reply is its snapshot.
     fn start_rematch(&mut self, from: Requester) {
-        let seat = |seat: &Seat| match seat {
-            Seat::Human(human) => SeatSetup::Human(human.session.clone()),
-            Seat::Ai(level) => SeatSetup::Ai(*level),
+        let seat = |seat: &Sitter<Human>| match seat {
+            Sitter::Human(human) => Sitter::Human(human.session.clone()),
+            Sitter::Ai(level) => Sitter::Ai(*level),
         };
         let setup = Setup {
             variant: self.rules.board().variant(),
@@ -637,7 +639,7 @@ impl Game {
             self.shared.lobby.remove_game(id);
         }
         for seat in &self.seats {
-            if let Seat::Human(human) = seat {
+            if let Sitter::Human(human) = seat {
                 human.session.leave_game(id);
             }
         }

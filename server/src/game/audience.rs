@@ -7,10 +7,11 @@ use noughts_protocol::{GameInfo, Mark, PlayerId, ServerMessage};
 
 use super::actor::{Game, now};
 use super::rules::Update;
-use super::seat::{Human, Seat, Watcher, index};
+use super::seat::{Human, Watcher, index};
 use crate::game_handle::Requester;
 use crate::outbound::{Frame, Outbound, fan_out, frame, with_id};
 use crate::session::Session;
+use crate::sitter::Sitter;
 
 impl Game {
     pub(super) fn on_watch(&mut self, session: Arc<Session>, from: Requester) {
@@ -52,7 +53,7 @@ impl Game {
         let Some(mark) = self.rules.mark_of(player) else {
             return;
         };
-        let Seat::Human(human) = &mut self.seats[index(mark)] else {
+        let Sitter::Human(human) = &mut self.seats[index(mark)] else {
             return;
         };
         human.out = Some(out.clone());
@@ -69,7 +70,7 @@ impl Game {
 
     /// A seat's player has gone: the clock stops, the grace runs, everyone is told.
     pub(super) async fn seat_away(&mut self, mark: Mark) {
-        if let Seat::Human(human) = &mut self.seats[index(mark)] {
+        if let Sitter::Human(human) = &mut self.seats[index(mark)] {
             human.out = None;
         }
         if let Some(update) = self.rules.seat_left(mark, now()) {
@@ -113,7 +114,7 @@ impl Game {
             if Some(mark) == skip_seat {
                 continue;
             }
-            if let Seat::Human(Human { out: Some(out), .. }) = &self.seats[index(mark)]
+            if let Sitter::Human(Human { out: Some(out), .. }) = &self.seats[index(mark)]
                 && !out.send(frame.clone())
             {
                 self.dropped.push(mark);

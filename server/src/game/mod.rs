@@ -10,7 +10,7 @@ pub mod rules;
 mod seat;
 mod setup;
 
-pub(crate) use setup::{SeatSetup, Setup};
+pub(crate) use setup::Setup;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -21,8 +21,10 @@ use tracing::{Instrument, error, info};
 
 use crate::error::Refusal;
 use crate::game_handle::{COMMAND_QUEUE, GameHandle};
+use crate::session::Session;
 use crate::shared::Shared;
-use crate::store::{GameStart, LiveGame, StoredSeat, now_ms};
+use crate::sitter::Sitter;
+use crate::store::{GameStart, LiveGame, now_ms};
 
 /// Starts a game: registers it, seats its players and spawns its actor, which sends everyone
 /// their first snapshot.
@@ -44,10 +46,7 @@ fn start_game(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusal> {
         ));
     }
     let id = shared.registry.next_game_id();
-    let seat = |seat: &SeatSetup| match seat {
-        SeatSetup::Human(session) => Ok(session.player),
-        SeatSetup::Ai(level) => Err(*level),
-    };
+    let seat = |seat: &Sitter<Arc<Session>>| seat.as_ref().map(|session| session.player);
     let start = GameStart {
         game: id,
         variant: setup.variant,
@@ -93,21 +92,21 @@ pub(crate) fn restore_all(
     for game in live {
         let id = game.start.game;
         let seats = game.seats.clone().map(|seat| match seat {
-            StoredSeat::Human(player) => {
+            Sitter::Human(player) => {
                 let session = shared.registry.stored_session(&player);
                 if sessions.insert(session.player) {
                     session.mark_away();
                     crate::expiry::expire_after_grace(shared, session.clone());
                 }
-                SeatSetup::Human(session)
+                Sitter::Human(session)
             }
-            StoredSeat::Ai(level) => SeatSetup::Ai(level),
+            Sitter::Ai(level) => Sitter::Ai(level),
         });
         let (on_end, ended) = oneshot::channel();
         let start = &game.start;
         let owner = start.owner.and_then(|owner| {
             seats.iter().find_map(|seat| match seat {
-                SeatSetup::Human(session) if session.player == owner => Some(session.clone()),
+                Sitter::Human(session) if session.player == owner => Some(session.clone()),
                 _ => None,
             })
         });

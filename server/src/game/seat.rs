@@ -2,18 +2,11 @@
 
 use std::sync::Arc;
 
-use noughts_protocol::{Level, Mark, SeatInfo, Variant};
+use noughts_protocol::{Mark, SeatInfo, Variant};
 
-use super::rules::Sitter;
 use crate::outbound::Outbound;
 use crate::session::Session;
-
-/// A seat and whoever sits in it.
-#[derive(Debug)]
-pub(super) enum Seat {
-    Human(Human),
-    Ai(Level),
-}
+use crate::sitter::Sitter;
 
 /// A person's seat.
 #[derive(Debug)]
@@ -24,11 +17,11 @@ pub(super) struct Human {
     pub(super) out: Option<Outbound>,
 }
 
-impl Seat {
+impl Sitter<Human> {
     /// The seat as snapshots and the lobby show it, with a person's rating in `variant`.
     pub(super) fn info(&self, variant: Variant) -> SeatInfo {
         match self {
-            Seat::Human(human) => SeatInfo {
+            Sitter::Human(human) => SeatInfo {
                 name: human.session.name.clone(),
                 player: Some(human.session.player),
                 level: None,
@@ -37,7 +30,7 @@ impl Seat {
                     human.session.ratings().get(variant).rating,
                 )),
             },
-            Seat::Ai(level) => SeatInfo {
+            Sitter::Ai(level) => SeatInfo {
                 name: format!("AI ({level})"),
                 player: None,
                 level: Some(*level),
@@ -50,8 +43,8 @@ impl Seat {
     /// Who sits here, as the rules know them.
     pub(super) fn sitter(&self) -> Sitter {
         match self {
-            Seat::Human(human) => Sitter::Human(human.session.player),
-            Seat::Ai(level) => Sitter::Ai(*level),
+            Sitter::Human(human) => Sitter::Human(human.session.player),
+            Sitter::Ai(level) => Sitter::Ai(*level),
         }
     }
 }

@@ -10,13 +10,7 @@ use crate::error::Refusal;
 use crate::game_handle::Requester;
 use crate::session::Session;
 use crate::shared::Shared;
-
-/// Who sits in a seat of a new game.
-#[derive(Debug, Clone)]
-pub(crate) enum SeatSetup {
-    Human(Arc<Session>),
-    Ai(Level),
-}
+use crate::sitter::Sitter;
 
 /// Everything needed to start a game.
 #[derive(Debug)]
@@ -26,7 +20,7 @@ pub(crate) struct Setup {
     /// Human, AI or war.
     pub kind: GameKind,
     /// X first, then O.
-    pub seats: [SeatSetup; 2],
+    pub seats: [Sitter<Arc<Session>>; 2],
     /// The time control, if the game is timed.
     pub clock: Option<ClockSpec>,
     /// The player whose `play_ai` or `start_war` started it (it counts against their limit).
@@ -51,7 +45,7 @@ impl Setup {
         Setup {
             variant,
             kind: GameKind::War,
-            seats: [SeatSetup::Ai(x), SeatSetup::Ai(o)],
+            seats: [Sitter::Ai(x), Sitter::Ai(o)],
             clock: None,
             owner: None,
             rated: false,

@@ -8,9 +8,10 @@ use tokio::sync::oneshot;
 
 use super::client::{Client, Reply, coin_toss, refuse};
 use super::limits::{MAX_STARTED_GAMES, check_clock};
-use crate::game::{self, SeatSetup, Setup};
+use crate::game::{self, Setup};
 use crate::game_handle::Requester;
 use crate::session::Session;
+use crate::sitter::Sitter;
 
 impl Client {
     pub(super) fn play_ai(
@@ -25,8 +26,8 @@ impl Client {
             SideChoice::O => false,
             SideChoice::Random => coin_toss(),
         };
-        let human = SeatSetup::Human(session.clone());
-        let ai = SeatSetup::Ai(level);
+        let human = Sitter::Human(session.clone());
+        let ai = Sitter::Ai(level);
         let seats = if human_is_x { [human, ai] } else { [ai, human] };
         self.start_own_game(
             session,

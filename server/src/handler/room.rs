@@ -6,11 +6,12 @@ use noughts_protocol::{ClockSpec, ErrorCode, GameKind, RequestId, ServerMessage,
 
 use super::client::{Client, Reply, coin_toss, refuse};
 use super::limits::{MAX_OPEN_ROOMS, check_clock};
-use crate::game::{self, SeatSetup, Setup};
+use crate::game::{self, Setup};
 use crate::game_handle::Requester;
 use crate::invite_code;
 use crate::registry::JoinRoomError;
 use crate::session::Session;
+use crate::sitter::Sitter;
 
 /// What `create_room` asks for.
 pub(super) struct RoomRequest {
@@ -126,8 +127,8 @@ impl Client {
                 .remove_room(&invite_code::display(&room.code));
         }
         let mut seats = [
-            SeatSetup::Human(room.host.clone()),
-            SeatSetup::Human(session.clone()),
+            Sitter::Human(room.host.clone()),
+            Sitter::Human(session.clone()),
         ];
         if coin_toss() {
             seats.swap(0, 1);

@@ -7,9 +7,10 @@ use noughts_protocol::{ErrorCode, GameKind, RequestId, ServerMessage};
 
 use super::client::{Client, Reply, coin_toss, refuse};
 use super::limits::check_clock;
-use crate::game::{self, SeatSetup, Setup};
+use crate::game::{self, Setup};
 use crate::game_handle::Requester;
 use crate::session::{SeekKey, Session};
+use crate::sitter::Sitter;
 
 impl Client {
     pub(super) fn cancel_seek(&mut self, session: &Arc<Session>, id: Option<RequestId>) -> Reply {
@@ -59,8 +60,8 @@ impl Client {
         session.end_seek(key);
         self.shared.registry.cancel_seek(session.player, key);
         let mut seats = [
-            SeatSetup::Human(opponent.clone()),
-            SeatSetup::Human(session.clone()),
+            Sitter::Human(opponent.clone()),
+            Sitter::Human(session.clone()),
         ];
         if coin_toss() {
             seats.swap(0, 1);

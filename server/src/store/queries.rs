@@ -3,14 +3,15 @@
 
 use noughts_engine::Board;
 use noughts_protocol::{
-    GameId, GameRecord, GameSummary, LeaderboardEntry, Level, MoveRecord, PlayerId, Profile,
-    RecordSeat, Variant, VariantStats,
+    GameId, GameRecord, GameSummary, LeaderboardEntry, MoveRecord, PlayerId, Profile, RecordSeat,
+    Variant, VariantStats,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::records::StoreError;
 use super::rows::*;
 use crate::rating::{self, Ratings};
+use crate::sitter::Sitter;
 
 pub(super) fn leaderboard(
     db: &Connection,
@@ -59,11 +60,11 @@ pub(super) fn leaderboard(
 /// A seat of a stored game as the protocol shows it.
 fn record_seat(
     db: &Connection,
-    seat: Result<PlayerId, Level>,
+    seat: Sitter,
     (before, change): (Option<f64>, Option<f64>),
 ) -> Result<RecordSeat, StoreError> {
     Ok(match seat {
-        Ok(id) => {
+        Sitter::Human(id) => {
             let name: String = db
                 .prepare_cached("SELECT name FROM players WHERE id = ?1")?
                 .query_row([int(id.0)], |row| row.get(0))
@@ -80,7 +81,7 @@ fn record_seat(
                 }),
             }
         }
-        Err(level) => RecordSeat {
+        Sitter::Ai(level) => RecordSeat {
             name: format!("AI ({level})"),
             player: None,
             level: Some(level),
@@ -159,7 +160,7 @@ pub(super) fn record(
     let Some(row) = game(db, id)? else {
         return Ok(None);
     };
-    let plays = |seat: &Result<PlayerId, Level>| seat.as_ref().ok() == Some(&viewer);
+    let plays = |seat: &Sitter| seat.human() == Some(&viewer);
     if !row.start.listed && !row.start.seats.iter().any(plays) {
         return Ok(None);
     }

@@ -4,11 +4,12 @@
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use noughts_protocol::{ClockSpec, EndReason, GameId, GameKind, Level, Mark, PlayerId, Variant};
+use noughts_protocol::{ClockSpec, EndReason, GameId, GameKind, Mark, PlayerId, Variant};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::rating::{Glicko, Ratings};
+use crate::sitter::Sitter;
 
 /// Where the server keeps its records.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -99,13 +100,6 @@ pub(crate) struct StoredPlayer {
     pub ratings: Ratings,
 }
 
-/// A seat of a stored game.
-#[derive(Debug, Clone)]
-pub(crate) enum StoredSeat {
-    Human(StoredPlayer),
-    Ai(Level),
-}
-
 /// What is recorded when a game starts: everything needed to show it later or to restore it.
 #[derive(Debug, Clone)]
 pub(crate) struct GameStart {
@@ -116,7 +110,7 @@ pub(crate) struct GameStart {
     /// Human, AI or war, as the lobby shows it.
     pub kind: GameKind,
     /// X's seat, then O's: a player or an AI level.
-    pub seats: [Result<PlayerId, Level>; 2],
+    pub seats: [Sitter; 2],
     /// The time control, if timed.
     pub clock: Option<ClockSpec>,
     /// Whether the end updates ratings.
@@ -172,7 +166,7 @@ pub(crate) struct LiveGame {
     /// How it started.
     pub start: GameStart,
     /// Who sits in it, with what a player's session needs.
-    pub seats: [StoredSeat; 2],
+    pub seats: [Sitter<StoredPlayer>; 2],
     /// The latest `seq` stored: the restored game goes on from it.
     pub seq: u64,
     /// Every move so far, in order.

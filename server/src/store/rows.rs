@@ -6,10 +6,9 @@ use rusqlite::{Connection, OptionalExtension, Row};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::records::{
-    GameStart, LiveGame, StoreError, StoredMove, StoredPlayer, StoredSeat, TokenHash,
-};
+use super::records::{GameStart, LiveGame, StoreError, StoredMove, StoredPlayer, TokenHash};
 use crate::rating::{Glicko, Ratings};
+use crate::sitter::Sitter;
 
 /// An enum as the text its serde name gives (`"classic"`, `"x"`, `"resign"`).
 pub(super) fn text<T: Serialize>(value: T) -> String {
@@ -55,8 +54,8 @@ pub(super) struct GameRow {
 
 pub(super) fn game_row(row: &Row<'_>) -> rusqlite::Result<Result<GameRow, StoreError>> {
     let seat = |player: Option<i64>, level: Option<String>| match (player, level) {
-        (Some(player), _) => Ok(Ok(PlayerId(uint(player)))),
-        (None, Some(level)) => parse::<Level>(&level).map(Err),
+        (Some(player), _) => Ok(Sitter::Human(PlayerId(uint(player)))),
+        (None, Some(level)) => parse::<Level>(&level).map(Sitter::Ai),
         (None, None) => Err(StoreError::Corrupt("a seat with nobody in it".into())),
     };
     let clock = match (row.get::<_, Option<i64>>(7)?, row.get::<_, Option<i64>>(8)?) {
@@ -199,14 +198,14 @@ pub(super) fn live_game(db: &Connection, id: GameId) -> Result<LiveGame, StoreEr
     let mut seats = Vec::with_capacity(2);
     for seat in row.start.seats {
         seats.push(match seat {
-            Ok(id) => StoredSeat::Human(
+            Sitter::Human(id) => Sitter::Human(
                 player(db, id)?
                     .ok_or_else(|| StoreError::Corrupt(format!("player {id} is missing")))?,
             ),
-            Err(level) => StoredSeat::Ai(level),
+            Sitter::Ai(level) => Sitter::Ai(level),
         });
     }
-    let [x, o]: [StoredSeat; 2] = seats
+    let [x, o]: [Sitter<StoredPlayer>; 2] = seats
         .try_into()
         .map_err(|_| StoreError::Corrupt("a game without two seats".into()))?;
     Ok(LiveGame {

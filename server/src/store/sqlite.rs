@@ -2,7 +2,7 @@
 //! is read at start, and one function per fact written (players, games, moves, ends and the
 //! rating changes they cause). Everything here runs on the store thread.
 
-use noughts_protocol::{GameId, Level, Mark, PlayerId};
+use noughts_protocol::{GameId, Mark, PlayerId};
 use rusqlite::{Connection, OptionalExtension, params};
 use tracing::error;
 
@@ -12,6 +12,7 @@ use super::records::{
 };
 use super::rows::*;
 use crate::rating::{self, Glicko, Score};
+use crate::sitter::Sitter;
 
 /// The schema, one migration per version: version N is the first N scripts. A database records
 /// its version in `PRAGMA user_version`; opening it applies the scripts it lacks, in order.
@@ -145,9 +146,9 @@ pub(super) fn player_by_token(
 }
 
 pub(super) fn start_game(db: &Connection, start: &GameStart) -> rusqlite::Result<()> {
-    let seat = |seat: &Result<PlayerId, Level>| match seat {
-        Ok(player) => (Some(int(player.0)), None),
-        Err(level) => (None, Some(text(level))),
+    let seat = |seat: &Sitter| match seat {
+        Sitter::Human(player) => (Some(int(player.0)), None),
+        Sitter::Ai(level) => (None, Some(text(level))),
     };
     let (x_player, x_level) = seat(&start.seats[0]);
     let (o_player, o_level) = seat(&start.seats[1]);

@@ -5,9 +5,10 @@ use rusqlite::Connection;
 
 use super::sqlite::MIGRATIONS;
 use super::{Ending, GameStart, Store, StoreConfig, StoreError, StoredMove, TokenHash};
+use crate::sitter::Sitter;
 
-fn start(game: u64, seats: [Result<PlayerId, Level>; 2], rated: bool) -> GameStart {
-    let human = seats.iter().all(Result::is_ok);
+fn start(game: u64, seats: [Sitter; 2], rated: bool) -> GameStart {
+    let human = seats.iter().all(|seat| seat.human().is_some());
     GameStart {
         game: GameId(game),
         variant: Variant::Classic,
@@ -71,7 +72,11 @@ async fn classic_rating(store: &Store, player: u64) -> (u32, u32) {
 async fn a_rated_game_moves_both_ratings_the_right_way() {
     let store = memory().await;
     store
-        .start_game(start(1, [Ok(PlayerId(1)), Ok(PlayerId(2))], true))
+        .start_game(start(
+            1,
+            [Sitter::Human(PlayerId(1)), Sitter::Human(PlayerId(2))],
+            true,
+        ))
         .await
         .unwrap();
     let rerated = store
@@ -107,10 +112,22 @@ async fn a_rated_game_moves_both_ratings_the_right_way() {
 async fn unrated_ai_and_aborted_games_leave_ratings_alone() {
     let store = memory().await;
     let games = [
-        start(1, [Ok(PlayerId(1)), Ok(PlayerId(2))], false),
+        start(
+            1,
+            [Sitter::Human(PlayerId(1)), Sitter::Human(PlayerId(2))],
+            false,
+        ),
         // Even marked rated, a game against the AI is not.
-        start(2, [Ok(PlayerId(1)), Err(Level::Easy)], true),
-        start(3, [Ok(PlayerId(2)), Ok(PlayerId(1))], true),
+        start(
+            2,
+            [Sitter::Human(PlayerId(1)), Sitter::Ai(Level::Easy)],
+            true,
+        ),
+        start(
+            3,
+            [Sitter::Human(PlayerId(2)), Sitter::Human(PlayerId(1))],
+            true,
+        ),
     ];
     for game in games {
         store.start_game(game).await.unwrap();
@@ -139,7 +156,11 @@ async fn unrated_ai_and_aborted_games_leave_ratings_alone() {
 async fn a_failed_write_is_reported_and_the_rest_of_the_batch_commits() {
     let store = memory().await;
     store
-        .start_game(start(1, [Ok(PlayerId(1)), Ok(PlayerId(2))], false))
+        .start_game(start(
+            1,
+            [Sitter::Human(PlayerId(1)), Sitter::Human(PlayerId(2))],
+            false,
+        ))
         .await
         .unwrap();
     let played = StoredMove {
@@ -304,7 +325,11 @@ async fn an_unreadable_live_game_is_left_out_rather_than_stop_the_server() {
         .unwrap();
     for game in [1, 2] {
         store
-            .start_game(start(game, [Ok(PlayerId(1)), Err(Level::Easy)], false))
+            .start_game(start(
+                game,
+                [Sitter::Human(PlayerId(1)), Sitter::Ai(Level::Easy)],
+                false,
+            ))
             .await
             .unwrap();
     }

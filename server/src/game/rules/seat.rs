@@ -2,14 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use noughts_protocol::{Level, Mark, PlayerId};
-
-/// A seat's state.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum Seat {
-    Human(Presence),
-    Ai(Level),
-}
+use noughts_protocol::{Mark, PlayerId};
 
 /// A person's presence in a seat.
 #[derive(Debug, Clone, PartialEq)]

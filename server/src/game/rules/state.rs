@@ -10,7 +10,7 @@ use noughts_protocol::{
     Level, Mark, PlayerId, SeatInfo, ServerMessage,
 };
 
-use super::seat::{Presence, Seat, index};
+use super::seat::{Presence, index};
 use super::updates::{
     CHAT_HISTORY, Decision, Due, EndRecord, MoveRecord, PendingMove, Rematch, Returned, Sitter,
     Table, Update, WATCHERS_EVERY, refused,
@@ -31,7 +31,7 @@ pub struct Rules {
     /// The number of the latest update; every update takes the next one.
     seq: u64,
     /// X's seat, then O's.
-    seats: [Seat; 2],
+    seats: [Sitter<Presence>; 2],
     /// The time control, if the game is timed.
     clock: Option<Clock>,
     /// How it ended, once it has.
@@ -60,14 +60,14 @@ impl Rules {
     /// A new game; `connected` says which seats' players have a connection.
     pub fn new(table: Table, connected: [bool; 2]) -> Rules {
         let seats = [0, 1].map(|seat| match table.seats[seat] {
-            Sitter::Human(player) => Seat::Human(Presence {
+            Sitter::Human(player) => Sitter::Human(Presence {
                 player,
                 connected: connected[seat],
                 away_since: None,
                 grace_left: table.grace,
                 missed_end: false,
             }),
-            Sitter::Ai(level) => Seat::Ai(level),
+            Sitter::Ai(level) => Sitter::Ai(level),
         });
         Rules {
             id: table.id,
@@ -116,7 +116,7 @@ impl Rules {
         rules.clock = spec.map(|spec| Clock::restored(spec, left));
         rules.seq = seq;
         for seat in &mut rules.seats {
-            if let Seat::Human(presence) = seat {
+            if let Sitter::Human(presence) = seat {
                 presence.away_since = Some(now);
             }
         }
@@ -184,31 +184,31 @@ impl Rules {
     /// The person in `mark`'s seat.
     pub fn player(&self, mark: Mark) -> Option<PlayerId> {
         match &self.seats[index(mark)] {
-            Seat::Human(presence) => Some(presence.player),
-            Seat::Ai(_) => None,
+            Sitter::Human(presence) => Some(presence.player),
+            Sitter::Ai(_) => None,
         }
     }
 
     /// Whether `mark`'s seat is a person with a connection attached.
     pub fn connected(&self, mark: Mark) -> bool {
         match &self.seats[index(mark)] {
-            Seat::Human(presence) => presence.connected,
-            Seat::Ai(_) => true,
+            Sitter::Human(presence) => presence.connected,
+            Sitter::Ai(_) => true,
         }
     }
 
     /// What is left of the grace of `mark`'s seat, for a person.
     pub fn grace_left(&self, mark: Mark) -> Option<Duration> {
         match &self.seats[index(mark)] {
-            Seat::Human(presence) => Some(presence.grace_left),
-            Seat::Ai(_) => None,
+            Sitter::Human(presence) => Some(presence.grace_left),
+            Sitter::Ai(_) => None,
         }
     }
 
     /// The AI seat whose move it is, with the board to search, while the game goes on.
     pub fn ai_to_move(&self) -> Option<(Level, Board)> {
         match self.seats[index(self.board.to_move())] {
-            Seat::Ai(level) if self.result.is_none() => Some((level, self.board)),
+            Sitter::Ai(level) if self.result.is_none() => Some((level, self.board)),
             _ => None,
         }
     }
@@ -277,7 +277,7 @@ impl Rules {
         let mover = self.board.to_move();
         if self.result.is_some()
             || self.board.ply() != ply
-            || !matches!(self.seats[index(mover)], Seat::Ai(_))
+            || !matches!(self.seats[index(mover)], Sitter::Ai(_))
         {
             return Ok(None);
         }
@@ -414,7 +414,7 @@ impl Rules {
         self.result = Some(result.clone());
         self.seq += 1;
         for seat in &mut self.seats {
-            if let Seat::Human(presence) = seat
+            if let Sitter::Human(presence) = seat
                 && !presence.connected
             {
                 presence.missed_end = true;
@@ -433,7 +433,7 @@ impl Rules {
 
     /// `mark`'s player did not get the `game_over` (their connection failed as it went out).
     pub fn missed_end(&mut self, mark: Mark) {
-        if let Seat::Human(presence) = &mut self.seats[index(mark)]
+        if let Sitter::Human(presence) = &mut self.seats[index(mark)]
             && self.result.is_some()
         {
             presence.missed_end = true;
@@ -458,7 +458,7 @@ impl Rules {
                 format!("the rematch has already started as game {rematch}"),
             );
         }
-        let opponent_is_ai = matches!(self.seats[index(mark.opponent())], Seat::Ai(_));
+        let opponent_is_ai = matches!(self.seats[index(mark.opponent())], Sitter::Ai(_));
         Ok(match self.rematch_offer {
             Some(by) if by == mark => Rematch::Repeat(ServerMessage::RematchOffered {
                 game: self.id,
@@ -557,7 +557,7 @@ impl Rules {
     /// A seat's player has gone: their clock stops, their grace runs, everyone is told.
     pub fn seat_left(&mut self, mark: Mark, now: Instant) -> Option<Update> {
         let live = self.result.is_none();
-        let Seat::Human(presence) = &mut self.seats[index(mark)] else {
+        let Sitter::Human(presence) = &mut self.seats[index(mark)] else {
             return None;
         };
         if !presence.connected && presence.away_since.is_some() {
@@ -585,7 +585,7 @@ impl Rules {
     /// A seat's player has a new connection.
     pub fn seat_returned(&mut self, mark: Mark, now: Instant) -> Returned {
         let live = self.result.is_none();
-        let Seat::Human(presence) = &mut self.seats[index(mark)] else {
+        let Sitter::Human(presence) = &mut self.seats[index(mark)] else {
             return Returned {
                 update: None,
                 snapshot: false,
@@ -641,10 +641,10 @@ impl Rules {
         } else {
             let flag = self.clock.as_ref().and_then(Clock::flag_at);
             let grace = self.seats.iter().filter_map(|seat| match seat {
-                Seat::Human(presence) => {
+                Sitter::Human(presence) => {
                     presence.away_since.map(|since| since + presence.grace_left)
                 }
-                Seat::Ai(_) => None,
+                Sitter::Ai(_) => None,
             });
             flag.into_iter().chain(grace).min()
         };
@@ -670,10 +670,10 @@ impl Rules {
             )));
         }
         let gone = |mark: Mark| match &self.seats[index(mark)] {
-            Seat::Human(presence) => presence
+            Sitter::Human(presence) => presence
                 .away_since
                 .is_some_and(|since| now >= since + presence.grace_left),
-            Seat::Ai(_) => false,
+            Sitter::Ai(_) => false,
         };
         if gone(Mark::X) && gone(Mark::O) {
             // Neither came back (as when nobody returns to a game restored after a restart):

@@ -8,24 +8,17 @@ use crate::game::clock::Clock;
 
 use noughts_engine::Board;
 use noughts_protocol::{
-    ClockSpec, EndReason, ErrorCode, GameId, GameKind, Level, Mark, PlayerId, ServerMessage,
-    Variant,
+    ClockSpec, EndReason, ErrorCode, GameId, GameKind, Mark, ServerMessage, Variant,
 };
 
 use crate::error::Refusal;
+pub use crate::sitter::Sitter;
 
 /// Chat lines a snapshot carries.
 pub const CHAT_HISTORY: usize = 20;
 
 /// The least time between two `watchers` updates of one game.
 pub const WATCHERS_EVERY: Duration = Duration::from_millis(250);
-
-/// Who sits in a seat.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sitter {
-    Human(PlayerId),
-    Ai(Level),
-}
 
 /// A refused input: the error the requester gets. Nothing changed.
 pub(super) fn refused<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
