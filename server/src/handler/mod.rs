@@ -10,6 +10,7 @@ mod dispatch;
 mod game;
 mod limits;
 mod lobby;
+mod record_view;
 mod records;
 mod room;
 mod seek;

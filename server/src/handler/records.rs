@@ -7,6 +7,7 @@ use noughts_protocol::{ErrorCode, GameId, PlayerId, RequestId, ServerMessage, Va
 use tracing::error;
 
 use super::client::Client;
+use super::record_view;
 use crate::outbound::Outbound;
 use crate::store::StoreError;
 
@@ -57,7 +58,8 @@ impl Client {
         let store = self.shared.store.clone();
         let offset = offset.unwrap_or_default();
         answer(self.out.clone(), id, async move {
-            let players = store.leaderboard(variant, offset, limit(asked)).await?;
+            let standings = store.leaderboard(variant, offset, limit(asked)).await?;
+            let players = record_view::leaderboard(offset, standings);
             Ok(Ok(ServerMessage::Leaderboard {
                 variant,
                 offset,
@@ -80,7 +82,7 @@ impl Client {
                 match store.history(player, before, limit(asked), viewer).await? {
                     Some((games, more)) => Ok(ServerMessage::History {
                         player,
-                        games,
+                        games: games.into_iter().filter_map(record_view::summary).collect(),
                         more,
                     }),
                     None => Err(no_such_player(player)),
@@ -93,7 +95,16 @@ impl Client {
         let store = self.shared.store.clone();
         answer(self.out.clone(), id, async move {
             Ok(match store.record(game, viewer).await? {
-                Some(record) => Ok(ServerMessage::GameRecord(Box::new(record))),
+                Some((stored, moves)) => match record_view::record(stored, moves) {
+                    Ok(record) => Ok(ServerMessage::GameRecord(Box::new(record))),
+                    Err(why) => {
+                        error!(%why, "a stored game does not replay");
+                        Err((
+                            ErrorCode::Internal,
+                            "that game's record is damaged".to_owned(),
+                        ))
+                    }
+                },
                 None => Err((
                     ErrorCode::NoSuchGame,
                     format!("the server has kept no game {game}"),
@@ -106,7 +117,9 @@ impl Client {
         let store = self.shared.store.clone();
         answer(self.out.clone(), id, async move {
             Ok(match store.profile(player).await? {
-                Some(profile) => Ok(ServerMessage::Profile(Box::new(profile))),
+                Some(profile) => Ok(ServerMessage::Profile(Box::new(record_view::profile(
+                    profile,
+                )))),
                 None => Err(no_such_player(player)),
             })
         });

@@ -1,24 +1,24 @@
 //! The store's questions: leaderboards, a player's history, a game's record and a player's
-//! profile, read from the tables and answered as the protocol lists them.
+//! profile, read from the tables and returned as the store keeps them; the handler that answers
+//! them turns them into the protocol's records.
 
-use noughts_engine::Board;
-use noughts_protocol::{
-    GameId, GameRecord, GameSummary, LeaderboardEntry, MoveRecord, PlayerId, Profile, RecordSeat,
-    Variant, VariantStats,
-};
+use noughts_protocol::{GameId, PlayerId, Variant};
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::records::StoreError;
+use super::records::{
+    Results, StoreError, StoredGame, StoredMove, StoredProfile, StoredSeat, StoredStanding,
+};
 use super::rows::*;
-use crate::rating::{self, Ratings};
+use crate::rating::{self, Glicko, Ratings};
 use crate::sitter::Sitter;
 
+/// The best-rated players of `variant`, from place `offset` on.
 pub(super) fn leaderboard(
     db: &Connection,
     variant: Variant,
     offset: u32,
     limit: u32,
-) -> Result<Vec<LeaderboardEntry>, StoreError> {
+) -> Result<Vec<StoredStanding>, StoreError> {
     let mut query = db.prepare_cached(
         "SELECT r.player, p.name, r.rating, r.deviation, r.games, r.wins, r.draws, r.losses \
          FROM ratings r JOIN players p ON p.id = r.player \
@@ -26,78 +26,63 @@ pub(super) fn leaderboard(
          ORDER BY r.rating DESC, r.player LIMIT ?2 OFFSET ?3",
     )?;
     let rows = query.query_map(params![text(variant), limit, offset], |row| {
-        Ok((
-            row.get::<_, i64>(0)?,
-            row.get::<_, String>(1)?,
-            row.get::<_, f64>(2)?,
-            row.get::<_, f64>(3)?,
-            row.get::<_, i64>(4)?,
-            row.get::<_, i64>(5)?,
-            row.get::<_, i64>(6)?,
-            row.get::<_, i64>(7)?,
-        ))
+        Ok(StoredStanding {
+            player: PlayerId(uint(row.get(0)?)),
+            name: row.get(1)?,
+            rating: Glicko {
+                rating: row.get(2)?,
+                deviation: row.get(3)?,
+                ..rating::NEW
+            },
+            results: Results {
+                games: count(row.get(4)?),
+                wins: count(row.get(5)?),
+                draws: count(row.get(6)?),
+                losses: count(row.get(7)?),
+            },
+        })
     })?;
-    let mut entries = Vec::new();
-    for (place, row) in rows.enumerate() {
-        let (player, name, rating, deviation, games, wins, draws, losses) = row?;
-        entries.push(LeaderboardEntry {
-            rank: offset
-                .saturating_add(u32::try_from(place).unwrap_or(u32::MAX))
-                .saturating_add(1),
-            player: PlayerId(uint(player)),
-            name,
-            rating: rating::points(rating),
-            deviation: rating::points(deviation),
-            games: count(games),
-            wins: count(wins),
-            draws: count(draws),
-            losses: count(losses),
-        });
-    }
-    Ok(entries)
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// A seat of a stored game as the protocol shows it.
-fn record_seat(
-    db: &Connection,
-    seat: Sitter,
-    (before, change): (Option<f64>, Option<f64>),
-) -> Result<RecordSeat, StoreError> {
-    Ok(match seat {
-        Sitter::Human(id) => {
-            let name: String = db
-                .prepare_cached("SELECT name FROM players WHERE id = ?1")?
-                .query_row([int(id.0)], |row| row.get(0))
-                .optional()?
-                .unwrap_or_default();
-            RecordSeat {
-                name,
-                player: Some(id),
-                level: None,
-                rating: before.map(rating::points),
-                rating_change: change.map(|c| {
-                    // Whole points; a change is far inside i32.
-                    c.round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
-                }),
-            }
+/// A game's row with the names of the people in it.
+fn stored_game(db: &Connection, row: GameRow, moves: u32) -> Result<StoredGame, StoreError> {
+    let name = |seat: &Sitter| -> Result<Option<String>, StoreError> {
+        match seat {
+            Sitter::Human(id) => Ok(Some(
+                db.prepare_cached("SELECT name FROM players WHERE id = ?1")?
+                    .query_row([int(id.0)], |row| row.get(0))
+                    .optional()?
+                    .unwrap_or_default(),
+            )),
+            Sitter::Ai(_) => Ok(None),
         }
-        Sitter::Ai(level) => RecordSeat {
-            name: format!("AI ({level})"),
-            player: None,
-            level: Some(level),
-            rating: None,
-            rating_change: None,
-        },
+    };
+    let seat = |name, (rating, change): (Option<f64>, Option<f64>)| StoredSeat {
+        name,
+        rating,
+        change,
+    };
+    let x = seat(name(&row.start.seats[0])?, row.ratings[0]);
+    let o = seat(name(&row.start.seats[1])?, row.ratings[1]);
+    Ok(StoredGame {
+        start: row.start,
+        seats: [x, o],
+        ended_ms: row.ended_ms,
+        result: row.result,
+        moves,
     })
 }
 
+/// A player's finished games, newest first, below `before`, as `viewer` may see them; `None` if
+/// there is no such player. The flag says whether older games follow.
 pub(super) fn history(
     db: &Connection,
     player: PlayerId,
     before: Option<GameId>,
     limit: u32,
     viewer: PlayerId,
-) -> Result<Option<(Vec<GameSummary>, bool)>, StoreError> {
+) -> Result<Option<(Vec<StoredGame>, bool)>, StoreError> {
     let known: Option<i64> = db
         .query_row(
             "SELECT id FROM players WHERE id = ?1",
@@ -131,32 +116,20 @@ pub(super) fn history(
             break;
         }
         let row = row?;
-        let (Some(ended_ms), Some(result)) = (row.ended_ms, row.result) else {
+        if row.ended_ms.is_none() || row.result.is_none() {
             continue;
-        };
-        let [x, o] = row.start.seats;
-        games.push(GameSummary {
-            game: row.start.game,
-            variant: row.start.variant,
-            kind: row.start.kind,
-            x: record_seat(db, x, row.ratings[0])?,
-            o: record_seat(db, o, row.ratings[1])?,
-            clock: row.start.clock,
-            rated: row.start.rated,
-            started_ms: row.start.started_ms,
-            ended_ms,
-            moves: count(moves),
-            result,
-        });
+        }
+        games.push(stored_game(db, row, count(moves))?);
     }
     Ok(Some((games, more)))
 }
 
+/// A game and its moves, if `viewer` may see it.
 pub(super) fn record(
     db: &Connection,
     id: GameId,
     viewer: PlayerId,
-) -> Result<Option<GameRecord>, StoreError> {
+) -> Result<Option<(StoredGame, Vec<StoredMove>)>, StoreError> {
     let Some(row) = game(db, id)? else {
         return Ok(None);
     };
@@ -164,40 +137,13 @@ pub(super) fn record(
     if !row.start.listed && !row.start.seats.iter().any(plays) {
         return Ok(None);
     }
-    let stored = moves(db, id)?;
-    let mut board = Board::new(row.start.variant);
-    let mut moves = Vec::with_capacity(stored.len());
-    for played in stored {
-        let mark = board.to_move();
-        board = board
-            .play(played.cell)
-            .map_err(|err| StoreError::Corrupt(format!("game {id}: {err}")))?;
-        moves.push(MoveRecord {
-            mark,
-            cell: played.cell,
-            at_ms: played.at_ms,
-            clock_ms: played.clock_ms,
-        });
-    }
-    let [x, o] = row.start.seats;
-    Ok(Some(GameRecord {
-        game: id,
-        variant: row.start.variant,
-        kind: row.start.kind,
-        x: record_seat(db, x, row.ratings[0])?,
-        o: record_seat(db, o, row.ratings[1])?,
-        clock: row.start.clock,
-        rated: row.start.rated,
-        started_ms: row.start.started_ms,
-        ended_ms: row.ended_ms,
-        moves,
-        board: board.to_compact(),
-        result: row.result,
-        rematch_of: row.start.rematch_of,
-    }))
+    let played = moves(db, id)?;
+    let game = stored_game(db, row, count(played.len() as i64))?;
+    Ok(Some((game, played)))
 }
 
-pub(super) fn profile(db: &Connection, id: PlayerId) -> Result<Option<Profile>, StoreError> {
+/// A player's name, dates, ratings and results; `None` if there is no such player.
+pub(super) fn profile(db: &Connection, id: PlayerId) -> Result<Option<StoredProfile>, StoreError> {
     let row = db
         .query_row(
             "SELECT name, created_ms, last_seen_ms FROM players WHERE id = ?1",
@@ -214,19 +160,14 @@ pub(super) fn profile(db: &Connection, id: PlayerId) -> Result<Option<Profile>, 
     let Some((name, created_ms, last_seen_ms)) = row else {
         return Ok(None);
     };
-    let mut variants: Vec<VariantStats> = Variant::ALL
-        .iter()
-        .map(|&variant| VariantStats {
-            variant,
-            rating: rating::points(rating::NEW.rating),
-            deviation: rating::points(rating::NEW.deviation),
-            rated_games: 0,
-            games: 0,
-            wins: 0,
-            draws: 0,
-            losses: 0,
-        })
-        .collect();
+    let mut profile = StoredProfile {
+        player: id,
+        name,
+        created_ms: uint(created_ms),
+        last_seen_ms: uint(last_seen_ms),
+        ratings: [(rating::NEW, 0); 4],
+        results: [Results::default(); 4],
+    };
     let mut ratings = db.prepare_cached(
         "SELECT variant, rating, deviation, games FROM ratings WHERE player = ?1",
     )?;
@@ -240,10 +181,13 @@ pub(super) fn profile(db: &Connection, id: PlayerId) -> Result<Option<Profile>, 
     })?;
     for row in rows {
         let (variant, rating, deviation, games) = row?;
-        let stats = &mut variants[Ratings::slot(parse(&variant)?)];
-        stats.rating = rating::points(rating);
-        stats.deviation = rating::points(deviation);
-        stats.rated_games = count(games);
+        let slot = Ratings::slot(parse(&variant)?);
+        let glicko = Glicko {
+            rating,
+            deviation,
+            ..rating::NEW
+        };
+        profile.ratings[slot] = (glicko, count(games));
     }
     let mut results = db.prepare_cached(
         "SELECT variant, COUNT(*), \
@@ -262,17 +206,15 @@ pub(super) fn profile(db: &Connection, id: PlayerId) -> Result<Option<Profile>, 
     })?;
     for row in rows {
         let (variant, games, wins, draws) = row?;
-        let stats = &mut variants[Ratings::slot(parse(&variant)?)];
-        stats.games = count(games);
-        stats.wins = count(wins.unwrap_or_default());
-        stats.draws = count(draws.unwrap_or_default());
-        stats.losses = stats.games.saturating_sub(stats.wins + stats.draws);
+        let games = count(games);
+        let wins = count(wins.unwrap_or_default());
+        let draws = count(draws.unwrap_or_default());
+        profile.results[Ratings::slot(parse(&variant)?)] = Results {
+            games,
+            wins,
+            draws,
+            losses: games.saturating_sub(wins + draws),
+        };
     }
-    Ok(Some(Profile {
-        player: id,
-        name,
-        created_ms: uint(created_ms),
-        last_seen_ms: uint(last_seen_ms),
-        variants,
-    }))
+    Ok(Some(profile))
 }

@@ -4,16 +4,14 @@
 
 use std::sync::mpsc;
 
-use noughts_protocol::{
-    GameId, GameRecord, GameSummary, LeaderboardEntry, PlayerId, Profile, Variant,
-};
+use noughts_protocol::{GameId, PlayerId, Variant};
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 use tracing::error;
 
 use super::records::{
-    Ending, GameStart, Rerated, Startup, StoreConfig, StoreError, StoredMove, StoredPlayer,
-    TokenHash, now_ms,
+    Ending, GameStart, Rerated, Startup, StoreConfig, StoreError, StoredGame, StoredMove,
+    StoredPlayer, StoredProfile, StoredStanding, TokenHash, now_ms,
 };
 use super::{queries, sqlite};
 
@@ -269,7 +267,7 @@ impl Store {
         variant: Variant,
         offset: u32,
         limit: u32,
-    ) -> Result<Vec<LeaderboardEntry>, StoreError> {
+    ) -> Result<Vec<StoredStanding>, StoreError> {
         self.read(move |db| queries::leaderboard(db, variant, offset, limit))
             .await
     }
@@ -283,7 +281,7 @@ impl Store {
         before: Option<GameId>,
         limit: u32,
         viewer: PlayerId,
-    ) -> Result<Option<(Vec<GameSummary>, bool)>, StoreError> {
+    ) -> Result<Option<(Vec<StoredGame>, bool)>, StoreError> {
         self.read(move |db| queries::history(db, player, before, limit, viewer))
             .await
     }
@@ -294,11 +292,14 @@ impl Store {
         &self,
         game: GameId,
         viewer: PlayerId,
-    ) -> Result<Option<GameRecord>, StoreError> {
+    ) -> Result<Option<(StoredGame, Vec<StoredMove>)>, StoreError> {
         self.read(move |db| queries::record(db, game, viewer)).await
     }
 
-    pub(crate) async fn profile(&self, player: PlayerId) -> Result<Option<Profile>, StoreError> {
+    pub(crate) async fn profile(
+        &self,
+        player: PlayerId,
+    ) -> Result<Option<StoredProfile>, StoreError> {
         self.read(move |db| queries::profile(db, player)).await
     }
 }

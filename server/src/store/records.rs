@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use noughts_protocol::{ClockSpec, EndReason, GameId, GameKind, Mark, PlayerId, Variant};
+use noughts_protocol::{
+    ClockSpec, EndReason, GameId, GameKind, GameResult, Mark, PlayerId, Variant,
+};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -182,4 +184,56 @@ pub(crate) struct Startup {
     pub last_game: u64,
     /// Games to restore.
     pub live: Vec<LiveGame>,
+}
+
+/// A seat of a stored game: the person's name (none for an AI), and for a rated game their rating
+/// before it and the change it made.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StoredSeat {
+    pub name: Option<String>,
+    pub rating: Option<f64>,
+    pub change: Option<f64>,
+}
+
+/// A game as the store keeps it: how it started, who sat where, how and when it ended, and how
+/// many moves were played.
+#[derive(Debug, Clone)]
+pub(crate) struct StoredGame {
+    pub start: GameStart,
+    pub seats: [StoredSeat; 2],
+    pub ended_ms: Option<u64>,
+    pub result: Option<GameResult>,
+    pub moves: u32,
+}
+
+/// A player's standing in one variant's ratings.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StoredStanding {
+    pub player: PlayerId,
+    pub name: String,
+    pub rating: Glicko,
+    pub results: Results,
+}
+
+/// Games finished in a variant and how they went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Results {
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
+
+/// A player as the store keeps them: name, when they came and were last seen, and per variant
+/// their rating (with how many rated games made it) and their results.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StoredProfile {
+    pub player: PlayerId,
+    pub name: String,
+    pub created_ms: u64,
+    pub last_seen_ms: u64,
+    /// Per variant, in [`Variant::ALL`]'s order: the rating and the rated games behind it.
+    pub ratings: [(Glicko, u32); 4],
+    /// Per variant, in the same order.
+    pub results: [Results; 4],
 }

@@ -63,9 +63,10 @@ async fn reopen(config: &StoreConfig) -> (Store, super::records::Startup) {
 
 async fn classic_rating(store: &Store, player: u64) -> (u32, u32) {
     let profile = store.profile(PlayerId(player)).await.unwrap().unwrap();
-    let classic = &profile.variants[0];
-    assert_eq!(classic.variant, Variant::Classic);
-    (classic.rating, classic.rated_games)
+    // Variants in Variant::ALL's order: classic first.
+    assert_eq!(Variant::ALL[0], Variant::Classic);
+    let (classic, rated_games) = profile.ratings[0];
+    (crate::rating::points(classic.rating), rated_games)
 }
 
 #[tokio::test]
@@ -89,7 +90,11 @@ async fn a_rated_game_moves_both_ratings_the_right_way() {
     let (bob, _) = classic_rating(&store, 2).await;
     assert!(ada > 1500 && bob < 1500 && ada_games == 1);
     let board = store.leaderboard(Variant::Classic, 0, 10).await.unwrap();
-    let ranks: Vec<_> = board.iter().map(|e| (e.rank, e.player.0, e.wins)).collect();
+    let ranks: Vec<_> = board
+        .iter()
+        .enumerate()
+        .map(|(place, e)| (place + 1, e.player.0, e.results.wins))
+        .collect();
     assert_eq!(ranks, [(1, 1, 1), (2, 2, 0)]);
     assert!(
         store
@@ -147,7 +152,7 @@ async fn unrated_ai_and_aborted_games_leave_ratings_alone() {
     assert_eq!(classic_rating(&store, 1).await, (1500, 0));
     assert_eq!(classic_rating(&store, 2).await, (1500, 0));
     let profile = store.profile(PlayerId(1)).await.unwrap().unwrap();
-    let classic = &profile.variants[0];
+    let classic = &profile.results[0];
     // Games 1 and 2 count (an aborted game does not); Ada was X in both and X won.
     assert_eq!((classic.games, classic.wins, classic.losses), (2, 2, 0));
 }
@@ -177,9 +182,9 @@ async fn a_failed_write_is_reported_and_the_rest_of_the_batch_commits() {
     assert!(matches!(twice, Err(StoreError::Database(_))), "{twice:?}");
     let nowhere = store.record_move(GameId(9), 0, 1, played, None).await;
     assert!(nowhere.is_err());
-    let record = store.record(GameId(1), PlayerId(1)).await.unwrap().unwrap();
-    assert_eq!(record.board, "....X....");
-    assert_eq!(record.moves.len(), 1);
+    let (game, moves) = store.record(GameId(1), PlayerId(1)).await.unwrap().unwrap();
+    assert_eq!(moves.iter().map(|m| m.cell).collect::<Vec<_>>(), [4]);
+    assert_eq!(game.moves, 1);
     assert!(
         store
             .record(GameId(9), PlayerId(1))
@@ -252,12 +257,21 @@ async fn a_version_1_database_opens_under_the_current_schema() {
         .unwrap();
     assert_eq!(games.len(), 1);
     assert!(!more);
-    assert_eq!(games[0].result.winner, Some(Mark::X));
-    let record = store.record(GameId(3), PlayerId(7)).await.unwrap().unwrap();
-    assert_eq!(record.board, "XXXOO....");
+    assert_eq!(
+        games[0].result.as_ref().map(|r| r.winner),
+        Some(Some(Mark::X))
+    );
+    let (_, moves) = store.record(GameId(3), PlayerId(7)).await.unwrap().unwrap();
+    assert_eq!(
+        moves.iter().map(|m| m.cell).collect::<Vec<_>>(),
+        [0, 3, 1, 4, 2]
+    );
     let profile = store.profile(PlayerId(7)).await.unwrap().unwrap();
     assert_eq!(
-        (profile.variants[0].rating, profile.variants[0].wins),
+        (
+            crate::rating::points(profile.ratings[0].0.rating),
+            profile.results[0].wins
+        ),
         (1500, 1)
     );
     drop(store);
