@@ -1,5 +1,7 @@
-//! How the rest of the server reaches a game: a [`GameHandle`] to its actor, and the [`Command`]s
-//! the actor takes. Nothing outside `game` sees the actor itself.
+//! How the rest of the server reaches a game: a [`GameHandle`], whose methods are everything one
+//! can ask of a game, and the [`Command`]s they queue for its actor. Nothing outside `game`
+//! sees the actor itself or builds a command, so a game could live elsewhere behind the same
+//! handle.
 
 use std::sync::Arc;
 
@@ -26,8 +28,57 @@ impl GameHandle {
     }
 
     /// Queues a command; false if the game has closed meanwhile.
-    pub(crate) async fn send(&self, command: Command) -> bool {
+    async fn send(&self, command: Command) -> bool {
         self.tx.send(command).await.is_ok()
+    }
+
+    /// A player puts a mark on `cell`. Each of these answers false when the game has closed.
+    pub(crate) async fn play(&self, from: Requester, cell: usize) -> bool {
+        self.send(Command::Move { from, cell }).await
+    }
+
+    pub(crate) async fn resign(&self, from: Requester) -> bool {
+        self.send(Command::Resign { from }).await
+    }
+
+    pub(crate) async fn rematch(&self, from: Requester) -> bool {
+        self.send(Command::Rematch { from }).await
+    }
+
+    /// A chat line, already cleaned and checked, from the player called `name`.
+    pub(crate) async fn chat(&self, from: Requester, name: String, text: String) -> bool {
+        self.send(Command::Chat { from, name, text }).await
+    }
+
+    /// Starts watching (or, for a player, sends the snapshot again).
+    pub(crate) async fn watch(&self, session: Arc<Session>, from: Requester) -> bool {
+        self.send(Command::Watch { session, from }).await
+    }
+
+    /// Stops watching; `from` is absent when the connection went away rather than asked.
+    pub(crate) async fn unwatch(
+        &self,
+        player: PlayerId,
+        conn: ConnId,
+        from: Option<Requester>,
+    ) -> bool {
+        self.send(Command::Unwatch { player, conn, from }).await
+    }
+
+    /// A player's new connection; returns once its snapshot is queued there, so a resume keeps
+    /// the documented order.
+    pub(crate) async fn attach(&self, player: PlayerId, out: Outbound) -> bool {
+        let (done, answered) = oneshot::channel();
+        if !self.send(Command::Attach { player, out, done }).await {
+            return false;
+        }
+        let _ = answered.await;
+        true
+    }
+
+    /// A player's connection `conn` went away.
+    pub(crate) async fn detach(&self, player: PlayerId, conn: ConnId) -> bool {
+        self.send(Command::Detach { player, conn }).await
     }
 }
 

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use tracing::{debug, info};
 
 use crate::error::Refusal;
-use crate::game_handle::{Command, GameHandle};
+use crate::game_handle::GameHandle;
 use crate::network::Network;
 use crate::outbound::{Close, Outbound};
 use crate::session::Session;
@@ -110,8 +110,9 @@ impl Client {
             .ok_or_else(|| no_such_game(id))
     }
 
-    pub(super) async fn forward(&self, handle: &GameHandle, command: Command) -> Reply {
-        if handle.send(command).await {
+    /// The reply to a request handed to a game: done, or the game had just closed.
+    pub(super) fn forwarded(&self, sent: bool) -> Reply {
+        if sent {
             Ok(())
         } else {
             refuse(ErrorCode::NoSuchGame, "that game has just closed")

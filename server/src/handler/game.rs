@@ -7,23 +7,23 @@ use noughts_protocol::{ErrorCode, GameId, MAX_CHAT_CHARS, sanitize};
 use tokio::time::Instant;
 
 use super::client::{Client, Reply, refuse};
-use crate::game_handle::{Command, Requester};
+use crate::game_handle::Requester;
 use crate::session::Session;
 
 impl Client {
     pub(super) async fn play(&mut self, from: Requester, game: GameId, cell: usize) -> Reply {
         let handle = self.game(game)?;
-        self.forward(&handle, Command::Move { from, cell }).await
+        self.forwarded(handle.play(from, cell).await)
     }
 
     pub(super) async fn resign(&mut self, from: Requester, game: GameId) -> Reply {
         let handle = self.game(game)?;
-        self.forward(&handle, Command::Resign { from }).await
+        self.forwarded(handle.resign(from).await)
     }
 
     pub(super) async fn rematch(&mut self, from: Requester, game: GameId) -> Reply {
         let handle = self.game(game)?;
-        self.forward(&handle, Command::Rematch { from }).await
+        self.forwarded(handle.rematch(from).await)
     }
 
     pub(super) async fn chat(
@@ -48,7 +48,6 @@ impl Client {
             return refuse(ErrorCode::RateLimited, "too many chat lines; slow down");
         }
         let name = session.name.clone();
-        self.forward(&handle, Command::Chat { from, name, text })
-            .await
+        self.forwarded(handle.chat(from, name, text).await)
     }
 }

@@ -3,14 +3,13 @@
 use noughts_protocol::{
     ErrorCode, PROTOCOL_VERSION, Rating, RequestId, ServerMessage, Variant, validate_name,
 };
-use tokio::sync::oneshot;
 
 use tracing::{error, info};
 
 use super::client::{Client, Reply, refuse};
 use crate::error::Refusal;
 use crate::expiry::expire_after_grace;
-use crate::game_handle::{Command, Requester};
+use crate::game_handle::Requester;
 use crate::outbound::Close;
 use crate::rating;
 use crate::session::Session;
@@ -71,15 +70,7 @@ impl Client {
         // Games first (each answers with its snapshot), then the lobby, then watched games.
         for game in attached.games {
             if let Some(handle) = self.shared.registry.game(game) {
-                let (done, answered) = oneshot::channel();
-                let attach = Command::Attach {
-                    player: session.player,
-                    out: self.out.clone(),
-                    done,
-                };
-                if handle.send(attach).await {
-                    let _ = answered.await;
-                }
+                handle.attach(session.player, self.out.clone()).await;
             }
         }
         if attached.lobby {
@@ -93,12 +84,8 @@ impl Client {
                 out: self.out.clone(),
                 id: None,
             };
-            let watch = Command::Watch {
-                session: session.clone(),
-                from,
-            };
             let sent = match self.shared.registry.game(game) {
-                Some(handle) => handle.send(watch).await,
+                Some(handle) => handle.watch(session.clone(), from).await,
                 None => false,
             };
             if !sent {
@@ -180,23 +167,12 @@ impl Client {
         }
         for game in detached.games {
             if let Some(handle) = shared.registry.game(game) {
-                handle
-                    .send(Command::Detach {
-                        player: session.player,
-                        conn,
-                    })
-                    .await;
+                handle.detach(session.player, conn).await;
             }
         }
         for game in detached.watching {
             if let Some(handle) = shared.registry.game(game) {
-                handle
-                    .send(Command::Unwatch {
-                        player: session.player,
-                        conn,
-                        from: None,
-                    })
-                    .await;
+                handle.unwatch(session.player, conn, None).await;
             }
         }
         shared.store.seen(session.player);

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use noughts_protocol::{ErrorCode, GameId};
 
 use super::client::{Client, Reply, no_such_game, refuse};
-use crate::game_handle::{Command, Requester};
+use crate::game_handle::Requester;
 use crate::session::Session;
 
 impl Client {
@@ -27,13 +27,7 @@ impl Client {
         }
         let handle = self.game(game)?;
         session.set_watching(game, true);
-        if !handle
-            .send(Command::Watch {
-                session: session.clone(),
-                from,
-            })
-            .await
-        {
+        if !handle.watch(session.clone(), from).await {
             session.set_watching(game, false);
             return refuse(ErrorCode::NoSuchGame, "no live game has that id");
         }
@@ -49,14 +43,6 @@ impl Client {
         session.set_watching(game, false);
         let handle = self.game(game)?;
         let conn = self.out.conn;
-        self.forward(
-            &handle,
-            Command::Unwatch {
-                player: session.player,
-                conn,
-                from: Some(from),
-            },
-        )
-        .await
+        self.forwarded(handle.unwatch(session.player, conn, Some(from)).await)
     }
 }
