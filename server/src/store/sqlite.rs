@@ -29,6 +29,7 @@ pub(super) fn open(config: &StoreConfig) -> Result<Connection, StoreError> {
             if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir)?;
             }
+            private_files(path)?;
             let db = Connection::open(path)?;
             db.busy_timeout(std::time::Duration::from_secs(1))?;
             // One server per file: the lock is taken now and held while the server runs, so a
@@ -50,6 +51,33 @@ pub(super) fn open(config: &StoreConfig) -> Result<Connection, StoreError> {
     db.set_prepared_statement_cache_capacity(64);
     migrate(&mut db)?;
     Ok(db)
+}
+
+/// The database holds token hashes: it, and its `-wal` and `-shm` files, are readable and writable
+/// by the server's user alone (0600). A new file is created so; an existing one is tightened. SQLite
+/// gives the `-wal` and `-shm` files it creates the database file's own mode.
+#[cfg(unix)]
+fn private_files(path: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)?;
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        match std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            other => other?,
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn private_files(_path: &std::path::Path) -> std::io::Result<()> {
+    Ok(())
 }
 
 /// A busy database at start means another server holds it.

@@ -387,3 +387,47 @@ async fn a_player_is_found_by_the_hash_of_its_token_which_is_never_shown() {
     assert!(!shown.contains(&format!("{:?}", key.0)), "{shown}");
     assert!(shown.contains("ada"), "{shown}");
 }
+
+#[cfg(unix)]
+#[tokio::test]
+async fn the_database_and_its_journal_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("noughts.db");
+    let mode = |suffix: &str| {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777
+    };
+    // A new database, written to, so that its -wal and -shm files exist.
+    let config = StoreConfig::File(path.clone());
+    let (store, _) = Store::open(&config).await.unwrap();
+    store
+        .start_game(start(
+            1,
+            [Sitter::Ai(Level::Easy), Sitter::Ai(Level::Hard)],
+            false,
+        ))
+        .await
+        .unwrap();
+    // In exclusive locking mode SQLite keeps no -shm file; whatever journal files exist are private.
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        if suffix != "-shm" || std::path::Path::new(&file).exists() {
+            assert_eq!(mode(suffix), 0o600, "noughts.db{suffix}");
+        }
+    }
+    drop(store);
+    // A database left readable by everyone (as earlier versions created it) is tightened.
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        if std::path::Path::new(&file).exists() {
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+    }
+    let (store, _) = reopen(&config).await;
+    drop(store);
+    assert_eq!(mode(""), 0o600);
+}
