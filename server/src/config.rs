@@ -57,6 +57,8 @@ pub struct Config {
     pub ping_interval: Duration,
     /// A connection that sends nothing (not even a pong) for this long is closed.
     pub idle_timeout: Duration,
+    /// A connection that has not said `hello` this long after it opened is closed.
+    pub hello_timeout: Duration,
     /// The largest text frame accepted; larger ones close the connection with 1009.
     pub max_message_bytes: usize,
     /// Sustained requests per second per connection.
@@ -101,6 +103,7 @@ impl Default for Config {
             finished_linger: Duration::from_secs(120),
             ping_interval: Duration::from_secs(15),
             idle_timeout: Duration::from_secs(45),
+            hello_timeout: Duration::from_secs(10),
             max_message_bytes: noughts_protocol::MAX_MESSAGE_BYTES,
             messages_per_second: 20,
             message_burst: 40,

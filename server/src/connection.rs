@@ -247,6 +247,8 @@ async fn pump(
     // Fires at the idle deadline as it stood when it was set; checked against `last_heard` then.
     let idle = sleep_until(last_heard + config.idle_timeout);
     tokio::pin!(idle);
+    let hello_by = sleep_until(last_heard + config.hello_timeout);
+    tokio::pin!(hello_by);
     loop {
         tokio::select! {
             () = &mut stopped => {
@@ -299,6 +301,13 @@ async fn pump(
                             reason: "binary frames are not supported; send JSON text",
                         });
                     }
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
+                        // Control frames count against the rate like requests; tungstenite
+                        // answers a ping by itself.
+                        if let Some(why) = client.control_frame() {
+                            return Some(why);
+                        }
+                    }
                     Some(Ok(Message::Close(_))) => {
                         // tungstenite answers the close; flush it and stop.
                         let _ = timeout(CLOSE_TIMEOUT, ws.flush()).await;
@@ -327,6 +336,9 @@ async fn pump(
                     Wrote::Done | Wrote::Failed => {}
                     wrote => return unfinished(shared, wrote),
                 }
+            }
+            () = &mut hello_by, if !client.welcomed() => {
+                return Some(Close { code: close::POLICY_VIOLATION, reason: "no hello in time" });
             }
             () = &mut idle => {
                 let deadline = last_heard + config.idle_timeout;

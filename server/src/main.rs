@@ -104,6 +104,9 @@ struct Args {
     /// Seconds of silence before a connection is dropped.
     #[arg(long, env = "NOUGHTS_IDLE_SECS", value_parser = clap::value_parser!(u64).range(1..=86_400), default_value_t = 45)]
     idle_secs: u64,
+    /// Seconds a new connection has to say hello.
+    #[arg(long, env = "NOUGHTS_HELLO_SECS", value_parser = clap::value_parser!(u64).range(1..=86_400), default_value_t = 10)]
+    hello_secs: u64,
     /// Requests per second per connection.
     #[arg(long, env = "NOUGHTS_RATE", default_value_t = 20)]
     rate: u32,
@@ -161,6 +164,7 @@ impl Args {
             war_restart_delay: Duration::from_millis(self.war_restart_ms),
             ping_interval: Duration::from_secs(self.ping_secs),
             idle_timeout: Duration::from_secs(self.idle_secs),
+            hello_timeout: Duration::from_secs(self.hello_secs),
             messages_per_second: self.rate,
             message_burst: self.burst,
             chat_per_minute: self.chat_per_minute,

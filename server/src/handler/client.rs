@@ -65,6 +65,28 @@ impl Client {
         }
     }
 
+    /// Whether `hello` has been answered on this connection.
+    pub(crate) fn welcomed(&self) -> bool {
+        self.session.is_some()
+    }
+
+    /// A ping or pong from the client: it counts against the request rate, and a flood of them
+    /// closes the connection as a flood of requests does.
+    pub(crate) fn control_frame(&mut self) -> Option<Close> {
+        if self.requests.take(Instant::now()) {
+            self.refused = 0;
+            return None;
+        }
+        self.refused += 1;
+        (self.refused > self.shared.config.message_burst).then(|| {
+            info!("closing a connection that keeps flooding control frames");
+            Close {
+                code: close::POLICY_VIOLATION,
+                reason: "rate limit exceeded",
+            }
+        })
+    }
+
     /// Handles one text frame. Returns a close when the client has to go (persistent flooding).
     pub(crate) async fn receive(&mut self, text: &str) -> Option<Close> {
         // Every frame counts against the limit, malformed ones too.

@@ -252,3 +252,56 @@ async fn a_browser_is_told_what_this_is() {
     assert!(answer.starts_with("HTTP/1.1 426"), "{answer}");
     assert!(answer.contains("noughts"));
 }
+
+#[tokio::test]
+async fn a_connection_that_never_says_hello_is_closed_at_its_deadline() {
+    let server = TestServer::start(Config {
+        hello_timeout: Duration::from_millis(300),
+        ping_interval: Duration::from_millis(100),
+        ..quiet()
+    })
+    .await;
+    // It answers every ping (tungstenite does so by itself), but says nothing else.
+    let mut silent = connect(&server.url()).await;
+    let started = tokio::time::Instant::now();
+    assert_eq!(recv(&mut silent).await.unwrap_err(), Some(1008));
+    assert!(started.elapsed() >= Duration::from_millis(250));
+    // One that said hello stays past the deadline.
+    let (mut ws, _) = hello(&server.url(), "ada").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    send(&mut ws, json!({"type": "ping", "id": 2})).await;
+    assert!(matches!(next(&mut ws).await, ServerMessage::Pong));
+}
+
+#[tokio::test]
+async fn a_flood_of_pings_is_metered_and_closed() {
+    let server = TestServer::start(Config {
+        message_burst: 20,
+        messages_per_second: 10,
+        ..quiet()
+    })
+    .await;
+    let (mut ws, _) = hello(&server.url(), "pinger").await;
+    let mut sent = 0;
+    for _ in 0..2_000 {
+        if ws.feed(Message::Ping(vec![7u8; 8].into())).await.is_err() {
+            break;
+        }
+        sent += 1;
+    }
+    let _ = ws.flush().await;
+    let mut pongs = 0;
+    let code = loop {
+        match tokio::time::timeout(WAIT, ws.next())
+            .await
+            .expect("in time")
+        {
+            Some(Ok(Message::Pong(_))) => pongs += 1,
+            Some(Ok(Message::Close(frame))) => break frame.map(|f| u16::from(f.code)),
+            Some(Ok(_)) => {}
+            Some(Err(_)) | None => break None,
+        }
+    };
+    assert_eq!(code, Some(1008), "closed as a flood after {pongs} pongs");
+    assert!(pongs < sent, "{pongs} pongs for {sent} pings");
+}
