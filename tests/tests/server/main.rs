@@ -3,6 +3,7 @@
 
 mod connection;
 mod faults;
+mod fine_print;
 mod metrics;
 mod play;
 mod restart;
