@@ -28,7 +28,7 @@ use crate::metrics::GaugeShare;
 use crate::session::Session;
 use crate::shared::Shared;
 use crate::sitter::Sitter;
-use crate::store::{Ending, GameStart, LiveGame, Rerated, StoredMove, now_ms};
+use crate::store::{Ending, GameStart, LiveGame, Rerated, SEQ_RESERVE, StoredMove, now_ms};
 
 /// Commands handled before the actor settles (sends a pending `watchers` update, handles dropped
 /// connections) and looks at its timers again.
@@ -342,10 +342,6 @@ impl Game {
             }
         }
         self.watchers_counted.set(self.watchers.len());
-        if !self.rules.is_over() && self.rules.seq() > self.stored_seq {
-            self.shared.store.set_seq(self.rules.id(), self.rules.seq());
-            self.stored_seq = self.rules.seq();
-        }
     }
 
     async fn handle(&mut self, command: Command) -> Flow {
@@ -456,7 +452,8 @@ impl Game {
         };
         // The write took a moment: the next side's time starts now, charging nobody for it.
         let mut updates = self.rules.commit_move(pending, now()).into_iter();
-        self.stored_seq = self.rules.seq();
+        // The store keeps the move's `seq` plus the reserve (see `SEQ_RESERVE`).
+        self.stored_seq = self.stored_seq.max(record.seq + SEQ_RESERVE);
         self.shared.metrics.moves.inc();
         if let Some(moved) = updates.next() {
             self.broadcast(moved, from).await;

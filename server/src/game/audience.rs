@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use tracing::error;
+
 use noughts_protocol::{GameInfo, Mark, PlayerId, ServerMessage};
 
 use super::actor::{Game, now};
@@ -12,6 +14,7 @@ use crate::game_handle::Requester;
 use crate::outbound::{Frame, Outbound, fan_out, frame, with_id};
 use crate::session::Session;
 use crate::sitter::Sitter;
+use crate::store::SEQ_RESERVE;
 
 impl Game {
     pub(super) fn on_watch(&mut self, session: Arc<Session>, from: Requester) {
@@ -81,6 +84,7 @@ impl Game {
 
     /// Sends an update to the players and every watcher; the requester's copy echoes its id.
     pub(super) async fn broadcast(&mut self, update: Update, from: Option<Requester>) {
+        self.cover_seq().await;
         let skip = update.skip;
         match from {
             Some(from) if update.reply && from.id.is_some() => {
@@ -167,5 +171,20 @@ impl Game {
             clock: self.rules.clock_spec(),
             rated: self.rules.rated(),
         });
+    }
+
+    /// Before an update goes out with a `seq` beyond the one the store would continue from after
+    /// a restart, raises that mark (and waits for the store), so that a restart never gives out
+    /// again a `seq` anyone has seen. Finished games are not restored, and need none.
+    async fn cover_seq(&mut self) {
+        let seq = self.rules.seq();
+        if seq <= self.stored_seq || self.rules.is_over() {
+            return;
+        }
+        let mark = seq + SEQ_RESERVE;
+        match self.shared.store.reserve_seq(self.rules.id(), mark).await {
+            Ok(()) => self.stored_seq = mark,
+            Err(err) => error!(cause = %err, "the game's seq could not be stored"),
+        }
     }
 }

@@ -18,7 +18,7 @@ mod tests;
 
 pub(crate) use queue::Store;
 pub(crate) use records::{
-    Ending, GameStart, LiveGame, Rerated, StoredGame, StoredMove, StoredPlayer, StoredProfile,
-    StoredSeat, StoredStanding, TokenHash, now_ms,
+    Ending, GameStart, LiveGame, Rerated, SEQ_RESERVE, StoredGame, StoredMove, StoredPlayer,
+    StoredProfile, StoredSeat, StoredStanding, TokenHash, now_ms,
 };
 pub use records::{StoreConfig, StoreError};

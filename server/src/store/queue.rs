@@ -257,9 +257,11 @@ impl Store {
             .await
     }
 
-    /// A live game's latest `seq`, for updates that are not moves (presence, chat, watchers).
-    pub(crate) fn set_seq(&self, game: GameId, seq: u64) {
-        self.write_later("game seq", move |db| sqlite::set_seq(db, game, seq));
+    /// Raises the `seq` a live game will continue from after a restart to at least `seq`, durably:
+    /// an update that is not a move (presence, chat, watchers) may go out only below it.
+    pub(crate) async fn reserve_seq(&self, game: GameId, seq: u64) -> Result<(), StoreError> {
+        self.write("game seq", move |db| sqlite::set_seq(db, game, seq))
+            .await
     }
 
     pub(crate) async fn leaderboard(

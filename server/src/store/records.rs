@@ -13,6 +13,12 @@ use subtle::ConstantTimeEq;
 use crate::rating::{Glicko, Ratings};
 use crate::sitter::Sitter;
 
+/// How far ahead of the `seq` it has sent a live game keeps the `seq` it would continue from after
+/// a restart: presence, chat and watcher counts are not stored, yet their `seq`s must never be
+/// given out again. A move stores its `seq` plus this much; the updates after it fit below, and one
+/// that would not first raises the mark (and waits for the store), once in this many updates.
+pub(crate) const SEQ_RESERVE: u64 = 32;
+
 /// Where the server keeps its records.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum StoreConfig {

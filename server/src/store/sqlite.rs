@@ -6,6 +6,7 @@ use noughts_protocol::{GameId, Mark, PlayerId};
 use rusqlite::{Connection, OptionalExtension, params};
 use tracing::error;
 
+use super::records::SEQ_RESERVE;
 use super::records::{
     Ending, GameStart, Rerated, Startup, StoreConfig, StoreError, StoredMove, StoredPlayer,
     TokenHash,
@@ -221,7 +222,8 @@ pub(super) fn record_move(
         int(played.at_ms),
         played.clock_ms.map(int),
     ])?;
-    set_seq(db, game, seq)
+    // Room for the updates that follow the move without being stored (see `SEQ_RESERVE`).
+    set_seq(db, game, seq + SEQ_RESERVE)
 }
 
 pub(super) fn set_seq(db: &Connection, game: GameId, seq: u64) -> rusqlite::Result<()> {

@@ -8,4 +8,5 @@ mod metrics;
 mod play;
 mod restart;
 mod resume;
+mod seq_after_kill;
 mod tls_files;

@@ -236,8 +236,10 @@ async fn a_killed_server_restores_its_games_and_loses_nothing() {
         (b_ada.board.as_str(), b_ada.moves.as_slice()),
         (b_board.as_str(), &[4, 1, 0][..])
     );
-    assert_eq!(b_ada.seq, b_seq + 1);
-    assert_eq!(b_bob.seq, b_seq + 2);
+    // A restored game goes on above every `seq` sent before the crash (it continues from the
+    // mark the store kept ahead of them), one update at a time.
+    assert!(b_ada.seq > b_seq, "{} after {b_seq}", b_ada.seq);
+    assert_eq!(b_bob.seq, b_ada.seq + 1);
     assert_eq!(&b_bob.board, b_board);
     assert!(b_ada.rated);
     // When Ada came back, O's time had not run since the crash (if she is O, it starts now).
@@ -251,7 +253,7 @@ async fn a_killed_server_restores_its_games_and_loses_nothing() {
         (c_ada.board.as_str(), c_ada.moves.len()),
         (c_board.as_str(), 2)
     );
-    assert_eq!(c_ada.seq, c_seq + 1);
+    assert!(c_ada.seq > c_seq, "{} after {c_seq}", c_ada.seq);
 
     finish_and_read_the_records(&mut ada, &mut bob, &before).await;
     server.kill();

@@ -1,0 +1,116 @@
+//! No `seq` a client saw is given out again after SIGKILL: presence, chat and watcher counts are
+//! not stored, yet a restored game goes on above every `seq` sent before the crash.
+
+use noughts_protocol::ServerMessage;
+use serde_json::json;
+
+use noughts_tests::process::ServerProcess;
+use noughts_tests::raw::*;
+use noughts_tests::{Scratch, connect, seq_of};
+
+fn start(dir: &std::path::Path) -> ServerProcess {
+    ServerProcess::start(
+        &noughts_tests::binary::path("noughts-server"),
+        dir,
+        &[
+            "--grace-secs",
+            "60",
+            "--chat-per-minute",
+            "60000",
+            "--chat-burst",
+            "1000",
+            "--rate",
+            "10000",
+            "--burst",
+            "10000",
+        ],
+    )
+}
+
+#[tokio::test]
+async fn no_seq_is_reused_after_sigkill() {
+    let scratch = Scratch::new("seq-after-kill");
+    for round in 0..2 {
+        let dir = scratch.dir.join(format!("round-{round}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let server = start(&dir);
+        let (mut ada, ada_token) = hello(&server.url, "ada").await;
+        let (mut bob, bob_token) = hello(&server.url, "bob").await;
+        for ws in [&mut ada, &mut bob] {
+            send(ws, json!({"type": "seek", "variant": "classic"})).await;
+            assert!(matches!(next(ws).await, ServerMessage::Seeking { .. }));
+        }
+        let ServerMessage::GameState(state) = next(&mut ada).await else {
+            panic!()
+        };
+        let game = state.game;
+        let _ = next(&mut bob).await;
+        // One move, then many updates that are not moves (more than the store's reserve), the
+        // last of them read just before the crash.
+        let (mut x, mut o) = if state.you == Some(noughts_protocol::Mark::X) {
+            (ada, bob)
+        } else {
+            (bob, ada)
+        };
+        send(&mut x, json!({"type": "move", "game": game.0, "cell": 4})).await;
+        let mut seen = 0;
+        for ws in [&mut x, &mut o] {
+            if let Some((_, seq)) = seq_of(&next(ws).await) {
+                seen = seen.max(seq);
+            }
+        }
+        let lines = 40 + round * 7;
+        for i in 0..lines {
+            send(
+                &mut x,
+                json!({"type": "chat", "game": game.0, "text": format!("line {i}")}),
+            )
+            .await;
+        }
+        for _ in 0..lines {
+            let message = next(&mut o).await;
+            if let Some((_, seq)) = seq_of(&message) {
+                seen = seen.max(seq);
+            }
+        }
+        server.kill();
+        drop((x, o));
+
+        // The same file, a new process: the game comes back above everything seen.
+        let server = start(&dir);
+        let mut back = connect(&server.url).await;
+        let token = if state.you == Some(noughts_protocol::Mark::X) {
+            &ada_token
+        } else {
+            &bob_token
+        };
+        send(
+            &mut back,
+            json!({"type": "hello", "id": 1, "protocol": 1, "name": "x", "token": token}),
+        )
+        .await;
+        assert!(matches!(
+            next(&mut back).await,
+            ServerMessage::Welcome { resumed: true, .. }
+        ));
+        let ServerMessage::GameState(restored) = next(&mut back).await else {
+            panic!("the game comes back")
+        };
+        assert_eq!(restored.game, game);
+        assert!(
+            restored.seq > seen,
+            "round {round}: the restored game's seq {} is not above {seen}, already seen",
+            restored.seq
+        );
+        send(
+            &mut back,
+            json!({"type": "chat", "game": game.0, "text": "still here"}),
+        )
+        .await;
+        let ServerMessage::Chat { seq, .. } = next(&mut back).await else {
+            panic!()
+        };
+        assert!(seq > seen, "a new update's seq {seq} was already given out");
+        server.kill();
+    }
+}
