@@ -44,6 +44,7 @@ mod server;
 mod session;
 mod store;
 mod tls;
+mod upgrade;
 mod war;
 mod wire;
 
