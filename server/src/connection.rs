@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{ErrorCode, ServerMessage, close};
-use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::time::{Instant, MissedTickBehavior, interval_at, sleep_until, timeout};
@@ -27,6 +26,7 @@ use crate::outbound::{self, Close, Inbox, Queued, error_frame, frame};
 use crate::shared::Shared;
 use crate::shared_socket::{Tap, Wire};
 use crate::tls::{self, Stream};
+use crate::upgrade;
 
 /// How long a client has to complete the WebSocket handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -38,44 +38,6 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 const BATCH: usize = 64;
 
 type Socket = WebSocketStream<Stream>;
-
-/// The answer to an HTTP request that is not a WebSocket upgrade.
-const UPGRADE_REQUIRED: &[u8] = b"HTTP/1.1 426 Upgrade Required\r\n\
-Upgrade: websocket\r\n\
-Connection: close\r\n\
-Content-Type: text/plain; charset=utf-8\r\n\
-Content-Length: 96\r\n\
-\r\n\
-This is a noughts game server. Connect with the noughts client or any WebSocket client (ws://).\n";
-
-/// Whether the client's request head, once complete, is plain HTTP with no WebSocket upgrade.
-/// Looks without consuming; anything unclear goes on to the WebSocket handshake.
-async fn is_plain_http(stream: &TcpStream) -> bool {
-    let mut head = [0u8; 2048];
-    let peeked = timeout(Duration::from_secs(2), async {
-        loop {
-            let n = stream.peek(&mut head).await.ok()?;
-            let seen = &head[..n];
-            if n == 0 {
-                return None;
-            }
-            if seen.windows(4).any(|w| w == b"\r\n\r\n") || n == head.len() {
-                return Some(seen.to_ascii_lowercase());
-            }
-            // Wait for more of the head to arrive.
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    })
-    .await;
-    match peeked {
-        Ok(Some(head)) => {
-            head.starts_with(b"get ")
-                && head.windows(4).any(|w| w == b"\r\n\r\n")
-                && !head.windows(9).any(|w| w == b"websocket")
-        }
-        _ => false,
-    }
-}
 
 /// Whether an accepted connection is served or turned away; the permits are held for its life.
 #[derive(Debug)]
@@ -116,19 +78,13 @@ impl Admission {
 }
 
 /// Serves one accepted TCP connection to its end.
-pub(crate) async fn serve(shared: Arc<Shared>, mut stream: TcpStream, admission: Admission) {
+pub(crate) async fn serve(shared: Arc<Shared>, stream: TcpStream, admission: Admission) {
     let _ = stream.set_nodelay(true);
     let (stream, wire) = match &shared.config.tls {
         Some(keys) => match tls::accept(keys, stream, shared.config.tls_handshake_timeout).await {
             Some(stream) => (stream, None),
             None => return,
         },
-        None if is_plain_http(&stream).await => {
-            // Someone opened the address in a browser: say what this is rather than hang up.
-            let _ = timeout(WRITE_TIMEOUT, stream.write_all(UPGRADE_REQUIRED)).await;
-            let _ = stream.shutdown().await;
-            return;
-        }
         None => {
             let wire = Wire::new(stream);
             (Stream::Plain(Tap(wire.clone())), Some(wire))
@@ -140,19 +96,11 @@ pub(crate) async fn serve(shared: Arc<Shared>, mut stream: TcpStream, admission:
         .write_buffer_size(16 * 1024)
         .max_message_size(Some(config.max_message_bytes))
         .max_frame_size(Some(config.max_message_bytes));
-    let ws = match timeout(
-        HANDSHAKE_TIMEOUT,
-        tokio_tungstenite::accept_async_with_config(stream, Some(ws_config)),
-    )
-    .await
-    {
-        Ok(Ok(ws)) => ws,
-        Ok(Err(err)) => {
-            debug!(cause = %err, "handshake failed");
-            return;
-        }
-        Err(_) => {
-            debug!("handshake timed out");
+    let ws = match upgrade::accept(stream, ws_config, HANDSHAKE_TIMEOUT).await {
+        Ok(ws) => ws,
+        Err(refusal) => {
+            debug!(reason = refusal.as_str(), "upgrade refused");
+            shared.metrics.bad_upgrade(refusal);
             return;
         }
     };
@@ -475,15 +423,13 @@ mod tests {
     }
 
     #[test]
-    fn the_plain_http_answers_have_the_right_length() {
-        for answer in [UPGRADE_REQUIRED, tls::TLS_REQUIRED] {
-            let text = std::str::from_utf8(answer).unwrap();
-            let (head, body) = text.split_once("\r\n\r\n").unwrap();
-            let length = head
-                .lines()
-                .find_map(|line| line.strip_prefix("Content-Length: "))
-                .unwrap();
-            assert_eq!(length.parse::<usize>().unwrap(), body.len(), "{text}");
-        }
+    fn the_tls_required_answer_has_the_right_length() {
+        let text = std::str::from_utf8(tls::TLS_REQUIRED).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        let length = head
+            .lines()
+            .find_map(|line| line.strip_prefix("Content-Length: "))
+            .unwrap();
+        assert_eq!(length.parse::<usize>().unwrap(), body.len(), "{text}");
     }
 }

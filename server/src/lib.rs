@@ -42,6 +42,7 @@ mod sitter;
 mod store;
 mod tls;
 mod token_bucket;
+mod upgrade;
 mod war;
 
 pub use config::Config;

@@ -33,6 +33,12 @@ struct CodeLabel {
     code: &'static str,
 }
 
+/// The label of `noughts_bad_upgrades_total`: why the upgrade was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct ReasonLabel {
+    reason: &'static str,
+}
+
 /// One server's metrics. Cheap to update: each is an atomic, and errors a lookup by code.
 #[derive(Debug)]
 pub(crate) struct Metrics {
@@ -55,6 +61,8 @@ pub(crate) struct Metrics {
     pub queue_drops: Counter,
     /// Error replies sent, by code.
     errors: Family<CodeLabel, Counter>,
+    /// WebSocket upgrades refused, by reason.
+    bad_upgrades: Family<ReasonLabel, Counter>,
 }
 
 impl Default for Metrics {
@@ -102,6 +110,12 @@ impl Default for Metrics {
             queue_drops.clone(),
         );
         registry.register("errors", "Error replies sent, by code", errors.clone());
+        let bad_upgrades = Family::<ReasonLabel, Counter>::default();
+        registry.register(
+            "bad_upgrades",
+            "WebSocket upgrades refused with an HTTP error, by reason",
+            bad_upgrades.clone(),
+        );
         Metrics {
             registry,
             connections,
@@ -112,6 +126,7 @@ impl Default for Metrics {
             ai_think,
             queue_drops,
             errors,
+            bad_upgrades,
         }
     }
 }
@@ -122,6 +137,15 @@ impl Metrics {
         self.errors
             .get_or_create(&CodeLabel {
                 code: code.as_str(),
+            })
+            .inc();
+    }
+
+    /// Counts a refused WebSocket upgrade.
+    pub(crate) fn bad_upgrade(&self, refusal: crate::upgrade::Refusal) {
+        self.bad_upgrades
+            .get_or_create(&ReasonLabel {
+                reason: refusal.as_str(),
             })
             .inc();
     }

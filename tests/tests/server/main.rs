@@ -10,3 +10,4 @@ mod restart;
 mod resume;
 mod seq_after_kill;
 mod tls_files;
+mod upgrade;

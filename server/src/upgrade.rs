@@ -1,0 +1,283 @@
+//! The WebSocket opening handshake (RFC 6455 §4.2): reads the request head (bounded in size and
+//! time), parses it with `httparse`, answers a good upgrade with `101` and hands the raw stream
+//! to tungstenite, keeping any bytes read past the head. A bad upgrade gets an HTTP answer and a
+//! count in the metrics by reason: `426` with `Sec-WebSocket-Version: 13` for another version
+//! (§4.4), `400` with the reason for anything else malformed, and a plain `GET` without an
+//! upgrade the `426` that says what this server is.
+
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::time::timeout;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+
+/// The longest request head read; a WebSocket client's is a few hundred bytes.
+const MAX_HEAD: usize = 8 * 1024;
+/// The most header lines parsed.
+const MAX_HEADERS: usize = 64;
+/// How long one write of an answer may take.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why an upgrade was refused; the label of `noughts_bad_upgrades_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The client closed or reset the connection before its head was whole.
+    Closed,
+    /// The head did not come whole within the handshake's time.
+    Timeout,
+    /// The head was longer than [`MAX_HEAD`] or had too many header lines.
+    TooLarge,
+    /// Not parseable as an HTTP/1.1 request head.
+    Malformed,
+    /// A method other than `GET`.
+    Method,
+    /// A plain HTTP request without `Upgrade: websocket`.
+    NotUpgrade,
+    /// `Connection` does not name `upgrade`.
+    Connection,
+    /// `Sec-WebSocket-Version` is not 13.
+    Version,
+    /// `Sec-WebSocket-Key` is missing or not 16 bytes in base64.
+    Key,
+    /// No `Host` header.
+    Host,
+}
+
+impl Refusal {
+    /// The metric label.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Refusal::Closed => "closed",
+            Refusal::Timeout => "timeout",
+            Refusal::TooLarge => "too_large",
+            Refusal::Malformed => "malformed",
+            Refusal::Method => "method",
+            Refusal::NotUpgrade => "not_upgrade",
+            Refusal::Connection => "connection",
+            Refusal::Version => "version",
+            Refusal::Key => "key",
+            Refusal::Host => "host",
+        }
+    }
+
+    /// The status line and extra headers of the answer, and its body.
+    fn answer(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Refusal::Version => (
+                "426 Upgrade Required",
+                "Sec-WebSocket-Version: 13\r\nUpgrade: websocket\r\n",
+                "unsupported Sec-WebSocket-Version: this server speaks version 13\n",
+            ),
+            Refusal::NotUpgrade => (
+                "426 Upgrade Required",
+                "Upgrade: websocket\r\n",
+                "This is a noughts game server. Connect with the noughts client or any \
+                 WebSocket client (ws://).\n",
+            ),
+            Refusal::Timeout => (
+                "408 Request Timeout",
+                "",
+                "the request head took too long\n",
+            ),
+            Refusal::TooLarge => (
+                "431 Request Header Fields Too Large",
+                "",
+                "the request head is too large\n",
+            ),
+            Refusal::Closed | Refusal::Malformed => {
+                ("400 Bad Request", "", "malformed HTTP request\n")
+            }
+            Refusal::Method => (
+                "405 Method Not Allowed",
+                "Allow: GET\r\n",
+                "a WebSocket upgrade is a GET\n",
+            ),
+            Refusal::Connection => (
+                "400 Bad Request",
+                "",
+                "a WebSocket upgrade needs Connection: Upgrade\n",
+            ),
+            Refusal::Key => (
+                "400 Bad Request",
+                "",
+                "missing or invalid Sec-WebSocket-Key (16 bytes in base64)\n",
+            ),
+            Refusal::Host => ("400 Bad Request", "", "a request needs a Host header\n"),
+        }
+    }
+}
+
+/// Reads the upgrade request on `stream`, within `limit`, and answers it: with `101` and the
+/// WebSocket (configured by `config`) when it is good, or with an HTTP error and the reason.
+pub(crate) async fn accept<S>(
+    mut stream: S,
+    config: WebSocketConfig,
+    limit: Duration,
+) -> Result<WebSocketStream<S>, Refusal>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let (buf, head_len) = match timeout(limit, read_head(&mut stream)).await {
+        Ok(Ok(read)) => read,
+        Ok(Err(refusal)) => return Err(answer_refusal(&mut stream, refusal).await),
+        Err(_) => return Err(answer_refusal(&mut stream, Refusal::Timeout).await),
+    };
+    let key = match check(&buf[..head_len]) {
+        Ok(key) => key,
+        Err(refusal) => return Err(answer_refusal(&mut stream, refusal).await),
+    };
+    let response = format!(
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Accept: {}\r\n\r\n",
+        derive_accept_key(key.as_bytes())
+    );
+    let written = timeout(WRITE_TIMEOUT, async {
+        stream.write_all(response.as_bytes()).await?;
+        stream.flush().await
+    })
+    .await;
+    if !matches!(written, Ok(Ok(()))) {
+        return Err(Refusal::Timeout);
+    }
+    let rest = buf[head_len..].to_vec();
+    Ok(WebSocketStream::from_partially_read(stream, rest, Role::Server, Some(config)).await)
+}
+
+/// Reads until the head's blank line; returns what was read and the head's length.
+async fn read_head<S: AsyncRead + Unpin>(stream: &mut S) -> Result<(Vec<u8>, usize), Refusal> {
+    let mut buf = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 1024];
+    loop {
+        let n = stream.read(&mut chunk).await.map_err(|_| Refusal::Closed)?;
+        if n == 0 {
+            return Err(Refusal::Closed);
+        }
+        let searched_from = buf.len().saturating_sub(3);
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(at) = buf[searched_from..]
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+        {
+            let head_len = searched_from + at + 4;
+            if head_len > MAX_HEAD {
+                return Err(Refusal::TooLarge);
+            }
+            return Ok((buf, head_len));
+        }
+        if buf.len() > MAX_HEAD {
+            return Err(Refusal::TooLarge);
+        }
+    }
+}
+
+/// Checks a whole request head as a WebSocket upgrade; returns its `Sec-WebSocket-Key`.
+fn check(head: &[u8]) -> Result<String, Refusal> {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut request = httparse::Request::new(&mut headers);
+    match request.parse(head) {
+        Ok(httparse::Status::Complete(_)) => {}
+        Err(httparse::Error::TooManyHeaders) => return Err(Refusal::TooLarge),
+        _ => return Err(Refusal::Malformed),
+    }
+    if request.version != Some(1) {
+        return Err(Refusal::Malformed);
+    }
+    let header = |name: &str| {
+        request
+            .headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
+    };
+    let names = |value: Option<String>, token: &str| {
+        value.is_some_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
+    };
+    if request.method != Some("GET") {
+        return Err(Refusal::Method);
+    }
+    if !names(header("upgrade"), "websocket") {
+        return Err(Refusal::NotUpgrade);
+    }
+    if header("host").is_none_or(|h| h.is_empty()) {
+        return Err(Refusal::Host);
+    }
+    if !names(header("connection"), "upgrade") {
+        return Err(Refusal::Connection);
+    }
+    if header("sec-websocket-version").as_deref() != Some("13") {
+        return Err(Refusal::Version);
+    }
+    match header("sec-websocket-key") {
+        Some(key) if is_key(&key) => Ok(key),
+        _ => Err(Refusal::Key),
+    }
+}
+
+/// Whether `key` is 16 bytes in base64: 22 characters of the alphabet and `==`.
+fn is_key(key: &str) -> bool {
+    let bytes = key.as_bytes();
+    bytes.len() == 24
+        && bytes.ends_with(b"==")
+        && bytes[..22]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/')
+}
+
+/// Writes the answer to a refused upgrade and closes; returns the refusal.
+async fn answer_refusal<S: AsyncWrite + Unpin>(stream: &mut S, refusal: Refusal) -> Refusal {
+    if refusal == Refusal::Closed {
+        return refusal;
+    }
+    let (status, headers, body) = refusal.answer();
+    let response = format!(
+        "HTTP/1.1 {status}\r\n{headers}Connection: close\r\n\
+         Content-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = timeout(WRITE_TIMEOUT, async {
+        stream.write_all(response.as_bytes()).await?;
+        stream.shutdown().await
+    })
+    .await;
+    refusal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(lines: &str) -> Vec<u8> {
+        format!("GET / HTTP/1.1\r\n{lines}\r\n").into_bytes()
+    }
+
+    const GOOD: &str = "Host: a\r\nUpgrade: websocket\r\nConnection: keep-alive, Upgrade\r\n\
+                        Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+
+    #[test]
+    fn a_good_upgrade_passes_and_each_fault_has_its_reason() {
+        assert_eq!(check(&head(GOOD)).unwrap(), "dGhlIHNhbXBsZSBub25jZQ==");
+        let cases = [
+            (
+                "Sec-WebSocket-Version: 13",
+                "Sec-WebSocket-Version: 8",
+                Refusal::Version,
+            ),
+            ("Upgrade: websocket", "Upgrade: h2c", Refusal::NotUpgrade),
+            (
+                "Connection: keep-alive, Upgrade",
+                "Connection: close",
+                Refusal::Connection,
+            ),
+            ("dGhlIHNhbXBsZSBub25jZQ==", "short", Refusal::Key),
+            ("Host: a\r\n", "", Refusal::Host),
+        ];
+        for (from, to, refusal) in cases {
+            assert_eq!(check(&head(&GOOD.replace(from, to))), Err(refusal), "{to}");
+        }
+        let post = format!("POST / HTTP/1.1\r\n{GOOD}\r\n");
+        assert_eq!(check(post.as_bytes()), Err(Refusal::Method));
+        assert_eq!(check(b"nonsense\r\n\r\n"), Err(Refusal::Malformed));
+    }
+}

@@ -1,0 +1,134 @@
+//! The WebSocket upgrade against a real server over raw TCP: a bad upgrade gets the HTTP answer
+//! RFC 6455 asks for (`426` with `Sec-WebSocket-Version: 13` for another version, `400` with a
+//! reason for a malformed one) instead of a silent close, and each is counted by reason.
+
+use std::net::SocketAddr;
+
+use noughts_tests::{TestServer, WAIT, test_config};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// A well-formed upgrade's header lines after the request line.
+const GOOD: &str = "Host: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+                    Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n";
+
+/// Sends `request` on a fresh connection and reads the whole answer.
+async fn ask(server: &TestServer, request: &str) -> String {
+    ask_at(server.addr, request).await
+}
+
+/// Sends `request` on a fresh connection to `addr` and reads the whole answer.
+async fn ask_at(addr: SocketAddr, request: &str) -> String {
+    let mut tcp = TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(WAIT, tcp.read_to_end(&mut answer))
+        .await
+        .expect("the server answered in time")
+        .expect("the answer was read");
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// The request line and `GOOD` with `from` replaced by `to`.
+fn upgrade(from: &str, to: &str) -> String {
+    format!("GET / HTTP/1.1\r\n{}\r\n", GOOD.replace(from, to))
+}
+
+#[tokio::test]
+async fn another_websocket_version_gets_426_naming_13() {
+    let server = TestServer::start(test_config()).await;
+    let answer = ask(&server, &upgrade("Version: 13", "Version: 8")).await;
+    assert!(answer.starts_with("HTTP/1.1 426 "), "{answer}");
+    assert!(
+        answer.contains("\r\nSec-WebSocket-Version: 13\r\n"),
+        "{answer}"
+    );
+}
+
+#[tokio::test]
+async fn a_malformed_upgrade_gets_400_with_its_reason() {
+    let server = TestServer::start(test_config()).await;
+    let cases = [
+        (
+            upgrade("dGhlIHNhbXBsZSBub25jZQ==", "not-a-key"),
+            "Sec-WebSocket-Key",
+        ),
+        (
+            upgrade("Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n", ""),
+            "Sec-WebSocket-Key",
+        ),
+        (
+            upgrade("Connection: Upgrade", "Connection: close"),
+            "Connection: Upgrade",
+        ),
+        (upgrade("Host: localhost\r\n", ""), "Host"),
+        (
+            "GET / HTTP/1.1\r\nHost localhost\r\n\r\n".to_owned(),
+            "malformed",
+        ),
+    ];
+    for (request, reason) in cases {
+        let answer = ask(&server, &request).await;
+        assert!(answer.starts_with("HTTP/1.1 400 "), "{request:?}: {answer}");
+        assert!(answer.contains(reason), "{request:?}: {answer}");
+    }
+}
+
+#[tokio::test]
+async fn a_good_upgrade_still_switches_protocols() {
+    let server = TestServer::start(test_config()).await;
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    tcp.write_all(upgrade("", "").as_bytes()).await.unwrap();
+    let mut head = vec![0u8; 512];
+    let n = tokio::time::timeout(WAIT, tcp.read(&mut head))
+        .await
+        .unwrap()
+        .unwrap();
+    let head = String::from_utf8_lossy(&head[..n]);
+    assert!(head.starts_with("HTTP/1.1 101 "), "{head}");
+    // RFC 6455 §1.3's worked example of the accept key.
+    assert!(
+        head.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"),
+        "{head}"
+    );
+}
+
+#[tokio::test]
+async fn refused_upgrades_are_counted_by_reason() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let metrics_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let metrics = metrics_listener.local_addr().unwrap();
+    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(noughts_server::run_with_metrics(
+        listener,
+        metrics_listener,
+        test_config(),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    ask_at(addr, &upgrade("Version: 13", "Version: 8")).await;
+    ask_at(addr, &upgrade("Version: 13", "Version: 8")).await;
+    ask_at(addr, &upgrade("dGhlIHNhbXBsZSBub25jZQ==", "bad")).await;
+    let wanted = [
+        "noughts_bad_upgrades_total{reason=\"version\"} 2",
+        "noughts_bad_upgrades_total{reason=\"key\"} 1",
+    ];
+    // A refusal is counted just after its answer is sent: scrape until both counts show.
+    tokio::time::timeout(WAIT, async {
+        loop {
+            let scrape = ask_at(
+                metrics,
+                &format!("GET /metrics HTTP/1.1\r\nHost: {metrics}\r\nConnection: close\r\n\r\n"),
+            )
+            .await;
+            if wanted.iter().all(|line| scrape.contains(line)) {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the refused upgrades were counted by reason");
+}
