@@ -1,4 +1,4 @@
-//! How long a search may run: wall time, nodes, or both.
+//! How long a search may run: the [`Budget`] every search and level takes.
 
 use std::time::Duration;
 

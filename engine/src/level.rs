@@ -8,6 +8,8 @@ use std::str::FromStr;
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Level {
+    /// Uniformly random among the legal moves: a yardstick, not an opponent.
+    Random,
     /// The two-ply player of the original R write-up: line scores, one reply ahead, centre over
     /// corners over edges with a little randomness. Falls to the opposite-corners trap.
     Easy,
@@ -22,11 +24,18 @@ pub enum Level {
 
 impl Level {
     /// Every level, weakest first.
-    pub const ALL: [Level; 4] = [Level::Easy, Level::Medium, Level::Hard, Level::Perfect];
+    pub const ALL: [Level; 5] = [
+        Level::Random,
+        Level::Easy,
+        Level::Medium,
+        Level::Hard,
+        Level::Perfect,
+    ];
 
     /// The level's name.
     pub const fn name(self) -> &'static str {
         match self {
+            Level::Random => "random",
             Level::Easy => "easy",
             Level::Medium => "medium",
             Level::Hard => "hard",
@@ -41,7 +50,7 @@ impl fmt::Display for Level {
     }
 }
 
-/// A level name that is not one of `easy`, `medium`, `hard`, `perfect`.
+/// A level name that is not one of `random`, `easy`, `medium`, `hard`, `perfect`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownLevel(pub String);
 
@@ -49,7 +58,7 @@ impl fmt::Display for UnknownLevel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown level {:?} (expected easy, medium, hard or perfect)",
+            "unknown level {:?} (expected random, easy, medium, hard or perfect)",
             self.0
         )
     }

@@ -2,36 +2,43 @@
 //!
 //! - [`Variant`]: the four games (3×3, 4×4, 3×3×3, 4×4×4), each a set of cells and winning lines.
 //! - [`Board`]: a legal position as two bit masks; parsing, moves, the outcome.
-//! - [`Level`] and [`choose_move`]: the AI players, from the two-ply `easy` to `perfect`
-//!   (`policy`); [`analyse`]: the value of a position and of each of its moves.
+//! - [`Level`] and [`choose_move`]: the AI players, from `random` and the two-ply `easy` to
+//!   `perfect` (`players`, `qubic_play`); [`analyse`]: the value of a position and of each of its
+//!   moves.
 //! - [`search`]: negamax with alpha-beta (principal variation search), a transposition table
 //!   keyed by the position's smallest symmetric image ([`symmetry`]: 8 for the squares, 48 for
 //!   the cube, 192 for qubic), threat pruning, iterative deepening and a budget; scores carry the
 //!   distance to the end. [`threats`]: immediate threats and the search for wins by continuous
 //!   threats that lets `perfect` attack and defend on qubic.
+//! - [`book`]: the qubic opening book, X's proven winning moves keyed by canonical position;
+//!   [`book_build`] builds it by proof-number search, [`book_check`] verifies it independently.
 //! - [`solve`]: every reachable position solved at once (classic is kept solved), and perft.
 //! - `src/main.rs`: the `noughts-engine` analysis command line (`best`, `eval`, `perft`, `solve`,
-//!   `selfplay`), printing JSON lines.
+//!   `selfplay`, `book-build`, `book-verify`), printing JSON lines.
 //!
 //! The crate is pure: no I/O, no async, no global state but precomputed tables. Serde support for
 //! the value types is behind the `serde` feature; the analysis binary behind `cli`.
 
 mod ai;
 mod board;
+pub mod book;
+pub mod book_build;
+pub mod book_check;
 mod budget;
 mod level;
-mod policy;
+mod players;
+mod qubic_play;
 pub mod search;
 pub mod solve;
 pub mod symmetry;
 pub mod threats;
-mod value;
 mod variant;
+mod verdict;
 
-pub use ai::{analyse, choose_move};
+pub use ai::{Analysis, MoveValue, analyse, choose_move};
 pub use board::{Board, BoardError, Mark, MoveError, Outcome, cells_of};
 pub use budget::Budget;
 pub use fastrand::Rng;
 pub use level::{Level, UnknownLevel};
-pub use value::{Analysis, Choice, MoveValue, Value};
 pub use variant::{UnknownVariant, Variant};
+pub use verdict::{Choice, Value};

@@ -7,6 +7,9 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
+use noughts_engine::book::{self, Book};
+use noughts_engine::book_build::Builder;
+use noughts_engine::book_check::{Checked, NotShown, verify, verify_all};
 use noughts_engine::solve::{perft, solve};
 use noughts_engine::{
     Analysis, Board, Budget, Level, Mark, Outcome, Rng, Value, Variant, analyse, choose_move,
@@ -37,7 +40,7 @@ enum Command {
         /// The position (default: read positions from stdin).
         #[arg(long)]
         board: Option<String>,
-        /// easy, medium, hard or perfect.
+        /// random, easy, medium, hard or perfect.
         #[arg(long, default_value = "perfect")]
         level: Level,
         /// Seed for the tie-breaking random choices (default: random).
@@ -76,6 +79,33 @@ enum Command {
         /// classic or four (the cubes are far too large).
         #[arg(long)]
         variant: Variant,
+    },
+    /// Build the qubic book by proof-number search: every round prints the progress as a JSON
+    /// line (and writes the tree to --checkpoint); the end writes the book of what is proven to
+    /// --out.
+    BookBuild {
+        /// Where to write the book (when the run ends).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Where to write the search's tree after every round, to resume from.
+        #[arg(long)]
+        checkpoint: Option<std::path::PathBuf>,
+        /// Resume from a tree written by --checkpoint.
+        #[arg(long)]
+        resume: Option<std::path::PathBuf>,
+        /// Stop after this many minutes (or when the empty board is proven).
+        #[arg(long, default_value_t = 60)]
+        minutes: u64,
+        /// Leaves expanded between two progress lines (and checkpoints).
+        #[arg(long, default_value_t = 20_000)]
+        round: u64,
+    },
+    /// Check a qubic book with the independent verifier: from the empty board, and from every
+    /// entry. Prints one JSON line; exits with status 1 if a line is not shown won.
+    BookVerify {
+        /// The book to check (default: the one built into the engine).
+        #[arg(long)]
+        book: Option<std::path::PathBuf>,
     },
     /// Play games between two levels and print a tally as one JSON line.
     Selfplay {
@@ -171,31 +201,21 @@ fn eval_json(board: &Board, analysis: &Analysis, micros: u64) -> Json {
     })
 }
 
+/// Writes one JSON line. A reader that has gone away (`… | head`) ends the program quietly, as
+/// a closed pipe does for any command-line tool.
 fn print(out: &mut impl Write, line: &Json) -> Result<()> {
-    writeln!(out, "{line}")?;
-    out.flush()?;
-    Ok(())
+    let written = writeln!(out, "{line}").and_then(|()| out.flush());
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        other => Ok(other?),
+    }
 }
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    match run(cli.command, &mut out) {
-        // The reader went away (`noughts-engine ... | head`): nothing more to say.
-        Err(err)
-            if err
-                .downcast_ref::<std::io::Error>()
-                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
-        {
-            Ok(())
-        }
-        other => other,
-    }
-}
-
-fn run(command: Command, out: &mut impl Write) -> Result<()> {
-    match command {
+    match cli.command {
         Command::Best {
             variant,
             board,
@@ -204,25 +224,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<()> {
             budget_ms,
         } => {
             let mut rng = seed.map_or_else(Rng::new, Rng::with_seed);
-            match board {
-                Some(text) => {
-                    let board = parse_board(variant, &text);
-                    print(out, &best(&board, level, &mut rng, budget(budget_ms)))?;
-                }
-                None => {
-                    for line in std::io::stdin().lock().lines() {
-                        let line = line?;
-                        if line.trim().is_empty() {
-                            continue;
-                        }
-                        let answer = match Board::parse(variant, &line) {
-                            Ok(board) => best(&board, level, &mut rng, budget(budget_ms)),
-                            Err(e) => json!({"error": format!("invalid board: {e}")}),
-                        };
-                        print(out, &answer)?;
-                    }
-                }
-            }
+            run_best(&mut out, variant, board, level, &mut rng, budget(budget_ms))
         }
         Command::Eval {
             variant,
@@ -233,7 +235,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<()> {
             let start = Instant::now();
             let analysis = analyse(&board, budget(budget_ms));
             let micros = start.elapsed().as_micros() as u64;
-            print(out, &eval_json(&board, &analysis, micros))?;
+            print(&mut out, &eval_json(&board, &analysis, micros))
         }
         Command::Perft {
             variant,
@@ -241,17 +243,29 @@ fn run(command: Command, out: &mut impl Write) -> Result<()> {
             board,
         } => {
             let board = board.map_or(Board::new(variant), |text| parse_board(variant, &text));
-            for d in 1..=depth {
-                let start = Instant::now();
-                let leaves = perft(&board, d);
-                let micros = start.elapsed().as_micros() as u64;
-                print(
-                    out,
-                    &json!({"depth": d, "leaves": leaves, "micros": micros}),
-                )?;
-            }
+            run_perft(&mut out, &board, depth)
         }
-        Command::Solve { variant } => solve_command(out, variant)?,
+        Command::Solve { variant } => run_solve(&mut out, variant),
+        Command::BookBuild {
+            out: path,
+            checkpoint,
+            resume,
+            minutes,
+            round,
+        } => {
+            let builder = match resume {
+                Some(from) => Builder::resume(&std::fs::read(&from)?).unwrap_or_else(|| {
+                    bad_argument(format!("{} is not a checkpoint", from.display()))
+                }),
+                None => Builder::new(),
+            };
+            let files = BuildFiles {
+                book: path,
+                checkpoint,
+            };
+            run_book_build(&mut out, builder, &files, minutes, round)
+        }
+        Command::BookVerify { book } => run_book_verify(&mut out, book.as_deref()),
         Command::Selfplay {
             variant,
             x,
@@ -265,23 +279,63 @@ fn run(command: Command, out: &mut impl Write) -> Result<()> {
             if games == 0 {
                 bad_argument("--games must be at least 1");
             }
-            let match_ = Match {
+            let plan = Selfplay {
                 variant,
-                x,
-                o,
+                levels: [x, o],
                 games,
                 seed: seed.unwrap_or_else(|| Rng::new().u64(..)),
                 alternate,
                 budget: budget(budget_ms),
                 each,
             };
-            selfplay(out, &match_)?;
+            run_selfplay(&mut out, &plan)
         }
+    }
+}
+
+/// `best`: one board from the command line, or one per line of stdin.
+fn run_best(
+    out: &mut impl Write,
+    variant: Variant,
+    board: Option<String>,
+    level: Level,
+    rng: &mut Rng,
+    budget: Budget,
+) -> Result<()> {
+    if let Some(text) = board {
+        let board = parse_board(variant, &text);
+        return print(out, &best(&board, level, rng, budget));
+    }
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = match Board::parse(variant, &line) {
+            Ok(board) => best(&board, level, rng, budget),
+            Err(e) => json!({"error": format!("invalid board: {e}")}),
+        };
+        print(out, &answer)?;
     }
     Ok(())
 }
 
-fn solve_command(out: &mut impl Write, variant: Variant) -> Result<()> {
+/// `perft`: one line per depth.
+fn run_perft(out: &mut impl Write, board: &Board, depth: u32) -> Result<()> {
+    for d in 1..=depth {
+        let start = Instant::now();
+        let leaves = perft(board, d);
+        let micros = start.elapsed().as_micros() as u64;
+        print(
+            out,
+            &json!({"depth": d, "leaves": leaves, "micros": micros}),
+        )?;
+    }
+    Ok(())
+}
+
+/// `solve`: the counts of a full solution of classic or four.
+fn run_solve(out: &mut impl Write, variant: Variant) -> Result<()> {
     if !matches!(variant, Variant::Classic | Variant::Four) {
         bad_argument(format!(
             "solve supports classic and four; {variant} has far too many positions"
@@ -310,11 +364,100 @@ fn solve_command(out: &mut impl Write, variant: Variant) -> Result<()> {
     )
 }
 
-/// A `selfplay` run: two levels, a number of games, and how they are played.
-struct Match {
+/// Where `book-build` writes.
+struct BuildFiles {
+    book: std::path::PathBuf,
+    checkpoint: Option<std::path::PathBuf>,
+}
+
+/// Writes `bytes` to `path` through a temporary file, so a reader never sees half of it.
+fn write_whole(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    let partial = path.with_extension("tmp");
+    std::fs::write(&partial, bytes)?;
+    std::fs::rename(&partial, path)?;
+    Ok(())
+}
+
+/// `book-build`: rounds of the proof-number search, a checkpoint after each, the book at the end.
+fn run_book_build(
+    out: &mut impl Write,
+    mut builder: Builder,
+    files: &BuildFiles,
+    minutes: u64,
+    round: u64,
+) -> Result<()> {
+    let start = Instant::now();
+    loop {
+        builder.run(round);
+        if let Some(path) = &files.checkpoint {
+            write_whole(path, &builder.checkpoint())?;
+        }
+        let p = builder.progress();
+        let done = builder.solved() || p.root_disproof == 0;
+        print(
+            out,
+            &json!({
+                "seconds": start.elapsed().as_secs(),
+                "nodes": p.nodes,
+                "expanded": p.expanded,
+                "proven": p.proven,
+                "disproven": p.disproven,
+                "root_proof": p.root_proof,
+                "root_disproof": p.root_disproof,
+                "solved": builder.solved(),
+            }),
+        )?;
+        if done || start.elapsed().as_secs() >= minutes * 60 {
+            break;
+        }
+    }
+    let book = builder.book();
+    write_whole(&files.book, &book.to_bytes())?;
+    print(
+        out,
+        &json!({"book_entries": book.len(), "seconds": start.elapsed().as_secs()}),
+    )
+}
+
+/// `book-verify`: the verifier over a book file or the shipped book.
+fn run_book_verify(out: &mut impl Write, path: Option<&std::path::Path>) -> Result<()> {
+    let owned;
+    let book = match path {
+        Some(path) => {
+            owned = Book::parse(&std::fs::read(path)?)?;
+            &owned
+        }
+        None => book::shipped(),
+    };
+    let start = Instant::now();
+    let from_empty = verify(book, 0, 0, None);
+    let entries = verify_all(book);
+    let shown = |r: &Result<Checked, NotShown>| match r {
+        Ok(c) => json!({"won": true, "positions": c.positions, "book_moves": c.book_moves,
+            "threat_leaves": c.threat_leaves, "plies": c.plies}),
+        Err(n) => json!({"won": false, "not_shown": Board::from_masks(Variant::Qubic, n.x, n.o)
+            .map(|b| b.to_compact()).unwrap_or_default()}),
+    };
+    print(
+        out,
+        &json!({
+            "entries": book.len(),
+            "empty_board": shown(&from_empty),
+            "every_entry": shown(&entries),
+            "micros": start.elapsed().as_micros() as u64,
+        }),
+    )?;
+    if entries.is_err() {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+/// What `selfplay` was asked to play.
+struct Selfplay {
     variant: Variant,
-    x: Level,
-    o: Level,
+    /// The levels given as --x and --o.
+    levels: [Level; 2],
     games: u32,
     seed: u64,
     alternate: bool,
@@ -322,27 +465,38 @@ struct Match {
     each: bool,
 }
 
-fn selfplay(out: &mut impl Write, m: &Match) -> Result<()> {
+/// One game of `selfplay` from the empty board: the moves and the winner.
+fn play_game(
+    variant: Variant,
+    seats: [Level; 2],
+    rng: &mut Rng,
+    budget: Budget,
+) -> (Vec<usize>, Option<Mark>) {
+    let mut board = Board::new(variant);
+    let mut moves = Vec::new();
+    while let Some(choice) = choose_move(&board, seats[board.ply() as usize % 2], rng, budget) {
+        moves.push(choice.cell);
+        board = board.play_unchecked(choice.cell);
+    }
+    let winner = match board.outcome() {
+        Some(Outcome::Win { mark, .. }) => Some(mark),
+        _ => None,
+    };
+    (moves, winner)
+}
+
+/// `selfplay`: the games, then the tally.
+fn run_selfplay(out: &mut impl Write, plan: &Selfplay) -> Result<()> {
+    let [x, o] = plan.levels;
     let (mut x_wins, mut o_wins, mut draws) = (0u32, 0u32, 0u32);
     // Wins by the level given as --x and by the one given as --o, whichever colour.
     let (mut first_wins, mut second_wins) = (0u32, 0u32);
     let start = Instant::now();
-    for game in 0..m.games {
-        let swapped = m.alternate && game % 2 == 1;
-        let seats = if swapped { [m.o, m.x] } else { [m.x, m.o] };
-        let mut rng = Rng::with_seed(m.seed.wrapping_add(game as u64));
-        let mut board = Board::new(m.variant);
-        let mut moves = Vec::new();
-        while let Some(choice) =
-            choose_move(&board, seats[board.ply() as usize % 2], &mut rng, m.budget)
-        {
-            moves.push(choice.cell);
-            board = board.play_unchecked(choice.cell);
-        }
-        let winner = match board.outcome() {
-            Some(Outcome::Win { mark, .. }) => Some(mark),
-            _ => None,
-        };
+    for game in 0..plan.games {
+        let swapped = plan.alternate && game % 2 == 1;
+        let seats = if swapped { [o, x] } else { [x, o] };
+        let mut rng = Rng::with_seed(plan.seed.wrapping_add(game as u64));
+        let (moves, winner) = play_game(plan.variant, seats, &mut rng, plan.budget);
         match winner {
             Some(Mark::X) => x_wins += 1,
             Some(Mark::O) => o_wins += 1,
@@ -353,7 +507,7 @@ fn selfplay(out: &mut impl Write, m: &Match) -> Result<()> {
             (Some(_), _) => second_wins += 1,
             (None, _) => {}
         }
-        if m.each {
+        if plan.each {
             print(
                 out,
                 &json!({
@@ -369,14 +523,14 @@ fn selfplay(out: &mut impl Write, m: &Match) -> Result<()> {
     print(
         out,
         &json!({
-            "variant": m.variant.name(),
-            "games": m.games,
+            "variant": plan.variant.name(),
+            "games": plan.games,
             "x_wins": x_wins,
             "o_wins": o_wins,
             "draws": draws,
-            "first": {"level": m.x.name(), "wins": first_wins},
-            "second": {"level": m.o.name(), "wins": second_wins},
-            "seed": m.seed,
+            "first": {"level": x.name(), "wins": first_wins},
+            "second": {"level": o.name(), "wins": second_wins},
+            "seed": plan.seed,
             "micros": start.elapsed().as_micros() as u64,
         }),
     )

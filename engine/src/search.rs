@@ -41,21 +41,25 @@ const EXACT_BOUND: u64 = 1;
 const LOWER: u64 = 2;
 const UPPER: u64 = 3;
 
-/// The transposition table: one slot per index, always replaced. A slot is a key word and a data
-/// word (score, depth, bound, best move), zero when empty.
+/// The transposition table: buckets of two slots. The first keeps the deepest result seen for
+/// its index (a shallower one replaces it only when it is for the same position), so the work of
+/// deep searches survives the many shallow stores near the leaves; the second always takes the
+/// newest. A slot is a key word and a data word (score, depth, bound, best move), zero when
+/// empty.
 #[derive(Debug)]
 struct Table {
-    /// `[key, data]` pairs.
+    /// `[key, data]` pairs, two per bucket.
     slots: Vec<[u64; 2]>,
-    /// `slots.len() - 1` (the length is a power of two).
+    /// `slots.len() - 2`: masks an index down to the first slot of its bucket.
     mask: usize,
 }
 
 impl Table {
     fn new(bits: u32) -> Table {
+        let bits = bits.max(1);
         Table {
             slots: vec![[0u64; 2]; 1 << bits],
-            mask: (1 << bits) - 1,
+            mask: (1 << bits) - 2,
         }
     }
 
@@ -68,7 +72,12 @@ impl Table {
     /// `(score, depth, bound, best)` stored for `key`.
     #[inline]
     fn probe(&self, key: u64) -> Option<(i32, i32, u64, usize)> {
-        let [stored, data] = self.slots[self.index(key)];
+        let at = self.index(key);
+        let [stored, data] = if self.slots[at][0] == key {
+            self.slots[at]
+        } else {
+            self.slots[at + 1]
+        };
         if stored != key || data & 0x3 << 24 == EMPTY {
             return None;
         }
@@ -81,12 +90,21 @@ impl Table {
 
     #[inline]
     fn store(&mut self, key: u64, score: i32, depth: i32, bound: u64, best: usize) {
-        let index = self.index(key);
+        let at = self.index(key);
         let data = (score as i16 as u16 as u64)
             | (depth.clamp(0, 255) as u64) << 16
             | bound << 24
             | (best as u64) << 32;
-        self.slots[index] = [key, data];
+        let [kept, kept_data] = self.slots[at];
+        let kept_depth = ((kept_data >> 16) & 0xff) as i32;
+        if kept == key || kept_data & 0x3 << 24 == EMPTY || depth >= kept_depth {
+            self.slots[at] = [key, data];
+            if self.slots[at + 1][0] == key {
+                self.slots[at + 1] = [0, 0];
+            }
+        } else {
+            self.slots[at + 1] = [key, data];
+        }
     }
 }
 
@@ -603,8 +621,8 @@ pub fn sides(board: &Board) -> (u64, u64) {
 /// The score of a finished game for the side to move (who, if anyone won, lost).
 pub fn terminal_score(board: &Board) -> Option<i32> {
     match board.outcome()? {
-        crate::Outcome::Draw => Some(0),
-        crate::Outcome::Win { .. } => Some(-win_at(board.ply())),
+        crate::board::Outcome::Draw => Some(0),
+        crate::board::Outcome::Win { .. } => Some(-win_at(board.ply())),
     }
 }
 

@@ -224,7 +224,10 @@ impl Symmetries {
 /// the same game value.
 pub fn images(board: &Board) -> Vec<Board> {
     let group = Symmetries::of(board.variant());
-    let (x, o) = (board.mask(crate::Mark::X), board.mask(crate::Mark::O));
+    let (x, o) = (
+        board.mask(crate::board::Mark::X),
+        board.mask(crate::board::Mark::O),
+    );
     (0..group.len())
         .map(|s| {
             Board::from_masks(board.variant(), group.map_mask(s, x), group.map_mask(s, o))
@@ -288,10 +291,16 @@ mod tests {
     fn canonical_form_is_shared_by_images() {
         let board = Board::parse(Variant::Four, "X.../.O../..X./....").unwrap();
         let group = Symmetries::of(Variant::Four);
-        let (x, o) = (board.mask(crate::Mark::X), board.mask(crate::Mark::O));
+        let (x, o) = (
+            board.mask(crate::board::Mark::X),
+            board.mask(crate::board::Mark::O),
+        );
         let canon = group.canonical(x, o);
         for image in images(&board) {
-            let (ix, io) = (image.mask(crate::Mark::X), image.mask(crate::Mark::O));
+            let (ix, io) = (
+                image.mask(crate::board::Mark::X),
+                image.mask(crate::board::Mark::O),
+            );
             let other = group.canonical(ix, io);
             assert_eq!((canon.0, canon.1), (other.0, other.1));
             assert_eq!(group.map_mask(other.2, ix), other.0);

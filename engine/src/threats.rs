@@ -59,6 +59,17 @@ pub fn defence_cells(variant: Variant, line: &[usize], defender: u64, attacker: 
     cells & !(defender | attacker)
 }
 
+/// What a threat search says about whether a side can survive the other's threats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// Every threat line found is stopped (or the side wins first).
+    Holds,
+    /// Some threat line wins whatever the side does.
+    Falls,
+    /// The node limit ran out first: nothing is proven.
+    Unknown,
+}
+
 /// Searches for wins by continuous threats (one side only ever makes threats, the other only
 /// ever blocks), within a node limit.
 #[derive(Debug)]
@@ -106,21 +117,47 @@ impl ThreatSearch {
 
     /// Whether the side to move (`own`) survives the other side's threats: it has a threat win
     /// of its own, the other side has none, or some move of its stops every one found. Each
-    /// search may spend `per_search` nodes.
-    pub fn can_hold(&mut self, own: u64, other: u64, per_search: u64) -> bool {
+    /// search may spend `per_search` nodes; a search cut short by that limit proves nothing, so
+    /// the answer is then [`Hold::Unknown`] unless another search settles it.
+    pub fn can_hold(&mut self, own: u64, other: u64, per_search: u64) -> Hold {
         self.extend(per_search);
         if self.find_win(own, other, 32).is_some() {
-            return true;
+            return Hold::Holds;
         }
         self.extend(per_search);
         let Some(line) = self.find_line(other, own, 32) else {
-            return true;
+            return if self.truncated() {
+                Hold::Unknown
+            } else {
+                Hold::Holds
+            };
         };
         let candidates = defence_cells(self.variant, &line, own, other);
-        cells_of(candidates).any(|cell| {
+        let mut answer = Hold::Falls;
+        for cell in cells_of(candidates) {
             self.extend(per_search);
-            self.find_win(other, own | 1 << cell, 32).is_none()
-        })
+            if self.find_win(other, own | 1 << cell, 32).is_none() {
+                if !self.truncated() {
+                    return Hold::Holds;
+                }
+                answer = Hold::Unknown;
+            }
+        }
+        answer
+    }
+
+    /// The attacker's fastest threat win found: [`ThreatSearch::find_win`] at depths 1, 2, … up
+    /// to `depth`, so the plies are the fewest any threat line needs (within the node limit).
+    pub fn find_shortest_win(&mut self, own: u64, other: u64, depth: u32) -> Option<(usize, u32)> {
+        for d in 1..=depth {
+            if let Some(found) = self.find_win(own, other, d) {
+                return Some(found);
+            }
+            if self.truncated() {
+                return None;
+            }
+        }
+        None
     }
 
     /// Like [`ThreatSearch::find_win`], but the whole forcing line: the attacker's moves and the
@@ -265,10 +302,16 @@ mod tests {
                 .find_win(x, o, 8)
                 .is_some()
         );
-        assert!(ThreatSearch::new(Variant::Qubic, 0).can_hold(o, x, 10_000));
+        assert_eq!(
+            ThreatSearch::new(Variant::Qubic, 0).can_hold(o, x, 10_000),
+            Hold::Holds
+        );
         let (x, o) = qubic_forks(&[first, second]);
         assert_eq!(o.count_ones() + 1, x.count_ones());
-        assert!(!ThreatSearch::new(Variant::Qubic, 0).can_hold(o, x, 10_000));
+        assert_eq!(
+            ThreatSearch::new(Variant::Qubic, 0).can_hold(o, x, 10_000),
+            Hold::Falls
+        );
     }
 
     #[test]

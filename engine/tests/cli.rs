@@ -185,3 +185,38 @@ fn help_is_everywhere() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("Usage"));
     }
 }
+
+#[test]
+fn a_closed_pipe_ends_the_program_quietly() {
+    // Many games, one line each: the reader goes away after the first line.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_noughts-engine"))
+        .args([
+            "selfplay",
+            "--variant",
+            "classic",
+            "--x",
+            "random",
+            "--o",
+            "random",
+            "--games",
+            "100000",
+            "--each",
+            "--seed",
+            "1",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 1];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "status {:?}", output.status);
+    assert!(
+        output.stderr.is_empty(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

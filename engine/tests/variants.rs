@@ -331,3 +331,18 @@ fn four_solves_completely() {
     assert_eq!(solution.positions, 9_722_011);
     assert_eq!(solution.value, 0);
 }
+
+#[test]
+fn random_plays_every_legal_move_and_nothing_else() {
+    let board = Board::parse(Variant::Classic, "X.O/.X./...").unwrap();
+    let legal: Vec<usize> = board.legal_moves().collect();
+    let mut rng = Rng::with_seed(5);
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..300 {
+        let choice = choose_move(&board, Level::Random, &mut rng, Budget::DEFAULT).unwrap();
+        assert!(legal.contains(&choice.cell));
+        seen.insert(choice.cell);
+    }
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), legal);
+    assert_eq!("random".parse::<Level>().unwrap(), Level::Random);
+}

@@ -1,0 +1,247 @@
+//! `perfect` on qubic: immediate wins and blocks, forced wins by threats, refusal of moves that
+//! allow the opponent one, then iterative deepening within the budget.
+
+use std::time::Instant;
+
+use crate::board::{Board, Mark, cells_of};
+use crate::book;
+use crate::budget::Budget;
+use crate::search::{PROVEN, Searcher, sides};
+use crate::threats::{Hold, ThreatSearch, defence_cells, winning_cells};
+use crate::variant::Variant;
+use crate::verdict::{Choice, Value, best_of, judge, pick};
+
+/// `perfect` on qubic: immediate wins and blocks, forced wins by threats, refusal of moves that
+/// allow the opponent one, then iterative deepening over the rest until the budget runs out.
+pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
+    let budget = if budget.time.is_none() && budget.nodes.is_none() {
+        Budget::DEFAULT
+    } else {
+        budget
+    };
+    let start = Instant::now();
+    let variant = board.variant();
+    let (me, opp) = sides(board);
+    let ply = board.ply();
+    // X in a position of the book's proven strategy plays the book: a win, whatever O does.
+    if board.to_move() == Mark::X
+        && let Some(cell) = book::shipped().lookup(me, opp)
+    {
+        return Choice {
+            cell,
+            value: Value::Win,
+            plies: None,
+            nodes: 1,
+        };
+    }
+    let (safe, mut nodes) = match safe_moves(board, rng, budget) {
+        Ok(found) => found,
+        Err(choice) => return choice,
+    };
+
+    // Search the safe moves, deepening for three quarters of the budget; `remaining(p)` is what
+    // is left of p% of it.
+    let remaining = |percent: u32| Budget {
+        time: budget
+            .time
+            .map(|t| (t * percent / 100).saturating_sub(start.elapsed())),
+        nodes: budget
+            .nodes
+            .map(|n| (n * percent as u64 / 100).saturating_sub(nodes)),
+    };
+    // A single safe move is still searched (a little), so a win behind it is known and reported.
+    let share = if safe.len() == 1 { 25 } else { 75 };
+    let mut searcher = Searcher::new(variant, remaining(share)).with_horizon_threats();
+    let mut result: Option<(Vec<(usize, i32)>, i32)> = None;
+    for depth in 1..=(variant.cells() as i32 - ply as i32) {
+        let scored = searcher.root(board, &safe, depth);
+        if searcher.stopped {
+            break;
+        }
+        let proven = scored[0].1.abs() >= PROVEN;
+        result = Some((scored, depth));
+        if proven {
+            break;
+        }
+    }
+
+    // Then make sure the chosen move does not allow a quiet reply that sets up threats we cannot
+    // stop (a threat search one move deeper); if it does, drop it and search the rest again.
+    let mut pool = safe.clone();
+    let mut guard = ThreatSearch::new(variant, 0);
+    while let Some((scored, depth)) = result.as_ref() {
+        let best = scored[0].1;
+        let ties: Vec<usize> = scored.iter().filter(|m| m.1 == best).map(|m| m.0).collect();
+        let cell = pick(rng, &ties);
+        let hold = if best.abs() >= PROVEN || pool.len() == 1 {
+            Hold::Holds
+        } else {
+            holds_after(variant, me, opp, cell, &mut guard, start, budget)
+        };
+        // A check cut short proves nothing either way: the move stays the search's choice (its
+        // value is what the search proved, never what the check did not finish).
+        if hold != Hold::Falls {
+            nodes += searcher.nodes + searcher.threat_nodes() + guard.nodes;
+            let (value, plies) = judge(variant, ply, best, false);
+            return Choice {
+                cell,
+                value,
+                plies,
+                nodes,
+            };
+        }
+        pool.retain(|&c| c != cell);
+        if pool.is_empty() {
+            break;
+        }
+        searcher.set_budget(remaining(95));
+        let depth = *depth;
+        let rescored = searcher.root(board, &pool, depth);
+        if searcher.stopped {
+            // No time to look again: the best of the rest by the last full search.
+            let rest: Vec<(usize, i32)> = scored.iter().copied().filter(|m| m.0 != cell).collect();
+            result = Some((rest, depth));
+            break;
+        }
+        result = Some((rescored, depth));
+    }
+    nodes += searcher.nodes + searcher.threat_nodes() + guard.nodes;
+    let scored = match result {
+        Some((scored, _)) if !scored.is_empty() => scored,
+        _ => safe.iter().map(|&c| (c, 0)).collect(),
+    };
+    best_of(board, &scored, false, nodes, rng)
+}
+
+/// Whether, after we (`me`) play `cell`, we can stop the threats that every quiet reply of the
+/// opponent could set up. Replies are only looked at on lines still open to the opponent. The
+/// check stops when 95% of the time budget is spent, and a reply whose searches ran out of
+/// nodes proves nothing: either way the answer is then [`Hold::Unknown`], unless some reply
+/// already [`Hold::Falls`].
+fn holds_after(
+    variant: Variant,
+    me: u64,
+    opp: u64,
+    cell: usize,
+    guard: &mut ThreatSearch,
+    start: Instant,
+    budget: Budget,
+) -> Hold {
+    const PER_SEARCH: u64 = 3_000;
+    let mine = me | 1 << cell;
+    let empty = variant.full_mask() & !(mine | opp);
+    let open = variant
+        .lines()
+        .iter()
+        .filter(|&&l| l & mine == 0 && l & opp != 0)
+        .fold(0u64, |m, &l| m | l);
+    let cutoff = budget.time.map(|t| t * 19 / 20);
+    let mut answer = Hold::Holds;
+    for reply in cells_of(open & empty) {
+        if cutoff.is_some_and(|c| start.elapsed() >= c) {
+            return Hold::Unknown;
+        }
+        match guard.can_hold(mine, opp | 1 << reply, PER_SEARCH) {
+            Hold::Holds => {}
+            Hold::Falls => return Hold::Falls,
+            Hold::Unknown => answer = Hold::Unknown,
+        }
+    }
+    answer
+}
+
+/// The moves `perfect` may consider on qubic, and the nodes spent finding them; or, when the
+/// threats decide the move (a win on the spot or by threats, a forced block, a lost position),
+/// that move.
+fn safe_moves(
+    board: &Board,
+    rng: &mut fastrand::Rng,
+    budget: Budget,
+) -> Result<(Vec<usize>, u64), Choice> {
+    let variant = board.variant();
+    let lines = variant.lines();
+    let (me, opp) = sides(board);
+    let empty = board.empty();
+    let wins = winning_cells(lines, me, opp) & empty;
+    if wins != 0 {
+        let cells: Vec<usize> = cells_of(wins).collect();
+        return Err(Choice {
+            cell: pick(rng, &cells),
+            value: Value::Win,
+            plies: Some(1),
+            nodes: 1,
+        });
+    }
+    let threats = winning_cells(lines, opp, me) & empty;
+    if threats.count_ones() >= 2 {
+        let cells: Vec<usize> = cells_of(threats).collect();
+        return Err(Choice {
+            cell: pick(rng, &cells),
+            value: Value::Loss,
+            plies: Some(2),
+            nodes: 1,
+        });
+    }
+
+    // Threat-search budgets scale with the time budget (about a tenth of it each for attack and
+    // defence at the node rates measured in BENCHMARKS.md).
+    let millis = budget.time.map_or(1000, |t| t.as_millis() as u64).max(1);
+    let threat_nodes = (millis * 400).clamp(2_000, 4_000_000);
+    let mut attack = ThreatSearch::new(variant, threat_nodes);
+    if let Some((cell, plies)) = attack.find_win(me, opp, 32) {
+        return Err(Choice {
+            cell,
+            value: Value::Win,
+            plies: Some(plies),
+            nodes: attack.nodes,
+        });
+    }
+    let mut nodes = attack.nodes;
+
+    // Defence: if the opponent, given the move, could win by threats, only moves touching that
+    // line (or making a threat, or able to turn one of its forced replies into a threat) can
+    // stop it; any other move leaves the same line playable. Each candidate is checked.
+    let candidates: Vec<usize> = if threats != 0 {
+        cells_of(threats).collect()
+    } else {
+        cells_of(empty).collect()
+    };
+    let mut defence = ThreatSearch::new(variant, threat_nodes);
+    let safe: Vec<usize> = match defence.find_line(opp, me, 32) {
+        None => candidates.clone(),
+        Some(line) => {
+            let related = defence_cells(variant, &line, me, opp);
+            let per_move = (threat_nodes / 8).max(1_000);
+            let mut safe = Vec::new();
+            // Moves whose check ran out of nodes: not proven safe, not proven lost.
+            let mut unsure = Vec::new();
+            let mut slowest_loss = (0, line[0]);
+            for &cell in candidates.iter().filter(|&&c| related & 1 << c != 0) {
+                defence.extend(per_move);
+                // The opponent's fastest win after this move: we want the move where it is
+                // slowest.
+                match defence.find_shortest_win(opp, me | 1 << cell, 32) {
+                    None if defence.truncated() => unsure.push(cell),
+                    None => safe.push(cell),
+                    Some((_, plies)) if plies + 1 > slowest_loss.0 => {
+                        slowest_loss = (plies + 1, cell)
+                    }
+                    Some(_) => {}
+                }
+            }
+            if safe.is_empty() && unsure.is_empty() {
+                return Err(Choice {
+                    cell: slowest_loss.1,
+                    value: Value::Loss,
+                    plies: Some(slowest_loss.0),
+                    nodes: nodes + defence.nodes,
+                });
+            }
+            // A move whose check was cut short is not proven lost: it stays a candidate.
+            safe.extend(unsure);
+            safe
+        }
+    };
+    nodes += defence.nodes;
+    Ok((safe, nodes))
+}
