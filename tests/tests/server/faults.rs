@@ -257,8 +257,15 @@ async fn a_watcher_that_never_reads_is_dropped_and_the_game_goes_on() {
         }
     }
     assert!(dropped, "the watcher that never reads was dropped");
+    // Counts are sent at most every 250 ms: the one that says it left may still be on its way.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    counts.extend(chat(&mut x, &mut o, &mut eve, "after".to_owned()).await);
+    // One came and one went: a 2 at most once, and the last word (if any) is 1. Coalescing may
+    // fold the two into nothing, or into a single 1.
     assert!(
-        counts.is_empty() || counts == [2, 1],
+        counts.iter().all(|&c| c == 1 || c == 2)
+            && counts.iter().filter(|&&c| c == 2).count() <= 1
+            && counts.last().is_none_or(|&c| c == 1),
         "the watcher that never reads came and went once: {counts:?}"
     );
 
