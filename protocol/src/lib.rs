@@ -14,7 +14,7 @@ mod decode;
 mod text;
 
 pub use decode::{CLIENT_TYPES, DecodeError, decode_client};
-pub use text::{NameError, sanitize, validate_name};
+pub use text::{ChatError, NameError, clean_chat, normalize_name, sanitize, validate_name};
 
 /// The protocol version this crate speaks; `hello` must carry it.
 pub const PROTOCOL_VERSION: u32 = 1;
