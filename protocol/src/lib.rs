@@ -32,4 +32,4 @@ pub use records::{
     GameRecord, GameSummary, LeaderboardEntry, MoveRecord, Profile, Rating, RecordSeat,
     VariantStats,
 };
-pub use text::{NameError, sanitize, validate_name};
+pub use text::{ChatError, NameError, clean_chat, normalize_name, sanitize, validate_name};

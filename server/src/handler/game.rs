@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use noughts_protocol::{ErrorCode, GameId, MAX_CHAT_CHARS, sanitize};
+use noughts_protocol::{ChatError, ErrorCode, GameId, MAX_CHAT_CHARS, clean_chat};
 use tokio::time::Instant;
 
 use super::client::{Client, Reply, refuse};
@@ -33,16 +33,19 @@ impl Client {
         game: GameId,
         text: String,
     ) -> Reply {
-        let text = sanitize(&text).trim().to_owned();
-        if text.is_empty() {
-            return refuse(ErrorCode::BadChat, "a chat line needs some visible text");
-        }
-        if text.chars().count() > MAX_CHAT_CHARS {
-            return refuse(
-                ErrorCode::BadChat,
-                format!("a chat line has at most {MAX_CHAT_CHARS} characters"),
-            );
-        }
+        // The one place chat text is cleaned on its way in.
+        let text = match clean_chat(&text) {
+            Ok(text) => text,
+            Err(ChatError::Empty) => {
+                return refuse(ErrorCode::BadChat, "a chat line needs some visible text");
+            }
+            Err(ChatError::TooLong) => {
+                return refuse(
+                    ErrorCode::BadChat,
+                    format!("a chat line has at most {MAX_CHAT_CHARS} characters"),
+                );
+            }
+        };
         let handle = self.game(game)?;
         if !self.chat.take(Instant::now()) {
             return refuse(ErrorCode::RateLimited, "too many chat lines; slow down");

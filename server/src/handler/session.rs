@@ -1,7 +1,7 @@
 //! `hello`: new sessions, resuming old ones, and what a session keeps when its connection goes.
 
 use noughts_protocol::{
-    ErrorCode, PROTOCOL_VERSION, Rating, RequestId, ServerMessage, Variant, validate_name,
+    ErrorCode, PROTOCOL_VERSION, Rating, RequestId, ServerMessage, Variant, normalize_name,
 };
 
 use tracing::{error, info};
@@ -30,10 +30,10 @@ impl Client {
                 format!("this server speaks protocol {PROTOCOL_VERSION}, not {protocol}"),
             );
         }
-        let name =
-            validate_name(name).map_err(|err| Refusal::new(ErrorCode::BadName, err.to_string()))?;
+        let name = normalize_name(name)
+            .map_err(|err| Refusal::new(ErrorCode::BadName, err.to_string()))?;
         let Some(token) = token else {
-            let (session, token) = self.shared.registry.new_session(name);
+            let (session, token) = self.shared.registry.new_session(&name);
             let stored = self
                 .shared
                 .store
