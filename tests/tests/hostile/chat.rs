@@ -16,10 +16,11 @@ async fn hostile_chat_is_cleaned_or_refused() {
 async fn chat(server: &noughts_tests::TestServer, reference: &mut Reference) {
     let game = reference.game;
     let lines = [
-        ("\u{1b}[31mred\u{1b}[0m alert\u{7}", "[31mred[0m alert"),
-        ("a\u{9b}2Jb\u{0}c\u{7f}\u{202e}d\u{200b}e", "a2Jbcde"),
+        // Escape sequences go whole, not just their ESC.
+        ("\u{1b}[31mred\u{1b}[0m alert\u{7}", "red alert"),
+        ("a\u{9b}2Jb\u{0}c\u{7f}\u{202e}d\u{200b}e", "abcde"),
         ("line\nbreak\ttab\rcr", "line break tab cr"),
-        ("\u{1b}]0;pwned\u{7}title", "]0;pwnedtitle"),
+        ("\u{1b}]0;pwned\u{7}title", "title"),
     ];
     let mut id = 50;
     for (sent, relayed) in lines {
@@ -44,11 +45,11 @@ async fn chat(server: &noughts_tests::TestServer, reference: &mut Reference) {
                 .await;
         }
     }
-    // Escapes do not count towards the length; nothing but escapes is nothing.
+    // What is removed does not count towards the length; nothing but it is nothing.
     let padded: String = "a"
         .repeat(280)
         .chars()
-        .flat_map(|c| [c, '\u{1b}'])
+        .flat_map(|c| [c, '\u{7}', '\u{200b}'])
         .collect();
     let reply = reference
         .x
