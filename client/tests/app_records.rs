@@ -33,7 +33,7 @@ fn the_leaderboard_follows_the_variant_and_leads_to_a_players_games() {
     frame(&mut app, leaderboard_message(Variant::Four));
     let players = app.leaderboard.players.as_ref().unwrap();
     assert_eq!(players.len(), 5);
-    assert_eq!(players[2].name, "erin[31m", "names are sanitised");
+    assert_eq!(players[2].name, "erin", "names are sanitised");
     // Enter on bob (row 4): his games.
     for _ in 0..3 {
         key(&mut app, KeyCode::Down);

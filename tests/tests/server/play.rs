@@ -85,7 +85,7 @@ async fn watchers_chat_cleanly_and_cannot_move() {
     let (value, _) = recv(&mut eve).await.unwrap();
     assert_eq!(
         value,
-        json!({"type": "chat", "id": 3, "game": game.0, "seq": 2, "from": "eve", "text": "hi[2J there"})
+        json!({"type": "chat", "id": 3, "game": game.0, "seq": 2, "from": "eve", "text": "hi there"})
     );
     let ServerMessage::Chat { line, .. } = next(&mut x).await else {
         panic!()
