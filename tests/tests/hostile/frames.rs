@@ -28,23 +28,6 @@ async fn bad_frames_close_with_their_codes() {
 /// Messages split wrongly, binary messages, invalid UTF-8.
 fn messages() -> Vec<Case> {
     use Expect::Close;
-    let text_frame = |payload: &[u8], is_final| {
-        Frame::message(payload.to_vec(), OpCode::Data(Data::Text), is_final)
-    };
-    let _with_header = |header: FrameHeader, payload: &[u8]| {
-        Frame::from_payload(header, Bytes::from(payload.to_vec()))
-    };
-    let _oversized = format!(
-        "{{\"type\":\"ping\",\"pad\":\"{}\"}}",
-        "a".repeat(MAX_MESSAGE_BYTES)
-    );
-    // A text frame whose header claims 2^62 bytes: refused before anything is allocated.
-    let mut huge_header = vec![0x81, 0x80 | 127];
-    huge_header.extend_from_slice(&(1u64 << 62).to_be_bytes());
-    huge_header.extend_from_slice(&[1, 2, 3, 4]);
-    let continued = |payload: &[u8], is_final| {
-        Frame::message(payload.to_vec(), OpCode::Data(Data::Continue), is_final)
-    };
     let euro = "{\"type\":\"ping\",\"id\":7,\"x\":\"€\"}".as_bytes();
     let split = euro.len() - 4;
     vec![
@@ -125,25 +108,8 @@ fn messages() -> Vec<Case> {
 /// Headers that lie, control frames misused, raw bytes.
 fn headers() -> Vec<Case> {
     use Expect::Close;
-    let text_frame = |payload: &[u8], is_final| {
-        Frame::message(payload.to_vec(), OpCode::Data(Data::Text), is_final)
-    };
-    let with_header = |header: FrameHeader, payload: &[u8]| {
-        Frame::from_payload(header, Bytes::from(payload.to_vec()))
-    };
-    let oversized = format!(
-        "{{\"type\":\"ping\",\"pad\":\"{}\"}}",
-        "a".repeat(MAX_MESSAGE_BYTES)
-    );
-    // A text frame whose header claims 2^62 bytes: refused before anything is allocated.
-    let mut huge_header = vec![0x81, 0x80 | 127];
-    huge_header.extend_from_slice(&(1u64 << 62).to_be_bytes());
-    huge_header.extend_from_slice(&[1, 2, 3, 4]);
-    let _continued = |payload: &[u8], is_final| {
-        Frame::message(payload.to_vec(), OpCode::Data(Data::Continue), is_final)
-    };
-    let euro = "{\"type\":\"ping\",\"id\":7,\"x\":\"€\"}".as_bytes();
-    let _split = euro.len() - 4;
+    let oversized = oversized();
+    let huge_header = huge_header();
     vec![
         frame(
             "invalid UTF-8",
@@ -243,4 +209,32 @@ fn headers() -> Vec<Case> {
             Close(close::PROTOCOL_ERROR),
         ),
     ]
+}
+
+fn text_frame(payload: &[u8], is_final: bool) -> Frame {
+    Frame::message(payload.to_vec(), OpCode::Data(Data::Text), is_final)
+}
+
+fn continued(payload: &[u8], is_final: bool) -> Frame {
+    Frame::message(payload.to_vec(), OpCode::Data(Data::Continue), is_final)
+}
+
+fn with_header(header: FrameHeader, payload: &[u8]) -> Frame {
+    Frame::from_payload(header, Bytes::from(payload.to_vec()))
+}
+
+/// A request larger than the largest frame.
+fn oversized() -> String {
+    format!(
+        "{{\"type\":\"ping\",\"pad\":\"{}\"}}",
+        "a".repeat(MAX_MESSAGE_BYTES)
+    )
+}
+
+/// A text frame whose header claims 2^62 bytes: refused before anything is allocated.
+fn huge_header() -> Vec<u8> {
+    let mut bytes = vec![0x81, 0x80 | 127];
+    bytes.extend_from_slice(&(1u64 << 62).to_be_bytes());
+    bytes.extend_from_slice(&[1, 2, 3, 4]);
+    bytes
 }
