@@ -343,9 +343,10 @@ fn no_circle_between_workspace_crates() {
     );
 }
 
-/// One crate's modules: the module path of every file (`[]` for the root).
+/// One crate's modules: the module path of every file (`[]` for the root) and the file's code,
+/// read once, comments and strings blanked.
 struct Crate {
-    files: BTreeMap<Vec<String>, PathBuf>,
+    files: BTreeMap<Vec<String>, String>,
 }
 
 impl Crate {
@@ -370,7 +371,7 @@ impl Crate {
                     pending.push((path, found));
                 }
             }
-            files.insert(module, file);
+            files.insert(module, code);
         }
         Crate { files }
     }
@@ -405,8 +406,7 @@ impl Crate {
                 rest = &rest[1..];
             } else {
                 // An item of `at`, perhaps re-exported from one of its children.
-                let code = code_of(&fs::read_to_string(&self.files[&at]).unwrap());
-                if let Some(child) = reexporter(&code, first)
+                if let Some(child) = reexporter(&self.files[&at], first)
                     && self
                         .files
                         .contains_key(&[at.clone(), vec![child.clone()]].concat())
@@ -422,8 +422,8 @@ impl Crate {
     /// Which modules each module's file names, as module paths.
     fn arrows(&self) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
         let mut arrows = BTreeMap::new();
-        for (module, file) in &self.files {
-            let code = without_inline_modules(&code_of(&fs::read_to_string(file).unwrap()));
+        for (module, code) in &self.files {
+            let code = without_inline_modules(code);
             let mut to = BTreeSet::new();
             for path in paths(&code) {
                 let parts: Vec<&str> = path.split("::").collect();

@@ -97,12 +97,11 @@ impl Game {
         setup: Setup,
         (started_ms, starter): (u64, Starter),
     ) -> Game {
-        let seats = setup.seats.clone().map(|seat| match seat {
-            Sitter::Human(session) => {
+        let seats = setup.seats.clone().map(|seat| {
+            seat.map(|session| {
                 let out = session.join_game(id);
-                Sitter::Human(Human { session, out })
-            }
-            Sitter::Ai(level) => Sitter::Ai(level),
+                Human { session, out }
+            })
         });
         let connected =
             [0, 1].map(|i| !matches!(&seats[i], Sitter::Human(Human { out: None, .. })));
@@ -179,12 +178,11 @@ impl Game {
         live: &LiveGame,
     ) -> Result<Game, String> {
         let id = live.start.game;
-        let seats = setup.seats.clone().map(|seat| match seat {
-            Sitter::Human(session) => {
+        let seats = setup.seats.clone().map(|seat| {
+            seat.map(|session| {
                 session.join_game(id);
-                Sitter::Human(Human { session, out: None })
-            }
-            Sitter::Ai(level) => Sitter::Ai(level),
+                Human { session, out: None }
+            })
         });
         let moves: Vec<(usize, Option<u64>)> = live
             .moves
@@ -591,10 +589,7 @@ impl Game {
 
     /// Starts the rematch with sides swapped; the accepting request's reply is its snapshot.
     fn start_rematch(&mut self, from: Requester) {
-        let seat = |seat: &Sitter<Human>| match seat {
-            Sitter::Human(human) => Sitter::Human(human.session.clone()),
-            Sitter::Ai(level) => Sitter::Ai(*level),
-        };
+        let seat = |seat: &Sitter<Human>| seat.as_ref().map(|human| human.session.clone());
         let setup = Setup {
             variant: self.rules.board().variant(),
             kind: self.rules.kind(),

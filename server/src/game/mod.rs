@@ -11,6 +11,7 @@ mod seat;
 mod setup;
 
 pub(crate) use setup::Setup;
+use setup::Starter;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -29,10 +30,6 @@ use crate::store::{GameStart, LiveGame, now_ms};
 /// Starts a game: registers it, seats its players and spawns its actor, which sends everyone
 /// their first snapshot.
 pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusal> {
-    start_game(shared, setup)
-}
-
-fn start_game(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusal> {
     if shared.stop_games.is_cancelled() {
         return Err(Refusal::new(
             ErrorCode::ShuttingDown,
@@ -71,7 +68,7 @@ fn start_game(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusal> {
         id,
         weak,
         setup,
-        (start.started_ms, start_game),
+        (start.started_ms, self::start as Starter),
     )
     .starting(start);
     let span = tracing::info_span!(parent: None, "game", id = id.0);
@@ -91,16 +88,15 @@ pub(crate) fn restore_all(
     let mut sessions = HashSet::new();
     for game in live {
         let id = game.start.game;
-        let seats = game.seats.clone().map(|seat| match seat {
-            Sitter::Human(player) => {
+        let seats = game.seats.clone().map(|seat| {
+            seat.map(|player| {
                 let session = shared.registry.stored_session(&player);
                 if sessions.insert(session.player) {
                     session.mark_away();
                     crate::expiry::expire_after_grace(shared, session.clone());
                 }
-                Sitter::Human(session)
-            }
-            Sitter::Ai(level) => Sitter::Ai(level),
+                session
+            })
         });
         let (on_end, ended) = oneshot::channel();
         let start = &game.start;
@@ -127,7 +123,7 @@ pub(crate) fn restore_all(
         let game = match actor::Game::restore(
             shared.clone(),
             tx.downgrade(),
-            (setup, start_game),
+            (setup, self::start as Starter),
             &game,
         ) {
             Ok(game) => game,

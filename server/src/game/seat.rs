@@ -42,10 +42,7 @@ impl Sitter<Human> {
 
     /// Who sits here, as the rules know them.
     pub(super) fn sitter(&self) -> Sitter {
-        match self {
-            Sitter::Human(human) => Sitter::Human(human.session.player),
-            Sitter::Ai(level) => Sitter::Ai(*level),
-        }
+        self.as_ref().map(|human| human.session.player)
     }
 }
 

@@ -73,33 +73,35 @@ impl Client {
     /// A ping or pong from the client: it counts against the request rate, and a flood of them
     /// closes the connection as a flood of requests does.
     pub(crate) fn control_frame(&mut self) -> Option<Close> {
+        self.take_request().err().flatten()
+    }
+
+    /// Takes one request's place in the rate. Refused: `Err`, with the close for a connection
+    /// that keeps flooding (more refusals in a row than the burst).
+    fn take_request(&mut self) -> Result<(), Option<Close>> {
         if self.requests.take(Instant::now()) {
             self.refused = 0;
-            return None;
+            return Ok(());
         }
         self.refused += 1;
-        (self.refused > self.shared.config.message_burst).then(|| {
-            info!("closing a connection that keeps flooding control frames");
-            Close {
+        if self.refused > self.shared.config.message_burst {
+            info!("closing a connection that keeps flooding");
+            return Err(Some(Close {
                 code: close::POLICY_VIOLATION,
                 reason: "rate limit exceeded",
-            }
-        })
+            }));
+        }
+        Err(None)
     }
 
     /// Handles one text frame. Returns a close when the client has to go (persistent flooding).
     pub(crate) async fn receive(&mut self, text: &str) -> Option<Close> {
         // Every frame counts against the limit, malformed ones too.
-        let allowed = self.requests.take(Instant::now());
+        let allowed = self.take_request();
         let decoded = decode_client(text);
-        if !allowed {
-            self.refused += 1;
-            if self.refused > self.shared.config.message_burst {
-                info!("closing a connection that keeps flooding");
-                return Some(Close {
-                    code: close::POLICY_VIOLATION,
-                    reason: "rate limit exceeded",
-                });
+        if let Err(close) = allowed {
+            if close.is_some() {
+                return close;
             }
             let id = match decoded {
                 Ok(frame) => frame.id,
@@ -109,7 +111,6 @@ impl Client {
                 .error(id, ErrorCode::RateLimited, "too many messages; slow down");
             return None;
         }
-        self.refused = 0;
         let frame = match decoded {
             Ok(frame) => frame,
             Err(err) => {

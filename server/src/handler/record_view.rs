@@ -56,16 +56,22 @@ fn seat(sitter: Sitter, stored: StoredSeat) -> RecordSeat {
     }
 }
 
+/// X's and O's seats as the protocol shows them.
+fn seats(sitters: [Sitter; 2], stored: [StoredSeat; 2]) -> [RecordSeat; 2] {
+    let [x, o] = sitters;
+    let [x_seat, o_seat] = stored;
+    [seat(x, x_seat), seat(o, o_seat)]
+}
+
 /// A finished game as a history lists it; `None` for one that has not ended.
 pub(super) fn summary(game: StoredGame) -> Option<GameSummary> {
-    let [x, o] = game.start.seats;
-    let [x_seat, o_seat] = game.seats;
+    let [x, o] = seats(game.start.seats, game.seats);
     Some(GameSummary {
         game: game.start.game,
         variant: game.start.variant,
         kind: game.start.kind,
-        x: seat(x, x_seat),
-        o: seat(o, o_seat),
+        x,
+        o,
         clock: game.start.clock,
         rated: game.start.rated,
         started_ms: game.start.started_ms,
@@ -92,14 +98,13 @@ pub(super) fn record(game: StoredGame, played: Vec<StoredMove>) -> Result<GameRe
             clock_ms: stored.clock_ms,
         });
     }
-    let [x, o] = game.start.seats;
-    let [x_seat, o_seat] = game.seats;
+    let [x, o] = seats(game.start.seats, game.seats);
     Ok(GameRecord {
         game: game.start.game,
         variant: game.start.variant,
         kind: game.start.kind,
-        x: seat(x, x_seat),
-        o: seat(o, o_seat),
+        x,
+        o,
         clock: game.start.clock,
         rated: game.start.rated,
         started_ms: game.start.started_ms,

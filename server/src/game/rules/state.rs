@@ -59,15 +59,14 @@ pub struct Rules {
 impl Rules {
     /// A new game; `connected` says which seats' players have a connection.
     pub fn new(table: Table, connected: [bool; 2]) -> Rules {
-        let seats = [0, 1].map(|seat| match table.seats[seat] {
-            Sitter::Human(player) => Sitter::Human(Presence {
+        let seats = [0, 1].map(|seat| {
+            table.seats[seat].map(|player| Presence {
                 player,
                 connected: connected[seat],
                 away_since: None,
                 grace_left: table.grace,
                 missed_end: false,
-            }),
-            Sitter::Ai(level) => Sitter::Ai(level),
+            })
         });
         Rules {
             id: table.id,
