@@ -32,21 +32,32 @@ pub struct TokenStore {
 impl TokenStore {
     /// The store for `server`, kept in `dir` (read now).
     pub fn open(dir: Option<PathBuf>, server: &str) -> TokenStore {
-        let path = dir.map(|d| d.join(TOKENS_FILE));
-        let token = path
+        let mut store = TokenStore {
+            path: dir.map(|d| d.join(TOKENS_FILE)),
+            server: server.to_owned(),
+            token: None,
+        };
+        store.reload();
+        store
+    }
+
+    /// Reads the token again: the server trades a token for a new one each time it is used, so
+    /// another `noughts` sharing the file may have stored a newer one since. Keeps the token held
+    /// if the file has none.
+    pub fn reload(&mut self) {
+        let stored = self
+            .path
             .as_ref()
             .and_then(|p| std::fs::read_to_string(p).ok())
             .and_then(|text| {
                 text.lines().find_map(|line| {
                     let (url, token) = line.split_once(' ')?;
-                    (url == server).then(|| token.trim().to_owned())
+                    (url == self.server).then(|| token.trim().to_owned())
                 })
             })
             .filter(|t| !t.is_empty());
-        TokenStore {
-            path,
-            server: server.to_owned(),
-            token,
+        if stored.is_some() {
+            self.token = stored;
         }
     }
 
@@ -87,8 +98,25 @@ impl TokenStore {
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        let _ = std::fs::write(path, lines.join("\n") + "\n");
+        let _ = write_private(path, &(lines.join("\n") + "\n"));
     }
+}
+
+/// Writes `text` to `path` readable by the user alone (0600 on Unix), through a temporary file
+/// renamed over it, so that another process reading the file never sees half of it.
+fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut temp = path.as_os_str().to_owned();
+    temp.push(format!(".{}.tmp", std::process::id()));
+    let temp = PathBuf::from(temp);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&temp)?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()?;
+    std::fs::rename(&temp, path)
 }
 
 #[cfg(test)]
@@ -114,6 +142,28 @@ mod tests {
             TokenStore::open(Some(dir.clone()), "ws://b").token(),
             Some("t2")
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_token_another_process_stored_is_read_again_and_the_file_is_private() {
+        let dir = std::env::temp_dir().join(format!("noughts-reload-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut playing = TokenStore::open(Some(dir.clone()), "ws://a");
+        playing.set(Some("t1"));
+        TokenStore::open(Some(dir.clone()), "ws://a").set(Some("t2"));
+        assert_eq!(playing.token(), Some("t1"));
+        playing.reload();
+        assert_eq!(playing.token(), Some("t2"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.join(TOKENS_FILE))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

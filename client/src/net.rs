@@ -195,6 +195,7 @@ async fn session(
         });
         Message::text(frame.to_json())
     };
+    options.tokens.reload();
     if let Err(err) = ws.send(hello(options.tokens.token())).await {
         return End::Lost(format!("connection failed: {err}"));
     }
@@ -208,10 +209,10 @@ async fn session(
                     Some(Ok(Message::Close(frame))) => {
                         let code = frame.as_ref().map(|f| u16::from(f.code));
                         if code == Some(close::NORMAL) && *welcomed {
-                            // Coming back would only push the other connection out in turn.
-                            return End::Refused(
-                                "this session was resumed by another client".to_owned(),
-                            );
+                            // The player logged out (here or from another client): its token
+                            // no longer works, so there is nothing to come back to.
+                            options.tokens.set(None);
+                            return End::Refused("logged out".to_owned());
                         }
                         let reason = frame.map_or_else(
                             || "the server closed the connection".to_owned(),

@@ -20,6 +20,7 @@ pub struct DecodeError {
 /// The `type`s a client may send.
 pub const CLIENT_TYPES: &[&str] = &[
     "hello",
+    "logout",
     "subscribe_lobby",
     "unsubscribe_lobby",
     "seek",

@@ -92,8 +92,8 @@ impl std::fmt::Display for ErrorCode {
 
 /// WebSocket close codes the server uses.
 pub mod close {
-    /// The session was resumed on another connection; this one gives way.
-    pub const REPLACED: u16 = 1000;
+    /// The player logged out (from this connection or another of the same session).
+    pub const LOGGED_OUT: u16 = 1000;
     /// The server is shutting down.
     pub const GOING_AWAY: u16 = 1001;
     /// A frame that breaks the WebSocket protocol.

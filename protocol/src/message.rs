@@ -23,6 +23,9 @@ pub enum ClientMessage {
         #[debug("{}", if token.is_some() { "Some(<redacted>)" } else { "None" })]
         token: Option<String>,
     },
+    /// End the session for good: every token of the player stops working, its live games are
+    /// resigned, and all its connections close.
+    Logout,
     /// Receive the lobby snapshot, then its changes.
     SubscribeLobby,
     /// Stop receiving lobby changes.

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use noughts_engine::{Budget, Level, Variant};
 
-use crate::store::StoreConfig;
+use crate::store::{StoreConfig, TokenRules};
 use crate::tls::Tls;
 
 /// Everything an operator (or a test) can tune. `Config::default()` is what `noughts-server`
@@ -29,6 +29,11 @@ pub struct Config {
     /// How long a disconnected player keeps their seats and session. The time is a budget per game:
     /// each absence spends from it, and when it runs out the game ends as abandoned.
     pub grace: Duration,
+    /// A session token left unused this long stops working; the player must start afresh.
+    pub token_idle: Duration,
+    /// A token that has been replaced (each `hello` with a token gets a new one) keeps working
+    /// this long, so that clients sharing it can each come back with it.
+    pub token_overlap: Duration,
     /// The least time an AI seat takes over a move against a person, so it feels like play rather
     /// than a reflex. Tests use zero.
     pub ai_think_delay: Duration,
@@ -91,6 +96,8 @@ impl Default for Config {
             max_seeks_per_ip: 16,
             max_games: 5_000,
             grace: Duration::from_secs(30),
+            token_idle: Duration::from_secs(30 * 86_400),
+            token_overlap: Duration::from_secs(60),
             ai_think_delay: Duration::from_millis(400),
             ai_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             ai_budget: Budget::DEFAULT,
@@ -113,6 +120,17 @@ impl Default for Config {
             store: StoreConfig::Memory,
             tls: None,
             tls_handshake_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Config {
+    /// How long tokens work, as the store applies it.
+    pub(crate) fn token_rules(&self) -> TokenRules {
+        let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        TokenRules {
+            idle_ms: ms(self.token_idle),
+            overlap_ms: ms(self.token_overlap),
         }
     }
 }

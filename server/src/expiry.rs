@@ -24,13 +24,18 @@ pub(crate) fn expire_after_grace(shared: &Arc<Shared>, session: Arc<Session>) {
         }
         if session.away_for(grace, Instant::now()) && shared.registry.expire_session(&session) {
             debug!(player = session.player.0, "session expired");
-            for code in session.take_rooms() {
-                if let Some(room) = shared.registry.close_room(&code, session.player)
-                    && !room.private
-                {
-                    shared.lobby.remove_room(&invite_code::display(&room.code));
-                }
-            }
+            close_rooms(&shared, &session);
         }
     });
+}
+
+/// Closes every room `session` has open, taking the public ones off the lobby.
+pub(crate) fn close_rooms(shared: &Shared, session: &Session) {
+    for code in session.take_rooms() {
+        if let Some(room) = shared.registry.close_room(&code, session.player)
+            && !room.private
+        {
+            shared.lobby.remove_room(&invite_code::display(&room.code));
+        }
+    }
 }

@@ -41,6 +41,12 @@ impl GameHandle {
         self.send(Command::Resign { from }).await
     }
 
+    /// The player leaves for good (it logged out): resigns if the game is live, says nothing
+    /// otherwise.
+    pub(crate) async fn leave(&self, player: PlayerId) -> bool {
+        self.send(Command::Leave { player }).await
+    }
+
     pub(crate) async fn rematch(&self, from: Requester) -> bool {
         self.send(Command::Rematch { from }).await
     }
@@ -56,13 +62,8 @@ impl GameHandle {
     }
 
     /// Stops watching; `from` is absent when the connection went away rather than asked.
-    pub(crate) async fn unwatch(
-        &self,
-        player: PlayerId,
-        conn: ConnId,
-        from: Option<Requester>,
-    ) -> bool {
-        self.send(Command::Unwatch { player, conn, from }).await
+    pub(crate) async fn unwatch(&self, conn: ConnId, from: Option<Requester>) -> bool {
+        self.send(Command::Unwatch { conn, from }).await
     }
 
     /// A player's new connection; returns once its snapshot is queued there, so a resume keeps
@@ -107,6 +108,10 @@ pub(crate) enum Command {
     Rematch {
         from: Requester,
     },
+    /// The player leaves for good: resign if live, nothing otherwise.
+    Leave {
+        player: PlayerId,
+    },
     /// `text` is already cleaned and checked.
     Chat {
         from: Requester,
@@ -120,7 +125,6 @@ pub(crate) enum Command {
     },
     /// Stop watching; `from` is absent when the connection went away rather than asked.
     Unwatch {
-        player: PlayerId,
         conn: ConnId,
         from: Option<Requester>,
     },

@@ -6,9 +6,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
 
-use noughts_protocol::{GameId, GameInfo, PlayerId, RequestId, RoomInfo, ServerMessage};
+use noughts_protocol::{GameId, GameInfo, RequestId, RoomInfo, ServerMessage};
 
-use crate::outbound::{Outbound, frame};
+use crate::outbound::{ConnId, Outbound, frame};
 
 /// The lobby's listings and subscribers.
 #[derive(Debug, Default)]
@@ -22,8 +22,8 @@ struct Inner {
     games: BTreeMap<GameId, GameInfo>,
     /// Public rooms waiting for an opponent, by their displayed code.
     rooms: BTreeMap<String, RoomInfo>,
-    /// Who gets the changes.
-    subscribers: HashMap<PlayerId, Outbound>,
+    /// Who gets the changes: connections, since a player may follow the lobby from several.
+    subscribers: HashMap<ConnId, Outbound>,
 }
 
 impl Inner {
@@ -41,19 +41,19 @@ impl Lobby {
     }
 
     /// Sends the snapshot to `out` (echoing `id`), then every change until [`Lobby::unsubscribe`].
-    pub(crate) fn subscribe(&self, player: PlayerId, out: Outbound, id: Option<RequestId>) {
+    pub(crate) fn subscribe(&self, out: Outbound, id: Option<RequestId>) {
         let mut inner = self.inner();
         let snapshot = ServerMessage::Lobby {
             rooms: inner.rooms.values().cloned().collect(),
             games: inner.games.values().cloned().collect(),
         };
         if out.reply(id, snapshot) {
-            inner.subscribers.insert(player, out);
+            inner.subscribers.insert(out.conn, out);
         }
     }
 
-    pub(crate) fn unsubscribe(&self, player: PlayerId) {
-        self.inner().subscribers.remove(&player);
+    pub(crate) fn unsubscribe(&self, conn: ConnId) {
+        self.inner().subscribers.remove(&conn);
     }
 
     /// A listed game started or changed.
@@ -120,7 +120,7 @@ mod tests {
         let lobby = Lobby::default();
         lobby.add_room(room("AAAA-AAAA-AA"));
         let (out, mut inbox) = channel(8, Default::default(), None);
-        lobby.subscribe(PlayerId(1), out, Some(RequestId::Number(3)));
+        lobby.subscribe(out.clone(), Some(RequestId::Number(3)));
         let ServerMessage::Lobby { rooms, games } = next(&mut inbox) else {
             panic!("snapshot first");
         };
@@ -137,7 +137,7 @@ mod tests {
             inbox.frames.try_recv().is_err(),
             "removing twice tells once"
         );
-        lobby.unsubscribe(PlayerId(1));
+        lobby.unsubscribe(out.conn);
         lobby.add_room(room("CCCC-CCCC-CC"));
         assert!(
             inbox.frames.try_recv().is_err(),

@@ -63,6 +63,9 @@ struct Args {
     /// Seconds a disconnected player keeps their seats.
     #[arg(long, env = "NOUGHTS_GRACE_SECS", value_parser = clap::value_parser!(u64).range(0..=86_400), default_value_t = 30)]
     grace_secs: u64,
+    /// Seconds a session token may lie unused before it stops working (default 30 days).
+    #[arg(long, env = "NOUGHTS_TOKEN_IDLE_SECS", value_parser = clap::value_parser!(u64).range(1..=315_360_000), default_value_t = 2_592_000)]
+    token_idle_secs: u64,
     /// Least milliseconds an AI seat takes per move against a person.
     #[arg(long, env = "NOUGHTS_AI_THINK_MS", value_parser = clap::value_parser!(u64).range(0..=86_400_000), default_value_t = 400)]
     ai_think_ms: u64,
@@ -153,6 +156,8 @@ impl Args {
             tls: None,
             tls_handshake_timeout: Duration::from_secs(self.tls_handshake_secs),
             grace: Duration::from_secs(self.grace_secs),
+            token_idle: Duration::from_secs(self.token_idle_secs),
+            token_overlap: defaults.token_overlap,
             ai_think_delay: Duration::from_millis(self.ai_think_ms),
             ai_budget: Budget::millis(self.ai_budget_ms),
             ai_threads: self.ai_threads.unwrap_or(defaults.ai_threads),

@@ -41,10 +41,10 @@ impl Close {
         code: close::POLICY_VIOLATION,
         reason: "too slow to read updates",
     };
-    /// The same session connected again; the old connection gives way.
-    pub(crate) const REPLACED: Close = Close {
-        code: close::REPLACED,
-        reason: "session resumed on another connection",
+    /// The player logged out: every connection of the session closes.
+    pub(crate) const LOGGED_OUT: Close = Close {
+        code: close::LOGGED_OUT,
+        reason: "logged out",
     };
 }
 
@@ -309,7 +309,7 @@ mod tests {
         assert!(!out.send(pong()), "nor does the fourth");
         assert_eq!(metrics.queue_drops.get(), 1, "one connection dropped once");
         // The first reason to close stands.
-        out.close(Close::REPLACED);
+        out.close(Close::LOGGED_OUT);
         assert!(!inbox.kick.has_changed().unwrap());
         let Ok(Queued::Frame(first)) = inbox.frames.try_recv() else {
             panic!("the first frame is queued");

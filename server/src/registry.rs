@@ -15,8 +15,8 @@ use crate::game_handle::GameHandle;
 use crate::invite_code;
 use crate::network::{Network, Slot};
 use crate::rating::Ratings;
-use crate::session::{SeekKey, Session};
-use crate::store::{GameStart, StoredPlayer, TokenHash};
+use crate::session::{SeekKey, Session, new_token};
+use crate::store::{GameStart, StoredPlayer};
 
 /// A room waiting for its second player.
 #[derive(Debug, Clone)]
@@ -72,8 +72,8 @@ pub(crate) enum JoinRoomError {
 /// The server's indexes.
 #[derive(Debug, Default)]
 pub(crate) struct Registry {
-    /// Sessions by the hash of their secret token, for `hello` with a token.
-    sessions: DashMap<TokenHash, Arc<Session>>,
+    /// Sessions by player, for `hello` with one of the player's tokens.
+    sessions: DashMap<PlayerId, Arc<Session>>,
     /// Live and recently finished games, by id, for every request that names a game.
     games: DashMap<GameId, GameHandle>,
     /// Games from private rooms, by id: the players and code that may watch them.
@@ -103,59 +103,45 @@ impl Registry {
         self.last_game.fetch_max(last_game, Ordering::Relaxed);
     }
 
-    /// A new player's session with a fresh 128-bit token, returned beside it: the token is given
-    /// to the player once and kept nowhere.
+    /// A new player's session with a fresh token, returned beside it.
     pub(crate) fn new_session(&self, name: &str) -> (Arc<Session>, String) {
         let player = PlayerId(self.last_player.fetch_add(1, Ordering::Relaxed) + 1);
-        loop {
-            let mut bytes = [0u8; 16];
-            invite_code::fill_random(&mut bytes);
-            let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-            let key = TokenHash::of(&token);
-            if let Entry::Vacant(slot) = self.sessions.entry(key) {
-                let session = Arc::new(Session::new(
-                    player,
-                    name.to_owned(),
-                    key,
-                    Ratings::default(),
-                ));
-                slot.insert(session.clone());
-                return (session, token);
-            }
-        }
+        let session = Arc::new(Session::new(player, name.to_owned(), Ratings::default()));
+        self.sessions.insert(player, session.clone());
+        (session, new_token())
     }
 
-    /// The session of a stored player, made if it has none: for a player returning after its
-    /// session expired, and for the players of games restored at start.
+    /// The session of a stored player, made if it has none: for a player coming back with a
+    /// token, and for the players of games restored at start.
     pub(crate) fn stored_session(&self, stored: &StoredPlayer) -> Arc<Session> {
         self.sessions
-            .entry(stored.token)
+            .entry(stored.player)
             .or_insert_with(|| {
                 Arc::new(Session::new(
                     stored.player,
                     stored.name.clone(),
-                    stored.token,
                     stored.ratings,
                 ))
             })
             .clone()
     }
 
-    /// The session a token resumes.
-    pub(crate) fn session(&self, token: &TokenHash) -> Option<Arc<Session>> {
-        self.sessions.get(token).map(|s| s.clone())
+    /// The live session of `player`, if it has one.
+    pub(crate) fn session(&self, player: PlayerId) -> Option<Arc<Session>> {
+        self.sessions.get(&player).map(|s| s.clone())
     }
 
-    /// Forgets a session that never started (its player could not be stored).
+    /// Forgets a session that never started (its player could not be stored), or one whose
+    /// player logged out.
     pub(crate) fn forget_session(&self, session: &Session) {
-        self.sessions.remove(&session.key);
+        self.sessions.remove(&session.player);
     }
 
     /// Forgets a session whose player stayed away past the grace period, unless it has
     /// reconnected meanwhile. Returns whether it was removed.
     pub(crate) fn expire_session(&self, session: &Session) -> bool {
         self.sessions
-            .remove_if(&session.key, |_, s| !s.is_connected())
+            .remove_if(&session.player, |_, s| !s.is_connected())
             .is_some()
     }
 
@@ -458,7 +444,7 @@ mod tests {
     }
 
     #[test]
-    fn tokens_are_long_random_and_resolve_to_their_session() {
+    fn tokens_are_long_and_random_and_sessions_are_found_by_player() {
         let registry = Registry::default();
         let (a, a_token) = registry.new_session("a");
         let (b, b_token) = registry.new_session("b");
@@ -466,11 +452,8 @@ mod tests {
         assert!(a_token.chars().all(|c| c.is_ascii_hexdigit()));
         assert_ne!(a_token, b_token);
         assert_ne!(a.player, b.player);
-        assert_eq!(
-            registry.session(&TokenHash::of(&a_token)).unwrap().player,
-            a.player
-        );
-        assert!(registry.session(&TokenHash::of("not a token")).is_none());
+        assert_eq!(registry.session(a.player).unwrap().player, a.player);
+        assert!(registry.session(PlayerId(99)).is_none());
     }
 
     #[test]

@@ -84,6 +84,7 @@ async fn serve(
     shared
         .registry
         .continue_ids(startup.last_player, startup.last_game);
+    shared.store.prune_tokens(shared.config.token_rules());
     let restored = game::restore_all(&shared, startup.live);
     if let Ok(addr) = listener.local_addr() {
         info!(%addr, "listening");

@@ -1,5 +1,6 @@
-//! A player's identity across connections: the token, the games it sits in, what it watches and
-//! subscribes to, and the connection it is on right now (if any).
+//! A player's identity across connections: the games it sits in, what it watches and subscribes
+//! to, and the connections it is on right now (none, one, or several: a player may be connected
+//! from several places at once, each connection getting the updates of the player's games).
 
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
@@ -7,10 +8,10 @@ use std::sync::{Mutex, MutexGuard};
 use noughts_protocol::{ClockSpec, GameId, PlayerId, Variant};
 use tokio::time::Instant;
 
+use crate::invite_code;
 use crate::network::Slot;
 use crate::outbound::{ConnId, Outbound};
 use crate::rating::{Glicko, Ratings};
-use crate::store::TokenHash;
 
 /// What a quick-match seek asks for (variant, clock, rated); two seeks match when these are equal.
 pub(crate) type SeekKey = (Variant, Option<ClockSpec>, bool);
@@ -21,14 +22,10 @@ pub(crate) struct Session {
     pub player: PlayerId,
     /// The display name given at the first `hello`.
     pub name: String,
-    /// The hash of the secret token that resumes this session; the token itself is kept nowhere
-    /// on the server.
-    pub key: TokenHash,
     /// Everything that changes; the lock is held only for quick bookkeeping, never across awaits.
     state: Mutex<State>,
 }
 
-/// Leaves the token's hash out, so that no log line can ever carry it.
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
@@ -38,22 +35,33 @@ impl std::fmt::Debug for Session {
     }
 }
 
+/// Connections one session may have open at once; one more `hello` with its token is refused.
+pub(crate) const MAX_CONNECTIONS: usize = 8;
+
+/// A fresh session token: 128 random bits as 32 hex digits. It is given to the player once and
+/// kept nowhere; the store keeps its hash.
+pub(crate) fn new_token() -> String {
+    let mut bytes = [0u8; 16];
+    invite_code::fill_random(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[derive(Debug, Default)]
 struct State {
-    /// The connection currently speaking for this player.
-    conn: Option<Outbound>,
+    /// The connections speaking for this player now, oldest first.
+    conns: Vec<Outbound>,
     /// Games this player sits in (live, or finished but still open for a rematch).
     games: BTreeSet<GameId>,
-    /// Games this player watches; restored on resume.
+    /// Games this player watches; restored when a connection comes back after all had gone.
     watching: BTreeSet<GameId>,
-    /// Whether the player wants lobby updates; restored on resume.
+    /// Whether the player wants lobby updates; restored likewise.
     lobby: bool,
     /// The open quick-match seek, with its place in its network's count of seeks (given back
     /// when the seek ends, however it ends).
     seek: Option<(SeekKey, Option<Slot>)>,
     /// Canonical codes of the rooms this player opened and nobody has joined yet.
     rooms: BTreeSet<String>,
-    /// When the last connection went away, while none has replaced it.
+    /// When the last connection went away, while none has come since.
     away_since: Option<Instant>,
     /// Live games this player started with `play_ai` or `start_war`.
     started: usize,
@@ -61,36 +69,36 @@ struct State {
     ratings: Ratings,
 }
 
-/// What a connection must restore when it takes over a session.
+/// What a new connection of a session must be sent.
 #[derive(Debug)]
 pub(crate) struct Attached {
-    /// The connection it replaced, to be closed.
-    pub previous: Option<Outbound>,
     /// Games to send a snapshot of.
     pub games: Vec<GameId>,
-    /// Games to watch again.
+    /// Games to watch again: only when the session had no connection left.
     pub watching: Vec<GameId>,
-    /// Whether to subscribe to the lobby again.
+    /// Whether to subscribe to the lobby again: likewise.
     pub lobby: bool,
 }
 
-/// What must be told when a session's connection goes away.
+/// What must be told when one of a session's connections goes away.
 #[derive(Debug)]
 pub(crate) struct Detached {
-    /// Games whose players and watchers hear that this player left.
+    /// Games whose seats lose this connection (their players and watchers hear that the player
+    /// left when it was the last).
     pub games: Vec<GameId>,
-    /// Games that lose a watcher.
+    /// Games this connection may have watched.
     pub watching: Vec<GameId>,
-    /// The seek to take out of the queue.
+    /// The seek to take out of the queue: the last connection's going withdraws it.
     pub seek: Option<SeekKey>,
+    /// Whether it was the session's last connection.
+    pub last: bool,
 }
 
 impl Session {
-    pub(crate) fn new(player: PlayerId, name: String, key: TokenHash, ratings: Ratings) -> Session {
+    pub(crate) fn new(player: PlayerId, name: String, ratings: Ratings) -> Session {
         Session {
             player,
             name,
-            key,
             state: Mutex::new(State {
                 ratings,
                 ..State::default()
@@ -111,7 +119,7 @@ impl Session {
     /// Counts the player as away from now (a session restored at start, before anyone connects).
     pub(crate) fn mark_away(&self) {
         let mut state = self.state();
-        if state.conn.is_none() {
+        if state.conns.is_empty() {
             state.away_since = Some(Instant::now());
         }
     }
@@ -123,43 +131,56 @@ impl Session {
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
-    /// The connection currently speaking for this player, if it is connected.
-    pub(crate) fn outbound(&self) -> Option<Outbound> {
-        self.state().conn.clone()
+    /// The connections speaking for this player now.
+    pub(crate) fn outbounds(&self) -> Vec<Outbound> {
+        self.state().conns.clone()
     }
 
-    /// Makes `out` this session's connection.
-    pub(crate) fn attach(&self, out: Outbound) -> Attached {
+    /// Adds `out` to this session's connections; `None` if it has [`MAX_CONNECTIONS`] already.
+    pub(crate) fn attach(&self, out: Outbound) -> Option<Attached> {
         let mut state = self.state();
-        let previous = state.conn.replace(out);
-        state.away_since = None;
-        Attached {
-            previous,
-            games: state.games.iter().copied().collect(),
-            watching: state.watching.iter().copied().collect(),
-            lobby: state.lobby,
-        }
-    }
-
-    /// Forgets connection `conn`, unless another one has already taken over. The seek is
-    /// withdrawn; games, watching and the lobby flag stay for a resume.
-    pub(crate) fn detach(&self, conn: ConnId) -> Option<Detached> {
-        let mut state = self.state();
-        if state.conn.as_ref().map(|out| out.conn) != Some(conn) {
+        if state.conns.len() >= MAX_CONNECTIONS {
             return None;
         }
-        state.conn = None;
-        state.away_since = Some(Instant::now());
-        Some(Detached {
+        let first = state.conns.is_empty();
+        state.conns.push(out);
+        state.away_since = None;
+        Some(Attached {
             games: state.games.iter().copied().collect(),
-            watching: state.watching.iter().copied().collect(),
-            seek: state.seek.take().map(|(key, _)| key),
+            watching: if first {
+                state.watching.iter().copied().collect()
+            } else {
+                Vec::new()
+            },
+            lobby: first && state.lobby,
         })
     }
 
-    /// Whether a connection speaks for this player now.
+    /// Forgets connection `conn`. When it was the last, the seek is withdrawn and the session
+    /// counts as away; games, watching and the lobby flag stay for a resume.
+    pub(crate) fn detach(&self, conn: ConnId) -> Option<Detached> {
+        let mut state = self.state();
+        let at = state.conns.iter().position(|out| out.conn == conn)?;
+        state.conns.remove(at);
+        let last = state.conns.is_empty();
+        if last {
+            state.away_since = Some(Instant::now());
+        }
+        Some(Detached {
+            games: state.games.iter().copied().collect(),
+            watching: state.watching.iter().copied().collect(),
+            seek: if last {
+                state.seek.take().map(|(key, _)| key)
+            } else {
+                None
+            },
+            last,
+        })
+    }
+
+    /// Whether any connection speaks for this player now.
     pub(crate) fn is_connected(&self) -> bool {
-        self.state().conn.is_some()
+        !self.state().conns.is_empty()
     }
 
     /// Whether the player has been without a connection for at least `grace`.
@@ -169,11 +190,21 @@ impl Session {
             .is_some_and(|since| now.saturating_duration_since(since) >= grace)
     }
 
-    /// Records a seat in `game`; returns the connection to send its updates to.
-    pub(crate) fn join_game(&self, game: GameId) -> Option<Outbound> {
+    /// Records a seat in `game`; returns the connections to send its updates to.
+    pub(crate) fn join_game(&self, game: GameId) -> Vec<Outbound> {
         let mut state = self.state();
         state.games.insert(game);
-        state.conn.clone()
+        state.conns.clone()
+    }
+
+    /// The games this player sits in.
+    pub(crate) fn games(&self) -> Vec<GameId> {
+        self.state().games.iter().copied().collect()
+    }
+
+    /// Withdraws the open seek, if any, whatever it is.
+    pub(crate) fn take_seek(&self) -> Option<SeekKey> {
+        self.state().seek.take().map(|(key, _)| key)
     }
 
     /// Forgets the seat in `game` (the game has closed).

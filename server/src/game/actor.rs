@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use noughts_engine::{Budget, Rng, cells_of, choose_move};
-use noughts_protocol::{ErrorCode, GameId, GameKind, Mark, PlayerId, ServerMessage};
+use noughts_protocol::{ErrorCode, GameId, GameKind, Mark, ServerMessage};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
@@ -25,6 +25,7 @@ use super::setup::{Setup, Starter};
 use crate::error::Refusal;
 use crate::game_handle::{Command, Requester};
 use crate::metrics::GaugeShare;
+use crate::outbound::ConnId;
 use crate::session::Session;
 use crate::shared::Shared;
 use crate::sitter::Sitter;
@@ -55,7 +56,7 @@ pub(crate) struct Game {
     /// X's seat, then O's: sessions and connections.
     pub(super) seats: [Sitter<Human>; 2],
     /// Everyone watching, by player, each with its own queue.
-    pub(super) watchers: HashMap<PlayerId, Watcher>,
+    pub(super) watchers: HashMap<ConnId, Watcher>,
     /// Whether an AI search for the current position is under way.
     pub(super) thinking: bool,
     /// Least time per AI move.
@@ -71,8 +72,10 @@ pub(crate) struct Game {
     /// A new game's record, stored before anyone is told of the game (so its id is never given
     /// out twice, even across a crash); absent for a restored game.
     pub(super) start: Option<GameStart>,
-    /// Seats whose connection failed during a broadcast; handled once the broadcast is done.
-    pub(super) dropped: Vec<Mark>,
+    /// Seats' connections that failed during a broadcast; handled once the broadcast is done.
+    pub(super) dropped: Vec<(Mark, ConnId)>,
+    /// Seats found without any connection when the game opened; marked away once it has.
+    pub(super) away: Vec<Mark>,
     /// This game's part of the watchers gauge.
     pub(super) watchers_counted: GaugeShare,
     /// Starts the rematch.
@@ -99,12 +102,12 @@ impl Game {
     ) -> Game {
         let seats = setup.seats.clone().map(|seat| {
             seat.map(|session| {
-                let out = session.join_game(id);
-                Human { session, out }
+                let outs = session.join_game(id);
+                Human { session, outs }
             })
         });
         let connected =
-            [0, 1].map(|i| !matches!(&seats[i], Sitter::Human(Human { out: None, .. })));
+            [0, 1].map(|i| !matches!(&seats[i], Sitter::Human(human) if human.outs.is_empty()));
         let rules = Rules::new(Self::table(&shared, id, &setup, &seats), connected);
         Game::around(shared, rules, commands, (setup, starter), seats, started_ms)
     }
@@ -156,6 +159,7 @@ impl Game {
             opening: Some((setup.requester, setup.watcher)),
             start: None,
             dropped: Vec::new(),
+            away: Vec::new(),
             watchers_counted: GaugeShare::new(&shared.metrics.watchers),
             starter,
             shared,
@@ -181,7 +185,10 @@ impl Game {
         let seats = setup.seats.clone().map(|seat| {
             seat.map(|session| {
                 session.join_game(id);
-                Human { session, out: None }
+                Human {
+                    session,
+                    outs: Vec::new(),
+                }
             })
         });
         let moves: Vec<(usize, Option<u64>)> = live
@@ -270,29 +277,33 @@ impl Game {
                 session: session.clone(),
                 out: from.out.clone(),
             };
-            self.watchers.insert(from.player, watcher);
+            self.watchers.insert(from.out.conn, watcher);
         }
         self.rules.open(self.watchers.len(), now);
         for mark in [Mark::X, Mark::O] {
             let Sitter::Human(human) = &self.seats[index(mark)] else {
                 continue;
             };
-            let Some(out) = human.out.clone() else {
-                self.dropped.push(mark);
+            if human.outs.is_empty() {
+                self.away.push(mark);
                 continue;
-            };
-            let id = requester
-                .as_ref()
-                .filter(|r| r.player == human.session.player)
-                .and_then(|r| r.id.clone());
-            if !out.send(self.snapshot(Some(mark), id, now)) {
-                self.dropped.push(mark);
+            }
+            for out in &human.outs {
+                // The requester's own connection gets its reply; the player's others, the same
+                // snapshot without the id.
+                let id = requester
+                    .as_ref()
+                    .filter(|r| r.out.conn == out.conn)
+                    .and_then(|r| r.id.clone());
+                if !out.send(self.snapshot(Some(mark), id, now)) {
+                    self.dropped.push((mark, out.conn));
+                }
             }
         }
         if let Some((_, from)) = watcher
             && !from.out.send(self.snapshot(None, from.id, now))
         {
-            self.watchers.remove(&from.player);
+            self.watchers.remove(&from.out.conn);
             self.rules.watchers_changed(self.watchers.len());
         }
         self.think();
@@ -315,9 +326,10 @@ impl Game {
         for seat in &self.seats {
             if let Sitter::Human(human) = seat
                 && !told.contains(&human.session.player)
-                && let Some(out) = &human.out
             {
-                out.error(None, ErrorCode::Internal, message);
+                for out in &human.outs {
+                    out.error(None, ErrorCode::Internal, message);
+                }
             }
         }
         if let Some((session, _)) = watcher {
@@ -330,7 +342,9 @@ impl Game {
     async fn settle(&mut self) {
         let now = now();
         loop {
-            if let Some(mark) = self.dropped.pop() {
+            if let Some((mark, conn)) = self.dropped.pop() {
+                self.seat_gone(mark, conn).await;
+            } else if let Some(mark) = self.away.pop() {
                 self.seat_away(mark).await;
             } else if let Some(update) = self.rules.flush_watchers(now) {
                 self.broadcast(update, None).await;
@@ -353,20 +367,21 @@ impl Game {
                 Err(refused) => refuse(&from, refused),
             },
             Command::Rematch { from } => self.on_rematch(from).await,
+            Command::Leave { player } => {
+                if let Ok(end) = self.rules.resign(player) {
+                    self.end(end, None).await;
+                }
+            }
             Command::Chat { from, name, text } => {
-                let watching = self.watchers.contains_key(&from.player);
+                let watching = self.watchers.contains_key(&from.out.conn);
                 match self.rules.chat(from.player, watching, name, text) {
                     Ok(update) => self.broadcast(update, Some(from)).await,
                     Err(refused) => refuse(&from, refused),
                 }
             }
             Command::Watch { session, from } => self.on_watch(session, from),
-            Command::Unwatch { player, conn, from } => {
-                let present = self
-                    .watchers
-                    .get(&player)
-                    .is_some_and(|w| from.is_some() || w.out.conn == conn);
-                if present && let Some(watcher) = self.watchers.remove(&player) {
+            Command::Unwatch { conn, from } => {
+                if let Some(watcher) = self.watchers.remove(&conn) {
                     watcher
                         .session
                         .set_watching(self.rules.id(), from.is_none());
@@ -383,11 +398,8 @@ impl Game {
                 drop(done);
             }
             Command::Detach { player, conn } => {
-                if let Some(mark) = self.rules.mark_of(player)
-                    && let Sitter::Human(human) = &self.seats[index(mark)]
-                    && human.out.as_ref().is_some_and(|o| o.conn == conn)
-                {
-                    self.seat_away(mark).await;
+                if let Some(mark) = self.rules.mark_of(player) {
+                    self.seat_gone(mark, conn).await;
                 }
             }
             Command::AiMove { ply, cell } => {
@@ -562,7 +574,7 @@ impl Game {
         }
         self.shared.registry.end_live_game();
         self.broadcast(game_over, from).await;
-        for mark in self.dropped.clone() {
+        for (mark, _) in self.dropped.clone() {
             self.rules.missed_end(mark);
         }
         if let Some(result) = self.rules.result() {

@@ -11,7 +11,7 @@ use super::actor::{Game, now};
 use super::rules::Update;
 use super::seat::{Human, Watcher, index};
 use crate::game_handle::Requester;
-use crate::outbound::{Frame, Outbound, fan_out, frame, with_id};
+use crate::outbound::{ConnId, Frame, Outbound, fan_out, frame, with_id};
 use crate::session::Session;
 use crate::sitter::Sitter;
 use crate::store::SEQ_RESERVE;
@@ -36,10 +36,10 @@ impl Game {
         if from.out.is_closed() {
             return;
         }
-        let player = from.player;
         let out = from.out.clone();
+        let conn = out.conn;
         self.watchers.insert(
-            player,
+            conn,
             Watcher {
                 session,
                 out: out.clone(),
@@ -47,7 +47,7 @@ impl Game {
         );
         self.rules.watchers_changed(self.watchers.len());
         if !out.send(self.snapshot(None, from.id, now())) {
-            self.watchers.remove(&player);
+            self.watchers.remove(&conn);
             self.rules.watchers_changed(self.watchers.len());
         }
     }
@@ -59,7 +59,10 @@ impl Game {
         let Sitter::Human(human) = &mut self.seats[index(mark)] else {
             return;
         };
-        human.out = Some(out.clone());
+        if human.outs.iter().any(|o| o.conn == out.conn) {
+            return;
+        }
+        human.outs.push(out.clone());
         let now = now();
         let returned = self.rules.seat_returned(mark, now);
         if let Some(update) = returned.update {
@@ -67,14 +70,26 @@ impl Game {
             self.list();
         }
         if returned.snapshot && !out.send(self.snapshot(Some(mark), None, now)) {
-            self.dropped.push(mark);
+            self.dropped.push((mark, out.conn));
+        }
+    }
+
+    /// One of a seat's connections has gone; the player is away if it was the last.
+    pub(super) async fn seat_gone(&mut self, mark: Mark, conn: ConnId) {
+        let Sitter::Human(human) = &mut self.seats[index(mark)] else {
+            return;
+        };
+        let before = human.outs.len();
+        human.outs.retain(|out| out.conn != conn);
+        if before > 0 && human.outs.is_empty() {
+            self.seat_away(mark).await;
         }
     }
 
     /// A seat's player has gone: the clock stops, the grace runs, everyone is told.
     pub(super) async fn seat_away(&mut self, mark: Mark) {
         if let Sitter::Human(human) = &mut self.seats[index(mark)] {
-            human.out = None;
+            human.outs.clear();
         }
         if let Some(update) = self.rules.seat_left(mark, now()) {
             self.broadcast(update, None).await;
@@ -90,15 +105,12 @@ impl Game {
             Some(from) if update.reply && from.id.is_some() => {
                 let shared = frame(None, update.message);
                 let own = with_id(&shared, from.id.as_ref());
-                let seat = self.rules.mark_of(from.player);
                 if !from.out.send(own)
-                    && let Some(mark) = seat
+                    && let Some(mark) = self.rules.mark_of(from.player)
                 {
-                    self.dropped.push(mark);
+                    self.dropped.push((mark, from.out.conn));
                 }
-                let skip_seat = seat.or(skip);
-                let skip_watcher = seat.is_none().then_some(from.player);
-                self.send_all(&shared, skip_seat, skip_watcher).await;
+                self.send_all(&shared, skip, Some(from.out.conn)).await;
             }
             _ => {
                 self.send_all(&frame(None, update.message), skip, None)
@@ -107,35 +119,38 @@ impl Game {
         }
     }
 
-    /// Sends one frame to the seats and watchers, except the ones named.
+    /// Sends one frame to the seats' connections and the watchers, except the seat and the
+    /// connection named.
     pub(super) async fn send_all(
         &mut self,
         frame: &Frame,
         skip_seat: Option<Mark>,
-        skip_watcher: Option<PlayerId>,
+        skip_conn: Option<ConnId>,
     ) {
         for mark in [Mark::X, Mark::O] {
             if Some(mark) == skip_seat {
                 continue;
             }
-            if let Sitter::Human(Human { out: Some(out), .. }) = &self.seats[index(mark)]
-                && !out.send(frame.clone())
-            {
-                self.dropped.push(mark);
+            if let Sitter::Human(Human { outs, .. }) = &self.seats[index(mark)] {
+                for out in outs {
+                    if Some(out.conn) != skip_conn && !out.send(frame.clone()) {
+                        self.dropped.push((mark, out.conn));
+                    }
+                }
             }
         }
         // Collected first: an iterator adapter's closures held across the fan-out's awaits would
         // keep the task from being `Send`.
-        let watchers: Vec<(PlayerId, &Outbound)> = self
+        let watchers: Vec<(ConnId, &Outbound)> = self
             .watchers
             .iter()
-            .filter(|(player, _)| Some(**player) != skip_watcher)
-            .map(|(player, watcher)| (*player, &watcher.out))
+            .filter(|(conn, _)| Some(**conn) != skip_conn)
+            .map(|(conn, watcher)| (*conn, &watcher.out))
             .collect();
         let gone = fan_out(watchers, frame).await;
         if !gone.is_empty() {
-            for player in gone {
-                self.watchers.remove(&player);
+            for conn in gone {
+                self.watchers.remove(&conn);
             }
             self.rules.watchers_changed(self.watchers.len());
         }

@@ -13,8 +13,9 @@ use crate::sitter::Sitter;
 pub(super) struct Human {
     /// The player: its id and name for snapshots, and its set of games to leave when this closes.
     pub(super) session: Arc<Session>,
-    /// The connection to send to; `None` while the player is away.
-    pub(super) out: Option<Outbound>,
+    /// The connections to send to (a player may be connected from several places); none while
+    /// the player is away.
+    pub(super) outs: Vec<Outbound>,
 }
 
 impl Sitter<Human> {
@@ -25,7 +26,7 @@ impl Sitter<Human> {
                 name: human.session.name.clone(),
                 player: Some(human.session.player),
                 level: None,
-                connected: human.out.is_some(),
+                connected: !human.outs.is_empty(),
                 rating: Some(crate::rating::points(
                     human.session.ratings().get(variant).rating,
                 )),
@@ -46,7 +47,7 @@ impl Sitter<Human> {
     }
 }
 
-/// Someone watching.
+/// Someone watching, from one connection (a player watching from two places is two watchers).
 #[derive(Debug)]
 pub(super) struct Watcher {
     /// The watcher's session, told when the game closes so a resume does not look for it.

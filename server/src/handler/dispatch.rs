@@ -37,6 +37,7 @@ impl Client {
                 self.out.reply(id, ServerMessage::Pong);
                 Ok(())
             }
+            ClientMessage::Logout => self.logout(&session, id).await,
             ClientMessage::SubscribeLobby => self.subscribe_lobby(&session, id),
             ClientMessage::UnsubscribeLobby => self.unsubscribe_lobby(&session, id),
             ClientMessage::Seek {

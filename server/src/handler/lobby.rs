@@ -15,9 +15,7 @@ impl Client {
         id: Option<RequestId>,
     ) -> Reply {
         session.set_lobby(true);
-        self.shared
-            .lobby
-            .subscribe(session.player, self.out.clone(), id);
+        self.shared.lobby.subscribe(self.out.clone(), id);
         Ok(())
     }
 
@@ -27,7 +25,7 @@ impl Client {
         id: Option<RequestId>,
     ) -> Reply {
         session.set_lobby(false);
-        self.shared.lobby.unsubscribe(session.player);
+        self.shared.lobby.unsubscribe(self.out.conn);
         self.ok(id);
         Ok(())
     }

@@ -84,10 +84,7 @@ impl Client {
         );
         if let Err(refusal) = started {
             // Both seekers hear why; the reply to the seek was already sent.
-            for out in [opponent.outbound(), session.outbound()]
-                .into_iter()
-                .flatten()
-            {
+            for out in opponent.outbounds().into_iter().chain(session.outbounds()) {
                 out.error(None, refusal.code, refusal.message.clone());
             }
         }

@@ -1,4 +1,8 @@
-//! `hello`: new sessions, resuming old ones, and what a session keeps when its connection goes.
+//! `hello` and `logout`: new sessions, coming back with a token (which is traded for a new one
+//! each time), several connections of one session, and what a session keeps when a connection
+//! goes.
+
+use std::sync::Arc;
 
 use noughts_protocol::{
     ErrorCode, PROTOCOL_VERSION, Rating, RequestId, ServerMessage, Variant, normalize_name,
@@ -8,15 +12,15 @@ use tracing::{error, info};
 
 use super::client::{Client, Reply, refuse};
 use crate::error::Refusal;
-use crate::expiry::expire_after_grace;
+use crate::expiry::{close_rooms, expire_after_grace};
 use crate::game_handle::Requester;
 use crate::outbound::Close;
 use crate::rating;
-use crate::session::Session;
+use crate::session::{MAX_CONNECTIONS, Session, new_token};
 use crate::store::TokenHash;
 
 impl Client {
-    /// `hello`: a new session, or the resumption of an earlier one.
+    /// `hello`: a new player, or one coming back with a token.
     pub(super) async fn hello(
         &mut self,
         id: Option<RequestId>,
@@ -32,41 +36,74 @@ impl Client {
         }
         let name = normalize_name(name)
             .map_err(|err| Refusal::new(ErrorCode::BadName, err.to_string()))?;
-        let Some(token) = token else {
-            let (session, token) = self.shared.registry.new_session(&name);
-            let stored = self
-                .shared
-                .store
-                .add_player(session.player, &session.name, session.key)
-                .await;
-            if let Err(err) = stored {
-                error!(cause = %err, "cannot store a new player");
-                self.shared.registry.forget_session(&session);
+        match token {
+            Some(token) => self.come_back(id, &token).await,
+            None => self.new_player(id, &name).await,
+        }
+    }
+
+    async fn new_player(&mut self, id: Option<RequestId>, name: &str) -> Reply {
+        let (session, token) = self.shared.registry.new_session(name);
+        let stored = self
+            .shared
+            .store
+            .add_player(session.player, &session.name, TokenHash::of(&token))
+            .await;
+        if let Err(err) = stored {
+            error!(cause = %err, "cannot store a new player");
+            self.shared.registry.forget_session(&session);
+            return refuse(
+                ErrorCode::Internal,
+                "the server cannot take new players now",
+            );
+        }
+        // A new session has no other connection, so there is room for this one.
+        let _ = session.attach(self.out.clone());
+        tracing::Span::current().record("player", session.player.0);
+        info!("welcome");
+        self.welcome(id, &session, token, false);
+        self.session = Some(session);
+        Ok(())
+    }
+
+    /// `hello` with a token: the token is traded for a new one, and the connection joins the
+    /// player's live session (`resumed`), or starts a new session as the same player.
+    async fn come_back(&mut self, id: Option<RequestId>, token: &str) -> Reply {
+        let presented = TokenHash::of(token);
+        let fresh = new_token();
+        let rules = self.shared.config.token_rules();
+        let stored = match self
+            .shared
+            .store
+            .rotate_token(presented, TokenHash::of(&fresh), rules)
+            .await
+        {
+            Ok(Some(stored)) => stored,
+            Ok(None) => {
                 return refuse(
-                    ErrorCode::Internal,
-                    "the server cannot take new players now",
+                    ErrorCode::UnknownToken,
+                    "that token is unknown here, expired or logged out; say hello without a token",
                 );
             }
-            session.attach(self.out.clone());
-            tracing::Span::current().record("player", session.player.0);
-            info!("welcome");
-            self.welcome(id, &session, token, false);
-            self.session = Some(session);
-            return Ok(());
+            Err(err) => {
+                error!(cause = %err, "cannot look a token up");
+                return refuse(ErrorCode::Internal, "the server cannot look players up now");
+            }
         };
-        let key = TokenHash::of(&token);
-        let Some(session) = self.shared.registry.session(&key) else {
-            return self.come_back(id, key, token).await;
+        let (session, resumed) = match self.shared.registry.session(stored.player) {
+            Some(session) => (session, true),
+            None => (self.shared.registry.stored_session(&stored), false),
+        };
+        let Some(attached) = session.attach(self.out.clone()) else {
+            return refuse(
+                ErrorCode::LimitReached,
+                format!("this player already has {MAX_CONNECTIONS} connections open"),
+            );
         };
         tracing::Span::current().record("player", session.player.0);
-        info!("resumed");
-        self.shared.store.seen(session.player);
-        let attached = session.attach(self.out.clone());
-        self.welcome(id, &session, token, true);
+        info!(resumed, "came back");
+        self.welcome(id, &session, fresh, resumed);
         self.session = Some(session.clone());
-        if let Some(previous) = attached.previous {
-            previous.close(Close::REPLACED);
-        }
         // Games first (each answers with its snapshot), then the lobby, then watched games.
         for game in attached.games {
             if let Some(handle) = self.shared.registry.game(game) {
@@ -74,9 +111,7 @@ impl Client {
             }
         }
         if attached.lobby {
-            self.shared
-                .lobby
-                .subscribe(session.player, self.out.clone(), None);
+            self.shared.lobby.subscribe(self.out.clone(), None);
         }
         for game in attached.watching {
             let from = Requester {
@@ -92,36 +127,6 @@ impl Client {
                 session.set_watching(game, false);
             }
         }
-        Ok(())
-    }
-
-    /// `hello` with the token of a player whose session has expired (or who played before the
-    /// server restarted): a new session as the same player.
-    async fn come_back(&mut self, id: Option<RequestId>, key: TokenHash, token: String) -> Reply {
-        let stored = match self.shared.store.player_by_token(key).await {
-            // The database found the row by the hash; the match is confirmed in constant time.
-            Ok(Some(stored)) if stored.token == key => stored,
-            Ok(_) => {
-                return refuse(
-                    ErrorCode::UnknownToken,
-                    "that token is unknown here; say hello without a token",
-                );
-            }
-            Err(err) => {
-                error!(cause = %err, "cannot look a token up");
-                return refuse(ErrorCode::Internal, "the server cannot look players up now");
-            }
-        };
-        let session = self.shared.registry.stored_session(&stored);
-        tracing::Span::current().record("player", session.player.0);
-        info!("returned");
-        self.shared.store.seen(session.player);
-        let attached = session.attach(self.out.clone());
-        if let Some(previous) = attached.previous {
-            previous.close(Close::REPLACED);
-        }
-        self.welcome(id, &session, token, false);
-        self.session = Some(session);
         Ok(())
     }
 
@@ -149,19 +154,49 @@ impl Client {
         );
     }
 
-    /// The connection has ended: the player's games are told, its seek withdrawn, and its session
-    /// kept for the grace period in case it comes back.
+    /// `logout`: every token of the player stops working, its live games are resigned, its seek
+    /// and rooms withdrawn, and every connection of its session closes after this one's `ok`.
+    pub(super) async fn logout(&mut self, session: &Arc<Session>, id: Option<RequestId>) -> Reply {
+        if let Err(err) = self.shared.store.revoke_tokens(session.player).await {
+            error!(cause = %err, "cannot revoke tokens");
+            return refuse(
+                ErrorCode::Internal,
+                "the server cannot log out now; try again",
+            );
+        }
+        info!("logged out");
+        let shared = &self.shared;
+        if let Some(key) = session.take_seek() {
+            shared.registry.cancel_seek(session.player, key);
+        }
+        close_rooms(shared, session);
+        for game in session.games() {
+            if let Some(handle) = shared.registry.game(game) {
+                handle.leave(session.player).await;
+            }
+        }
+        shared.registry.forget_session(session);
+        self.ok(id);
+        for out in session.outbounds() {
+            out.close(Close::LOGGED_OUT);
+        }
+        Ok(())
+    }
+
+    /// The connection has ended: its games and watched games lose it, and when it was the
+    /// session's last, the seek is withdrawn and the session kept for the grace period in case
+    /// the player comes back.
     pub(crate) async fn disconnected(&mut self) {
         let Some(session) = self.session.take() else {
             return;
         };
         let conn = self.out.conn;
+        let shared = &self.shared;
+        shared.lobby.unsubscribe(conn);
         let Some(detached) = session.detach(conn) else {
-            // Another connection has taken over this session.
+            // The session has already let this connection go (a logout).
             return;
         };
-        let shared = &self.shared;
-        shared.lobby.unsubscribe(session.player);
         if let Some(key) = detached.seek {
             shared.registry.cancel_seek(session.player, key);
         }
@@ -172,10 +207,12 @@ impl Client {
         }
         for game in detached.watching {
             if let Some(handle) = shared.registry.game(game) {
-                handle.unwatch(session.player, conn, None).await;
+                handle.unwatch(conn, None).await;
             }
         }
-        shared.store.seen(session.player);
-        expire_after_grace(shared, session);
+        if detached.last {
+            shared.store.seen(session.player);
+            expire_after_grace(shared, session);
+        }
     }
 }

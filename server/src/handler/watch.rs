@@ -43,6 +43,6 @@ impl Client {
         session.set_watching(game, false);
         let handle = self.game(game)?;
         let conn = self.out.conn;
-        self.forwarded(handle.unwatch(session.player, conn, Some(from)).await)
+        self.forwarded(handle.unwatch(conn, Some(from)).await)
     }
 }

@@ -19,6 +19,6 @@ mod tests;
 pub(crate) use queue::Store;
 pub(crate) use records::{
     Ending, GameStart, LiveGame, Rerated, SEQ_RESERVE, StoredGame, StoredMove, StoredPlayer,
-    StoredProfile, StoredSeat, StoredStanding, TokenHash, now_ms,
+    StoredProfile, StoredSeat, StoredStanding, TokenHash, TokenRules, now_ms,
 };
 pub use records::{StoreConfig, StoreError};

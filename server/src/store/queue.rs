@@ -11,9 +11,9 @@ use tracing::error;
 
 use super::records::{
     Ending, GameStart, Rerated, Startup, StoreConfig, StoreError, StoredGame, StoredMove,
-    StoredPlayer, StoredProfile, StoredStanding, TokenHash, now_ms,
+    StoredPlayer, StoredProfile, StoredStanding, TokenHash, TokenRules, now_ms,
 };
-use super::{queries, sqlite};
+use super::{queries, rows, sqlite};
 
 /// A write's work, run on the store thread inside the batch's transaction; its answer is sent
 /// only once that transaction has committed.
@@ -211,13 +211,40 @@ impl Store {
         self.write_later("player seen", move |db| sqlite::seen(db, player, now));
     }
 
-    /// The player a token belongs to, if any.
-    pub(crate) async fn player_by_token(
+    /// Trades a token that still works for `fresh` (see [`TokenRules`]); returns its player once
+    /// the trade is durable, or `None` if the token does not work.
+    pub(crate) async fn rotate_token(
         &self,
-        token: TokenHash,
+        presented: TokenHash,
+        fresh: TokenHash,
+        rules: TokenRules,
     ) -> Result<Option<StoredPlayer>, StoreError> {
-        self.read(move |db| sqlite::player_by_token(db, token))
-            .await
+        let now = now_ms();
+        let player = self
+            .write("rotate token", move |db| {
+                sqlite::rotate_token(db, presented, fresh, rules, now)
+            })
+            .await?;
+        match player {
+            Some(player) => self.read(move |db| rows::player(db, player)).await,
+            None => Ok(None),
+        }
+    }
+
+    /// Revokes every token of `player`; returns once that is durable.
+    pub(crate) async fn revoke_tokens(&self, player: PlayerId) -> Result<(), StoreError> {
+        self.write("revoke tokens", move |db| {
+            sqlite::revoke_tokens(db, player).map(drop)
+        })
+        .await
+    }
+
+    /// Deletes the tokens that no longer work.
+    pub(crate) fn prune_tokens(&self, rules: TokenRules) {
+        let now = now_ms();
+        self.write_later("prune tokens", move |db| {
+            sqlite::prune_tokens(db, rules, now).map(drop)
+        });
     }
 
     /// A game started; returns once it is durable.

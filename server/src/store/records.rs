@@ -95,6 +95,15 @@ pub(crate) fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// How long tokens work: a token unused for `idle_ms` expires, and one that has been replaced
+/// keeps working for `overlap_ms`, so that clients sharing it (several processes reading one
+/// token file, several browser tabs) can each come back with it in that time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TokenRules {
+    pub idle_ms: u64,
+    pub overlap_ms: u64,
+}
+
 /// A player as stored.
 #[derive(Debug, Clone)]
 pub(crate) struct StoredPlayer {
@@ -102,8 +111,6 @@ pub(crate) struct StoredPlayer {
     pub player: PlayerId,
     /// The name given at the first `hello`; the player keeps it.
     pub name: String,
-    /// What a returning player's token must hash to.
-    pub token: TokenHash,
     /// Ratings in every variant, for `welcome` and the lobby.
     pub ratings: Ratings,
 }

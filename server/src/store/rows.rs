@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension, Row};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::records::{GameStart, LiveGame, StoreError, StoredMove, StoredPlayer, TokenHash};
+use super::records::{GameStart, LiveGame, StoreError, StoredMove, StoredPlayer};
 use crate::rating::{Glicko, Ratings};
 use crate::sitter::Sitter;
 
@@ -171,24 +171,19 @@ pub(super) fn player(
     db: &Connection,
     player: PlayerId,
 ) -> Result<Option<StoredPlayer>, StoreError> {
-    let row = db
+    let name: Option<String> = db
         .query_row(
-            "SELECT name, token_hash FROM players WHERE id = ?1",
+            "SELECT name FROM players WHERE id = ?1",
             [int(player.0)],
-            |row| Ok((row.get::<_, String>(0)?, row.get::<_, Vec<u8>>(1)?)),
+            |row| row.get(0),
         )
         .optional()?;
-    let Some((name, hash)) = row else {
+    let Some(name) = name else {
         return Ok(None);
     };
-    let token = TokenHash(
-        hash.try_into()
-            .map_err(|_| StoreError::Corrupt("a token hash of the wrong length".into()))?,
-    );
     Ok(Some(StoredPlayer {
         player,
         name,
-        token,
         ratings: ratings_of(db, player)?,
     }))
 }

@@ -8,8 +8,7 @@ use tracing::error;
 
 use super::records::SEQ_RESERVE;
 use super::records::{
-    Ending, GameStart, Rerated, Startup, StoreConfig, StoreError, StoredMove, StoredPlayer,
-    TokenHash,
+    Ending, GameStart, Rerated, Startup, StoreConfig, StoreError, StoredMove, TokenHash, TokenRules,
 };
 use super::rows::*;
 use crate::rating::{self, Glicko, Score};
@@ -20,6 +19,7 @@ use crate::sitter::Sitter;
 pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/001_initial.sql"),
     include_str!("migrations/002_ratings.sql"),
+    include_str!("migrations/003_tokens.sql"),
 ];
 
 /// Opens the database, sets it up for durable concurrent use and brings its schema up to date.
@@ -46,11 +46,12 @@ pub(super) fn open(config: &StoreConfig) -> Result<Connection, StoreError> {
             db
         }
     };
-    db.pragma_update(None, "foreign_keys", true)?;
     // Every statement the server runs more than once stays prepared (about twenty of them; the
     // default cache holds 16, and an evicted statement is parsed again).
     db.set_prepared_statement_cache_capacity(64);
+    db.pragma_update(None, "foreign_keys", false)?;
     migrate(&mut db)?;
+    db.pragma_update(None, "foreign_keys", true)?;
     Ok(db)
 }
 
@@ -91,7 +92,9 @@ fn in_use(err: rusqlite::Error) -> StoreError {
     }
 }
 
-/// Applies the migrations the database lacks, each in its own transaction.
+/// Applies the migrations the database lacks, each in its own transaction. Foreign keys are
+/// enforced only afterwards (a migration may rebuild a table others refer to), and each migration
+/// is checked to leave none broken before it commits.
 pub(super) fn migrate(db: &mut Connection) -> Result<(), StoreError> {
     let known = u32::try_from(MIGRATIONS.len()).unwrap_or(u32::MAX);
     let found: u32 = db.pragma_query_value(None, "user_version", |row| row.get(0))?;
@@ -101,6 +104,15 @@ pub(super) fn migrate(db: &mut Connection) -> Result<(), StoreError> {
     for (version, script) in MIGRATIONS.iter().enumerate().skip(found as usize) {
         let tx = db.transaction()?;
         tx.execute_batch(script)?;
+        let broken: Option<String> = tx
+            .query_row("PRAGMA foreign_key_check", [], |row| row.get(0))
+            .optional()?;
+        if let Some(table) = broken {
+            return Err(StoreError::Corrupt(format!(
+                "migration {} leaves a broken reference in {table}",
+                version + 1
+            )));
+        }
         tx.pragma_update(
             None,
             "user_version",
@@ -144,10 +156,11 @@ pub(super) fn add_player(
     now: u64,
 ) -> rusqlite::Result<()> {
     db.prepare_cached(
-        "INSERT INTO players (id, name, token_hash, created_ms, last_seen_ms) \
-         VALUES (?1, ?2, ?3, ?4, ?4)",
+        "INSERT INTO players (id, name, created_ms, last_seen_ms) VALUES (?1, ?2, ?3, ?3)",
     )?
-    .execute(params![int(player.0), name, &token.0[..], int(now)])?;
+    .execute(params![int(player.0), name, int(now)])?;
+    db.prepare_cached("INSERT INTO tokens (hash, player, used_ms) VALUES (?1, ?2, ?3)")?
+        .execute(params![&token.0[..], int(player.0), int(now)])?;
     Ok(())
 }
 
@@ -157,21 +170,65 @@ pub(super) fn seen(db: &Connection, player: PlayerId, now: u64) -> rusqlite::Res
     Ok(())
 }
 
-pub(super) fn player_by_token(
+/// Trades `presented` for `fresh`: if `presented` is a token that still works, `fresh` becomes
+/// one of its player's tokens and `presented` stops working `rules.overlap` from now (sooner if
+/// it was already due to). Returns the player, or `None` if `presented` never worked, was
+/// revoked, was replaced more than the overlap ago, or lay unused longer than `rules.idle`. The
+/// player's tokens that no longer work are deleted on the way.
+pub(super) fn rotate_token(
     db: &Connection,
-    token: TokenHash,
-) -> Result<Option<StoredPlayer>, StoreError> {
-    let id: Option<i64> = db
+    presented: TokenHash,
+    fresh: TokenHash,
+    rules: TokenRules,
+    now: u64,
+) -> rusqlite::Result<Option<PlayerId>> {
+    let unused_since = now.saturating_sub(rules.idle_ms);
+    let player: Option<i64> = db
+        .prepare_cached(
+            "SELECT player FROM tokens WHERE hash = ?1 \
+             AND (expires_ms IS NULL OR expires_ms > ?2) AND used_ms > ?3",
+        )?
         .query_row(
-            "SELECT id FROM players WHERE token_hash = ?1",
-            [&token.0[..]],
+            params![&presented.0[..], int(now), int(unused_since)],
             |row| row.get(0),
         )
         .optional()?;
-    match id {
-        Some(id) => player(db, PlayerId(uint(id))),
-        None => Ok(None),
-    }
+    let Some(player) = player else {
+        return Ok(None);
+    };
+    db.prepare_cached(
+        "DELETE FROM tokens WHERE player = ?1 AND (expires_ms <= ?2 OR used_ms <= ?3)",
+    )?
+    .execute(params![player, int(now), int(unused_since)])?;
+    db.prepare_cached(
+        "UPDATE tokens SET expires_ms = MIN(COALESCE(expires_ms, ?2), ?2) WHERE hash = ?1",
+    )?
+    .execute(params![
+        &presented.0[..],
+        int(now.saturating_add(rules.overlap_ms))
+    ])?;
+    db.prepare_cached("INSERT INTO tokens (hash, player, used_ms) VALUES (?1, ?2, ?3)")?
+        .execute(params![&fresh.0[..], player, int(now)])?;
+    seen(db, PlayerId(uint(player)), now)?;
+    Ok(Some(PlayerId(uint(player))))
+}
+
+/// Revokes every token of `player`; returns how many there were.
+pub(super) fn revoke_tokens(db: &Connection, player: PlayerId) -> rusqlite::Result<usize> {
+    db.prepare_cached("DELETE FROM tokens WHERE player = ?1")?
+        .execute([int(player.0)])
+}
+
+/// Deletes every token that no longer works; run at start.
+pub(super) fn prune_tokens(
+    db: &Connection,
+    rules: TokenRules,
+    now: u64,
+) -> rusqlite::Result<usize> {
+    db.execute(
+        "DELETE FROM tokens WHERE expires_ms <= ?1 OR used_ms <= ?2",
+        params![int(now), int(now.saturating_sub(rules.idle_ms))],
+    )
 }
 
 pub(super) fn start_game(db: &Connection, start: &GameStart) -> rusqlite::Result<()> {

@@ -4,8 +4,21 @@ use noughts_protocol::{ClockSpec, EndReason, GameId, GameKind, Level, Mark, Play
 use rusqlite::Connection;
 
 use super::sqlite::MIGRATIONS;
-use super::{Ending, GameStart, Store, StoreConfig, StoreError, StoredMove, TokenHash};
+use super::{
+    Ending, GameStart, Store, StoreConfig, StoreError, StoredMove, TokenHash, TokenRules, sqlite,
+};
 use crate::sitter::Sitter;
+
+const RULES: TokenRules = TokenRules {
+    idle_ms: 10_000,
+    overlap_ms: 100,
+};
+
+/// Tokens that never lie unused too long, for records written in 1970.
+const FOREVER: TokenRules = TokenRules {
+    idle_ms: u64::MAX,
+    overlap_ms: 100,
+};
 
 fn start(game: u64, seats: [Sitter; 2], rated: bool) -> GameStart {
     let human = seats.iter().all(|seat| seat.human().is_some());
@@ -245,7 +258,11 @@ async fn a_version_1_database_opens_under_the_current_schema() {
     assert!(!live.start.rated);
     assert_eq!(live.moves[0].clock_ms, Some(59_000));
     let ada = store
-        .player_by_token(TokenHash::of("ada's token"))
+        .rotate_token(
+            TokenHash::of("ada's token"),
+            TokenHash::of("fresh"),
+            FOREVER,
+        )
         .await
         .unwrap()
         .expect("the player is still there");
@@ -361,22 +378,61 @@ async fn an_unreadable_live_game_is_left_out_rather_than_stop_the_server() {
     assert_eq!(startup.last_game, 2);
 }
 
+#[test]
+fn a_token_is_traded_for_a_new_one_works_a_little_longer_and_expires_unused_or_revoked() {
+    let db = sqlite::open(&StoreConfig::Memory).unwrap();
+    let ada = PlayerId(1);
+    let t = |n: u32| TokenHash::of(&format!("token {n}"));
+    let rotate = |old: u32, new: u32, now: u64| {
+        sqlite::rotate_token(&db, t(old), t(new), RULES, now).unwrap()
+    };
+    sqlite::add_player(&db, ada, "ada", t(0), 1_000).unwrap();
+    assert_eq!(rotate(9, 10, 1_000), None, "a token never issued");
+    assert_eq!(rotate(0, 1, 2_000), Some(ada));
+    // The replaced token works for the overlap (another client sharing it), and no longer.
+    assert_eq!(rotate(0, 2, 2_099), Some(ada));
+    assert_eq!(rotate(0, 3, 2_100), None);
+    assert_eq!(rotate(3, 4, 2_100), None, "a refused trade issues nothing");
+    // Each new token works, and is replaced in turn.
+    assert_eq!(rotate(1, 5, 3_000), Some(ada));
+    assert_eq!(rotate(2, 6, 3_000), Some(ada));
+    // A token left unused for the idle time has expired.
+    assert_eq!(rotate(5, 7, 3_000 + 9_999), Some(ada));
+    assert_eq!(rotate(6, 8, 3_000 + 10_000), None);
+    // The tokens that no longer work are deleted; only hashes are kept.
+    assert_eq!(sqlite::prune_tokens(&db, RULES, 13_100).unwrap(), 2);
+    let left: Vec<Vec<u8>> = db
+        .prepare("SELECT hash FROM tokens ORDER BY used_ms")
+        .unwrap()
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(left, [t(7).0.to_vec()]);
+    assert_eq!(sqlite::revoke_tokens(&db, ada).unwrap(), 1);
+    assert_eq!(rotate(7, 11, 13_000), None, "logged out");
+}
+
 #[tokio::test]
-async fn a_player_is_found_by_the_hash_of_its_token_which_is_never_shown() {
+async fn tokens_are_kept_as_hashes_that_never_show() {
     let (store, _) = Store::open(&StoreConfig::Memory).await.unwrap();
     let token = "5f1c0e8a4b7d2e9f3a6c1b8d0e4f7a2c";
     let key = TokenHash::of(token);
     store.add_player(PlayerId(1), "ada", key).await.unwrap();
+    let fresh = TokenHash::of("fresh");
     let found = store
-        .player_by_token(key)
+        .rotate_token(key, fresh, RULES)
         .await
         .unwrap()
         .expect("found by its hash");
-    assert!(found.token == key);
-    assert!(found.token != TokenHash::of("5f1c0e8a4b7d2e9f3a6c1b8d0e4f7a2d"));
+    assert_eq!(found.player, PlayerId(1));
     assert!(
         store
-            .player_by_token(TokenHash::of("5f1c0e8a4b7d2e9f3a6c1b8d0e4f7a2d"))
+            .rotate_token(
+                TokenHash::of("5f1c0e8a4b7d2e9f3a6c1b8d0e4f7a2d"),
+                fresh,
+                RULES
+            )
             .await
             .unwrap()
             .is_none()

@@ -9,5 +9,6 @@ mod play;
 mod restart;
 mod resume;
 mod seq_after_kill;
+mod sessions;
 mod tls_files;
 mod upgrade;
