@@ -210,8 +210,12 @@ impl App {
             } => self.on_welcome(player, name, resumed, ratings, effects),
             ServerMessage::Error { code, message } => self.on_error(code, &message),
             ServerMessage::Ok | ServerMessage::Pong => {}
-            ServerMessage::Lobby { rooms, games } => {
-                self.lobby.replace(rooms, games);
+            ServerMessage::Lobby {
+                rooms,
+                games,
+                seeks,
+            } => {
+                self.lobby.replace(seeks, rooms, games);
                 if let Some(variant) = self.want_war.take() {
                     let war = self
                         .lobby
@@ -238,7 +242,9 @@ impl App {
             ServerMessage::LobbyGameRemoved { game } => self.lobby.remove_game(game),
             ServerMessage::LobbyRoom { room } => self.lobby.upsert_room(room),
             ServerMessage::LobbyRoomRemoved { code } => self.lobby.remove_room(&code),
-            ServerMessage::Seeking { variant, clock } => {
+            ServerMessage::LobbySeek { seek } => self.lobby.add_seek(seek),
+            ServerMessage::LobbySeekRemoved { seek } => self.lobby.remove_seek(seek),
+            ServerMessage::Seeking { variant, clock, .. } => {
                 let rated = matches!(self.modal, Some(Modal::Seeking { rated: true, .. }));
                 self.modal = Some(Modal::Seeking {
                     variant,

@@ -13,12 +13,18 @@ pub fn clean(message: &mut ServerMessage) {
         ServerMessage::Error { message, .. } | ServerMessage::Shutdown { message } => {
             clean_text(message)
         }
-        ServerMessage::Lobby { rooms, games } => {
+        ServerMessage::Lobby {
+            rooms,
+            games,
+            seeks,
+        } => {
+            seeks.iter_mut().for_each(|s| clean_text(&mut s.name));
             rooms.iter_mut().for_each(room);
             games.iter_mut().for_each(game);
         }
         ServerMessage::LobbyGame { game: listed } => game(listed),
         ServerMessage::LobbyRoom { room: listed } => room(listed),
+        ServerMessage::LobbySeek { seek } => clean_text(&mut seek.name),
         ServerMessage::LobbyRoomRemoved { code } | ServerMessage::RoomCreated { code, .. } => {
             clean_text(code)
         }
@@ -39,6 +45,7 @@ pub fn clean(message: &mut ServerMessage) {
         ServerMessage::Ok
         | ServerMessage::Pong
         | ServerMessage::LobbyGameRemoved { .. }
+        | ServerMessage::LobbySeekRemoved { .. }
         | ServerMessage::Seeking { .. }
         | ServerMessage::Moved { .. }
         | ServerMessage::GameOver { .. }

@@ -9,8 +9,8 @@ use common::*;
 use noughts_client::app::{Effect, Event, Screen};
 use noughts_client::net::NetEvent;
 use noughts_protocol::{
-    ClientMessage, EndReason, GameId, GameInfo, GameKind, GameResult, Level, Mark, ServerMessage,
-    Variant,
+    ClientMessage, EndReason, GameId, GameInfo, GameKind, GameResult, Level, Mark, SeekId,
+    ServerMessage, Variant,
 };
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -178,6 +178,7 @@ fn quick_match_can_be_cancelled() {
     frame(
         &mut app,
         ServerMessage::Seeking {
+            seek: SeekId(1),
             variant: Variant::Classic,
             clock: None,
         },
@@ -264,7 +265,7 @@ fn clicking_a_lobby_row_selects_it_and_a_second_click_opens_it() {
         modifiers: KeyModifiers::NONE,
     };
     assert!(app.update(Event::Mouse(click)).is_empty());
-    assert_eq!(app.lobby.selected, 1);
+    assert_eq!(app.lobby.selected, 2);
     assert_eq!(
         app.update(Event::Mouse(click)),
         vec![Effect::Send(ClientMessage::Watch {
@@ -374,6 +375,7 @@ fn my_games_are_listed_first_and_open_on_enter() {
     );
     assert!(mine < screen.find("Live games").unwrap(), "{screen}");
     key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
     assert_eq!(
         key(&mut app, KeyCode::Enter),
         vec![Effect::Send(ClientMessage::Watch {
@@ -384,6 +386,25 @@ fn my_games_are_listed_first_and_open_on_enter() {
 }
 
 #[test]
+fn open_seeks_are_listed_first_and_accepted_on_enter() {
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    let screen = render(&app);
+    let seeks = screen.find("Open seeks").expect("a section for seeks");
+    assert!(seeks < screen.find("Open rooms").unwrap(), "{screen}");
+    assert!(screen.contains("dave (1612)"), "{screen}");
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        vec![Effect::Send(ClientMessage::AcceptSeek { seek: SeekId(12) })]
+    );
+    frame(
+        &mut app,
+        ServerMessage::LobbySeekRemoved { seek: SeekId(12) },
+    );
+    assert!(!render(&app).contains("Open seeks"));
+}
+
+#[test]
 fn a_seek_is_renewed_after_a_reconnect() {
     let mut app = welcomed(Instant::now());
     key(&mut app, KeyCode::Char('m'));
@@ -391,6 +412,7 @@ fn a_seek_is_renewed_after_a_reconnect() {
     frame(
         &mut app,
         ServerMessage::Seeking {
+            seek: SeekId(1),
             variant: Variant::Classic,
             clock: None,
         },

@@ -204,6 +204,7 @@ fn seeks_and_rooms_can_be_rated() {
     frame(
         &mut app,
         ServerMessage::Seeking {
+            seek: noughts_protocol::SeekId(1),
             variant: Variant::Classic,
             clock: None,
         },

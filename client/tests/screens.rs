@@ -17,6 +17,7 @@ fn lobby() {
     let mut app = welcomed(t0);
     frame(&mut app, lobby_message());
     key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
     assert_snapshot!(render(&app));
     // Enter on a game watches it; on a room joins it.
     assert_eq!(
@@ -27,6 +28,7 @@ fn lobby() {
         })]
     );
     key(&mut app, KeyCode::Home);
+    key(&mut app, KeyCode::Down);
     assert_eq!(
         key(&mut app, KeyCode::Enter),
         vec![Effect::Send(ClientMessage::JoinRoom {

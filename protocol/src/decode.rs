@@ -25,6 +25,7 @@ pub const CLIENT_TYPES: &[&str] = &[
     "unsubscribe_lobby",
     "seek",
     "cancel_seek",
+    "accept_seek",
     "create_room",
     "close_room",
     "join_room",

@@ -63,6 +63,11 @@ error_codes! {
     NoSuchRoom = "no_such_room",
     /// A player cannot join their own room.
     OwnRoom = "own_room",
+    /// `accept_seek` named a seek that is not waiting (never was, or was paired, accepted or
+    /// withdrawn meanwhile).
+    NoSuchSeek = "no_such_seek",
+    /// A player cannot accept their own seek.
+    OwnSeek = "own_seek",
     /// A clock setting is out of range.
     BadClock = "bad_clock",
     /// A chat message is empty or too long.

@@ -24,6 +24,17 @@ impl std::fmt::Display for PlayerId {
     }
 }
 
+/// An open quick-match seek's id, as the lobby lists it; unique on a server, never reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SeekId(pub u64);
+
+impl std::fmt::Display for SeekId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
 /// The `"id"` a client may put on a request, echoed on its reply: a number or a string.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]

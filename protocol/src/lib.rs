@@ -23,9 +23,9 @@ pub use frame::{ClientFrame, ServerFrame};
 pub use game::{
     ChatLine, ClockSpec, Clocks, EndReason, GameKind, GameResult, GameState, SeatInfo, SideChoice,
 };
-pub use ids::{GameId, PlayerId, RequestId};
+pub use ids::{GameId, PlayerId, RequestId, SeekId};
 pub use limits::{MAX_CHAT_CHARS, MAX_MESSAGE_BYTES, MAX_NAME_CHARS, PROTOCOL_VERSION};
-pub use lobby::{GameInfo, RoomInfo};
+pub use lobby::{GameInfo, RoomInfo, SeekInfo};
 pub use message::{ClientMessage, ServerMessage};
 pub use noughts_engine::{Level, Mark, Variant};
 pub use records::{

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorCode;
 use crate::game::{ChatLine, ClockSpec, Clocks, GameResult, GameState, SideChoice};
-use crate::ids::{GameId, PlayerId};
-use crate::lobby::{GameInfo, RoomInfo};
+use crate::ids::{GameId, PlayerId, SeekId};
+use crate::lobby::{GameInfo, RoomInfo, SeekInfo};
 use crate::records::{GameRecord, GameSummary, LeaderboardEntry, Profile, Rating};
 use noughts_engine::{Level, Mark, Variant};
 
@@ -41,6 +41,9 @@ pub enum ClientMessage {
     },
     /// Withdraw the current seek.
     CancelSeek,
+    /// Accept another player's waiting seek, as the lobby lists it: the game starts at once, on
+    /// its terms.
+    AcceptSeek { seek: SeekId },
     /// Open a room that others join by its invite code.
     CreateRoom {
         variant: Variant,
@@ -149,7 +152,14 @@ pub enum ServerMessage {
     Lobby {
         rooms: Vec<RoomInfo>,
         games: Vec<GameInfo>,
+        /// Quick-match seeks waiting, oldest first.
+        #[serde(default)]
+        seeks: Vec<SeekInfo>,
     },
+    /// A seek started waiting.
+    LobbySeek { seek: SeekInfo },
+    /// A seek stopped waiting (it was paired, accepted or withdrawn).
+    LobbySeekRemoved { seek: SeekId },
     /// A game appeared in the lobby or changed (moves, watchers, presence).
     LobbyGame { game: GameInfo },
     /// A game left the lobby (it ended).
@@ -160,6 +170,8 @@ pub enum ServerMessage {
     LobbyRoomRemoved { code: String },
     /// The seek was registered; a `game_state` follows when an opponent is found.
     Seeking {
+        /// The seek's id, as the lobby lists it while it waits.
+        seek: SeekId,
         variant: Variant,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         clock: Option<ClockSpec>,

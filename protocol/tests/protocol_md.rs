@@ -104,6 +104,8 @@ fn every_example_parses_as_the_type_it_documents() {
             "lobby_game_removed",
             "lobby_room",
             "lobby_room_removed",
+            "lobby_seek",
+            "lobby_seek_removed",
             "seeking",
             "room_created",
             "game_state",

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
 
-use noughts_protocol::{GameId, GameInfo, RequestId, RoomInfo, ServerMessage};
+use noughts_protocol::{GameId, GameInfo, RequestId, RoomInfo, SeekId, SeekInfo, ServerMessage};
 
 use crate::outbound::{ConnId, Outbound, frame};
 
@@ -22,6 +22,8 @@ struct Inner {
     games: BTreeMap<GameId, GameInfo>,
     /// Public rooms waiting for an opponent, by their displayed code.
     rooms: BTreeMap<String, RoomInfo>,
+    /// Quick-match seeks waiting, oldest first (ids only grow).
+    seeks: BTreeMap<SeekId, SeekInfo>,
     /// Who gets the changes: connections, since a player may follow the lobby from several.
     subscribers: HashMap<ConnId, Outbound>,
 }
@@ -46,6 +48,7 @@ impl Lobby {
         let snapshot = ServerMessage::Lobby {
             rooms: inner.rooms.values().cloned().collect(),
             games: inner.games.values().cloned().collect(),
+            seeks: inner.seeks.values().cloned().collect(),
         };
         if out.reply(id, snapshot) {
             inner.subscribers.insert(out.conn, out);
@@ -87,6 +90,21 @@ impl Lobby {
             });
         }
     }
+
+    /// A quick-match seek started waiting.
+    pub(crate) fn add_seek(&self, seek: SeekInfo) {
+        let mut inner = self.inner();
+        inner.seeks.insert(seek.seek, seek.clone());
+        inner.broadcast(ServerMessage::LobbySeek { seek });
+    }
+
+    /// A seek stopped waiting.
+    pub(crate) fn remove_seek(&self, seek: SeekId) {
+        let mut inner = self.inner();
+        if inner.seeks.remove(&seek).is_some() {
+            inner.broadcast(ServerMessage::LobbySeekRemoved { seek });
+        }
+    }
 }
 
 #[cfg(test)]
@@ -121,7 +139,7 @@ mod tests {
         lobby.add_room(room("AAAA-AAAA-AA"));
         let (out, mut inbox) = channel(8, Default::default(), None);
         lobby.subscribe(out.clone(), Some(RequestId::Number(3)));
-        let ServerMessage::Lobby { rooms, games } = next(&mut inbox) else {
+        let ServerMessage::Lobby { rooms, games, .. } = next(&mut inbox) else {
             panic!("snapshot first");
         };
         assert_eq!((rooms.len(), games.len()), (1, 0));

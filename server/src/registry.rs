@@ -8,14 +8,14 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use dashmap::DashMap;
 use dashmap::mapref::entry::Entry;
-use noughts_protocol::{ClockSpec, GameId, PlayerId, RoomInfo, Variant};
+use noughts_protocol::{ClockSpec, GameId, PlayerId, RoomInfo, SeekId, Variant};
 use subtle::ConstantTimeEq;
 
 use crate::game_handle::GameHandle;
 use crate::invite_code;
 use crate::network::{Network, Slot};
 use crate::rating::Ratings;
-use crate::session::{SeekKey, Session, new_token};
+use crate::session::{OpenSeek, SeekKey, Session, new_token};
 use crate::store::{GameStart, StoredPlayer};
 
 /// A room waiting for its second player.
@@ -80,8 +80,12 @@ pub(crate) struct Registry {
     hidden: DashMap<GameId, Hidden>,
     /// Open rooms by canonical invite code.
     rooms: DashMap<String, Room>,
-    /// Quick-match seekers waiting, oldest first, per kind of game.
-    seeks: DashMap<SeekKey, VecDeque<Arc<Session>>>,
+    /// Quick-match seeks waiting, oldest first, per kind of game.
+    seeks: DashMap<SeekKey, VecDeque<(SeekId, Arc<Session>)>>,
+    /// The kind of each waiting seek, for `accept_seek`.
+    seek_keys: DashMap<SeekId, SeekKey>,
+    /// The last seek id handed out.
+    last_seek: AtomicU64,
     /// The last player id handed out.
     last_player: AtomicU64,
     /// The last game id handed out; ids are never reused.
@@ -286,43 +290,97 @@ impl Registry {
             .map(|(_, room)| room)
     }
 
-    /// Matches a seek with the oldest seeker of the same kind, who is returned; if there is none,
-    /// the seek waits in the queue, unless `may_wait` is false.
+    /// A new seek's id.
+    pub(crate) fn next_seek_id(&self) -> SeekId {
+        SeekId(self.last_seek.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+
+    /// Pairs `seek` with the oldest waiting seek of the same kind, whose seeker is returned; if
+    /// there is none, `seek` waits in the queue (and `waits` runs, under the queue's lock, so
+    /// that whatever it lists comes before any pairing or withdrawal can take it off), unless
+    /// `may_wait` is false.
     pub(crate) fn seek(
         &self,
         seeker: &Arc<Session>,
-        key: SeekKey,
+        seek: OpenSeek,
         may_wait: bool,
-    ) -> Option<Arc<Session>> {
-        let mut queue = self.seeks.entry(key).or_default();
-        while let Some(other) = queue.pop_front() {
+        waits: impl FnOnce(),
+    ) -> Option<(SeekId, Arc<Session>)> {
+        let mut queue = self.seeks.entry(seek.key).or_default();
+        while let Some((id, other)) = queue.pop_front() {
+            self.seek_keys.remove(&id);
             if other.player == seeker.player {
                 continue;
             }
             // A seeker that withdrew or went away meanwhile no longer counts.
-            if other.end_seek(key) {
-                return Some(other);
+            if other.end_seek(id) {
+                return Some((id, other));
             }
         }
         if may_wait {
-            queue.push_back(seeker.clone());
+            queue.push_back((seek.id, seeker.clone()));
+            self.seek_keys.insert(seek.id, seek.key);
+            waits();
         } else {
             drop(queue);
             // Leave no empty queue behind for a kind of game nobody waits for.
-            self.seeks.remove_if(&key, |_, queue| queue.is_empty());
+            self.seeks.remove_if(&seek.key, |_, queue| queue.is_empty());
         }
         None
     }
 
-    /// Takes `player` out of the queue for `key`.
-    pub(crate) fn cancel_seek(&self, player: PlayerId, key: SeekKey) {
-        if let Entry::Occupied(mut queue) = self.seeks.entry(key) {
-            queue.get_mut().retain(|s| s.player != player);
+    /// Takes waiting seek `seek` for `taker`, who means to play its seeker: returns the seek's
+    /// terms and its seeker, whose seek is over.
+    pub(crate) fn accept_seek(
+        &self,
+        seek: SeekId,
+        taker: PlayerId,
+    ) -> Result<(SeekKey, Arc<Session>), AcceptSeekError> {
+        let key = self
+            .seek_keys
+            .get(&seek)
+            .map(|key| *key)
+            .ok_or(AcceptSeekError::NoSuchSeek)?;
+        let Entry::Occupied(mut queue) = self.seeks.entry(key) else {
+            return Err(AcceptSeekError::NoSuchSeek);
+        };
+        let at = queue
+            .get()
+            .iter()
+            .position(|(id, _)| *id == seek)
+            .ok_or(AcceptSeekError::NoSuchSeek)?;
+        if queue.get()[at].1.player == taker {
+            return Err(AcceptSeekError::OwnSeek);
+        }
+        let (_, seeker) = queue.get_mut().remove(at).expect("found just now");
+        if queue.get().is_empty() {
+            queue.remove();
+        }
+        self.seek_keys.remove(&seek);
+        if seeker.end_seek(seek) {
+            Ok((key, seeker))
+        } else {
+            Err(AcceptSeekError::NoSuchSeek)
+        }
+    }
+
+    /// Takes `seek` out of its queue.
+    pub(crate) fn cancel_seek(&self, seek: OpenSeek) {
+        if let Entry::Occupied(mut queue) = self.seeks.entry(seek.key) {
+            queue.get_mut().retain(|(id, _)| *id != seek.id);
             if queue.get().is_empty() {
                 queue.remove();
             }
         }
+        self.seek_keys.remove(&seek.id);
     }
+}
+
+/// Why a seek could not be accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AcceptSeekError {
+    NoSuchSeek,
+    OwnSeek,
 }
 
 /// How many of one thing each network holds. Entries go when their count reaches zero, so the map
@@ -379,6 +437,13 @@ impl Counts {
 mod tests {
     use super::*;
 
+    fn open(registry: &Registry, key: SeekKey) -> OpenSeek {
+        OpenSeek {
+            id: registry.next_seek_id(),
+            key,
+        }
+    }
+
     #[test]
     fn seeks_pair_the_oldest_matching_seeker() {
         let registry = Registry::default();
@@ -392,17 +457,38 @@ mod tests {
             }),
             false,
         );
-        assert!(a.start_seek(classic, None));
-        assert!(registry.seek(&a, classic, true).is_none());
-        assert!(b.start_seek(timed, None));
+        let a_seek = open(&registry, classic);
+        assert!(a.start_seek(a_seek, None));
+        let mut listed = false;
+        assert!(registry.seek(&a, a_seek, true, || listed = true).is_none());
+        assert!(listed, "a waiting seek is listed");
+        let b_seek = open(&registry, timed);
+        assert!(b.start_seek(b_seek, None));
         assert!(
-            registry.seek(&b, timed, true).is_none(),
+            registry.seek(&b, b_seek, true, || ()).is_none(),
             "a different clock does not match"
         );
-        assert!(c.start_seek(classic, None));
-        let opponent = registry.seek(&c, classic, true).expect("c meets a");
-        assert_eq!(opponent.player, a.player);
+        let c_seek = open(&registry, classic);
+        assert!(c.start_seek(c_seek, None));
+        let (id, opponent) = registry
+            .seek(&c, c_seek, true, || panic!("c does not wait"))
+            .expect("c meets a");
+        assert_eq!((id, opponent.player), (a_seek.id, a.player));
         assert_eq!(a.seek(), None, "a's seek is used up");
+        // Anyone but b may take b's seek, once.
+        assert_eq!(
+            registry.accept_seek(b_seek.id, b.player).unwrap_err(),
+            AcceptSeekError::OwnSeek
+        );
+        let (key, seeker) = registry
+            .accept_seek(b_seek.id, c.player)
+            .expect("c takes it");
+        assert_eq!((key, seeker.player), (timed, b.player));
+        assert_eq!(b.seek(), None);
+        assert_eq!(
+            registry.accept_seek(b_seek.id, a.player).unwrap_err(),
+            AcceptSeekError::NoSuchSeek
+        );
     }
 
     #[test]
@@ -410,12 +496,14 @@ mod tests {
         let registry = Registry::default();
         let [a, b] = ["a", "b"].map(|name| registry.new_session(name).0);
         let key = (Variant::Four, None, false);
-        assert!(a.start_seek(key, None));
-        assert!(registry.seek(&a, key, true).is_none());
-        assert!(a.end_seek(key));
-        assert!(b.start_seek(key, None));
+        let a_seek = open(&registry, key);
+        assert!(a.start_seek(a_seek, None));
+        assert!(registry.seek(&a, a_seek, true, || ()).is_none());
+        assert!(a.end_seek(a_seek.id));
+        let b_seek = open(&registry, key);
+        assert!(b.start_seek(b_seek, None));
         assert!(
-            registry.seek(&b, key, true).is_none(),
+            registry.seek(&b, b_seek, true, || ()).is_none(),
             "b waits rather than meet a ghost"
         );
     }

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
 
-use noughts_protocol::{ClockSpec, GameId, PlayerId, Variant};
+use noughts_protocol::{ClockSpec, GameId, PlayerId, SeekId, Variant};
 use tokio::time::Instant;
 
 use crate::invite_code;
@@ -15,6 +15,13 @@ use crate::rating::{Glicko, Ratings};
 
 /// What a quick-match seek asks for (variant, clock, rated); two seeks match when these are equal.
 pub(crate) type SeekKey = (Variant, Option<ClockSpec>, bool);
+
+/// An open seek: its id (as the lobby lists it) and what it asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OpenSeek {
+    pub id: SeekId,
+    pub key: SeekKey,
+}
 
 /// One player, from its first `hello` until it has been gone longer than the grace period.
 pub(crate) struct Session {
@@ -58,7 +65,7 @@ struct State {
     lobby: bool,
     /// The open quick-match seek, with its place in its network's count of seeks (given back
     /// when the seek ends, however it ends).
-    seek: Option<(SeekKey, Option<Slot>)>,
+    seek: Option<(OpenSeek, Option<Slot>)>,
     /// Canonical codes of the rooms this player opened and nobody has joined yet.
     rooms: BTreeSet<String>,
     /// When the last connection went away, while none has come since.
@@ -89,7 +96,7 @@ pub(crate) struct Detached {
     /// Games this connection may have watched.
     pub watching: Vec<GameId>,
     /// The seek to take out of the queue: the last connection's going withdraws it.
-    pub seek: Option<SeekKey>,
+    pub seek: Option<OpenSeek>,
     /// Whether it was the session's last connection.
     pub last: bool,
 }
@@ -170,7 +177,7 @@ impl Session {
             games: state.games.iter().copied().collect(),
             watching: state.watching.iter().copied().collect(),
             seek: if last {
-                state.seek.take().map(|(key, _)| key)
+                state.seek.take().map(|(open, _)| open)
             } else {
                 None
             },
@@ -203,8 +210,8 @@ impl Session {
     }
 
     /// Withdraws the open seek, if any, whatever it is.
-    pub(crate) fn take_seek(&self) -> Option<SeekKey> {
-        self.state().seek.take().map(|(key, _)| key)
+    pub(crate) fn take_seek(&self) -> Option<OpenSeek> {
+        self.state().seek.take().map(|(open, _)| open)
     }
 
     /// Forgets the seat in `game` (the game has closed).
@@ -226,25 +233,26 @@ impl Session {
     }
 
     /// The open seek, if any.
-    pub(crate) fn seek(&self) -> Option<SeekKey> {
-        self.state().seek.as_ref().map(|(key, _)| *key)
+    pub(crate) fn seek(&self) -> Option<OpenSeek> {
+        self.state().seek.as_ref().map(|(open, _)| *open)
     }
 
     /// Opens a seek unless one is open already; false if one was. `slot`, the seek's place in its
     /// network's count, is held until the seek ends.
-    pub(crate) fn start_seek(&self, key: SeekKey, slot: Option<Slot>) -> bool {
+    pub(crate) fn start_seek(&self, open: OpenSeek, slot: Option<Slot>) -> bool {
         let mut state = self.state();
         if state.seek.is_some() {
             return false;
         }
-        state.seek = Some((key, slot));
+        state.seek = Some((open, slot));
         true
     }
 
-    /// Withdraws the seek if it is still `key` (it may have been matched meanwhile).
-    pub(crate) fn end_seek(&self, key: SeekKey) -> bool {
+    /// Ends the seek if it is still `seek` (it may have been paired or withdrawn meanwhile);
+    /// whoever ends it owns what follows (the pairing, or taking it out of the lobby).
+    pub(crate) fn end_seek(&self, seek: SeekId) -> bool {
         let mut state = self.state();
-        if state.seek.as_ref().is_some_and(|(open, _)| *open == key) {
+        if state.seek.as_ref().is_some_and(|(open, _)| open.id == seek) {
             state.seek = None;
             true
         } else {

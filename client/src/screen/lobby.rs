@@ -1,7 +1,7 @@
 //! The lobby screen: open rooms, live games and war games, the leaderboard and history tabs, and
 //! what you can do; its state, its keys, where its rows are on screen, and its drawing.
 
-use noughts_protocol::{GameInfo, GameKind, RoomInfo, SeatInfo};
+use noughts_protocol::{GameInfo, GameKind, RoomInfo, SeatInfo, SeekId, SeekInfo};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -22,6 +22,8 @@ use crate::form::{CLOCKS, Form, FormKind};
 /// The lobby lists, kept current by the server's lobby messages.
 #[derive(Debug, Clone, Default)]
 pub struct Lobby {
+    /// Quick-match seeks waiting for an opponent, oldest first.
+    pub seeks: Vec<SeekInfo>,
     /// Public rooms waiting for an opponent.
     pub rooms: Vec<RoomInfo>,
     /// Games being played, war games included.
@@ -35,16 +37,18 @@ pub struct Lobby {
 /// One row of the lobby list.
 #[derive(Debug, Clone, Copy)]
 pub enum Entry<'a> {
+    Seek(&'a SeekInfo),
     Room(&'a RoomInfo),
     Game(&'a GameInfo),
 }
 
 impl Lobby {
-    /// The rows in the order shown: rooms, then the games `me` plays in, then other games with
-    /// people, then war games.
+    /// The rows in the order shown: seeks, rooms, then the games `me` plays in, then other games
+    /// with people, then war games.
     pub fn entries(&self, me: Option<PlayerId>) -> Vec<Entry<'_>> {
         let mine = |g: &GameInfo| me.is_some() && (g.x.player == me || g.o.player == me);
-        let mut entries: Vec<Entry<'_>> = self.rooms.iter().map(Entry::Room).collect();
+        let mut entries: Vec<Entry<'_>> = self.seeks.iter().map(Entry::Seek).collect();
+        entries.extend(self.rooms.iter().map(Entry::Room));
         entries.extend(
             self.games
                 .iter()
@@ -82,7 +86,8 @@ impl Lobby {
     }
 
     /// The whole listing, as a `lobby` snapshot gives it.
-    pub fn replace(&mut self, rooms: Vec<RoomInfo>, games: Vec<GameInfo>) {
+    pub fn replace(&mut self, seeks: Vec<SeekInfo>, rooms: Vec<RoomInfo>, games: Vec<GameInfo>) {
+        self.seeks = seeks;
         self.rooms.clear();
         self.games.clear();
         for room in rooms {
@@ -101,6 +106,24 @@ impl Lobby {
         self.clamp();
     }
 
+    /// A seek that started waiting.
+    pub fn add_seek(&mut self, seek: SeekInfo) {
+        self.seeks.retain(|s| s.seek != seek.seek);
+        self.seeks.push(seek);
+        self.seeks.sort_by_key(|s| s.seek);
+    }
+
+    /// A seek that stopped waiting.
+    pub fn remove_seek(&mut self, seek: SeekId) {
+        self.seeks.retain(|s| s.seek != seek);
+        self.clamp();
+    }
+
+    /// How many rows the list has.
+    pub fn rows(&self) -> usize {
+        self.seeks.len() + self.rooms.len() + self.games.len()
+    }
+
     /// A room that left the listing.
     pub fn remove_room(&mut self, code: &str) {
         self.rooms.retain(|r| r.code != code);
@@ -108,8 +131,7 @@ impl Lobby {
     }
 
     pub fn clamp(&mut self) {
-        let len = self.rooms.len() + self.games.len();
-        self.selected = self.selected.min(len.saturating_sub(1));
+        self.selected = self.selected.min(self.rows().saturating_sub(1));
     }
 
     pub fn upsert_game(&mut self, game: GameInfo) {
@@ -171,7 +193,7 @@ pub fn on_key(
 
 /// Keys on the games list: move the selection, join a room or watch a game.
 fn on_games_key(lobby: &mut Lobby, key: KeyEvent, me: Option<PlayerId>) -> Vec<Action> {
-    let len = lobby.rooms.len() + lobby.games.len();
+    let len = lobby.rows();
     match key.code {
         KeyCode::Char('q') | KeyCode::Esc => return vec![Action::Quit],
         KeyCode::Up | KeyCode::Char('k') => lobby.selected = lobby.selected.saturating_sub(1),
@@ -181,6 +203,9 @@ fn on_games_key(lobby: &mut Lobby, key: KeyEvent, me: Option<PlayerId>) -> Vec<A
         KeyCode::Home => lobby.selected = 0,
         KeyCode::End => lobby.selected = len.saturating_sub(1),
         KeyCode::Enter | KeyCode::Char('w') => match lobby.entries(me).get(lobby.selected) {
+            Some(Entry::Seek(seek)) if key.code == KeyCode::Enter && Some(seek.player) != me => {
+                return vec![Action::Send(ClientMessage::AcceptSeek { seek: seek.seek })];
+            }
             Some(Entry::Room(room)) if key.code == KeyCode::Enter => {
                 return vec![Action::Send(ClientMessage::JoinRoom {
                     code: room.code.clone(),
@@ -231,6 +256,7 @@ fn list_lines<'a>(
     let mut section = None;
     for (index, entry) in entries.iter().enumerate() {
         let (heading, text) = match entry {
+            Entry::Seek(seek) => ("Open seeks (⏎ to play)", seek_row(seek, app.player)),
             Entry::Room(room) => ("Open rooms", room_row(room)),
             Entry::Game(game) if game.kind == GameKind::War => ("War games", game_row(game)),
             Entry::Game(game) if plays_in(app, game) => ("Your games", game_row(game)),
@@ -241,7 +267,7 @@ fn list_lines<'a>(
             if !lines.is_empty() {
                 lines.push((Line::raw(""), None));
             }
-            let columns = if heading == "Open rooms" {
+            let columns = if heading.starts_with("Open") {
                 ""
             } else {
                 "moves seen"
@@ -272,7 +298,8 @@ fn list_lines<'a>(
         };
         lines.push((Line::styled(format!("{text:<width$}"), style), Some(index)));
     }
-    let people = app.lobby.rooms.len()
+    let people = app.lobby.seeks.len()
+        + app.lobby.rooms.len()
         + app
             .lobby
             .games
@@ -398,6 +425,23 @@ fn render_list(app: &LobbyView<'_>, theme: Theme, area: Rect, buf: &mut Buffer) 
     Paragraph::new(lines)
         .scroll((scroll(selected_line, inner.height) as u16, 0))
         .render(inner, buf);
+}
+
+fn seek_row(seek: &SeekInfo, me: Option<PlayerId>) -> String {
+    let rated = if seek.rated { "*" } else { " " };
+    let clock = CLOCKS
+        .iter()
+        .find(|(_, spec)| *spec == seek.clock)
+        .map_or_else(
+            || custom_clock(seek.clock),
+            |(label, _)| (*label).to_owned(),
+        );
+    let who = if Some(seek.player) == me {
+        "(yours)".to_owned()
+    } else {
+        format!("{} ({})", truncate(&seek.name, 12), seek.rating)
+    };
+    format!("{who:<19}{rated}{:<8} {clock}", seek.variant.name())
 }
 
 fn room_row(room: &RoomInfo) -> String {

@@ -10,7 +10,7 @@ use noughts_client::net::NetEvent;
 use noughts_protocol::{
     ChatLine, ClientMessage, ClockSpec, Clocks, EndReason, GameId, GameInfo, GameKind, GameRecord,
     GameResult, GameState, GameSummary, LeaderboardEntry, Level, Mark, MoveRecord, PlayerId,
-    Rating, RecordSeat, RoomInfo, SeatInfo, ServerFrame, ServerMessage, Variant,
+    Rating, RecordSeat, RoomInfo, SeatInfo, SeekId, SeekInfo, ServerFrame, ServerMessage, Variant,
 };
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -154,6 +154,18 @@ pub fn lobby_message() -> ServerMessage {
         rated: false,
     };
     ServerMessage::Lobby {
+        seeks: vec![SeekInfo {
+            seek: SeekId(12),
+            player: PlayerId(21),
+            name: "dave".into(),
+            rating: 1612,
+            variant: Variant::Four,
+            clock: Some(ClockSpec {
+                initial_ms: 300_000,
+                increment_ms: 3_000,
+            }),
+            rated: true,
+        }],
         rooms: vec![RoomInfo {
             code: "K7QM-4TXP-2D".into(),
             variant: Variant::Classic,

@@ -46,6 +46,7 @@ impl Client {
                 rated,
             } => self.seek(&session, from, (variant, clock, rated)),
             ClientMessage::CancelSeek => self.cancel_seek(&session, id),
+            ClientMessage::AcceptSeek { seek } => self.accept_seek(&session, from, seek),
             ClientMessage::CreateRoom {
                 variant,
                 clock,

@@ -11,6 +11,7 @@ use noughts_protocol::{
 use tracing::{error, info};
 
 use super::client::{Client, Reply, refuse};
+use super::seek::withdraw_seek;
 use crate::error::Refusal;
 use crate::expiry::{close_rooms, expire_after_grace};
 use crate::game_handle::Requester;
@@ -166,8 +167,8 @@ impl Client {
         }
         info!("logged out");
         let shared = &self.shared;
-        if let Some(key) = session.take_seek() {
-            shared.registry.cancel_seek(session.player, key);
+        if let Some(open) = session.take_seek() {
+            withdraw_seek(shared, open);
         }
         close_rooms(shared, session);
         for game in session.games() {
@@ -197,8 +198,8 @@ impl Client {
             // The session has already let this connection go (a logout).
             return;
         };
-        if let Some(key) = detached.seek {
-            shared.registry.cancel_seek(session.player, key);
+        if let Some(open) = detached.seek {
+            withdraw_seek(shared, open);
         }
         for game in detached.games {
             if let Some(handle) = shared.registry.game(game) {

@@ -8,7 +8,7 @@ use noughts_tests::{TestServer, test_config};
 async fn a_private_room_is_joined_by_code_and_never_listed() {
     let server = TestServer::start(test_config()).await;
     let mut lobby = server.join("lurker").await;
-    let ServerMessage::Lobby { rooms, games } =
+    let ServerMessage::Lobby { rooms, games, .. } =
         lobby.request(1, ClientMessage::SubscribeLobby).await
     else {
         panic!("lobby");

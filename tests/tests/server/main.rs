@@ -8,6 +8,7 @@ mod metrics;
 mod play;
 mod restart;
 mod resume;
+mod seeks;
 mod seq_after_kill;
 mod sessions;
 mod tls_files;
