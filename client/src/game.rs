@@ -26,6 +26,9 @@ pub struct GameView {
     pub rematch_offer: Option<Mark>,
     /// Whether this client has offered a rematch itself.
     pub rematch_sent: bool,
+    /// For a watcher: whether the chat panel shows the spectators' chat rather than the
+    /// players'. (Players never get the spectators' chat.)
+    pub spectators_chat: bool,
 }
 
 impl GameView {
@@ -51,7 +54,18 @@ impl GameView {
             grace: [None, None],
             rematch_offer: None,
             rematch_sent: false,
+            spectators_chat: false,
         })
+    }
+
+    /// The chat lines the chat panel shows: a player's game has only the players' chat; a
+    /// watcher sees the players' or the spectators', as chosen with `t`.
+    pub fn shown_chat(&self) -> impl Iterator<Item = &noughts_protocol::ChatLine> {
+        let spectators = self.spectators_chat && self.you().is_none();
+        self.state
+            .chat
+            .iter()
+            .filter(move |line| line.mark.is_none() == spectators)
     }
 
     /// The game's id.

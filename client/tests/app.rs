@@ -113,6 +113,37 @@ fn watching_is_read_only_and_jumps_to_war_games() {
 }
 
 #[test]
+fn a_watcher_switches_between_the_players_and_the_spectators_chat() {
+    let mut app = welcomed(Instant::now());
+    let mut watched = state(Variant::Classic, "X...O....", &[0, 4]);
+    watched.you = None;
+    watched.chat = vec![
+        noughts_protocol::ChatLine {
+            from: "bob".into(),
+            mark: Some(Mark::X),
+            text: "good luck".into(),
+        },
+        noughts_protocol::ChatLine {
+            from: "eve".into(),
+            mark: None,
+            text: "nice centre".into(),
+        },
+    ];
+    frame(&mut app, ServerMessage::GameState(Box::new(watched)));
+    let players = render(&app);
+    assert!(
+        players.contains("good luck") && !players.contains("nice centre"),
+        "{players}"
+    );
+    assert!(key(&mut app, KeyCode::Char('t')).is_empty());
+    let spectators = render(&app);
+    assert!(
+        spectators.contains("nice centre") && !spectators.contains("good luck"),
+        "{spectators}"
+    );
+}
+
+#[test]
 fn hostile_names_cannot_reach_the_terminal() {
     let mut app = welcomed(Instant::now());
     let mut hostile = state(Variant::Classic, ".........", &[]);

@@ -88,6 +88,10 @@ pub fn on_key(game: &mut GameView, key: KeyEvent) -> Vec<Action> {
             }
         }
         KeyCode::Char('c') => Action::Open(Modal::Chat(String::new())),
+        KeyCode::Char('t') if game.you().is_none() => {
+            game.spectators_chat = !game.spectators_chat;
+            return Vec::new();
+        }
         KeyCode::Char('v') if game.is_over() => Action::OpenReplay(game.id()),
         KeyCode::Char('g') if game.you().is_some() && !game.is_over() => {
             Action::Say("Finish this game first (q goes back to the lobby).".into())
@@ -258,9 +262,22 @@ fn status_line(game: &GameView, theme: Theme) -> Line<'static> {
 }
 
 fn render_chat(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, buf: &mut Buffer) {
-    let block = Block::bordered()
-        .title(Span::styled(" Chat ", theme.title()))
-        .border_style(theme.grid());
+    let title = if game.you().is_some() {
+        Line::from(Span::styled(" Chat ", theme.title()))
+    } else {
+        // A watcher's two chats, the one shown highlighted; `t` switches.
+        let tab = |name: &'static str, on: bool| {
+            Span::styled(name, if on { theme.title() } else { theme.dim() })
+        };
+        Line::from(vec![
+            Span::raw(" "),
+            tab("Players", !game.spectators_chat),
+            Span::styled(" │ ", theme.dim()),
+            tab("Spectators", game.spectators_chat),
+            Span::styled(" (t) ", theme.dim()),
+        ])
+    };
+    let block = Block::bordered().title(title).border_style(theme.grid());
     let inner = block.inner(area);
     block.render(area, buf);
     let typing = match &app.modal {
@@ -271,9 +288,7 @@ fn render_chat(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, buf:
     let [log, input] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(input_height)]).areas(inner);
     let lines: Vec<Line<'_>> = game
-        .state
-        .chat
-        .iter()
+        .shown_chat()
         .map(|line| {
             let style = line.mark.map_or(theme.dim(), |m| theme.mark(m));
             Line::from(vec![
@@ -289,9 +304,7 @@ fn render_chat(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, buf:
         let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
         let width = usize::from(log.width.max(1));
         let total: usize = game
-            .state
-            .chat
-            .iter()
+            .shown_chat()
             .map(|line| {
                 (truncate(&line.from, 12).chars().count() + 2 + line.text.chars().count())
                     .div_ceil(width)

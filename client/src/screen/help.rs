@@ -48,6 +48,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("r", "resign (asks first); rematch when over"),
             ("v", "once over: replay the game move by move"),
             ("c", "chat (⏎ send, Esc cancel)"),
+            ("t", "watching: players' / spectators' chat"),
             ("g", "watching: next war game"),
             ("q Esc", "back to the lobby (your game goes on)"),
         ],

@@ -100,7 +100,8 @@ impl Game {
     /// Sends an update to the players and every watcher; the requester's copy echoes its id.
     pub(super) async fn broadcast(&mut self, update: Update, from: Option<Requester>) {
         self.cover_seq().await;
-        let skip = update.skip;
+        let to_seats =
+            [Mark::X, Mark::O].map(|mark| !update.watchers_only && update.skip != Some(mark));
         match from {
             Some(from) if update.reply && from.id.is_some() => {
                 let shared = frame(None, update.message);
@@ -110,25 +111,25 @@ impl Game {
                 {
                     self.dropped.push((mark, from.out.conn));
                 }
-                self.send_all(&shared, skip, Some(from.out.conn)).await;
+                self.send_all(&shared, to_seats, Some(from.out.conn)).await;
             }
             _ => {
-                self.send_all(&frame(None, update.message), skip, None)
+                self.send_all(&frame(None, update.message), to_seats, None)
                     .await
             }
         }
     }
 
-    /// Sends one frame to the seats' connections and the watchers, except the seat and the
-    /// connection named.
+    /// Sends one frame to the seats that are to get it (`to_seats`, X's then O's) and to every
+    /// watcher, except connection `skip_conn`.
     pub(super) async fn send_all(
         &mut self,
         frame: &Frame,
-        skip_seat: Option<Mark>,
+        to_seats: [bool; 2],
         skip_conn: Option<ConnId>,
     ) {
         for mark in [Mark::X, Mark::O] {
-            if Some(mark) == skip_seat {
+            if !to_seats[index(mark)] {
                 continue;
             }
             if let Sitter::Human(Human { outs, .. }) = &self.seats[index(mark)] {

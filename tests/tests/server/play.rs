@@ -87,18 +87,34 @@ async fn watchers_chat_cleanly_and_cannot_move() {
         value,
         json!({"type": "chat", "id": 3, "game": game.0, "seq": 2, "from": "eve", "text": "hi there"})
     );
-    let ServerMessage::Chat { line, .. } = next(&mut x).await else {
-        panic!()
-    };
-    assert_eq!((line.from.as_str(), line.mark), ("eve", None));
+    // The spectators' chat stays with the watchers; the players' chat reaches everyone.
+    send(
+        &mut x,
+        json!({"type": "chat", "id": 4, "game": game.0, "text": "good luck"}),
+    )
+    .await;
+    for ws in [&mut x, &mut o, &mut eve] {
+        let ServerMessage::Chat { line, seq, .. } = next(ws).await else {
+            panic!("the players' line, and not the spectator's before it")
+        };
+        assert_eq!(
+            (line.text.as_str(), line.mark, seq),
+            ("good luck", Some(Mark::X), 3)
+        );
+    }
+    // Snapshots likewise: a player's leaves the spectators' chat out, a watcher's has both.
+    for (ws, lines) in [(&mut x, 1), (&mut eve, 2)] {
+        send(ws, json!({"type": "watch", "id": 5, "game": game.0})).await;
+        let ServerMessage::GameState(state) = next(ws).await else {
+            panic!()
+        };
+        assert_eq!(state.chat.len(), lines, "{:?}", state.chat);
+    }
     send(
         &mut o,
         json!({"type": "chat", "game": game.0, "text": "   "}),
     )
     .await;
-    let ServerMessage::Chat { .. } = next(&mut o).await else {
-        panic!()
-    };
     let (value, _) = recv(&mut o).await.unwrap();
     assert_eq!(value["code"], "bad_chat");
 }

@@ -230,7 +230,13 @@ impl Rules {
             clocks: self.clocks(now),
             result: self.result.clone(),
             watchers: self.watchers,
-            chat: self.chat.iter().cloned().collect(),
+            // The spectators' chat is for the watchers: a player's snapshot leaves it out.
+            chat: self
+                .chat
+                .iter()
+                .filter(|line| you.is_none() || line.mark.is_some())
+                .cloned()
+                .collect(),
             rematch_of: self.rematch_of,
             rated: self.rated,
         }
@@ -516,7 +522,12 @@ impl Rules {
             seq: self.seq,
             line,
         };
-        Ok(Update::to_all(message, true))
+        // The players' chat goes to everyone; the spectators' chat only to the watchers, never
+        // to the players while they sit in the game.
+        Ok(Update {
+            watchers_only: mark.is_none(),
+            ..Update::to_all(message, true)
+        })
     }
 
     /// The number of watchers is now `count`; a `watchers` update follows with
@@ -609,6 +620,7 @@ impl Rules {
                 message,
                 reply: false,
                 skip: Some(mark),
+                watchers_only: false,
             });
         }
         if live && self.board.to_move() == mark {

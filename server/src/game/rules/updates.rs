@@ -34,6 +34,8 @@ pub struct Update {
     pub reply: bool,
     /// A seat that does not get it (it gets a snapshot instead).
     pub skip: Option<Mark>,
+    /// Whether only the watchers get it (the spectators' chat), not the seats.
+    pub watchers_only: bool,
 }
 
 impl Update {
@@ -42,6 +44,7 @@ impl Update {
             message,
             reply,
             skip: None,
+            watchers_only: false,
         }
     }
 }
