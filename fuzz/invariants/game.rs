@@ -338,6 +338,7 @@ impl Checked {
                     message: ServerMessage::Moved { mark, cell, .. },
                     reply: true,
                     skip: None,
+                    watchers_only: false,
                 }) = updates.first()
                 else {
                     panic!("a committed move was not announced: {updates:?}");
