@@ -51,7 +51,10 @@ pub fn clean(message: &mut ServerMessage) {
         | ServerMessage::GameOver { .. }
         | ServerMessage::Presence { .. }
         | ServerMessage::Watchers { .. }
-        | ServerMessage::RematchOffered { .. } => {}
+        | ServerMessage::RematchOffered { .. }
+        | ServerMessage::Offered { .. }
+        | ServerMessage::Declined { .. }
+        | ServerMessage::TakenBack { .. } => {}
     }
 }
 

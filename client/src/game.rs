@@ -4,7 +4,9 @@
 use std::time::{Duration, Instant};
 
 use noughts_engine::Board;
-use noughts_protocol::{Clocks, GameResult, GameState, Mark, SeatInfo, ServerMessage};
+use noughts_protocol::{
+    Clocks, GameResult, GameState, Mark, OfferKind, RatingChanges, SeatInfo, ServerMessage,
+};
 
 /// How many chat lines a game keeps.
 const CHAT_LINES: usize = 100;
@@ -29,6 +31,10 @@ pub struct GameView {
     /// For a watcher: whether the chat panel shows the spectators' chat rather than the
     /// players'. (Players never get the spectators' chat.)
     pub spectators_chat: bool,
+    /// A draw offer or takeback request waiting for an answer, and who made it.
+    pub offer: Option<(Mark, OfferKind)>,
+    /// After a rated game: both players' new ratings and what the game changed.
+    pub ratings: Option<RatingChanges>,
 }
 
 impl GameView {
@@ -55,6 +61,8 @@ impl GameView {
             rematch_offer: None,
             rematch_sent: false,
             spectators_chat: false,
+            offer: None,
+            ratings: None,
         })
     }
 
@@ -167,10 +175,14 @@ impl GameView {
                     self.cursor = first_empty_near(&self.board, self.cursor);
                 }
                 self.rematch_offer = None;
+                self.offer = None;
             }
-            ServerMessage::GameOver {
+            ServerMessage::Offered { by, offer, .. } => self.offer = Some((*by, *offer)),
+            ServerMessage::Declined { .. } => self.offer = None,
+            ServerMessage::TakenBack {
                 board,
-                result,
+                moves,
+                to_move,
                 clocks,
                 ..
             } => {
@@ -178,8 +190,28 @@ impl GameView {
                     self.board = parsed;
                     self.state.board.clone_from(board);
                 }
+                self.state.moves.clone_from(moves);
+                self.state.to_move = Some(*to_move);
+                if let Some(clocks) = clocks {
+                    self.clocks = Some((*clocks, now));
+                }
+                self.offer = None;
+            }
+            ServerMessage::GameOver {
+                board,
+                result,
+                clocks,
+                ratings,
+                ..
+            } => {
+                self.ratings = *ratings;
+                if let Ok(parsed) = Board::parse(self.state.variant, board) {
+                    self.board = parsed;
+                    self.state.board.clone_from(board);
+                }
                 self.state.result = Some(result.clone());
                 self.state.to_move = None;
+                self.offer = None;
                 if let Some(clocks) = clocks {
                     self.clocks = Some((*clocks, now));
                 } else if let Some((clocks, _)) = self.clocks {
@@ -273,7 +305,10 @@ fn game_and_seq(message: &ServerMessage) -> Option<(noughts_protocol::GameId, u6
         | ServerMessage::Presence { game, seq, .. }
         | ServerMessage::Watchers { game, seq, .. }
         | ServerMessage::Chat { game, seq, .. }
-        | ServerMessage::RematchOffered { game, seq, .. } => Some((*game, *seq)),
+        | ServerMessage::RematchOffered { game, seq, .. }
+        | ServerMessage::Offered { game, seq, .. }
+        | ServerMessage::Declined { game, seq, .. }
+        | ServerMessage::TakenBack { game, seq, .. } => Some((*game, *seq)),
         _ => None,
     }
 }

@@ -44,7 +44,8 @@ pub fn result_text(variant: Variant, result: &GameResult) -> String {
         EndReason::Resign => "resignation",
         EndReason::Timeout => "time",
         EndReason::Abandon => "abandonment",
-        EndReason::Aborted => "aborted by the server",
+        EndReason::Aborted => "aborted",
+        EndReason::Agreement => "agreement",
     };
     match result.winner {
         Some(mark) => format!("{} wins ({how})", mark.symbol()),

@@ -66,6 +66,14 @@ error_codes! {
     /// `accept_seek` named a seek that is not waiting (never was, or was paired, accepted or
     /// withdrawn meanwhile).
     NoSuchSeek = "no_such_seek",
+    /// An offer of the same kind by the same player is already pending.
+    AlreadyOffered = "already_offered",
+    /// `decline` with no offer from the opponent pending.
+    NoOffer = "no_offer",
+    /// `takeback` in a rated game, or with no move of the player's own to take back.
+    NoTakeback = "no_takeback",
+    /// `abort` after both sides have moved.
+    TooLate = "too_late",
     /// A player cannot accept their own seek.
     OwnSeek = "own_seek",
     /// A clock setting is out of range.

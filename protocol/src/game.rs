@@ -127,8 +127,35 @@ pub enum EndReason {
     Timeout,
     /// A player stayed disconnected past the grace period.
     Abandon,
-    /// The server ended the game (it was shutting down).
+    /// Nobody won and nothing is rated: a player aborted before both sides had moved, or
+    /// neither player came back after a restart.
     Aborted,
+    /// The players agreed to a draw.
+    Agreement,
+}
+
+/// What a player may offer the other during a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OfferKind {
+    /// End the game as a draw.
+    Draw,
+    /// Take the offering player's last move back (unrated games only).
+    Takeback,
+}
+
+/// A player's rating after a rated game, and how much that game changed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingChange {
+    pub rating: u32,
+    pub change: i32,
+}
+
+/// Both players' rating changes from a rated game, X's and O's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingChanges {
+    pub x: RatingChange,
+    pub o: RatingChange,
 }
 
 /// One line of a game's chat.

@@ -21,7 +21,8 @@ pub use decode::{CLIENT_TYPES, DecodeError, decode_client};
 pub use error::{ERROR_CODES, ErrorCode, close};
 pub use frame::{ClientFrame, ServerFrame};
 pub use game::{
-    ChatLine, ClockSpec, Clocks, EndReason, GameKind, GameResult, GameState, SeatInfo, SideChoice,
+    ChatLine, ClockSpec, Clocks, EndReason, GameKind, GameResult, GameState, OfferKind,
+    RatingChange, RatingChanges, SeatInfo, SideChoice,
 };
 pub use ids::{GameId, PlayerId, RequestId, SeekId};
 pub use limits::{MAX_CHAT_CHARS, MAX_MESSAGE_BYTES, MAX_NAME_CHARS, PROTOCOL_VERSION};

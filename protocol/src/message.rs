@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ErrorCode;
-use crate::game::{ChatLine, ClockSpec, Clocks, GameResult, GameState, SideChoice};
+use crate::game::{
+    ChatLine, ClockSpec, Clocks, GameResult, GameState, OfferKind, RatingChanges, SideChoice,
+};
 use crate::ids::{GameId, PlayerId, SeekId};
 use crate::lobby::{GameInfo, RoomInfo, SeekInfo};
 use crate::records::{GameRecord, GameSummary, LeaderboardEntry, Profile, Rating};
@@ -89,6 +91,14 @@ pub enum ClientMessage {
     Resign { game: GameId },
     /// Offer a rematch with sides swapped, or accept the opponent's offer.
     Rematch { game: GameId },
+    /// Offer a draw, or accept the opponent's offer.
+    OfferDraw { game: GameId },
+    /// Ask to take one's last move back (unrated games), or accept the opponent's request.
+    Takeback { game: GameId },
+    /// Decline the opponent's pending draw offer or takeback request.
+    Decline { game: GameId },
+    /// End the game with no result before both sides have moved.
+    Abort { game: GameId },
     /// Say something in a game's chat (players and watchers).
     Chat { game: GameId, text: String },
     /// Application-level ping; the server answers `pong`.
@@ -205,6 +215,9 @@ pub enum ServerMessage {
         seq: u64,
         board: String,
         result: GameResult,
+        /// In a rated game, both players' new ratings and the change.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ratings: Option<RatingChanges>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         clocks: Option<Clocks>,
     },
@@ -229,6 +242,31 @@ pub enum ServerMessage {
     },
     /// A player offered a rematch; the other accepts by sending `rematch` too.
     RematchOffered { game: GameId, seq: u64, by: Mark },
+    /// A player offered a draw or asked for a takeback; the other accepts by sending the same
+    /// request, or declines.
+    Offered {
+        game: GameId,
+        seq: u64,
+        by: Mark,
+        offer: OfferKind,
+    },
+    /// The pending offer was declined.
+    Declined {
+        game: GameId,
+        seq: u64,
+        by: Mark,
+        offer: OfferKind,
+    },
+    /// Moves were taken back by agreement: the board and moves as they now stand.
+    TakenBack {
+        game: GameId,
+        seq: u64,
+        board: String,
+        moves: Vec<usize>,
+        to_move: Mark,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clocks: Option<Clocks>,
+    },
     /// The server is going away; the connection closes with 1001 next.
     Shutdown { message: String },
     /// The answer to `leaderboard`.

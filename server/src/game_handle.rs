@@ -51,6 +51,26 @@ impl GameHandle {
         self.send(Command::Rematch { from }).await
     }
 
+    /// Offers a draw, or accepts the opponent's offer.
+    pub(crate) async fn offer_draw(&self, from: Requester) -> bool {
+        self.send(Command::OfferDraw { from }).await
+    }
+
+    /// Asks to take the last move back, or accepts the opponent's request.
+    pub(crate) async fn takeback(&self, from: Requester) -> bool {
+        self.send(Command::Takeback { from }).await
+    }
+
+    /// Declines the opponent's pending offer.
+    pub(crate) async fn decline(&self, from: Requester) -> bool {
+        self.send(Command::Decline { from }).await
+    }
+
+    /// Ends the game with no result before both sides have moved.
+    pub(crate) async fn abort(&self, from: Requester) -> bool {
+        self.send(Command::Abort { from }).await
+    }
+
     /// A chat line, already cleaned and checked, from the player called `name`.
     pub(crate) async fn chat(&self, from: Requester, name: String, text: String) -> bool {
         self.send(Command::Chat { from, name, text }).await
@@ -108,6 +128,18 @@ pub(crate) enum Command {
     Rematch {
         from: Requester,
     },
+    OfferDraw {
+        from: Requester,
+    },
+    Takeback {
+        from: Requester,
+    },
+    Decline {
+        from: Requester,
+    },
+    Abort {
+        from: Requester,
+    },
     /// The player leaves for good: resign if live, nothing otherwise.
     Leave {
         player: PlayerId,
@@ -140,9 +172,11 @@ pub(crate) enum Command {
         player: PlayerId,
         conn: ConnId,
     },
-    /// The AI seat to move at ply `ply` chose `cell`.
+    /// The AI seat to move at ply `ply` chose `cell`, after `takebacks` takebacks (a move
+    /// chosen before a takeback is for a position that is gone).
     AiMove {
         ply: u32,
         cell: usize,
+        takebacks: u32,
     },
 }

@@ -1,6 +1,6 @@
 //! The game screen: the board in the middle, the players, clocks and chat beside it; its keys.
 
-use noughts_protocol::{EndReason, GameKind, Mark, Variant};
+use noughts_protocol::{EndReason, GameKind, Mark, OfferKind, Variant};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -88,6 +88,15 @@ pub fn on_key(game: &mut GameView, key: KeyEvent) -> Vec<Action> {
             }
         }
         KeyCode::Char('c') => Action::Open(Modal::Chat(String::new())),
+        KeyCode::Char(c @ ('d' | 'u' | 'n' | 'a')) if game.you().is_some() && !game.is_over() => {
+            let game = game.id();
+            Action::Send(match c {
+                'd' => ClientMessage::OfferDraw { game },
+                'u' => ClientMessage::Takeback { game },
+                'n' => ClientMessage::Decline { game },
+                _ => ClientMessage::Abort { game },
+            })
+        }
         KeyCode::Char('t') if game.you().is_none() => {
             game.spectators_chat = !game.spectators_chat;
             return Vec::new();
@@ -220,6 +229,23 @@ fn render_players(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, b
     Paragraph::new(lines).render(inner, buf);
 }
 
+/// A finished rated game's line with the player's new rating and the change ("1512 +12").
+fn with_rating_change(line: Line<'static>, game: &GameView, theme: Theme) -> Line<'static> {
+    let (Some(changes), Some(you)) = (game.ratings, game.you()) else {
+        return line;
+    };
+    let mine = match you {
+        Mark::X => changes.x,
+        Mark::O => changes.o,
+    };
+    let mut spans = line.spans;
+    spans.push(Span::styled(
+        format!("  {} {:+}", mine.rating, mine.change),
+        theme.dim(),
+    ));
+    Line::from(spans)
+}
+
 /// "Your move", "bob to move", "You win", …
 fn status_line(game: &GameView, theme: Theme) -> Line<'static> {
     if let Some(result) = game.result() {
@@ -229,14 +255,15 @@ fn status_line(game: &GameView, theme: Theme) -> Line<'static> {
             EndReason::Resign => "resignation",
             EndReason::Timeout => "time",
             EndReason::Abandon => "abandonment",
-            EndReason::Aborted => "server stopped",
+            EndReason::Aborted => "aborted",
+            EndReason::Agreement => "agreement",
         };
         let how = if result.reason == EndReason::Line && game.state.variant.side() == 4 {
             "four in a row"
         } else {
             how
         };
-        return match (result.winner, game.you()) {
+        let line = match (result.winner, game.you()) {
             (None, _) if result.reason == EndReason::Aborted => {
                 Line::styled("Game aborted", theme.bad())
             }
@@ -247,6 +274,28 @@ fn status_line(game: &GameView, theme: Theme) -> Line<'static> {
             (Some(_), Some(_)) => Line::styled(format!("You lose ({how})"), theme.bad()),
             (Some(w), None) => Line::styled(format!("{} wins ({how})", w.symbol()), theme.good()),
         };
+        return with_rating_change(line, game, theme);
+    }
+    if let Some((by, offer)) = game.offer {
+        let what = match offer {
+            OfferKind::Draw => "a draw",
+            OfferKind::Takeback => "a takeback",
+        };
+        let (text, style) = match game.you() {
+            Some(you) if you == by => (format!("You offered {what}…"), theme.dim()),
+            Some(_) => {
+                let key = match offer {
+                    OfferKind::Draw => "d",
+                    OfferKind::Takeback => "u",
+                };
+                (
+                    format!("{} offers {what} ({key}/n)", by.symbol()),
+                    theme.key(),
+                )
+            }
+            None => (format!("{} offers {what}", by.symbol()), theme.dim()),
+        };
+        return Line::styled(text, style);
     }
     match game.state.to_move {
         Some(_) if game.my_turn() => Line::styled("Your move", theme.good()),

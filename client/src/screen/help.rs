@@ -46,6 +46,8 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("1…9", "classic: place on that cell, 1 top-left"),
             ("[ ] PgUp PgDn", "cubes: previous / next layer"),
             ("r", "resign (asks first); rematch when over"),
+            ("d u", "offer or accept a draw / a takeback"),
+            ("n", "decline the offer; a  abort (first move)"),
             ("v", "once over: replay the game move by move"),
             ("c", "chat (⏎ send, Esc cancel)"),
             ("t", "watching: players' / spectators' chat"),

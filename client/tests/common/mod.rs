@@ -95,6 +95,7 @@ pub fn x_wins_top_row(seq: u64) -> ServerMessage {
             reason: EndReason::Line,
             cells: vec![0, 1, 2],
         },
+        ratings: None,
         clocks: None,
     }
 }

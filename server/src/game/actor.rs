@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
 
-use super::rules::{Decision, Due, EndRecord, PendingMove, Rematch, Rules, Table, Update};
+use super::rules::{Decision, Due, EndRecord, PendingMove, Rematch, Rules, Table};
 use super::seat::{Human, Watcher, index};
 use super::setup::{Setup, Starter};
 use crate::error::Refusal;
@@ -29,7 +29,7 @@ use crate::outbound::ConnId;
 use crate::session::Session;
 use crate::shared::Shared;
 use crate::sitter::Sitter;
-use crate::store::{Ending, GameStart, LiveGame, Rerated, SEQ_RESERVE, StoredMove, now_ms};
+use crate::store::{Ending, GameStart, LiveGame, SEQ_RESERVE, StoredMove, now_ms};
 
 /// Commands handled before the actor settles (sends a pending `watchers` update, handles dropped
 /// connections) and looks at its timers again.
@@ -59,6 +59,8 @@ pub(crate) struct Game {
     pub(super) watchers: HashMap<ConnId, Watcher>,
     /// Whether an AI search for the current position is under way.
     pub(super) thinking: bool,
+    /// Takebacks so far: an AI move chosen before the latest is dropped.
+    pub(super) takebacks: u32,
     /// Least time per AI move.
     pub(super) pace: Duration,
     /// Search budget per AI move.
@@ -152,6 +154,7 @@ impl Game {
             seats,
             watchers: HashMap::new(),
             thinking: false,
+            takebacks: 0,
             pace,
             budget,
             commands,
@@ -367,6 +370,10 @@ impl Game {
                 Err(refused) => refuse(&from, refused),
             },
             Command::Rematch { from } => self.on_rematch(from).await,
+            Command::OfferDraw { from } => self.on_offer_draw(from).await,
+            Command::Takeback { from } => self.on_takeback(from).await,
+            Command::Decline { from } => self.on_decline(from).await,
+            Command::Abort { from } => self.on_abort(from).await,
             Command::Leave { player } => {
                 if let Ok(end) = self.rules.resign(player) {
                     self.end(end, None).await;
@@ -402,8 +409,16 @@ impl Game {
                     self.seat_gone(mark, conn).await;
                 }
             }
-            Command::AiMove { ply, cell } => {
+            Command::AiMove {
+                ply,
+                cell,
+                takebacks,
+            } => {
                 self.thinking = false;
+                if takebacks != self.takebacks {
+                    self.think();
+                    return Flow::Continue;
+                }
                 match self.rules.try_ai_move(ply, cell, now()) {
                     Ok(Some(decision)) => self.decided(decision, None).await,
                     Ok(None) => {}
@@ -479,7 +494,7 @@ impl Game {
     }
 
     /// Sets an AI seat thinking if it is its move.
-    fn think(&mut self) {
+    pub(super) fn think(&mut self) {
         let Some((level, board)) = self.rules.ai_to_move() else {
             return;
         };
@@ -488,6 +503,7 @@ impl Game {
         }
         self.thinking = true;
         let ply = board.ply();
+        let takebacks = self.takebacks;
         let budget = self.budget;
         let not_before = Instant::now() + self.pace;
         let commands = self.commands.clone();
@@ -530,62 +546,15 @@ impl Game {
                 }
             };
             if let Some(commands) = commands.upgrade() {
-                let _ = commands.send(Command::AiMove { ply, cell }).await;
+                let _ = commands
+                    .send(Command::AiMove {
+                        ply,
+                        cell,
+                        takebacks,
+                    })
+                    .await;
             }
         });
-    }
-
-    /// Ends the game: stores the end (and rates a rated game), then tells everyone.
-    async fn end(&mut self, end: EndRecord, from: Option<Requester>) {
-        let rerated = match self
-            .shared
-            .store
-            .end_game(self.rules.id(), stored(&end))
-            .await
-        {
-            Ok(rerated) => rerated,
-            Err(err) => {
-                // The game is over for the players all the same; only the store lags behind.
-                error!(cause = %err, "the end of the game could not be stored");
-                None
-            }
-        };
-        let reply = from.as_ref().is_some_and(|from| from.id.is_some());
-        if let Some(game_over) = self.rules.conclude(&end, reply, now()) {
-            self.concluded(game_over, from, rerated).await;
-        }
-    }
-
-    /// The game is over and stored: tells everyone and shows the new ratings.
-    async fn concluded(
-        &mut self,
-        game_over: Update,
-        from: Option<Requester>,
-        rerated: Option<Rerated>,
-    ) {
-        if let Some(Rerated { x, o }) = rerated {
-            for (mark, rating) in [(Mark::X, x), (Mark::O, o)] {
-                if let Sitter::Human(human) = &self.seats[index(mark)] {
-                    human
-                        .session
-                        .rated_game(self.rules.board().variant(), rating);
-                }
-            }
-        }
-        self.shared.registry.end_live_game();
-        self.broadcast(game_over, from).await;
-        for (mark, _) in self.dropped.clone() {
-            self.rules.missed_end(mark);
-        }
-        if let Some(result) = self.rules.result() {
-            info!(winner = ?result.winner, reason = ?result.reason, "game over");
-        }
-        if self.listed {
-            self.shared.lobby.remove_game(self.rules.id());
-        }
-        if let Some(on_end) = self.on_end.take() {
-            let _ = on_end.send(());
-        }
     }
 
     async fn on_rematch(&mut self, from: Requester) {
@@ -655,7 +624,7 @@ impl Game {
 }
 
 /// The end as the store keeps it.
-fn stored(end: &EndRecord) -> Ending {
+pub(super) fn stored(end: &EndRecord) -> Ending {
     Ending {
         seq: end.seq,
         winner: end.winner,
@@ -666,7 +635,7 @@ fn stored(end: &EndRecord) -> Ending {
 }
 
 /// Answers a refused request.
-fn refuse(from: &Requester, refusal: Refusal) {
+pub(super) fn refuse(from: &Requester, refusal: Refusal) {
     from.out
         .error(from.id.clone(), refusal.code, refusal.message);
 }

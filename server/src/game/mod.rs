@@ -3,8 +3,10 @@
 //! [`restore_all`] brings back, at start, the games the store says were being played.
 
 mod actor;
+mod agreements;
 mod audience;
 pub(crate) mod clock;
+mod ending;
 #[doc(hidden)]
 pub mod rules;
 mod seat;

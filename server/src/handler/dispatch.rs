@@ -4,6 +4,7 @@
 use noughts_protocol::{ClientMessage, ErrorCode, RequestId, ServerMessage};
 
 use super::client::{Client, Reply, refuse};
+use super::game::AgreementKind;
 use super::room::RoomRequest;
 use crate::game_handle::Requester;
 
@@ -79,6 +80,16 @@ impl Client {
             ClientMessage::Move { game, cell } => self.play(from, game, cell).await,
             ClientMessage::Resign { game } => self.resign(from, game).await,
             ClientMessage::Rematch { game } => self.rematch(from, game).await,
+            ClientMessage::OfferDraw { game } => {
+                self.agree(from, (game, AgreementKind::Draw)).await
+            }
+            ClientMessage::Takeback { game } => {
+                self.agree(from, (game, AgreementKind::Takeback)).await
+            }
+            ClientMessage::Decline { game } => {
+                self.agree(from, (game, AgreementKind::Decline)).await
+            }
+            ClientMessage::Abort { game } => self.agree(from, (game, AgreementKind::Abort)).await,
             ClientMessage::Chat { game, text } => self.chat(&session, from, game, text).await,
             ClientMessage::Leaderboard {
                 variant,

@@ -1,5 +1,6 @@
-//! Requests inside a game: `move`, `resign`, `rematch` and `chat`, forwarded to the game's actor,
-//! which answers them. Chat is checked and rate-limited here first.
+//! Requests inside a game: `move`, `resign`, `rematch`, `offer_draw`, `takeback`, `decline`,
+//! `abort` and `chat`, forwarded to the game's actor, which answers them. Chat is checked and
+//! rate-limited here first.
 
 use std::sync::Arc;
 
@@ -24,6 +25,19 @@ impl Client {
     pub(super) async fn rematch(&mut self, from: Requester, game: GameId) -> Reply {
         let handle = self.game(game)?;
         self.forwarded(handle.rematch(from).await)
+    }
+
+    /// `offer_draw`, `takeback`, `decline` and `abort`.
+    pub(super) async fn agree(&mut self, from: Requester, request: Agreement) -> Reply {
+        let (game, kind) = request;
+        let handle = self.game(game)?;
+        let sent = match kind {
+            AgreementKind::Draw => handle.offer_draw(from).await,
+            AgreementKind::Takeback => handle.takeback(from).await,
+            AgreementKind::Decline => handle.decline(from).await,
+            AgreementKind::Abort => handle.abort(from).await,
+        };
+        self.forwarded(sent)
     }
 
     pub(super) async fn chat(
@@ -53,4 +67,16 @@ impl Client {
         let name = session.name.clone();
         self.forwarded(handle.chat(from, name, text).await)
     }
+}
+
+/// What the players may agree on, and the game it is about.
+pub(super) type Agreement = (GameId, AgreementKind);
+
+/// The requests about agreements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum AgreementKind {
+    Draw,
+    Takeback,
+    Decline,
+    Abort,
 }

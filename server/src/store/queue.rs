@@ -247,6 +247,20 @@ impl Store {
         });
     }
 
+    /// Moves were taken back by agreement: all but the first `keep` are dropped, and the game's
+    /// `seq` covers the `taken_back` update's; returns once that is durable.
+    pub(crate) async fn take_back(
+        &self,
+        game: GameId,
+        keep: u32,
+        seq: u64,
+    ) -> Result<(), StoreError> {
+        self.write("take back", move |db| {
+            sqlite::take_back(db, game, keep, seq)
+        })
+        .await
+    }
+
     /// A game started; returns once it is durable.
     pub(crate) async fn start_game(&self, start: GameStart) -> Result<(), StoreError> {
         self.write("start game", move |db| sqlite::start_game(db, &start))

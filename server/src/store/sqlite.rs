@@ -283,6 +283,18 @@ pub(super) fn record_move(
     set_seq(db, game, seq + SEQ_RESERVE)
 }
 
+/// Moves taken back by agreement: all but the first `keep` are dropped.
+pub(super) fn take_back(
+    db: &Connection,
+    game: GameId,
+    keep: u32,
+    seq: u64,
+) -> rusqlite::Result<()> {
+    db.prepare_cached("DELETE FROM moves WHERE game = ?1 AND ply >= ?2")?
+        .execute(params![int(game.0), keep])?;
+    set_seq(db, game, seq + SEQ_RESERVE)
+}
+
 pub(super) fn set_seq(db: &Connection, game: GameId, seq: u64) -> rusqlite::Result<()> {
     db.prepare_cached("UPDATE games SET seq = MAX(seq, ?2) WHERE id = ?1")?
         .execute(params![int(game.0), int(seq)])?;

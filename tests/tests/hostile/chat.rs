@@ -25,8 +25,9 @@ async fn chat(server: &noughts_tests::TestServer, reference: &mut Reference) {
     let mut id = 50;
     for (sent, relayed) in lines {
         id += 1;
+        // A player's line reaches the other player and the watchers, cleaned the same way.
         let reply = reference
-            .watcher
+            .x
             .request(
                 id,
                 ClientMessage::Chat {
@@ -36,11 +37,11 @@ async fn chat(server: &noughts_tests::TestServer, reference: &mut Reference) {
             )
             .await;
         assert!(
-            matches!(&reply, ServerMessage::Chat { line, .. } if line.text == relayed && line.from == "watcher"),
+            matches!(&reply, ServerMessage::Chat { line, .. } if line.text == relayed && line.mark == Some(noughts_protocol::Mark::X)),
             "{sent:?}: {reply:?}"
         );
-        for player in [&mut reference.x, &mut reference.o] {
-            player
+        for other in [&mut reference.o, &mut reference.watcher] {
+            other
                 .saw(|m| matches!(m, ServerMessage::Chat { line, .. } if line.text == relayed))
                 .await;
         }

@@ -18,6 +18,6 @@ mod updates;
 pub use crate::error::Refusal;
 pub use state::Rules;
 pub use updates::{
-    CHAT_HISTORY, Decision, Due, EndRecord, MoveRecord, PendingMove, Rematch, Returned, Sitter,
-    Table, Update, WATCHERS_EVERY,
+    CHAT_HISTORY, Decision, Due, EndRecord, MoveRecord, Offered, PendingMove, PendingTakeback,
+    Rematch, Returned, Sitter, Table, Update, WATCHERS_EVERY,
 };

@@ -7,16 +7,19 @@ use std::time::{Duration, Instant};
 use noughts_engine::{Board, MoveError, Outcome, cells_of};
 use noughts_protocol::{
     ChatLine, ClockSpec, Clocks, EndReason, ErrorCode, GameId, GameKind, GameResult, GameState,
-    Level, Mark, PlayerId, SeatInfo, ServerMessage,
+    Level, Mark, OfferKind, PlayerId, SeatInfo, ServerMessage,
 };
 
 use super::seat::{Presence, index};
 use super::updates::{
-    CHAT_HISTORY, Decision, Due, EndRecord, MoveRecord, PendingMove, Rematch, Returned, Sitter,
-    Table, Update, WATCHERS_EVERY, refused,
+    CHAT_HISTORY, Decision, Due, EndRecord, MoveRecord, PendingMove, Rematch, Sitter, Table,
+    Update, WATCHERS_EVERY, refused,
 };
 use crate::error::Refusal;
 use crate::game::clock::Clock;
+
+mod offers;
+mod presence;
 
 /// One game's rules and state.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +49,8 @@ pub struct Rules {
     chat: VecDeque<ChatLine>,
     /// The side that offered a rematch and awaits the answer.
     rematch_offer: Option<Mark>,
+    /// A draw offer or takeback request awaiting the other side's answer, and who made it.
+    offer: Option<(Mark, OfferKind)>,
     /// The rematch, once it started.
     rematch: Option<GameId>,
     /// The game this one is a rematch of, for snapshots.
@@ -83,6 +88,7 @@ impl Rules {
             watchers_sent: None,
             chat: VecDeque::new(),
             rematch_offer: None,
+            offer: None,
             rematch: None,
             rematch_of: table.rematch_of,
             linger: table.linger,
@@ -340,6 +346,8 @@ impl Rules {
         self.clock = pending.clock;
         self.moves.push(record.cell);
         self.rematch_offer = None;
+        // A pending draw offer or takeback request lapses with the next move.
+        self.offer = None;
         if record.ending.is_none() {
             self.start_turn(now);
         }
@@ -431,6 +439,7 @@ impl Rules {
             seq: self.seq,
             board: self.board.to_compact(),
             result,
+            ratings: None,
             clocks: self.clocks(now),
         };
         Some(Update::to_all(message, reply))
@@ -564,77 +573,9 @@ impl Rules {
             .flatten()
     }
 
-    /// A seat's player has gone: their clock stops, their grace runs, everyone is told.
-    pub fn seat_left(&mut self, mark: Mark, now: Instant) -> Option<Update> {
-        let live = self.result.is_none();
-        let Sitter::Human(presence) = &mut self.seats[index(mark)] else {
-            return None;
-        };
-        if !presence.connected && presence.away_since.is_some() {
-            return None;
-        }
-        presence.connected = false;
-        presence.away_since = Some(now);
-        let grace_left = presence.grace_left;
-        if let Some(clock) = &mut self.clock
-            && clock.running() == Some(mark)
-        {
-            clock.stop(now);
-        }
-        self.seq += 1;
-        let message = ServerMessage::Presence {
-            game: self.id,
-            seq: self.seq,
-            mark,
-            connected: false,
-            grace_ms: live.then(|| u64::try_from(grace_left.as_millis()).unwrap_or(u64::MAX)),
-        };
-        Some(Update::to_all(message, false))
-    }
-
-    /// A seat's player has a new connection.
-    pub fn seat_returned(&mut self, mark: Mark, now: Instant) -> Returned {
-        let live = self.result.is_none();
-        let Sitter::Human(presence) = &mut self.seats[index(mark)] else {
-            return Returned {
-                update: None,
-                snapshot: false,
-            };
-        };
-        presence.connected = true;
-        let missed_end = std::mem::take(&mut presence.missed_end);
-        let mut update = None;
-        if let Some(since) = presence.away_since.take() {
-            presence.grace_left = presence
-                .grace_left
-                .saturating_sub(now.saturating_duration_since(since));
-            self.seq += 1;
-            let message = ServerMessage::Presence {
-                game: self.id,
-                seq: self.seq,
-                mark,
-                connected: true,
-                grace_ms: None,
-            };
-            update = Some(Update {
-                message,
-                reply: false,
-                skip: Some(mark),
-                watchers_only: false,
-            });
-        }
-        if live && self.board.to_move() == mark {
-            self.start_turn(now);
-        }
-        Returned {
-            update,
-            snapshot: live || missed_end,
-        }
-    }
-
     /// Starts the clock of the side to move if they can know it is their move: an AI always can, a
     /// person only while connected (a snapshot restarts it on their return).
-    fn start_turn(&mut self, now: Instant) {
+    pub(super) fn start_turn(&mut self, now: Instant) {
         let mover = self.board.to_move();
         if self.result.is_none()
             && self.connected(mover)

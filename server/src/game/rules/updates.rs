@@ -141,3 +141,23 @@ pub struct Table {
     /// How long a finished game stays open (for rematches) before it closes.
     pub linger: Duration,
 }
+
+/// What a draw offer or takeback request comes to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Offered {
+    /// The offer stands: everyone is told.
+    Offer(Update),
+    /// The other side had offered a draw: the game ends, once stored.
+    Draw(EndRecord),
+    /// The other side had asked for a takeback: moves come off, once stored.
+    Takeback(PendingTakeback),
+}
+
+/// Moves to take back, decided and not yet stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PendingTakeback {
+    /// How many moves stay.
+    pub keep: usize,
+    /// The `seq` of the `taken_back` update.
+    pub seq: u64,
+}

@@ -1,0 +1,79 @@
+//! The end of a game as its actor carries it out: the end stored (and a rated game rated) before
+//! anyone hears of it, then `game_over` to everyone, with each player's rating change.
+
+use noughts_protocol::{Mark, RatingChange, RatingChanges, ServerMessage};
+use tracing::{error, info};
+
+use super::actor::{Game, now, stored};
+use super::rules::{EndRecord, Update};
+use super::seat::index;
+use crate::game_handle::Requester;
+use crate::sitter::Sitter;
+use crate::store::Rerated;
+
+impl Game {
+    /// Ends the game: stores the end (and rates a rated game), then tells everyone.
+    pub(super) async fn end(&mut self, end: EndRecord, from: Option<Requester>) {
+        let rerated = match self
+            .shared
+            .store
+            .end_game(self.rules.id(), stored(&end))
+            .await
+        {
+            Ok(rerated) => rerated,
+            Err(err) => {
+                // The game is over for the players all the same; only the store lags behind.
+                error!(cause = %err, "the end of the game could not be stored");
+                None
+            }
+        };
+        let reply = from.as_ref().is_some_and(|from| from.id.is_some());
+        if let Some(game_over) = self.rules.conclude(&end, reply, now()) {
+            self.concluded(game_over, from, rerated).await;
+        }
+    }
+
+    /// The game is over and stored: tells everyone and shows the new ratings.
+    pub(super) async fn concluded(
+        &mut self,
+        game_over: Update,
+        from: Option<Requester>,
+        rerated: Option<Rerated>,
+    ) {
+        let mut game_over = game_over;
+        if let Some(Rerated { x, o }) = rerated {
+            let variant = self.rules.board().variant();
+            let mut changes = [None, None];
+            for (mark, rating) in [(Mark::X, x), (Mark::O, o)] {
+                if let Sitter::Human(human) = &self.seats[index(mark)] {
+                    let before = crate::rating::points(human.session.ratings().get(variant).rating);
+                    human.session.rated_game(variant, rating);
+                    let after = crate::rating::points(rating.rating);
+                    changes[index(mark)] = Some(RatingChange {
+                        rating: after,
+                        change: i32::try_from(i64::from(after) - i64::from(before)).unwrap_or(0),
+                    });
+                }
+            }
+            if let ([Some(x), Some(o)], ServerMessage::GameOver { ratings, .. }) =
+                (changes, &mut game_over.message)
+            {
+                *ratings = Some(RatingChanges { x, o });
+            }
+        }
+        self.shared.registry.end_live_game();
+        self.broadcast(game_over, from).await;
+        for (mark, _) in self.dropped.clone() {
+            self.rules.missed_end(mark);
+        }
+        if let Some(result) = self.rules.result() {
+            info!(winner = ?result.winner, reason = ?result.reason, "game over");
+        }
+        if self.listed {
+            self.shared.lobby.remove_game(self.rules.id());
+        }
+        if let Some(on_end) = self.on_end.take() {
+            let _ = on_end.send(());
+        }
+    }
+}
