@@ -60,7 +60,16 @@ pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow
                 }
             }
             ServerMessage::GameState(state) => {
-                if watching.is_some_and(|(id, _)| id != state.game) {
+                // The session's own games come too (this player may be playing elsewhere):
+                // only the watched game counts.
+                let wanted = match (&target, watching) {
+                    (_, Some((id, _))) => id == state.game,
+                    (Target::Game(id, _), None) => *id == state.game,
+                    (Target::War(variant), None) => {
+                        state.kind == GameKind::War && state.variant == *variant
+                    }
+                };
+                if !wanted {
                     continue;
                 }
                 if watching.is_none() && matches!(target, Target::War(_)) {

@@ -3,5 +3,6 @@
 
 mod commands;
 mod reconnect;
+mod sessions;
 mod support;
 mod tui;

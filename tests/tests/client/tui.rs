@@ -37,7 +37,7 @@ pub(crate) fn read_board(screen: &str, width: u16, height: u16) -> Board {
 }
 
 /// The move count the side panel shows ("move N · …").
-fn moves_shown(screen: &str) -> Option<u32> {
+pub(crate) fn moves_shown(screen: &str) -> Option<u32> {
     screen.match_indices("move ").find_map(|(at, found)| {
         let digits: String = screen[at + found.len()..]
             .chars()

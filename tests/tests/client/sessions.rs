@@ -1,0 +1,82 @@
+//! One player in two terminals: one-shot commands run beside a game in progress, as the same
+//! player, never take the game from the terminal playing it.
+
+use std::time::Duration;
+
+use noughts_client::embedded::Embedded;
+
+use noughts_tests::tmux::Tmux;
+
+use crate::support::{bin, config, run_bin, temp_dir};
+use crate::tui::moves_shown;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_shot_commands_beside_a_game_leave_it_playing() {
+    if !Tmux::available() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let server = Embedded::start(config()).await.unwrap();
+    let config_dir = temp_dir("beside");
+    let command = format!(
+        "env NOUGHTS_CONFIG_DIR={} {} --server {} --name tester",
+        config_dir.display(),
+        bin().display(),
+        server.url
+    );
+    let tmux = Tmux::start("beside", 100, 30, &command);
+    tmux.wait_for("the lobby", |s| s.contains("Lobby") && s.contains("online"))
+        .await;
+    tmux.send("a");
+    tmux.wait_for("the form", |s| s.contains("Play the AI"))
+        .await;
+    tmux.send("Enter");
+    tmux.wait_for("the game", |s| s.contains("Your move")).await;
+    tmux.send("5");
+    tmux.wait_for("the AI's answer", |s| {
+        s.contains("Your move") && moves_shown(s) >= Some(2)
+    })
+    .await;
+
+    // The same player, from another terminal: every one-shot command that talks to the server.
+    let server_flag = ["--server".to_owned(), server.url.clone()];
+    for args in [
+        vec!["history".to_owned()],
+        vec!["history".to_owned(), "--limit".to_owned(), "5".to_owned()],
+        vec![
+            "watch".to_owned(),
+            "--war".to_owned(),
+            "classic".to_owned(),
+            "--plain".to_owned(),
+        ],
+    ] {
+        let args: Vec<String> = server_flag.iter().cloned().chain(args).collect();
+        let out = tokio::time::timeout(
+            Duration::from_secs(60),
+            run_bin(args.clone(), config_dir.clone()),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("noughts {args:?} finished"));
+        assert!(
+            out.status.success(),
+            "noughts {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    // The playing terminal never noticed: still online, and the game goes on.
+    let screen = tmux.capture();
+    assert!(
+        screen.contains("online") && !screen.contains("another client"),
+        "{screen}"
+    );
+    let board = crate::tui::read_board(&screen, 100, 30);
+    let free = (0..9).find(|&cell| board.get(cell).is_none()).unwrap();
+    tmux.send(&(free + 1).to_string());
+    tmux.wait_for("the game to go on", |s| {
+        s.contains("online")
+            && (moves_shown(s) >= Some(4) || s.contains("You lose") || s.contains("Draw"))
+    })
+    .await;
+    server.stop().await;
+}
