@@ -17,6 +17,8 @@
 //!   the snapshot's count is always exact;
 //! - whatever is due is also what the deadline said (the actor never misses a timer).
 
+#[path = "game_agree.rs"]
+mod agree;
 #[path = "game_input.rs"]
 mod input;
 
@@ -226,6 +228,11 @@ impl Checked {
                 }
                 returned.update.into_iter().collect()
             }
+            Input::Agree {
+                player,
+                what,
+                stored,
+            } => self.agree(&before, player, what, stored),
             Input::Abort => match self.rules.abort() {
                 Some(end) => {
                     assert!(!before.is_over());
@@ -434,7 +441,10 @@ impl Checked {
                 | ServerMessage::Presence { game, seq, .. }
                 | ServerMessage::Watchers { game, seq, .. }
                 | ServerMessage::Chat { game, seq, .. }
-                | ServerMessage::RematchOffered { game, seq, .. } => (*game, *seq),
+                | ServerMessage::RematchOffered { game, seq, .. }
+                | ServerMessage::Offered { game, seq, .. }
+                | ServerMessage::Declined { game, seq, .. }
+                | ServerMessage::TakenBack { game, seq, .. } => (*game, *seq),
                 other => panic!("not an update: {other:?}"),
             };
             assert_eq!(game, self.rules.id());
@@ -454,6 +464,20 @@ impl Checked {
                     assert_eq!(Some(result), self.rules.result());
                     assert!(clocks.is_none_or(|c| c.running.is_none()));
                 }
+                ServerMessage::TakenBack {
+                    board,
+                    moves,
+                    to_move,
+                    ..
+                } => {
+                    assert_eq!(board, &self.rules.board().to_compact());
+                    assert_eq!(moves.as_slice(), self.rules.moves());
+                    assert_eq!(*to_move, self.rules.board().to_move());
+                }
+                ServerMessage::Offered { by, offer, .. } => {
+                    assert_eq!(self.rules.offer(), Some((*by, *offer)));
+                }
+                ServerMessage::Declined { .. } => assert_eq!(self.rules.offer(), None),
                 ServerMessage::Watchers { count, .. } => {
                     assert_eq!(
                         usize::try_from(*count).ok(),

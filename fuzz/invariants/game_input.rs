@@ -56,6 +56,13 @@ pub enum Input {
     Return(Mark),
     /// The server stops and keeps nothing.
     Abort,
+    /// `offer_draw`, `takeback`, `decline` or `abort` from `player` (0 to 3 in `what`);
+    /// `stored` is whether the store keeps an agreed takeback.
+    Agree {
+        player: PlayerId,
+        what: u8,
+        stored: bool,
+    },
 }
 
 fn player(u: &mut Unstructured) -> Result<PlayerId> {
@@ -105,7 +112,11 @@ impl Input {
             16 => Input::Leave(mark(u)?),
             17 => Input::Return(mark(u)?),
             18 => Input::Abort,
-            _ => Input::Wait(Duration::from_millis(u.int_in_range(0..=300)?)),
+            _ => Input::Agree {
+                player: player(u)?,
+                what: u.int_in_range(0..=3)?,
+                stored: u.ratio(15, 16)?,
+            },
         })
     }
 }

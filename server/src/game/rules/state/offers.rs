@@ -13,6 +13,11 @@ use crate::game::rules::seat::index;
 use crate::game::rules::updates::{EndRecord, Offered, PendingTakeback, Sitter, Update, refused};
 
 impl Rules {
+    /// The offer waiting for an answer, and who made it.
+    pub fn offer(&self) -> Option<(Mark, OfferKind)> {
+        self.offer
+    }
+
     /// The seat of `player` in a live game, or why it may not make offers.
     fn offering_seat(&self, player: PlayerId) -> Result<Mark, Refusal> {
         let Some(mark) = self.mark_of(player) else {
@@ -25,7 +30,7 @@ impl Rules {
     }
 
     /// Records `mark`'s offer and tells everyone, unless it already stands.
-    fn offer(&mut self, mark: Mark, kind: OfferKind) -> Result<Offered, Refusal> {
+    fn make_offer(&mut self, mark: Mark, kind: OfferKind) -> Result<Offered, Refusal> {
         if self.offer == Some((mark, kind)) {
             return refused(
                 ErrorCode::AlreadyOffered,
@@ -54,7 +59,7 @@ impl Rules {
                 0,
             )));
         }
-        self.offer(mark, OfferKind::Draw)
+        self.make_offer(mark, OfferKind::Draw)
     }
 
     /// `player` asks to take its last move back, or accepts the other side's request. Only in
@@ -87,7 +92,7 @@ impl Rules {
         if self.keep_before(mark).is_none() {
             return refused(ErrorCode::NoTakeback, "you have no move to take back");
         }
-        self.offer(mark, OfferKind::Takeback)
+        self.make_offer(mark, OfferKind::Takeback)
     }
 
     /// How many moves stay when `mark`'s last move (and the reply to it, if any) comes off;

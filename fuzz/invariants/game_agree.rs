@@ -1,0 +1,94 @@
+//! Agreements under fuzzing: draw offers, takebacks, declines and aborts are accepted exactly
+//! when the rules allow them, refused with the documented code otherwise, and a takeback leaves
+//! the game as its remaining moves make it.
+
+use noughts_engine::Mark;
+use noughts_protocol::{EndReason, ErrorCode, OfferKind, PlayerId};
+use noughts_server::rules::{Offered, Refusal, Rules, Update};
+
+use super::Checked;
+
+impl Checked {
+    /// A draw offer, takeback, decline or abort: accepted exactly when the rules of agreements
+    /// allow it, refused with the documented code otherwise.
+    pub(super) fn agree(
+        &mut self,
+        before: &Rules,
+        player: PlayerId,
+        what: u8,
+        stored: bool,
+    ) -> Vec<Update> {
+        let Some(mark) = before.mark_of(player) else {
+            let refused = self
+                .ask(player, what, stored)
+                .expect_err("a stranger agreed");
+            return self.refused(before, &refused, ErrorCode::NotAPlayer);
+        };
+        if before.is_over() {
+            let refused = self
+                .ask(player, what, stored)
+                .expect_err("agreed after the end");
+            return self.refused(before, &refused, ErrorCode::GameOver);
+        }
+        let moves = before.moves().len();
+        let theirs = before.offer().filter(|(by, _)| *by != mark).map(|(_, k)| k);
+        let mine = before.offer().filter(|(by, _)| *by == mark).map(|(_, k)| k);
+        let has_moved = moves > usize::from(mark == Mark::O);
+        let expected = match what {
+            0 if theirs != Some(OfferKind::Draw) && mine == Some(OfferKind::Draw) => {
+                Some(ErrorCode::AlreadyOffered)
+            }
+            1 if before.rated() => Some(ErrorCode::NoTakeback),
+            1 if theirs == Some(OfferKind::Takeback) => None,
+            1 if !has_moved => Some(ErrorCode::NoTakeback),
+            1 if mine == Some(OfferKind::Takeback) => Some(ErrorCode::AlreadyOffered),
+            2 if theirs.is_none() => Some(ErrorCode::NoOffer),
+            3 if moves >= 2 => Some(ErrorCode::TooLate),
+            _ => None,
+        };
+        match (self.ask(player, what, stored), expected) {
+            (Err(refused), Some(code)) => self.refused(before, &refused, code),
+            (Err(refused), None) => panic!("refused {what}: {refused:?}"),
+            (Ok(_), Some(code)) => panic!("accepted {what} that should get {code:?}"),
+            (Ok(updates), None) => {
+                if what == 1 && theirs == Some(OfferKind::Takeback) && stored {
+                    assert!(self.rules.moves().len() < moves, "a takeback took nothing");
+                    assert_eq!(self.rules.board().to_move(), mark.opponent());
+                }
+                updates
+            }
+        }
+    }
+
+    /// Makes the request `what` of the rules for `player`, carrying out what it leads to.
+    fn ask(&mut self, player: PlayerId, what: u8, stored: bool) -> Result<Vec<Update>, Refusal> {
+        let now = self.now;
+        Ok(match what {
+            0 => match self.rules.offer_draw(player)? {
+                Offered::Offer(update) => vec![update],
+                Offered::Draw(end) => {
+                    assert_eq!((end.winner, end.reason), (None, EndReason::Agreement));
+                    self.conclude(&end)
+                }
+                Offered::Takeback(_) => panic!("a draw offer took moves back"),
+            },
+            1 => match self.rules.ask_takeback(player)? {
+                Offered::Offer(update) => vec![update],
+                Offered::Takeback(pending) if stored => {
+                    let update = self.rules.commit_takeback(pending, now);
+                    assert!(update.is_some(), "a stored takeback was not announced");
+                    assert_eq!(self.rules.moves().len(), pending.keep);
+                    update.into_iter().collect()
+                }
+                Offered::Takeback(_) => Vec::new(),
+                Offered::Draw(_) => panic!("a takeback drew the game"),
+            },
+            2 => vec![self.rules.decline(player)?],
+            _ => {
+                let end = self.rules.ask_abort(player)?;
+                assert_eq!((end.winner, end.reason), (None, EndReason::Aborted));
+                self.conclude(&end)
+            }
+        })
+    }
+}
