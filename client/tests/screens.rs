@@ -381,5 +381,5 @@ fn rated_game_shows_both_ratings() {
     let screen = render(&app);
     assert!(screen.contains("Game #42 · rated"), "{screen}");
     assert!(screen.contains("ada (you) 1541"), "{screen}");
-    assert!(screen.contains("bob 1554"), "{screen}");
+    assert!(screen.contains("bob#8 1554"), "{screen}");
 }

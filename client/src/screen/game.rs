@@ -155,6 +155,9 @@ fn render_players(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, b
         }
         if game.you() == Some(mark) {
             name.push_str(" (you)");
+        } else if let Some(player) = seat.player {
+            // Names are not unique; the player id tells two "ada"s apart.
+            name.push_str(&format!("#{player}"));
         }
         let clock = game
             .clock_ms(mark, app.now)
