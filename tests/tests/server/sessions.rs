@@ -133,3 +133,24 @@ async fn logout_resigns_revokes_every_token_and_closes_every_connection() {
     refused(&url, &other.token).await;
     let _ = game;
 }
+
+#[tokio::test]
+async fn traded_and_revoked_tokens_stay_so_across_a_restart() {
+    let scratch = noughts_tests::Scratch::new("tokens");
+    let mut server = TestServer::start(noughts_tests::file_config(scratch.db())).await;
+    let url = server.url();
+    let ada = Client::join(&url, "ada").await;
+    let ada = Client::resume(&url, "ada", &ada.token).await;
+    let mut bob = Client::join(&url, "bob").await;
+    let bob_token = bob.token.clone();
+    assert_eq!(
+        bob.request(2, ClientMessage::Logout).await,
+        ServerMessage::Ok
+    );
+    server.shut_down().await.unwrap();
+    let server = TestServer::start(noughts_tests::file_config(scratch.db())).await;
+    let url = server.url();
+    let again = Client::resume(&url, "ada", &ada.token).await;
+    assert_eq!(again.player, ada.player, "the traded token is the one kept");
+    refused(&url, &bob_token).await;
+}
