@@ -13,6 +13,36 @@ pub struct ClockSpec {
     pub increment_ms: u64,
 }
 
+/// How fast a timed game is, as quick match pairs seeks: by the time a side can expect to use,
+/// `initial + 20 × increment` (twenty moves a side is a long game of qubic, the longest variant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Speed {
+    /// Under 3 minutes.
+    Bullet,
+    /// 3 to under 8 minutes.
+    Blitz,
+    /// 8 to under 25 minutes.
+    Rapid,
+    /// 25 minutes or more.
+    Classical,
+}
+
+impl ClockSpec {
+    /// The speed this clock makes a game.
+    pub fn speed(&self) -> Speed {
+        let estimate_ms = self
+            .initial_ms
+            .saturating_add(self.increment_ms.saturating_mul(20));
+        match estimate_ms {
+            ..180_000 => Speed::Bullet,
+            180_000..480_000 => Speed::Blitz,
+            480_000..1_500_000 => Speed::Rapid,
+            _ => Speed::Classical,
+        }
+    }
+}
+
 /// Which side a player wants against the AI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -22,7 +22,7 @@ pub use error::{ERROR_CODES, ErrorCode, close};
 pub use frame::{ClientFrame, ServerFrame};
 pub use game::{
     ChatLine, ClockSpec, Clocks, EndReason, GameKind, GameResult, GameState, OfferKind,
-    RatingChange, RatingChanges, SeatInfo, SideChoice,
+    RatingChange, RatingChanges, SeatInfo, SideChoice, Speed,
 };
 pub use ids::{GameId, PlayerId, RequestId, SeekId};
 pub use limits::{MAX_CHAT_CHARS, MAX_MESSAGE_BYTES, MAX_NAME_CHARS, PROTOCOL_VERSION};

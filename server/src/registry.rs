@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use dashmap::DashMap;
 use dashmap::mapref::entry::Entry;
-use noughts_protocol::{ClockSpec, GameId, PlayerId, RoomInfo, SeekId, Variant};
+use noughts_protocol::{ClockSpec, GameId, PlayerId, RoomInfo, SeekId, Speed, Variant};
 use subtle::ConstantTimeEq;
 
 use crate::game_handle::GameHandle;
@@ -80,8 +80,9 @@ pub(crate) struct Registry {
     hidden: DashMap<GameId, Hidden>,
     /// Open rooms by canonical invite code.
     rooms: DashMap<String, Room>,
-    /// Quick-match seeks waiting, oldest first, per kind of game.
-    seeks: DashMap<SeekKey, VecDeque<(SeekId, Arc<Session>)>>,
+    /// Quick-match seeks waiting, oldest first, with their terms, per set of seeks that may be
+    /// paired.
+    seeks: DashMap<Bucket, VecDeque<(SeekId, Arc<Session>, SeekKey)>>,
     /// The kind of each waiting seek, for `accept_seek`.
     seek_keys: DashMap<SeekId, SeekKey>,
     /// The last seek id handed out.
@@ -295,36 +296,39 @@ impl Registry {
         SeekId(self.last_seek.fetch_add(1, Ordering::Relaxed) + 1)
     }
 
-    /// Pairs `seek` with the oldest waiting seek of the same kind, whose seeker is returned; if
-    /// there is none, `seek` waits in the queue (and `waits` runs, under the queue's lock, so
-    /// that whatever it lists comes before any pairing or withdrawal can take it off), unless
-    /// `may_wait` is false.
+    /// Pairs `seek` with the oldest waiting compatible seek (the same variant and rating, and a
+    /// clock of the same speed, or both untimed); any two compatible seeks are paired as soon as
+    /// both exist, so at most one waits per set of compatible terms. Returns that seek's id,
+    /// seeker and terms (the game is played on the waiting seek's terms). If there is none, `seek` waits in the queue (and `waits` runs,
+    /// under the queue's lock, so that whatever it lists comes before any pairing or withdrawal
+    /// can take it off), unless `may_wait` is false.
     pub(crate) fn seek(
         &self,
         seeker: &Arc<Session>,
         seek: OpenSeek,
         may_wait: bool,
         waits: impl FnOnce(),
-    ) -> Option<(SeekId, Arc<Session>)> {
-        let mut queue = self.seeks.entry(seek.key).or_default();
-        while let Some((id, other)) = queue.pop_front() {
+    ) -> Option<(SeekId, Arc<Session>, SeekKey)> {
+        let bucket = bucket(seek.key);
+        let mut queue = self.seeks.entry(bucket).or_default();
+        while let Some((id, other, key)) = queue.pop_front() {
             self.seek_keys.remove(&id);
             if other.player == seeker.player {
                 continue;
             }
             // A seeker that withdrew or went away meanwhile no longer counts.
             if other.end_seek(id) {
-                return Some((id, other));
+                return Some((id, other, key));
             }
         }
         if may_wait {
-            queue.push_back((seek.id, seeker.clone()));
+            queue.push_back((seek.id, seeker.clone(), seek.key));
             self.seek_keys.insert(seek.id, seek.key);
             waits();
         } else {
             drop(queue);
             // Leave no empty queue behind for a kind of game nobody waits for.
-            self.seeks.remove_if(&seek.key, |_, queue| queue.is_empty());
+            self.seeks.remove_if(&bucket, |_, queue| queue.is_empty());
         }
         None
     }
@@ -341,18 +345,18 @@ impl Registry {
             .get(&seek)
             .map(|key| *key)
             .ok_or(AcceptSeekError::NoSuchSeek)?;
-        let Entry::Occupied(mut queue) = self.seeks.entry(key) else {
+        let Entry::Occupied(mut queue) = self.seeks.entry(bucket(key)) else {
             return Err(AcceptSeekError::NoSuchSeek);
         };
         let at = queue
             .get()
             .iter()
-            .position(|(id, _)| *id == seek)
+            .position(|(id, _, _)| *id == seek)
             .ok_or(AcceptSeekError::NoSuchSeek)?;
         if queue.get()[at].1.player == taker {
             return Err(AcceptSeekError::OwnSeek);
         }
-        let (_, seeker) = queue.get_mut().remove(at).expect("found just now");
+        let (_, seeker, _) = queue.get_mut().remove(at).expect("found just now");
         if queue.get().is_empty() {
             queue.remove();
         }
@@ -366,14 +370,21 @@ impl Registry {
 
     /// Takes `seek` out of its queue.
     pub(crate) fn cancel_seek(&self, seek: OpenSeek) {
-        if let Entry::Occupied(mut queue) = self.seeks.entry(seek.key) {
-            queue.get_mut().retain(|(id, _)| *id != seek.id);
+        if let Entry::Occupied(mut queue) = self.seeks.entry(bucket(seek.key)) {
+            queue.get_mut().retain(|(id, _, _)| *id != seek.id);
             if queue.get().is_empty() {
                 queue.remove();
             }
         }
         self.seek_keys.remove(&seek.id);
     }
+}
+
+/// Which seeks may be paired: the same variant and rating, and clocks of the same speed.
+type Bucket = (Variant, Option<Speed>, bool);
+
+fn bucket((variant, clock, rated): SeekKey) -> Bucket {
+    (variant, clock.map(|clock| clock.speed()), rated)
 }
 
 /// Why a seek could not be accepted.
@@ -470,7 +481,7 @@ mod tests {
         );
         let c_seek = open(&registry, classic);
         assert!(c.start_seek(c_seek, None));
-        let (id, opponent) = registry
+        let (id, opponent, _) = registry
             .seek(&c, c_seek, true, || panic!("c does not wait"))
             .expect("c meets a");
         assert_eq!((id, opponent.player), (a_seek.id, a.player));
@@ -489,6 +500,44 @@ mod tests {
             registry.accept_seek(b_seek.id, a.player).unwrap_err(),
             AcceptSeekError::NoSuchSeek
         );
+    }
+
+    #[test]
+    fn seeks_of_one_speed_pair_on_the_waiting_seeks_terms() {
+        let registry = Registry::default();
+        let [a, b, c, d, e, f] =
+            ["a", "b", "c", "d", "e", "f"].map(|name| registry.new_session(name).0);
+        let clock = |minutes: u64, increment: u64| {
+            Some(ClockSpec {
+                initial_ms: minutes * 60_000,
+                increment_ms: increment * 1_000,
+            })
+        };
+        let blitz_3_2 = (Variant::Classic, clock(3, 2), false);
+        let blitz_5_0 = (Variant::Classic, clock(5, 0), false);
+        let bullet_1_0 = (Variant::Classic, clock(1, 0), false);
+        let blitz_3_0 = (Variant::Classic, clock(3, 0), false);
+        let rated_3_2 = (Variant::Classic, clock(3, 2), true);
+        // Each seeker opens a seek and offers it; the handler ends the newcomer's own seek.
+        let seek = |who: &Arc<Session>, key| {
+            let seek = open(&registry, key);
+            assert!(who.start_seek(seek, None));
+            let paired = registry.seek(who, seek, true, || ());
+            if paired.is_some() {
+                who.end_seek(seek.id);
+            }
+            paired.map(|(_, other, terms)| (other.player, terms))
+        };
+        assert_eq!(seek(&a, blitz_3_2), None);
+        assert_eq!(
+            seek(&b, blitz_5_0),
+            Some((a.player, blitz_3_2)),
+            "5+0 meets 3+2, both blitz, on the waiting seek's clock"
+        );
+        assert_eq!(seek(&c, bullet_1_0), None);
+        assert_eq!(seek(&d, blitz_3_0), None, "blitz does not meet bullet");
+        assert_eq!(seek(&e, blitz_3_2), Some((d.player, blitz_3_0)));
+        assert_eq!(seek(&f, rated_3_2), None, "rated and casual stay apart");
     }
 
     #[test]

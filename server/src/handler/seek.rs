@@ -1,6 +1,6 @@
-//! Quick match: `seek`, `cancel_seek` and `accept_seek`. A seek meets a waiting one of the same
-//! variant, clock and rating, or waits in its queue, listed in the lobby, where any other player
-//! may accept it; two that meet start a game at once.
+//! Quick match: `seek`, `cancel_seek` and `accept_seek`. A seek meets a waiting compatible one
+//! (the same variant and rating, a clock of the same speed) or waits in its queue, listed in the
+//! lobby, where any other player may accept it; two that meet start a game at once.
 
 use std::sync::Arc;
 
@@ -73,7 +73,7 @@ impl Client {
             .shared
             .registry
             .seek(session, open, may_wait, || lobby.add_seek(listing));
-        let Some((their_seek, opponent)) = paired else {
+        let Some((their_seek, opponent, their_terms)) = paired else {
             if may_wait {
                 return Ok(());
             }
@@ -90,7 +90,8 @@ impl Client {
         if session.end_seek(open.id) {
             withdraw_seek(&self.shared, open);
         }
-        start_pair(&self.shared, [opponent, session.clone()], key, None);
+        // The waiting seek's terms: its clock, where the two differed in speed alone.
+        start_pair(&self.shared, [opponent, session.clone()], their_terms, None);
         Ok(())
     }
 

@@ -134,3 +134,21 @@ async fn a_seek_leaves_the_lobby_when_withdrawn_or_when_its_seeker_goes() {
     };
     assert!(seeks.is_empty(), "{seeks:?}");
 }
+
+#[tokio::test]
+async fn seeks_of_the_same_speed_meet_on_the_waiting_seeks_clock() {
+    let server = TestServer::start(test_config()).await;
+    let url = server.url();
+    let mut ada = Client::join(&url, "ada").await;
+    let mut bob = Client::join(&url, "bob").await;
+    seek(&mut ada, 1, Some(BLITZ)).await;
+    let five_nothing = ClockSpec {
+        initial_ms: 300_000,
+        increment_ms: 0,
+    };
+    // 3+2 and 5+0 are both blitz: bob's seek meets ada's at once, on her clock.
+    seek(&mut bob, 2, Some(five_nothing)).await;
+    let (a, b) = (ada.game_state().await, bob.game_state().await);
+    assert_eq!(a.game, b.game);
+    assert_eq!(a.clock, Some(BLITZ));
+}
