@@ -20,6 +20,7 @@
 //! - `rating`, `metrics`, `config`, `error`, `network`, `token_bucket`, `invite_code`: Glicko-2,
 //!   Prometheus, the knobs, refusals, per-address counting, rate limits, invite codes.
 
+pub mod cluster;
 mod config;
 mod connection;
 mod error;

@@ -1,0 +1,110 @@
+//! Who owns a live game: a lease in Redis with a fencing epoch.
+//!
+//! `game:{id}:owner` holds `NODE:EPOCH` and expires unless its node renews it; `game:{id}:epoch`
+//! counts every lease ever taken on the game and never goes down. A node takes a game only when
+//! no lease stands, and gets the next epoch; it renews and gives back only its own lease (checked
+//! inside Redis, in one script, so a lease that expired and was taken by another node is never
+//! touched). Every write of a game's log carries its owner's epoch, and the store refuses a write
+//! whose epoch is below the highest it has seen for the game: so a node that lost its lease
+//! (paused, partitioned, presumed dead) can never advance the game after another node has taken
+//! it, however late its writes arrive.
+
+use noughts_protocol::GameId;
+use redis::Script;
+
+use super::{Cluster, ClusterError};
+
+/// A node's hold on one game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease {
+    pub game: GameId,
+    /// Above every epoch given before on this game: what fences the holder's writes.
+    pub epoch: u64,
+}
+
+/// Takes the lease if none stands: the next epoch, or nil.
+const ACQUIRE: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+local epoch = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. epoch, 'PX', ARGV[2])
+return epoch
+";
+
+/// Extends the lease if it is still this holder's.
+const RENEW: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+";
+
+/// Gives the lease back if it is still this holder's.
+const RELEASE: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+";
+
+fn owner_key(game: GameId) -> String {
+    format!("game:{}:owner", game.0)
+}
+
+fn epoch_key(game: GameId) -> String {
+    format!("game:{}:epoch", game.0)
+}
+
+impl Cluster {
+    fn holder(&self, lease: Lease) -> String {
+        format!("{}:{}", self.node, lease.epoch)
+    }
+
+    fn lease_ms(&self) -> u64 {
+        u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Takes `game` unless another node holds it.
+    pub async fn acquire(&self, game: GameId) -> Result<Option<Lease>, ClusterError> {
+        let epoch: Option<u64> = Script::new(ACQUIRE)
+            .key(owner_key(game))
+            .key(epoch_key(game))
+            .arg(&self.node)
+            .arg(self.lease_ms())
+            .invoke_async(&mut self.redis.clone())
+            .await?;
+        Ok(epoch.map(|epoch| Lease { game, epoch }))
+    }
+
+    /// Extends `lease` for another lease time; false if it has been lost (expired, and maybe
+    /// taken by another node): the game is no longer this node's to advance.
+    pub async fn renew(&self, lease: Lease) -> Result<bool, ClusterError> {
+        let renewed: u64 = Script::new(RENEW)
+            .key(owner_key(lease.game))
+            .arg(self.holder(lease))
+            .arg(self.lease_ms())
+            .invoke_async(&mut self.redis.clone())
+            .await?;
+        Ok(renewed == 1)
+    }
+
+    /// Gives `lease` back (the game ended, or the node stops politely); false if it was no
+    /// longer held.
+    pub async fn release(&self, lease: Lease) -> Result<bool, ClusterError> {
+        let released: u64 = Script::new(RELEASE)
+            .key(owner_key(lease.game))
+            .arg(self.holder(lease))
+            .invoke_async(&mut self.redis.clone())
+            .await?;
+        Ok(released == 1)
+    }
+
+    /// The node holding `game` and its epoch, if a lease stands.
+    pub async fn owner(&self, game: GameId) -> Result<Option<(String, u64)>, ClusterError> {
+        let holder: Option<String> = redis::cmd("GET")
+            .arg(owner_key(game))
+            .query_async(&mut self.redis.clone())
+            .await?;
+        Ok(holder.and_then(|holder| {
+            let (node, epoch) = holder.rsplit_once(':')?;
+            Some((node.to_owned(), epoch.parse().ok()?))
+        }))
+    }
+}

@@ -1,0 +1,89 @@
+//! The coordination several nodes share through Redis. So far: the connection (with a clear
+//! error when Redis cannot be reached) and the ownership of live games by leases with fencing
+//! epochs ([`lease`]), the rule that lets exactly one node advance a game at a time.
+
+pub mod lease;
+#[cfg(test)]
+mod tests;
+
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+/// One node's link to the cluster's Redis.
+#[derive(Clone)]
+pub struct Cluster {
+    /// This node's name, unique in the cluster; it names the owner in every lease it holds.
+    node: String,
+    /// Reconnects by itself after Redis comes back.
+    redis: ConnectionManager,
+    /// How long a lease lasts without renewal: a node that dies loses its games this long after.
+    lease: Duration,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster")
+            .field("node", &self.node)
+            .field("lease", &self.lease)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a node could not join the cluster.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    #[error("the Redis URL is not valid: {0}")]
+    BadUrl(redis::RedisError),
+    #[error("cannot reach Redis at {url}: {cause}")]
+    Unreachable {
+        url: String,
+        cause: redis::RedisError,
+    },
+    #[error("Redis: {0}")]
+    Redis(#[from] redis::RedisError),
+}
+
+impl Cluster {
+    /// Joins the cluster at `url` as `node`: connects, and checks Redis answers, so a node that
+    /// cannot reach it says so at start rather than at its first game.
+    pub async fn join(url: &str, node: &str, lease: Duration) -> Result<Cluster, ClusterError> {
+        let client = redis::Client::open(url).map_err(ClusterError::BadUrl)?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_secs(2)))
+            .set_response_timeout(Some(Duration::from_secs(2)))
+            .set_number_of_retries(2);
+        let unreachable = |cause| ClusterError::Unreachable {
+            url: redacted(url),
+            cause,
+        };
+        let mut redis = ConnectionManager::new_with_config(client, config)
+            .await
+            .map_err(unreachable)?;
+        let _: String = redis::cmd("PING")
+            .query_async(&mut redis)
+            .await
+            .map_err(unreachable)?;
+        Ok(Cluster {
+            node: node.to_owned(),
+            redis,
+            lease,
+        })
+    }
+
+    /// This node's name.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+}
+
+/// `url` without its password, for messages and logs.
+fn redacted(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.rsplit_once('@') {
+            Some((_, host)) => format!("{scheme}://…@{host}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}

@@ -1,0 +1,116 @@
+//! Leases against a real `redis-server`, started here on a free port.
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use noughts_protocol::GameId;
+
+use super::{Cluster, ClusterError};
+
+/// A `redis-server` of the test's own, stopped when dropped.
+struct Redis {
+    child: Child,
+    url: String,
+}
+
+impl Redis {
+    /// Starts one, or `None` (said loudly) where it is not installed; CI always has it.
+    async fn start() -> Option<Redis> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        let child = match child {
+            Ok(child) => child,
+            Err(err) if std::env::var_os("CI").is_none() => {
+                eprintln!("SKIPPED: redis-server cannot run here ({err}); CI installs it");
+                return None;
+            }
+            Err(err) => panic!("redis-server cannot run: {err}"),
+        };
+        let url = format!("redis://127.0.0.1:{port}");
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                return Some(Redis { child, url });
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("redis-server did not start");
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn one_node_at_a_time_holds_a_game_and_a_lost_lease_stays_lost() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let lease = Duration::from_millis(300);
+    let a = Cluster::join(&redis.url, "a", lease).await.unwrap();
+    let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
+    let game = GameId(7);
+    let first = a.acquire(game).await.unwrap().expect("nobody held it");
+    assert_eq!(first.epoch, 1);
+    assert_eq!(b.acquire(game).await.unwrap(), None, "a holds it");
+    assert_eq!(a.owner(game).await.unwrap(), Some(("a".to_owned(), 1)));
+    // Renewed, it outlives its first term.
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        assert!(a.renew(first).await.unwrap());
+    }
+    assert_eq!(b.acquire(game).await.unwrap(), None);
+    // Left to expire (a node that stopped), it goes to the next node with a higher epoch.
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let second = b.acquire(game).await.unwrap().expect("the lease expired");
+    assert!(second.epoch > first.epoch);
+    // The old holder can neither renew nor give back what is no longer its.
+    assert!(!a.renew(first).await.unwrap());
+    assert!(!a.release(first).await.unwrap());
+    assert_eq!(
+        b.owner(game).await.unwrap(),
+        Some(("b".to_owned(), second.epoch))
+    );
+    // Given back, it is free at once; epochs never go back.
+    assert!(b.release(second).await.unwrap());
+    let third = a.acquire(game).await.unwrap().expect("free");
+    assert!(third.epoch > second.epoch);
+    assert_eq!(
+        a.acquire(GameId(8)).await.unwrap().map(|l| l.epoch),
+        Some(1)
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_redis_is_a_clear_error_without_the_password() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap();
+    let url = format!("redis://:hunter2@127.0.0.1:{port}");
+    let err = Cluster::join(&url, "a", Duration::from_secs(5))
+        .await
+        .expect_err("nothing listens there");
+    let shown = err.to_string();
+    assert!(matches!(err, ClusterError::Unreachable { .. }), "{shown}");
+    assert!(shown.contains(&format!("127.0.0.1:{port}")), "{shown}");
+    assert!(!shown.contains("hunter2"), "{shown}");
+    assert!(matches!(
+        Cluster::join("not a url", "a", Duration::from_secs(5)).await,
+        Err(ClusterError::BadUrl(_))
+    ));
+}
