@@ -1,4 +1,4 @@
-//! The command line: `noughts [play]`, `watch`, `bot`, `analyse`, `replay`, `history`.
+//! The command line: `noughts [play]`, `watch`, `bot`, `analyse`, `replay`, `history`, `logout`.
 
 use std::path::PathBuf;
 
@@ -40,6 +40,9 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Your finished games (or another player's), newest first, with your ratings.
     History(HistoryArgs),
+    /// End this identity on the server: its tokens stop working on every machine that shares
+    /// them, its live games are resigned, and the next start is a new player.
+    Logout,
 }
 
 /// `noughts history`.

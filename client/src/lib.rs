@@ -24,6 +24,7 @@ pub mod form;
 pub mod game;
 pub mod history;
 pub mod interactive;
+pub mod logout;
 pub mod net;
 pub mod plain;
 pub mod replay;
@@ -79,12 +80,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             (server.url.clone(), Some(server), tokens)
         }
     };
+    if matches!(cli.command, Some(Command::Logout)) && tokens.token().is_none() {
+        // Connecting without a token would only make a new player.
+        anyhow::bail!("this client keeps no identity for {url}: there is nothing to log out of");
+    }
     let interactive = !matches!(
         &cli.command,
         Some(
             Command::Bot(_)
                 | Command::Replay(_)
                 | Command::History(_)
+                | Command::Logout
                 | Command::Watch(cli::WatchArgs { plain: true, .. })
         )
     );
@@ -153,6 +159,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             };
             history::run(link, query, &mut std::io::stdout().lock()).await
         }
+        Some(Command::Logout) => logout::run(link).await,
         Some(Command::Analyse(_)) => unreachable!("handled above"),
     };
     if let Some(server) = embedded {

@@ -50,6 +50,9 @@ pub struct Options {
     pub reconnect: bool,
 }
 
+/// Why the connection ended when the server closed it because the player logged out.
+pub const LOGGED_OUT: &str = "logged out";
+
 /// The app's end of the connection task.
 #[derive(Debug)]
 pub struct Link {
@@ -212,7 +215,7 @@ async fn session(
                             // The player logged out (here or from another client): its token
                             // no longer works, so there is nothing to come back to.
                             options.tokens.set(None);
-                            return End::Refused("logged out".to_owned());
+                            return End::Refused(LOGGED_OUT.to_owned());
                         }
                         let reason = frame.map_or_else(
                             || "the server closed the connection".to_owned(),

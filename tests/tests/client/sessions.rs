@@ -80,3 +80,68 @@ async fn one_shot_commands_beside_a_game_leave_it_playing() {
     .await;
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logout_ends_the_identity_kept_in_the_token_file() {
+    let server = Embedded::start(config()).await.unwrap();
+    let config_dir = temp_dir("logout");
+    let run = |command: &str| {
+        let args = vec![
+            "--server".to_owned(),
+            server.url.clone(),
+            command.to_owned(),
+        ];
+        run_bin(args, config_dir.clone())
+    };
+    let out = run("history").await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tokens = std::fs::read_to_string(config_dir.join("tokens")).unwrap();
+    let token = tokens
+        .lines()
+        .find_map(|line| line.strip_prefix(&format!("{} ", server.url)))
+        .expect("the identity is kept")
+        .to_owned();
+    let out = run("logout").await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("logged out"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tokens = std::fs::read_to_string(config_dir.join("tokens")).unwrap();
+    assert!(
+        !tokens.contains(&server.url),
+        "the token file forgot it: {tokens}"
+    );
+    // The token no longer works: the server says so.
+    let mut socket = noughts_tests::connect(&server.url).await;
+    let hello = noughts_protocol::ClientMessage::Hello {
+        protocol: noughts_protocol::PROTOCOL_VERSION,
+        name: "thief".into(),
+        token: Some(token),
+    };
+    noughts_tests::send_frame(&mut socket, &noughts_protocol::ClientFrame::new(hello)).await;
+    let answer = noughts_tests::read_frame(&mut socket)
+        .await
+        .unwrap()
+        .message;
+    assert!(
+        matches!(
+            answer,
+            noughts_protocol::ServerMessage::Error {
+                code: noughts_protocol::ErrorCode::UnknownToken,
+                ..
+            }
+        ),
+        "{answer:?}"
+    );
+    // Nothing is left to log out of.
+    let out = run("logout").await;
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to log out of"));
+    server.stop().await;
+}
