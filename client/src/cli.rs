@@ -9,19 +9,50 @@ use noughts_protocol::{Level, Variant};
 #[derive(Debug, Parser)]
 #[command(name = "noughts", version)]
 pub struct Cli {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Where to connect and as whom: given before the subcommand or after it (the commands that
+/// never connect, `analyse` and `replay --moves`, have none of these).
+#[derive(Debug, Clone, Default, Args)]
+pub struct ConnectArgs {
     /// The server to connect to (ws://host:port, or wss://host:port over TLS). Without it, a
     /// server starts inside this process.
-    #[arg(long, env = "NOUGHTS_SERVER", global = true)]
+    #[arg(long, env = "NOUGHTS_SERVER")]
     pub server: Option<String>,
     /// For wss://: also trust the PEM certificates in FILE (a private CA, or a self-signed
     /// server's own certificate), beside the system's root certificates.
-    #[arg(long, env = "NOUGHTS_CA", global = true, value_name = "FILE")]
+    #[arg(long, env = "NOUGHTS_CA", value_name = "FILE")]
     pub ca: Option<PathBuf>,
     /// Your display name (defaults to your user name).
-    #[arg(long, env = "NOUGHTS_NAME", global = true)]
+    #[arg(long, env = "NOUGHTS_NAME")]
     pub name: Option<String>,
-    #[command(subcommand)]
-    pub command: Option<Command>,
+}
+
+impl Cli {
+    /// Where to connect: what follows the subcommand, else what precedes it.
+    pub fn connect(&self) -> ConnectArgs {
+        let inner = match &self.command {
+            Some(Command::Watch(args)) => Some(&args.connect),
+            Some(Command::Bot(args)) => Some(&args.connect),
+            Some(Command::Replay(args)) => Some(&args.connect),
+            Some(Command::History(args)) => Some(&args.connect),
+            Some(Command::Logout(connect)) => Some(connect),
+            Some(Command::Play | Command::Analyse(_)) | None => None,
+        };
+        let outer = &self.connect;
+        match inner {
+            None => outer.clone(),
+            Some(inner) => ConnectArgs {
+                server: inner.server.clone().or_else(|| outer.server.clone()),
+                ca: inner.ca.clone().or_else(|| outer.ca.clone()),
+                name: inner.name.clone().or_else(|| outer.name.clone()),
+            },
+        }
+    }
 }
 
 /// What to do.
@@ -42,12 +73,14 @@ pub enum Command {
     History(HistoryArgs),
     /// End this identity on the server: its tokens stop working on every machine that shares
     /// them, its live games are resigned, and the next start is a new player.
-    Logout,
+    Logout(ConnectArgs),
 }
 
 /// `noughts history`.
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
     /// Whose games, by player id (default: yours, the identity this client keeps for the server).
     #[arg(long, value_name = "ID")]
     pub player: Option<u64>,
@@ -62,6 +95,8 @@ pub struct HistoryArgs {
 /// `noughts replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
     /// The id of a game the server has kept (`noughts history` lists them).
     #[arg(required_unless_present = "moves", conflicts_with = "moves")]
     pub game: Option<u64>,
@@ -81,9 +116,12 @@ pub struct ReplayArgs {
 
 /// `noughts watch`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["game", "war"])))]
 pub struct WatchArgs {
-    /// The id of the game to watch.
-    #[arg(required_unless_present = "war", conflicts_with = "war")]
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// The id of the game to watch (or --war VARIANT for the war games).
+    #[arg(conflicts_with = "war")]
     pub game: Option<u64>,
     /// Watch a war game (AI against AI) of this variant: classic, four, cube or qubic.
     #[arg(long, value_name = "VARIANT")]
@@ -99,6 +137,8 @@ pub struct WatchArgs {
 /// `noughts bot`.
 #[derive(Debug, Args)]
 pub struct BotArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
     /// How strongly to play: easy, medium, hard or perfect.
     #[arg(long, default_value = "perfect")]
     pub level: Level,
@@ -157,7 +197,7 @@ mod tests {
             "noughts", "--server", "ws://h:1", "bot", "--level", "easy", "--games", "3",
         ])
         .unwrap();
-        assert_eq!(cli.server.as_deref(), Some("ws://h:1"));
+        assert_eq!(cli.connect().server.as_deref(), Some("ws://h:1"));
         assert!(matches!(
             cli.command,
             Some(Command::Bot(BotArgs {
@@ -185,7 +225,8 @@ mod tests {
             "ca.pem",
         ])
         .unwrap();
-        assert_eq!(cli.ca, Some(PathBuf::from("ca.pem")));
+        assert_eq!(cli.connect().ca, Some(PathBuf::from("ca.pem")));
+        assert_eq!(cli.connect().server.as_deref(), Some("wss://h:1"));
         let cli = Cli::try_parse_from(["noughts", "history", "--player", "4"]).unwrap();
         assert!(matches!(
             cli.command,
@@ -196,5 +237,16 @@ mod tests {
             }))
         ));
         assert!(Cli::try_parse_from(["noughts", "analyse", "--variant", "hex", "X"]).is_err());
+        // analyse never connects, so it takes no server options.
+        assert!(Cli::try_parse_from(["noughts", "analyse", "--server", "ws://h:1", "X"]).is_err());
+        let help = Cli::command()
+            .find_subcommand_mut("analyse")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        assert!(
+            !help.contains("--server") && !help.contains("--name"),
+            "{help}"
+        );
     }
 }

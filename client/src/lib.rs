@@ -63,8 +63,16 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         let view = replay::ReplayView::offline(args.variant, moves)?;
         return show_replay(view, args).await;
     }
+    let connect = cli.connect();
+    if matches!(cli.command, Some(Command::Bot(_))) && connect.server.is_none() {
+        // A bot on a server of its own would seek forever with nobody to meet.
+        bail!(
+            "noughts bot plays other people's seeks: give it a server with --server ws://HOST:PORT \
+             (or NOUGHTS_SERVER); without one it would wait alone forever"
+        );
+    }
     let name = display_name(&cli)?;
-    let (url, embedded, tokens) = match &cli.server {
+    let (url, embedded, tokens) = match &connect.server {
         Some(server) => {
             let url = if server.contains("://") {
                 server.clone()
@@ -80,7 +88,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             (server.url.clone(), Some(server), tokens)
         }
     };
-    if matches!(cli.command, Some(Command::Logout)) && tokens.token().is_none() {
+    if matches!(cli.command, Some(Command::Logout(_))) && tokens.token().is_none() {
         // Connecting without a token would only make a new player.
         anyhow::bail!("this client keeps no identity for {url}: there is nothing to log out of");
     }
@@ -90,12 +98,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Bot(_)
                 | Command::Replay(_)
                 | Command::History(_)
-                | Command::Logout
+                | Command::Logout(_)
                 | Command::Watch(cli::WatchArgs { plain: true, .. })
         )
     );
     let tls = if url.starts_with("wss://") {
-        Some(tls::client_config(cli.ca.as_deref())?)
+        Some(tls::client_config(connect.ca.as_deref())?)
     } else {
         None
     };
@@ -159,7 +167,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             };
             history::run(link, query, &mut std::io::stdout().lock()).await
         }
-        Some(Command::Logout) => logout::run(link).await,
+        Some(Command::Logout(_)) => logout::run(link).await,
         Some(Command::Analyse(_)) => unreachable!("handled above"),
     };
     if let Some(server) = embedded {
@@ -181,7 +189,7 @@ async fn show_replay(view: replay::ReplayView, args: &cli::ReplayArgs) -> anyhow
 
 /// The name to play under: `--name`, else the user's login name, else "player".
 fn display_name(cli: &Cli) -> anyhow::Result<String> {
-    let name = match (&cli.name, &cli.command) {
+    let name = match (&cli.connect().name, &cli.command) {
         (Some(name), _) => name.clone(),
         (None, Some(Command::Bot(args))) => format!("{} bot", args.level),
         (None, _) => std::env::var("USER")

@@ -136,7 +136,11 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
         (Screen::Game, Some(game)) => {
             let mut hints = Vec::new();
             if game.you().is_none() {
-                hints.push(("g", "next war game"));
+                if game.state.kind == noughts_protocol::GameKind::War {
+                    hints.push(("g", "next war game"));
+                } else {
+                    hints.push(("t", "chats"));
+                }
             } else if game.is_over() {
                 hints.push(("r", "rematch"));
                 hints.push(("v", "replay"));

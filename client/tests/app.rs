@@ -194,6 +194,22 @@ fn a_watcher_switches_between_the_players_and_the_spectators_chat() {
 }
 
 #[test]
+fn the_next_war_game_is_offered_only_while_watching_a_war_game() {
+    let mut app = welcomed(Instant::now());
+    let mut watched = state(Variant::Classic, "X...O....", &[0, 4]);
+    watched.you = None;
+    frame(
+        &mut app,
+        ServerMessage::GameState(Box::new(watched.clone())),
+    );
+    assert!(!render(&app).contains("next war game"), "{}", render(&app));
+    watched.game = GameId(3);
+    watched.kind = GameKind::War;
+    frame(&mut app, ServerMessage::GameState(Box::new(watched)));
+    assert!(render(&app).contains("next war game"), "{}", render(&app));
+}
+
+#[test]
 fn hostile_names_cannot_reach_the_terminal() {
     let mut app = welcomed(Instant::now());
     let mut hostile = state(Variant::Classic, ".........", &[]);
@@ -284,6 +300,23 @@ fn joining_by_code() {
         key(&mut app, KeyCode::Enter),
         vec![Effect::Send(ClientMessage::JoinRoom {
             code: "K7QM-4TXP-2D".into()
+        })]
+    );
+    // A wrong code keeps what was typed, to be corrected.
+    frame(
+        &mut app,
+        ServerMessage::Error {
+            code: noughts_protocol::ErrorCode::NoSuchRoom,
+            message: "no open room has that code".into(),
+        },
+    );
+    assert!(render(&app).contains("Invite code: K7QM-4TXP-2D"));
+    key(&mut app, KeyCode::Backspace);
+    key(&mut app, KeyCode::Char('e'));
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        vec![Effect::Send(ClientMessage::JoinRoom {
+            code: "K7QM-4TXP-2E".into()
         })]
     );
     // The game that starts replaces the lobby.

@@ -107,8 +107,10 @@ pub fn on_key(modal: Modal, key: KeyEvent, game: Option<GameId>) -> ModalKey {
             Modal::JoinCode(mut code) => match key.code {
                 KeyCode::Esc => None,
                 KeyCode::Enter if !code.is_empty() => {
-                    send = Some(ClientMessage::JoinRoom { code });
-                    None
+                    // The box stays with what was typed: a mistyped code is corrected, not
+                    // typed again; the game, when it starts, closes it.
+                    send = Some(ClientMessage::JoinRoom { code: code.clone() });
+                    Some(Modal::JoinCode(code))
                 }
                 KeyCode::Backspace => {
                     code.pop();

@@ -145,3 +145,16 @@ async fn logout_ends_the_identity_kept_in_the_token_file() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to log out of"));
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_without_a_server_says_so_at_once() {
+    let out = tokio::time::timeout(
+        Duration::from_secs(30),
+        run_bin(vec!["bot".to_owned()], temp_dir("lonely-bot")),
+    )
+    .await
+    .expect("noughts bot never hangs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--server"), "{stderr}");
+}
