@@ -383,3 +383,38 @@ fn rated_game_shows_both_ratings() {
     assert!(screen.contains("ada (you) 1541"), "{screen}");
     assert!(screen.contains("bob#8 1554"), "{screen}");
 }
+
+/// A 24-character full-width name takes 48 columns: every screen cuts it by width, so no line
+/// grows past the terminal and no border moves.
+#[test]
+fn full_width_names_are_cut_by_display_width() {
+    use unicode_width::UnicodeWidthStr;
+    let wide = "名".repeat(24);
+    let mut app = welcomed(Instant::now());
+    let mut lobby = lobby_message();
+    if let ServerMessage::Lobby { games, seeks, .. } = &mut lobby {
+        games[1].x = human(&wide, 30);
+        seeks[0].name = wide.clone();
+    }
+    frame(&mut app, lobby);
+    let mut game = state(Variant::Classic, "X...O....", &[0, 4]);
+    game.o = human(&wide, 31);
+    let screens = [render(&app), {
+        frame(&mut app, ServerMessage::GameState(Box::new(game)));
+        render(&app)
+    }];
+    for screen in screens {
+        for line in screen.lines() {
+            // The test backend notes after a line the cells a wide character covers.
+            let line = line.find("\" Hidden by").map_or(line, |end| &line[..=end]);
+            assert_eq!(
+                line.width(),
+                82,
+                "a line of 80 columns and its quotes: {line}"
+            );
+            if line.contains('名') && line.contains('│') {
+                assert!(line.ends_with("│\"") || line.ends_with("┐\""), "{screen}");
+            }
+        }
+    }
+}

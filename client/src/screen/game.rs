@@ -15,7 +15,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use super::action::Action;
 use super::modal::Modal;
 use super::theme::Theme;
-use super::widgets::{body_of, split, truncate};
+use super::widgets::{body_of, cols, split, truncate};
 use crate::game::{GameView, format_clock, format_countdown};
 
 /// What the game screen is drawn among: the time, and the box over it (a chat line being typed
@@ -166,17 +166,15 @@ fn render_players(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, b
         let to_move = game.state.to_move == Some(mark);
         let pointer = if to_move { "▸" } else { " " };
         let rating = seat.rating.map(|r| format!(" {r}")).unwrap_or_default();
-        let room = width.saturating_sub(4 + clock.chars().count() + 1);
+        let room = width.saturating_sub(4 + cols(&clock) + 1);
         let name = truncate(&name, room);
         // The rating goes beside the name when there is room for it.
-        let rating = if name.chars().count() + rating.chars().count() <= room {
+        let rating = if cols(&name) + cols(&rating) <= room {
             rating
         } else {
             String::new()
         };
-        let pad = width.saturating_sub(
-            4 + name.chars().count() + rating.chars().count() + clock.chars().count(),
-        );
+        let pad = width.saturating_sub(4 + cols(&name) + cols(&rating) + cols(&clock));
         let low = game.clock_ms(mark, app.now).is_some_and(|ms| ms < 10_000);
         let clock_style = match (low, to_move) {
             (true, _) => theme.bad(),
@@ -358,7 +356,7 @@ fn render_chat(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, buf:
         let total: usize = game
             .shown_chat()
             .map(|line| {
-                (truncate(&line.from, 12).chars().count() + 2 + line.text.chars().count())
+                (cols(&truncate(&line.from, 12)) + 2 + cols(&line.text))
                     .div_ceil(width)
                     .max(1)
             })

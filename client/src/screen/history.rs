@@ -9,7 +9,7 @@ use super::action::Action;
 use super::rows::{Lines, PAGE, row};
 use super::tab::Tab;
 use super::theme::Theme;
-use super::widgets::truncate;
+use super::widgets::{fit, truncate};
 use crate::history::{date_time, outcome_word, seat_name, side_of};
 
 /// The history tab.
@@ -187,11 +187,11 @@ pub(super) fn lines(
                 };
                 let date = date_time(game.ended_ms);
                 let text = format!(
-                    " #{:<5}{:<8}{:<5}{:<14}{:>4} {}",
+                    " #{:<5}{:<8}{:<5}{} {:>4} {}",
                     game.game.0,
                     game.variant.name(),
                     outcome_word(game, side),
-                    truncate(&opponent, 13),
+                    fit(&opponent, 13),
                     change,
                     &date[5..]
                 );

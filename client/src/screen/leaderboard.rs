@@ -9,7 +9,7 @@ use super::action::Action;
 use super::rows::{Lines, PAGE, row};
 use super::tab::Tab;
 use super::theme::Theme;
-use super::widgets::truncate;
+use super::widgets::{fit, truncate};
 
 /// The leaderboard tab.
 #[derive(Debug, Clone, Default)]
@@ -182,10 +182,10 @@ pub(super) fn lines(
             for (index, entry) in players.iter().enumerate() {
                 let you = Some(entry.player) == me;
                 let text = format!(
-                    "{}{:>4} {:<16}{:>6} ±{:<3}{:>5}{:>4}{:>4}{:>4}",
+                    "{}{:>4} {} {:>6} ±{:<3}{:>5}{:>4}{:>4}{:>4}",
                     if you { "▸" } else { " " },
                     entry.rank,
-                    truncate(&entry.name, 15),
+                    fit(&entry.name, 15),
                     entry.rating,
                     entry.deviation,
                     entry.games,

@@ -16,7 +16,7 @@ use super::leaderboard::{self, Leaderboard};
 use super::modal::Modal;
 use super::tab::Tab;
 use super::theme::Theme;
-use super::widgets::{body_of, truncate};
+use super::widgets::{body_of, cols, fit, truncate};
 use crate::form::{CLOCKS, Form, FormKind};
 
 /// The lobby lists, kept current by the server's lobby messages.
@@ -296,7 +296,7 @@ fn list_lines<'a>(
         } else {
             theme.text()
         };
-        lines.push((Line::styled(format!("{text:<width$}"), style), Some(index)));
+        lines.push((Line::styled(fit(&text, width), style), Some(index)));
     }
     let people = app.lobby.seeks.len()
         + app.lobby.rooms.len()
@@ -441,7 +441,7 @@ fn seek_row(seek: &SeekInfo, me: Option<PlayerId>) -> String {
     } else {
         format!("{} ({})", truncate(&seek.name, 12), seek.rating)
     };
-    format!("{who:<19}{rated}{:<8} {clock}", seek.variant.name())
+    format!("{}{rated}{:<8} {clock}", fit(&who, 19), seek.variant.name())
 }
 
 fn room_row(room: &RoomInfo) -> String {
@@ -490,10 +490,10 @@ const PLAYERS: usize = 26;
 fn game_row(game: &GameInfo) -> String {
     let rated = if game.rated { "*" } else { " " };
     format!(
-        "#{:<4}{rated}{:<8}{:<PLAYERS$}{:>3}{:>5}",
+        "#{:<4}{rated}{:<8}{}{:>3}{:>5}",
         game.game.0,
         game.variant.name(),
-        players_text(game, PLAYERS - 1),
+        fit(&players_text(game, PLAYERS - 1), PLAYERS),
         game.moves,
         game.watchers
     )
@@ -507,7 +507,7 @@ fn players_text(game: &GameInfo, width: usize) -> String {
     let fixed = " vs ".len() + rating(&game.x).len() + rating(&game.o).len() + 2;
     let room = width.saturating_sub(fixed);
     let (x, o) = (seat_name(&game.x, war), seat_name(&game.o, war));
-    let (x_len, o_len) = (x.chars().count(), o.chars().count());
+    let (x_len, o_len) = (cols(&x), cols(&o));
     // Share the room; a short name leaves the rest to the other.
     let x_room = x_len.min(room.saturating_sub(o_len.min(room / 2)));
     let o_room = room.saturating_sub(x_room);

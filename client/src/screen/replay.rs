@@ -12,7 +12,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::action::Action;
 use super::theme::Theme;
-use super::widgets::{split, truncate};
+use super::widgets::{cols, split, truncate};
 use crate::plain::result_text;
 use crate::replay::{ReplayView, format_elapsed};
 
@@ -76,9 +76,9 @@ fn render_players(replay: &ReplayView, theme: Theme, area: Rect, buf: &mut Buffe
             }
         }
         let name = crate::history::seat_name(seat);
-        let room = width.saturating_sub(4 + rating.chars().count() + 1);
+        let room = width.saturating_sub(4 + cols(&rating) + 1);
         let name = truncate(&name, room);
-        let pad = width.saturating_sub(4 + name.chars().count() + rating.chars().count());
+        let pad = width.saturating_sub(4 + cols(&name) + cols(&rating));
         let pointer = if to_move == Some(mark) { "▸" } else { " " };
         lines.push(Line::from(vec![
             Span::styled(pointer, theme.key()),

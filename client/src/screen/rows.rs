@@ -54,5 +54,5 @@ pub fn row<'a>(text: String, selected: bool, width: usize, theme: Theme) -> Line
     } else {
         theme.text()
     };
-    Line::styled(format!("{text:<width$}"), style)
+    Line::styled(super::widgets::fit(&text, width), style)
 }

@@ -2,6 +2,7 @@
 //! text cut to a width, and the split of a body into a board and a side panel.
 
 use ratatui::layout::{Constraint, Layout, Rect};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Width of the side panel beside a board.
 const SIDE_WIDTH: u16 = 30;
@@ -29,15 +30,38 @@ pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
     )
 }
 
-/// Cuts `text` to at most `max` characters, marking the cut with an ellipsis.
+/// How many terminal columns `text` takes (a full-width character takes two).
+pub fn cols(text: &str) -> usize {
+    text.width()
+}
+
+/// Cuts `text` to at most `max` columns, marking the cut with an ellipsis.
 pub fn truncate(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_owned()
-    } else {
-        let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
-        cut.push('…');
-        cut
+    if text.width() <= max {
+        return text.to_owned();
     }
+    let mut cut = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > max {
+            break;
+        }
+        cut.push(c);
+        used += w;
+    }
+    if max > 0 {
+        cut.push('…');
+    }
+    cut
+}
+
+/// `text` in exactly `width` columns: cut as [`truncate`] does, then padded with spaces.
+pub fn fit(text: &str, width: usize) -> String {
+    let mut fitted = truncate(text, width);
+    let used = fitted.width();
+    fitted.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
+    fitted
 }
 
 /// Splits the body into the board's area and the side panel's.
