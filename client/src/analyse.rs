@@ -65,8 +65,8 @@ fn text_report(board: &Board, analysis: &Analysis) -> String {
     out.push_str(&format!("Moves for {mover}, best first:\n"));
     for m in &analysis.moves {
         out.push_str(&format!(
-            "  {:>2}  {:<22} {}\n",
-            m.cell,
+            "  {:>4}  {:<22} {}\n",
+            crate::notation::cell_name(variant, m.cell),
             cell_name(variant, m.cell),
             verdict(m.value, m.plies)
         ));
@@ -79,7 +79,14 @@ fn json_report(board: &Board, analysis: &Analysis) -> String {
     let moves: Vec<_> = analysis
         .moves
         .iter()
-        .map(|m| json!({"cell": m.cell, "value": value_name(m.value), "plies": m.plies}))
+        .map(|m| {
+            json!({
+                "cell": m.cell,
+                "name": crate::notation::cell_name(board.variant(), m.cell),
+                "value": value_name(m.value),
+                "plies": m.plies,
+            })
+        })
         .collect();
     let value = json!({
         "variant": board.variant().name(),

@@ -100,9 +100,10 @@ pub struct ReplayArgs {
     /// The id of a game the server has kept (`noughts history` lists them).
     #[arg(required_unless_present = "moves", conflicts_with = "moves")]
     pub game: Option<u64>,
-    /// Replay these cells instead, in the order played, without a server: `4,0,8,2`.
+    /// Replay these cells instead, in the order played, without a server: `5,1,9,3` on classic
+    /// (cells 1 to 9), `b2,c3` on four, `2b2,1a1` on the cubes (layer, column, row).
     #[arg(long, value_delimiter = ',', value_name = "CELLS")]
-    pub moves: Option<Vec<usize>>,
+    pub moves: Option<Vec<String>>,
     /// The variant of `--moves`: classic, four, cube or qubic.
     #[arg(long, default_value = "classic")]
     pub variant: Variant,

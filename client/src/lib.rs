@@ -26,6 +26,7 @@ pub mod history;
 pub mod interactive;
 pub mod logout;
 pub mod net;
+pub mod notation;
 pub mod plain;
 pub mod replay;
 pub mod screen;
@@ -60,7 +61,19 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         },
     )) = &cli.command
     {
-        let view = replay::ReplayView::offline(args.variant, moves)?;
+        let cells = moves
+            .iter()
+            .map(|name| {
+                notation::parse_cell(args.variant, name).with_context(|| {
+                    format!(
+                        "{name:?} is not a cell of {}: give {}",
+                        args.variant,
+                        notation::cell_hint(args.variant)
+                    )
+                })
+            })
+            .collect::<anyhow::Result<Vec<usize>>>()?;
+        let view = replay::ReplayView::offline(args.variant, &cells)?;
         return show_replay(view, args).await;
     }
     let connect = cli.connect();

@@ -13,6 +13,7 @@ use noughts_protocol::{
 };
 
 use crate::net::Link;
+use crate::notation::cell_name;
 use crate::plain::{result_text, write_board};
 
 /// A stored game on screen, at one position of its move list.
@@ -31,9 +32,13 @@ impl ReplayView {
     pub fn new(record: GameRecord) -> anyhow::Result<ReplayView> {
         let mut boards = vec![Board::new(record.variant)];
         for (index, step) in record.moves.iter().enumerate() {
-            let board = boards[index]
-                .play(step.cell)
-                .with_context(|| format!("move {} (cell {}) is not legal", index + 1, step.cell))?;
+            let board = boards[index].play(step.cell).with_context(|| {
+                format!(
+                    "move {} (cell {}) is not legal",
+                    index + 1,
+                    cell_name(record.variant, step.cell)
+                )
+            })?;
             boards.push(board);
         }
         let ply = record.moves.len();
@@ -211,7 +216,7 @@ pub async fn print_record(
             "move {}: {} on cell {}",
             index + 1,
             step.mark.symbol(),
-            step.cell
+            cell_name(record.variant, step.cell)
         )?;
         write_board(&view.boards[index + 1], out)?;
     }
@@ -245,13 +250,13 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with("classic, 3 moves\n"), "{text}");
         assert!(
-            text.contains("move 3: X on cell 8\n  O..\n  .X.\n  ..X\n"),
+            text.contains("move 3: X on cell 9\n  O..\n  .X.\n  ..X\n"),
             "{text}"
         );
         assert!(text.ends_with("result: not over: O to move\n"), "{text}");
         let err = ReplayView::offline(Variant::Classic, &[4, 4]).unwrap_err();
         assert!(
-            err.to_string().contains("move 2 (cell 4) is not legal"),
+            err.to_string().contains("move 2 (cell 5) is not legal"),
             "{err}"
         );
     }

@@ -9,6 +9,7 @@ use noughts_protocol::{
 };
 
 use crate::net::Link;
+use crate::notation::cell_name;
 use crate::plain::{result_text, write_board};
 
 /// What to watch.
@@ -94,9 +95,10 @@ pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow
                 let board = Board::parse(variant, &board).context("the server sent a bad board")?;
                 writeln!(
                     out,
-                    "move {}: {} on cell {cell}",
+                    "move {}: {} on cell {}",
                     board.ply(),
-                    mark.symbol()
+                    mark.symbol(),
+                    cell_name(variant, cell)
                 )?;
                 write_board(&board, out)?;
             }

@@ -13,6 +13,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use super::action::Action;
 use super::theme::Theme;
 use super::widgets::{cols, split, truncate};
+use crate::notation::cell_name;
 use crate::plain::result_text;
 use crate::replay::{ReplayView, format_elapsed};
 
@@ -98,7 +99,7 @@ fn render_players(replay: &ReplayView, theme: Theme, area: Rect, buf: &mut Buffe
                     replay.ply,
                     replay.len(),
                     step.mark.symbol(),
-                    step.cell
+                    cell_name(replay.record.variant, step.cell)
                 ),
                 theme.text(),
             ));
@@ -146,7 +147,8 @@ fn render_moves(replay: &ReplayView, theme: Theme, area: Rect, buf: &mut Buffer)
         for (offset, step) in chunk.iter().enumerate() {
             let number = chunk_index * per_line + offset + 1;
             let marker = if number == replay.ply { "▸" } else { " " };
-            let text = format!("{marker}{number:>2}.{}{:<3}", step.mark.symbol(), step.cell);
+            let cell = cell_name(replay.record.variant, step.cell);
+            let text = format!("{marker}{number:>2}.{}{cell:<3}", step.mark.symbol());
             let style = if number == replay.ply {
                 current_line = chunk_index;
                 theme.selected()
