@@ -418,3 +418,15 @@ fn full_width_names_are_cut_by_display_width() {
         }
     }
 }
+
+#[test]
+fn qubic_at_60_by_20() {
+    let mut app = welcomed(Instant::now());
+    let mut qubic = state(Variant::Qubic, &".".repeat(64), &[]);
+    qubic.board = format!("X{}O{}", ".".repeat(20), ".".repeat(42));
+    qubic.moves = vec![0, 21];
+    qubic.clock = None;
+    qubic.clocks = None;
+    frame(&mut app, ServerMessage::GameState(Box::new(qubic)));
+    assert_snapshot!(render_sized(&mut app, 60, 20));
+}

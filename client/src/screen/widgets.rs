@@ -64,11 +64,14 @@ pub fn fit(text: &str, width: usize) -> String {
     fitted
 }
 
-/// Splits the body into the board's area and the side panel's.
+/// Splits the body into the board's area and the side panel's: side by side down to 56 columns
+/// (a narrower panel below 64, so that qubic's four compact layers, 31 columns, still fit beside
+/// it at 60×20), stacked below that.
 pub fn split(body: Rect) -> (Rect, Rect) {
-    if body.width >= 64 {
+    if body.width >= 56 {
+        let side = if body.width >= 64 { SIDE_WIDTH } else { 26 };
         let [board, side] =
-            Layout::horizontal([Constraint::Min(0), Constraint::Length(SIDE_WIDTH)]).areas(body);
+            Layout::horizontal([Constraint::Min(0), Constraint::Length(side)]).areas(body);
         (board, side)
     } else {
         let [board, side] =

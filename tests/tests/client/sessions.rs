@@ -158,3 +158,34 @@ async fn a_bot_without_a_server_says_so_at_once() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--server"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qubic_is_drawn_whole_in_a_60_by_20_terminal() {
+    if !Tmux::available() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let server = Embedded::start(noughts_server::Config {
+        war_variants: vec![noughts_engine::Variant::Qubic],
+        war_budget: noughts_engine::Budget::millis(5),
+        ..config()
+    })
+    .await
+    .unwrap();
+    let command = format!(
+        "env NOUGHTS_CONFIG_DIR={} {} --server {} watch --war qubic",
+        temp_dir("qubic60").display(),
+        bin().display(),
+        server.url
+    );
+    let tmux = Tmux::start("qubic60", 60, 20, &command);
+    let screen = tmux
+        .wait_for("the four layers beside the panel", |s| {
+            (1..=4).all(|layer| s.contains(&format!("layer {layer}"))) && s.contains("Game #")
+        })
+        .await;
+    // Every layer's frame is whole: four tops and four bottoms, two by two.
+    assert_eq!(screen.matches("┌────────────┐").count(), 4, "{screen}");
+    assert_eq!(screen.matches("└────────────┘").count(), 4, "{screen}");
+    server.stop().await;
+}
