@@ -41,6 +41,30 @@ impl Embedded {
         })
     }
 
+    /// Waits until the server answers a WebSocket handshake; an error if it stopped first (its
+    /// database is held by another server, say), with the reason it gave.
+    pub async fn ready(&mut self) -> anyhow::Result<()> {
+        for _ in 0..100 {
+            if self.task.is_finished() {
+                return match (&mut self.task).await {
+                    Ok(Err(why)) => Err(anyhow::anyhow!(why)),
+                    _ => Err(anyhow::anyhow!("the server stopped at once")),
+                };
+            }
+            let attempt = tokio::time::timeout(
+                Duration::from_millis(500),
+                tokio_tungstenite::connect_async(self.url.as_str()),
+            )
+            .await;
+            if let Ok(Ok((mut ws, _))) = attempt {
+                let _ = ws.close(None).await;
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        anyhow::bail!("the server did not answer")
+    }
+
     /// Stops the server and waits (briefly) for it to finish.
     pub async fn stop(mut self) {
         if let Some(shutdown) = self.shutdown.take() {

@@ -30,6 +30,7 @@ pub mod notation;
 pub mod plain;
 pub mod replay;
 pub mod screen;
+pub mod standalone;
 pub mod terminal;
 pub mod tls;
 pub mod view;
@@ -96,9 +97,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             (url, None, tokens)
         }
         None => {
-            let server = embedded::Embedded::start(noughts_server::Config::default()).await?;
-            let tokens = config::TokenStore::in_memory(&server.url);
-            (server.url.clone(), Some(server), tokens)
+            let local = standalone::Local::start_or_join().await?;
+            let tokens = local.tokens(config::config_dir());
+            (local.url.clone(), Some(local), tokens)
         }
     };
     if matches!(cli.command, Some(Command::Logout(_))) && tokens.token().is_none() {

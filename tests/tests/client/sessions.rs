@@ -189,3 +189,72 @@ async fn qubic_is_drawn_whole_in_a_60_by_20_terminal() {
     assert_eq!(screen.matches("└────────────┘").count(), 4, "{screen}");
     server.stop().await;
 }
+
+/// `noughts` without a server keeps its games: a second `noughts` joins the first's server, and
+/// after both have gone, the next finds the games in the file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn standalone_keeps_its_history_and_a_second_noughts_joins_the_first() {
+    if !Tmux::available() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let dir = temp_dir("standalone");
+    let command = format!(
+        "env NOUGHTS_CONFIG_DIR={} NOUGHTS_DATA_DIR={} {} --name tester",
+        dir.display(),
+        dir.join("data").display(),
+        bin().display(),
+    );
+    let tmux = Tmux::start("standalone", 100, 30, &command);
+    tmux.wait_for("the lobby", |s| s.contains("Lobby") && s.contains("online"))
+        .await;
+    tmux.send("a");
+    tmux.wait_for("the form", |s| s.contains("Play the AI"))
+        .await;
+    tmux.send("Enter");
+    tmux.wait_for("the game", |s| s.contains("Your move")).await;
+    tmux.send("5");
+    tmux.wait_for("the AI's answer", |s| {
+        s.contains("Your move") && moves_shown(s) >= Some(2)
+    })
+    .await;
+    tmux.send("r");
+    tmux.send("y");
+    tmux.wait_for("the end", |s| s.contains("You lose")).await;
+    // Meanwhile, another noughts on the same machine: it joins the running server.
+    let history = |dir: std::path::PathBuf| run_bin(vec!["history".to_owned()], dir);
+    let out = history(dir.clone()).await;
+    let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success() && listed.contains("lost"), "{listed}");
+    // Both gone: the next start finds the game in the file.
+    tmux.send("q");
+    tmux.send("q");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while tmux.alive() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let out = history(dir.clone()).await;
+    let again = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(again.contains("lost"), "the game is still there: {again}");
+    let game = again
+        .lines()
+        .find_map(|line| line.strip_prefix("game ")?.split_whitespace().next())
+        .expect("a game id")
+        .to_owned();
+    let out = run_bin(
+        vec!["replay".to_owned(), game, "--plain".to_owned()],
+        dir.clone(),
+    )
+    .await;
+    let replayed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && replayed.contains("move 1: X on cell 5"),
+        "{replayed}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

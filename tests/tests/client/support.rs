@@ -37,6 +37,7 @@ pub async fn run_bin(args: Vec<String>, config_dir: PathBuf) -> Output {
     tokio::task::spawn_blocking(move || {
         Command::new(bin())
             .args(&args)
+            .env("NOUGHTS_DATA_DIR", config_dir.join("data"))
             .env("NOUGHTS_CONFIG_DIR", config_dir)
             .env_remove("NOUGHTS_SERVER")
             .output()
