@@ -16,6 +16,7 @@ use super::action::Action;
 use super::modal::Modal;
 use super::theme::Theme;
 use super::widgets::{body_of, cols, split, truncate};
+use crate::notation::cell_name;
 use crate::game::{GameView, format_clock, format_countdown};
 
 /// What the game screen is drawn among: the time, and the box over it (a chat line being typed
@@ -126,8 +127,14 @@ pub fn render(app: &Around<'_>, game: &GameView, theme: Theme, body: Rect, buf: 
         digits: game.state.variant == Variant::Classic && game.my_turn(),
     };
     board::draw(&game.board, &geometry, marks, theme, buf);
-    let [players, chat] = Layout::vertical([Constraint::Length(9), Constraint::Min(3)]).areas(side);
+    let [players, moves, chat] = Layout::vertical([
+        Constraint::Length(9),
+        Constraint::Length(4),
+        Constraint::Min(3),
+    ])
+    .areas(side);
     render_players(app, game, theme, players, buf);
+    render_moves(game, theme, moves, buf);
     render_chat(app, game, theme, chat, buf);
 }
 
@@ -228,6 +235,45 @@ fn render_players(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, b
         theme.dim(),
     ));
     Paragraph::new(lines).render(inner, buf);
+}
+
+/// The moves so far, as people name the cells ("1.X5 2.O1"), the latest last.
+fn render_moves(game: &GameView, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let block = Block::bordered()
+        .title(Span::styled(" Moves ", theme.title()))
+        .border_style(theme.grid());
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let variant = game.state.variant;
+    let items: Vec<String> = game
+        .state
+        .moves
+        .iter()
+        .enumerate()
+        .map(|(ply, &cell)| {
+            let mark = if ply % 2 == 0 { Mark::X } else { Mark::O };
+            format!("{}.{}{}", ply + 1, mark.symbol(), cell_name(variant, cell))
+        })
+        .collect();
+    if items.is_empty() {
+        Paragraph::new(Line::styled("none yet", theme.dim())).render(inner, buf);
+        return;
+    }
+    const ITEM: usize = 8;
+    let per_line = (usize::from(inner.width) / ITEM).max(1);
+    let lines: Vec<Line<'_>> = items
+        .chunks(per_line)
+        .map(|chunk| {
+            Line::from(
+                chunk
+                    .iter()
+                    .map(|item| Span::styled(format!("{item:<ITEM$}"), theme.text()))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let skip = lines.len().saturating_sub(usize::from(inner.height));
+    Paragraph::new(lines.into_iter().skip(skip).collect::<Vec<_>>()).render(inner, buf);
 }
 
 /// A finished rated game's line with the player's new rating and the change ("1512 +12").
