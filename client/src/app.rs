@@ -34,6 +34,8 @@ const STATUS_FOR: Duration = Duration::from_secs(6);
 pub enum Effect {
     /// Send this request to the server.
     Send(ClientMessage),
+    /// Put this text on the clipboard, through the terminal (OSC 52), where it allows that.
+    Copy(String),
     /// Leave the program.
     Quit,
 }
@@ -87,6 +89,8 @@ pub struct App {
     pub size: (u16, u16),
     /// False under NO_COLOR: draw with modifiers only.
     pub color: bool,
+    /// The high-contrast colours (`--theme high-contrast`).
+    pub contrast: bool,
     /// Set once the user asked to leave.
     pub quitting: bool,
     /// A war game of this variant to watch as soon as the lobby arrives (`noughts watch --war`).
@@ -123,6 +127,7 @@ impl App {
             now,
             size: (80, 24),
             color,
+            contrast: false,
             quitting: false,
             want_war: None,
             tab: Tab::Games,
@@ -254,6 +259,7 @@ impl App {
                 });
             }
             ServerMessage::RoomCreated { code, variant, .. } => {
+                effects.push(Effect::Copy(code.clone()));
                 let rated = matches!(self.modal, Some(Modal::Room { rated: true, .. }));
                 self.modal = Some(Modal::Room {
                     variant,

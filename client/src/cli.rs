@@ -11,6 +11,15 @@ use noughts_protocol::{Level, Variant};
 pub struct Cli {
     #[command(flatten)]
     pub connect: ConnectArgs,
+    /// How the screens look: normal, high-contrast, or no-colour (NO_COLOR also asks for it).
+    #[arg(
+        long,
+        env = "NOUGHTS_THEME",
+        value_enum,
+        default_value = "normal",
+        global = true
+    )]
+    pub theme: crate::screen::theme::Palette,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

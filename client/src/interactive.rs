@@ -109,10 +109,24 @@ fn carry_out(effects: Vec<Effect>, link: Option<&Link>) -> bool {
                     link.send(message);
                 }
             }
+            Effect::Copy(text) => {
+                use std::io::Write as _;
+                let mut out = std::io::stdout();
+                let _ = out.write_all(osc52(&text).as_bytes());
+                let _ = out.flush();
+            }
             Effect::Quit => quit = true,
         }
     }
     quit
+}
+
+/// The escape sequence that asks the terminal to put `text` on the clipboard (OSC 52); terminals
+/// that do not allow it ignore it.
+pub fn osc52(text: &str) -> String {
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+    format!("\x1b]52;c;{encoded}\x07")
 }
 
 /// Completes on SIGINT or SIGTERM (ctrl-c in raw mode arrives as a key instead).

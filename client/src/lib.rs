@@ -75,7 +75,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             })
             .collect::<anyhow::Result<Vec<usize>>>()?;
         let view = replay::ReplayView::offline(args.variant, &cells)?;
-        return show_replay(view, args).await;
+        return show_replay(view, args, cli.theme).await;
     }
     let connect = cli.connect();
     if matches!(cli.command, Some(Command::Bot(_))) && connect.server.is_none() {
@@ -130,7 +130,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     });
     let result = match cli.command {
         None | Some(Command::Play) => {
-            let app = app::App::new(name, Instant::now(), color_wanted());
+            let app = themed(
+                app::App::new(name, Instant::now(), color_wanted()),
+                cli.theme,
+            );
             interactive::run(link, app, Vec::new()).await
         }
         Some(Command::Watch(args)) => {
@@ -142,7 +145,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             if args.plain {
                 watch::run(link, target, &mut std::io::stdout().lock()).await
             } else {
-                let mut app = app::App::new(name, Instant::now(), color_wanted());
+                let mut app = themed(
+                    app::App::new(name, Instant::now(), color_wanted()),
+                    cli.theme,
+                );
                 let initial = match target {
                     watch::Target::Game(game, code) => vec![ClientMessage::Watch { game, code }],
                     watch::Target::War(variant) => {
@@ -169,7 +175,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 let record = replay::fetch_record(link, game).await?;
                 let view = replay::ReplayView::new(record)
                     .with_context(|| format!("game {game} cannot be replayed"))?;
-                show_replay(view, &args).await
+                show_replay(view, &args, cli.theme).await
             }
             .await
         }
@@ -191,12 +197,19 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 /// Shows a replay: every position as text with `--plain`, else the replay screen.
-async fn show_replay(view: replay::ReplayView, args: &cli::ReplayArgs) -> anyhow::Result<()> {
+async fn show_replay(
+    view: replay::ReplayView,
+    args: &cli::ReplayArgs,
+    theme: screen::theme::Palette,
+) -> anyhow::Result<()> {
     if args.plain {
         let delay = std::time::Duration::from_millis(args.delay_ms);
         replay::print_record(&view, delay, &mut std::io::stdout().lock()).await
     } else {
-        let app = app::App::replaying(view, Instant::now(), color_wanted());
+        let app = themed(
+            app::App::replaying(view, Instant::now(), color_wanted()),
+            theme,
+        );
         interactive::run_offline(app).await
     }
 }
@@ -214,6 +227,14 @@ fn display_name(cli: &Cli) -> anyhow::Result<String> {
     };
     let valid = validate_name(&name).with_context(|| format!("cannot play as {name:?}"))?;
     Ok(valid.to_owned())
+}
+
+/// `app` drawn with `palette`; NO_COLOR wins over any colours asked for.
+fn themed(mut app: app::App, palette: screen::theme::Palette) -> app::App {
+    let theme = palette.theme();
+    app.color = app.color && theme.color;
+    app.contrast = theme.contrast;
+    app
 }
 
 /// Whether to draw in colour: not when NO_COLOR is set to anything non-empty.

@@ -16,7 +16,10 @@ use crate::screen::{game, help, lobby, modal, replay};
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let theme = Theme { color: self.color };
+        let theme = Theme {
+            color: self.color,
+            contrast: self.color && self.contrast,
+        };
         Clear.render(area, buf);
         let [title, body, footer] = Layout::vertical([
             Constraint::Length(1),

@@ -243,6 +243,37 @@ fn no_color_draws_with_modifiers_only() {
 }
 
 #[test]
+fn high_contrast_draws_nothing_dim_and_the_cursor_black_on_white() {
+    use ratatui::style::{Color, Modifier};
+    let mut app = welcomed(Instant::now());
+    app.contrast = true;
+    frame(
+        &mut app,
+        ServerMessage::GameState(Box::new(state(Variant::Classic, "X...O....", &[0, 4]))),
+    );
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    terminal
+        .draw(|frame| frame.render_widget(&app, frame.area()))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    assert!(
+        buffer
+            .content()
+            .iter()
+            .all(|cell| cell.fg != Color::DarkGray
+                && cell.bg != Color::DarkGray
+                && !cell.modifier.contains(Modifier::DIM))
+    );
+    assert!(
+        buffer
+            .content()
+            .iter()
+            .any(|cell| cell.bg == Color::White && cell.fg == Color::Black),
+        "the cursor"
+    );
+}
+
+#[test]
 fn losing_the_connection_shows_the_retry() {
     let t0 = Instant::now();
     let mut app = welcomed(t0);
@@ -286,6 +317,26 @@ fn quick_match_can_be_cancelled() {
         vec![Effect::Send(ClientMessage::CancelSeek)]
     );
     assert!(app.modal.is_none());
+}
+
+#[test]
+fn a_new_room_s_code_goes_to_the_clipboard() {
+    let mut app = welcomed(Instant::now());
+    let effects = frame(
+        &mut app,
+        ServerMessage::RoomCreated {
+            code: "K7QM-4TXP-2D".into(),
+            variant: Variant::Classic,
+            clock: None,
+            private: true,
+        },
+    );
+    assert_eq!(effects, vec![Effect::Copy("K7QM-4TXP-2D".into())]);
+    assert!(render(&app).contains("Copied to your clipboard"));
+    assert_eq!(
+        noughts_client::interactive::osc52("K7QM-4TXP-2D"),
+        "\x1b]52;c;SzdRTS00VFhQLTJE\x07"
+    );
 }
 
 #[test]

@@ -16,8 +16,8 @@ use super::action::Action;
 use super::modal::Modal;
 use super::theme::Theme;
 use super::widgets::{body_of, cols, split, truncate};
-use crate::notation::cell_name;
 use crate::game::{GameView, format_clock, format_countdown};
+use crate::notation::cell_name;
 
 /// What the game screen is drawn among: the time, and the box over it (a chat line being typed
 /// shows in the chat panel).

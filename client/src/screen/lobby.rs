@@ -358,7 +358,10 @@ pub fn tab_row_at(app: &LobbyView<'_>, area: Rect, x: u16, y: u16) -> Option<usi
     if x < inner.x || x >= inner.x + inner.width {
         return None;
     }
-    let theme = Theme { color: false };
+    let theme = Theme {
+        color: false,
+        contrast: false,
+    };
     let width = usize::from(inner.width);
     match app.tab {
         Tab::Games => None,
@@ -375,7 +378,10 @@ pub fn entry_at(app: &LobbyView<'_>, area: Rect, x: u16, y: u16) -> Option<usize
     if x < inner.x || x >= inner.x + inner.width || y < inner.y || y >= inner.y + inner.height {
         return None;
     }
-    let theme = Theme { color: false };
+    let theme = Theme {
+        color: false,
+        contrast: false,
+    };
     let (lines, selected_line) = list_lines(app, theme, usize::from(inner.width));
     let line = usize::from(y - inner.y) + scroll(selected_line, inner.height);
     lines.get(line).and_then(|(_, entry)| *entry)

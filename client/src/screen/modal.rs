@@ -234,6 +234,10 @@ pub fn render(modal: &Modal, theme: Theme, area: Rect, buf: &mut Buffer) {
                         Span::styled(format!("   {code}"), theme.title()),
                         Span::styled("  (they press i and type it)", theme.dim()),
                     ]));
+                    lines.push(Line::styled(
+                        "   Copied to your clipboard (where the terminal allows).",
+                        theme.dim(),
+                    ));
                     lines.push(Line::raw(""));
                     lines.push(Line::styled(
                         " The game starts when they join.",

@@ -1,4 +1,6 @@
-//! Colours and emphasis in one place, so that NO_COLOR turns every colour into a modifier.
+//! Colours and emphasis in one place: the usual colours, a high-contrast set (bright colours on
+//! the terminal's background, nothing dim, the cursor and selection in black on white), and none
+//! at all (NO_COLOR, or `--theme no-colour`), where every colour becomes a modifier.
 
 use noughts_protocol::Mark;
 use ratatui::style::{Color, Modifier, Style};
@@ -8,6 +10,31 @@ use ratatui::style::{Color, Modifier, Style};
 pub struct Theme {
     /// False under NO_COLOR.
     pub color: bool,
+    /// The high-contrast colours (with `color`).
+    pub contrast: bool,
+}
+
+/// The themes a player may choose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Palette {
+    /// The usual colours.
+    #[default]
+    Normal,
+    /// Bright colours only, nothing dim; the cursor and selection in black on white.
+    HighContrast,
+    /// No colour at all: bold, underline and reverse video instead (as NO_COLOR asks).
+    #[value(alias = "no-color")]
+    NoColour,
+}
+
+impl Palette {
+    /// The theme it draws with.
+    pub fn theme(self) -> Theme {
+        Theme {
+            color: self != Palette::NoColour,
+            contrast: self == Palette::HighContrast,
+        }
+    }
 }
 
 impl Theme {
@@ -18,7 +45,9 @@ impl Theme {
 
     /// Hints and secondary text.
     pub fn dim(self) -> Style {
-        if self.color {
+        if self.contrast {
+            Style::new().fg(Color::Gray)
+        } else if self.color {
             Style::new().fg(Color::DarkGray)
         } else {
             Style::new().add_modifier(Modifier::DIM)
@@ -28,7 +57,9 @@ impl Theme {
     /// Titles and headings.
     pub fn title(self) -> Style {
         let style = Style::new().add_modifier(Modifier::BOLD);
-        if self.color {
+        if self.contrast {
+            style.fg(Color::White).add_modifier(Modifier::UNDERLINED)
+        } else if self.color {
             style.fg(Color::Cyan)
         } else {
             style
@@ -49,6 +80,8 @@ impl Theme {
     pub fn mark(self, mark: Mark) -> Style {
         let style = Style::new().add_modifier(Modifier::BOLD);
         match (self.color, mark) {
+            (true, Mark::X) if self.contrast => style.fg(Color::LightCyan),
+            (true, Mark::O) if self.contrast => style.fg(Color::LightYellow),
             (true, Mark::X) => style.fg(Color::LightBlue),
             (true, Mark::O) => style.fg(Color::LightMagenta),
             (false, _) => style,
@@ -57,12 +90,21 @@ impl Theme {
 
     /// The grid lines of the board.
     pub fn grid(self) -> Style {
-        self.dim()
+        if self.contrast {
+            Style::new().fg(Color::White)
+        } else {
+            self.dim()
+        }
     }
 
     /// The cell under the cursor.
     pub fn cursor(self) -> Style {
-        if self.color {
+        if self.contrast {
+            Style::new()
+                .bg(Color::White)
+                .fg(Color::Black)
+                .add_modifier(Modifier::BOLD)
+        } else if self.color {
             Style::new()
                 .bg(Color::DarkGray)
                 .add_modifier(Modifier::BOLD)
@@ -95,7 +137,12 @@ impl Theme {
 
     /// The selected row of a list.
     pub fn selected(self) -> Style {
-        if self.color {
+        if self.contrast {
+            Style::new()
+                .bg(Color::White)
+                .fg(Color::Black)
+                .add_modifier(Modifier::BOLD)
+        } else if self.color {
             Style::new().bg(Color::Blue).fg(Color::White)
         } else {
             Style::new().add_modifier(Modifier::REVERSED)
@@ -105,7 +152,9 @@ impl Theme {
     /// Good news: online, your move, a win.
     pub fn good(self) -> Style {
         let style = Style::new().add_modifier(Modifier::BOLD);
-        if self.color {
+        if self.contrast {
+            style.fg(Color::LightGreen)
+        } else if self.color {
             style.fg(Color::Green)
         } else {
             style
@@ -115,7 +164,9 @@ impl Theme {
     /// Bad news: offline, errors, a loss.
     pub fn bad(self) -> Style {
         let style = Style::new().add_modifier(Modifier::BOLD);
-        if self.color {
+        if self.contrast {
+            style.fg(Color::LightRed)
+        } else if self.color {
             style.fg(Color::Red)
         } else {
             style
