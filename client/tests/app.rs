@@ -332,7 +332,7 @@ fn a_new_room_s_code_goes_to_the_clipboard() {
         },
     );
     assert_eq!(effects, vec![Effect::Copy("K7QM-4TXP-2D".into())]);
-    assert!(render(&app).contains("Copied to your clipboard"));
+    assert!(render(&app).contains("copied to your clipboard"));
     assert_eq!(
         noughts_client::interactive::osc52("K7QM-4TXP-2D"),
         "\x1b]52;c;SzdRTS00VFhQLTJE\x07"

@@ -235,7 +235,7 @@ pub fn render(modal: &Modal, theme: Theme, area: Rect, buf: &mut Buffer) {
                         Span::styled("  (they press i and type it)", theme.dim()),
                     ]));
                     lines.push(Line::styled(
-                        "   Copied to your clipboard (where the terminal allows).",
+                        "   Also copied to your clipboard, if allowed.",
                         theme.dim(),
                     ));
                     lines.push(Line::raw(""));
