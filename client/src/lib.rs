@@ -33,6 +33,7 @@ pub mod screen;
 pub mod standalone;
 pub mod terminal;
 pub mod tls;
+pub mod verdict;
 pub mod view;
 pub mod watch;
 

@@ -15,6 +15,7 @@ use noughts_protocol::{
 use crate::net::Link;
 use crate::notation::cell_name;
 use crate::plain::{result_text, write_board};
+use crate::verdict::{self, MoveVerdict};
 
 /// A stored game on screen, at one position of its move list.
 #[derive(Debug, Clone)]
@@ -25,6 +26,9 @@ pub struct ReplayView {
     pub boards: Vec<Board>,
     /// How many moves are played on the position shown.
     pub ply: usize,
+    /// The local engine's verdict on each move, worked out as the move is shown (`None` until
+    /// then; `Some(None)` where the engine cannot tell).
+    verdicts: Vec<Option<Option<MoveVerdict>>>,
 }
 
 impl ReplayView {
@@ -42,11 +46,14 @@ impl ReplayView {
             boards.push(board);
         }
         let ply = record.moves.len();
-        Ok(ReplayView {
+        let mut view = ReplayView {
+            verdicts: vec![None; record.moves.len()],
             record,
             boards,
             ply,
-        })
+        };
+        view.judge_shown();
+        Ok(view)
     }
 
     /// A record made from a list of cells alone (`noughts replay --moves`), with no server.
@@ -140,11 +147,36 @@ impl ReplayView {
     /// Steps `delta` moves forward (or back, when negative), stopping at either end.
     pub fn step(&mut self, delta: isize) {
         self.ply = self.ply.saturating_add_signed(delta).min(self.len());
+        self.judge_shown();
     }
 
     /// Jumps to the empty board (`false`) or the final position (`true`).
     pub fn jump(&mut self, to_end: bool) {
         self.ply = if to_end { self.len() } else { 0 };
+        self.judge_shown();
+    }
+
+    /// The engine's verdict on move `ply` (1-based), if it has been worked out and told.
+    pub fn verdict(&self, ply: usize) -> Option<MoveVerdict> {
+        self.verdicts
+            .get(ply.checked_sub(1)?)
+            .copied()
+            .flatten()
+            .flatten()
+    }
+
+    /// Works out the verdict on the move that led to the position shown, once.
+    fn judge_shown(&mut self) {
+        let Some(index) = self.ply.checked_sub(1) else {
+            return;
+        };
+        if self.verdicts.len() < self.len() {
+            self.verdicts.resize(self.len(), None);
+        }
+        if self.verdicts[index].is_none() {
+            let cell = self.record.moves[index].cell;
+            self.verdicts[index] = Some(verdict::judge(&self.boards[index], cell));
+        }
     }
 
     /// The seat of `mark`.

@@ -117,6 +117,22 @@ fn draws_and_takebacks_are_offered_answered_and_shown() {
 }
 
 #[test]
+fn a_hint_against_the_ai_puts_the_cursor_on_the_engine_s_move() {
+    let mut app = welcomed(Instant::now());
+    // ada plays X against the AI; the engine's best move is where the cursor goes.
+    let mut game = state(Variant::Classic, "XO..X...O", &[0, 1, 4, 8]);
+    game.kind = GameKind::Ai;
+    game.o = ai(Level::Perfect);
+    frame(&mut app, ServerMessage::GameState(Box::new(game)));
+    assert!(key(&mut app, KeyCode::Char('i')).is_empty());
+    let view = app.game.as_ref().unwrap();
+    let board = noughts_engine::Board::parse(Variant::Classic, "XO..X...O").unwrap();
+    let best = noughts_engine::analyse(&board, noughts_engine::Budget::millis(300));
+    assert_eq!(Some(view.cursor), best.moves.first().map(|m| m.cell));
+    assert!(render(&app).contains("Hint: cell"), "{}", render(&app));
+}
+
+#[test]
 fn chat_is_typed_and_sent() {
     let mut app = welcomed(Instant::now());
     frame(

@@ -98,6 +98,19 @@ pub fn on_key(game: &mut GameView, key: KeyEvent) -> Vec<Action> {
                 _ => ClientMessage::Abort { game },
             })
         }
+        KeyCode::Char('i') if game.state.kind == GameKind::Ai && game.my_turn() => {
+            // A hint from the local engine, in games against the AI only.
+            match crate::verdict::hint(&game.board) {
+                Some(cell) => {
+                    game.cursor = cell;
+                    Action::Say(format!(
+                        "Hint: cell {} (the cursor is on it)",
+                        cell_name(game.state.variant, cell)
+                    ))
+                }
+                None => Action::Say("No hint: the engine sees nothing better.".into()),
+            }
+        }
         KeyCode::Char('t') if game.you().is_none() => {
             game.spectators_chat = !game.spectators_chat;
             return Vec::new();

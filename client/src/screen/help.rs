@@ -51,6 +51,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("v", "once over: replay the game move by move"),
             ("c", "chat (⏎ send, Esc cancel)"),
             ("t", "watching: players' / spectators' chat"),
+            ("i", "against the AI: a hint from the engine"),
             ("g", "watching: next war game"),
             ("q Esc", "back to the lobby (your game goes on)"),
         ],

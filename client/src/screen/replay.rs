@@ -16,6 +16,7 @@ use super::widgets::{cols, split, truncate};
 use crate::notation::cell_name;
 use crate::plain::result_text;
 use crate::replay::{ReplayView, format_elapsed};
+use crate::verdict::MoveVerdict;
 
 /// What a key does on the replay screen: step through the game, or leave (quit, when the client
 /// only replays).
@@ -103,6 +104,17 @@ fn render_players(replay: &ReplayView, theme: Theme, area: Rect, buf: &mut Buffe
                 ),
                 theme.text(),
             ));
+            if let Some(verdict) = replay.verdict(replay.ply) {
+                let style = match verdict {
+                    MoveVerdict::Best => theme.good(),
+                    MoveVerdict::Inaccuracy => theme.key(),
+                    MoveVerdict::Blunder => theme.bad(),
+                };
+                lines.push(Line::styled(
+                    format!("the engine: {}", verdict.word()),
+                    style,
+                ));
+            }
             let mut when = String::new();
             if record.game.0 != 0 {
                 when = format!("played at {}", format_elapsed(step.at_ms));
@@ -148,7 +160,12 @@ fn render_moves(replay: &ReplayView, theme: Theme, area: Rect, buf: &mut Buffer)
             let number = chunk_index * per_line + offset + 1;
             let marker = if number == replay.ply { "▸" } else { " " };
             let cell = cell_name(replay.record.variant, step.cell);
-            let text = format!("{marker}{number:>2}.{}{cell:<3}", step.mark.symbol());
+            let note = replay.verdict(number).map_or("", MoveVerdict::mark);
+            let text = format!(
+                "{marker}{number:>2}.{}{:<3}",
+                step.mark.symbol(),
+                format!("{cell}{note}")
+            );
             let style = if number == replay.ply {
                 current_line = chunk_index;
                 theme.selected()
