@@ -6,8 +6,7 @@
 use std::time::{Duration, Instant};
 
 use noughts_protocol::{
-    ClientMessage, ErrorCode, GameId, GameInfo, GameKind, Level, PlayerId, Rating, ServerMessage,
-    Variant,
+    ClientMessage, ErrorCode, GameId, GameKind, Level, PlayerId, Rating, ServerMessage, Variant,
 };
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -658,45 +657,5 @@ impl App {
             }
         }
         self.screen = Screen::Lobby;
-    }
-
-    /// When the war game on screen has ended and the server starts the next one of the same
-    /// variant, watch that one: watchers can leave the machines playing on and on.
-    fn follow_war(&mut self, game: &GameInfo, effects: &mut Vec<Effect>) {
-        let Some(current) = &self.game else { return };
-        let ended_war = self.screen == Screen::Game
-            && current.state.kind == GameKind::War
-            && current.you().is_none()
-            && current.is_over();
-        if ended_war
-            && game.kind == GameKind::War
-            && game.variant == current.state.variant
-            && game.game > current.id()
-            && !self.lobby.games.iter().any(|g| g.game == game.game)
-        {
-            effects.push(Effect::Send(ClientMessage::Watch {
-                game: game.game,
-                code: None,
-            }));
-        }
-    }
-
-    /// Watches the next war game after the one on screen, or starts one if none is running.
-    fn watch_war_game(&mut self, effects: &mut Vec<Effect>) {
-        let current = self.game.as_ref().map(GameView::id);
-        match self.lobby.next_war(current) {
-            Some(game) if Some(game) != current => {
-                effects.push(Effect::Send(ClientMessage::Watch { game, code: None }));
-            }
-            Some(_) => self.say("This is the only war game running."),
-            None => {
-                self.say("No war game is running: starting one.");
-                effects.push(Effect::Send(ClientMessage::StartWar {
-                    variant: Variant::Classic,
-                    x_level: Level::Perfect,
-                    o_level: Level::Perfect,
-                }));
-            }
-        }
     }
 }

@@ -35,6 +35,7 @@ pub mod terminal;
 pub mod tls;
 pub mod verdict;
 pub mod view;
+pub mod war_watch;
 pub mod watch;
 
 use std::time::Instant;
