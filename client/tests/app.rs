@@ -96,7 +96,7 @@ fn draws_and_takebacks_are_offered_answered_and_shown() {
         },
     );
     let screen = render(&app);
-    assert!(screen.contains("O offers a draw (d/n)"), "{screen}");
+    assert!(screen.contains("bob offers a draw (d/n)"), "{screen}");
     assert_eq!(
         key(&mut app, KeyCode::Char('n')),
         vec![Effect::Send(ClientMessage::Decline { game })]

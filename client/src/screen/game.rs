@@ -219,10 +219,10 @@ fn render_players(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, b
             let text = match game.grace_ms(mark, app.now) {
                 Some(ms) => format!(
                     "{} offline: {} to return",
-                    mark.symbol(),
+                    who(game, mark),
                     format_countdown(ms)
                 ),
-                None => format!("{} offline", mark.symbol()),
+                None => format!("{} offline", who(game, mark)),
             };
             lines.push(Line::styled(text, theme.bad()));
         }
@@ -231,9 +231,9 @@ fn render_players(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, b
         let text = if game.you() == Some(by) {
             "Rematch offered…".to_owned()
         } else if game.you().is_some() {
-            format!("{} offers a rematch: r", by.symbol())
+            format!("{} offers a rematch: r", who(game, by))
         } else {
-            format!("{} offers a rematch", by.symbol())
+            format!("{} offers a rematch", who(game, by))
         };
         lines.push(Line::styled(text, theme.key()));
     } else if game.rematch_sent {
@@ -289,6 +289,11 @@ fn render_moves(game: &GameView, theme: Theme, area: Rect, buf: &mut Buffer) {
     Paragraph::new(lines.into_iter().skip(skip).collect::<Vec<_>>()).render(inner, buf);
 }
 
+/// A player as the panel's lines name them: by name (cut short), not by mark.
+fn who(game: &GameView, mark: Mark) -> String {
+    truncate(&game.seat(mark).name, 12)
+}
+
 /// A finished rated game's line with the player's new rating and the change ("1512 +12").
 fn with_rating_change(line: Line<'static>, game: &GameView, theme: Theme) -> Line<'static> {
     let (Some(changes), Some(you)) = (game.ratings, game.you()) else {
@@ -332,7 +337,7 @@ fn status_line(game: &GameView, theme: Theme) -> Line<'static> {
                 Line::styled(format!("You win! ({how})"), theme.good())
             }
             (Some(_), Some(_)) => Line::styled(format!("You lose ({how})"), theme.bad()),
-            (Some(w), None) => Line::styled(format!("{} wins ({how})", w.symbol()), theme.good()),
+            (Some(w), None) => Line::styled(format!("{} wins ({how})", who(game, w)), theme.good()),
         };
         return with_rating_change(line, game, theme);
     }
@@ -349,11 +354,11 @@ fn status_line(game: &GameView, theme: Theme) -> Line<'static> {
                     OfferKind::Takeback => "u",
                 };
                 (
-                    format!("{} offers {what} ({key}/n)", by.symbol()),
+                    format!("{} offers {what} ({key}/n)", who(game, by)),
                     theme.key(),
                 )
             }
-            None => (format!("{} offers {what}", by.symbol()), theme.dim()),
+            None => (format!("{} offers {what}", who(game, by)), theme.dim()),
         };
         return Line::styled(text, style);
     }

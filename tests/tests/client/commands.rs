@@ -356,6 +356,7 @@ async fn played_games_are_listed_and_replayed_from_the_record() {
         let at = replayed
             .find(&format!("move {ply}: "))
             .unwrap_or_else(|| panic!("move {ply} is printed:\n{replayed}"));
+        // Cells are printed as people number them: 1 to 9.
         let cell: usize = replayed[at..]
             .lines()
             .next()
@@ -365,7 +366,7 @@ async fn played_games_are_listed_and_replayed_from_the_record() {
             .unwrap()
             .parse()
             .unwrap();
-        board = board.play(cell).unwrap();
+        board = board.play(cell - 1).unwrap();
     }
     assert_eq!(board.outcome(), Some(noughts_engine::Outcome::Draw));
     let last: Vec<&str> = replayed.lines().rev().skip(1).take(3).collect();
