@@ -133,6 +133,39 @@ fn a_hint_against_the_ai_puts_the_cursor_on_the_engine_s_move() {
 }
 
 #[test]
+fn a_cell_is_typed_by_its_name_on_the_bigger_boards() {
+    let mut app = welcomed(Instant::now());
+    frame(
+        &mut app,
+        ServerMessage::GameState(Box::new(state(Variant::Four, &".".repeat(16), &[]))),
+    );
+    key(&mut app, KeyCode::Char(':'));
+    for c in "z9".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    assert!(
+        key(&mut app, KeyCode::Enter).is_empty(),
+        "not a cell of four"
+    );
+    assert!(render(&app).contains("a column a-d and a row 1-4"));
+    key(&mut app, KeyCode::Backspace);
+    key(&mut app, KeyCode::Backspace);
+    for c in "B3".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    // Column b, row 3: the tenth cell, 9 from 0.
+    assert_eq!(
+        key(&mut app, KeyCode::Enter),
+        vec![Effect::Send(ClientMessage::Move {
+            game: GameId(42),
+            cell: 9
+        })]
+    );
+    // The empty cells are labelled so.
+    assert!(render(&app).contains("b3"));
+}
+
+#[test]
 fn chat_is_typed_and_sent() {
     let mut app = welcomed(Instant::now());
     frame(

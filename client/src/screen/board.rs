@@ -145,7 +145,8 @@ pub struct Marks {
     pub last: Option<usize>,
     /// The winning cells, as a mask.
     pub winning: u64,
-    /// Number empty cells 1–9 (classic), to go with the digit keys.
+    /// Name empty cells as people type them (1–9 on classic, `b3` on the bigger boards, where
+    /// the layer is the frame's), to go with the digit keys and `:`.
     pub digits: bool,
 }
 
@@ -204,13 +205,18 @@ pub fn draw(board: &Board, geometry: &Geometry, marks: Marks, theme: Theme, buf:
         if marks.last == Some(cell) && geometry.size == CellSize::Large {
             put(buf, area.x, area.y, "•", style);
         }
+        let label = (marks.digits && mark.is_none()).then(|| label(geometry.variant, cell));
         if is_cursor {
             style = style.patch(theme.cursor());
-            let mid = area.y + area.height / 2;
-            put(buf, area.x, mid, "[", theme.cursor());
-            put(buf, area.x + area.width - 1, mid, "]", theme.cursor());
+            // Brackets round the cursor, unless a label fills a small cell: then its colours
+            // alone show it.
+            if label.is_none() || geometry.size == CellSize::Large {
+                let mid = area.y + area.height / 2;
+                put(buf, area.x, mid, "[", theme.cursor());
+                put(buf, area.x + area.width - 1, mid, "]", theme.cursor());
+            }
         }
-        let glyph = glyph(mark, geometry.size, cell, marks.digits && mark.is_none());
+        let glyph = glyph(mark, geometry.size, label);
         let top = area.y + (area.height - glyph.len() as u16) / 2;
         for (i, line) in glyph.iter().enumerate() {
             let width = line.chars().count() as u16;
@@ -226,14 +232,23 @@ pub fn draw(board: &Board, geometry: &Geometry, marks: Marks, theme: Theme, buf:
     }
 }
 
-/// The text of one cell's content.
-fn glyph(mark: Option<Mark>, size: CellSize, cell: usize, digit: bool) -> Vec<String> {
+/// The text of one cell's content: its mark, else its label if it has one.
+fn glyph(mark: Option<Mark>, size: CellSize, label: Option<String>) -> Vec<String> {
     match (mark, size) {
         (Some(Mark::X), CellSize::Large) => vec!["╲ ╱".into(), " ╳ ".into(), "╱ ╲".into()],
         (Some(Mark::O), CellSize::Large) => vec!["╭─╮".into(), "│ │".into(), "╰─╯".into()],
         (Some(mark), _) => vec![mark.symbol().to_string()],
-        (None, _) if digit => vec![(cell + 1).to_string()],
-        (None, _) => vec![" ".into()],
+        (None, _) => vec![label.unwrap_or_else(|| " ".into())],
+    }
+}
+
+/// An empty cell's label: its name, less the layer, which the frame's label gives.
+fn label(variant: noughts_engine::Variant, cell: usize) -> String {
+    let name = crate::notation::cell_name(variant, cell);
+    if variant.dims() == 3 {
+        name[1..].to_owned()
+    } else {
+        name
     }
 }
 

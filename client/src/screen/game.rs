@@ -111,6 +111,10 @@ pub fn on_key(game: &mut GameView, key: KeyEvent) -> Vec<Action> {
                 None => Action::Say("No hint: the engine sees nothing better.".into()),
             }
         }
+        KeyCode::Char(':') if game.my_turn() => Action::Open(Modal::Cell {
+            variant: game.state.variant,
+            text: String::new(),
+        }),
         KeyCode::Char('t') if game.you().is_none() => {
             game.spectators_chat = !game.spectators_chat;
             return Vec::new();
@@ -137,7 +141,7 @@ pub fn render(app: &Around<'_>, game: &GameView, theme: Theme, body: Rect, buf: 
         cursor: (game.you().is_some() && !game.is_over()).then_some(game.cursor),
         last: game.last_move(),
         winning: game.result().map_or(0, |r| board::cell_mask(&r.cells)),
-        digits: game.state.variant == Variant::Classic && game.my_turn(),
+        digits: game.my_turn(),
     };
     board::draw(&game.board, &geometry, marks, theme, buf);
     let [players, moves, chat] = Layout::vertical([

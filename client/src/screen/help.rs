@@ -44,6 +44,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("←↑↓→ hjkl", "move the cursor"),
             ("⏎ space", "place your mark (or click a cell)"),
             ("1…9", "classic: place on that cell, 1 top-left"),
+            (":", "type a cell: 5, b3, 2b3 (layer, column, row)"),
             ("[ ] PgUp PgDn", "cubes: previous / next layer"),
             ("r", "resign (asks first); rematch when over"),
             ("d u", "offer or accept a draw / a takeback"),

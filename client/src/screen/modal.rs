@@ -41,6 +41,8 @@ pub enum Modal {
     ConfirmResign,
     /// Typing a chat line.
     Chat(String),
+    /// Typing a cell's name (`:` in a game): 1 to 9, `b3`, `2b3`.
+    Cell { variant: Variant, text: String },
 }
 
 /// What a key did to a box: the box that stays up, a request to send, a line to show.
@@ -160,6 +162,29 @@ pub fn on_key(modal: Modal, key: KeyEvent, game: Option<GameId>) -> ModalKey {
                 }
                 _ => Some(Modal::Chat(text)),
             },
+            Modal::Cell { variant, mut text } => match key.code {
+                KeyCode::Esc => None,
+                KeyCode::Enter => match (crate::notation::parse_cell(variant, &text), game) {
+                    (Some(cell), Some(game)) => {
+                        send = Some(ClientMessage::Move { game, cell });
+                        None
+                    }
+                    (Some(_), None) => None,
+                    (None, _) => {
+                        say = Some(crate::notation::cell_hint(variant));
+                        Some(Modal::Cell { variant, text })
+                    }
+                },
+                KeyCode::Backspace => {
+                    text.pop();
+                    Some(Modal::Cell { variant, text })
+                }
+                KeyCode::Char(c) if c.is_ascii_alphanumeric() && text.len() < 4 => {
+                    text.push(c.to_ascii_lowercase());
+                    Some(Modal::Cell { variant, text })
+                }
+                _ => Some(Modal::Cell { variant, text }),
+            },
             other => Some(other),
         }
     };
@@ -264,6 +289,22 @@ pub fn render(modal: &Modal, theme: Theme, area: Rect, buf: &mut Buffer) {
         ),
         // Chat is typed into the chat pane itself.
         Modal::Chat(_) => return,
+        Modal::Cell { variant, text } => (
+            "Play on",
+            vec![
+                Line::raw(""),
+                Line::from(vec![
+                    Span::styled(" Cell: ", theme.text()),
+                    Span::styled(format!("{text}▏"), theme.key()),
+                ]),
+                Line::styled(
+                    format!(" {}", crate::notation::cell_hint(*variant)),
+                    theme.dim(),
+                ),
+                hint_line(&[("⏎", "play"), ("Esc", "cancel")], theme),
+            ],
+            58,
+        ),
     };
     let rect = centered(area, width, lines.len() as u16 + 2);
     Clear.render(rect, buf);
