@@ -80,6 +80,9 @@ pub struct Config {
     /// Where players, games and ratings are kept. In memory by default, so tests and a server
     /// embedded in a client never write to disk; `noughts-server` uses a file.
     pub store: StoreConfig,
+    /// Origins, besides the server's own, whose pages may open a WebSocket here, as
+    /// `scheme://host[:port]` in lowercase; a browser's upgrade from any other gets `403`.
+    pub allowed_origins: Vec<String>,
     /// Serve `wss://` with this certificate and key; `None` (the default) serves plain `ws://`.
     pub tls: Option<Tls>,
     /// How long a client has to complete the TLS handshake, so a connection that opens and says
@@ -118,6 +121,7 @@ impl Default for Config {
             chat_burst: 5,
             outbound_queue: 256,
             store: StoreConfig::Memory,
+            allowed_origins: Vec::new(),
             tls: None,
             tls_handshake_timeout: Duration::from_secs(10),
         }

@@ -96,7 +96,11 @@ pub(crate) async fn serve(shared: Arc<Shared>, stream: TcpStream, admission: Adm
         .write_buffer_size(16 * 1024)
         .max_message_size(Some(config.max_message_bytes))
         .max_frame_size(Some(config.max_message_bytes));
-    let ws = match upgrade::accept(stream, ws_config, HANDSHAKE_TIMEOUT).await {
+    let origins = upgrade::Origins {
+        secure: config.tls.is_some(),
+        allowed: config.allowed_origins.clone(),
+    };
+    let ws = match upgrade::accept(stream, ws_config, HANDSHAKE_TIMEOUT, &origins).await {
         Ok(ws) => ws,
         Err(refusal) => {
             debug!(reason = refusal.as_str(), "upgrade refused");

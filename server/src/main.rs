@@ -63,6 +63,15 @@ struct Args {
     /// Seconds a disconnected player keeps their seats.
     #[arg(long, env = "NOUGHTS_GRACE_SECS", value_parser = clap::value_parser!(u64).range(0..=86_400), default_value_t = 30)]
     grace_secs: u64,
+    /// Another origin whose pages may open a WebSocket here, as scheme://host[:port] (repeat it,
+    /// or separate them with commas in the environment); the server's own origin always may.
+    #[arg(
+        long = "allow-origin",
+        env = "NOUGHTS_ALLOW_ORIGIN",
+        value_name = "ORIGIN",
+        value_delimiter = ','
+    )]
+    allow_origin: Vec<String>,
     /// Seconds a session token may lie unused before it stops working (default 30 days).
     #[arg(long, env = "NOUGHTS_TOKEN_IDLE_SECS", value_parser = clap::value_parser!(u64).range(1..=315_360_000), default_value_t = 2_592_000)]
     token_idle_secs: u64,
@@ -158,6 +167,11 @@ impl Args {
             grace: Duration::from_secs(self.grace_secs),
             token_idle: Duration::from_secs(self.token_idle_secs),
             token_overlap: defaults.token_overlap,
+            allowed_origins: self
+                .allow_origin
+                .iter()
+                .map(|origin| origin.trim().trim_end_matches('/').to_ascii_lowercase())
+                .collect(),
             ai_think_delay: Duration::from_millis(self.ai_think_ms),
             ai_budget: Budget::millis(self.ai_budget_ms),
             ai_threads: self.ai_threads.unwrap_or(defaults.ai_threads),

@@ -43,6 +43,29 @@ pub(crate) enum Refusal {
     Key,
     /// No `Host` header.
     Host,
+    /// An `Origin` (a browser's page) that is neither this server's own nor allowed: the defence
+    /// against cross-site WebSocket hijacking.
+    Origin,
+}
+
+/// Which pages may open a WebSocket here: the server's own origin (the scheme it serves and the
+/// `Host` the request names) and those an operator allows. A request without `Origin` comes from
+/// a client that is not a browser, and is not a page's to refuse.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Origins {
+    /// `https` when the server speaks TLS, else `http`.
+    pub secure: bool,
+    /// Origins allowed besides the server's own, as `scheme://host[:port]`, lowercase.
+    pub allowed: Vec<String>,
+}
+
+impl Origins {
+    fn allows(&self, origin: &str, host: &str) -> bool {
+        let origin = origin.trim_end_matches('/').to_ascii_lowercase();
+        let scheme = if self.secure { "https" } else { "http" };
+        origin == format!("{scheme}://{}", host.to_ascii_lowercase())
+            || self.allowed.iter().any(|allowed| *allowed == origin)
+    }
 }
 
 impl Refusal {
@@ -59,6 +82,7 @@ impl Refusal {
             Refusal::Version => "version",
             Refusal::Key => "key",
             Refusal::Host => "host",
+            Refusal::Origin => "origin",
         }
     }
 
@@ -105,6 +129,11 @@ impl Refusal {
                 "missing or invalid Sec-WebSocket-Key (16 bytes in base64)\n",
             ),
             Refusal::Host => ("400 Bad Request", "", "a request needs a Host header\n"),
+            Refusal::Origin => (
+                "403 Forbidden",
+                "",
+                "a page from another origin may not open a WebSocket here\n",
+            ),
         }
     }
 }
@@ -115,6 +144,7 @@ pub(crate) async fn accept<S>(
     mut stream: S,
     config: WebSocketConfig,
     limit: Duration,
+    origins: &Origins,
 ) -> Result<WebSocketStream<S>, Refusal>
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -124,7 +154,7 @@ where
         Ok(Err(refusal)) => return Err(answer_refusal(&mut stream, refusal).await),
         Err(_) => return Err(answer_refusal(&mut stream, Refusal::Timeout).await),
     };
-    let key = match check(&buf[..head_len]) {
+    let key = match check(&buf[..head_len], origins) {
         Ok(key) => key,
         Err(refusal) => return Err(answer_refusal(&mut stream, refusal).await),
     };
@@ -173,7 +203,7 @@ async fn read_head<S: AsyncRead + Unpin>(stream: &mut S) -> Result<(Vec<u8>, usi
 }
 
 /// Checks a whole request head as a WebSocket upgrade; returns its `Sec-WebSocket-Key`.
-fn check(head: &[u8]) -> Result<String, Refusal> {
+fn check(head: &[u8], origins: &Origins) -> Result<String, Refusal> {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut request = httparse::Request::new(&mut headers);
     match request.parse(head) {
@@ -200,8 +230,13 @@ fn check(head: &[u8]) -> Result<String, Refusal> {
     if !names(header("upgrade"), "websocket") {
         return Err(Refusal::NotUpgrade);
     }
-    if header("host").is_none_or(|h| h.is_empty()) {
+    let Some(host) = header("host").filter(|h| !h.is_empty()) else {
         return Err(Refusal::Host);
+    };
+    if let Some(origin) = header("origin")
+        && !origins.allows(&origin, &host)
+    {
+        return Err(Refusal::Origin);
     }
     if !names(header("connection"), "upgrade") {
         return Err(Refusal::Connection);
@@ -248,6 +283,10 @@ async fn answer_refusal<S: AsyncWrite + Unpin>(stream: &mut S, refusal: Refusal)
 mod tests {
     use super::*;
 
+    fn check_(head: &[u8]) -> Result<String, Refusal> {
+        check(head, &Origins::default())
+    }
+
     fn head(lines: &str) -> Vec<u8> {
         format!("GET / HTTP/1.1\r\n{lines}\r\n").into_bytes()
     }
@@ -257,7 +296,7 @@ mod tests {
 
     #[test]
     fn a_good_upgrade_passes_and_each_fault_has_its_reason() {
-        assert_eq!(check(&head(GOOD)).unwrap(), "dGhlIHNhbXBsZSBub25jZQ==");
+        assert_eq!(check_(&head(GOOD)).unwrap(), "dGhlIHNhbXBsZSBub25jZQ==");
         let cases = [
             (
                 "Sec-WebSocket-Version: 13",
@@ -274,10 +313,45 @@ mod tests {
             ("Host: a\r\n", "", Refusal::Host),
         ];
         for (from, to, refusal) in cases {
-            assert_eq!(check(&head(&GOOD.replace(from, to))), Err(refusal), "{to}");
+            assert_eq!(check_(&head(&GOOD.replace(from, to))), Err(refusal), "{to}");
         }
         let post = format!("POST / HTTP/1.1\r\n{GOOD}\r\n");
-        assert_eq!(check(post.as_bytes()), Err(Refusal::Method));
-        assert_eq!(check(b"nonsense\r\n\r\n"), Err(Refusal::Malformed));
+        assert_eq!(check_(post.as_bytes()), Err(Refusal::Method));
+        assert_eq!(check_(b"nonsense\r\n\r\n"), Err(Refusal::Malformed));
+    }
+
+    #[test]
+    fn a_page_may_upgrade_only_from_this_server_s_origin_or_an_allowed_one() {
+        let with = |origin: &str| head(&format!("{GOOD}Origin: {origin}\r\n"));
+        let plain = Origins::default();
+        assert!(
+            check(&head(GOOD), &plain).is_ok(),
+            "no Origin: not a browser"
+        );
+        assert!(
+            check(&with("http://a"), &plain).is_ok(),
+            "the server's own page"
+        );
+        assert!(check(&with("HTTP://A/"), &plain).is_ok());
+        for foreign in [
+            "http://evil.example",
+            "https://a",
+            "http://a:81",
+            "null",
+            "",
+        ] {
+            assert_eq!(
+                check(&with(foreign), &plain),
+                Err(Refusal::Origin),
+                "{foreign}"
+            );
+        }
+        let secure = Origins {
+            secure: true,
+            allowed: vec!["https://play.example".to_owned()],
+        };
+        assert!(check(&with("https://a"), &secure).is_ok());
+        assert!(check(&with("https://play.example"), &secure).is_ok());
+        assert_eq!(check(&with("http://a"), &secure), Err(Refusal::Origin));
     }
 }

@@ -132,3 +132,29 @@ async fn refused_upgrades_are_counted_by_reason() {
     .await
     .expect("the refused upgrades were counted by reason");
 }
+
+#[tokio::test]
+async fn a_page_from_another_origin_is_refused_with_403() {
+    let server = TestServer::start(noughts_server::Config {
+        allowed_origins: vec!["https://play.example".to_owned()],
+        ..test_config()
+    })
+    .await;
+    let with = |origin: &str| {
+        format!("GET / HTTP/1.1\r\n{GOOD}Origin: {origin}\r\n\r\n")
+            .replace("Host: localhost", &format!("Host: {}", server.addr))
+    };
+    let answer = ask(&server, &with("http://evil.example")).await;
+    assert!(answer.starts_with("HTTP/1.1 403 "), "{answer}");
+    assert!(answer.contains("another origin"), "{answer}");
+    for origin in [
+        format!("http://{}", server.addr),
+        "https://play.example".to_owned(),
+    ] {
+        let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+        tcp.write_all(with(&origin).as_bytes()).await.unwrap();
+        let mut answer = [0u8; 12];
+        tcp.read_exact(&mut answer).await.unwrap();
+        assert_eq!(&answer, b"HTTP/1.1 101", "{origin}");
+    }
+}
