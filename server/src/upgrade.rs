@@ -64,7 +64,7 @@ impl Origins {
         let origin = origin.trim_end_matches('/').to_ascii_lowercase();
         let scheme = if self.secure { "https" } else { "http" };
         origin == format!("{scheme}://{}", host.to_ascii_lowercase())
-            || self.allowed.iter().any(|allowed| *allowed == origin)
+            || self.allowed.contains(&origin)
     }
 }
 
