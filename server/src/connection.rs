@@ -101,7 +101,9 @@ pub(crate) async fn serve(shared: Arc<Shared>, stream: TcpStream, admission: Adm
         allowed: config.allowed_origins.clone(),
     };
     let ws = match upgrade::accept(stream, ws_config, HANDSHAKE_TIMEOUT, &origins).await {
-        Ok(ws) => ws,
+        Ok(Some(ws)) => ws,
+        // A page of the web client was served: that was the whole exchange.
+        Ok(None) => return,
         Err(refusal) => {
             debug!(reason = refusal.as_str(), "upgrade refused");
             shared.metrics.bad_upgrade(refusal);

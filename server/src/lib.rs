@@ -28,6 +28,7 @@ mod expiry;
 mod game;
 mod game_handle;
 mod handler;
+mod http;
 mod invite_code;
 mod lobby;
 mod metrics;

@@ -13,6 +13,8 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 
+use crate::http::{self, PageRequest};
+
 /// The longest request head read; a WebSocket client's is a few hundred bytes.
 const MAX_HEAD: usize = 8 * 1024;
 /// The most header lines parsed.
@@ -138,14 +140,24 @@ impl Refusal {
     }
 }
 
-/// Reads the upgrade request on `stream`, within `limit`, and answers it: with `101` and the
-/// WebSocket (configured by `config`) when it is good, or with an HTTP error and the reason.
+/// What a request head asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Head {
+    /// A good WebSocket upgrade, with its `Sec-WebSocket-Key`.
+    Upgrade(String),
+    /// A page of the web client.
+    Page(PageRequest),
+}
+
+/// Reads the request on `stream`, within `limit`, and answers it: with `101` and the WebSocket
+/// (configured by `config`) when it is a good upgrade, with the page when it asks for one of the
+/// web client's files (then `None`), or with an HTTP error and the reason.
 pub(crate) async fn accept<S>(
     mut stream: S,
     config: WebSocketConfig,
     limit: Duration,
     origins: &Origins,
-) -> Result<WebSocketStream<S>, Refusal>
+) -> Result<Option<WebSocketStream<S>>, Refusal>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
@@ -155,7 +167,11 @@ where
         Err(_) => return Err(answer_refusal(&mut stream, Refusal::Timeout).await),
     };
     let key = match check(&buf[..head_len], origins) {
-        Ok(key) => key,
+        Ok(Head::Upgrade(key)) => key,
+        Ok(Head::Page(request)) => {
+            http::serve(&mut stream, &request).await;
+            return Ok(None);
+        }
         Err(refusal) => return Err(answer_refusal(&mut stream, refusal).await),
     };
     let response = format!(
@@ -172,7 +188,9 @@ where
         return Err(Refusal::Timeout);
     }
     let rest = buf[head_len..].to_vec();
-    Ok(WebSocketStream::from_partially_read(stream, rest, Role::Server, Some(config)).await)
+    Ok(Some(
+        WebSocketStream::from_partially_read(stream, rest, Role::Server, Some(config)).await,
+    ))
 }
 
 /// Reads until the head's blank line; returns what was read and the head's length.
@@ -202,8 +220,9 @@ async fn read_head<S: AsyncRead + Unpin>(stream: &mut S) -> Result<(Vec<u8>, usi
     }
 }
 
-/// Checks a whole request head as a WebSocket upgrade; returns its `Sec-WebSocket-Key`.
-fn check(head: &[u8], origins: &Origins) -> Result<String, Refusal> {
+/// Checks a whole request head: a WebSocket upgrade (with its `Sec-WebSocket-Key`), or a plain
+/// `GET` for a page.
+fn check(head: &[u8], origins: &Origins) -> Result<Head, Refusal> {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut request = httparse::Request::new(&mut headers);
     match request.parse(head) {
@@ -227,12 +246,20 @@ fn check(head: &[u8], origins: &Origins) -> Result<String, Refusal> {
     if request.method != Some("GET") {
         return Err(Refusal::Method);
     }
-    if !names(header("upgrade"), "websocket") {
-        return Err(Refusal::NotUpgrade);
-    }
     let Some(host) = header("host").filter(|h| !h.is_empty()) else {
         return Err(Refusal::Host);
     };
+    if header("upgrade").is_none() {
+        let path = request.path.unwrap_or("/");
+        return Ok(Head::Page(PageRequest {
+            path: path.split(['?', '#']).next().unwrap_or("/").to_owned(),
+            host,
+            if_none_match: header("if-none-match"),
+        }));
+    }
+    if !names(header("upgrade"), "websocket") {
+        return Err(Refusal::NotUpgrade);
+    }
     if let Some(origin) = header("origin")
         && !origins.allows(&origin, &host)
     {
@@ -245,7 +272,7 @@ fn check(head: &[u8], origins: &Origins) -> Result<String, Refusal> {
         return Err(Refusal::Version);
     }
     match header("sec-websocket-key") {
-        Some(key) if is_key(&key) => Ok(key),
+        Some(key) if is_key(&key) => Ok(Head::Upgrade(key)),
         _ => Err(Refusal::Key),
     }
 }
@@ -284,7 +311,10 @@ mod tests {
     use super::*;
 
     fn check_(head: &[u8]) -> Result<String, Refusal> {
-        check(head, &Origins::default())
+        match check(head, &Origins::default())? {
+            Head::Upgrade(key) => Ok(key),
+            Head::Page(_) => Err(Refusal::NotUpgrade),
+        }
     }
 
     fn head(lines: &str) -> Vec<u8> {

@@ -236,7 +236,7 @@ async fn a_text_frame_that_is_not_utf8_closes_with_1007() {
 }
 
 #[tokio::test]
-async fn a_browser_is_told_what_this_is() {
+async fn a_browser_gets_the_web_client_on_the_same_port() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let server = TestServer::start(quiet()).await;
     let addr = server.addr;
@@ -249,8 +249,28 @@ async fn a_browser_is_told_what_this_is() {
         .await
         .unwrap()
         .unwrap();
-    assert!(answer.starts_with("HTTP/1.1 426"), "{answer}");
-    assert!(answer.contains("noughts"));
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    assert!(
+        answer.contains("Content-Type: text/html; charset=utf-8"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("<script type=\"module\" src=\"/app.js\">"),
+        "{answer}"
+    );
+    for (path, kind) in [("/app.js", "text/javascript"), ("/style.css", "text/css")] {
+        let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        tcp.write_all(format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n").as_bytes())
+            .await
+            .unwrap();
+        let mut answer = String::new();
+        tokio::time::timeout(WAIT, tcp.read_to_string(&mut answer))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200 OK"), "{path}: {answer}");
+        assert!(answer.contains(&format!("Content-Type: {kind}")), "{path}");
+    }
 }
 
 #[tokio::test]

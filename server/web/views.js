@@ -1,0 +1,81 @@
+// @ts-check
+/**
+ * Building the page's pieces. Everything a person typed (names, chat, codes) goes in as text
+ * (`textContent`, through `el`), never as HTML.
+ */
+
+/**
+ * An element with attributes and children; strings become text nodes.
+ * @param {string} tag
+ * @param {Record<string, string | boolean | ((event: Event) => void)>} [attrs]
+ * @param {...(Node | string | null | undefined | false)} children
+ * @returns {HTMLElement}
+ */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (typeof value === "function") node.addEventListener(key.replace(/^on/, ""), value);
+    else if (value === true) node.setAttribute(key, "");
+    else if (value !== false) node.setAttribute(key, value);
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+/** A clock as m:ss, or s.t under ten seconds. */
+export function clockText(/** @type {number} */ ms) {
+  if (ms < 10000) return `0:0${Math.floor(ms / 1000)}.${Math.floor((ms % 1000) / 100)}`;
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/** A clock setting as "3+2", or "no clock". */
+export function clockSpec(/** @type {any} */ clock) {
+  return clock ? `${clock.initial_ms / 60000}+${clock.increment_ms / 1000}` : "no clock";
+}
+
+/** A seat as shown: a person's name and id, or the AI's level. */
+export function seatText(/** @type {any} */ seat) {
+  if (!seat) return "?";
+  if (seat.level) return `AI (${seat.level})`;
+  const rating = seat.rating ? ` ${seat.rating}` : "";
+  return `${seat.name}#${seat.player ?? "?"}${rating}`;
+}
+
+/** "X wins (three in a row)", "draw (agreement)". */
+export function resultText(/** @type {any} */ result, /** @type {any} */ state) {
+  const how = {
+    line: state && (state.variant === "four" || state.variant === "qubic") ? "four in a row" : "three in a row",
+    draw: "board full", resign: "resignation", timeout: "time", abandon: "abandonment",
+    aborted: "aborted", agreement: "agreement",
+  }[/** @type {string} */ (result.reason)] ?? result.reason;
+  if (!result.winner) return result.reason === "aborted" ? "no result (aborted)" : `draw (${how})`;
+  const seat = state ? state[result.winner] : null;
+  const who = seat ? seat.name : result.winner.toUpperCase();
+  return `${who} wins (${how})`;
+}
+
+/** The clock settings offered, as in the terminal client. */
+export const CLOCKS = [
+  ["no clock", null],
+  ["1+0", { initial_ms: 60000, increment_ms: 0 }],
+  ["3+2", { initial_ms: 180000, increment_ms: 2000 }],
+  ["5+0", { initial_ms: 300000, increment_ms: 0 }],
+  ["10+5", { initial_ms: 600000, increment_ms: 5000 }],
+];
+
+/** A labelled select of `options` ([label, value] pairs, values as JSON). */
+export function select(/** @type {string} */ label, /** @type {[string, any][]} */ options, /** @type {string} */ id) {
+  const chooser = el("select", { id });
+  for (const [text, value] of options) chooser.append(el("option", { value: JSON.stringify(value) }, text));
+  return el("label", {}, label + " ", chooser);
+}
+
+/** The value chosen in the select with `id`. */
+export function chosen(/** @type {string} */ id) {
+  const node = /** @type {HTMLSelectElement | null} */ (document.getElementById(id));
+  return node ? JSON.parse(node.value) : null;
+}
