@@ -182,22 +182,22 @@ async fn waiting_seeks_are_capped_per_address_and_given_back_however_they_end() 
         server.join("di").await,
         server.join("eve").await,
     ];
-    // Different clocks, so none of these meet each other.
-    for (client, initial_ms) in [(&mut ada, 60_000), (&mut bob, 120_000)] {
+    // Clocks of different speeds (bullet, blitz, rapid, classical), so none of these meet.
+    for (client, initial_ms) in [(&mut ada, 60_000), (&mut bob, 180_000)] {
         let reply = client.request(1, seek(initial_ms)).await;
         assert!(matches!(reply, ServerMessage::Seeking { .. }), "{reply:?}");
     }
-    cy.expect_error(1, seek(180_000), ErrorCode::LimitReached)
+    cy.expect_error(1, seek(600_000), ErrorCode::LimitReached)
         .await;
 
     // Over the cap, a seek that meets a waiting one is still served: bob's seek is used up.
-    let reply = di.request(1, seek(120_000)).await;
+    let reply = di.request(1, seek(180_000)).await;
     assert!(matches!(reply, ServerMessage::Seeking { .. }), "{reply:?}");
     let state = di.game_state().await;
     assert_eq!(bob.game_state().await.game, state.game);
-    let reply = cy.request(2, seek(180_000)).await;
+    let reply = cy.request(2, seek(600_000)).await;
     assert!(matches!(reply, ServerMessage::Seeking { .. }), "{reply:?}");
-    eve.expect_error(1, seek(240_000), ErrorCode::LimitReached)
+    eve.expect_error(1, seek(1_800_000), ErrorCode::LimitReached)
         .await;
 
     // Cancelling gives the place back.
@@ -205,7 +205,7 @@ async fn waiting_seeks_are_capped_per_address_and_given_back_however_they_end() 
         ada.request(2, ClientMessage::CancelSeek).await,
         ServerMessage::Ok
     ));
-    let reply = eve.request(2, seek(240_000)).await;
+    let reply = eve.request(2, seek(1_800_000)).await;
     assert!(matches!(reply, ServerMessage::Seeking { .. }), "{reply:?}");
     ada.expect_error(3, seek(300_000), ErrorCode::LimitReached)
         .await;
