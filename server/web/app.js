@@ -10,6 +10,12 @@ import { Connection, storedName, storeName } from "./net.js";
 import { cellName, renderBoard } from "./board.js";
 import { CLOCKS, chosen, clockSpec, clockText, el, resultText, seatText, select } from "./views.js";
 
+/** Uncaught errors and rejections, kept where the browser tests (and anyone curious) look. */
+const errors = /** @type {string[]} */ ([]);
+/** @type {any} */ (window).noughtsErrors = errors;
+window.addEventListener("error", (event) => errors.push(String(event.message)));
+window.addEventListener("unhandledrejection", (event) => errors.push(String(event.reason)));
+
 const state = {
   /** @type {number | null} */ player: null,
   /** @type {Map<number, any>} */ seeks: new Map(),
@@ -87,9 +93,12 @@ function onMessage(message) {
     case "history": state.history = message.games; state.view = "history"; break;
     case "game_record": state.replay = { record: message, ply: message.moves.length }; state.view = "replay"; break;
     case "leaderboard": state.leaderboard = message.players; break;
-    case "ok": case "pong": break;
-    default: onUpdate(message);
+    case "ok": case "pong": return;
+    default: if (!onUpdate(message)) return;
   }
+  // The lobby changes all the time (war games move every second): redraw for it only when it is
+  // on screen, so what the player is looking at stays put.
+  if (message.type.startsWith("lobby") && state.view !== "lobby") return;
   render();
 }
 
@@ -105,10 +114,10 @@ function onGameState(/** @type {any} */ message) {
   }
 }
 
-/** An update to a game held: applied if newer than what is held. */
+/** An update to a game held: applied if newer than what is held; true if it is on screen. */
 function onUpdate(/** @type {any} */ message) {
   const game = state.games.get(message.game);
-  if (!game || message.seq === undefined || message.seq <= game.seq) return;
+  if (!game || message.seq === undefined || message.seq <= game.seq) return false;
   game.seq = message.seq;
   switch (message.type) {
     case "moved":
@@ -140,6 +149,7 @@ function onUpdate(/** @type {any} */ message) {
       setClocks(game, message.clocks);
       break;
   }
+  return state.view === "game" && state.current === message.game;
 }
 
 function setClocks(/** @type {any} */ game, /** @type {any} */ clocks) {

@@ -26,6 +26,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
 pub mod binary;
+pub mod browser;
 pub mod net;
 pub mod process;
 pub mod raw;

@@ -1,0 +1,221 @@
+//! The web client in a real headless Chromium against a real server on port 0: the lobby, a game
+//! against the AI by clicks, two browsers through an invite link, a reload mid-game, a watcher,
+//! a replay, chat that holds HTML, and a cross-origin upgrade refused. Every test fails on an
+//! uncaught error in the page.
+
+use std::time::Duration;
+
+use fantoccini::{Client, Locator};
+use noughts_engine::Variant;
+use noughts_tests::browser::{Driver, assert_no_errors, attr, click, wait_for, wait_for_text};
+use noughts_tests::{TestServer, alternate, quick_match, test_config};
+
+/// The page's address on `server`.
+fn page(server: &TestServer) -> String {
+    let url = server.url().replace("ws://", "http://");
+    if url.ends_with('/') { url } else { url + "/" }
+}
+
+/// A server with a quick classic war game running.
+async fn server() -> TestServer {
+    TestServer::start(noughts_server::Config {
+        war_games: true,
+        war_variants: vec![Variant::Classic],
+        war_move_delay: Duration::from_millis(150),
+        war_restart_delay: Duration::from_millis(300),
+        ..test_config()
+    })
+    .await
+}
+
+/// Opens the page and waits until it is online.
+async fn open(client: &Client, url: &str) {
+    client.goto(url).await.unwrap();
+    wait_for(client, "#status[data-status=\"online\"]").await;
+}
+
+/// Clicks the first empty cell while it is our move, until the game is over.
+async fn play_out(client: &Client) {
+    for _ in 0..40 {
+        let status = wait_for_text(client, "#game-status", |text| {
+            text.contains("Your move") || text.contains("wins") || text.contains("draw")
+        })
+        .await;
+        if !status.contains("Your move") {
+            return;
+        }
+        click(client, "button.cell:not([data-mark])").await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("the game did not end");
+}
+
+/// Saves a screenshot for the README when NOUGHTS_SCREENSHOTS names a directory.
+async fn screenshot(client: &Client, name: &str) {
+    if let Some(dir) = std::env::var_os("NOUGHTS_SCREENSHOTS") {
+        let png = client.screenshot().await.unwrap();
+        std::fs::write(std::path::Path::new(&dir).join(name), png).unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_shows_the_war_games_live_and_a_game_against_the_ai_is_played_by_clicks() {
+    let Some(driver) = Driver::start().await else {
+        return;
+    };
+    let server = server().await;
+    let client = driver.session().await;
+    open(&client, &page(&server)).await;
+    // The war game's move count goes up on the lobby as it plays.
+    let first = wait_for_text(&client, "#war-games li", |t| t.contains("moves")).await;
+    wait_for_text(&client, "#war-games li", |t| t != first).await;
+    screenshot(&client, "lobby.png").await;
+    // Play the AI: the form's first choices are classic, no clock, easy, playing X.
+    click(&client, "#play-ai").await;
+    wait_for(&client, "button.cell[data-cell=\"8\"]").await;
+    assert_eq!(
+        attr(&client, "button.cell[data-cell=\"4\"]", "aria-label")
+            .await
+            .as_deref(),
+        Some("cell 5, empty")
+    );
+    click(&client, "button.cell[data-cell=\"4\"]").await;
+    wait_for(&client, "button.cell[data-cell=\"4\"][data-mark=\"X\"]").await;
+    wait_for(&client, "button.cell[data-mark=\"O\"]").await;
+    screenshot(&client, "game.png").await;
+    play_out(&client).await;
+    let status = wait_for_text(&client, "#game-status", |t| {
+        t.contains("wins") || t.contains("draw")
+    })
+    .await;
+    assert!(!status.is_empty());
+    assert_no_errors(&client).await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_browsers_play_through_an_invite_link_and_a_reload_resumes() {
+    let Some(driver) = Driver::start().await else {
+        return;
+    };
+    let server = server().await;
+    let (host, guest) = (driver.session().await, driver.session().await);
+    open(&host, &page(&server)).await;
+    click(&host, "#create-room").await;
+    let link = attr(&host, "#invite-link", "href").await.unwrap();
+    assert!(link.contains("/#room="), "{link}");
+    open(&guest, &link).await;
+    // The game starts in both; whoever is X moves first.
+    for client in [&host, &guest] {
+        wait_for(client, "button.cell[data-cell=\"0\"]").await;
+    }
+    let mut x = &host;
+    let mut o = &guest;
+    let status = wait_for_text(&guest, "#game-status", |t| !t.is_empty()).await;
+    if status.contains("Your move") {
+        std::mem::swap(&mut x, &mut o);
+    }
+    wait_for_text(x, "#game-status", |t| t.contains("Your move")).await;
+    click(x, "button.cell[data-cell=\"4\"]").await;
+    wait_for(o, "button.cell[data-cell=\"4\"][data-mark=\"X\"]").await;
+    // O reloads mid-game: the same game comes back, with the move, and O is to move.
+    o.refresh().await.unwrap();
+    wait_for(o, "button.cell[data-cell=\"4\"][data-mark=\"X\"]").await;
+    wait_for_text(o, "#game-status", |t| t.contains("Your move")).await;
+    click(o, "button.cell[data-cell=\"0\"]").await;
+    wait_for(x, "button.cell[data-cell=\"0\"][data-mark=\"O\"]").await;
+    // Chat that holds HTML is shown as text.
+    let hostile = "<img src=x id=injected><b>bold</b>";
+    x.find(Locator::Id("chat-input"))
+        .await
+        .unwrap()
+        .send_keys(hostile)
+        .await
+        .unwrap();
+    click(x, "#chat-send").await;
+    let line = wait_for_text(o, "#chat-lines", |t| t.contains("bold")).await;
+    assert!(line.contains(hostile), "{line}");
+    assert!(
+        o.find(Locator::Id("injected")).await.is_err(),
+        "no element came from the chat"
+    );
+    for client in [x, o] {
+        assert_no_errors(client).await;
+    }
+    host.close().await.unwrap();
+    guest.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_sees_moves_arrive_and_a_finished_game_is_replayed() {
+    let Some(driver) = Driver::start().await else {
+        return;
+    };
+    let server = server().await;
+    let (mut x, mut o, state) = quick_match(&server.url(), Variant::Classic).await;
+    let game = state.game;
+    let client = driver.session().await;
+    open(&client, &format!("{}#game={}", page(&server), game.0)).await;
+    wait_for(&client, "button.cell[data-cell=\"0\"]").await;
+    alternate(&mut x, &mut o, game, &[0]).await;
+    wait_for(&client, "button.cell[data-cell=\"0\"][data-mark=\"X\"]").await;
+    // X takes the top row.
+    alternate(&mut o, &mut x, game, &[3, 1, 4, 2]).await;
+    wait_for_text(&client, "#game-status", |t| {
+        t.contains("wins") || t.contains("draw")
+    })
+    .await;
+    // The finished game, replayed from its record, step by step.
+    open(&client, &format!("{}#replay={}", page(&server), game.0)).await;
+    client.refresh().await.unwrap();
+    click(&client, "#replay-start").await;
+    wait_for_text(&client, "#replay-status", |t| t.starts_with("start")).await;
+    click(&client, "#replay-next").await;
+    let status = wait_for_text(&client, "#replay-status", |t| t.starts_with("move 1")).await;
+    assert!(status.contains("X on 1"), "{status}");
+    wait_for(&client, "button.cell[data-cell=\"0\"][data-mark=\"X\"]").await;
+    assert!(
+        client
+            .find(Locator::Css("button.cell[data-cell=\"3\"][data-mark]"))
+            .await
+            .is_err(),
+        "only the first move is on the board"
+    );
+    assert_no_errors(&client).await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_from_another_origin_cannot_open_a_websocket() {
+    let Some(driver) = Driver::start().await else {
+        return;
+    };
+    let (home, other) = (server().await, server().await);
+    let client = driver.session().await;
+    open(&client, &page(&home)).await;
+    // From home's page, a WebSocket to the other server: refused at the upgrade (403).
+    let outcome = client
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             const ws = new WebSocket(arguments[0]);
+             ws.onopen = () => done('open');
+             ws.onerror = () => done('refused');",
+            vec![serde_json::json!(other.url())],
+        )
+        .await
+        .unwrap();
+    assert_eq!(outcome, serde_json::json!("refused"));
+    // From its own page, it opens.
+    let outcome = client
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             const ws = new WebSocket(arguments[0]);
+             ws.onopen = () => done('open');
+             ws.onerror = () => done('refused');",
+            vec![serde_json::json!(home.url())],
+        )
+        .await
+        .unwrap();
+    assert_eq!(outcome, serde_json::json!("open"));
+    client.close().await.unwrap();
+}
