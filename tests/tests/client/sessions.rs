@@ -62,6 +62,25 @@ async fn one_shot_commands_beside_a_game_leave_it_playing() {
             "noughts {args:?}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        // The war game just watched is replayed from its record, as the same player too.
+        if args.contains(&"--war".to_owned()) {
+            let watched = String::from_utf8_lossy(&out.stdout).into_owned();
+            let game = watched
+                .strip_prefix("game ")
+                .and_then(|rest| rest.split_whitespace().next())
+                .expect("the watched game's id")
+                .to_owned();
+            let replay = [
+                server_flag.to_vec(),
+                vec!["replay".into(), game, "--plain".into()],
+            ];
+            let out = run_bin(replay.concat(), config_dir.clone()).await;
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
     }
 
     // The playing terminal never noticed: still online, and the game goes on.
