@@ -558,6 +558,10 @@ impl Checked {
 
         // The board is the move list played from the empty board, and reads back as itself.
         let moves = rules.moves();
+        if moves.len() < self.replayed.1 {
+            // Moves were taken back: play the list again from the start.
+            self.replayed = (Board::new(board.variant()), 0);
+        }
         while let Some(&cell) = moves.get(self.replayed.1) {
             self.replayed.0 = self
                 .replayed
