@@ -77,6 +77,7 @@ impl Checked {
                 Offered::Takeback(pending) if stored => {
                     let update = self.rules.commit_takeback(pending, now);
                     assert!(update.is_some(), "a stored takeback was not announced");
+                    self.took_back = true;
                     assert_eq!(self.rules.moves().len(), pending.keep);
                     update.into_iter().collect()
                 }
