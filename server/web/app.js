@@ -209,7 +209,7 @@ function lobbyView() {
       state.seeking ? el("span", {}, "Looking for an opponent… ",
         el("button", { type: "button", onclick: () => { net.send({ type: "cancel_seek" }); state.seeking = null; render(); } }, "Cancel")) : null),
     el("div", { class: "row" },
-      select("AI level", [["easy", "easy"], ["medium", "medium"], ["hard", "hard"], ["perfect", "perfect"]], "level"),
+      select("AI level", [["easy", "easy"], ["medium", "medium"], ["hard", "hard"], ["perfect", "perfect"], ["random", "random"]], "level"),
       select("Side", [["X (first)", "x"], ["O", "o"], ["random", "random"]], "side"),
       el("button", { id: "play-ai", type: "button", onclick: () => playAi() }, "Play the AI")),
     el("div", { class: "row" },

@@ -8,11 +8,15 @@ use std::time::Duration;
 use fantoccini::{Client, Locator};
 use noughts_engine::Variant;
 use noughts_tests::browser::{Driver, assert_no_errors, attr, click, wait_for, wait_for_text};
+use noughts_tests::tls::TestCert;
 use noughts_tests::{TestServer, alternate, quick_match, test_config};
 
 /// The page's address on `server`.
 fn page(server: &TestServer) -> String {
-    let url = server.url().replace("ws://", "http://");
+    let url = server
+        .url()
+        .replace("wss://", "https://")
+        .replace("ws://", "http://");
     if url.ends_with('/') { url } else { url + "/" }
 }
 
@@ -217,5 +221,25 @@ async fn a_page_from_another_origin_cannot_open_a_websocket() {
         .await
         .unwrap();
     assert_eq!(outcome, serde_json::json!("open"));
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_tls_the_same_port_serves_the_page_and_its_wss_socket() {
+    let Some(driver) = Driver::start().await else {
+        return;
+    };
+    let cert = TestCert::localhost();
+    let server = TestServer::start_tls(test_config(), &cert).await;
+    let client = driver.session().await;
+    let url = page(&server);
+    assert!(url.starts_with("https://localhost:"), "{url}");
+    // The page comes over https and opens its socket over wss on the same port.
+    open(&client, &url).await;
+    click(&client, "#play-ai").await;
+    click(&client, "button.cell[data-cell=\"4\"]").await;
+    wait_for(&client, "button.cell[data-cell=\"4\"][data-mark=\"X\"]").await;
+    wait_for(&client, "button.cell[data-mark=\"O\"]").await;
+    assert_no_errors(&client).await;
     client.close().await.unwrap();
 }
