@@ -88,6 +88,21 @@ pub struct Config {
     /// How long a client has to complete the TLS handshake, so a connection that opens and says
     /// nothing cannot hold a task and a connection slot for long.
     pub tls_handshake_timeout: Duration,
+    /// Join a cluster: every node given the same Redis (and PostgreSQL store) serves one lobby.
+    /// `None` (the default) is a lone server.
+    pub cluster: Option<ClusterConfig>,
+}
+
+/// How a node joins its cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterConfig {
+    /// The cluster's Redis, `redis://HOST:PORT`.
+    pub redis: String,
+    /// This node's name, unique in the cluster.
+    pub node: String,
+    /// How long a node's hold on its games outlives its last word: the time another node waits
+    /// before it takes over the games of one that died.
+    pub lease: Duration,
 }
 
 impl Default for Config {
@@ -124,6 +139,7 @@ impl Default for Config {
             allowed_origins: Vec::new(),
             tls: None,
             tls_handshake_timeout: Duration::from_secs(10),
+            cluster: None,
         }
     }
 }

@@ -47,7 +47,7 @@ mod token_bucket;
 mod upgrade;
 mod war;
 
-pub use config::Config;
+pub use config::{ClusterConfig, Config};
 /// The rules of a game as a pure state machine; public only for the fuzz target.
 #[doc(hidden)]
 pub use game::rules;

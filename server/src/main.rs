@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 use noughts_engine::{Budget, Level, Variant};
-use noughts_server::{Config, StoreConfig, Tls};
+use noughts_server::{ClusterConfig, Config, StoreConfig, Tls};
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
 
@@ -140,6 +140,17 @@ struct Args {
     /// Burst of requests above the rate.
     #[arg(long, env = "NOUGHTS_BURST", default_value_t = 40)]
     burst: u32,
+    /// Join a cluster through this Redis (redis://HOST:PORT): every node given the same Redis and
+    /// PostgreSQL --db serves one lobby.
+    #[arg(long, env = "NOUGHTS_REDIS", value_name = "URL")]
+    redis: Option<String>,
+    /// This node's name in the cluster (default: generated, unique).
+    #[arg(long, env = "NOUGHTS_NODE_ID", value_name = "NAME")]
+    node_id: Option<String>,
+    /// Milliseconds a node's hold on its games outlives its last word: how soon another node
+    /// takes over the games of one that died.
+    #[arg(long, env = "NOUGHTS_LEASE_MS", value_parser = clap::value_parser!(u64).range(100..=600_000), default_value_t = 5_000)]
+    lease_ms: u64,
 }
 
 impl Args {
@@ -191,6 +202,11 @@ impl Args {
             max_message_bytes: usize::try_from(self.max_message_bytes).unwrap_or(4096),
             outbound_queue: usize::try_from(self.outbound_queue).unwrap_or(256),
             finished_linger: Duration::from_secs(self.finished_linger_secs),
+            cluster: self.redis.as_ref().map(|redis| ClusterConfig {
+                redis: redis.clone(),
+                node: self.node_id.clone().unwrap_or_else(generated_node_id),
+                lease: Duration::from_millis(self.lease_ms),
+            }),
             store: match &self.db {
                 Some(path) if path.as_os_str() == ":memory:" => StoreConfig::Memory,
                 Some(path) => StoreConfig::File(path.clone()),
@@ -215,6 +231,22 @@ fn log_filter() -> EnvFilter {
 }
 
 /// `noughts.db` in the user's data directory (or the working directory if there is none).
+/// A node name unique enough for a cluster: the host's name and 48 random bits.
+fn generated_node_id() -> String {
+    let mut bytes = [0u8; 6];
+    // Without randomness the name still differs by process; collisions only matter in a cluster.
+    if getrandom::fill(&mut bytes).is_err() {
+        bytes[..4].copy_from_slice(&std::process::id().to_le_bytes());
+    }
+    let host = std::fs::read_to_string("/etc/hostname")
+        .ok()
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty() && name.len() <= 32)
+        .unwrap_or_else(|| "node".to_owned());
+    let suffix: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{host}-{suffix}")
+}
+
 fn default_db() -> PathBuf {
     directories::ProjectDirs::from("", "", "noughts").map_or_else(
         || PathBuf::from("noughts.db"),

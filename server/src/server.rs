@@ -6,13 +6,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, mpsc};
 use tokio::time::{Instant, sleep, timeout_at};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{Instrument, error, info, info_span, warn};
 
-use crate::config::Config;
+use crate::cluster::{self, Cluster};
+use crate::config::{ClusterConfig, Config};
 use crate::connection::{self, Admission};
 use crate::game;
 use crate::lobby::Lobby;
@@ -85,6 +86,9 @@ async fn serve(
         .registry
         .continue_ids(startup.last_player, startup.last_game);
     shared.store.prune_tokens(shared.config.token_rules());
+    if let Some(config) = shared.config.cluster.clone() {
+        join_cluster(&shared, &config).await?;
+    }
     let restored = game::restore_all(&shared, startup.live);
     if let Ok(addr) = listener.local_addr() {
         info!(%addr, "listening");
@@ -129,6 +133,33 @@ async fn serve(
     }
     drop(listener);
     stop(&shared).await;
+    Ok(())
+}
+
+/// Joins the cluster: says this node is alive, clears what it listed in an earlier life, and
+/// from then on publishes its lobby changes and follows the other nodes', until connections stop.
+async fn join_cluster(shared: &Arc<Shared>, config: &ClusterConfig) -> anyhow::Result<()> {
+    let cluster = Cluster::join(&config.redis, &config.node, config.lease).await?;
+    cluster.heartbeat().await?;
+    cluster::lobby::clear_own(&cluster).await?;
+    let (relay, changes) = mpsc::unbounded_channel();
+    shared.lobby.relay_to(relay);
+    let stop = shared.stop_connections.clone();
+    let tasks = &shared.connections;
+    tasks.spawn(cluster::lobby::relay(
+        cluster.clone(),
+        changes,
+        stop.clone(),
+    ));
+    let lobby = shared.clone();
+    tasks.spawn(cluster::lobby::follow(
+        cluster.clone(),
+        move |change| lobby.lobby.apply_remote(change),
+        stop.clone(),
+    ));
+    tasks.spawn(cluster.clone().keep_alive(stop.clone()));
+    tasks.spawn(cluster::nodes::sweep_gone(cluster, stop));
+    info!(node = %config.node, "joined the cluster");
     Ok(())
 }
 

@@ -57,7 +57,7 @@ impl Cluster {
         format!("{}:{}", self.node, lease.epoch)
     }
 
-    fn lease_ms(&self) -> u64 {
+    pub(super) fn lease_ms(&self) -> u64 {
         u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX)
     }
 

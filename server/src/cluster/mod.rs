@@ -1,8 +1,11 @@
-//! The coordination several nodes share through Redis. So far: the connection (with a clear
-//! error when Redis cannot be reached) and the ownership of live games by leases with fencing
-//! epochs ([`lease`]), the rule that lets exactly one node advance a game at a time.
+//! The coordination several nodes share through Redis: the connection (with a clear error when
+//! Redis cannot be reached), the nodes that are alive ([`nodes`]), one lobby for all of them
+//! ([`lobby`]), and the ownership of live games by leases with fencing epochs ([`lease`]), the
+//! rule that lets exactly one node advance a game at a time.
 
 pub mod lease;
+pub(crate) mod lobby;
+pub mod nodes;
 #[cfg(test)]
 mod tests;
 
@@ -17,6 +20,8 @@ pub struct Cluster {
     node: String,
     /// Reconnects by itself after Redis comes back.
     redis: ConnectionManager,
+    /// For connections of their own: pub/sub needs one each.
+    client: redis::Client,
     /// How long a lease lasts without renewal: a node that dies loses its games this long after.
     lease: Duration,
 }
@@ -42,6 +47,8 @@ pub enum ClusterError {
     },
     #[error("Redis: {0}")]
     Redis(#[from] redis::RedisError),
+    #[error("Redis: {0}")]
+    Broken(&'static str),
 }
 
 impl Cluster {
@@ -57,7 +64,7 @@ impl Cluster {
             url: redacted(url),
             cause,
         };
-        let mut redis = ConnectionManager::new_with_config(client, config)
+        let mut redis = ConnectionManager::new_with_config(client.clone(), config)
             .await
             .map_err(unreachable)?;
         let _: String = redis::cmd("PING")
@@ -67,6 +74,7 @@ impl Cluster {
         Ok(Cluster {
             node: node.to_owned(),
             redis,
+            client,
             lease,
         })
     }

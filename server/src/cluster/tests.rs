@@ -1,11 +1,15 @@
 //! Leases against a real `redis-server`, started here on a free port.
 
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use noughts_protocol::GameId;
+use noughts_protocol::{GameId, RoomInfo, Variant};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::{Cluster, ClusterError};
+use crate::lobby::Change;
 
 /// A `redis-server` of the test's own, stopped when dropped.
 struct Redis {
@@ -113,4 +117,100 @@ async fn an_unreachable_redis_is_a_clear_error_without_the_password() {
         Cluster::join("not a url", "a", Duration::from_secs(5)).await,
         Err(ClusterError::BadUrl(_))
     ));
+}
+
+fn room(code: &str) -> Change {
+    Change::Room {
+        room: RoomInfo {
+            code: code.to_owned(),
+            variant: Variant::Classic,
+            clock: None,
+            host: "ada".to_owned(),
+            rated: false,
+        },
+    }
+}
+
+/// Waits until `seen` holds exactly `expected` (in any order of arrival, the last word counting).
+async fn until_seen(seen: &Mutex<Vec<Change>>, expected: &[Change]) {
+    for _ in 0..100 {
+        if seen.lock().unwrap().as_slice() == expected {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!(
+        "saw {:?}, expected {expected:?}",
+        seen.lock().unwrap().as_slice()
+    );
+}
+
+#[tokio::test]
+async fn nodes_share_one_lobby_and_a_gone_node_s_listings_are_removed() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let lease = Duration::from_millis(300);
+    let a = Cluster::join(&redis.url, "a", lease).await.unwrap();
+    let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
+    let stop = CancellationToken::new();
+    a.heartbeat().await.unwrap();
+    b.heartbeat().await.unwrap();
+    // Node a lists a room before b follows: b gets it in its snapshot.
+    let (relay, changes) = mpsc::unbounded_channel();
+    tokio::spawn(super::lobby::relay(a.clone(), changes, stop.clone()));
+    relay.send(room("AAAA-AAAA-AA")).unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let into = seen.clone();
+    tokio::spawn(super::lobby::follow(
+        b.clone(),
+        move |change: &Change| into.lock().unwrap().push(change.clone()),
+        stop.clone(),
+    ));
+    until_seen(&seen, &[room("AAAA-AAAA-AA")]).await;
+    // Then every change, in order.
+    relay.send(room("BBBB-BBBB-BB")).unwrap();
+    relay
+        .send(Change::RoomRemoved {
+            code: "AAAA-AAAA-AA".to_owned(),
+        })
+        .unwrap();
+    let removed_a = Change::RoomRemoved {
+        code: "AAAA-AAAA-AA".to_owned(),
+    };
+    until_seen(
+        &seen,
+        &[
+            room("AAAA-AAAA-AA"),
+            room("BBBB-BBBB-BB"),
+            removed_a.clone(),
+        ],
+    )
+    .await;
+    // A node never hears its own changes back.
+    let (b_relay, b_changes) = mpsc::unbounded_channel();
+    tokio::spawn(super::lobby::relay(b.clone(), b_changes, stop.clone()));
+    b_relay.send(room("CCCC-CCCC-CC")).unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(seen.lock().unwrap().len(), 3, "b's own room is not echoed");
+    // Node a stops without a word: once its heartbeat has expired, b's sweep removes its room.
+    tokio::spawn(super::nodes::sweep_gone(b.clone(), stop.clone()));
+    let keep_b = b.clone();
+    let stop_b = stop.clone();
+    tokio::spawn(async move { keep_b.keep_alive(stop_b).await });
+    until_seen(
+        &seen,
+        &[
+            room("AAAA-AAAA-AA"),
+            room("BBBB-BBBB-BB"),
+            removed_a,
+            Change::RoomRemoved {
+                code: "BBBB-BBBB-BB".to_owned(),
+            },
+        ],
+    )
+    .await;
+    assert_eq!(b.gone_nodes().await.unwrap(), Vec::<String>::new());
+    stop.cancel();
 }

@@ -1,0 +1,255 @@
+//! One lobby for the whole cluster. Each node publishes the changes made to its own listings:
+//! one atomic step keeps the listing in a Redis hash (`lobby:games`, `lobby:rooms`,
+//! `lobby:seeks`, each value naming its node) and publishes the change on the channel `lobby`.
+//! Each node follows that channel and applies the other nodes' changes to its own lobby; it
+//! subscribes first and then reads the hashes, so no change falls between the snapshot and the
+//! stream (a change seen twice is the same change: each one sets or removes one listing). When a
+//! node is gone, whichever node notices removes its listings and publishes their removal.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use noughts_protocol::{GameId, SeekId};
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
+
+use super::{Cluster, ClusterError};
+use crate::lobby::Change;
+
+/// The channel every node's changes are published on.
+const CHANNEL: &str = "lobby";
+/// How long to wait before trying Redis again.
+const RETRY: Duration = Duration::from_millis(250);
+
+/// A change as published: which node made it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Published {
+    node: String,
+    change: Change,
+}
+
+/// One listing, whatever its kind: what a removal removes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Listing {
+    Game(GameId),
+    Room(String),
+    Seek(SeekId),
+}
+
+impl Listing {
+    fn of(change: &Change) -> Listing {
+        match change {
+            Change::Game { game } => Listing::Game(game.game),
+            Change::GameRemoved { game } => Listing::Game(*game),
+            Change::Room { room } => Listing::Room(room.code.clone()),
+            Change::RoomRemoved { code } => Listing::Room(code.clone()),
+            Change::Seek { seek } => Listing::Seek(seek.seek),
+            Change::SeekRemoved { seek } => Listing::Seek(*seek),
+        }
+    }
+
+    /// The hash and field it is kept under.
+    fn place(&self) -> (&'static str, String) {
+        match self {
+            Listing::Game(game) => ("lobby:games", game.0.to_string()),
+            Listing::Room(code) => ("lobby:rooms", code.clone()),
+            Listing::Seek(seek) => ("lobby:seeks", seek.0.to_string()),
+        }
+    }
+
+    fn removal(&self) -> Change {
+        match self.clone() {
+            Listing::Game(game) => Change::GameRemoved { game },
+            Listing::Room(code) => Change::RoomRemoved { code },
+            Listing::Seek(seek) => Change::SeekRemoved { seek },
+        }
+    }
+}
+
+fn is_removal(change: &Change) -> bool {
+    matches!(
+        change,
+        Change::GameRemoved { .. } | Change::RoomRemoved { .. } | Change::SeekRemoved { .. }
+    )
+}
+
+impl Cluster {
+    /// Keeps (or drops) the listing `change` is about, as `node`'s, and tells every node.
+    async fn publish_as(&self, node: &str, change: &Change) -> Result<(), ClusterError> {
+        let (hash, field) = Listing::of(change).place();
+        let message = serde_json::to_string(&Published {
+            node: node.to_owned(),
+            change: change.clone(),
+        })
+        .expect("a change serialises");
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        if is_removal(change) {
+            pipe.hdel(hash, field).ignore();
+        } else {
+            pipe.hset(hash, field, &message).ignore();
+        }
+        pipe.publish(CHANNEL, &message).ignore();
+        pipe.exec_async(&mut self.redis.clone()).await?;
+        Ok(())
+    }
+
+    /// Every listing kept in Redis, with the node that made it.
+    async fn listings(&self) -> Result<Vec<(String, Change)>, ClusterError> {
+        let mut redis = self.redis.clone();
+        let mut all = Vec::new();
+        for hash in ["lobby:games", "lobby:rooms", "lobby:seeks"] {
+            let values: Vec<String> = redis::cmd("HVALS")
+                .arg(hash)
+                .query_async(&mut redis)
+                .await?;
+            all.extend(
+                values
+                    .iter()
+                    .filter_map(|value| serde_json::from_str::<Published>(value).ok())
+                    .map(|published| (published.node, published.change)),
+            );
+        }
+        Ok(all)
+    }
+
+    /// Removes what `node` listed, telling every node; returns how many listings went.
+    pub(crate) async fn sweep_listings(&self, node: &str) -> Result<usize, ClusterError> {
+        let mut swept = 0;
+        for (owner, change) in self.listings().await? {
+            if owner != node {
+                continue;
+            }
+            let listing = Listing::of(&change);
+            let (hash, field) = listing.place();
+            // Only the sweeper that actually removed it tells the others.
+            let removed: u64 = redis::cmd("HDEL")
+                .arg(hash)
+                .arg(&field)
+                .query_async(&mut self.redis.clone())
+                .await?;
+            if removed == 1 {
+                let message = serde_json::to_string(&Published {
+                    node: node.to_owned(),
+                    change: listing.removal(),
+                })
+                .expect("a change serialises");
+                redis::cmd("PUBLISH")
+                    .arg(CHANNEL)
+                    .arg(message)
+                    .exec_async(&mut self.redis.clone())
+                    .await?;
+                swept += 1;
+            }
+        }
+        Ok(swept)
+    }
+}
+
+/// Publishes this node's changes, in their order, until `stop`; a change Redis did not take is
+/// tried again until it does.
+pub(crate) async fn relay(
+    cluster: Cluster,
+    mut changes: mpsc::UnboundedReceiver<Change>,
+    stop: CancellationToken,
+) {
+    loop {
+        let change = tokio::select! {
+            change = changes.recv() => match change {
+                Some(change) => change,
+                None => return,
+            },
+            () = stop.cancelled() => return,
+        };
+        let node = cluster.node.clone();
+        while let Err(err) = cluster.publish_as(&node, &change).await {
+            warn!(cause = %err, "cannot publish a lobby change; trying again");
+            tokio::select! {
+                () = tokio::time::sleep(RETRY) => {}
+                () = stop.cancelled() => return,
+            }
+        }
+    }
+}
+
+/// Applies the other nodes' changes with `apply` until `stop`, following again from a fresh
+/// snapshot whenever the subscription breaks.
+pub(crate) async fn follow(
+    cluster: Cluster,
+    apply: impl Fn(&Change) + Send + 'static,
+    stop: CancellationToken,
+) {
+    // What this node shows from others, so that a fresh snapshot can drop what went meanwhile.
+    let mut shown = HashSet::new();
+    loop {
+        match follow_once(&cluster, &apply, &mut shown, &stop).await {
+            Ok(()) => return,
+            Err(err) => warn!(cause = %err, "lost the lobby's channel; following it again"),
+        }
+        tokio::select! {
+            () = tokio::time::sleep(RETRY) => {}
+            () = stop.cancelled() => return,
+        }
+    }
+}
+
+/// Subscribes, applies the snapshot, then every message until `stop` (Ok) or a break (Err).
+async fn follow_once(
+    cluster: &Cluster,
+    apply: &impl Fn(&Change),
+    shown: &mut HashSet<Listing>,
+    stop: &CancellationToken,
+) -> Result<(), ClusterError> {
+    let mut pubsub = cluster.client.get_async_pubsub().await?;
+    pubsub.subscribe(CHANNEL).await?;
+    let snapshot = cluster.listings().await?;
+    let mut now = HashSet::new();
+    for (node, change) in snapshot {
+        if node != cluster.node {
+            now.insert(Listing::of(&change));
+            apply(&change);
+        }
+    }
+    for gone in shown.difference(&now) {
+        apply(&gone.removal());
+    }
+    *shown = now;
+    info!(listings = shown.len(), "following the cluster's lobby");
+    let mut messages = pubsub.into_on_message();
+    loop {
+        let message = tokio::select! {
+            message = messages.next() => message,
+            () = stop.cancelled() => return Ok(()),
+        };
+        let Some(message) = message else {
+            return Err(ClusterError::Broken("the lobby's channel closed"));
+        };
+        let Ok(payload) = message.get_payload::<String>() else {
+            continue;
+        };
+        let Ok(published) = serde_json::from_str::<Published>(&payload) else {
+            warn!("a lobby message this node cannot read");
+            continue;
+        };
+        if published.node == cluster.node {
+            continue;
+        }
+        let listing = Listing::of(&published.change);
+        if is_removal(&published.change) {
+            shown.remove(&listing);
+        } else {
+            shown.insert(listing);
+        }
+        apply(&published.change);
+    }
+}
+
+/// Clears what this node listed in an earlier life (a restart under the same name), so the
+/// lobby holds only what it lists from now on.
+pub(crate) async fn clear_own(cluster: &Cluster) -> Result<usize, ClusterError> {
+    let node = cluster.node.clone();
+    cluster.sweep_listings(&node).await
+}

@@ -1,0 +1,123 @@
+//! Which nodes are alive: each keeps `node:{name}` alive in Redis, renewing it three times a lease
+//! time, and is listed in the set `nodes`. A node whose key has expired is gone: the others remove
+//! what it had listed, and (once its game leases have expired too) take its games over.
+
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+use tracing::warn;
+
+use super::{Cluster, ClusterError};
+
+/// The set of every node that has joined and not yet been swept away.
+pub(super) const NODES: &str = "nodes";
+
+fn alive_key(node: &str) -> String {
+    format!("node:{node}")
+}
+
+impl Cluster {
+    /// Says this node is alive for another lease time.
+    pub async fn heartbeat(&self) -> Result<(), ClusterError> {
+        redis::pipe()
+            .atomic()
+            .cmd("SET")
+            .arg(alive_key(&self.node))
+            .arg(1)
+            .arg("PX")
+            .arg(self.lease_ms())
+            .ignore()
+            .cmd("SADD")
+            .arg(NODES)
+            .arg(&self.node)
+            .ignore()
+            .exec_async(&mut self.redis.clone())
+            .await?;
+        Ok(())
+    }
+
+    /// Says this node is gone, at once (it stops politely).
+    pub async fn leave(&self) -> Result<(), ClusterError> {
+        redis::cmd("DEL")
+            .arg(alive_key(&self.node))
+            .exec_async(&mut self.redis.clone())
+            .await?;
+        Ok(())
+    }
+
+    /// The nodes that joined and whose heartbeat has stopped.
+    pub async fn gone_nodes(&self) -> Result<Vec<String>, ClusterError> {
+        let mut redis = self.redis.clone();
+        let members: Vec<String> = redis::cmd("SMEMBERS")
+            .arg(NODES)
+            .query_async(&mut redis)
+            .await?;
+        let mut gone = Vec::new();
+        for node in members {
+            let alive: bool = redis::cmd("EXISTS")
+                .arg(alive_key(&node))
+                .query_async(&mut redis)
+                .await?;
+            if !alive {
+                gone.push(node);
+            }
+        }
+        Ok(gone)
+    }
+
+    /// Forgets a gone node once everything it held has been dealt with.
+    pub async fn forget_node(&self, node: &str) -> Result<(), ClusterError> {
+        redis::cmd("SREM")
+            .arg(NODES)
+            .arg(node)
+            .exec_async(&mut self.redis.clone())
+            .await?;
+        Ok(())
+    }
+
+    /// Keeps this node's heartbeat going until `stop`, then says it is gone.
+    pub async fn keep_alive(self, stop: CancellationToken) {
+        let every = self.lease / 3;
+        loop {
+            if let Err(err) = self.heartbeat().await {
+                warn!(cause = %err, "cannot reach Redis to say this node is alive");
+            }
+            tokio::select! {
+                () = tokio::time::sleep(every.max(Duration::from_millis(10))) => {}
+                () = stop.cancelled() => break,
+            }
+        }
+        if let Err(err) = self.leave().await {
+            warn!(cause = %err, "cannot tell Redis this node is leaving");
+        }
+    }
+}
+
+/// Every lease time until `stop`: finds the nodes whose heartbeat stopped and removes what they
+/// listed in the lobby.
+pub(crate) async fn sweep_gone(cluster: Cluster, stop: CancellationToken) {
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(cluster.lease) => {}
+            () = stop.cancelled() => return,
+        }
+        let gone = match cluster.gone_nodes().await {
+            Ok(gone) => gone,
+            Err(err) => {
+                warn!(cause = %err, "cannot ask Redis which nodes are alive");
+                continue;
+            }
+        };
+        for node in gone {
+            match cluster.sweep_listings(&node).await {
+                Ok(swept) => {
+                    tracing::info!(%node, swept, "a node is gone; its listings are removed");
+                    if let Err(err) = cluster.forget_node(&node).await {
+                        warn!(cause = %err, %node, "cannot forget a gone node");
+                    }
+                }
+                Err(err) => warn!(cause = %err, %node, "cannot remove a gone node's listings"),
+            }
+        }
+    }
+}
