@@ -29,6 +29,7 @@ mod game;
 mod game_handle;
 mod handler;
 mod http;
+mod ids;
 mod invite_code;
 mod lobby;
 mod metrics;

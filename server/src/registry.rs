@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use dashmap::DashMap;
 use dashmap::mapref::entry::Entry;
@@ -12,6 +12,7 @@ use noughts_protocol::{ClockSpec, GameId, PlayerId, RoomInfo, SeekId, Speed, Var
 use subtle::ConstantTimeEq;
 
 use crate::game_handle::GameHandle;
+use crate::ids::Ids;
 use crate::invite_code;
 use crate::network::{Network, Slot};
 use crate::rating::Ratings;
@@ -85,12 +86,12 @@ pub(crate) struct Registry {
     seeks: DashMap<Bucket, VecDeque<(SeekId, Arc<Session>, SeekKey)>>,
     /// The kind of each waiting seek, for `accept_seek`.
     seek_keys: DashMap<SeekId, SeekKey>,
-    /// The last seek id handed out.
-    last_seek: AtomicU64,
-    /// The last player id handed out.
-    last_player: AtomicU64,
-    /// The last game id handed out; ids are never reused.
-    last_game: AtomicU64,
+    /// Seek ids.
+    seek_ids: Ids,
+    /// Player ids.
+    player_ids: Ids,
+    /// Game ids; never reused.
+    game_ids: Ids,
     /// Games started and not yet ended, for [`crate::Config::max_games`].
     live_games: AtomicUsize,
     /// Connections per network, for [`crate::Config::max_connections_per_ip`].
@@ -104,16 +105,26 @@ pub(crate) struct Registry {
 impl Registry {
     /// Continues the player and game ids after those the store has given out, so none is reused.
     pub(crate) fn continue_ids(&self, last_player: u64, last_game: u64) {
-        self.last_player.fetch_max(last_player, Ordering::Relaxed);
-        self.last_game.fetch_max(last_game, Ordering::Relaxed);
+        self.player_ids.continue_after(last_player);
+        self.game_ids.continue_after(last_game);
     }
 
-    /// A new player's session with a fresh token, returned beside it.
-    pub(crate) fn new_session(&self, name: &str) -> (Arc<Session>, String) {
-        let player = PlayerId(self.last_player.fetch_add(1, Ordering::Relaxed) + 1);
+    /// The ids of `kind`: `player`, `game` or `seek`.
+    pub(crate) fn ids(&self, kind: &str) -> &Ids {
+        match kind {
+            "player" => &self.player_ids,
+            "game" => &self.game_ids,
+            _ => &self.seek_ids,
+        }
+    }
+
+    /// A new player's session with a fresh token, returned beside it; `None` if no player id
+    /// can be had (see [`Ids::next`]).
+    pub(crate) fn new_session(&self, name: &str) -> Option<(Arc<Session>, String)> {
+        let player = PlayerId(self.player_ids.next()?);
         let session = Arc::new(Session::new(player, name.to_owned(), Ratings::default()));
         self.sessions.insert(player, session.clone());
-        (session, new_token())
+        Some((session, new_token()))
     }
 
     /// The session of a stored player, made if it has none: for a player coming back with a
@@ -150,9 +161,9 @@ impl Registry {
             .is_some()
     }
 
-    /// A fresh game id.
-    pub(crate) fn next_game_id(&self) -> GameId {
-        GameId(self.last_game.fetch_add(1, Ordering::Relaxed) + 1)
+    /// A fresh game id, if one can be had (see [`Ids::next`]).
+    pub(crate) fn next_game_id(&self) -> Option<GameId> {
+        self.game_ids.next().map(GameId)
     }
 
     pub(crate) fn add_game(&self, id: GameId, handle: GameHandle) {
@@ -291,9 +302,9 @@ impl Registry {
             .map(|(_, room)| room)
     }
 
-    /// A new seek's id.
-    pub(crate) fn next_seek_id(&self) -> SeekId {
-        SeekId(self.last_seek.fetch_add(1, Ordering::Relaxed) + 1)
+    /// A new seek's id, if one can be had (see [`Ids::next`]).
+    pub(crate) fn next_seek_id(&self) -> Option<SeekId> {
+        self.seek_ids.next().map(SeekId)
     }
 
     /// Pairs `seek` with the oldest waiting compatible seek (the same variant and rating, and a
@@ -450,7 +461,7 @@ mod tests {
 
     fn open(registry: &Registry, key: SeekKey) -> OpenSeek {
         OpenSeek {
-            id: registry.next_seek_id(),
+            id: registry.next_seek_id().unwrap(),
             key,
         }
     }
@@ -458,7 +469,7 @@ mod tests {
     #[test]
     fn seeks_pair_the_oldest_matching_seeker() {
         let registry = Registry::default();
-        let [a, b, c] = ["a", "b", "c"].map(|name| registry.new_session(name).0);
+        let [a, b, c] = ["a", "b", "c"].map(|name| registry.new_session(name).unwrap().0);
         let classic = (Variant::Classic, None, false);
         let timed = (
             Variant::Classic,
@@ -506,7 +517,7 @@ mod tests {
     fn seeks_of_one_speed_pair_on_the_waiting_seeks_terms() {
         let registry = Registry::default();
         let [a, b, c, d, e, f] =
-            ["a", "b", "c", "d", "e", "f"].map(|name| registry.new_session(name).0);
+            ["a", "b", "c", "d", "e", "f"].map(|name| registry.new_session(name).unwrap().0);
         let clock = |minutes: u64, increment: u64| {
             Some(ClockSpec {
                 initial_ms: minutes * 60_000,
@@ -543,7 +554,7 @@ mod tests {
     #[test]
     fn a_withdrawn_seek_matches_nobody() {
         let registry = Registry::default();
-        let [a, b] = ["a", "b"].map(|name| registry.new_session(name).0);
+        let [a, b] = ["a", "b"].map(|name| registry.new_session(name).unwrap().0);
         let key = (Variant::Four, None, false);
         let a_seek = open(&registry, key);
         assert!(a.start_seek(a_seek, None));
@@ -560,7 +571,7 @@ mod tests {
     #[test]
     fn rooms_are_taken_once_and_never_by_their_host() {
         let registry = Registry::default();
-        let [host, guest, late] = ["h", "g", "l"].map(|name| registry.new_session(name).0);
+        let [host, guest, late] = ["h", "g", "l"].map(|name| registry.new_session(name).unwrap().0);
         let room = registry.open_room(host.clone(), Variant::Cube, None, true, false, None);
         assert_eq!(
             registry.take_room(&room.code, host.player).unwrap_err(),
@@ -583,8 +594,8 @@ mod tests {
     #[test]
     fn tokens_are_long_and_random_and_sessions_are_found_by_player() {
         let registry = Registry::default();
-        let (a, a_token) = registry.new_session("a");
-        let (b, b_token) = registry.new_session("b");
+        let (a, a_token) = registry.new_session("a").unwrap();
+        let (b, b_token) = registry.new_session("b").unwrap();
         assert_eq!(a_token.len(), 32);
         assert!(a_token.chars().all(|c| c.is_ascii_hexdigit()));
         assert_ne!(a_token, b_token);

@@ -16,6 +16,7 @@ use crate::cluster::{self, Cluster};
 use crate::config::{ClusterConfig, Config};
 use crate::connection::{self, Admission};
 use crate::game;
+use crate::ids;
 use crate::lobby::Lobby;
 use crate::metrics;
 use crate::registry::Registry;
@@ -85,9 +86,14 @@ async fn serve(
     shared
         .registry
         .continue_ids(startup.last_player, startup.last_game);
+    let startup_ids = [
+        ("player", startup.last_player),
+        ("game", startup.last_game),
+        ("seek", 0),
+    ];
     shared.store.prune_tokens(shared.config.token_rules());
     if let Some(config) = shared.config.cluster.clone() {
-        join_cluster(&shared, &config).await?;
+        join_cluster(&shared, &config, &startup_ids).await?;
     }
     let restored = game::restore_all(&shared, startup.live);
     if let Ok(addr) = listener.local_addr() {
@@ -138,9 +144,20 @@ async fn serve(
 
 /// Joins the cluster: says this node is alive, clears what it listed in an earlier life, and
 /// from then on publishes its lobby changes and follows the other nodes', until connections stop.
-async fn join_cluster(shared: &Arc<Shared>, config: &ClusterConfig) -> anyhow::Result<()> {
+async fn join_cluster(
+    shared: &Arc<Shared>,
+    config: &ClusterConfig,
+    stored_ids: &[(&'static str, u64)],
+) -> anyhow::Result<()> {
     let cluster = Cluster::join(&config.redis, &config.node, config.lease).await?;
     cluster.heartbeat().await?;
+    for &(kind, floor) in stored_ids {
+        let ids = shared.registry.ids(kind);
+        ids.use_blocks(cluster.reserve_ids(kind, ids::BLOCK, floor).await?);
+        shared
+            .connections
+            .spawn(refill_ids(cluster.clone(), shared.clone(), kind, floor));
+    }
     cluster::lobby::clear_own(&cluster).await?;
     let (relay, changes) = mpsc::unbounded_channel();
     shared.lobby.relay_to(relay);
@@ -161,6 +178,28 @@ async fn join_cluster(shared: &Arc<Shared>, config: &ClusterConfig) -> anyhow::R
     tasks.spawn(cluster::nodes::sweep_gone(cluster, stop));
     info!(node = %config.node, "joined the cluster");
     Ok(())
+}
+
+/// Keeps a spare block of `kind` ids ready until connections stop.
+async fn refill_ids(cluster: Cluster, shared: Arc<Shared>, kind: &'static str, floor: u64) {
+    let ids = shared.registry.ids(kind);
+    let stop = shared.stop_connections.clone();
+    loop {
+        tokio::select! {
+            () = ids.spare_wanted() => {}
+            () = stop.cancelled() => return,
+        }
+        match cluster.reserve_ids(kind, ids::BLOCK, floor).await {
+            Ok(block) => ids.add_spare(block),
+            Err(err) => {
+                warn!(cause = %err, kind, "cannot take ids from the cluster; trying again");
+                tokio::select! {
+                    () = sleep(Duration::from_millis(250)) => {}
+                    () = stop.cancelled() => return,
+                }
+            }
+        }
+    }
 }
 
 /// Stops games, then connections, within [`SHUTDOWN_LIMIT`].

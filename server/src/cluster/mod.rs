@@ -1,8 +1,9 @@
 //! The coordination several nodes share through Redis: the connection (with a clear error when
-//! Redis cannot be reached), the nodes that are alive ([`nodes`]), one lobby for all of them
-//! ([`lobby`]), and the ownership of live games by leases with fencing epochs ([`lease`]), the
+//! Redis cannot be reached), the nodes that are alive ([`nodes`]), ids no two nodes give twice
+//! ([`ids`]), one lobby for all of them ([`lobby`]), and the ownership of live games by leases with fencing epochs ([`lease`]), the
 //! rule that lets exactly one node advance a game at a time.
 
+pub mod ids;
 pub mod lease;
 pub(crate) mod lobby;
 pub mod nodes;

@@ -214,3 +214,24 @@ async fn nodes_share_one_lobby_and_a_gone_node_s_listings_are_removed() {
     assert_eq!(b.gone_nodes().await.unwrap(), Vec::<String>::new());
     stop.cancel();
 }
+
+#[tokio::test]
+async fn nodes_take_ids_in_blocks_that_never_overlap_and_start_above_the_stored_ones() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let lease = Duration::from_secs(5);
+    let a = Cluster::join(&redis.url, "a", lease).await.unwrap();
+    let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
+    let first = a.reserve_ids("game", 10, 40).await.unwrap();
+    assert_eq!(first, 41..51, "above the 40 games already stored");
+    let second = b.reserve_ids("game", 10, 0).await.unwrap();
+    assert_eq!(second, 51..61);
+    let third = b.reserve_ids("game", 10, 100).await.unwrap();
+    assert_eq!(
+        third,
+        101..111,
+        "a node whose store knows more raises the count"
+    );
+    assert_eq!(a.reserve_ids("player", 5, 0).await.unwrap(), 1..6);
+}

@@ -44,7 +44,13 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
             "the server holds as many games as it can",
         ));
     }
-    let id = shared.registry.next_game_id();
+    let Some(id) = shared.registry.next_game_id() else {
+        shared.registry.end_live_game();
+        return Err(Refusal::new(
+            ErrorCode::ServerFull,
+            "the server cannot start games just now",
+        ));
+    };
     let seat = |seat: &Sitter<Arc<Session>>| seat.as_ref().map(|session| session.player);
     let start = GameStart {
         game: id,

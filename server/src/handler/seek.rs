@@ -43,10 +43,13 @@ impl Client {
         let per_ip = self.shared.config.max_seeks_per_ip;
         let slot = self.shared.registry.seek_slot(self.network, per_ip);
         let may_wait = slot.is_some();
-        let open = OpenSeek {
-            id: self.shared.registry.next_seek_id(),
-            key,
+        let Some(id) = self.shared.registry.next_seek_id() else {
+            return refuse(
+                ErrorCode::ServerFull,
+                "the server cannot take seeks just now",
+            );
         };
+        let open = OpenSeek { id, key };
         if !session.start_seek(open, slot) {
             return refuse(ErrorCode::AlreadySeeking, "you already have a seek open");
         }

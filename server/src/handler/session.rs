@@ -44,7 +44,12 @@ impl Client {
     }
 
     async fn new_player(&mut self, id: Option<RequestId>, name: &str) -> Reply {
-        let (session, token) = self.shared.registry.new_session(name);
+        let Some((session, token)) = self.shared.registry.new_session(name) else {
+            return refuse(
+                ErrorCode::ServerFull,
+                "the server cannot take new players just now",
+            );
+        };
         let stored = self
             .shared
             .store
