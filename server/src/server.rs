@@ -13,7 +13,7 @@ use tokio_util::task::TaskTracker;
 use tracing::{Instrument, error, info, info_span, warn};
 
 use crate::cluster::{self, Cluster};
-use crate::config::{ClusterConfig, Config};
+use crate::config::Config;
 use crate::connection::{self, Admission};
 use crate::game;
 use crate::ids;
@@ -68,6 +68,10 @@ async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let (store, startup) = Store::open(&config.store).await?;
+    let cluster = match &config.cluster {
+        Some(cluster) => Some(Cluster::join(&cluster.redis, &cluster.node, cluster.lease).await?),
+        None => None,
+    };
     let limit = Arc::new(Semaphore::new(config.max_connections));
     let refusals = Arc::new(Semaphore::new(REFUSALS_AT_ONCE));
     let ai_slots = Arc::new(Semaphore::new(config.ai_threads.max(1)));
@@ -75,6 +79,7 @@ async fn serve(
         metrics: Arc::default(),
         ai_slots,
         config,
+        cluster,
         registry: Registry::default(),
         store,
         lobby: Lobby::default(),
@@ -92,8 +97,8 @@ async fn serve(
         ("seek", 0),
     ];
     shared.store.prune_tokens(shared.config.token_rules());
-    if let Some(config) = shared.config.cluster.clone() {
-        join_cluster(&shared, &config, &startup_ids).await?;
+    if let Some(cluster) = shared.cluster.clone() {
+        join_cluster(&shared, cluster, &startup_ids).await?;
     }
     let restored = game::restore_all(&shared, startup.live);
     if let Ok(addr) = listener.local_addr() {
@@ -146,10 +151,9 @@ async fn serve(
 /// from then on publishes its lobby changes and follows the other nodes', until connections stop.
 async fn join_cluster(
     shared: &Arc<Shared>,
-    config: &ClusterConfig,
+    cluster: Cluster,
     stored_ids: &[(&'static str, u64)],
 ) -> anyhow::Result<()> {
-    let cluster = Cluster::join(&config.redis, &config.node, config.lease).await?;
     cluster.heartbeat().await?;
     for &(kind, floor) in stored_ids {
         let ids = shared.registry.ids(kind);
@@ -175,8 +179,8 @@ async fn join_cluster(
         stop.clone(),
     ));
     tasks.spawn(cluster.clone().keep_alive(stop.clone()));
+    info!(node = %cluster.node(), "joined the cluster");
     tasks.spawn(cluster::nodes::sweep_gone(cluster, stop));
-    info!(node = %config.node, "joined the cluster");
     Ok(())
 }
 

@@ -1,4 +1,4 @@
-//! What every task of the server shares: the configuration, the registry, the store, the lobby,
+//! What every task of the server shares: the configuration, the cluster, the registry, the store, the lobby,
 //! the metrics, the AI's permits, the task trackers and the two shutdown signals. It knows no task:
 //! connections, handlers and games hold it; it holds none of them.
 
@@ -8,6 +8,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::cluster::Cluster;
 use crate::config::Config;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
@@ -19,6 +20,8 @@ use crate::store::Store;
 pub(crate) struct Shared {
     /// The knobs, fixed for the server's life.
     pub config: Config,
+    /// The cluster this node belongs to; `None` for a lone server.
+    pub cluster: Option<Cluster>,
     /// Every shared index.
     pub registry: Registry,
     /// Where players, games, moves and ratings are kept.

@@ -30,6 +30,7 @@ pub mod browser;
 pub mod net;
 pub mod process;
 pub mod raw;
+pub mod redis;
 pub mod tmux;
 
 /// How long a test waits for any one thing before it fails.

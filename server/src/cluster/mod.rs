@@ -1,12 +1,14 @@
 //! The coordination several nodes share through Redis: the connection (with a clear error when
 //! Redis cannot be reached), the nodes that are alive ([`nodes`]), ids no two nodes give twice
-//! ([`ids`]), one lobby for all of them ([`lobby`]), and the ownership of live games by leases with fencing epochs ([`lease`]), the
+//! ([`ids`]), one lobby for all of them ([`lobby`]), work one node does for all ([`slot`]: the
+//! war games), and the ownership of live games by leases with fencing epochs ([`lease`]), the
 //! rule that lets exactly one node advance a game at a time.
 
 pub mod ids;
 pub mod lease;
 pub(crate) mod lobby;
 pub mod nodes;
+pub mod slot;
 #[cfg(test)]
 mod tests;
 
@@ -83,6 +85,11 @@ impl Cluster {
     /// This node's name.
     pub fn node(&self) -> &str {
         &self.node
+    }
+
+    /// How long a lease lasts without renewal.
+    pub fn lease(&self) -> Duration {
+        self.lease
     }
 }
 

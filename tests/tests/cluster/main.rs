@@ -1,0 +1,146 @@
+//! Several nodes over one real `redis-server`: one lobby on every node, war games run once in
+//! the cluster, and a node that stops is swept out of the lobby.
+
+use std::time::Duration;
+
+use noughts_protocol::{ClientMessage, GameKind, ServerMessage, Variant};
+use noughts_server::{ClusterConfig, Config};
+use noughts_tests::redis::TestRedis;
+use noughts_tests::{Client, TestServer, test_config};
+
+/// How long a node's hold outlives it in these tests: short, so a gone node is noticed quickly.
+const LEASE: Duration = Duration::from_millis(600);
+
+/// `n` nodes of one cluster on `redis`, each with `config`.
+async fn nodes(redis: &TestRedis, n: usize, config: impl Fn() -> Config) -> Vec<TestServer> {
+    let mut nodes = Vec::new();
+    for i in 1..=n {
+        nodes.push(
+            TestServer::start(Config {
+                cluster: Some(ClusterConfig {
+                    redis: redis.url.clone(),
+                    node: format!("node{i}"),
+                    lease: LEASE,
+                }),
+                ..config()
+            })
+            .await,
+        );
+    }
+    nodes
+}
+
+/// A fresh lobby snapshot as seen from `node`.
+async fn lobby(node: &TestServer) -> (Vec<noughts_protocol::GameInfo>, usize, usize) {
+    let mut client = node.join("looker").await;
+    match client.request(1, ClientMessage::SubscribeLobby).await {
+        ServerMessage::Lobby {
+            games,
+            rooms,
+            seeks,
+        } => (games, rooms.len(), seeks.len()),
+        other => panic!("a lobby snapshot, got {other:?}"),
+    }
+}
+
+/// A player on `node` following the lobby, past its snapshot.
+async fn follower(node: &TestServer, name: &str) -> Client {
+    let mut client = node.join(name).await;
+    let snapshot = client.request(1, ClientMessage::SubscribeLobby).await;
+    assert!(matches!(snapshot, ServerMessage::Lobby { .. }));
+    client
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn war_games_run_once_in_the_cluster_and_every_node_lists_the_same_one() {
+    let Some(redis) = TestRedis::start().await else {
+        return;
+    };
+    let nodes = nodes(&redis, 3, || Config {
+        war_games: true,
+        war_variants: vec![Variant::Classic],
+        war_move_delay: Duration::from_millis(300),
+        war_restart_delay: Duration::from_millis(300),
+        ..test_config()
+    })
+    .await;
+    let mut agreed = 0;
+    for _ in 0..100 {
+        let mut wars = Vec::new();
+        for node in &nodes {
+            let (games, _, _) = lobby(node).await;
+            wars.push(
+                games
+                    .iter()
+                    .filter(|g| g.kind == GameKind::War)
+                    .map(|g| g.game)
+                    .collect::<Vec<_>>(),
+            );
+        }
+        assert!(
+            wars.iter().all(|w| w.len() <= 1),
+            "never two classic war games at once: {wars:?}"
+        );
+        if wars.iter().all(|w| w.len() == 1 && w == &wars[0]) {
+            agreed += 1;
+            if agreed == 3 {
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("the nodes never agreed on one war game");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rooms_and_seeks_made_on_one_node_are_listed_on_every_node_until_they_go() {
+    let Some(redis) = TestRedis::start().await else {
+        return;
+    };
+    let nodes = nodes(&redis, 3, test_config).await;
+    let mut on_b = follower(&nodes[1], "bea").await;
+    let mut on_c = follower(&nodes[2], "cy").await;
+    let mut host = nodes[0].join("ada").await;
+    let code = host.create_room(2, Variant::Four, false).await;
+    for follower in [&mut on_b, &mut on_c] {
+        follower
+            .until(|m| matches!(m, ServerMessage::LobbyRoom { room } if room.code == code))
+            .await;
+    }
+    host.request(3, ClientMessage::CloseRoom { code: code.clone() })
+        .await;
+    on_c.until(|m| matches!(m, ServerMessage::LobbyRoomRemoved { code: c } if *c == code))
+        .await;
+    // A seek on the second node shows on the first, and goes when it is withdrawn.
+    let mut on_a = follower(&nodes[0], "al").await;
+    let mut seeker = nodes[1].join("sam").await;
+    let seek = ClientMessage::Seek {
+        variant: Variant::Cube,
+        clock: None,
+        rated: false,
+    };
+    seeker.send(seek).await;
+    let ServerMessage::LobbySeek { seek } = on_a
+        .until(|m| matches!(m, ServerMessage::LobbySeek { .. }))
+        .await
+    else {
+        unreachable!()
+    };
+    assert_eq!((seek.name.as_str(), seek.variant), ("sam", Variant::Cube));
+    seeker.send(ClientMessage::CancelSeek).await;
+    on_a.until(|m| matches!(m, ServerMessage::LobbySeekRemoved { seek: s } if *s == seek.seek))
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_and_games_get_ids_no_other_node_gives() {
+    let Some(redis) = TestRedis::start().await else {
+        return;
+    };
+    let nodes = nodes(&redis, 2, test_config).await;
+    let (_, _, first) = nodes[0].quick_match(Variant::Classic).await;
+    let (_, _, second) = nodes[1].quick_match(Variant::Classic).await;
+    assert_ne!(first.game, second.game);
+    assert_ne!(first.x.player, second.x.player);
+    assert_ne!(first.o.player, second.o.player);
+}
