@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{Instrument, error, info, info_span, warn};
 
+use crate::cluster::leases::Leases;
 use crate::cluster::{self, Cluster};
 use crate::config::Config;
 use crate::connection::{self, Admission};
@@ -75,16 +76,21 @@ async fn serve(
     let limit = Arc::new(Semaphore::new(config.max_connections));
     let refusals = Arc::new(Semaphore::new(REFUSALS_AT_ONCE));
     let ai_slots = Arc::new(Semaphore::new(config.ai_threads.max(1)));
+    let connections = TaskTracker::new();
+    let leases = cluster
+        .as_ref()
+        .map(|cluster| Leases::new(cluster.clone(), connections.clone()));
     let shared = Arc::new(Shared {
         metrics: Arc::default(),
         ai_slots,
         config,
         cluster,
+        leases,
         registry: Registry::default(),
         store,
         lobby: Lobby::default(),
         tasks: TaskTracker::new(),
-        connections: TaskTracker::new(),
+        connections,
         stop_games: CancellationToken::new(),
         stop_connections: CancellationToken::new(),
     });
@@ -100,7 +106,20 @@ async fn serve(
     if let Some(cluster) = shared.cluster.clone() {
         join_cluster(&shared, cluster, &startup_ids).await?;
     }
-    let restored = game::restore_all(&shared, startup.live);
+    let live = match &shared.leases {
+        // A node restores only the games no other node plays.
+        Some(leases) => {
+            let mut mine = Vec::new();
+            for game in startup.live {
+                if leases.take(game.start.game).await {
+                    mine.push(game);
+                }
+            }
+            mine
+        }
+        None => startup.live,
+    };
+    let restored = game::restore_all(&shared, live);
     if let Ok(addr) = listener.local_addr() {
         info!(%addr, "listening");
     }
@@ -179,6 +198,9 @@ async fn join_cluster(
         stop.clone(),
     ));
     tasks.spawn(cluster.clone().keep_alive(stop.clone()));
+    if let Some(leases) = &shared.leases {
+        tasks.spawn(leases.clone().keep(stop.clone()));
+    }
     info!(node = %cluster.node(), "joined the cluster");
     tasks.spawn(cluster::nodes::sweep_gone(cluster, stop));
     Ok(())

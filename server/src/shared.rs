@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::cluster::Cluster;
+use crate::cluster::leases::Leases;
 use crate::config::Config;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
@@ -22,6 +23,8 @@ pub(crate) struct Shared {
     pub config: Config,
     /// The cluster this node belongs to; `None` for a lone server.
     pub cluster: Option<Cluster>,
+    /// The leases of the games this node plays, in a cluster.
+    pub leases: Option<Arc<Leases>>,
     /// Every shared index.
     pub registry: Registry,
     /// Where players, games, moves and ratings are kept.

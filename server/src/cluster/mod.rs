@@ -6,6 +6,7 @@
 
 pub mod ids;
 pub mod lease;
+pub mod leases;
 pub(crate) mod lobby;
 pub mod nodes;
 pub mod slot;

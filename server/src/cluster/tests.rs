@@ -235,3 +235,47 @@ async fn nodes_take_ids_in_blocks_that_never_overlap_and_start_above_the_stored_
     );
     assert_eq!(a.reserve_ids("player", 5, 0).await.unwrap(), 1..6);
 }
+
+#[tokio::test]
+async fn a_node_keeps_its_games_leases_gives_them_back_and_notices_one_lost() {
+    use super::leases::Leases;
+    use tokio_util::task::TaskTracker;
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let lease = Duration::from_millis(300);
+    let tasks = TaskTracker::new();
+    let a = Leases::new(
+        Cluster::join(&redis.url, "a", lease).await.unwrap(),
+        tasks.clone(),
+    );
+    let b = Leases::new(
+        Cluster::join(&redis.url, "b", lease).await.unwrap(),
+        tasks.clone(),
+    );
+    let stop = CancellationToken::new();
+    tokio::spawn(a.clone().keep(stop.clone()));
+    let (kept, given, lost) = (GameId(1), GameId(2), GameId(3));
+    for game in [kept, given, lost] {
+        assert!(a.take(game).await);
+        assert!(!b.take(game).await, "a holds it");
+    }
+    // Renewed, a keeps its games past their first lease time.
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    assert!(!b.take(kept).await);
+    // Given back, a game is free at once.
+    a.give_back(given);
+    tasks.close();
+    tasks.wait().await;
+    assert!(b.take(given).await);
+    // Taken from under a (its lease deleted, as if it had expired), a notices and lets go.
+    let _: () = redis::cmd("DEL")
+        .arg("game:3:owner")
+        .query_async(&mut b.cluster().redis.clone())
+        .await
+        .unwrap();
+    assert!(b.take(lost).await);
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert!(!a.holds(lost) && a.holds(kept));
+    stop.cancel();
+}

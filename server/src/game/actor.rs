@@ -608,6 +608,9 @@ impl Game {
             self.shared.registry.end_live_game();
         }
         self.shared.registry.remove_game(id);
+        if let Some(leases) = &self.shared.leases {
+            leases.give_back(id);
+        }
         if self.listed {
             self.shared.lobby.remove_game(id);
         }

@@ -68,6 +68,9 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
     let weak = tx.downgrade();
     shared.registry.hide_unlisted(&start);
     shared.registry.add_game(id, GameHandle::new(tx));
+    if let Some(leases) = &shared.leases {
+        leases.take_new(id);
+    }
     if let Some((session, _)) = &setup.watcher {
         session.set_watching(id, true);
     }

@@ -1,0 +1,111 @@
+//! The leases of the games this node plays: taken when a game starts here (or is restored or
+//! taken over here), renewed together three times a lease time, and given back when the game
+//! closes, which includes a node stopping politely: its games are then free for another node at
+//! once, without waiting for their leases to run out.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use noughts_protocol::GameId;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::{error, warn};
+
+use super::Cluster;
+use super::lease::Lease;
+
+/// This node's leases.
+#[derive(Debug)]
+pub struct Leases {
+    cluster: Cluster,
+    held: Mutex<HashMap<GameId, Lease>>,
+    /// Runs the takings and givings back, so that a node stopping waits for them.
+    tasks: TaskTracker,
+}
+
+impl Leases {
+    pub fn new(cluster: Cluster, tasks: TaskTracker) -> Arc<Leases> {
+        Arc::new(Leases {
+            cluster,
+            held: Mutex::default(),
+            tasks,
+        })
+    }
+
+    fn held(&self) -> MutexGuard<'_, HashMap<GameId, Lease>> {
+        self.held
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// The cluster these leases are held in.
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    /// Takes `game`'s lease unless another node holds it: true if this node holds it now.
+    pub async fn take(&self, game: GameId) -> bool {
+        match self.cluster.acquire(game).await {
+            Ok(Some(lease)) => {
+                self.held().insert(game, lease);
+                true
+            }
+            Ok(None) => false,
+            Err(err) => {
+                warn!(cause = %err, game = game.0, "cannot take a game's lease");
+                false
+            }
+        }
+    }
+
+    /// Takes the lease of a game that has just started here, in the background (its id is new,
+    /// so no other node can hold it).
+    pub fn take_new(self: &Arc<Self>, game: GameId) {
+        let leases = self.clone();
+        self.tasks.spawn(async move {
+            if !leases.take(game).await {
+                error!(game = game.0, "a new game's lease is held elsewhere");
+            }
+        });
+    }
+
+    /// Gives back `game`'s lease, in the background: it closed here.
+    pub fn give_back(self: &Arc<Self>, game: GameId) {
+        let Some(lease) = self.held().remove(&game) else {
+            return;
+        };
+        let cluster = self.cluster.clone();
+        self.tasks.spawn(async move {
+            if let Err(err) = cluster.release(lease).await {
+                warn!(cause = %err, game = game.0, "cannot give back a game's lease");
+            }
+        });
+    }
+
+    /// Whether this node holds `game`'s lease.
+    pub fn holds(&self, game: GameId) -> bool {
+        self.held().contains_key(&game)
+    }
+
+    /// Renews every lease three times a lease time until `stop`. A lease that cannot be renewed
+    /// is lost: it is dropped, and the game is no longer this node's to advance.
+    pub async fn keep(self: Arc<Self>, stop: CancellationToken) {
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(self.cluster.lease() / 3) => {}
+                () = stop.cancelled() => return,
+            }
+            let leases: Vec<Lease> = self.held().values().copied().collect();
+            for lease in leases {
+                match self.cluster.renew(lease).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        error!(game = lease.game.0, "lost a game's lease to another node");
+                        self.held().remove(&lease.game);
+                    }
+                    Err(err) => warn!(cause = %err, game = lease.game.0, "cannot renew a lease"),
+                }
+            }
+        }
+    }
+}
