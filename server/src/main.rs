@@ -41,10 +41,12 @@ struct Args {
     /// Seconds a client has to complete the TLS handshake.
     #[arg(long, env = "NOUGHTS_TLS_HANDSHAKE_SECS", value_parser = clap::value_parser!(u64).range(1..=300), default_value_t = 10)]
     tls_handshake_secs: u64,
-    /// The SQLite database that keeps players, games and ratings (created if missing; default:
-    /// noughts.db in the user's data directory). `:memory:` keeps nothing after exit.
-    #[arg(long, env = "NOUGHTS_DB", value_name = "PATH")]
-    db: Option<PathBuf>,
+    /// Where players, games and ratings are kept: a SQLite file (created if missing; default:
+    /// noughts.db in the user's data directory), `:memory:` to keep nothing after exit, or a
+    /// PostgreSQL database as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (its schema is
+    /// migrated at start).
+    #[arg(long, env = "NOUGHTS_DB", value_name = "PATH|URL")]
+    db: Option<String>,
     /// Most connections held at once.
     #[arg(long, env = "NOUGHTS_MAX_CONNECTIONS", default_value_t = 10_000)]
     max_connections: usize,
@@ -191,11 +193,10 @@ impl Args {
             max_message_bytes: usize::try_from(self.max_message_bytes).unwrap_or(4096),
             outbound_queue: usize::try_from(self.outbound_queue).unwrap_or(256),
             finished_linger: Duration::from_secs(self.finished_linger_secs),
-            store: match &self.db {
-                Some(path) if path.as_os_str() == ":memory:" => StoreConfig::Memory,
-                Some(path) => StoreConfig::File(path.clone()),
-                None => StoreConfig::File(default_db()),
-            },
+            store: self
+                .db
+                .as_deref()
+                .map_or_else(|| StoreConfig::File(default_db()), StoreConfig::from_arg),
         }
     }
 }
@@ -240,8 +241,8 @@ async fn main() -> anyhow::Result<()> {
         ..args.config()
     };
     let scheme = if config.tls.is_some() { "wss" } else { "ws" };
-    if let StoreConfig::File(path) = &config.store {
-        tracing::info!(db = %path.display(), "keeping games");
+    if config.store.is_persistent() {
+        tracing::info!(db = %config.store, "keeping games");
     }
     println!("noughts server listening on {scheme}://{addr}");
     let served = match args.metrics_listen {
@@ -368,5 +369,24 @@ mod tests {
         );
         let args = Args::parse_from(["noughts-server", "--db", ":memory:"]);
         assert_eq!(args.config().store, StoreConfig::Memory);
+    }
+
+    #[test]
+    fn db_takes_a_postgres_url_and_never_shows_its_password() {
+        for url in [
+            "postgres://noughts:s3cret@db.internal:5433/noughts",
+            "postgresql://noughts:s3cret@db.internal/noughts?password=s3cret",
+        ] {
+            let store = Args::parse_from(["noughts-server", "--db", url])
+                .config()
+                .store;
+            assert_eq!(store, StoreConfig::Postgres(url.to_owned()));
+            for shown in [store.to_string(), format!("{store:?}")] {
+                assert!(!shown.contains("s3cret"), "{shown}");
+                assert!(shown.contains("noughts:***@db.internal"), "{shown}");
+            }
+        }
+        let plain = StoreConfig::from_arg("postgres://ada@127.0.0.1:5432/games");
+        assert_eq!(plain.to_string(), "postgres://ada@127.0.0.1:5432/games");
     }
 }
