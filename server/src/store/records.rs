@@ -109,7 +109,7 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("PostgreSQL: {}", postgres_message(.0))]
     Postgres(#[from] postgres::Error),
-    #[error("cannot reach PostgreSQL at {url}: {}", postgres_message(.cause))]
+    #[error("cannot connect to PostgreSQL at {url}: {}", postgres_message(.cause))]
     Unreachable {
         /// Where, without the password.
         url: String,

@@ -550,7 +550,7 @@ async fn an_unreachable_postgres_stops_the_server_at_start_with_a_clear_error() 
     let log = std::fs::read_to_string(dir.join("server.log")).unwrap();
     assert!(
         log.contains(&format!(
-            "cannot reach PostgreSQL at postgres://noughts:***@127.0.0.1:{port}/noughts"
+            "cannot connect to PostgreSQL at postgres://noughts:***@127.0.0.1:{port}/noughts"
         )),
         "{log}"
     );

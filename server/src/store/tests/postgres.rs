@@ -50,7 +50,7 @@ async fn an_unreachable_server_is_a_clear_error_that_hides_the_password() {
     assert!(!shown.contains("s3cret"), "{shown}");
     assert!(
         err.to_string().starts_with(&format!(
-            "cannot reach PostgreSQL at postgres://noughts:***@127.0.0.1:{port}/noughts: "
+            "cannot connect to PostgreSQL at postgres://noughts:***@127.0.0.1:{port}/noughts: "
         )),
         "{err}"
     );
