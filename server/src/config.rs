@@ -78,7 +78,8 @@ pub struct Config {
     /// the lobby never wait for a reader.
     pub outbound_queue: usize,
     /// Where players, games and ratings are kept. In memory by default, so tests and a server
-    /// embedded in a client never write to disk; `noughts-server` uses a file.
+    /// embedded in a client never write to disk; `noughts-server` uses a SQLite file, or
+    /// PostgreSQL when given a `postgres://` URL.
     pub store: StoreConfig,
     /// Origins, besides the server's own, whose pages may open a WebSocket here, as
     /// `scheme://host[:port]` in lowercase; a browser's upgrade from any other gets `403`.

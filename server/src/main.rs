@@ -41,10 +41,12 @@ struct Args {
     /// Seconds a client has to complete the TLS handshake.
     #[arg(long, env = "NOUGHTS_TLS_HANDSHAKE_SECS", value_parser = clap::value_parser!(u64).range(1..=300), default_value_t = 10)]
     tls_handshake_secs: u64,
-    /// The SQLite database that keeps players, games and ratings (created if missing; default:
-    /// noughts.db in the user's data directory). `:memory:` keeps nothing after exit.
-    #[arg(long, env = "NOUGHTS_DB", value_name = "PATH")]
-    db: Option<PathBuf>,
+    /// Where players, games and ratings are kept: a SQLite file (created if missing; default:
+    /// noughts.db in the user's data directory), `:memory:` to keep nothing after exit, or a
+    /// PostgreSQL database as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (its schema is
+    /// migrated at start).
+    #[arg(long, env = "NOUGHTS_DB", value_name = "PATH|URL")]
+    db: Option<String>,
     /// Most connections held at once.
     #[arg(long, env = "NOUGHTS_MAX_CONNECTIONS", default_value_t = 10_000)]
     max_connections: usize,
@@ -207,11 +209,10 @@ impl Args {
                 node: self.node_id.clone().unwrap_or_else(generated_node_id),
                 lease: Duration::from_millis(self.lease_ms),
             }),
-            store: match &self.db {
-                Some(path) if path.as_os_str() == ":memory:" => StoreConfig::Memory,
-                Some(path) => StoreConfig::File(path.clone()),
-                None => StoreConfig::File(default_db()),
-            },
+            store: self
+                .db
+                .as_deref()
+                .map_or_else(|| StoreConfig::File(default_db()), StoreConfig::from_arg),
         }
     }
 }
@@ -230,7 +231,6 @@ fn log_filter() -> EnvFilter {
     filter
 }
 
-/// `noughts.db` in the user's data directory (or the working directory if there is none).
 /// A node name unique enough for a cluster: the host's name and 48 random bits.
 fn generated_node_id() -> String {
     let mut bytes = [0u8; 6];
@@ -247,6 +247,7 @@ fn generated_node_id() -> String {
     format!("{host}-{suffix}")
 }
 
+/// `noughts.db` in the user's data directory (or the working directory if there is none).
 fn default_db() -> PathBuf {
     directories::ProjectDirs::from("", "", "noughts").map_or_else(
         || PathBuf::from("noughts.db"),
@@ -263,6 +264,12 @@ async fn main() -> anyhow::Result<()> {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let tls = args.tls()?;
+    if args.redis.is_some() && !matches!(args.config().store, StoreConfig::Postgres(_)) {
+        anyhow::bail!(
+            "a node of a cluster (--redis) needs PostgreSQL to keep its games where the other \
+             nodes find them: give --db postgres://USER@HOST:PORT/DATABASE"
+        );
+    }
     let listener = TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
@@ -272,8 +279,8 @@ async fn main() -> anyhow::Result<()> {
         ..args.config()
     };
     let scheme = if config.tls.is_some() { "wss" } else { "ws" };
-    if let StoreConfig::File(path) = &config.store {
-        tracing::info!(db = %path.display(), "keeping games");
+    if config.store.is_persistent() {
+        tracing::info!(db = %config.store, "keeping games");
     }
     println!("noughts server listening on {scheme}://{addr}");
     let served = match args.metrics_listen {
@@ -400,5 +407,24 @@ mod tests {
         );
         let args = Args::parse_from(["noughts-server", "--db", ":memory:"]);
         assert_eq!(args.config().store, StoreConfig::Memory);
+    }
+
+    #[test]
+    fn db_takes_a_postgres_url_and_never_shows_its_password() {
+        for url in [
+            "postgres://noughts:s3cret@db.internal:5433/noughts",
+            "postgresql://noughts:s3cret@db.internal/noughts?password=s3cret",
+        ] {
+            let store = Args::parse_from(["noughts-server", "--db", url])
+                .config()
+                .store;
+            assert_eq!(store, StoreConfig::Postgres(url.to_owned()));
+            for shown in [store.to_string(), format!("{store:?}")] {
+                assert!(!shown.contains("s3cret"), "{shown}");
+                assert!(shown.contains("noughts:***@db.internal"), "{shown}");
+            }
+        }
+        let plain = StoreConfig::from_arg("postgres://ada@127.0.0.1:5432/games");
+        assert_eq!(plain.to_string(), "postgres://ada@127.0.0.1:5432/games");
     }
 }

@@ -1,8 +1,9 @@
 //! Shared helpers for the end-to-end tests: a real server on `127.0.0.1:0` and real WebSocket
 //! clients that speak the protocol.
 //!
-//! `net` adds network faults (a relay that freezes, a reset, a client that falls behind) and
-//! `process` runs the real `noughts-server` binary.
+//! `net` adds network faults (a relay that freezes, a reset, a client that falls behind),
+//! `process` runs the real `noughts-server` binary and `postgres` a PostgreSQL server to keep
+//! its records in.
 //!
 //! Every wait is bounded (see [`WAIT`]) so a broken server fails a test instead of hanging it.
 
@@ -28,6 +29,7 @@ use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 pub mod binary;
 pub mod browser;
 pub mod net;
+pub mod postgres;
 pub mod process;
 pub mod raw;
 pub mod redis;

@@ -1,6 +1,8 @@
 //! The real `noughts-server` binary as a child process: started on a loopback port with a
-//! database and a log in a directory of the test's, stopped with SIGTERM or SIGKILL.
+//! database (a SQLite file, or PostgreSQL) and a log in a directory of the test's, stopped with
+//! SIGTERM or SIGKILL.
 
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -23,6 +25,11 @@ impl ServerProcess {
     /// `args` after those; its log (at `RUST_LOG=trace`) goes to `dir`/server.log, and its home
     /// is `dir`, so nothing lands in the real one.
     pub fn start(binary: &Path, dir: &Path, args: &[&str]) -> ServerProcess {
+        ServerProcess::start_on(binary, dir, dir.join("noughts.db").as_os_str(), args)
+    }
+
+    /// [`ServerProcess::start`] with `--db db`: another SQLite file, or a `postgres://` URL.
+    pub fn start_on(binary: &Path, dir: &Path, db: &OsStr, args: &[&str]) -> ServerProcess {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -31,7 +38,7 @@ impl ServerProcess {
         let mut child = Command::new(binary)
             .args(["--listen", "127.0.0.1:0", "--no-war-games"])
             .args(["--ai-think-ms", "0", "--db"])
-            .arg(dir.join("noughts.db"))
+            .arg(db)
             .args(args)
             .env("RUST_LOG", "trace")
             .env("HOME", dir)

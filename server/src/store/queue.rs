@@ -1,25 +1,29 @@
 //! [`Store`], the handle the rest of the server holds, and the one thread behind it that owns the
-//! database connection and works through a queue of jobs, committing the writes it finds queued
-//! together in one transaction.
+//! database (a [`Backend`]: SQLite or PostgreSQL) and works through a queue of jobs, committing
+//! the writes it finds queued together in one transaction.
 
 use std::sync::mpsc;
 
 use noughts_protocol::{GameId, PlayerId, Variant};
-use rusqlite::Connection;
 use tokio::sync::oneshot;
 use tracing::error;
 
+use super::backend::{self, Backend};
+use super::postgres::Postgres;
 use super::records::{
     Ending, GameStart, Rerated, Startup, StoreConfig, StoreError, StoredGame, StoredMove,
     StoredPlayer, StoredProfile, StoredStanding, TokenHash, TokenRules, now_ms,
 };
-use super::{queries, rows, sqlite};
+use super::sqlite::Sqlite;
+
+/// The database a job works on.
+pub(super) type Db<'a> = &'a mut dyn Backend;
 
 /// A write's work, run on the store thread inside the batch's transaction; its answer is sent
 /// only once that transaction has committed.
 trait Write: Send {
-    fn run(&mut self, db: &Connection);
-    fn finish(self: Box<Self>, committed: Result<(), &rusqlite::Error>);
+    fn run(&mut self, db: Db<'_>);
+    fn finish(self: Box<Self>, committed: Result<(), &StoreError>);
 }
 
 /// A write as a closure, its outcome until the commit, and whoever waits for it.
@@ -37,28 +41,20 @@ struct WriteJob<T, F> {
 impl<T, F> Write for WriteJob<T, F>
 where
     T: Send,
-    F: FnOnce(&Connection) -> rusqlite::Result<T> + Send,
+    F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send,
 {
-    fn run(&mut self, db: &Connection) {
+    fn run(&mut self, db: Db<'_>) {
         if let Some(work) = self.work.take() {
             // A savepoint per write, so one failing write leaves the rest of the batch alone.
-            let outcome = db
-                .execute_batch("SAVEPOINT write")
-                .and_then(|()| guarded(|| work(db)))
-                .map_err(StoreError::Database);
-            let cleanup = if outcome.is_ok() {
-                "RELEASE write"
-            } else {
-                "ROLLBACK TO write; RELEASE write"
-            };
-            if let Err(err) = db.execute_batch(cleanup) {
+            let outcome = db.savepoint().and_then(|()| guarded(|| work(&mut *db)));
+            if let Err(err) = db.end_savepoint(outcome.is_ok()) {
                 error!(cause = %err, "cannot end a savepoint");
             }
             self.outcome = Some(outcome);
         }
     }
 
-    fn finish(self: Box<Self>, committed: Result<(), &rusqlite::Error>) {
+    fn finish(self: Box<Self>, committed: Result<(), &StoreError>) {
         let result = match (committed, self.outcome) {
             (Ok(()), Some(Ok(value))) => Ok(value),
             (Ok(()), Some(Err(err))) => Err(err),
@@ -83,7 +79,7 @@ enum Job {
     /// A change, committed with the others queued beside it.
     Write(Box<dyn Write>),
     /// A query, run after the writes queued before it have committed; it answers by itself.
-    Read(Box<dyn FnOnce(&Connection) + Send>),
+    Read(Box<dyn FnOnce(Db<'_>) + Send>),
 }
 
 /// Writes committed in one transaction at most; more wait for the next.
@@ -94,7 +90,7 @@ const BATCH: usize = 512;
 pub(crate) struct Store {
     /// The store thread's queue; the thread ends when every handle is gone.
     jobs: mpsc::Sender<Job>,
-    /// Whether the database is a file, so games outlive the process.
+    /// Whether the database outlives the process (a file or PostgreSQL, not memory).
     persistent: bool,
 }
 
@@ -109,14 +105,14 @@ impl Store {
         std::thread::Builder::new()
             .name("noughts-store".into())
             .spawn(move || {
-                let opened = sqlite::open(&config).and_then(|db| {
-                    let startup = sqlite::startup(&db)?;
+                let opened = open(&config).and_then(|mut db| {
+                    let startup = backend::startup(&mut *db)?;
                     Ok((db, startup))
                 });
                 match opened {
-                    Ok((db, startup)) => {
+                    Ok((mut db, startup)) => {
                         let _ = ready_tx.send(Ok(startup));
-                        work(&db, &queue);
+                        work(&mut *db, &queue);
                     }
                     Err(err) => {
                         let _ = ready_tx.send(Err(err));
@@ -127,7 +123,7 @@ impl Store {
         Ok((Store { jobs, persistent }, startup))
     }
 
-    /// Whether what is stored outlives the process (a file rather than memory).
+    /// Whether what is stored outlives the process (a file or PostgreSQL rather than memory).
     pub(crate) fn is_persistent(&self) -> bool {
         self.persistent
     }
@@ -139,7 +135,7 @@ impl Store {
         reply: Option<oneshot::Sender<Result<T, StoreError>>>,
     ) where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+        F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send + 'static,
     {
         let job = WriteJob {
             work: Some(work),
@@ -155,7 +151,7 @@ impl Store {
     /// Queues a write and moves on; a failure is logged.
     pub(super) fn write_later<F>(&self, what: &'static str, work: F)
     where
-        F: FnOnce(&Connection) -> rusqlite::Result<()> + Send + 'static,
+        F: FnOnce(Db<'_>) -> Result<(), StoreError> + Send + 'static,
     {
         self.submit::<(), F>(what, work, None);
     }
@@ -164,7 +160,7 @@ impl Store {
     pub(super) async fn write<T, F>(&self, what: &'static str, work: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+        F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send + 'static,
     {
         let (reply, answer) = oneshot::channel();
         self.submit(what, work, Some(reply));
@@ -175,10 +171,10 @@ impl Store {
     pub(super) async fn read<T, F>(&self, work: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+        F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send + 'static,
     {
         let (reply, answer) = oneshot::channel();
-        let job = Job::Read(Box::new(move |db: &Connection| {
+        let job = Job::Read(Box::new(move |db: Db<'_>| {
             let _ = reply.send(work(db));
         }));
         self.jobs.send(job).map_err(|_| StoreError::Stopped)?;
@@ -200,7 +196,7 @@ impl Store {
         let name = name.to_owned();
         let now = now_ms();
         self.write("add player", move |db| {
-            sqlite::add_player(db, player, &name, token, now)
+            db.add_player(player, &name, token, now)
         })
         .await
     }
@@ -208,7 +204,7 @@ impl Store {
     /// The player came (or went) just now.
     pub(crate) fn seen(&self, player: PlayerId) {
         let now = now_ms();
-        self.write_later("player seen", move |db| sqlite::seen(db, player, now));
+        self.write_later("player seen", move |db| db.seen(player, now));
     }
 
     /// Trades a token that still works for `fresh` (see [`TokenRules`]); returns its player once
@@ -222,11 +218,11 @@ impl Store {
         let now = now_ms();
         let player = self
             .write("rotate token", move |db| {
-                sqlite::rotate_token(db, presented, fresh, rules, now)
+                db.rotate_token(presented, fresh, rules, now)
             })
             .await?;
         match player {
-            Some(player) => self.read(move |db| rows::player(db, player)).await,
+            Some(player) => self.read(move |db| backend::player(db, player)).await,
             None => Ok(None),
         }
     }
@@ -234,7 +230,7 @@ impl Store {
     /// Revokes every token of `player`; returns once that is durable.
     pub(crate) async fn revoke_tokens(&self, player: PlayerId) -> Result<(), StoreError> {
         self.write("revoke tokens", move |db| {
-            sqlite::revoke_tokens(db, player).map(drop)
+            db.revoke_tokens(player).map(drop)
         })
         .await
     }
@@ -243,7 +239,7 @@ impl Store {
     pub(crate) fn prune_tokens(&self, rules: TokenRules) {
         let now = now_ms();
         self.write_later("prune tokens", move |db| {
-            sqlite::prune_tokens(db, rules, now).map(drop)
+            db.prune_tokens(rules, now).map(drop)
         });
     }
 
@@ -256,14 +252,14 @@ impl Store {
         seq: u64,
     ) -> Result<(), StoreError> {
         self.write("take back", move |db| {
-            sqlite::take_back(db, game, keep, seq)
+            backend::take_back(db, game, keep, seq)
         })
         .await
     }
 
     /// A game started; returns once it is durable.
     pub(crate) async fn start_game(&self, start: GameStart) -> Result<(), StoreError> {
-        self.write("start game", move |db| sqlite::start_game(db, &start))
+        self.write("start game", move |db| db.start_game(&start))
             .await
     }
 
@@ -278,9 +274,9 @@ impl Store {
         ending: Option<Ending>,
     ) -> Result<Option<Rerated>, StoreError> {
         self.write("record move", move |db| {
-            sqlite::record_move(db, game, ply, seq, played)?;
+            backend::record_move(&mut *db, game, ply, seq, &played)?;
             match ending {
-                Some(ending) => sqlite::end_game(db, game, &ending),
+                Some(ending) => backend::end_game(db, game, &ending),
                 None => Ok(None),
             }
         })
@@ -294,14 +290,14 @@ impl Store {
         game: GameId,
         ending: Ending,
     ) -> Result<Option<Rerated>, StoreError> {
-        self.write("end game", move |db| sqlite::end_game(db, game, &ending))
+        self.write("end game", move |db| backend::end_game(db, game, &ending))
             .await
     }
 
     /// Raises the `seq` a live game will continue from after a restart to at least `seq`, durably:
     /// an update that is not a move (presence, chat, watchers) may go out only below it.
     pub(crate) async fn reserve_seq(&self, game: GameId, seq: u64) -> Result<(), StoreError> {
-        self.write("game seq", move |db| sqlite::set_seq(db, game, seq))
+        self.write("game seq", move |db| db.raise_seq(game, seq))
             .await
     }
 
@@ -311,7 +307,7 @@ impl Store {
         offset: u32,
         limit: u32,
     ) -> Result<Vec<StoredStanding>, StoreError> {
-        self.read(move |db| queries::leaderboard(db, variant, offset, limit))
+        self.read(move |db| db.leaderboard(variant, offset, limit))
             .await
     }
 
@@ -325,7 +321,7 @@ impl Store {
         limit: u32,
         viewer: PlayerId,
     ) -> Result<Option<(Vec<StoredGame>, bool)>, StoreError> {
-        self.read(move |db| queries::history(db, player, before, limit, viewer))
+        self.read(move |db| backend::history(db, player, before, limit, viewer))
             .await
     }
 
@@ -336,28 +332,36 @@ impl Store {
         game: GameId,
         viewer: PlayerId,
     ) -> Result<Option<(StoredGame, Vec<StoredMove>)>, StoreError> {
-        self.read(move |db| queries::record(db, game, viewer)).await
+        self.read(move |db| backend::record(db, game, viewer)).await
     }
 
     pub(crate) async fn profile(
         &self,
         player: PlayerId,
     ) -> Result<Option<StoredProfile>, StoreError> {
-        self.read(move |db| queries::profile(db, player)).await
+        self.read(move |db| backend::profile(db, player)).await
     }
 }
 
+/// Opens the database `config` names.
+fn open(config: &StoreConfig) -> Result<Box<dyn Backend>, StoreError> {
+    Ok(match config {
+        StoreConfig::Postgres(url) => Box::new(Postgres::connect(url)?),
+        StoreConfig::Memory | StoreConfig::File(_) => Box::new(Sqlite::open(config)?),
+    })
+}
+
 /// Runs `work`, turning a panic into an error so that one bad job cannot end the store thread.
-fn guarded<T>(work: impl FnOnce() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+fn guarded<T>(work: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| {
         error!("a store job panicked");
-        Err(rusqlite::Error::InvalidQuery)
+        Err(StoreError::Panicked)
     })
 }
 
 /// The store thread: takes every queued job, commits the writes among them in one transaction,
 /// answers them, then runs the reads. Ends when every handle has been dropped.
-fn work(db: &Connection, queue: &mpsc::Receiver<Job>) {
+fn work(db: Db<'_>, queue: &mpsc::Receiver<Job>) {
     while let Ok(first) = queue.recv() {
         let mut writes: Vec<Box<dyn Write>> = Vec::new();
         let mut reads = Vec::new();
@@ -372,14 +376,14 @@ fn work(db: &Connection, queue: &mpsc::Receiver<Job>) {
             }
         }
         if !writes.is_empty() {
-            let committed = db.execute_batch("BEGIN IMMEDIATE").and_then(|()| {
+            let committed = db.begin().and_then(|()| {
                 for write in &mut writes {
-                    write.run(db);
+                    write.run(&mut *db);
                 }
-                db.execute_batch("COMMIT")
+                db.commit()
             });
             if committed.is_err() {
-                let _ = db.execute_batch("ROLLBACK");
+                db.rollback();
             }
             for write in writes {
                 write.finish(committed.as_ref().map(|_| ()));
@@ -388,7 +392,7 @@ fn work(db: &Connection, queue: &mpsc::Receiver<Job>) {
         for read in reads {
             // A query that panics drops its answer; its caller hears that the store failed.
             let _ = guarded(|| {
-                read(db);
+                read(&mut *db);
                 Ok(())
             });
         }

@@ -20,7 +20,7 @@ use crate::sitter::Sitter;
 pub(crate) const SEQ_RESERVE: u64 = 32;
 
 /// Where the server keeps its records.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Clone, PartialEq, Eq, Default)]
 pub enum StoreConfig {
     /// In memory: gone when the server stops. The default for the library, so tests and a server
     /// embedded in a client never write to disk.
@@ -28,12 +28,77 @@ pub enum StoreConfig {
     Memory,
     /// A SQLite database file, created if missing; games survive restarts and crashes.
     File(PathBuf),
+    /// A PostgreSQL database, as a `postgres://user[:password]@host[:port]/database` URL (or
+    /// libpq's `key=value` form); its schema is brought up to date at start.
+    Postgres(String),
 }
 
 impl StoreConfig {
     /// Whether what is stored outlives the process.
     pub fn is_persistent(&self) -> bool {
-        matches!(self, StoreConfig::File(_))
+        !matches!(self, StoreConfig::Memory)
+    }
+
+    /// `Postgres` for a `postgres://` or `postgresql://` URL, `Memory` for `:memory:`, and a
+    /// SQLite file otherwise: what `--db` means.
+    pub fn from_arg(arg: &str) -> StoreConfig {
+        if arg == ":memory:" {
+            StoreConfig::Memory
+        } else if arg.starts_with("postgres://") || arg.starts_with("postgresql://") {
+            StoreConfig::Postgres(arg.to_owned())
+        } else {
+            StoreConfig::File(PathBuf::from(arg))
+        }
+    }
+}
+
+/// Where the records are, fit for a log line: a PostgreSQL URL without its password.
+impl std::fmt::Display for StoreConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreConfig::Memory => f.write_str(":memory:"),
+            StoreConfig::File(path) => write!(f, "{}", path.display()),
+            StoreConfig::Postgres(url) => f.write_str(&without_password(url)),
+        }
+    }
+}
+
+/// Never shows a PostgreSQL password.
+impl std::fmt::Debug for StoreConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreConfig::Memory => f.write_str("Memory"),
+            StoreConfig::File(path) => f.debug_tuple("File").field(path).finish(),
+            StoreConfig::Postgres(_) => f.debug_tuple("Postgres").field(&self.to_string()).finish(),
+        }
+    }
+}
+
+/// `url` with any password in it replaced by `***`, for messages and logs.
+pub(crate) fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        // The key=value form: hide the value of `password`.
+        return url
+            .split_whitespace()
+            .map(|pair| match pair.split_once('=') {
+                Some(("password", _)) => "password=***",
+                _ => pair,
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+    };
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    // The query may hold a password too: it is left out whole.
+    let path = path.split_once('?').map_or(path, |(path, _)| path);
+    match authority.rsplit_once('@') {
+        Some((user, host)) => {
+            let user = match user.split_once(':') {
+                Some((name, _)) => format!("{name}:***"),
+                None => user.to_owned(),
+            };
+            format!("{scheme}://{user}@{host}{path}")
+        }
+        None => format!("{scheme}://{authority}{path}"),
     }
 }
 
@@ -41,7 +106,15 @@ impl StoreConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("database error: {0}")]
-    Database(#[from] rusqlite::Error),
+    Sqlite(#[from] rusqlite::Error),
+    #[error("PostgreSQL: {}", postgres_message(.0))]
+    Postgres(#[from] postgres::Error),
+    #[error("cannot connect to PostgreSQL at {url}: {}", postgres_message(.cause))]
+    Unreachable {
+        /// Where, without the password.
+        url: String,
+        cause: postgres::Error,
+    },
     #[error("cannot create the database's directory: {0}")]
     Directory(#[from] std::io::Error),
     #[error("the database has schema version {found}, newer than this server's {known}")]
@@ -52,8 +125,22 @@ pub enum StoreError {
     Commit(String),
     #[error("another server is using the database")]
     InUse,
+    #[error("a store job failed unexpectedly")]
+    Panicked,
     #[error("the store has stopped")]
     Stopped,
+}
+
+/// A PostgreSQL error with what the server said, or the cause below it: the client's own
+/// `Display` stops at "db error" or "error connecting to server".
+fn postgres_message(err: &postgres::Error) -> String {
+    if let Some(db) = err.as_db_error() {
+        return format!("{}: {}", db.severity(), db.message());
+    }
+    match std::error::Error::source(err) {
+        Some(cause) => format!("{err}: {cause}"),
+        None => err.to_string(),
+    }
 }
 
 /// The SHA-256 of a session token: what the store and the session index keep instead of it.

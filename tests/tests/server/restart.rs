@@ -1,9 +1,11 @@
-//! The real `noughts-server` binary on a real SQLite file, killed with SIGKILL in the middle of
-//! games and started again on the same file: the live games come back with the same board, seq
-//! and clocks, both players resume them with their tokens and finish them, nothing played before
-//! is missing from the history, and no token is ever written to the database or the log.
+//! The real `noughts-server` binary on a real SQLite file, and on a real PostgreSQL database,
+//! killed with SIGKILL in the middle of games and started again on the same database: the live
+//! games come back with the same board, seq and clocks, both players resume them with their tokens
+//! and finish them, nothing played before is missing from the history, and no token is ever
+//! written to the database or the log.
 
 use std::collections::VecDeque;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -13,6 +15,7 @@ use noughts_protocol::{
     ClientFrame, ClientMessage, ClockSpec, EndReason, GameId, GameState, Level, Mark,
     PROTOCOL_VERSION, RequestId, ServerFrame, ServerMessage, SideChoice, Variant,
 };
+use noughts_tests::postgres::Postgres;
 use noughts_tests::process::ServerProcess;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -24,12 +27,13 @@ const CLOCK: ClockSpec = ClockSpec {
     increment_ms: 1_000,
 };
 
-/// A `noughts-server` child process on `dir`/noughts.db, logging everything it can into
-/// `dir`/server.log.
-fn start(dir: &Path) -> ServerProcess {
-    ServerProcess::start(
+/// A `noughts-server` child process on `db` (a SQLite file or a PostgreSQL URL), logging
+/// everything it can into `dir`/server.log.
+fn start(dir: &Path, db: &OsStr) -> ServerProcess {
+    ServerProcess::start_on(
         &noughts_tests::binary::path("noughts-server"),
         dir,
+        db,
         &["--grace-secs", "60"],
     )
 }
@@ -171,8 +175,8 @@ async fn seated<'a>(
     }
 }
 
-fn scratch_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("noughts-restart-{}", std::process::id()));
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("noughts-restart-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -180,8 +184,26 @@ fn scratch_dir() -> PathBuf {
 
 #[tokio::test]
 async fn a_killed_server_restores_its_games_and_loses_nothing() {
-    let dir = scratch_dir();
-    let before = before_the_crash(&dir).await;
+    killed_and_restored("sqlite", None).await;
+}
+
+#[tokio::test]
+async fn a_killed_server_on_postgres_restores_its_games_and_loses_nothing() {
+    let Some(postgres) = Postgres::shared() else {
+        return;
+    };
+    killed_and_restored("postgres", Some(postgres.database("restart"))).await;
+}
+
+/// Games played, the server killed, started again on the same database (`postgres`, or
+/// noughts.db in the test's directory), the games resumed and finished.
+async fn killed_and_restored(name: &str, postgres: Option<String>) {
+    let dir = scratch_dir(name);
+    let db: OsString = match postgres {
+        Some(url) => url.into(),
+        None => dir.join("noughts.db").into(),
+    };
+    let before = before_the_crash(&dir, &db).await;
     let Before {
         a_winner,
         game_b,
@@ -197,8 +219,8 @@ async fn a_killed_server_restores_its_games_and_loses_nothing() {
     } = &before;
     let (game_b, game_c) = (*game_b, *game_c);
     let (b_seq, c_seq, b_clocks) = (*b_seq, *c_seq, *b_clocks);
-    // The same file, a new process.
-    let server = start(&dir);
+    // The same database, a new process.
+    let server = start(&dir, &db);
     let mut eve = Player::hello(&server.url, "eve", None).await;
     let lobby = eve.request(ClientMessage::SubscribeLobby).await;
     let ServerMessage::Lobby { games, .. } = lobby else {
@@ -279,8 +301,8 @@ struct Before {
 
 /// Game A played to its end, B three moves in on a clock, C one move each against the AI; then
 /// the server is killed.
-async fn before_the_crash(dir: &Path) -> Before {
-    let server = start(dir);
+async fn before_the_crash(dir: &Path, db: &OsStr) -> Before {
+    let server = start(dir, db);
     let mut ada = Player::hello(&server.url, "ada", None).await;
     let mut bob = Player::hello(&server.url, "bob", None).await;
     assert_eq!(ada.classic_rating(), (1500, 0));
@@ -512,4 +534,26 @@ fn tokens_are_only_hashes(dir: &Path, tokens: [&String; 2]) {
             }
         }
     }
+}
+
+#[tokio::test]
+async fn an_unreachable_postgres_stops_the_server_at_start_with_a_clear_error() {
+    let dir = scratch_dir("unreachable");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .unwrap()
+        .port();
+    let url = format!("postgres://noughts:s3cret@127.0.0.1:{port}/noughts");
+    let mut server = start(&dir, url.as_ref());
+    let status = server.exited().await;
+    assert!(!status.success(), "{status:?}");
+    let log = std::fs::read_to_string(dir.join("server.log")).unwrap();
+    assert!(
+        log.contains(&format!(
+            "cannot connect to PostgreSQL at postgres://noughts:***@127.0.0.1:{port}/noughts"
+        )),
+        "{log}"
+    );
+    assert!(!log.contains("s3cret"), "{log}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

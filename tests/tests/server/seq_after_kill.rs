@@ -1,17 +1,23 @@
 //! No `seq` a client saw is given out again after SIGKILL: presence, chat and watcher counts are
-//! not stored, yet a restored game goes on above every `seq` sent before the crash.
+//! not stored, yet a restored game goes on above every `seq` sent before the crash, on SQLite
+//! and on PostgreSQL alike.
+
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
 
 use noughts_protocol::ServerMessage;
 use serde_json::json;
 
+use noughts_tests::postgres::Postgres;
 use noughts_tests::process::ServerProcess;
 use noughts_tests::raw::*;
 use noughts_tests::{Scratch, connect, seq_of};
 
-fn start(dir: &std::path::Path) -> ServerProcess {
-    ServerProcess::start(
+fn start(dir: &std::path::Path, db: &OsStr) -> ServerProcess {
+    ServerProcess::start_on(
         &noughts_tests::binary::path("noughts-server"),
         dir,
+        db,
         &[
             "--grace-secs",
             "60",
@@ -29,11 +35,29 @@ fn start(dir: &std::path::Path) -> ServerProcess {
 
 #[tokio::test]
 async fn no_seq_is_reused_after_sigkill() {
-    let scratch = Scratch::new("seq-after-kill");
+    no_seq_reused("seq-after-kill", |dir| dir.join("noughts.db").into()).await;
+}
+
+#[tokio::test]
+async fn no_seq_is_reused_after_sigkill_on_postgres() {
+    let Some(postgres) = Postgres::shared() else {
+        return;
+    };
+    no_seq_reused("seq-after-kill-pg", |_| {
+        postgres.database("seq_after_kill").into()
+    })
+    .await;
+}
+
+/// Two rounds of play, chat past the store's reserve, SIGKILL and a restart, each on a new
+/// database that `db` makes (given the round's directory).
+async fn no_seq_reused(name: &str, db: impl Fn(&Path) -> OsString) {
+    let scratch = Scratch::new(name);
     for round in 0..2 {
         let dir = scratch.dir.join(format!("round-{round}"));
         std::fs::create_dir_all(&dir).unwrap();
-        let server = start(&dir);
+        let db = db(&dir);
+        let server = start(&dir, &db);
         let (mut ada, ada_token) = hello(&server.url, "ada").await;
         let (mut bob, bob_token) = hello(&server.url, "bob").await;
         for ws in [&mut ada, &mut bob] {
@@ -76,8 +100,8 @@ async fn no_seq_is_reused_after_sigkill() {
         server.kill();
         drop((x, o));
 
-        // The same file, a new process: the game comes back above everything seen.
-        let server = start(&dir);
+        // The same database, a new process: the game comes back above everything seen.
+        let server = start(&dir, &db);
         let mut back = connect(&server.url).await;
         let token = if state.you == Some(noughts_protocol::Mark::X) {
             &ada_token

@@ -1,0 +1,365 @@
+//! The seam between the store and a database: [`Backend`], the facts one database reads and
+//! writes, and everything the store makes of them the same way whichever database keeps them
+//! (what is read at start, the end of a game and the rating change it causes, records, history
+//! and profiles).
+//!
+//! A backend is driven by the store's one thread: it is never shared, and every write runs inside
+//! the transaction the thread opened, each in a savepoint of its own.
+
+use noughts_protocol::{GameId, Mark, PlayerId, Variant};
+use tracing::error;
+
+use super::records::{
+    Ending, GameStart, LiveGame, Rerated, Results, SEQ_RESERVE, Startup, StoreError, StoredGame,
+    StoredMove, StoredPlayer, StoredProfile, StoredSeat, StoredStanding, TokenHash, TokenRules,
+};
+use super::rows::GameRow;
+use crate::rating::{self, Glicko, Ratings, Score};
+use crate::sitter::Sitter;
+
+/// A game that has just ended, as its rating needs it.
+#[derive(Debug)]
+pub(super) struct Closed {
+    pub(super) rated: bool,
+    pub(super) variant: String,
+    pub(super) x: Option<PlayerId>,
+    pub(super) o: Option<PlayerId>,
+}
+
+/// A player's name and dates, as their profile shows them.
+#[derive(Debug)]
+pub(super) struct PlayerRow {
+    pub(super) name: String,
+    pub(super) created_ms: u64,
+    pub(super) last_seen_ms: u64,
+}
+
+/// One database: the transaction around a batch, and each fact it reads or writes.
+pub(super) trait Backend: Send {
+    /// Opens the transaction a batch of writes commits in.
+    fn begin(&mut self) -> Result<(), StoreError>;
+    fn commit(&mut self) -> Result<(), StoreError>;
+    /// Abandons the open transaction, if any.
+    fn rollback(&mut self);
+    /// Marks where one write starts, so that it alone can be undone.
+    fn savepoint(&mut self) -> Result<(), StoreError>;
+    /// Keeps (or undoes) the write since the savepoint.
+    fn end_savepoint(&mut self, keep: bool) -> Result<(), StoreError>;
+
+    /// The largest player and game ids ever given out.
+    fn last_ids(&mut self) -> Result<(u64, u64), StoreError>;
+    /// The games without an end, oldest first.
+    fn live_ids(&mut self) -> Result<Vec<GameId>, StoreError>;
+
+    fn add_player(
+        &mut self,
+        player: PlayerId,
+        name: &str,
+        token: TokenHash,
+        now: u64,
+    ) -> Result<(), StoreError>;
+    fn seen(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError>;
+    /// Trades `presented` for `fresh`: if `presented` still works, `fresh` becomes one of its
+    /// player's tokens and `presented` stops working `rules.overlap_ms` from now (sooner if it
+    /// was already due to). Returns the player, or `None` if `presented` never worked, was
+    /// revoked, was replaced more than the overlap ago, or lay unused longer than
+    /// `rules.idle_ms`. The player's tokens that no longer work are deleted on the way.
+    fn rotate_token(
+        &mut self,
+        presented: TokenHash,
+        fresh: TokenHash,
+        rules: TokenRules,
+        now: u64,
+    ) -> Result<Option<PlayerId>, StoreError>;
+    /// Revokes every token of `player`; returns how many there were.
+    fn revoke_tokens(&mut self, player: PlayerId) -> Result<usize, StoreError>;
+    /// Deletes every token that no longer works; returns how many.
+    fn prune_tokens(&mut self, rules: TokenRules, now: u64) -> Result<usize, StoreError>;
+    fn start_game(&mut self, start: &GameStart) -> Result<(), StoreError>;
+    fn add_move(&mut self, game: GameId, ply: u32, played: &StoredMove) -> Result<(), StoreError>;
+    /// Drops every move of `game` from ply `keep` on.
+    fn drop_moves(&mut self, game: GameId, keep: u32) -> Result<(), StoreError>;
+    /// Raises the `seq` `game` continues from to at least `seq`.
+    fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError>;
+    /// Records the end of a game still live; `None` if it had already ended.
+    fn close_game(&mut self, game: GameId, ending: &Ending) -> Result<Option<Closed>, StoreError>;
+    /// A player's rating in a variant, if they have one.
+    fn rating(&mut self, player: PlayerId, variant: &str) -> Result<Option<Glicko>, StoreError>;
+    /// A player's rating after one more rated game, and its score.
+    fn save_rating(
+        &mut self,
+        player: PlayerId,
+        variant: &str,
+        after: Glicko,
+        score: Score,
+    ) -> Result<(), StoreError>;
+    /// X's and O's rating before a rated game and the change it made.
+    fn set_game_ratings(
+        &mut self,
+        game: GameId,
+        ratings: [(f64, f64); 2],
+    ) -> Result<(), StoreError>;
+
+    fn game(&mut self, game: GameId) -> Result<Option<GameRow>, StoreError>;
+    fn moves(&mut self, game: GameId) -> Result<Vec<StoredMove>, StoreError>;
+    fn player_row(&mut self, player: PlayerId) -> Result<Option<PlayerRow>, StoreError>;
+    fn ratings(&mut self, player: PlayerId) -> Result<Ratings, StoreError>;
+    /// Per variant, a player's finished games (aborted ones left out), wins and draws.
+    fn results(&mut self, player: PlayerId) -> Result<Vec<(Variant, Results)>, StoreError>;
+    /// The best-rated players of `variant`, from place `offset` on.
+    fn leaderboard(
+        &mut self,
+        variant: Variant,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<StoredStanding>, StoreError>;
+    /// At most `limit` finished games of `player` below `before`, newest first, as `viewer` may
+    /// see them, each with how many moves it had.
+    fn finished_games(
+        &mut self,
+        player: PlayerId,
+        before: Option<GameId>,
+        limit: u32,
+        viewer: PlayerId,
+    ) -> Result<Vec<(GameRow, u32)>, StoreError>;
+
+    /// Runs SQL as it is, for tests that spoil a database on purpose.
+    #[cfg(test)]
+    fn execute(&mut self, sql: &str) -> Result<(), StoreError>;
+}
+
+/// What the server needs at start: the ids to continue from and the live games.
+pub(super) fn startup(db: &mut dyn Backend) -> Result<Startup, StoreError> {
+    let (last_player, last_game) = db.last_ids()?;
+    let ids = db.live_ids()?;
+    let mut live = Vec::with_capacity(ids.len());
+    for id in ids {
+        // One unreadable game must not keep the server from starting: it stays as stored.
+        match live_game(db, id) {
+            Ok(game) => live.push(game),
+            Err(StoreError::Corrupt(why)) => error!(game = %id, %why, "cannot restore a game"),
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(Startup {
+        last_player,
+        last_game,
+        live,
+    })
+}
+
+fn live_game(db: &mut dyn Backend, id: GameId) -> Result<LiveGame, StoreError> {
+    let row = db
+        .game(id)?
+        .ok_or_else(|| StoreError::Corrupt(format!("game {id} vanished")))?;
+    let mut seats = Vec::with_capacity(2);
+    for seat in row.start.seats {
+        seats.push(match seat {
+            Sitter::Human(id) => Sitter::Human(
+                player(db, id)?
+                    .ok_or_else(|| StoreError::Corrupt(format!("player {id} is missing")))?,
+            ),
+            Sitter::Ai(level) => Sitter::Ai(level),
+        });
+    }
+    let [x, o]: [Sitter<StoredPlayer>; 2] = seats
+        .try_into()
+        .map_err(|_| StoreError::Corrupt("a game without two seats".into()))?;
+    Ok(LiveGame {
+        seats: [x, o],
+        seq: row.seq,
+        moves: db.moves(id)?,
+        start: row.start,
+    })
+}
+
+/// A player with their ratings.
+pub(super) fn player(
+    db: &mut dyn Backend,
+    player: PlayerId,
+) -> Result<Option<StoredPlayer>, StoreError> {
+    let Some(row) = db.player_row(player)? else {
+        return Ok(None);
+    };
+    Ok(Some(StoredPlayer {
+        player,
+        name: row.name,
+        ratings: db.ratings(player)?,
+    }))
+}
+
+/// A move, and room for the updates that follow it without being stored (see `SEQ_RESERVE`).
+pub(super) fn record_move(
+    db: &mut dyn Backend,
+    game: GameId,
+    ply: u32,
+    seq: u64,
+    played: &StoredMove,
+) -> Result<(), StoreError> {
+    db.add_move(game, ply, played)?;
+    db.raise_seq(game, seq + SEQ_RESERVE)
+}
+
+/// Moves taken back by agreement: all but the first `keep` are dropped.
+pub(super) fn take_back(
+    db: &mut dyn Backend,
+    game: GameId,
+    keep: u32,
+    seq: u64,
+) -> Result<(), StoreError> {
+    db.drop_moves(game, keep)?;
+    db.raise_seq(game, seq + SEQ_RESERVE)
+}
+
+/// Records the end; for a rated game between two people, rates it and returns the new ratings.
+pub(super) fn end_game(
+    db: &mut dyn Backend,
+    game: GameId,
+    ending: &Ending,
+) -> Result<Option<Rerated>, StoreError> {
+    let Some(closed) = db.close_game(game, ending)? else {
+        return Ok(None);
+    };
+    if ending.reason == noughts_protocol::EndReason::Aborted {
+        return Ok(None);
+    }
+    let Closed {
+        rated: true,
+        variant,
+        x: Some(x),
+        o: Some(o),
+    } = closed
+    else {
+        return Ok(None);
+    };
+    let x_before = db.rating(x, &variant)?.unwrap_or(rating::NEW);
+    let o_before = db.rating(o, &variant)?.unwrap_or(rating::NEW);
+    let x_score = match ending.winner {
+        Some(Mark::X) => Score::Win,
+        Some(Mark::O) => Score::Loss,
+        None => Score::Draw,
+    };
+    let (x_after, o_after) = rating::rate_game(x_before, o_before, x_score);
+    db.save_rating(x, &variant, x_after, x_score)?;
+    db.save_rating(o, &variant, o_after, opposite(x_score))?;
+    db.set_game_ratings(
+        game,
+        [
+            (x_before.rating, x_after.rating - x_before.rating),
+            (o_before.rating, o_after.rating - o_before.rating),
+        ],
+    )?;
+    Ok(Some(Rerated {
+        x: x_after,
+        o: o_after,
+    }))
+}
+
+fn opposite(score: Score) -> Score {
+    match score {
+        Score::Win => Score::Loss,
+        Score::Draw => Score::Draw,
+        Score::Loss => Score::Win,
+    }
+}
+
+/// A game's row with the names of the people in it.
+fn stored_game(db: &mut dyn Backend, row: GameRow, moves: u32) -> Result<StoredGame, StoreError> {
+    let mut names = [None, None];
+    for (name, seat) in names.iter_mut().zip(&row.start.seats) {
+        if let Sitter::Human(id) = seat {
+            *name = Some(db.player_row(*id)?.map(|p| p.name).unwrap_or_default());
+        }
+    }
+    let [x_name, o_name] = names;
+    let seat = |name, (rating, change): (Option<f64>, Option<f64>)| StoredSeat {
+        name,
+        rating,
+        change,
+    };
+    Ok(StoredGame {
+        seats: [seat(x_name, row.ratings[0]), seat(o_name, row.ratings[1])],
+        start: row.start,
+        ended_ms: row.ended_ms,
+        result: row.result,
+        moves,
+    })
+}
+
+/// A player's finished games, newest first, below `before`, as `viewer` may see them; `None` if
+/// there is no such player. The flag says whether older games follow.
+pub(super) fn history(
+    db: &mut dyn Backend,
+    player: PlayerId,
+    before: Option<GameId>,
+    limit: u32,
+    viewer: PlayerId,
+) -> Result<Option<(Vec<StoredGame>, bool)>, StoreError> {
+    if db.player_row(player)?.is_none() {
+        return Ok(None);
+    }
+    let rows = db.finished_games(player, before, limit.saturating_add(1), viewer)?;
+    let more = rows.len() > limit as usize;
+    let mut games = Vec::with_capacity(rows.len());
+    for (row, moves) in rows.into_iter().take(limit as usize) {
+        if row.ended_ms.is_none() || row.result.is_none() {
+            continue;
+        }
+        games.push(stored_game(db, row, moves)?);
+    }
+    Ok(Some((games, more)))
+}
+
+/// A game and its moves, if `viewer` may see it: any listed game, and a game from a private room
+/// only to its players.
+pub(super) fn record(
+    db: &mut dyn Backend,
+    id: GameId,
+    viewer: PlayerId,
+) -> Result<Option<(StoredGame, Vec<StoredMove>)>, StoreError> {
+    let Some(row) = db.game(id)? else {
+        return Ok(None);
+    };
+    let plays = |seat: &Sitter| seat.human() == Some(&viewer);
+    if !row.start.listed && !row.start.seats.iter().any(plays) {
+        return Ok(None);
+    }
+    let played = db.moves(id)?;
+    let moves = u32::try_from(played.len()).unwrap_or(u32::MAX);
+    let game = stored_game(db, row, moves)?;
+    Ok(Some((game, played)))
+}
+
+/// A player's name, dates, ratings and results; `None` if there is no such player.
+pub(super) fn profile(
+    db: &mut dyn Backend,
+    id: PlayerId,
+) -> Result<Option<StoredProfile>, StoreError> {
+    let Some(row) = db.player_row(id)? else {
+        return Ok(None);
+    };
+    let ratings = db.ratings(id)?;
+    let mut profile = StoredProfile {
+        player: id,
+        name: row.name,
+        created_ms: row.created_ms,
+        last_seen_ms: row.last_seen_ms,
+        ratings: [(rating::NEW, 0); 4],
+        results: [Results::default(); 4],
+    };
+    for variant in Variant::ALL {
+        let glicko = ratings.get(variant);
+        profile.ratings[Ratings::slot(variant)] = (
+            Glicko {
+                rating: glicko.rating,
+                deviation: glicko.deviation,
+                ..rating::NEW
+            },
+            ratings.games(variant),
+        );
+    }
+    for (variant, results) in db.results(id)? {
+        profile.results[Ratings::slot(variant)] = results;
+    }
+    Ok(Some(profile))
+}

@@ -1,0 +1,348 @@
+//! The store in PostgreSQL: each fact written, in the same tables as SQLite's; `client.rs` holds
+//! the connection and the schema, `reads.rs` the questions. Everything here runs on the store
+//! thread.
+
+mod client;
+mod reads;
+
+use noughts_protocol::{GameId, PlayerId, Variant};
+
+use super::backend::{Backend, Closed, PlayerRow};
+use super::records::{
+    Ending, GameStart, Results, StoreError, StoredMove, StoredStanding, TokenHash, TokenRules,
+};
+use super::rows::{GameRow, cells_text, int, text, uint};
+use crate::rating::{Glicko, Ratings, Score};
+use crate::sitter::Sitter;
+use client::Conn;
+
+/// A PostgreSQL database, as the store thread drives it.
+#[derive(Debug)]
+pub(super) struct Postgres {
+    /// The one connection; the store thread is its only user.
+    conn: Conn,
+}
+
+impl Postgres {
+    /// Connects to `url` (a clear error when PostgreSQL cannot be reached) and brings the schema
+    /// up to date.
+    pub(super) fn connect(url: &str) -> Result<Postgres, StoreError> {
+        Ok(Postgres {
+            conn: Conn::connect(url)?,
+        })
+    }
+}
+
+/// The migrations, for tests.
+#[cfg(test)]
+pub(super) const MIGRATIONS: &[&str] = client::MIGRATIONS;
+
+impl Backend for Postgres {
+    fn begin(&mut self) -> Result<(), StoreError> {
+        self.conn.begin()
+    }
+
+    fn commit(&mut self) -> Result<(), StoreError> {
+        self.conn.commit()
+    }
+
+    fn rollback(&mut self) {
+        self.conn.rollback();
+    }
+
+    fn savepoint(&mut self) -> Result<(), StoreError> {
+        self.conn.batch("SAVEPOINT write")
+    }
+
+    fn end_savepoint(&mut self, keep: bool) -> Result<(), StoreError> {
+        self.conn.batch(if keep {
+            "RELEASE write"
+        } else {
+            "ROLLBACK TO write; RELEASE write"
+        })
+    }
+
+    fn last_ids(&mut self) -> Result<(u64, u64), StoreError> {
+        let row = self.conn.query_one(
+            "SELECT (SELECT COALESCE(MAX(id), 0) FROM players), \
+             (SELECT COALESCE(MAX(id), 0) FROM games)",
+            &[],
+        )?;
+        Ok((uint(row.try_get(0)?), uint(row.try_get(1)?)))
+    }
+
+    fn live_ids(&mut self) -> Result<Vec<GameId>, StoreError> {
+        self.conn
+            .query(
+                "SELECT id FROM games WHERE ended_ms IS NULL ORDER BY id",
+                &[],
+            )?
+            .iter()
+            .map(|row| Ok(GameId(uint(row.try_get(0)?))))
+            .collect()
+    }
+
+    fn add_player(
+        &mut self,
+        player: PlayerId,
+        name: &str,
+        token: TokenHash,
+        now: u64,
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO players (id, name, created_ms, last_seen_ms) VALUES ($1, $2, $3, $3)",
+            &[&int(player.0), &name, &int(now)],
+        )?;
+        self.conn.execute(
+            "INSERT INTO tokens (hash, player, used_ms) VALUES ($1, $2, $3)",
+            &[&&token.0[..], &int(player.0), &int(now)],
+        )?;
+        Ok(())
+    }
+
+    fn seen(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE players SET last_seen_ms = $2 WHERE id = $1",
+            &[&int(player.0), &int(now)],
+        )?;
+        Ok(())
+    }
+
+    fn rotate_token(
+        &mut self,
+        presented: TokenHash,
+        fresh: TokenHash,
+        rules: TokenRules,
+        now: u64,
+    ) -> Result<Option<PlayerId>, StoreError> {
+        let unused_since = int(now.saturating_sub(rules.idle_ms));
+        let found = self.conn.query_opt(
+            "SELECT player FROM tokens WHERE hash = $1 \
+             AND (expires_ms IS NULL OR expires_ms > $2) AND used_ms > $3",
+            &[&&presented.0[..], &int(now), &unused_since],
+        )?;
+        let Some(row) = found else {
+            return Ok(None);
+        };
+        let player: i64 = row.try_get(0)?;
+        self.conn.execute(
+            "DELETE FROM tokens WHERE player = $1 AND (expires_ms <= $2 OR used_ms <= $3)",
+            &[&player, &int(now), &unused_since],
+        )?;
+        self.conn.execute(
+            "UPDATE tokens SET expires_ms = LEAST(COALESCE(expires_ms, $2), $2) WHERE hash = $1",
+            &[
+                &&presented.0[..],
+                &int(now.saturating_add(rules.overlap_ms)),
+            ],
+        )?;
+        self.conn.execute(
+            "INSERT INTO tokens (hash, player, used_ms) VALUES ($1, $2, $3)",
+            &[&&fresh.0[..], &player, &int(now)],
+        )?;
+        let player = PlayerId(uint(player));
+        self.seen(player, now)?;
+        Ok(Some(player))
+    }
+
+    fn revoke_tokens(&mut self, player: PlayerId) -> Result<usize, StoreError> {
+        let gone = self
+            .conn
+            .execute("DELETE FROM tokens WHERE player = $1", &[&int(player.0)])?;
+        Ok(usize::try_from(gone).unwrap_or(usize::MAX))
+    }
+
+    fn prune_tokens(&mut self, rules: TokenRules, now: u64) -> Result<usize, StoreError> {
+        let gone = self.conn.execute(
+            "DELETE FROM tokens WHERE expires_ms <= $1 OR used_ms <= $2",
+            &[&int(now), &int(now.saturating_sub(rules.idle_ms))],
+        )?;
+        Ok(usize::try_from(gone).unwrap_or(usize::MAX))
+    }
+
+    fn start_game(&mut self, start: &GameStart) -> Result<(), StoreError> {
+        let seat = |seat: &Sitter| match seat {
+            Sitter::Human(player) => (Some(int(player.0)), None),
+            Sitter::Ai(level) => (None, Some(text(level))),
+        };
+        let (x_player, x_level) = seat(&start.seats[0]);
+        let (o_player, o_level) = seat(&start.seats[1]);
+        self.conn.execute(
+            "INSERT INTO games (id, variant, kind, x_player, x_level, o_player, o_level, \
+             clock_initial_ms, clock_increment_ms, rated, listed, rematch_of, started_by, \
+             started_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+            &[
+                &int(start.game.0),
+                &text(start.variant),
+                &text(start.kind),
+                &x_player,
+                &x_level,
+                &o_player,
+                &o_level,
+                &start.clock.map(|c| int(c.initial_ms)),
+                &start.clock.map(|c| int(c.increment_ms)),
+                &start.rated,
+                &start.listed,
+                &start.rematch_of.map(|g| int(g.0)),
+                &start.owner.map(|p| int(p.0)),
+                &int(start.started_ms),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn add_move(&mut self, game: GameId, ply: u32, played: &StoredMove) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO moves (game, ply, cell, at_ms, clock_ms) VALUES ($1, $2, $3, $4, $5)",
+            &[
+                &int(game.0),
+                &i64::from(ply),
+                &i64::try_from(played.cell).unwrap_or(i64::MAX),
+                &int(played.at_ms),
+                &played.clock_ms.map(int),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn drop_moves(&mut self, game: GameId, keep: u32) -> Result<(), StoreError> {
+        self.conn.execute(
+            "DELETE FROM moves WHERE game = $1 AND ply >= $2",
+            &[&int(game.0), &i64::from(keep)],
+        )?;
+        Ok(())
+    }
+
+    fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE games SET seq = GREATEST(seq, $2) WHERE id = $1",
+            &[&int(game.0), &int(seq)],
+        )?;
+        Ok(())
+    }
+
+    fn close_game(&mut self, game: GameId, ending: &Ending) -> Result<Option<Closed>, StoreError> {
+        let row = self.conn.query_opt(
+            "UPDATE games SET ended_ms = $2, winner = $3, reason = $4, cells = $5, \
+             seq = GREATEST(seq, $6) WHERE id = $1 AND ended_ms IS NULL \
+             RETURNING rated, variant, x_player, o_player",
+            &[
+                &int(game.0),
+                &int(ending.ended_ms),
+                &ending.winner.map(text),
+                &text(ending.reason),
+                &cells_text(&ending.cells),
+                &int(ending.seq),
+            ],
+        )?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let player = |id: Option<i64>| id.map(|id| PlayerId(uint(id)));
+        Ok(Some(Closed {
+            rated: row.try_get(0)?,
+            variant: row.try_get(1)?,
+            x: player(row.try_get(2)?),
+            o: player(row.try_get(3)?),
+        }))
+    }
+
+    fn rating(&mut self, player: PlayerId, variant: &str) -> Result<Option<Glicko>, StoreError> {
+        let row = self.conn.query_opt(
+            "SELECT rating, deviation, volatility FROM ratings WHERE player = $1 AND variant = $2",
+            &[&int(player.0), &variant],
+        )?;
+        row.map(|row| {
+            Ok(Glicko {
+                rating: row.try_get(0)?,
+                deviation: row.try_get(1)?,
+                volatility: row.try_get(2)?,
+            })
+        })
+        .transpose()
+    }
+
+    fn save_rating(
+        &mut self,
+        player: PlayerId,
+        variant: &str,
+        after: Glicko,
+        score: Score,
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO ratings (player, variant, rating, deviation, volatility, games, wins, \
+             draws, losses) VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $8) \
+             ON CONFLICT (player, variant) DO UPDATE SET rating = $3, deviation = $4, \
+             volatility = $5, games = ratings.games + 1, wins = ratings.wins + $6, \
+             draws = ratings.draws + $7, losses = ratings.losses + $8",
+            &[
+                &int(player.0),
+                &variant,
+                &after.rating,
+                &after.deviation,
+                &after.volatility,
+                &i64::from(score == Score::Win),
+                &i64::from(score == Score::Draw),
+                &i64::from(score == Score::Loss),
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn set_game_ratings(
+        &mut self,
+        game: GameId,
+        [(x, x_change), (o, o_change)]: [(f64, f64); 2],
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE games SET x_rating = $2, x_rating_change = $3, o_rating = $4, \
+             o_rating_change = $5 WHERE id = $1",
+            &[&int(game.0), &x, &x_change, &o, &o_change],
+        )?;
+        Ok(())
+    }
+
+    fn game(&mut self, game: GameId) -> Result<Option<GameRow>, StoreError> {
+        reads::game(&mut self.conn, game)
+    }
+
+    fn moves(&mut self, game: GameId) -> Result<Vec<StoredMove>, StoreError> {
+        reads::moves(&mut self.conn, game)
+    }
+
+    fn player_row(&mut self, player: PlayerId) -> Result<Option<PlayerRow>, StoreError> {
+        reads::player_row(&mut self.conn, player)
+    }
+
+    fn ratings(&mut self, player: PlayerId) -> Result<Ratings, StoreError> {
+        reads::ratings(&mut self.conn, player)
+    }
+
+    fn results(&mut self, player: PlayerId) -> Result<Vec<(Variant, Results)>, StoreError> {
+        reads::results(&mut self.conn, player)
+    }
+
+    fn leaderboard(
+        &mut self,
+        variant: Variant,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<StoredStanding>, StoreError> {
+        reads::leaderboard(&mut self.conn, variant, offset, limit)
+    }
+
+    fn finished_games(
+        &mut self,
+        player: PlayerId,
+        before: Option<GameId>,
+        limit: u32,
+        viewer: PlayerId,
+    ) -> Result<Vec<(GameRow, u32)>, StoreError> {
+        reads::finished_games(&mut self.conn, player, before, limit, viewer)
+    }
+
+    #[cfg(test)]
+    fn execute(&mut self, sql: &str) -> Result<(), StoreError> {
+        self.conn.batch(sql)
+    }
+}

@@ -1,0 +1,460 @@
+//! The store in SQLite: opening the file (or memory), the schema and its migrations, and each
+//! fact written; `reads.rs` has the questions. Everything here runs on the store thread.
+
+mod reads;
+
+use noughts_protocol::{GameId, PlayerId, Variant};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::backend::{Backend, Closed, PlayerRow};
+use super::records::{
+    Ending, GameStart, Results, StoreConfig, StoreError, StoredMove, StoredStanding, TokenHash,
+    TokenRules,
+};
+use super::rows::{GameRow, cells_text, int, text, uint};
+use crate::rating::{Glicko, Ratings, Score};
+use crate::sitter::Sitter;
+
+/// A SQLite database, as the store thread drives it.
+#[derive(Debug)]
+pub(super) struct Sqlite {
+    /// The one connection; the store thread is its only user.
+    db: Connection,
+}
+
+impl Sqlite {
+    /// Opens the database (a file, or memory), sets it up for durable use by this server alone
+    /// and brings its schema up to date.
+    pub(super) fn open(config: &StoreConfig) -> Result<Sqlite, StoreError> {
+        Ok(Sqlite { db: open(config)? })
+    }
+}
+
+/// The schema, one migration per version: version N is the first N scripts. A database records
+/// its version in `PRAGMA user_version`; opening it applies the scripts it lacks, in order.
+pub(crate) const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/001_initial.sql"),
+    include_str!("../migrations/002_ratings.sql"),
+    include_str!("../migrations/003_tokens.sql"),
+];
+
+/// Opens the database, sets it up for durable concurrent use and brings its schema up to date.
+fn open(config: &StoreConfig) -> Result<Connection, StoreError> {
+    let mut db = match config {
+        StoreConfig::Memory | StoreConfig::Postgres(_) => Connection::open_in_memory()?,
+        StoreConfig::File(path) => {
+            if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)?;
+            }
+            private_files(path)?;
+            let db = Connection::open(path)?;
+            db.busy_timeout(std::time::Duration::from_secs(1))?;
+            // One server per file: the lock is taken now and held while the server runs, so a
+            // second server on the same file fails at start instead of reusing ids.
+            db.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+            // WAL: appends rather than rewrites. FULL: a committed move survives a power cut,
+            // not just a crash of the process.
+            db.pragma_update(None, "journal_mode", "WAL")
+                .map_err(in_use)?;
+            db.pragma_update(None, "synchronous", "FULL")?;
+            db.execute_batch("BEGIN EXCLUSIVE; COMMIT;")
+                .map_err(in_use)?;
+            db
+        }
+    };
+    // Every statement the server runs more than once stays prepared (about twenty of them; the
+    // default cache holds 16, and an evicted statement is parsed again).
+    db.set_prepared_statement_cache_capacity(64);
+    db.pragma_update(None, "foreign_keys", false)?;
+    migrate(&mut db)?;
+    db.pragma_update(None, "foreign_keys", true)?;
+    Ok(db)
+}
+
+/// The database holds token hashes: it, and its `-wal` and `-shm` files, are readable and writable
+/// by the server's user alone (0600). A new file is created so; an existing one is tightened. SQLite
+/// gives the `-wal` and `-shm` files it creates the database file's own mode.
+#[cfg(unix)]
+fn private_files(path: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)?;
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        match std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            other => other?,
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn private_files(_path: &std::path::Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// A busy database at start means another server holds it.
+fn in_use(err: rusqlite::Error) -> StoreError {
+    match err.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+            StoreError::InUse
+        }
+        _ => StoreError::Sqlite(err),
+    }
+}
+
+/// Applies the migrations the database lacks, each in its own transaction. Foreign keys are
+/// enforced only afterwards (a migration may rebuild a table others refer to), and each migration
+/// is checked to leave none broken before it commits.
+fn migrate(db: &mut Connection) -> Result<(), StoreError> {
+    let known = u32::try_from(MIGRATIONS.len()).unwrap_or(u32::MAX);
+    let found: u32 = db.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    if found > known {
+        return Err(StoreError::TooNew { found, known });
+    }
+    for (version, script) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        let tx = db.transaction()?;
+        tx.execute_batch(script)?;
+        let broken: Option<String> = tx
+            .query_row("PRAGMA foreign_key_check", [], |row| row.get(0))
+            .optional()?;
+        if let Some(table) = broken {
+            return Err(StoreError::Corrupt(format!(
+                "migration {} leaves a broken reference in {table}",
+                version + 1
+            )));
+        }
+        tx.pragma_update(
+            None,
+            "user_version",
+            i64::try_from(version + 1).unwrap_or(i64::MAX),
+        )?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+impl Backend for Sqlite {
+    fn begin(&mut self) -> Result<(), StoreError> {
+        Ok(self.db.execute_batch("BEGIN IMMEDIATE")?)
+    }
+
+    fn commit(&mut self) -> Result<(), StoreError> {
+        Ok(self.db.execute_batch("COMMIT")?)
+    }
+
+    fn rollback(&mut self) {
+        let _ = self.db.execute_batch("ROLLBACK");
+    }
+
+    fn savepoint(&mut self) -> Result<(), StoreError> {
+        Ok(self.db.execute_batch("SAVEPOINT write")?)
+    }
+
+    fn end_savepoint(&mut self, keep: bool) -> Result<(), StoreError> {
+        Ok(self.db.execute_batch(if keep {
+            "RELEASE write"
+        } else {
+            "ROLLBACK TO write; RELEASE write"
+        })?)
+    }
+
+    fn last_ids(&mut self) -> Result<(u64, u64), StoreError> {
+        let last = |table: &str| -> Result<u64, StoreError> {
+            let sql = format!("SELECT COALESCE(MAX(id), 0) FROM {table}");
+            Ok(uint(self.db.query_row(&sql, [], |r| r.get(0))?))
+        };
+        Ok((last("players")?, last("games")?))
+    }
+
+    fn live_ids(&mut self) -> Result<Vec<GameId>, StoreError> {
+        let ids = self
+            .db
+            .prepare("SELECT id FROM games WHERE ended_ms IS NULL ORDER BY id")?
+            .query_map([], |r| r.get(0).map(|id| GameId(uint(id))))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
+    fn add_player(
+        &mut self,
+        player: PlayerId,
+        name: &str,
+        token: TokenHash,
+        now: u64,
+    ) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached(
+                "INSERT INTO players (id, name, created_ms, last_seen_ms) VALUES (?1, ?2, ?3, ?3)",
+            )?
+            .execute(params![int(player.0), name, int(now)])?;
+        self.db
+            .prepare_cached("INSERT INTO tokens (hash, player, used_ms) VALUES (?1, ?2, ?3)")?
+            .execute(params![&token.0[..], int(player.0), int(now)])?;
+        Ok(())
+    }
+
+    fn seen(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached("UPDATE players SET last_seen_ms = ?2 WHERE id = ?1")?
+            .execute(params![int(player.0), int(now)])?;
+        Ok(())
+    }
+
+    fn rotate_token(
+        &mut self,
+        presented: TokenHash,
+        fresh: TokenHash,
+        rules: TokenRules,
+        now: u64,
+    ) -> Result<Option<PlayerId>, StoreError> {
+        let db = &self.db;
+        let unused_since = now.saturating_sub(rules.idle_ms);
+        let player: Option<i64> = db
+            .prepare_cached(
+                "SELECT player FROM tokens WHERE hash = ?1 \
+                 AND (expires_ms IS NULL OR expires_ms > ?2) AND used_ms > ?3",
+            )?
+            .query_row(
+                params![&presented.0[..], int(now), int(unused_since)],
+                |row| row.get(0),
+            )
+            .optional()?;
+        let Some(player) = player else {
+            return Ok(None);
+        };
+        db.prepare_cached(
+            "DELETE FROM tokens WHERE player = ?1 AND (expires_ms <= ?2 OR used_ms <= ?3)",
+        )?
+        .execute(params![player, int(now), int(unused_since)])?;
+        db.prepare_cached(
+            "UPDATE tokens SET expires_ms = MIN(COALESCE(expires_ms, ?2), ?2) WHERE hash = ?1",
+        )?
+        .execute(params![
+            &presented.0[..],
+            int(now.saturating_add(rules.overlap_ms))
+        ])?;
+        db.prepare_cached("INSERT INTO tokens (hash, player, used_ms) VALUES (?1, ?2, ?3)")?
+            .execute(params![&fresh.0[..], player, int(now)])?;
+        let player = PlayerId(uint(player));
+        self.seen(player, now)?;
+        Ok(Some(player))
+    }
+
+    fn revoke_tokens(&mut self, player: PlayerId) -> Result<usize, StoreError> {
+        Ok(self
+            .db
+            .prepare_cached("DELETE FROM tokens WHERE player = ?1")?
+            .execute([int(player.0)])?)
+    }
+
+    fn prune_tokens(&mut self, rules: TokenRules, now: u64) -> Result<usize, StoreError> {
+        Ok(self.db.execute(
+            "DELETE FROM tokens WHERE expires_ms <= ?1 OR used_ms <= ?2",
+            params![int(now), int(now.saturating_sub(rules.idle_ms))],
+        )?)
+    }
+
+    fn start_game(&mut self, start: &GameStart) -> Result<(), StoreError> {
+        let seat = |seat: &Sitter| match seat {
+            Sitter::Human(player) => (Some(int(player.0)), None),
+            Sitter::Ai(level) => (None, Some(text(level))),
+        };
+        let (x_player, x_level) = seat(&start.seats[0]);
+        let (o_player, o_level) = seat(&start.seats[1]);
+        self.db
+            .prepare_cached(
+                "INSERT INTO games (id, variant, kind, x_player, x_level, o_player, o_level, \
+                 clock_initial_ms, clock_increment_ms, rated, listed, rematch_of, started_by, \
+                 started_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            )?
+            .execute(params![
+                int(start.game.0),
+                text(start.variant),
+                text(start.kind),
+                x_player,
+                x_level,
+                o_player,
+                o_level,
+                start.clock.map(|c| int(c.initial_ms)),
+                start.clock.map(|c| int(c.increment_ms)),
+                start.rated,
+                start.listed,
+                start.rematch_of.map(|g| int(g.0)),
+                start.owner.map(|p| int(p.0)),
+                int(start.started_ms),
+            ])?;
+        Ok(())
+    }
+
+    fn add_move(&mut self, game: GameId, ply: u32, played: &StoredMove) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached(
+                "INSERT INTO moves (game, ply, cell, at_ms, clock_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![
+                int(game.0),
+                ply,
+                i64::try_from(played.cell).unwrap_or(i64::MAX),
+                int(played.at_ms),
+                played.clock_ms.map(int),
+            ])?;
+        Ok(())
+    }
+
+    fn drop_moves(&mut self, game: GameId, keep: u32) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached("DELETE FROM moves WHERE game = ?1 AND ply >= ?2")?
+            .execute(params![int(game.0), keep])?;
+        Ok(())
+    }
+
+    fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached("UPDATE games SET seq = MAX(seq, ?2) WHERE id = ?1")?
+            .execute(params![int(game.0), int(seq)])?;
+        Ok(())
+    }
+
+    fn close_game(&mut self, game: GameId, ending: &Ending) -> Result<Option<Closed>, StoreError> {
+        let changed = self
+            .db
+            .prepare_cached(
+                "UPDATE games SET ended_ms = ?2, winner = ?3, reason = ?4, cells = ?5, \
+                 seq = MAX(seq, ?6) WHERE id = ?1 AND ended_ms IS NULL",
+            )?
+            .execute(params![
+                int(game.0),
+                int(ending.ended_ms),
+                ending.winner.map(text),
+                text(ending.reason),
+                cells_text(&ending.cells),
+                int(ending.seq),
+            ])?;
+        if changed == 0 {
+            return Ok(None);
+        }
+        let closed = self.db.query_row(
+            "SELECT rated, variant, x_player, o_player FROM games WHERE id = ?1",
+            [int(game.0)],
+            |row| {
+                let player = |id: Option<i64>| id.map(|id| PlayerId(uint(id)));
+                Ok(Closed {
+                    rated: row.get(0)?,
+                    variant: row.get(1)?,
+                    x: player(row.get(2)?),
+                    o: player(row.get(3)?),
+                })
+            },
+        )?;
+        Ok(Some(closed))
+    }
+
+    fn rating(&mut self, player: PlayerId, variant: &str) -> Result<Option<Glicko>, StoreError> {
+        Ok(self
+            .db
+            .prepare_cached(
+                "SELECT rating, deviation, volatility FROM ratings \
+                 WHERE player = ?1 AND variant = ?2",
+            )?
+            .query_row(params![int(player.0), variant], |row| {
+                Ok(Glicko {
+                    rating: row.get(0)?,
+                    deviation: row.get(1)?,
+                    volatility: row.get(2)?,
+                })
+            })
+            .optional()?)
+    }
+
+    fn save_rating(
+        &mut self,
+        player: PlayerId,
+        variant: &str,
+        after: Glicko,
+        score: Score,
+    ) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached(
+                "INSERT INTO ratings (player, variant, rating, deviation, volatility, games, \
+                 wins, draws, losses) VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6, ?7, ?8) \
+                 ON CONFLICT (player, variant) DO UPDATE SET rating = ?3, deviation = ?4, \
+                 volatility = ?5, games = games + 1, wins = wins + ?6, draws = draws + ?7, \
+                 losses = losses + ?8",
+            )?
+            .execute(params![
+                int(player.0),
+                variant,
+                after.rating,
+                after.deviation,
+                after.volatility,
+                i64::from(score == Score::Win),
+                i64::from(score == Score::Draw),
+                i64::from(score == Score::Loss),
+            ])?;
+        Ok(())
+    }
+
+    fn set_game_ratings(
+        &mut self,
+        game: GameId,
+        [(x, x_change), (o, o_change)]: [(f64, f64); 2],
+    ) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached(
+                "UPDATE games SET x_rating = ?2, x_rating_change = ?3, o_rating = ?4, \
+                 o_rating_change = ?5 WHERE id = ?1",
+            )?
+            .execute(params![int(game.0), x, x_change, o, o_change])?;
+        Ok(())
+    }
+
+    fn game(&mut self, game: GameId) -> Result<Option<GameRow>, StoreError> {
+        reads::game(&self.db, game)
+    }
+
+    fn moves(&mut self, game: GameId) -> Result<Vec<StoredMove>, StoreError> {
+        reads::moves(&self.db, game)
+    }
+
+    fn player_row(&mut self, player: PlayerId) -> Result<Option<PlayerRow>, StoreError> {
+        reads::player_row(&self.db, player)
+    }
+
+    fn ratings(&mut self, player: PlayerId) -> Result<Ratings, StoreError> {
+        reads::ratings(&self.db, player)
+    }
+
+    fn results(&mut self, player: PlayerId) -> Result<Vec<(Variant, Results)>, StoreError> {
+        reads::results(&self.db, player)
+    }
+
+    fn leaderboard(
+        &mut self,
+        variant: Variant,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<StoredStanding>, StoreError> {
+        reads::leaderboard(&self.db, variant, offset, limit)
+    }
+
+    fn finished_games(
+        &mut self,
+        player: PlayerId,
+        before: Option<GameId>,
+        limit: u32,
+        viewer: PlayerId,
+    ) -> Result<Vec<(GameRow, u32)>, StoreError> {
+        reads::finished_games(&self.db, player, before, limit, viewer)
+    }
+
+    #[cfg(test)]
+    fn execute(&mut self, sql: &str) -> Result<(), StoreError> {
+        Ok(self.db.execute_batch(sql)?)
+    }
+}

@@ -1,0 +1,126 @@
+//! What only PostgreSQL does: its schema version table, a clear error when the server cannot be
+//! reached (its password never shown), and one database that several stores share.
+
+use noughts_protocol::PlayerId;
+
+use super::super::postgres::MIGRATIONS;
+use super::super::{Store, StoreConfig, StoreError, TokenHash};
+use super::Fresh;
+
+#[tokio::test]
+async fn the_schema_is_migrated_once_and_a_newer_one_is_refused() {
+    let Some(db) = Fresh::postgres("migrations") else {
+        return;
+    };
+    let (store, _) = db.open().await;
+    drop(store);
+    // Opened again: nothing to migrate, nothing lost.
+    let (store, _) = db.open().await;
+    let versions = store
+        .read(|db| {
+            db.execute("INSERT INTO schema_version (version, applied_ms) VALUES (99, 0)")?;
+            Ok(())
+        })
+        .await;
+    assert!(versions.is_ok(), "{versions:?}");
+    drop(store);
+    let known = u32::try_from(MIGRATIONS.len()).unwrap();
+    let opened = Store::open(&db.config).await;
+    assert!(
+        matches!(opened, Err(StoreError::TooNew { found: 99, known: k }) if k == known),
+        "{opened:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_server_is_a_clear_error_that_hides_the_password() {
+    // A port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://noughts:s3cret@127.0.0.1:{port}/noughts");
+    let opened = Store::open(&StoreConfig::Postgres(url)).await;
+    let Err(err) = opened else {
+        panic!("nothing listens on {port}")
+    };
+    assert!(matches!(err, StoreError::Unreachable { .. }), "{err:?}");
+    let shown = format!("{err} {err:?}");
+    assert!(!shown.contains("s3cret"), "{shown}");
+    assert!(
+        err.to_string().starts_with(&format!(
+            "cannot connect to PostgreSQL at postgres://noughts:***@127.0.0.1:{port}/noughts: "
+        )),
+        "{err}"
+    );
+    let bad = Store::open(&StoreConfig::Postgres("postgres://[nowhere".into())).await;
+    assert!(
+        matches!(bad, Err(StoreError::Unreachable { .. })),
+        "{bad:?}"
+    );
+}
+
+#[tokio::test]
+async fn two_stores_on_one_database_see_each_others_records() {
+    let Some(db) = Fresh::postgres("shared") else {
+        return;
+    };
+    let (first, _) = db.open().await;
+    let (second, _) = db.open().await;
+    first
+        .add_player(PlayerId(1), "ada", TokenHash::of("a"))
+        .await
+        .unwrap();
+    let profile = second.profile(PlayerId(1)).await.unwrap().unwrap();
+    assert_eq!(profile.name, "ada");
+    let ada = second
+        .rotate_token(
+            TokenHash::of("a"),
+            TokenHash::of("b"),
+            crate::store::TokenRules {
+                idle_ms: 60_000,
+                overlap_ms: 0,
+            },
+        )
+        .await
+        .unwrap()
+        .expect("a token made on one works on the other");
+    assert_eq!(ada.player, PlayerId(1));
+}
+
+#[tokio::test]
+async fn a_lost_connection_is_made_again_for_the_next_writes() {
+    let Some(db) = Fresh::postgres("reconnect") else {
+        return;
+    };
+    let (first, _) = db.open().await;
+    let (second, _) = db.open().await;
+    first
+        .add_player(PlayerId(1), "ada", TokenHash::of("a"))
+        .await
+        .unwrap();
+    // The first store's connection is cut, as when PostgreSQL restarts or the network fails.
+    second
+        .read(|db| {
+            db.execute(
+                "DO $$ BEGIN \
+                 PERFORM pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid <> pg_backend_pid(); \
+                 LOOP \
+                   PERFORM pg_stat_clear_snapshot(); \
+                   EXIT WHEN (SELECT count(*) FROM pg_stat_activity \
+                              WHERE datname = current_database()) <= 1; \
+                   PERFORM pg_sleep(0.01); \
+                 END LOOP; END $$",
+            )
+        })
+        .await
+        .unwrap();
+    first
+        .add_player(PlayerId(2), "bob", TokenHash::of("b"))
+        .await
+        .expect("written on a new connection");
+    let bob = first.profile(PlayerId(2)).await.unwrap().unwrap();
+    assert_eq!(bob.name, "bob");
+}

@@ -1,0 +1,262 @@
+//! A PostgreSQL server of the test's own: `initdb` and `postgres` in a temporary directory on a
+//! free loopback port, a database per test, stopped (and its directory removed) when dropped or
+//! when the test process ends, however it ends.
+//!
+//! PostgreSQL refuses to run as root: where the tests run as root (CI does), the server runs as
+//! `nobody`. Where PostgreSQL is not installed the tests that need it skip with a loud message,
+//! but never when `CI` is set: there they fail. Only the standard library is used, so the store's
+//! own tests in `noughts-server` include this file too.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The superuser `initdb` creates; connections are trusted (loopback only, a throwaway cluster).
+const USER: &str = "noughts";
+
+/// A running PostgreSQL server.
+#[derive(Debug)]
+pub struct Postgres {
+    /// The shell that runs the server and stops it when its standard input closes.
+    keeper: Child,
+    /// Its standard input: closed on drop, or by the kernel when the test process dies.
+    stdin: Mutex<Option<ChildStdin>>,
+    /// The directory with the cluster, the socket and the log.
+    dir: PathBuf,
+    /// Where `createdb` is.
+    bin: PathBuf,
+    port: u16,
+    /// Numbers the databases handed out.
+    next: AtomicU64,
+}
+
+impl Postgres {
+    /// The server this test process shares, started on first use; `None` (said loudly) where
+    /// PostgreSQL is not installed, except under CI, where that fails the test.
+    pub fn shared() -> Option<&'static Postgres> {
+        static SHARED: OnceLock<Option<Postgres>> = OnceLock::new();
+        SHARED.get_or_init(Postgres::start).as_ref()
+    }
+
+    /// Starts a server of its own; `None` (said loudly) where PostgreSQL is not installed,
+    /// except under CI.
+    pub fn start() -> Option<Postgres> {
+        let Some(bin) = binaries() else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "PostgreSQL (initdb) is not installed; .ci/run installs it"
+            );
+            eprintln!("SKIPPED: PostgreSQL (initdb) is not installed here; CI installs it");
+            return None;
+        };
+        let owner = unprivileged_user();
+        let dir = scratch_dir(owner);
+        let data = dir.join("data");
+        let initdb = as_owner(Command::new(bin.join("initdb")), owner, &dir)
+            .arg("-D")
+            .arg(&data)
+            .args([
+                "-U",
+                USER,
+                "--auth=trust",
+                "--no-sync",
+                "-E",
+                "UTF8",
+                "--locale=C",
+            ])
+            .output()
+            .expect("run initdb");
+        assert!(
+            initdb.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&initdb.stderr)
+        );
+        let port = free_port();
+        // The shell starts the server, waits for its own standard input to close, then stops
+        // the server and removes the directory.
+        let mut keeper = as_owner(Command::new("sh"), owner, &dir)
+            .arg("-c")
+            .arg(
+                "\"$0\" \"$@\" >\"$LOG\" 2>&1 </dev/null & pg=$!; \
+                 read -r _line; kill -INT \"$pg\"; wait \"$pg\"; rm -rf \"$TOP\"",
+            )
+            .arg(bin.join("postgres"))
+            .arg("-D")
+            .arg(&data)
+            .args([
+                "-p",
+                &port.to_string(),
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-k",
+            ])
+            .arg(&dir)
+            // A test cluster: speed over durability of the server itself (the tests kill
+            // noughts-server, never PostgreSQL).
+            .args(["-c", "fsync=off", "-c", "full_page_writes=off"])
+            .env("LOG", dir.join("postgres.log"))
+            .env("TOP", &dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start postgres");
+        let stdin = keeper.stdin.take();
+        let postgres = Postgres {
+            keeper,
+            stdin: Mutex::new(stdin),
+            dir,
+            bin,
+            port,
+            next: AtomicU64::new(0),
+        };
+        postgres.wait_ready();
+        Some(postgres)
+    }
+
+    fn wait_ready(&self) {
+        let start = Instant::now();
+        loop {
+            let ready = Command::new(self.bin.join("pg_isready"))
+                .args(["-q", "-h", "127.0.0.1", "-p", &self.port.to_string()])
+                .status()
+                .is_ok_and(|status| status.success());
+            if ready {
+                return;
+            }
+            let log = std::fs::read_to_string(self.dir.join("postgres.log")).unwrap_or_default();
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "postgres did not start:\n{log}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// A new, empty database; returns its `postgres://` URL.
+    pub fn database(&self, name: &str) -> String {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let name: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .take(40)
+            .collect();
+        let name = format!("{name}_{n}").to_ascii_lowercase();
+        let created = Command::new(self.bin.join("createdb"))
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                USER,
+                &name,
+            ])
+            .output()
+            .expect("run createdb");
+        assert!(
+            created.status.success(),
+            "createdb failed: {}",
+            String::from_utf8_lossy(&created.stderr)
+        );
+        self.url(&name)
+    }
+
+    /// The URL of database `name` on this server.
+    pub fn url(&self, name: &str) -> String {
+        format!("postgres://{USER}@127.0.0.1:{}/{name}", self.port)
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        if let Ok(mut stdin) = self.stdin.lock() {
+            if let Some(stdin) = stdin.as_mut() {
+                let _ = stdin.write_all(b"stop\n");
+            }
+            stdin.take();
+        }
+        let _ = self.keeper.wait();
+    }
+}
+
+/// The directory with `initdb`, `postgres`, `pg_isready` and `createdb`: where `initdb` on the
+/// `PATH` really is, or the newest of Debian's `/usr/lib/postgresql/*/bin`.
+fn binaries() -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("initdb"))
+            .find(|initdb| initdb.is_file())
+    });
+    if let Some(initdb) = on_path {
+        let real = std::fs::canonicalize(&initdb).unwrap_or(initdb);
+        return real.parent().map(Path::to_path_buf);
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version = entry.file_name().to_str()?.parse().ok()?;
+            let bin = entry.path().join("bin");
+            bin.join("initdb").is_file().then_some((version, bin))
+        })
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin)
+}
+
+/// `nobody`'s user and group ids when the tests run as root (PostgreSQL refuses root), else
+/// `None`: the server runs as the tests' own user.
+fn unprivileged_user() -> Option<(u32, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    let me = std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid());
+    if me != 0 {
+        return None;
+    }
+    let passwd = std::fs::read_to_string("/etc/passwd").expect("read /etc/passwd");
+    let line = passwd
+        .lines()
+        .find(|line| line.starts_with("nobody:"))
+        .expect("a user nobody to run PostgreSQL as");
+    let fields: Vec<&str> = line.split(':').collect();
+    let id = |i: usize| fields.get(i).and_then(|f| f.parse().ok()).expect("an id");
+    Some((id(2), id(3)))
+}
+
+/// A fresh directory the server's user owns, under a temporary directory it can reach.
+fn scratch_dir(owner: Option<(u32, u32)>) -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let base = match owner {
+        Some(_) => PathBuf::from("/tmp"),
+        None => std::env::temp_dir(),
+    };
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = base.join(format!("noughts-postgres-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create PostgreSQL's directory");
+    if let Some((uid, gid)) = owner {
+        std::os::unix::fs::chown(&dir, Some(uid), Some(gid)).expect("give the directory away");
+    }
+    dir
+}
+
+/// `command` to run as `owner` (when set) from `dir`.
+fn as_owner(mut command: Command, owner: Option<(u32, u32)>, dir: &Path) -> Command {
+    use std::os::unix::process::CommandExt;
+    if let Some((uid, gid)) = owner {
+        command.uid(uid).gid(gid);
+    }
+    command.current_dir(dir);
+    command
+}
+
+/// A loopback port nobody listens on just now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .expect("a free port")
+}
