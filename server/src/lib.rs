@@ -43,6 +43,7 @@ mod shared;
 mod shared_socket;
 mod sitter;
 mod store;
+mod takeover;
 mod tls;
 mod token_bucket;
 mod upgrade;

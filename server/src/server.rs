@@ -23,6 +23,7 @@ use crate::metrics;
 use crate::registry::Registry;
 use crate::shared::Shared;
 use crate::store::Store;
+use crate::takeover;
 use crate::war;
 
 /// The whole shutdown, from the signal to the last connection closed, takes no longer than this.
@@ -200,6 +201,10 @@ async fn join_cluster(
     tasks.spawn(cluster.clone().keep_alive(stop.clone()));
     if let Some(leases) = &shared.leases {
         tasks.spawn(leases.clone().keep(stop.clone()));
+        tasks.spawn(takeover::keep_taking_over(
+            shared.clone(),
+            shared.stop_games.clone(),
+        ));
     }
     info!(node = %cluster.node(), "joined the cluster");
     tasks.spawn(cluster::nodes::sweep_gone(cluster, stop));

@@ -102,7 +102,8 @@ pub(crate) fn restore_all(
         let seats = game.seats.clone().map(|seat| {
             seat.map(|player| {
                 let session = shared.registry.stored_session(&player);
-                if sessions.insert(session.player) {
+                // A player already connected here (a node taking over a game) is not away.
+                if sessions.insert(session.player) && !session.is_connected() {
                     session.mark_away();
                     crate::expiry::expire_after_grace(shared, session.clone());
                 }

@@ -96,6 +96,8 @@ impl Client {
                 return refuse(ErrorCode::Internal, "the server cannot look players up now");
             }
         };
+        // In a cluster, the player's games whose node is gone come here first.
+        crate::takeover::take_over_games_of(&self.shared, stored.player).await;
         let (session, resumed) = match self.shared.registry.session(stored.player) {
             Some(session) => (session, true),
             None => (self.shared.registry.stored_session(&stored), false),

@@ -148,7 +148,8 @@ pub(super) fn startup(db: &mut dyn Backend) -> Result<Startup, StoreError> {
     })
 }
 
-fn live_game(db: &mut dyn Backend, id: GameId) -> Result<LiveGame, StoreError> {
+/// A live game as a restart (or a node taking it over) restores it.
+pub(super) fn live_game(db: &mut dyn Backend, id: GameId) -> Result<LiveGame, StoreError> {
     let row = db
         .game(id)?
         .ok_or_else(|| StoreError::Corrupt(format!("game {id} vanished")))?;

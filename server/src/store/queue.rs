@@ -11,7 +11,7 @@ use tracing::error;
 use super::backend::{self, Backend};
 use super::postgres::Postgres;
 use super::records::{
-    Ending, GameStart, Rerated, Startup, StoreConfig, StoreError, StoredGame, StoredMove,
+    Ending, GameStart, LiveGame, Rerated, Startup, StoreConfig, StoreError, StoredGame, StoredMove,
     StoredPlayer, StoredProfile, StoredStanding, TokenHash, TokenRules, now_ms,
 };
 use super::sqlite::Sqlite;
@@ -340,6 +340,16 @@ impl Store {
         player: PlayerId,
     ) -> Result<Option<StoredProfile>, StoreError> {
         self.read(move |db| backend::profile(db, player)).await
+    }
+
+    /// The games without an end, oldest first: in a cluster, every node's.
+    pub(crate) async fn live_ids(&self) -> Result<Vec<GameId>, StoreError> {
+        self.read(|db| db.live_ids()).await
+    }
+
+    /// A live game as a restart restores it: for a node taking over another's game.
+    pub(crate) async fn live_game(&self, game: GameId) -> Result<LiveGame, StoreError> {
+        self.read(move |db| backend::live_game(db, game)).await
     }
 }
 
