@@ -9,8 +9,10 @@ use noughts_loadgen::ai::AiOptions;
 use noughts_loadgen::echo::EchoOptions;
 use noughts_loadgen::games::GamesOptions;
 use noughts_loadgen::idle::IdleOptions;
+use noughts_loadgen::relay::RelayOptions;
+use noughts_loadgen::sizes::Sizes;
 use noughts_loadgen::soak::{self, SoakOptions};
-use noughts_loadgen::suite::{self, Launcher, Sizes};
+use noughts_loadgen::suite::{self, Launcher};
 use noughts_loadgen::target::{self, Target};
 use noughts_loadgen::watchers::WatchersOptions;
 use noughts_loadgen::{Report, idle};
@@ -149,8 +151,16 @@ enum Command {
         #[arg(long, default_value_t = 10.0)]
         secs: f64,
     },
-    /// The five server targets in one run, beside the echo baseline; rewrites the Server table of
-    /// BENCHMARKS.md.
+    /// The relay baseline: pairs of connections against noughts-echo, each frame one side sends
+    /// relayed to the other and acknowledged to the sender, one in flight per pair.
+    Relay {
+        #[arg(long, default_value_t = 50)]
+        pairs: usize,
+        #[arg(long, default_value_t = 10.0)]
+        secs: f64,
+    },
+    /// The server targets in one run, beside the echo and relay baselines; rewrites the Server
+    /// table of BENCHMARKS.md.
     Suite {
         /// Small sizes, a few seconds in all.
         #[arg(long)]
@@ -217,6 +227,7 @@ impl Command {
                 *connections
             }
             Command::Echo { connections, .. } => *connections,
+            Command::Relay { pairs, .. } => pairs * 2,
             Command::Soak { clients, .. } => *clients * 2,
             Command::Suite { .. } => 10_000,
         }
@@ -246,6 +257,13 @@ impl Launcher for Servers {
                 self.db_dir.as_deref(),
                 self.cpus.as_deref(),
             ),
+        }
+    }
+
+    fn memory_server(&self, connections: usize) -> anyhow::Result<Target> {
+        match &self.external {
+            Some(url) => Ok(Target::external(url, self.pid)),
+            None => Target::start_server(&self.server_bin, connections, None, self.cpus.as_deref()),
         }
     }
 
@@ -336,7 +354,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 write,
                 no_write,
                 ..
-            } => return suite_command(&servers, common, *quick, write, *no_write).await,
+            } => {
+                let output = SuiteOutput {
+                    write,
+                    no_write: *no_write,
+                };
+                return suite_command(&servers, common, *quick, &output).await;
+            }
             Command::Soak {
                 clients,
                 secs,
@@ -368,6 +392,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 };
                 noughts_loadgen::echo::run(&target.url, target.probe, &options).await?
             }
+            Command::Relay { pairs, secs } => {
+                let target = servers.echo()?;
+                let options = RelayOptions {
+                    pairs: *pairs,
+                    secs: *secs,
+                };
+                noughts_loadgen::relay::run(&target.url, target.probe, &options).await?
+            }
             command => {
                 let target = servers.server(command.connections())?;
                 scenario(command, &target).await?
@@ -392,11 +424,11 @@ async fn suite_command(
     servers: &Servers,
     common: &Common,
     quick: bool,
-    write: &std::path::Path,
-    no_write: bool,
+    output: &SuiteOutput<'_>,
 ) -> anyhow::Result<ExitCode> {
     let sizes = if quick { Sizes::quick() } else { Sizes::full() };
-    let mut result = suite::run(servers, &sizes, servers.cpus.is_some(), !common.json).await?;
+    let pinned = servers.cpus.is_some();
+    let mut result = suite::run(servers, &sizes, pinned, !common.json).await?;
     result.store = match (&servers.external, &servers.db_dir) {
         (Some(_), _) => "whatever store the running server has".to_owned(),
         (None, Some(dir)) => format!(
@@ -417,11 +449,19 @@ async fn suite_command(
             );
         }
     }
-    if !no_write {
-        suite::write_benchmarks(write, &result)?;
-        eprintln!("wrote {}", write.display());
+    if !output.no_write {
+        suite::write_benchmarks(output.write, &result)?;
+        eprintln!("wrote {}", output.write.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the suite's results go.
+struct SuiteOutput<'a> {
+    /// The file whose Server results to rewrite.
+    write: &'a std::path::Path,
+    /// Leave it alone.
+    no_write: bool,
 }
 
 /// The `soak` command's settings.
@@ -549,6 +589,7 @@ async fn scenario(command: &Command, target: &Target) -> anyhow::Result<Report> 
             noughts_loadgen::idle::run(url, probe, &options).await
         }
         Command::Echo { .. }
+        | Command::Relay { .. }
         | Command::Suite { .. }
         | Command::Soak { .. }
         | Command::IdleShard { .. } => {
