@@ -17,6 +17,8 @@
 //! - `echo`: the echo server and its load.
 //! - `relay`: the relay baseline: pairs of connections, one frame in and two out, as a move.
 //! - `pacer`: precise move times for the paced scenarios.
+//! - `peer`: the same workloads against Colyseus (`bench/peer/colyseus`), and the side-by-side
+//!   table.
 //! - `stamp`: a TCP stream that knows when the kernel received what it read.
 //! - `target`: the server under test (started as a child process, or already running), pinning,
 //!   and `/proc` samples.
@@ -32,6 +34,7 @@ pub mod games;
 pub mod idle;
 pub mod judge;
 pub mod pacer;
+pub mod peer;
 pub mod relay;
 pub mod report;
 pub mod sizes;

@@ -9,6 +9,7 @@ use noughts_loadgen::ai::AiOptions;
 use noughts_loadgen::echo::EchoOptions;
 use noughts_loadgen::games::GamesOptions;
 use noughts_loadgen::idle::IdleOptions;
+use noughts_loadgen::peer::Peer;
 use noughts_loadgen::relay::RelayOptions;
 use noughts_loadgen::sizes::Sizes;
 use noughts_loadgen::soak::{self, SoakOptions};
@@ -174,6 +175,10 @@ enum Command {
         /// With --server: the echo server to measure against.
         #[arg(long)]
         echo: Option<String>,
+        /// Also run the workloads against the Colyseus peer in this folder
+        /// (bench/peer/colyseus, its node_modules installed; needs node).
+        #[arg(long)]
+        peer: Option<PathBuf>,
     },
     /// The churn soak: clients connect, play (quick match and AI), watch, chat, drop without a
     /// close and come back (resuming or as someone new), over and over; the server's memory and
@@ -353,13 +358,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 quick,
                 write,
                 no_write,
+                peer,
                 ..
             } => {
+                let peer = peer
+                    .as_deref()
+                    .map(|dir| Peer::at(dir, servers.cpus.clone()))
+                    .transpose()?;
                 let output = SuiteOutput {
                     write,
                     no_write: *no_write,
                 };
-                return suite_command(&servers, common, *quick, &output).await;
+                return suite_command(&servers, common, *quick, &output, peer.as_ref()).await;
             }
             Command::Soak {
                 clients,
@@ -425,10 +435,11 @@ async fn suite_command(
     common: &Common,
     quick: bool,
     output: &SuiteOutput<'_>,
+    peer: Option<&Peer>,
 ) -> anyhow::Result<ExitCode> {
     let sizes = if quick { Sizes::quick() } else { Sizes::full() };
     let pinned = servers.cpus.is_some();
-    let mut result = suite::run(servers, &sizes, pinned, !common.json).await?;
+    let mut result = suite::run(servers, &sizes, pinned, !common.json, peer).await?;
     result.store = match (&servers.external, &servers.db_dir) {
         (Some(_), _) => "whatever store the running server has".to_owned(),
         (None, Some(dir)) => format!(

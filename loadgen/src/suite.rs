@@ -8,6 +8,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use crate::judge::{self, Measured, Verdict, ms};
+use crate::peer::{self, Peer, Sides};
 use crate::report::Report;
 use crate::sizes::Sizes;
 use crate::target::Target;
@@ -35,6 +36,8 @@ pub struct SuiteResult {
     pub load_average: String,
     pub reports: Vec<Report>,
     pub verdicts: Vec<Verdict>,
+    /// The peer's saturated games, paced games and idle connections, when it was run.
+    pub peer: Vec<Report>,
 }
 
 /// Runs every scenario, each against its own fresh server, and judges the targets.
@@ -43,6 +46,7 @@ pub async fn run(
     sizes: &Sizes,
     pinned: bool,
     progress: bool,
+    peer: Option<&Peer>,
 ) -> anyhow::Result<SuiteResult> {
     let load_average = std::fs::read_to_string("/proc/loadavg")
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
@@ -127,6 +131,11 @@ pub async fn run(
             .context("idle")?
     };
     say(&idle);
+    // The peer, its servers pinned as ours were.
+    let peer = match peer {
+        Some(peer) => peer.run(sizes, progress).await.context("the peer")?,
+        None => Vec::new(),
+    };
 
     let verdicts = judge::judge(
         sizes,
@@ -152,6 +161,7 @@ pub async fn run(
             echo, relay, memory, durable, games, ai, watchers, beside, idle,
         ],
         verdicts,
+        peer,
     })
 }
 
@@ -203,8 +213,22 @@ pub fn markdown(result: &SuiteResult) -> String {
             v.command
         );
     }
+    if let (false, [_, _, memory, durable, games, _, _, _, idle]) =
+        (result.peer.is_empty(), result.reports.as_slice())
+    {
+        md.push_str(
+            "\nThe peer, Colyseus (`bench/peer/colyseus`: the same classic rules, a room per game, state patched to both players at each move, no store), in the same run, its server started and pinned as noughts' is:\n\n",
+        );
+        md.push_str(&peer::comparison(Sides {
+            durable,
+            memory,
+            games,
+            idle,
+            peer: &result.peer,
+        }));
+    }
     md.push_str("\n| Scenario | Connections | Rate | p50 | p99 | p99.9 | Errors | Server CPU | Server RSS | Generator CPU |\n|---|---|---|---|---|---|---|---|---|---|\n");
-    for r in &result.reports {
+    for r in result.reports.iter().chain(&result.peer) {
         let (p50, p99, p999) = r.latency.map_or(
             ("–".to_owned(), "–".to_owned(), "–".to_owned()),
             |l| (ms(l.p50_us), ms(l.p99_us), ms(l.p999_us)),
@@ -271,6 +295,7 @@ mod tests {
                 pass: true,
                 command: "noughts-loadgen games".to_owned(),
             }],
+            peer: Vec::new(),
         }
     }
 
