@@ -37,6 +37,8 @@ pub async fn serve(listener: TcpListener) {
 async fn connection(stream: TcpStream, pairs: Arc<Pairs>) {
     let _ = stream.set_nodelay(true);
     let mut relays = false;
+    // The error type is tungstenite's, fixed by its `Callback` trait.
+    #[allow(clippy::result_large_err)]
     let callback = |request: &Request, response: Response| {
         relays = request.uri().path() == relay::PATH;
         Ok(response)
