@@ -454,7 +454,11 @@ async fn suite_command(
         for verdict in &result.verdicts {
             println!(
                 "{} {}\n    {}",
-                if verdict.pass { "pass" } else { "MISS" },
+                match (verdict.judged, verdict.pass) {
+                    (false, _) => "----",
+                    (true, true) => "pass",
+                    (true, false) => "MISS",
+                },
                 verdict.target,
                 verdict.measured
             );

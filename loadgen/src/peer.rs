@@ -173,7 +173,10 @@ pub fn comparison(sides: Sides<'_>) -> String {
             " µs",
         );
     }
-    let paced_label = format!("{} games at 1 move/s", paced.connections / 2);
+    let paced_label = format!(
+        "{} games at 1 move/s (noughts: the run's store)",
+        paced.connections / 2
+    );
     row(&paced_label, "p50", p50(sides.games), p50(paced), " ms");
     row(&paced_label, "p99", p99(sides.games), p99(paced), " ms");
     row(

@@ -209,7 +209,11 @@ pub fn markdown(result: &SuiteResult) -> String {
             "| {} | {} | {} | `{}` |",
             v.target,
             v.measured,
-            if v.pass { "pass" } else { "**miss**" },
+            match (v.judged, v.pass) {
+                (false, _) => "not judged",
+                (true, true) => "pass",
+                (true, false) => "**miss**",
+            },
             v.command
         );
     }
@@ -293,6 +297,7 @@ mod tests {
                 target: "1. a target".to_owned(),
                 measured: measured.to_owned(),
                 pass: true,
+                judged: true,
                 command: "noughts-loadgen games".to_owned(),
             }],
             peer: Vec::new(),

@@ -152,7 +152,14 @@ function play(pair, period, first, end, tally) {
     const send = () => {
       timer = null;
       if (over || pending !== null || rematching || ply >= 9) return;
-      if (performance.now() >= end) return finish();
+      const now = performance.now();
+      if (now >= end) return finish();
+      // Node's timers run on the event loop's cached millisecond clock and may fire up to a
+      // millisecond early: a move never goes out before its time, or its latency would shrink.
+      if (now < dueAt) {
+        timer = setTimeout(send, dueAt - now);
+        return;
+      }
       const x = xRoom();
       const mover = ply % 2 === 0 ? x : x === a ? b : a;
       pending = dueAt;
