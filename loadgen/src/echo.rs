@@ -1,6 +1,7 @@
 //! The echo baseline: a WebSocket server that sends every text message straight back, built on the
 //! same crates with the same socket settings as the noughts server, and the load that measures
-//! it: a number of connections, each with one message in flight.
+//! it: a number of connections, each with one message in flight. The same server relays between
+//! pairs of connections on [`relay::PATH`] (see `relay`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,31 +12,49 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
 
 use crate::client;
+use crate::relay::{self, Pairs};
 use crate::report::{Errors, Recorder, Report};
 use crate::target::{Probe, Run};
 
-/// Serves echo on `listener` until the process ends.
+/// Serves echo, and the relay on [`relay::PATH`], on `listener` until the process ends.
 pub async fn serve(listener: TcpListener) {
+    let pairs = Arc::new(Pairs::default());
     loop {
         match listener.accept().await {
             Ok((stream, _)) => {
-                tokio::spawn(echo(stream));
+                tokio::spawn(connection(stream, pairs.clone()));
             }
             Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
         }
     }
 }
 
-/// One connection: like the server's, TCP_NODELAY and the same WebSocket buffers.
-async fn echo(stream: TcpStream) {
+/// One connection: like the server's, TCP_NODELAY and the same WebSocket buffers; the path of
+/// its upgrade request says whether it echoes or relays.
+async fn connection(stream: TcpStream, pairs: Arc<Pairs>) {
     let _ = stream.set_nodelay(true);
-    let Ok(mut ws) =
-        tokio_tungstenite::accept_async_with_config(stream, Some(client::ws_config())).await
+    let mut relays = false;
+    // The error type is tungstenite's, fixed by its `Callback` trait.
+    #[allow(clippy::result_large_err)]
+    let callback = |request: &Request, response: Response| {
+        relays = request.uri().path() == relay::PATH;
+        Ok(response)
+    };
+    let Ok(mut ws) = tokio_tungstenite::accept_hdr_async_with_config(
+        stream,
+        callback,
+        Some(client::ws_config()),
+    )
+    .await
     else {
         return;
     };
+    if relays {
+        return relay::serve_connection(ws, pairs).await;
+    }
     while let Some(Ok(message)) = ws.next().await {
         if message.is_close() {
             return;

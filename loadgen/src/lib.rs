@@ -15,12 +15,16 @@
 //!   memory and tasks must stay flat.
 //! - `idle`: connections that only say hello and stay, spread over processes.
 //! - `echo`: the echo server and its load.
+//! - `relay`: the relay baseline: pairs of connections, one frame in and two out, as a move.
 //! - `pacer`: precise move times for the paced scenarios.
+//! - `peer`: the same workloads against Colyseus (`bench/peer/colyseus`), and the side-by-side
+//!   table.
 //! - `stamp`: a TCP stream that knows when the kernel received what it read.
 //! - `target`: the server under test (started as a child process, or already running), pinning,
 //!   and `/proc` samples.
 //! - `report`: what a scenario measured, as text and JSON.
-//! - `suite`: the five server targets of `BENCHMARKS.md` in one run, and their results table.
+//! - `suite`: the server targets of `BENCHMARKS.md` in one run, and their results table;
+//!   `sizes`: how big each of its scenarios is; `judge`: each target's verdict.
 
 pub mod ai;
 pub mod churn;
@@ -28,8 +32,12 @@ pub mod client;
 pub mod echo;
 pub mod games;
 pub mod idle;
+pub mod judge;
 pub mod pacer;
+pub mod peer;
+pub mod relay;
 pub mod report;
+pub mod sizes;
 pub mod soak;
 pub mod stamp;
 pub mod suite;

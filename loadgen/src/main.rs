@@ -9,8 +9,11 @@ use noughts_loadgen::ai::AiOptions;
 use noughts_loadgen::echo::EchoOptions;
 use noughts_loadgen::games::GamesOptions;
 use noughts_loadgen::idle::IdleOptions;
+use noughts_loadgen::peer::Peer;
+use noughts_loadgen::relay::RelayOptions;
+use noughts_loadgen::sizes::Sizes;
 use noughts_loadgen::soak::{self, SoakOptions};
-use noughts_loadgen::suite::{self, Launcher, Sizes};
+use noughts_loadgen::suite::{self, Launcher};
 use noughts_loadgen::target::{self, Target};
 use noughts_loadgen::watchers::WatchersOptions;
 use noughts_loadgen::{Report, idle};
@@ -149,8 +152,16 @@ enum Command {
         #[arg(long, default_value_t = 10.0)]
         secs: f64,
     },
-    /// The five server targets in one run, beside the echo baseline; rewrites the Server table of
-    /// BENCHMARKS.md.
+    /// The relay baseline: pairs of connections against noughts-echo, each frame one side sends
+    /// relayed to the other and acknowledged to the sender, one in flight per pair.
+    Relay {
+        #[arg(long, default_value_t = 50)]
+        pairs: usize,
+        #[arg(long, default_value_t = 10.0)]
+        secs: f64,
+    },
+    /// The server targets in one run, beside the echo and relay baselines; rewrites the Server
+    /// table of BENCHMARKS.md.
     Suite {
         /// Small sizes, a few seconds in all.
         #[arg(long)]
@@ -164,6 +175,10 @@ enum Command {
         /// With --server: the echo server to measure against.
         #[arg(long)]
         echo: Option<String>,
+        /// Also run the workloads against the Colyseus peer in this folder
+        /// (bench/peer/colyseus, its node_modules installed; needs node).
+        #[arg(long)]
+        peer: Option<PathBuf>,
     },
     /// The churn soak: clients connect, play (quick match and AI), watch, chat, drop without a
     /// close and come back (resuming or as someone new), over and over; the server's memory and
@@ -217,6 +232,7 @@ impl Command {
                 *connections
             }
             Command::Echo { connections, .. } => *connections,
+            Command::Relay { pairs, .. } => pairs * 2,
             Command::Soak { clients, .. } => *clients * 2,
             Command::Suite { .. } => 10_000,
         }
@@ -246,6 +262,13 @@ impl Launcher for Servers {
                 self.db_dir.as_deref(),
                 self.cpus.as_deref(),
             ),
+        }
+    }
+
+    fn memory_server(&self, connections: usize) -> anyhow::Result<Target> {
+        match &self.external {
+            Some(url) => Ok(Target::external(url, self.pid)),
+            None => Target::start_server(&self.server_bin, connections, None, self.cpus.as_deref()),
         }
     }
 
@@ -335,8 +358,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 quick,
                 write,
                 no_write,
+                peer,
                 ..
-            } => return suite_command(&servers, common, *quick, write, *no_write).await,
+            } => {
+                let peer = peer
+                    .as_deref()
+                    .map(|dir| Peer::at(dir, servers.cpus.clone()))
+                    .transpose()?;
+                let output = SuiteOutput {
+                    write,
+                    no_write: *no_write,
+                };
+                return suite_command(&servers, common, *quick, &output, peer.as_ref()).await;
+            }
             Command::Soak {
                 clients,
                 secs,
@@ -368,6 +402,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 };
                 noughts_loadgen::echo::run(&target.url, target.probe, &options).await?
             }
+            Command::Relay { pairs, secs } => {
+                let target = servers.echo()?;
+                let options = RelayOptions {
+                    pairs: *pairs,
+                    secs: *secs,
+                };
+                noughts_loadgen::relay::run(&target.url, target.probe, &options).await?
+            }
             command => {
                 let target = servers.server(command.connections())?;
                 scenario(command, &target).await?
@@ -392,11 +434,12 @@ async fn suite_command(
     servers: &Servers,
     common: &Common,
     quick: bool,
-    write: &std::path::Path,
-    no_write: bool,
+    output: &SuiteOutput<'_>,
+    peer: Option<&Peer>,
 ) -> anyhow::Result<ExitCode> {
     let sizes = if quick { Sizes::quick() } else { Sizes::full() };
-    let mut result = suite::run(servers, &sizes, servers.cpus.is_some(), !common.json).await?;
+    let pinned = servers.cpus.is_some();
+    let mut result = suite::run(servers, &sizes, pinned, !common.json, peer).await?;
     result.store = match (&servers.external, &servers.db_dir) {
         (Some(_), _) => "whatever store the running server has".to_owned(),
         (None, Some(dir)) => format!(
@@ -411,17 +454,29 @@ async fn suite_command(
         for verdict in &result.verdicts {
             println!(
                 "{} {}\n    {}",
-                if verdict.pass { "pass" } else { "MISS" },
+                match (verdict.judged, verdict.pass) {
+                    (false, _) => "----",
+                    (true, true) => "pass",
+                    (true, false) => "MISS",
+                },
                 verdict.target,
                 verdict.measured
             );
         }
     }
-    if !no_write {
-        suite::write_benchmarks(write, &result)?;
-        eprintln!("wrote {}", write.display());
+    if !output.no_write {
+        suite::write_benchmarks(output.write, &result)?;
+        eprintln!("wrote {}", output.write.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the suite's results go.
+struct SuiteOutput<'a> {
+    /// The file whose Server results to rewrite.
+    write: &'a std::path::Path,
+    /// Leave it alone.
+    no_write: bool,
 }
 
 /// The `soak` command's settings.
@@ -549,6 +604,7 @@ async fn scenario(command: &Command, target: &Target) -> anyhow::Result<Report> 
             noughts_loadgen::idle::run(url, probe, &options).await
         }
         Command::Echo { .. }
+        | Command::Relay { .. }
         | Command::Suite { .. }
         | Command::Soak { .. }
         | Command::IdleShard { .. } => {

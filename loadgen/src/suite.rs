@@ -1,155 +1,26 @@
-//! The server's five performance targets in one run, each scenario against a fresh server, and
-//! the results table of `BENCHMARKS.md` rewritten from what was measured.
+//! The server's performance targets in one run, each scenario against a fresh server, and the
+//! results table of `BENCHMARKS.md` rewritten from what was measured.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Context;
-use noughts_protocol::{Level, Variant};
 use serde::Serialize;
 
-use crate::ai::AiOptions;
-use crate::echo::EchoOptions;
-use crate::games::GamesOptions;
-use crate::idle::IdleOptions;
+use crate::judge::{self, Measured, Verdict, ms};
+use crate::peer::{self, Peer, Sides};
 use crate::report::Report;
+use crate::sizes::Sizes;
 use crate::target::Target;
-use crate::watchers::WatchersOptions;
 
 /// Where the suite's servers come from: started fresh for each scenario, or already running.
 pub trait Launcher {
-    /// A noughts server with room for `connections`.
+    /// A noughts server with room for `connections`, on the store the run was asked for.
     fn server(&self, connections: usize) -> anyhow::Result<Target>;
-    /// An echo server.
+    /// A noughts server with room for `connections`, its games in memory.
+    fn memory_server(&self, connections: usize) -> anyhow::Result<Target>;
+    /// An echo server (which also relays).
     fn echo(&self) -> anyhow::Result<Target>;
-}
-
-/// The sizes of every scenario of the suite.
-#[derive(Debug, Clone)]
-pub struct Sizes {
-    pub echo: EchoOptions,
-    /// The saturation run: as many connections as the echo run, playing unpaced.
-    pub saturation: GamesOptions,
-    pub games: GamesOptions,
-    pub ai: AiOptions,
-    pub watchers: WatchersOptions,
-    /// A watched game again, with paced games beside it (not a target: whether its fan-out holds
-    /// up other games).
-    pub beside: WatchersOptions,
-    pub idle: IdleOptions,
-}
-
-impl Sizes {
-    /// The sizes the targets name.
-    pub fn full() -> Sizes {
-        Sizes {
-            echo: EchoOptions {
-                connections: 100,
-                size: 20,
-                secs: 10.0,
-            },
-            saturation: GamesOptions {
-                games: 50,
-                rate: None,
-                secs: 10.0,
-            },
-            games: GamesOptions {
-                games: 1000,
-                rate: Some(1.0),
-                secs: 30.0,
-            },
-            ai: AiOptions {
-                ai_games: 200,
-                variant: Variant::Cube,
-                level: Level::Perfect,
-                ai_rate: 1.0,
-                games: 1000,
-                rate: 1.0,
-                secs: 30.0,
-            },
-            watchers: WatchersOptions {
-                watchers: 5000,
-                stalled: 2,
-                rate: 8.0,
-                moves: 64,
-                join_at_once: 64,
-                beside_games: 0,
-            },
-            beside: WatchersOptions {
-                watchers: 5000,
-                stalled: 0,
-                rate: 8.0,
-                moves: 64,
-                join_at_once: 64,
-                beside_games: 1000,
-            },
-            idle: IdleOptions {
-                connections: 10_000,
-                procs: 2,
-                settle_secs: 3.0,
-            },
-        }
-    }
-
-    /// A few seconds in all, to see that everything still works.
-    pub fn quick() -> Sizes {
-        Sizes {
-            echo: EchoOptions {
-                connections: 10,
-                size: 20,
-                secs: 1.0,
-            },
-            saturation: GamesOptions {
-                games: 5,
-                rate: None,
-                secs: 1.0,
-            },
-            games: GamesOptions {
-                games: 10,
-                rate: Some(5.0),
-                secs: 2.0,
-            },
-            ai: AiOptions {
-                ai_games: 4,
-                variant: Variant::Cube,
-                level: Level::Perfect,
-                ai_rate: 5.0,
-                games: 10,
-                rate: 5.0,
-                secs: 2.0,
-            },
-            watchers: WatchersOptions {
-                watchers: 20,
-                stalled: 1,
-                rate: 20.0,
-                moves: 16,
-                join_at_once: 8,
-                beside_games: 0,
-            },
-            beside: WatchersOptions {
-                watchers: 20,
-                stalled: 0,
-                rate: 20.0,
-                moves: 16,
-                join_at_once: 8,
-                beside_games: 10,
-            },
-            idle: IdleOptions {
-                connections: 50,
-                procs: 2,
-                settle_secs: 0.2,
-            },
-        }
-    }
-}
-
-/// One target: what was asked, what was measured, and whether it holds.
-#[derive(Debug, Clone, Serialize)]
-pub struct Verdict {
-    pub target: String,
-    pub measured: String,
-    pub pass: bool,
-    pub command: String,
 }
 
 /// Everything the suite measured.
@@ -165,51 +36,8 @@ pub struct SuiteResult {
     pub load_average: String,
     pub reports: Vec<Report>,
     pub verdicts: Vec<Verdict>,
-}
-
-fn games_command(o: &GamesOptions) -> String {
-    match o.rate {
-        Some(rate) => format!(
-            "noughts-loadgen games --games {} --rate {rate} --secs {}",
-            o.games, o.secs
-        ),
-        None => format!(
-            "noughts-loadgen games --games {} --saturate --secs {}",
-            o.games, o.secs
-        ),
-    }
-}
-
-fn ms(us: u64) -> String {
-    format!("{:.2} ms", us as f64 / 1000.0)
-}
-
-fn errors(report: &Report) -> String {
-    if report.errors.is_empty() {
-        "no errors".to_owned()
-    } else {
-        let list: Vec<String> = report
-            .errors
-            .iter()
-            .map(|(k, n)| format!("{k} {n}"))
-            .collect();
-        format!("errors: {}", list.join(", "))
-    }
-}
-
-fn p99(report: &Report) -> u64 {
-    report.latency.map_or(u64::MAX, |l| l.p99_us)
-}
-
-fn latencies(report: &Report) -> String {
-    report.latency.map_or("no samples".to_owned(), |l| {
-        format!(
-            "p50 {}, p99 {}, p99.9 {}",
-            ms(l.p50_us),
-            ms(l.p99_us),
-            ms(l.p999_us)
-        )
-    })
+    /// The peer's saturated games, paced games and idle connections, when it was run.
+    pub peer: Vec<Report>,
 }
 
 /// Runs every scenario, each against its own fresh server, and judges the targets.
@@ -218,6 +46,7 @@ pub async fn run(
     sizes: &Sizes,
     pinned: bool,
     progress: bool,
+    peer: Option<&Peer>,
 ) -> anyhow::Result<SuiteResult> {
     let load_average = std::fs::read_to_string("/proc/loadavg")
         .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
@@ -227,7 +56,7 @@ pub async fn run(
             eprintln!("{report}");
         }
     };
-    // 2. The echo baseline and the saturated games, back to back.
+    // 2. The baselines and the saturated games, back to back.
     let echo = {
         let target = launcher.echo()?;
         crate::echo::run(&target.url, target.probe, &sizes.echo)
@@ -235,13 +64,34 @@ pub async fn run(
             .context("echo")?
     };
     say(&echo);
-    let saturation = {
+    let mut relay = {
+        let target = launcher.echo()?;
+        crate::relay::run(&target.url, target.probe, &sizes.relay)
+            .await
+            .context("relay")?
+    };
+    say(&relay);
+    let mut memory = {
+        let target = launcher.memory_server(sizes.saturation.games * 2)?;
+        crate::games::run(&target.url, target.probe, &sizes.saturation)
+            .await
+            .context("saturation, memory store")?
+    };
+    memory.scenario.push_str(", memory store");
+    say(&memory);
+    let mut durable = {
         let target = launcher.server(sizes.saturation.games * 2)?;
         crate::games::run(&target.url, target.probe, &sizes.saturation)
             .await
             .context("saturation")?
     };
-    say(&saturation);
+    durable.scenario.push_str(", the run's store");
+    say(&durable);
+    for report in [&mut relay, &mut memory, &mut durable] {
+        if let Some(us) = judge::cpu_us_per_op(report) {
+            report.figures.insert("server_cpu_us_per_op".to_owned(), us);
+        }
+    }
     // 1. Paced games.
     let games = {
         let target = launcher.server(sizes.games.games * 2)?;
@@ -258,7 +108,7 @@ pub async fn run(
             .context("ai")?
     };
     say(&ai);
-    // 4. Watchers.
+    // 4. Watchers, alone and beside paced games.
     let watchers = {
         let target = launcher.server(sizes.watchers.connections())?;
         crate::watchers::run(&target.url, target.probe, &sizes.watchers)
@@ -266,7 +116,6 @@ pub async fn run(
             .context("watchers")?
     };
     say(&watchers);
-    // The same game beside paced games: does its fan-out hold them up?
     let beside = {
         let target = launcher.server(sizes.beside.connections())?;
         crate::watchers::run(&target.url, target.probe, &sizes.beside)
@@ -282,129 +131,38 @@ pub async fn run(
             .context("idle")?
     };
     say(&idle);
+    // The peer, its servers pinned as ours were.
+    let peer = match peer {
+        Some(peer) => peer.run(sizes, progress).await.context("the peer")?,
+        None => Vec::new(),
+    };
 
-    let verdicts = judge(sizes, [&echo, &saturation, &games, &ai, &watchers, &idle]);
+    let verdicts = judge::judge(
+        sizes,
+        Measured {
+            echo: &echo,
+            relay: &relay,
+            durable: &durable,
+            memory: &memory,
+            games: &games,
+            ai: &ai,
+            watchers: &watchers,
+            beside: &beside,
+            idle: &idle,
+        },
+    );
     Ok(SuiteResult {
         date: today(),
         cores: crate::target::cores(),
         pinned,
         store: String::new(),
         load_average,
-        reports: vec![echo, saturation, games, ai, watchers, beside, idle],
+        reports: vec![
+            echo, relay, memory, durable, games, ai, watchers, beside, idle,
+        ],
         verdicts,
+        peer,
     })
-}
-
-/// The targets' verdicts on the reports of the echo baseline, saturation, paced games, AI games,
-/// watchers and idle connections, in that order.
-fn judge(sizes: &Sizes, reports: [&Report; 6]) -> Vec<Verdict> {
-    let [echo, saturation, games, ai, watchers, idle] = reports;
-    let mut verdicts = Vec::new();
-    let g = &sizes.games;
-    verdicts.push(Verdict {
-        target: format!(
-            "1. {} human-vs-human classic games ({} connections), {} move/s each: p99 < 5 ms, no errors",
-            g.games,
-            g.games * 2,
-            g.rate.unwrap_or(0.0)
-        ),
-        measured: format!("{}; {:.0} moves/s; {} of {} connections; {}", latencies(games), games.ops_per_sec, games.connections, g.games * 2, errors(games)),
-        pass: p99(games) < 5_000 && games.error_count() == 0 && games.connections == g.games * 2,
-        command: games_command(g),
-    });
-    let ratio = saturation.ops_per_sec / echo.ops_per_sec.max(1e-9);
-    verdicts.push(Verdict {
-        target: format!(
-            "2. Saturation, {} connections: game moves/s ≥ 0.7 × echo messages/s",
-            sizes.echo.connections
-        ),
-        measured: format!(
-            "{:.0} moves/s ÷ {:.0} echo messages/s = **{ratio:.2}**; {}",
-            saturation.ops_per_sec,
-            echo.ops_per_sec,
-            errors(saturation)
-        ),
-        pass: ratio >= 0.7 && saturation.error_count() == 0,
-        command: format!(
-            "noughts-loadgen echo --connections {} --size {} --secs {}; {}",
-            sizes.echo.connections,
-            sizes.echo.size,
-            sizes.echo.secs,
-            games_command(&sizes.saturation)
-        ),
-    });
-    let per_conn = idle
-        .figures
-        .get("rss_per_conn_kib")
-        .copied()
-        .unwrap_or(f64::INFINITY);
-    verdicts.push(Verdict {
-        target: format!(
-            "3. {} idle connections held: server RSS growth ≤ 16 KiB per connection",
-            sizes.idle.connections
-        ),
-        measured: format!(
-            "{} held; **{per_conn:.1} KiB** per connection; {}",
-            idle.connections,
-            errors(idle)
-        ),
-        pass: per_conn <= 16.0
-            && idle.connections == sizes.idle.connections
-            && idle.error_count() == 0,
-        command: format!(
-            "noughts-loadgen idle --connections {} --procs {}",
-            sizes.idle.connections, sizes.idle.procs
-        ),
-    });
-    let w = &sizes.watchers;
-    let figure = |name: &str| watchers.figures.get(name).copied().unwrap_or(0.0);
-    let dropped = figure("stalled_dropped") as usize;
-    let joined = figure("watchers_joined") as usize;
-    verdicts.push(Verdict {
-        target: format!(
-            "4. One game, {} watchers: p99 from move to the last watcher < 50 ms; a watcher that stops reading is dropped",
-            w.watchers
-        ),
-        measured: format!(
-            "received (kernel timestamp): {} over {} moves; read by the generator: p50 {:.2} ms, p99 {:.2} ms; {joined} of {} joined in {:.1} s; {dropped} of {} stalled watchers dropped; {}",
-            latencies(watchers),
-            watchers.ops,
-            figure("read_p50_ms"),
-            figure("read_p99_ms"),
-            w.watchers,
-            figure("join_secs"),
-            w.stalled,
-            errors(watchers)
-        ),
-        pass: p99(watchers) < 50_000
-            && dropped == w.stalled
-            && joined == w.watchers
-            && watchers.error_count() == 0,
-        command: format!(
-            "noughts-loadgen watchers --watchers {} --stalled {} --rate {} --moves {}",
-            w.watchers, w.stalled, w.rate, w.moves
-        ),
-    });
-    let a = &sizes.ai;
-    verdicts.push(Verdict {
-        target: format!(
-            "5. {} games against the {} AI on {} beside scenario 1: human p99 within 2× of scenario 1",
-            a.ai_games, a.level, a.variant
-        ),
-        measured: format!(
-            "human games {} (scenario 1: p99 {}); AI answers p99 {:.2} ms; {}",
-            latencies(ai),
-            ms(p99(games)),
-            ai.figures.get("ai_answer_p99_ms").copied().unwrap_or(f64::NAN),
-            errors(ai)
-        ),
-        pass: p99(ai) <= 2 * p99(games) && ai.error_count() == 0,
-        command: format!(
-            "noughts-loadgen ai --ai-games {} --variant {} --level {} --ai-rate {} --games {} --rate {} --secs {}",
-            a.ai_games, a.variant, a.level, a.ai_rate, a.games, a.rate, a.secs
-        ),
-    });
-    verdicts
 }
 
 /// Today's date (UTC) as YYYY-MM-DD.
@@ -451,12 +209,30 @@ pub fn markdown(result: &SuiteResult) -> String {
             "| {} | {} | {} | `{}` |",
             v.target,
             v.measured,
-            if v.pass { "pass" } else { "**miss**" },
+            match (v.judged, v.pass) {
+                (false, _) => "not judged",
+                (true, true) => "pass",
+                (true, false) => "**miss**",
+            },
             v.command
         );
     }
+    if let (false, [_, _, memory, durable, games, _, _, _, idle]) =
+        (result.peer.is_empty(), result.reports.as_slice())
+    {
+        md.push_str(
+            "\nThe peer, Colyseus (`bench/peer/colyseus`: the same classic rules, a room per game, state patched to both players at each move, no store), in the same run, its server started and pinned as noughts' is:\n\n",
+        );
+        md.push_str(&peer::comparison(Sides {
+            durable,
+            memory,
+            games,
+            idle,
+            peer: &result.peer,
+        }));
+    }
     md.push_str("\n| Scenario | Connections | Rate | p50 | p99 | p99.9 | Errors | Server CPU | Server RSS | Generator CPU |\n|---|---|---|---|---|---|---|---|---|---|\n");
-    for r in &result.reports {
+    for r in result.reports.iter().chain(&result.peer) {
         let (p50, p99, p999) = r.latency.map_or(
             ("–".to_owned(), "–".to_owned(), "–".to_owned()),
             |l| (ms(l.p50_us), ms(l.p99_us), ms(l.p999_us)),
@@ -521,8 +297,10 @@ mod tests {
                 target: "1. a target".to_owned(),
                 measured: measured.to_owned(),
                 pass: true,
+                judged: true,
                 command: "noughts-loadgen games".to_owned(),
             }],
+            peer: Vec::new(),
         }
     }
 

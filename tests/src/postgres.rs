@@ -10,8 +10,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The superuser `initdb` creates; connections are trusted (loopback only, a throwaway cluster).
@@ -23,7 +23,7 @@ pub struct Postgres {
     /// The shell that runs the server and stops it when its standard input closes.
     keeper: Child,
     /// Its standard input: closed on drop, or by the kernel when the test process dies.
-    stdin: Mutex<Option<ChildStdin>>,
+    stdin: Option<ChildStdin>,
     /// The directory with the cluster, the socket and the log.
     dir: PathBuf,
     /// Where `createdb` is.
@@ -107,7 +107,7 @@ impl Postgres {
         let stdin = keeper.stdin.take();
         let postgres = Postgres {
             keeper,
-            stdin: Mutex::new(stdin),
+            stdin,
             dir,
             bin,
             port,
@@ -173,11 +173,8 @@ impl Postgres {
 
 impl Drop for Postgres {
     fn drop(&mut self) {
-        if let Ok(mut stdin) = self.stdin.lock() {
-            if let Some(stdin) = stdin.as_mut() {
-                let _ = stdin.write_all(b"stop\n");
-            }
-            stdin.take();
+        if let Some(mut stdin) = self.stdin.take() {
+            let _ = stdin.write_all(b"stop\n");
         }
         let _ = self.keeper.wait();
     }

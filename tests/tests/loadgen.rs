@@ -76,10 +76,14 @@ fn start(config: Config, beside: Beside) -> (String, String) {
 
 /// Runs the generator with `args` against the test servers and returns its stdout.
 fn loadgen(args: &[&str]) -> String {
-    let servers = servers();
+    loadgen_at(&servers().game, args)
+}
+
+/// Runs the generator with `args` against the server at `url` and returns its stdout.
+fn loadgen_at(url: &str, args: &[&str]) -> String {
     let pid = std::process::id().to_string();
     let output = Command::new(noughts_tests::binary::path("noughts-loadgen"))
-        .args(["--server", &servers.game, "--server-pid", &pid, "--json"])
+        .args(["--server", url, "--server-pid", &pid, "--json"])
         .args(args)
         .output()
         .expect("run noughts-loadgen");
@@ -110,6 +114,17 @@ fn paced_games_report_moves_latency_and_the_server() {
 }
 
 #[test]
+fn the_relay_baseline_relays_between_pairs() {
+    let out = loadgen_at(&servers().echo, &["relay", "--pairs", "3", "--secs", "1"]);
+    let report: Report = serde_json::from_str(&out).expect("a JSON report");
+    assert_eq!(report.connections, 6);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert_eq!(report.unit, "relays");
+    assert!(report.ops >= 100, "3 pairs for a second: {}", report.ops);
+    assert_eq!(report.latency.expect("latency").count, report.ops);
+}
+
+#[test]
 fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
     let dir = std::env::temp_dir().join(format!("noughts-loadgen-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -128,7 +143,13 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
     let out = loadgen(&args);
     let result: Value = serde_json::from_str(&out).expect("JSON results");
     let reports = result["reports"].as_array().expect("reports");
-    assert_eq!(reports.len(), 7);
+    let scenarios: Vec<&str> = reports
+        .iter()
+        .map(|r| r["scenario"].as_str().expect("a scenario"))
+        .collect();
+    assert_eq!(reports.len(), 9, "{scenarios:?}");
+    assert!(scenarios[1].starts_with("relay:"), "{scenarios:?}");
+    assert!(scenarios[2].ends_with("memory store"), "{scenarios:?}");
     for report in reports {
         let report: Report = serde_json::from_value(report.clone()).expect("a report");
         assert!(
@@ -139,9 +160,9 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
         );
         assert!(report.ops > 0, "{}: nothing done", report.scenario);
     }
-    let watchers: Report = serde_json::from_value(reports[4].clone()).expect("watchers");
+    let watchers: Report = serde_json::from_value(reports[6].clone()).expect("watchers");
     assert_eq!(watchers.figures["watchers_joined"], 20.0);
-    let beside: Report = serde_json::from_value(reports[5].clone()).expect("beside");
+    let beside: Report = serde_json::from_value(reports[7].clone()).expect("beside");
     assert_eq!(
         beside.connections,
         2 + 20 + 10 * 2,
@@ -149,9 +170,24 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
     );
     assert_eq!(beside.figures["watchers_joined"], 20.0);
     assert!(beside.figures.contains_key("received_p99_ms"));
-    let idle: Report = serde_json::from_value(reports[6].clone()).expect("idle");
+    let idle: Report = serde_json::from_value(reports[8].clone()).expect("idle");
     assert_eq!(idle.connections, 50, "held over two processes");
-    assert_eq!(result["verdicts"].as_array().expect("verdicts").len(), 5);
+    let verdicts = result["verdicts"].as_array().expect("verdicts");
+    assert_eq!(verdicts.len(), 7);
+    for (verdict, label) in verdicts
+        .iter()
+        .zip(["1.", "2a.", "2b.", "3.", "4a.", "4b.", "5."])
+    {
+        let target = verdict["target"].as_str().expect("a target");
+        assert!(target.starts_with(label), "{target}");
+    }
+    assert!(
+        verdicts[1]["measured"]
+            .as_str()
+            .is_some_and(|m| m.contains("relays/s") && m.contains("echo messages/s")),
+        "{}",
+        verdicts[1]
+    );
 
     let written = std::fs::read_to_string(&file).expect("read back");
     assert!(written.starts_with("# Benchmarks\n\n## Engine\n\nkept as it is\n"));

@@ -1,0 +1,140 @@
+//! The sizes of the suite's scenarios: the ones the targets name, and a quick run that only
+//! checks that everything works.
+
+use noughts_protocol::{Level, Variant};
+
+use crate::ai::AiOptions;
+use crate::echo::EchoOptions;
+use crate::games::GamesOptions;
+use crate::idle::IdleOptions;
+use crate::relay::RelayOptions;
+use crate::watchers::WatchersOptions;
+
+/// The sizes of every scenario of the suite.
+#[derive(Debug, Clone)]
+pub struct Sizes {
+    pub echo: EchoOptions,
+    /// The relay baseline: as many connections as the echo run, in pairs.
+    pub relay: RelayOptions,
+    /// The saturation run: as many connections as the echo run, playing unpaced.
+    pub saturation: GamesOptions,
+    pub games: GamesOptions,
+    pub ai: AiOptions,
+    pub watchers: WatchersOptions,
+    /// A watched game again, with paced games beside it (not a target: whether its fan-out holds
+    /// up other games).
+    pub beside: WatchersOptions,
+    pub idle: IdleOptions,
+}
+
+impl Sizes {
+    /// The sizes the targets name.
+    pub fn full() -> Sizes {
+        Sizes {
+            echo: EchoOptions {
+                connections: 100,
+                size: 20,
+                secs: 10.0,
+            },
+            relay: RelayOptions {
+                pairs: 50,
+                secs: 10.0,
+            },
+            saturation: GamesOptions {
+                games: 50,
+                rate: None,
+                secs: 10.0,
+            },
+            games: GamesOptions {
+                games: 1000,
+                rate: Some(1.0),
+                secs: 30.0,
+            },
+            ai: AiOptions {
+                ai_games: 200,
+                variant: Variant::Cube,
+                level: Level::Perfect,
+                ai_rate: 1.0,
+                games: 1000,
+                rate: 1.0,
+                secs: 30.0,
+            },
+            watchers: WatchersOptions {
+                watchers: 5000,
+                stalled: 2,
+                rate: 8.0,
+                moves: 64,
+                join_at_once: 64,
+                beside_games: 0,
+            },
+            beside: WatchersOptions {
+                watchers: 5000,
+                stalled: 0,
+                rate: 8.0,
+                moves: 64,
+                join_at_once: 64,
+                beside_games: 1000,
+            },
+            idle: IdleOptions {
+                connections: 10_000,
+                procs: 2,
+                settle_secs: 3.0,
+            },
+        }
+    }
+
+    /// A few seconds in all, to see that everything still works.
+    pub fn quick() -> Sizes {
+        Sizes {
+            echo: EchoOptions {
+                connections: 10,
+                size: 20,
+                secs: 1.0,
+            },
+            relay: RelayOptions {
+                pairs: 5,
+                secs: 1.0,
+            },
+            saturation: GamesOptions {
+                games: 5,
+                rate: None,
+                secs: 1.0,
+            },
+            games: GamesOptions {
+                games: 10,
+                rate: Some(5.0),
+                secs: 2.0,
+            },
+            ai: AiOptions {
+                ai_games: 4,
+                variant: Variant::Cube,
+                level: Level::Perfect,
+                ai_rate: 5.0,
+                games: 10,
+                rate: 5.0,
+                secs: 2.0,
+            },
+            watchers: WatchersOptions {
+                watchers: 20,
+                stalled: 1,
+                rate: 20.0,
+                moves: 16,
+                join_at_once: 8,
+                beside_games: 0,
+            },
+            beside: WatchersOptions {
+                watchers: 20,
+                stalled: 0,
+                rate: 20.0,
+                moves: 16,
+                join_at_once: 8,
+                beside_games: 10,
+            },
+            idle: IdleOptions {
+                connections: 50,
+                procs: 2,
+                settle_secs: 0.2,
+            },
+        }
+    }
+}
