@@ -2,68 +2,122 @@
 //! every node) holds every live game's log; a game whose lease no node holds has lost its node.
 //! Every lease time, each node looks for such games and takes over those whose lease it wins,
 //! by the path a restart takes: restored from the store with the same board, `seq` and clocks.
-//! A player who comes back to a node first has that node take over their games at once, so that
-//! they find them there.
+//! A player who comes back to a node has that node take over their games first, so that they
+//! find them there. A game seen without a holder only once is left alone: its node may be taking
+//! its lease at that moment.
 
+use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Duration;
 
-use noughts_protocol::PlayerId;
+use noughts_protocol::{GameId, PlayerId};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
+use crate::cluster::leases::Leases;
 use crate::game;
 use crate::shared::Shared;
-use crate::sitter::Sitter;
-use crate::store::{LiveGame, now_ms};
+use crate::store::LiveGame;
 
-/// Takes over, every lease time until `stop`, the live games no node holds.
+/// Takes over, every lease time until `stop`, the live games no node holds. A game is taken
+/// only once it has been seen without a holder twice, a lease time apart: a player coming back
+/// to some node meanwhile has that node take it, so that they find it where they are.
 pub(crate) async fn keep_taking_over(shared: Arc<Shared>, stop: CancellationToken) {
     let Some(leases) = shared.leases.clone() else {
         return;
     };
+    let mut seen = HashSet::new();
     loop {
         tokio::select! {
             () = tokio::time::sleep(leases.cluster().lease()) => {}
             () = stop.cancelled() => return,
         }
-        take_over(&shared, |_| true).await;
+        let orphans = match orphans(&shared, &leases).await {
+            Ok(orphans) => orphans,
+            Err(err) => {
+                warn!(cause = %err, "cannot look for games to take over");
+                continue;
+            }
+        };
+        let unheld: HashSet<GameId> = orphans
+            .into_iter()
+            .filter(|(_, owner)| owner.is_none())
+            .map(|(game, _)| game)
+            .collect();
+        let due: Vec<GameId> = unheld.intersection(&seen).copied().collect();
+        seen = unheld;
+        take(&shared, &leases, due, |_| true).await;
     }
 }
 
-/// Takes over `player`'s live games that no node holds, before they are welcomed back here.
+/// Takes over `player`'s live games that another node held, before they are welcomed back here.
+/// A game whose node has just died is still held for up to a lease time: this waits that long
+/// (and a little) for such leases to run out. A game whose node is alive stays there.
 pub(crate) async fn take_over_games_of(shared: &Arc<Shared>, player: PlayerId) {
-    take_over(shared, |game| {
-        game.seats
-            .iter()
-            .any(|seat| matches!(seat, Sitter::Human(p) if p.player == player))
-    })
-    .await;
-}
-
-/// Takes over the orphaned live games `wanted` picks. A game younger than two lease times is
-/// left alone: its node may not have taken its lease yet.
-async fn take_over(shared: &Arc<Shared>, wanted: impl Fn(&LiveGame) -> bool) {
-    let Some(leases) = &shared.leases else {
+    let Some(leases) = shared.leases.clone() else {
         return;
     };
+    let Ok(ids) = shared.store.live_ids_of(player).await else {
+        return;
+    };
+    let mut elsewhere: Vec<GameId> = ids
+        .into_iter()
+        .filter(|&game| shared.registry.game(game).is_none())
+        .collect();
+    let deadline =
+        tokio::time::Instant::now() + leases.cluster().lease() + Duration::from_millis(250);
+    while !elsewhere.is_empty() {
+        let Ok(owners) = leases.cluster().owners(&elsewhere).await else {
+            return;
+        };
+        let free: Vec<GameId> = elsewhere
+            .iter()
+            .zip(owners)
+            .filter(|(_, owner)| owner.is_none())
+            .map(|(&game, _)| game)
+            .collect();
+        take(shared, &leases, free, |_| true).await;
+        elsewhere.retain(|&game| shared.registry.game(game).is_none());
+        if tokio::time::Instant::now() > deadline {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The live games this node does not play, each with the node holding it, if any.
+async fn orphans(
+    shared: &Shared,
+    leases: &Leases,
+) -> Result<Vec<(GameId, Option<String>)>, String> {
+    let ids: Vec<GameId> = shared
+        .store
+        .live_ids()
+        .await
+        .map_err(|err| err.to_string())?
+        .into_iter()
+        .filter(|&game| shared.registry.game(game).is_none())
+        .collect();
+    let owners = leases
+        .cluster()
+        .owners(&ids)
+        .await
+        .map_err(|err| err.to_string())?;
+    Ok(ids.into_iter().zip(owners).collect())
+}
+
+/// Takes over those of `games` that `wanted` picks and whose lease this node wins.
+async fn take(
+    shared: &Arc<Shared>,
+    leases: &Leases,
+    games: Vec<GameId>,
+    wanted: impl Fn(&LiveGame) -> bool,
+) {
     if shared.stop_games.is_cancelled() {
         return;
     }
-    let ids = match shared.store.live_ids().await {
-        Ok(ids) => ids,
-        Err(err) => {
-            warn!(cause = %err, "cannot read the live games to take over");
-            return;
-        }
-    };
-    let settled = u64::try_from(2 * leases.cluster().lease().as_millis()).unwrap_or(u64::MAX);
     let mut taken = Vec::new();
-    for id in ids {
-        if shared.registry.game(id).is_some()
-            || !matches!(leases.cluster().owner(id).await, Ok(None))
-        {
-            continue;
-        }
+    for id in games {
         let game = match shared.store.live_game(id).await {
             Ok(game) => game,
             Err(err) => {
@@ -71,10 +125,7 @@ async fn take_over(shared: &Arc<Shared>, wanted: impl Fn(&LiveGame) -> bool) {
                 continue;
             }
         };
-        if !wanted(&game) || now_ms().saturating_sub(game.start.started_ms) < settled {
-            continue;
-        }
-        if leases.take(id).await {
+        if wanted(&game) && leases.take(id).await {
             info!(game = id.0, "taking over a game whose node is gone");
             taken.push(game);
         }

@@ -108,3 +108,21 @@ impl Cluster {
         }))
     }
 }
+
+impl Cluster {
+    /// The node holding each of `games`, if a lease stands: one round trip for all of them.
+    pub async fn owners(&self, games: &[GameId]) -> Result<Vec<Option<String>>, ClusterError> {
+        if games.is_empty() {
+            return Ok(Vec::new());
+        }
+        let keys: Vec<String> = games.iter().map(|&game| owner_key(game)).collect();
+        let holders: Vec<Option<String>> = redis::cmd("MGET")
+            .arg(keys)
+            .query_async(&mut self.redis.clone())
+            .await?;
+        Ok(holders
+            .into_iter()
+            .map(|holder| Some(holder?.rsplit_once(':')?.0.to_owned()))
+            .collect())
+    }
+}

@@ -50,6 +50,8 @@ pub(super) trait Backend: Send {
     fn last_ids(&mut self) -> Result<(u64, u64), StoreError>;
     /// The games without an end, oldest first.
     fn live_ids(&mut self) -> Result<Vec<GameId>, StoreError>;
+    /// The games without an end that `player` plays in, oldest first.
+    fn live_ids_of(&mut self, player: PlayerId) -> Result<Vec<GameId>, StoreError>;
 
     fn add_player(
         &mut self,

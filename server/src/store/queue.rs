@@ -347,6 +347,11 @@ impl Store {
         self.read(|db| db.live_ids()).await
     }
 
+    /// The games without an end that `player` plays in.
+    pub(crate) async fn live_ids_of(&self, player: PlayerId) -> Result<Vec<GameId>, StoreError> {
+        self.read(move |db| db.live_ids_of(player)).await
+    }
+
     /// A live game as a restart restores it: for a node taking over another's game.
     pub(crate) async fn live_game(&self, game: GameId) -> Result<LiveGame, StoreError> {
         self.read(move |db| backend::live_game(db, game)).await

@@ -82,6 +82,18 @@ impl Backend for Postgres {
             .collect()
     }
 
+    fn live_ids_of(&mut self, player: PlayerId) -> Result<Vec<GameId>, StoreError> {
+        self.conn
+            .query(
+                "SELECT id FROM games WHERE ended_ms IS NULL AND (x_player = $1 OR o_player = $1) \
+                 ORDER BY id",
+                &[&int(player.0)],
+            )?
+            .iter()
+            .map(|row| Ok(GameId(uint(row.try_get(0)?))))
+            .collect()
+    }
+
     fn add_player(
         &mut self,
         player: PlayerId,

@@ -181,6 +181,20 @@ impl Backend for Sqlite {
         Ok(ids)
     }
 
+    fn live_ids_of(&mut self, player: PlayerId) -> Result<Vec<GameId>, StoreError> {
+        let ids = self
+            .db
+            .prepare_cached(
+                "SELECT id FROM games WHERE ended_ms IS NULL AND (x_player = ?1 OR o_player = ?1) \
+                 ORDER BY id",
+            )?
+            .query_map(params![int(player.0)], |r| {
+                r.get(0).map(|id| GameId(uint(id)))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
     fn add_player(
         &mut self,
         player: PlayerId,
