@@ -36,10 +36,17 @@ pub fn choose_move(
         Level::Random => players::random(board, rng),
         Level::Easy => players::easy(board, rng),
         Level::Medium => players::medium(board, rng, budget),
-        Level::Hard => players::hard(board, rng),
+        Level::Hard => players::hard(board, rng, players::hard_depth(board.variant())),
         Level::Perfect if is_exact(board.variant()) => players::exact(board, rng),
         Level::Perfect => qubic_play::deep(board, rng, budget),
     })
+}
+
+/// The move `hard` would play if it searched `depth` plies instead of its own depth for the
+/// variant (3 on qubic), or `None` if the game is over: a stronger or weaker yardstick for
+/// measuring the other levels. Deterministic for a given `rng`.
+pub fn choose_hard_move(board: &Board, depth: u32, rng: &mut fastrand::Rng) -> Option<Choice> {
+    (!board.is_over()).then(|| players::hard(board, rng, depth.clamp(1, 64) as i32))
 }
 
 /// What the search knows about one legal move.

@@ -35,7 +35,7 @@ pub mod threats;
 mod variant;
 mod verdict;
 
-pub use ai::{Analysis, MoveValue, analyse, choose_move};
+pub use ai::{Analysis, MoveValue, analyse, choose_hard_move, choose_move};
 pub use board::{Board, BoardError, Mark, MoveError, Outcome, cells_of};
 pub use budget::Budget;
 pub use fastrand::Rng;
