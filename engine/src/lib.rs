@@ -26,6 +26,7 @@ pub mod book_build;
 pub mod book_check;
 mod budget;
 mod level;
+mod line_counts;
 mod players;
 mod qubic_play;
 pub mod search;
