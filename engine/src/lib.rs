@@ -16,7 +16,9 @@
 //! - `src/main.rs`: the `noughts-engine` analysis command line (`best`, `eval`, `perft`, `solve`,
 //!   `selfplay`, `book-build`, `book-verify`), printing JSON lines.
 //!
-//! The crate is pure: no I/O, no async, no global state but precomputed tables. Serde support for
+//! The crate is pure: no I/O, no async, no global state but precomputed tables and the memory
+//! each thread's [`Engine`] keeps for [`choose_move`] (a cache: it changes how fast a move is
+//! found, and on qubic which move the budget reaches, never what a proven value is). Serde support for
 //! the value types is behind the `serde` feature; the analysis binary behind `cli`.
 
 mod ai;
@@ -25,6 +27,7 @@ pub mod book;
 pub mod book_build;
 pub mod book_check;
 mod budget;
+mod engine;
 mod level;
 mod line_counts;
 mod players;
@@ -39,6 +42,7 @@ mod verdict;
 pub use ai::{Analysis, MoveValue, analyse, choose_hard_move, choose_move};
 pub use board::{Board, BoardError, Mark, MoveError, Outcome, cells_of};
 pub use budget::Budget;
+pub use engine::Engine;
 pub use fastrand::Rng;
 pub use level::{Level, UnknownLevel};
 pub use variant::{UnknownVariant, Variant};

@@ -12,8 +12,8 @@ use noughts_engine::book_build::Builder;
 use noughts_engine::book_check::{Checked, NotShown, verify, verify_all};
 use noughts_engine::solve::{perft, solve};
 use noughts_engine::{
-    Analysis, Board, Budget, Level, Mark, Outcome, Rng, Value, Variant, analyse, choose_hard_move,
-    choose_move,
+    Analysis, Board, Budget, Engine, Level, Mark, Outcome, Rng, Value, Variant, analyse,
+    choose_hard_move, choose_move,
 };
 use serde_json::{Value as Json, json};
 
@@ -477,10 +477,12 @@ struct Selfplay {
 fn play_game(plan: &Selfplay, seats: [Level; 2], rng: &mut Rng) -> (Vec<usize>, Option<Mark>) {
     let mut board = Board::new(plan.variant);
     let mut moves = Vec::new();
-    let choose =
+    // One engine per game: what it remembers from move to move, as an AI seat would.
+    let mut engine = Engine::new();
+    let mut choose =
         |board: &Board, rng: &mut Rng| match (seats[board.ply() as usize % 2], plan.hard_depth) {
             (Level::Hard, Some(depth)) => choose_hard_move(board, depth, rng),
-            (level, _) => choose_move(board, level, rng, plan.budget),
+            (level, _) => engine.choose_move(board, level, rng, plan.budget),
         };
     while let Some(choice) = choose(&board, rng) {
         moves.push(choice.cell);

@@ -11,9 +11,41 @@ use crate::threats::{Hold, ThreatSearch, defence_cells, winning_cells};
 use crate::variant::Variant;
 use crate::verdict::{Choice, Value, best_of, judge, pick};
 
+/// What `perfect` keeps from move to move on qubic: its search (the table, the history and the
+/// horizon's threat search) and the threat search of its attacks and defences. Everything in
+/// them is a fact about a position, so it stays true for every later move.
+#[derive(Debug)]
+pub struct Memory {
+    /// The alpha-beta search and its table (8 MiB).
+    searcher: Searcher,
+    /// The threat search for wins, defences and the hold check, with its refutations.
+    threats: ThreatSearch,
+}
+
+impl Memory {
+    /// An empty memory.
+    pub fn new() -> Memory {
+        Memory {
+            searcher: Searcher::new(Variant::Qubic, Budget::UNLIMITED).with_horizon_threats(),
+            threats: ThreatSearch::new(Variant::Qubic, 0),
+        }
+    }
+
+    /// Nodes searched so far, by both searches.
+    fn nodes(&self) -> u64 {
+        self.searcher.nodes + self.searcher.threat_nodes() + self.threats.nodes
+    }
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Memory::new()
+    }
+}
+
 /// `perfect` on qubic: immediate wins and blocks, forced wins by threats, refusal of moves that
 /// allow the opponent one, then iterative deepening over the rest until the budget runs out.
-pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
+pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget, memory: &mut Memory) -> Choice {
     let budget = if budget.time.is_none() && budget.nodes.is_none() {
         Budget::DEFAULT
     } else {
@@ -34,24 +66,33 @@ pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
             nodes: 1,
         };
     }
-    let (safe, mut nodes) = match safe_moves(board, rng, budget) {
+    let nodes_before = memory.nodes();
+    let safe = match safe_moves(board, rng, budget, &mut memory.threats) {
         Ok(found) => found,
-        Err(choice) => return choice,
+        Err(mut choice) => {
+            choice.nodes = (memory.nodes() - nodes_before).max(1);
+            return choice;
+        }
+    };
+    let Memory { searcher, threats } = memory;
+    let spent = |searcher: &Searcher, threats: &ThreatSearch| {
+        searcher.nodes + searcher.threat_nodes() + threats.nodes - nodes_before
     };
 
     // Search the safe moves, deepening for three quarters of the budget; `remaining(p)` is what
     // is left of p% of it.
-    let remaining = |percent: u32| Budget {
+    let remaining = |percent: u32, spent: u64| Budget {
         time: budget
             .time
             .map(|t| (t * percent / 100).saturating_sub(start.elapsed())),
         nodes: budget
             .nodes
-            .map(|n| (n * percent as u64 / 100).saturating_sub(nodes)),
+            .map(|n| (n * percent as u64 / 100).saturating_sub(spent)),
     };
     // A single safe move is still searched (a little), so a win behind it is known and reported.
     let share = if safe.len() == 1 { 25 } else { 75 };
-    let mut searcher = Searcher::new(variant, remaining(share)).with_horizon_threats();
+    searcher.new_search();
+    searcher.set_budget(remaining(share, spent(searcher, threats)));
     let mut result: Option<(Vec<(usize, i32)>, i32)> = None;
     for depth in 1..=(variant.cells() as i32 - ply as i32) {
         let scored = searcher.root(board, &safe, depth);
@@ -68,7 +109,6 @@ pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
     // Then make sure the chosen move does not allow a quiet reply that sets up threats we cannot
     // stop (a threat search one move deeper); if it does, drop it and search the rest again.
     let mut pool = safe.clone();
-    let mut guard = ThreatSearch::new(variant, 0);
     while let Some((scored, depth)) = result.as_ref() {
         let best = scored[0].1;
         let ties: Vec<usize> = scored.iter().filter(|m| m.1 == best).map(|m| m.0).collect();
@@ -76,25 +116,24 @@ pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
         let hold = if best.abs() >= PROVEN || pool.len() == 1 {
             Hold::Holds
         } else {
-            holds_after(variant, me, opp, cell, &mut guard, start, budget)
+            holds_after(variant, me, opp, cell, threats, start, budget)
         };
         // A check cut short proves nothing either way: the move stays the search's choice (its
         // value is what the search proved, never what the check did not finish).
         if hold != Hold::Falls {
-            nodes += searcher.nodes + searcher.threat_nodes() + guard.nodes;
             let (value, plies) = judge(variant, ply, best, false);
             return Choice {
                 cell,
                 value,
                 plies,
-                nodes,
+                nodes: spent(searcher, threats),
             };
         }
         pool.retain(|&c| c != cell);
         if pool.is_empty() {
             break;
         }
-        searcher.set_budget(remaining(95));
+        searcher.set_budget(remaining(95, spent(searcher, threats)));
         let depth = *depth;
         let rescored = searcher.root(board, &pool, depth);
         if searcher.stopped {
@@ -105,12 +144,11 @@ pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
         }
         result = Some((rescored, depth));
     }
-    nodes += searcher.nodes + searcher.threat_nodes() + guard.nodes;
     let scored = match result {
         Some((scored, _)) if !scored.is_empty() => scored,
         _ => safe.iter().map(|&c| (c, 0)).collect(),
     };
-    best_of(board, &scored, false, nodes, rng)
+    best_of(board, &scored, false, spent(searcher, threats), rng)
 }
 
 /// Whether, after we (`me`) play `cell`, we can stop the threats that every quiet reply of the
@@ -150,14 +188,15 @@ fn holds_after(
     answer
 }
 
-/// The moves `perfect` may consider on qubic, and the nodes spent finding them; or, when the
-/// threats decide the move (a win on the spot or by threats, a forced block, a lost position),
-/// that move.
+/// The moves `perfect` may consider on qubic; or, when the threats decide the move (a win on the
+/// spot or by threats, a forced block, a lost position), that move (its nodes left for the
+/// caller to count).
 fn safe_moves(
     board: &Board,
     rng: &mut fastrand::Rng,
     budget: Budget,
-) -> Result<(Vec<usize>, u64), Choice> {
+    threat_search: &mut ThreatSearch,
+) -> Result<Vec<usize>, Choice> {
     let variant = board.variant();
     let lines = variant.lines();
     let (me, opp) = sides(board);
@@ -187,16 +226,16 @@ fn safe_moves(
     // defence at the node rates measured in BENCHMARKS.md).
     let millis = budget.time.map_or(1000, |t| t.as_millis() as u64).max(1);
     let threat_nodes = (millis * 400).clamp(2_000, 4_000_000);
-    let mut attack = ThreatSearch::new(variant, threat_nodes);
+    let attack = threat_search;
+    attack.extend(threat_nodes);
     if let Some((cell, plies)) = attack.find_win(me, opp, 32) {
         return Err(Choice {
             cell,
             value: Value::Win,
             plies: Some(plies),
-            nodes: attack.nodes,
+            nodes: 0,
         });
     }
-    let mut nodes = attack.nodes;
 
     // Defence: if the opponent, given the move, could win by threats, only moves touching that
     // line (or making a threat, or able to turn one of its forced replies into a threat) can
@@ -206,7 +245,8 @@ fn safe_moves(
     } else {
         cells_of(empty).collect()
     };
-    let mut defence = ThreatSearch::new(variant, threat_nodes);
+    let defence = attack;
+    defence.extend(threat_nodes);
     let safe: Vec<usize> = match defence.find_line(opp, me, 32) {
         None => candidates.clone(),
         Some(line) => {
@@ -234,7 +274,7 @@ fn safe_moves(
                     cell: slowest_loss.1,
                     value: Value::Loss,
                     plies: Some(slowest_loss.0),
-                    nodes: nodes + defence.nodes,
+                    nodes: 0,
                 });
             }
             // A move whose check was cut short is not proven lost: it stays a candidate.
@@ -242,6 +282,5 @@ fn safe_moves(
             safe
         }
     };
-    nodes += defence.nodes;
-    Ok((safe, nodes))
+    Ok(safe)
 }

@@ -102,8 +102,8 @@ struct Refuted {
 
 /// The table's first size (log2 of the slots): 1,024 slots, 24 KiB.
 const REFUTED_MIN_BITS: u32 = 10;
-/// Its largest: 2^18 slots, 6 MiB.
-const REFUTED_MAX_BITS: u32 = 18;
+/// Its largest: 2^17 slots, 3 MiB.
+const REFUTED_MAX_BITS: u32 = 17;
 
 impl Refuted {
     fn new(bits: u32) -> Refuted {
