@@ -94,7 +94,22 @@ impl Builder {
         builder
     }
 
-    /// Whether the empty board is proven won for X.
+    /// A search whose tree holds only the position (x, o), to prove it won for X (whichever
+    /// side is to move there).
+    pub fn from_position(x: u64, o: u64) -> Builder {
+        let mut builder = Builder {
+            nodes: Vec::new(),
+            index: HashMap::new(),
+            symmetries: Symmetries::of(Variant::Qubic),
+            threats: ThreatSearch::new(Variant::Qubic, 0),
+            expanded: 0,
+        };
+        builder.node(x, o);
+        builder
+    }
+
+    /// Whether the root (the empty board, unless made [`Builder::from_position`]) is proven won
+    /// for X.
     pub fn solved(&self) -> bool {
         self.nodes[0].proof == 0
     }
