@@ -661,6 +661,32 @@ mod tests {
     }
 
     #[test]
+    fn a_new_search_keeps_the_table_but_lets_its_deep_entries_go() {
+        let mut table = Table::new(4);
+        let a = 1u64;
+        table.store(a, 5, 10, EXACT_BOUND, 3);
+        table.store(a, 6, 2, LOWER, 4);
+        // A shallower result for the same position replaces it.
+        assert_eq!(table.probe(a), Some((6, 2, LOWER, 4)));
+        table.store(a, 5, 10, EXACT_BOUND, 3);
+        // Within a search, a deep entry keeps its slot against shallower ones for other keys.
+        let other = (2..1000u64)
+            .find(|&k| table.index(k) == table.index(a))
+            .unwrap();
+        table.store(other, 1, 1, UPPER, 0);
+        assert_eq!(table.probe(a), Some((5, 10, EXACT_BOUND, 3)));
+        // The next search still finds it, until a new entry needs the slot.
+        table.generation += 1;
+        assert_eq!(table.probe(a), Some((5, 10, EXACT_BOUND, 3)));
+        let third = (other + 1..2000u64)
+            .find(|&k| table.index(k) == table.index(a))
+            .unwrap();
+        table.store(third, 1, 1, UPPER, 0);
+        assert_eq!(table.probe(a), None);
+        assert_eq!(table.probe(third), Some((1, 1, UPPER, 0)));
+    }
+
+    #[test]
     fn quickest_win_scores_highest() {
         // X can win now at 2; every other move is slower.
         let board = Board::parse(Variant::Classic, "XX./OO./...").unwrap();
