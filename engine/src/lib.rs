@@ -3,8 +3,8 @@
 //! - [`Variant`]: the four games (3×3, 4×4, 3×3×3, 4×4×4), each a set of cells and winning lines.
 //! - [`Board`]: a legal position as two bit masks; parsing, moves, the outcome.
 //! - [`Level`] and [`choose_move`]: the AI players, from `random` and the two-ply `easy` to
-//!   `perfect` (`players`, `qubic_play`); [`analyse`]: the value of a position and of each of its
-//!   moves.
+//!   `perfect` (`players`, `qubic_play`), played through an [`Engine`] that keeps its work from
+//!   move to move; [`analyse`]: the value of a position and of each of its moves.
 //! - [`search`]: negamax with alpha-beta (principal variation search), a transposition table
 //!   keyed by the position's smallest symmetric image ([`symmetry`]: 8 for the squares, 48 for
 //!   the cube, 192 for qubic), threat pruning, iterative deepening and a budget; scores carry the

@@ -13,9 +13,10 @@ use crate::threats::{Hold, ThreatSearch, defence_cells, winning_cells};
 use crate::variant::Variant;
 use crate::verdict::{Choice, Value, judge, pick};
 
-/// What `perfect` keeps from move to move on qubic: its search (the table, the history and the
-/// horizon's threat search) and the threat search of its attacks and defences. Everything in
-/// them is a fact about a position, so it stays true for every later move.
+/// What `perfect` keeps from move to move on qubic: its search (the table, the move-ordering
+/// history and the horizon's threat search) and the threat search of its attacks and defences.
+/// What the tables hold is a fact about a position, so it stays true for every later move; the
+/// history only orders moves.
 #[derive(Debug)]
 pub struct Memory {
     /// The alpha-beta search and its table (8 MiB).
