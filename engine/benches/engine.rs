@@ -212,7 +212,9 @@ fn qubic(c: &mut Criterion) {
     });
     threat_search(&mut group);
     group.finish();
-    // The real thing: `perfect` with its one-second budget, from the same position.
+    // The real thing: `perfect` with its one-second budget, from the same position with one
+    // more X, so that O is to move (X would answer from the book).
+    let board = board.play(63).expect("an empty cell");
     let mut rng = Rng::with_seed(3);
     let start = Instant::now();
     let choice = choose_move(&board, Level::Perfect, &mut rng, Budget::DEFAULT).unwrap();
