@@ -1,5 +1,5 @@
 //! Engine benchmarks: best moves from the empty boards, the full classic solve, qubic's node
-//! rate, and a plain minimax in the style of the original write-ups for comparison.
+//! rate and threat search, and a plain minimax in the style of the original write-ups for comparison.
 
 use std::collections::HashSet;
 use std::hint::black_box;
@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use noughts_engine::search::{EXACT, Searcher};
 use noughts_engine::solve::solve;
-use noughts_engine::{Board, Budget, Level, Rng, Variant, choose_move};
+use noughts_engine::threats::{Hold, ThreatSearch, winning_cells};
+use noughts_engine::{Board, Budget, Level, Mark, Rng, Variant, choose_move};
 
 /// The full minimax of the write-ups: an array board, a line scan at every node, every move of
 /// every position searched, no pruning and no table.
@@ -209,8 +210,11 @@ fn qubic(c: &mut Criterion) {
             }
         })
     });
+    threat_search(&mut group);
     group.finish();
-    // The real thing: `perfect` with its one-second budget, from the same position.
+    // The real thing: `perfect` with its one-second budget, from the same position with one
+    // more X, so that O is to move (X would answer from the book).
+    let board = board.play(63).expect("an empty cell");
     let mut rng = Rng::with_seed(3);
     let start = Instant::now();
     let choice = choose_move(&board, Level::Perfect, &mut rng, Budget::DEFAULT).unwrap();
@@ -221,6 +225,67 @@ fn qubic(c: &mut Criterion) {
         took,
         choice.nodes as f64 / took.as_secs_f64()
     );
+}
+
+/// Positions from games of `hard` against itself (after two random moves each), 8 to 40 marks
+/// in, with nobody able to win on the spot: the side to move and the other side's marks.
+fn qubic_middle_games(count: usize) -> Vec<(u64, u64)> {
+    let mut rng = Rng::with_seed(18);
+    let mut positions = Vec::new();
+    while positions.len() < count {
+        let mut board = Board::new(Variant::Qubic);
+        while !board.is_over() && positions.len() < count {
+            let cell = if board.ply() < 4 {
+                let moves: Vec<usize> = board.legal_moves().collect();
+                moves[rng.usize(..moves.len())]
+            } else {
+                choose_move(&board, Level::Hard, &mut rng, Budget::DEFAULT)
+                    .unwrap()
+                    .cell
+            };
+            board = board.play_unchecked(cell);
+            let (x, o) = (board.mask(Mark::X), board.mask(Mark::O));
+            let (me, opp) = if board.to_move() == Mark::X {
+                (x, o)
+            } else {
+                (o, x)
+            };
+            let lines = Variant::Qubic.lines();
+            let quiet = winning_cells(lines, me, opp) & board.empty() == 0;
+            if !board.is_over() && quiet && (8..=40).contains(&board.ply()) {
+                positions.push((me, opp));
+            }
+        }
+    }
+    positions
+}
+
+/// The threat search over 200 middle-game positions, each with a fresh search: a win by threats
+/// for the side to move, then for the other side (at most 20,000 nodes each), then whether the
+/// side to move can hold against the other's threats (as `perfect` checks its moves on qubic;
+/// at most 5,000 nodes a search).
+fn threat_search(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    let positions = qubic_middle_games(200);
+    let run = || {
+        let (mut nodes, mut wins, mut holds) = (0, 0, 0);
+        for &(me, opp) in &positions {
+            for (own, other) in [(me, opp), (opp, me)] {
+                let mut search = ThreatSearch::new(Variant::Qubic, 20_000);
+                wins += usize::from(search.find_win(own, other, 32).is_some());
+                nodes += search.nodes;
+            }
+            let mut search = ThreatSearch::new(Variant::Qubic, 0);
+            holds += usize::from(search.can_hold(me, opp, 5_000) == Hold::Holds);
+            nodes += search.nodes;
+        }
+        (nodes, wins, holds)
+    };
+    let (nodes, wins, holds) = run();
+    eprintln!(
+        "qubic threat search: {wins} wins in 400 searches, {holds} of 200 hold, {nodes} nodes"
+    );
+    group.throughput(Throughput::Elements(nodes));
+    group.bench_function("threat_search_positions", |b| b.iter(|| black_box(run())));
 }
 
 criterion_group! {

@@ -2,44 +2,55 @@
 //! [`analyse`] values a position and each of its moves.
 //!
 //! [`choose_move`] is what an AI seat calls; [`analyse`] is what the analysis tools call. Both are
-//! safe to call from many threads at once: each call owns its search table (at most 8 MB, on
-//! qubic; 4 MB on four, 1 MB on the cube) and its threat-search memory (capped), and the only
-//! shared state is read-only (line tables, symmetries, the solved classic game).
+//! safe to call from many threads at once: [`analyse`] owns its search table (at most 8 MB, on
+//! qubic; 4 MB on four, 1 MB on the cube); [`choose_move`] plays through its thread's
+//! [`Engine`], whose memory (qubic `perfect` only: about 14 MB) lives as long as the thread. The
+//! only state shared between threads is read-only (line tables, symmetries, the solved classic
+//! game, the book).
+
+use std::cell::RefCell;
 
 use crate::board::{Board, Mark};
 use crate::book;
 use crate::budget::Budget;
+use crate::engine::Engine;
 use crate::level::Level;
 use crate::players::{self, is_exact};
-use crate::qubic_play;
 use crate::search::{EXACT, Searcher, terminal_score};
 use crate::variant::Variant;
 use crate::verdict::{Choice, Value, judge};
 
+thread_local! {
+    /// The engine [`choose_move`] plays through on this thread: its memory serves every game the
+    /// thread plays, one move after another.
+    static ENGINE: RefCell<Engine> = RefCell::new(Engine::new());
+}
+
 /// The move `level` plays in `board`, or `None` if the game is over. Ties are broken with `rng`,
 /// so the same seed gives the same game (on qubic, `perfect` also depends on how far the search
-/// gets within the time budget).
+/// gets within the time budget, and on what it remembers).
 ///
 /// `budget` bounds `perfect` on qubic only: on the other variants `perfect` is exact and fast, and
 /// the weaker levels always do a fixed amount of work. On qubic a proven win's `plies` is the
 /// length of the forcing line found, which need not be the shortest.
+///
+/// This plays through an [`Engine`] kept per thread, so a thread that plays a game's moves one
+/// after another reuses its work from move to move; to keep one per game instead, hold an
+/// [`Engine`] and call [`Engine::choose_move`].
 pub fn choose_move(
     board: &Board,
     level: Level,
     rng: &mut fastrand::Rng,
     budget: Budget,
 ) -> Option<Choice> {
-    if board.is_over() {
-        return None;
-    }
-    Some(match level {
-        Level::Random => players::random(board, rng),
-        Level::Easy => players::easy(board, rng),
-        Level::Medium => players::medium(board, rng, budget),
-        Level::Hard => players::hard(board, rng),
-        Level::Perfect if is_exact(board.variant()) => players::exact(board, rng),
-        Level::Perfect => qubic_play::deep(board, rng, budget),
-    })
+    ENGINE.with_borrow_mut(|engine| engine.choose_move(board, level, rng, budget))
+}
+
+/// The move `hard` would play if it searched `depth` plies instead of its own depth for the
+/// variant (3 on qubic), or `None` if the game is over: a stronger or weaker yardstick for
+/// measuring the other levels. Deterministic for a given `rng`.
+pub fn choose_hard_move(board: &Board, depth: u32, rng: &mut fastrand::Rng) -> Option<Choice> {
+    (!board.is_over()).then(|| players::hard(board, rng, depth.clamp(1, 64) as i32))
 }
 
 /// What the search knows about one legal move.

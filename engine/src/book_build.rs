@@ -94,7 +94,22 @@ impl Builder {
         builder
     }
 
-    /// Whether the empty board is proven won for X.
+    /// A search whose tree holds only the position (x, o), to prove it won for X (whichever
+    /// side is to move there).
+    pub fn from_position(x: u64, o: u64) -> Builder {
+        let mut builder = Builder {
+            nodes: Vec::new(),
+            index: HashMap::new(),
+            symmetries: Symmetries::of(Variant::Qubic),
+            threats: ThreatSearch::new(Variant::Qubic, 0),
+            expanded: 0,
+        };
+        builder.node(x, o);
+        builder
+    }
+
+    /// Whether the root (the empty board, unless made [`Builder::from_position`]) is proven won
+    /// for X.
     pub fn solved(&self) -> bool {
         self.nodes[0].proof == 0
     }
@@ -466,5 +481,26 @@ mod tests {
         resumed.run(100);
         assert_eq!(resumed.progress(), builder.progress());
         assert!(Builder::resume(b"QPN1").is_none());
+    }
+
+    #[test]
+    fn a_position_lost_for_o_is_proven_from_it() {
+        // A game perfect O lost to medium X at 100 ms a move: after O's fourth move (49) X
+        // wins, and a few expansions from that position show it.
+        let moves = [57, 48, 25, 41, 22, 28, 37, 49];
+        let mask = |parity: usize| {
+            moves
+                .iter()
+                .skip(parity)
+                .step_by(2)
+                .fold(0u64, |m, &c| m | 1 << c)
+        };
+        let mut builder = Builder::from_position(mask(0), mask(1));
+        builder.run(200);
+        assert!(builder.solved());
+        // And a position that is no win for X is never proven.
+        let mut empty_o = Builder::from_position(1 << 0, 0);
+        empty_o.run(20);
+        assert!(!empty_o.solved());
     }
 }

@@ -3,8 +3,8 @@
 //! - [`Variant`]: the four games (3×3, 4×4, 3×3×3, 4×4×4), each a set of cells and winning lines.
 //! - [`Board`]: a legal position as two bit masks; parsing, moves, the outcome.
 //! - [`Level`] and [`choose_move`]: the AI players, from `random` and the two-ply `easy` to
-//!   `perfect` (`players`, `qubic_play`); [`analyse`]: the value of a position and of each of its
-//!   moves.
+//!   `perfect` (`players`, `qubic_play`), played through an [`Engine`] that keeps its work from
+//!   move to move; [`analyse`]: the value of a position and of each of its moves.
 //! - [`search`]: negamax with alpha-beta (principal variation search), a transposition table
 //!   keyed by the position's smallest symmetric image ([`symmetry`]: 8 for the squares, 48 for
 //!   the cube, 192 for qubic), threat pruning, iterative deepening and a budget; scores carry the
@@ -16,7 +16,9 @@
 //! - `src/main.rs`: the `noughts-engine` analysis command line (`best`, `eval`, `perft`, `solve`,
 //!   `selfplay`, `book-build`, `book-verify`), printing JSON lines.
 //!
-//! The crate is pure: no I/O, no async, no global state but precomputed tables. Serde support for
+//! The crate is pure: no I/O, no async, no global state but precomputed tables and the memory
+//! each thread's [`Engine`] keeps for [`choose_move`] (a cache: it changes how fast a move is
+//! found, and on qubic which move the budget reaches, never what a proven value is). Serde support for
 //! the value types is behind the `serde` feature; the analysis binary behind `cli`.
 
 mod ai;
@@ -25,7 +27,9 @@ pub mod book;
 pub mod book_build;
 pub mod book_check;
 mod budget;
+mod engine;
 mod level;
+mod line_counts;
 mod players;
 mod qubic_play;
 pub mod search;
@@ -35,9 +39,10 @@ pub mod threats;
 mod variant;
 mod verdict;
 
-pub use ai::{Analysis, MoveValue, analyse, choose_move};
+pub use ai::{Analysis, MoveValue, analyse, choose_hard_move, choose_move};
 pub use board::{Board, BoardError, Mark, MoveError, Outcome, cells_of};
 pub use budget::Budget;
+pub use engine::Engine;
 pub use fastrand::Rng;
 pub use level::{Level, UnknownLevel};
 pub use variant::{UnknownVariant, Variant};

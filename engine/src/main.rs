@@ -12,7 +12,8 @@ use noughts_engine::book_build::Builder;
 use noughts_engine::book_check::{Checked, NotShown, verify, verify_all};
 use noughts_engine::solve::{perft, solve};
 use noughts_engine::{
-    Analysis, Board, Budget, Level, Mark, Outcome, Rng, Value, Variant, analyse, choose_move,
+    Analysis, Board, Budget, Engine, Level, Mark, Outcome, Rng, Value, Variant, analyse,
+    choose_hard_move, choose_move,
 };
 use serde_json::{Value as Json, json};
 
@@ -130,6 +131,9 @@ enum Command {
         /// Thinking time for perfect on qubic, in milliseconds.
         #[arg(long, default_value_t = 1000)]
         budget_ms: u64,
+        /// Plies a `hard` seat searches, instead of its own depth for the variant (3 on qubic).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+        hard_depth: Option<u32>,
         /// Also print one JSON line per game.
         #[arg(long)]
         each: bool,
@@ -274,6 +278,7 @@ fn main() -> Result<()> {
             seed,
             alternate,
             budget_ms,
+            hard_depth,
             each,
         } => {
             if games == 0 {
@@ -286,6 +291,7 @@ fn main() -> Result<()> {
                 seed: seed.unwrap_or_else(|| Rng::new().u64(..)),
                 alternate,
                 budget: budget(budget_ms),
+                hard_depth,
                 each,
             };
             run_selfplay(&mut out, &plan)
@@ -462,19 +468,23 @@ struct Selfplay {
     seed: u64,
     alternate: bool,
     budget: Budget,
+    /// Plies a `hard` seat searches, when not its own depth.
+    hard_depth: Option<u32>,
     each: bool,
 }
 
 /// One game of `selfplay` from the empty board: the moves and the winner.
-fn play_game(
-    variant: Variant,
-    seats: [Level; 2],
-    rng: &mut Rng,
-    budget: Budget,
-) -> (Vec<usize>, Option<Mark>) {
-    let mut board = Board::new(variant);
+fn play_game(plan: &Selfplay, seats: [Level; 2], rng: &mut Rng) -> (Vec<usize>, Option<Mark>) {
+    let mut board = Board::new(plan.variant);
     let mut moves = Vec::new();
-    while let Some(choice) = choose_move(&board, seats[board.ply() as usize % 2], rng, budget) {
+    // One engine per game: what it remembers from move to move, as an AI seat would.
+    let mut engine = Engine::new();
+    let mut choose =
+        |board: &Board, rng: &mut Rng| match (seats[board.ply() as usize % 2], plan.hard_depth) {
+            (Level::Hard, Some(depth)) => choose_hard_move(board, depth, rng),
+            (level, _) => engine.choose_move(board, level, rng, plan.budget),
+        };
+    while let Some(choice) = choose(&board, rng) {
         moves.push(choice.cell);
         board = board.play_unchecked(choice.cell);
     }
@@ -496,7 +506,7 @@ fn run_selfplay(out: &mut impl Write, plan: &Selfplay) -> Result<()> {
         let swapped = plan.alternate && game % 2 == 1;
         let seats = if swapped { [o, x] } else { [x, o] };
         let mut rng = Rng::with_seed(plan.seed.wrapping_add(game as u64));
-        let (moves, winner) = play_game(plan.variant, seats, &mut rng, plan.budget);
+        let (moves, winner) = play_game(plan, seats, &mut rng);
         match winner {
             Some(Mark::X) => x_wins += 1,
             Some(Mark::O) => o_wins += 1,
@@ -531,6 +541,7 @@ fn run_selfplay(out: &mut impl Write, plan: &Selfplay) -> Result<()> {
             "first": {"level": x.name(), "wins": first_wins},
             "second": {"level": o.name(), "wins": second_wins},
             "seed": plan.seed,
+            "hard_depth": plan.hard_depth,
             "micros": start.elapsed().as_micros() as u64,
         }),
     )

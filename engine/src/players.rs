@@ -26,7 +26,7 @@ pub fn is_exact(variant: Variant) -> bool {
 /// Every node also knows immediate wins, forced blocks and double threats, so two plies already
 /// see any fork the opponent could make next. On qubic three plies: strong, but a player who
 /// plans threat sequences beats it (at four plies `perfect` no longer beats it reliably).
-pub fn hard_depth(variant: Variant) -> i32 {
+pub const fn hard_depth(variant: Variant) -> i32 {
     match variant {
         Variant::Classic => 2,
         Variant::Four => 4,
@@ -69,11 +69,10 @@ pub fn exact(board: &Board, rng: &mut fastrand::Rng) -> Choice {
     best_of(board, &scored, true, searcher.nodes, rng)
 }
 
-/// `hard`: iterative deepening to the variant's fixed depth.
-pub fn hard(board: &Board, rng: &mut fastrand::Rng) -> Choice {
+/// `hard`: iterative deepening to `depth` plies (the variant's [`hard_depth`] for the level).
+pub fn hard(board: &Board, rng: &mut fastrand::Rng, depth: i32) -> Choice {
     let variant = board.variant();
     let mut searcher = Searcher::with_table_bits(variant, Budget::UNLIMITED, 16);
-    let depth = hard_depth(variant);
     let moves: Vec<usize> = board.legal_moves().collect();
     let mut scored = Vec::new();
     for d in 1..=depth {

@@ -1,19 +1,61 @@
 //! `perfect` on qubic: immediate wins and blocks, forced wins by threats, refusal of moves that
-//! allow the opponent one, then iterative deepening within the budget.
+//! allow the opponent one, iterative deepening to order the rest, then each in turn checked
+//! against deeper threats (and, as O, a proof-number search) within the budget.
 
 use std::time::Instant;
 
 use crate::board::{Board, Mark, cells_of};
 use crate::book;
+use crate::book_build::Builder;
 use crate::budget::Budget;
 use crate::search::{PROVEN, Searcher, sides};
 use crate::threats::{Hold, ThreatSearch, defence_cells, winning_cells};
 use crate::variant::Variant;
-use crate::verdict::{Choice, Value, best_of, judge, pick};
+use crate::verdict::{Choice, Value, judge, pick};
+
+/// What `perfect` keeps from move to move on qubic: its search (the table, the move-ordering
+/// history and the horizon's threat search) and the threat search of its attacks and defences.
+/// What the tables hold is a fact about a position, so it stays true for every later move; the
+/// history only orders moves.
+#[derive(Debug)]
+pub struct Memory {
+    /// The alpha-beta search and its table (8 MiB).
+    searcher: Searcher,
+    /// The threat search for wins, defences and the hold check, with its refutations.
+    threats: ThreatSearch,
+}
+
+impl Memory {
+    /// An empty memory.
+    pub fn new() -> Memory {
+        Memory {
+            searcher: Searcher::new(Variant::Qubic, Budget::UNLIMITED).with_horizon_threats(),
+            threats: ThreatSearch::new(Variant::Qubic, 0),
+        }
+    }
+
+    /// Nodes searched so far, by both searches.
+    fn nodes(&self) -> u64 {
+        self.searcher.nodes + self.searcher.threat_nodes() + self.threats.nodes
+    }
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Memory::new()
+    }
+}
+
+/// The part of the budget, in percent, that the alpha-beta search may take to order the moves;
+/// the rest goes to checking them against threats, best first.
+const SEARCH_SHARE: u32 = 50;
 
 /// `perfect` on qubic: immediate wins and blocks, forced wins by threats, refusal of moves that
-/// allow the opponent one, then iterative deepening over the rest until the budget runs out.
-pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
+/// allow the opponent one, then iterative deepening over the rest for half the budget; then, in
+/// the order the search gives them, each move is checked against quiet replies that set up
+/// threats (a threat search one move deeper) and, as O, against a proof-number search for X's
+/// win, until one is not shown lost. When every move is lost, the slowest loss found.
+pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget, memory: &mut Memory) -> Choice {
     let budget = if budget.time.is_none() && budget.nodes.is_none() {
         Budget::DEFAULT
     } else {
@@ -34,83 +76,105 @@ pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget) -> Choice {
             nodes: 1,
         };
     }
-    let (safe, mut nodes) = match safe_moves(board, rng, budget) {
+    let nodes_before = memory.nodes();
+    let safe = match safe_moves(board, rng, budget, &mut memory.threats) {
         Ok(found) => found,
-        Err(choice) => return choice,
+        Err(mut choice) => {
+            choice.nodes = (memory.nodes() - nodes_before).max(1);
+            return choice;
+        }
+    };
+    let Memory { searcher, threats } = memory;
+    let cutoff = budget.time.map(|t| t * 19 / 20);
+    let spent = |searcher: &Searcher, threats: &ThreatSearch| {
+        searcher.nodes + searcher.threat_nodes() + threats.nodes - nodes_before
     };
 
-    // Search the safe moves, deepening for three quarters of the budget; `remaining(p)` is what
+    // Search the safe moves, deepening for half the budget to order them; `remaining(p)` is what
     // is left of p% of it.
-    let remaining = |percent: u32| Budget {
+    let remaining = |percent: u32, spent: u64| Budget {
         time: budget
             .time
             .map(|t| (t * percent / 100).saturating_sub(start.elapsed())),
         nodes: budget
             .nodes
-            .map(|n| (n * percent as u64 / 100).saturating_sub(nodes)),
+            .map(|n| (n * percent as u64 / 100).saturating_sub(spent)),
     };
     // A single safe move is still searched (a little), so a win behind it is known and reported.
-    let share = if safe.len() == 1 { 25 } else { 75 };
-    let mut searcher = Searcher::new(variant, remaining(share)).with_horizon_threats();
-    let mut result: Option<(Vec<(usize, i32)>, i32)> = None;
+    let share = if safe.len() == 1 { 25 } else { SEARCH_SHARE };
+    searcher.new_search();
+    searcher.set_budget(remaining(share, spent(searcher, threats)));
+    let mut scored: Vec<(usize, i32)> = safe.iter().map(|&c| (c, 0)).collect();
     for depth in 1..=(variant.cells() as i32 - ply as i32) {
-        let scored = searcher.root(board, &safe, depth);
+        let deeper = searcher.root(board, &safe, depth);
         if searcher.stopped {
             break;
         }
-        let proven = scored[0].1.abs() >= PROVEN;
-        result = Some((scored, depth));
+        let proven = deeper[0].1.abs() >= PROVEN;
+        scored = deeper;
         if proven {
             break;
         }
     }
+    // Best first, ties in random order.
+    let mut ordered: Vec<(i32, u32, usize)> = scored
+        .iter()
+        .map(|&(cell, score)| (score, rng.u32(..), cell))
+        .collect();
+    ordered.sort_unstable_by(|a, b| b.cmp(a));
 
-    // Then make sure the chosen move does not allow a quiet reply that sets up threats we cannot
-    // stop (a threat search one move deeper); if it does, drop it and search the rest again.
-    let mut pool = safe.clone();
-    let mut guard = ThreatSearch::new(variant, 0);
-    while let Some((scored, depth)) = result.as_ref() {
-        let best = scored[0].1;
-        let ties: Vec<usize> = scored.iter().filter(|m| m.1 == best).map(|m| m.0).collect();
-        let cell = pick(rng, &ties);
-        let hold = if best.abs() >= PROVEN || pool.len() == 1 {
+    // Then the moves in that order, until one is shown to hold against every quiet reply that
+    // sets up threats (a threat search one move deeper than the one that made `safe`). A move
+    // that falls is proven lost; one whose check was cut short is not, and is kept in reserve.
+    let mut choice = None;
+    // A move whose check was cut short; a move that holds against the threats but is proven lost.
+    let (mut reserve, mut lost) = (None, None);
+    let x_to_move = board.to_move() == Mark::X;
+    for &(score, _, cell) in &ordered {
+        let hold = if score.abs() >= PROVEN || ordered.len() == 1 {
+            // A proven win needs no check; a proven loss here means every move is lost (the
+            // best comes first), and this is the slowest loss found.
             Hold::Holds
+        } else if cutoff.is_some_and(|c| start.elapsed() >= c) {
+            Hold::Unknown
         } else {
-            holds_after(variant, me, opp, cell, &mut guard, start, budget)
+            holds_after(variant, me, opp, cell, threats, start, budget)
         };
-        // A check cut short proves nothing either way: the move stays the search's choice (its
-        // value is what the search proved, never what the check did not finish).
-        if hold != Hold::Falls {
-            nodes += searcher.nodes + searcher.threat_nodes() + guard.nodes;
-            let (value, plies) = judge(variant, ply, best, false);
-            return Choice {
-                cell,
-                value,
-                plies,
-                nodes,
-            };
+        match hold {
+            Hold::Holds if score.abs() < PROVEN && ordered.len() > 1 && !x_to_move => {
+                // With time left, as O, a proof-number search for X's win after the move: a
+                // move proven lost is given up for the next (and kept, should all be lost).
+                let deadline = cutoff.map(|c| start + c);
+                if !proven_won_for_x(opp, me | 1 << cell, deadline) {
+                    choice = Some((cell, score));
+                    break;
+                }
+                lost = lost.or(Some((cell, score)));
+            }
+            Hold::Holds => {
+                choice = Some((cell, score));
+                break;
+            }
+            Hold::Unknown if reserve.is_none() => reserve = Some((cell, score)),
+            _ => {}
         }
-        pool.retain(|&c| c != cell);
-        if pool.is_empty() {
-            break;
-        }
-        searcher.set_budget(remaining(95));
-        let depth = *depth;
-        let rescored = searcher.root(board, &pool, depth);
-        if searcher.stopped {
-            // No time to look again: the best of the rest by the last full search.
-            let rest: Vec<(usize, i32)> = scored.iter().copied().filter(|m| m.0 != cell).collect();
-            result = Some((rest, depth));
-            break;
-        }
-        result = Some((rescored, depth));
     }
-    nodes += searcher.nodes + searcher.threat_nodes() + guard.nodes;
-    let scored = match result {
-        Some((scored, _)) if !scored.is_empty() => scored,
-        _ => safe.iter().map(|&c| (c, 0)).collect(),
-    };
-    best_of(board, &scored, false, nodes, rng)
+    // Every move falls: the position is lost to threats; the search's best is played.
+    let (cell, score) = choice
+        .or(reserve)
+        .or(lost)
+        .unwrap_or((ordered[0].2, ordered[0].0));
+    let (mut value, mut plies) = judge(variant, ply, score, false);
+    if choice.is_none() && reserve.is_none() && lost.is_some() {
+        // Every move checked is proven lost, this one by the proof-number search.
+        (value, plies) = (Value::Loss, None);
+    }
+    Choice {
+        cell,
+        value,
+        plies,
+        nodes: spent(searcher, threats),
+    }
 }
 
 /// Whether, after we (`me`) play `cell`, we can stop the threats that every quiet reply of the
@@ -150,14 +214,35 @@ fn holds_after(
     answer
 }
 
-/// The moves `perfect` may consider on qubic, and the nodes spent finding them; or, when the
-/// threats decide the move (a win on the spot or by threats, a forced block, a lost position),
-/// that move.
+/// Expansions the proof-number check may make at most for one move.
+const PROOF_EXPANSIONS: u64 = 400;
+
+/// Whether X, to move in (x, o), is proven to win by a proof-number search (the book builder's,
+/// threat searches at its leaves) before `deadline`, in at most [`PROOF_EXPANSIONS`]
+/// expansions. `false` proves nothing.
+fn proven_won_for_x(x: u64, o: u64, deadline: Option<Instant>) -> bool {
+    let mut prover = Builder::from_position(x, o);
+    let mut expanded = 0;
+    while expanded < PROOF_EXPANSIONS && deadline.is_none_or(|d| Instant::now() < d) {
+        prover.run(4);
+        expanded += 4;
+        let progress = prover.progress();
+        if progress.root_proof == 0 || progress.root_disproof == 0 {
+            break;
+        }
+    }
+    prover.solved()
+}
+
+/// The moves `perfect` may consider on qubic; or, when the threats decide the move (a win on the
+/// spot or by threats, a forced block, a lost position), that move (its nodes left for the
+/// caller to count).
 fn safe_moves(
     board: &Board,
     rng: &mut fastrand::Rng,
     budget: Budget,
-) -> Result<(Vec<usize>, u64), Choice> {
+    threat_search: &mut ThreatSearch,
+) -> Result<Vec<usize>, Choice> {
     let variant = board.variant();
     let lines = variant.lines();
     let (me, opp) = sides(board);
@@ -187,16 +272,16 @@ fn safe_moves(
     // defence at the node rates measured in BENCHMARKS.md).
     let millis = budget.time.map_or(1000, |t| t.as_millis() as u64).max(1);
     let threat_nodes = (millis * 400).clamp(2_000, 4_000_000);
-    let mut attack = ThreatSearch::new(variant, threat_nodes);
+    let attack = threat_search;
+    attack.extend(threat_nodes);
     if let Some((cell, plies)) = attack.find_win(me, opp, 32) {
         return Err(Choice {
             cell,
             value: Value::Win,
             plies: Some(plies),
-            nodes: attack.nodes,
+            nodes: 0,
         });
     }
-    let mut nodes = attack.nodes;
 
     // Defence: if the opponent, given the move, could win by threats, only moves touching that
     // line (or making a threat, or able to turn one of its forced replies into a threat) can
@@ -206,7 +291,8 @@ fn safe_moves(
     } else {
         cells_of(empty).collect()
     };
-    let mut defence = ThreatSearch::new(variant, threat_nodes);
+    let defence = attack;
+    defence.extend(threat_nodes);
     let safe: Vec<usize> = match defence.find_line(opp, me, 32) {
         None => candidates.clone(),
         Some(line) => {
@@ -234,7 +320,7 @@ fn safe_moves(
                     cell: slowest_loss.1,
                     value: Value::Loss,
                     plies: Some(slowest_loss.0),
-                    nodes: nodes + defence.nodes,
+                    nodes: 0,
                 });
             }
             // A move whose check was cut short is not proven lost: it stays a candidate.
@@ -242,6 +328,5 @@ fn safe_moves(
             safe
         }
     };
-    nodes += defence.nodes;
-    Ok((safe, nodes))
+    Ok(safe)
 }

@@ -6,8 +6,9 @@
 //! scores higher, and a score stored in the table means the same wherever the position recurs. A
 //! draw is 0; the heuristic scores of a search cut short by depth stay well inside `±PROVEN`.
 //!
-//! A [`Searcher`] owns its table, so each call to the search allocates its own, bounded by the
-//! variant's table size, and searches on many threads never share mutable state.
+//! A [`Searcher`] owns its table, bounded by the variant's table size, so searches on many threads
+//! never share mutable state; one searcher may be kept for a whole game ([`Searcher::new_search`]
+//! before each move) so that each move starts from what the last one found.
 
 use std::time::Instant;
 
@@ -42,16 +43,19 @@ const LOWER: u64 = 2;
 const UPPER: u64 = 3;
 
 /// The transposition table: buckets of two slots. The first keeps the deepest result seen for
-/// its index (a shallower one replaces it only when it is for the same position), so the work of
-/// deep searches survives the many shallow stores near the leaves; the second always takes the
-/// newest. A slot is a key word and a data word (score, depth, bound, best move), zero when
-/// empty.
+/// its index (a shallower one replaces it only when it is for the same position, or when the
+/// kept one is from an earlier search), so the work of deep searches survives the many shallow
+/// stores near the leaves and the table can be kept from move to move; the second always takes
+/// the newest. A slot is a key word and a data word (score, depth, bound, best move, search
+/// generation), zero when empty.
 #[derive(Debug)]
 struct Table {
     /// `[key, data]` pairs, two per bucket.
     slots: Vec<[u64; 2]>,
     /// `slots.len() - 2`: masks an index down to the first slot of its bucket.
     mask: usize,
+    /// The search now storing: an entry of an earlier one gives way to any new one.
+    generation: u8,
 }
 
 impl Table {
@@ -60,6 +64,7 @@ impl Table {
         Table {
             slots: vec![[0u64; 2]; 1 << bits],
             mask: (1 << bits) - 2,
+            generation: 0,
         }
     }
 
@@ -94,10 +99,12 @@ impl Table {
         let data = (score as i16 as u16 as u64)
             | (depth.clamp(0, 255) as u64) << 16
             | bound << 24
-            | (best as u64) << 32;
+            | (best as u64) << 32
+            | u64::from(self.generation) << 40;
         let [kept, kept_data] = self.slots[at];
         let kept_depth = ((kept_data >> 16) & 0xff) as i32;
-        if kept == key || kept_data & 0x3 << 24 == EMPTY || depth >= kept_depth {
+        let kept_old = (kept_data >> 40) as u8 != self.generation;
+        if kept == key || kept_data & 0x3 << 24 == EMPTY || depth >= kept_depth || kept_old {
             self.slots[at] = [key, data];
             if self.slots[at + 1][0] == key {
                 self.slots[at + 1] = [0, 0];
@@ -228,6 +235,23 @@ impl Searcher {
     /// Nodes spent by the horizon threat search.
     pub fn threat_nodes(&self) -> u64 {
         self.horizon_threats.as_ref().map_or(0, |t| t.nodes)
+    }
+
+    /// Starts a new search with the same table (the next move of a game, say): what the table
+    /// holds stays usable, but gives way to what the new search stores; the move-ordering history
+    /// is halved.
+    pub fn new_search(&mut self) {
+        self.table.generation = self.table.generation.wrapping_add(1);
+        for side in &mut self.history {
+            for count in side.iter_mut() {
+                *count /= 2;
+            }
+        }
+    }
+
+    /// The variant searched.
+    pub fn variant(&self) -> Variant {
+        self.variant
     }
 
     /// Replaces the budget, counted from now.
@@ -634,6 +658,32 @@ mod tests {
     fn classic_empty_board_is_a_draw() {
         let mut searcher = Searcher::new(Variant::Classic, Budget::UNLIMITED);
         assert_eq!(searcher.score(&Board::new(Variant::Classic), EXACT), 0);
+    }
+
+    #[test]
+    fn a_new_search_keeps_the_table_but_lets_its_deep_entries_go() {
+        let mut table = Table::new(4);
+        let a = 1u64;
+        table.store(a, 5, 10, EXACT_BOUND, 3);
+        table.store(a, 6, 2, LOWER, 4);
+        // A shallower result for the same position replaces it.
+        assert_eq!(table.probe(a), Some((6, 2, LOWER, 4)));
+        table.store(a, 5, 10, EXACT_BOUND, 3);
+        // Within a search, a deep entry keeps its slot against shallower ones for other keys.
+        let other = (2..1000u64)
+            .find(|&k| table.index(k) == table.index(a))
+            .unwrap();
+        table.store(other, 1, 1, UPPER, 0);
+        assert_eq!(table.probe(a), Some((5, 10, EXACT_BOUND, 3)));
+        // The next search still finds it, until a new entry needs the slot.
+        table.generation += 1;
+        assert_eq!(table.probe(a), Some((5, 10, EXACT_BOUND, 3)));
+        let third = (other + 1..2000u64)
+            .find(|&k| table.index(k) == table.index(a))
+            .unwrap();
+        table.store(third, 1, 1, UPPER, 0);
+        assert_eq!(table.probe(a), None);
+        assert_eq!(table.probe(third), Some((1, 1, UPPER, 0)));
     }
 
     #[test]

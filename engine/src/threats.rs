@@ -5,9 +5,8 @@
 //! threat search looks for a win made only of threats (each answered by the one forced block),
 //! which is how wins are found on qubic long before the ordinary search could see them.
 
-use std::collections::HashMap;
-
 use crate::board::cells_of;
+use crate::line_counts::{Geometry, LineCounts, OTHER, OWN};
 use crate::variant::Variant;
 
 /// The cells where `own` would complete a line of `lines` (`other` having no mark in it).
@@ -19,19 +18,6 @@ pub fn winning_cells(lines: &[u64], own: u64, other: u64) -> u64 {
         // Exactly one cell of the line left (and it is not the other side's).
         if line & other == 0 && rest != 0 && rest & (rest - 1) == 0 {
             cells |= rest;
-        }
-    }
-    cells
-}
-
-/// The empty cells where `own` would make a new threat: cells of lines with `k - 2` of its marks
-/// and none of `other`'s.
-#[inline]
-fn threat_making_cells(lines: &[u64], k: u32, own: u64, other: u64) -> u64 {
-    let mut cells = 0;
-    for &line in lines {
-        if line & other == 0 && (line & own).count_ones() == k - 2 {
-            cells |= line & !own;
         }
     }
     cells
@@ -72,36 +58,117 @@ pub enum Hold {
 
 /// Searches for wins by continuous threats (one side only ever makes threats, the other only
 /// ever blocks), within a node limit.
+///
+/// A node costs no allocation and no scan of every line: the lines each side holds, by how many
+/// marks, are kept up to date move by move ([`LineCounts`]), and the positions already refuted
+/// are remembered in a fixed table.
 #[derive(Debug)]
 pub struct ThreatSearch {
-    /// The lines of the variant being searched.
-    lines: &'static [u64],
-    /// Cells in a line.
-    k: u32,
-    /// The variant, for the lines through a cell when ordering moves.
+    /// The lines of the variant being searched, and which pass through each cell.
+    geometry: Geometry,
+    /// The variant, for the defence cells.
     variant: Variant,
     /// Nodes visited so far, across calls.
     pub nodes: u64,
     /// Stop once `nodes` reaches this; a search cut short reports no win.
     limit: u64,
-    /// Positions (attacker, defender) already shown to hold no threat win within the given
-    /// depth, to avoid searching a transposition twice.
-    refuted: HashMap<(u64, u64), u32>,
+    /// Positions (attacker, defender) already shown to hold no threat win within a depth, to
+    /// avoid searching a transposition twice (kept across calls: a refutation is a fact about
+    /// the position).
+    refuted: Refuted,
 }
 
-/// Refuted positions kept at most; the memory is cleared beyond this.
-const REFUTED_CAP: usize = 1 << 16;
+/// One remembered refutation: the attacker's and defender's marks and the depth searched.
+#[derive(Debug, Clone, Copy, Default)]
+struct Refutation {
+    own: u64,
+    other: u64,
+    depth: u32,
+}
+
+/// A fixed table of refutations: buckets of two slots, the first keeping the deepest
+/// refutation seen for its index (a shallower one replaces it only for the same position), the
+/// second the newest. It starts small, so that a short search costs little to set up, and grows
+/// with the work done up to [`REFUTED_MAX_BITS`]; after that, old entries are overwritten.
+#[derive(Debug)]
+struct Refuted {
+    /// Two slots per bucket.
+    slots: Vec<Refutation>,
+    /// `slots.len() - 2`: masks an index down to the first slot of its bucket.
+    mask: usize,
+    /// Refutations stored since the table last grew.
+    stored: usize,
+}
+
+/// The table's first size (log2 of the slots): 1,024 slots, 24 KiB.
+const REFUTED_MIN_BITS: u32 = 10;
+/// Its largest: 2^17 slots, 3 MiB.
+const REFUTED_MAX_BITS: u32 = 17;
+
+impl Refuted {
+    fn new(bits: u32) -> Refuted {
+        Refuted {
+            slots: vec![Refutation::default(); 1 << bits],
+            mask: (1 << bits) - 2,
+            stored: 0,
+        }
+    }
+
+    #[inline]
+    fn index(&self, own: u64, other: u64) -> usize {
+        let h = (own ^ other.rotate_left(29).wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> 32) as usize & self.mask
+    }
+
+    /// Whether (own, other) is known to hold no threat win within `depth`.
+    #[inline]
+    fn holds(&self, own: u64, other: u64, depth: u32) -> bool {
+        let at = self.index(own, other);
+        self.slots[at..at + 2]
+            .iter()
+            .any(|r| r.own == own && r.other == other && r.depth >= depth)
+    }
+
+    #[inline]
+    fn insert(&mut self, own: u64, other: u64, depth: u32) {
+        self.stored += 1;
+        if 2 * self.stored > self.slots.len() && self.slots.len() < 1 << REFUTED_MAX_BITS {
+            self.grow();
+        }
+        self.put(Refutation { own, other, depth });
+    }
+
+    #[inline]
+    fn put(&mut self, new: Refutation) {
+        let at = self.index(new.own, new.other);
+        let kept = self.slots[at];
+        if kept.own == new.own && kept.other == new.other || new.depth >= kept.depth {
+            self.slots[at] = new;
+        } else {
+            self.slots[at + 1] = new;
+        }
+    }
+
+    /// Four times the slots, every refutation kept.
+    fn grow(&mut self) {
+        let bits = (self.slots.len().trailing_zeros() + 2).min(REFUTED_MAX_BITS);
+        let old = std::mem::replace(self, Refuted::new(bits));
+        for r in old.slots.into_iter().filter(|r| r.depth > 0) {
+            self.put(r);
+        }
+    }
+}
 
 impl ThreatSearch {
     /// A search over `variant` that gives up after `limit` nodes.
     pub fn new(variant: Variant, limit: u64) -> ThreatSearch {
         ThreatSearch {
-            lines: variant.lines(),
-            k: variant.side() as u32,
+            geometry: Geometry::of(variant),
             variant,
             nodes: 0,
             limit,
-            refuted: HashMap::new(),
+            refuted: Refuted::new(REFUTED_MIN_BITS),
         }
     }
 
@@ -175,7 +242,7 @@ impl ThreatSearch {
                 return Some(line);
             }
             own |= 1 << cell;
-            let threats = winning_cells(self.lines, own, other) & !(own | other);
+            let threats = winning_cells(self.geometry.lines, own, other) & !(own | other);
             if threats.count_ones() >= 2 {
                 line.extend(cells_of(threats));
                 return Some(line);
@@ -193,42 +260,61 @@ impl ThreatSearch {
     /// within `depth` of its own moves: the first move and the plies from now to the winning move
     /// included.
     pub fn find_win(&mut self, own: u64, other: u64, depth: u32) -> Option<(usize, u32)> {
+        let counts = LineCounts::new(&self.geometry, own, other);
+        self.win(&counts, own, other, depth)
+    }
+
+    /// [`ThreatSearch::find_win`] with the position's lines already counted.
+    fn win(
+        &mut self,
+        counts: &LineCounts,
+        own: u64,
+        other: u64,
+        depth: u32,
+    ) -> Option<(usize, u32)> {
         self.nodes += 1;
-        let full = self.variant.full_mask();
-        let wins = winning_cells(self.lines, own, other);
+        let geometry = &self.geometry;
+        let occupied = own | other;
+        let wins = counts.completing(geometry, OWN, occupied);
         if wins != 0 {
             return Some((wins.trailing_zeros() as usize, 1));
         }
-        let losses = winning_cells(self.lines, other, own);
-        if losses.count_ones() >= 2 || depth == 0 || self.nodes >= self.limit {
+        let losses = counts.completing(geometry, OTHER, occupied);
+        if losses & losses.wrapping_sub(1) != 0 || depth == 0 || self.nodes >= self.limit {
             return None;
         }
-        if self.refuted.get(&(own, other)).is_some_and(|&d| d >= depth) {
+        if self.refuted.holds(own, other, depth) {
             return None;
         }
         let candidates = if losses != 0 {
             losses
         } else {
-            threat_making_cells(self.lines, self.k, own, other) & full & !(own | other)
+            counts.threat_making(geometry, OWN, occupied)
         };
-        // Moves making the most threats first.
-        let mut ordered: Vec<(u32, usize, u64)> = cells_of(candidates)
-            .map(|cell| {
-                let after = own | 1 << cell;
-                let threats = winning_cells(self.variant.lines_through(cell), after, other)
-                    & !(own | other | 1 << cell);
-                (threats.count_ones(), cell, threats)
-            })
-            .filter(|&(count, _, _)| count > 0)
-            .collect();
-        ordered.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        for (count, cell, threats) in ordered {
+        // Moves making the most threats first (then the lower cell): (count, cell, threats).
+        let mut moves = [(0u32, 0u8, 0u64); 64];
+        let mut len = 0;
+        for cell in cells_of(candidates) {
+            let threats = counts.threats_made(geometry, OWN, cell, occupied);
+            if threats != 0 {
+                moves[len] = (threats.count_ones(), cell as u8, threats);
+                len += 1;
+            }
+        }
+        let moves = &mut moves[..len];
+        moves.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        for &(count, cell, threats) in moves.iter() {
+            let cell = cell as usize;
             if count >= 2 {
                 return Some((cell, 3));
             }
             let block = threats.trailing_zeros() as usize;
-            let after = own | 1 << cell;
-            if let Some((_, plies)) = self.find_win(after, other | 1 << block, depth - 1) {
+            let mut next = *counts;
+            next.play(&self.geometry, OWN, cell);
+            next.play(&self.geometry, OTHER, block);
+            if let Some((_, plies)) =
+                self.win(&next, own | 1 << cell, other | 1 << block, depth - 1)
+            {
                 return Some((cell, plies + 2));
             }
             if self.nodes >= self.limit {
@@ -236,10 +322,7 @@ impl ThreatSearch {
             }
         }
         if self.nodes < self.limit {
-            if self.refuted.len() >= REFUTED_CAP {
-                self.refuted.clear();
-            }
-            self.refuted.insert((own, other), depth);
+            self.refuted.insert(own, other, depth);
         }
         None
     }

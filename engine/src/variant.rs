@@ -28,6 +28,8 @@ struct Geometry {
     lines: Vec<u64>,
     /// For each cell, the lines that pass through it.
     through: Vec<Vec<u64>>,
+    /// For each cell, the indices (in `lines`) of the lines that pass through it.
+    through_ids: Vec<Vec<u8>>,
 }
 
 impl Variant {
@@ -94,6 +96,11 @@ impl Variant {
     /// For every cell, the winning lines that pass through it.
     pub(crate) fn lines_through_each(self) -> &'static [Vec<u64>] {
         &self.geometry().through
+    }
+
+    /// For every cell, the indices in [`Variant::lines`] of the lines that pass through it.
+    pub(crate) fn line_ids_through_each(self) -> &'static [Vec<u8>] {
+        &self.geometry().through_ids
     }
 
     /// Coordinates of a cell: `[row, column]` on the flat boards, `[layer, row, column]` on the
@@ -176,7 +183,19 @@ impl Geometry {
                     .collect()
             })
             .collect();
-        Geometry { lines, through }
+        let through_ids = (0..variant.cells())
+            .map(|cell| {
+                (0..lines.len())
+                    .filter(|&id| lines[id] & (1 << cell) != 0)
+                    .map(|id| id as u8)
+                    .collect()
+            })
+            .collect();
+        Geometry {
+            lines,
+            through,
+            through_ids,
+        }
     }
 }
 
