@@ -1,0 +1,122 @@
+//! `deploy/cluster`, the local cluster anyone can start: Redis, PostgreSQL, three nodes and
+//! HAProxy in front. Players who connect through the load balancer land on different nodes and
+//! see one lobby, with one war game per variant.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use noughts_protocol::{ClientMessage, GameKind, ServerMessage};
+use noughts_tests::{Client, Scratch, binary};
+
+/// The cluster started by the script, stopped (and its files removed) when dropped.
+struct Deployed {
+    dir: Scratch,
+    port: u16,
+}
+
+fn script() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../deploy/cluster")
+}
+
+impl Deployed {
+    fn run(&self, verb: &str) -> std::process::Output {
+        Command::new("bash")
+            .arg(script())
+            .arg(verb)
+            .env("NOUGHTS_CLUSTER_DIR", self.dir.dir.join("cluster"))
+            .env("NOUGHTS_CLUSTER_PORT", self.port.to_string())
+            .env("NOUGHTS_SERVER_BIN", binary::path("noughts-server"))
+            .output()
+            .expect("run deploy/cluster")
+    }
+}
+
+impl Drop for Deployed {
+    fn drop(&mut self) {
+        let _ = self.run("down");
+    }
+}
+
+/// A port with the five after it free too: the balancer's, the nodes', Redis's and PostgreSQL's.
+fn free_ports() -> u16 {
+    for _ in 0..100 {
+        let base = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        if base < 60_000
+            && (base..base + 6).all(|port| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok())
+        {
+            return base;
+        }
+    }
+    panic!("no six free ports in a row");
+}
+
+/// Whether every program the script needs is here; under CI they must be.
+fn programs_present() -> bool {
+    let missing: Vec<&str> = ["haproxy", "redis-server"]
+        .into_iter()
+        .filter(|program| {
+            !Command::new("sh")
+                .args(["-c", &format!("command -v {program}")])
+                .output()
+                .is_ok_and(|out| out.status.success())
+        })
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{missing:?} missing, and CI must run the deployment test"
+    );
+    eprintln!("SKIPPED: {missing:?} not installed; .ci/run installs them");
+    false
+}
+
+/// The war games the lobby lists, as seen through the balancer by a new player.
+async fn war_games(url: &str, name: &str) -> HashSet<u64> {
+    let mut client = Client::join(url, name).await;
+    match client.request(1, ClientMessage::SubscribeLobby).await {
+        ServerMessage::Lobby { games, .. } => games
+            .iter()
+            .filter(|g| g.kind == GameKind::War)
+            .map(|g| g.game.0)
+            .collect(),
+        other => panic!("a lobby snapshot, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_local_cluster_serves_one_lobby_through_its_load_balancer() {
+    if !programs_present() || noughts_tests::postgres::Postgres::shared().is_none() {
+        return;
+    }
+    let deployed = Deployed {
+        dir: Scratch::new("deploy"),
+        port: free_ports(),
+    };
+    let up = deployed.run("up");
+    assert!(
+        up.status.success(),
+        "deploy/cluster up failed: {}{}",
+        String::from_utf8_lossy(&up.stdout),
+        String::from_utf8_lossy(&up.stderr)
+    );
+    let url = format!("ws://127.0.0.1:{}/", deployed.port);
+    // Players spread over the nodes by the balancer; each sees the four war games, the same ones.
+    for _ in 0..200 {
+        let mut seen = Vec::new();
+        for i in 0..3 {
+            seen.push(war_games(&url, &format!("p{i}")).await);
+        }
+        if seen.iter().all(|wars| wars.len() == 4 && *wars == seen[0]) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("the nodes behind the balancer never showed one lobby");
+}
