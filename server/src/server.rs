@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{Instrument, error, info, info_span, warn};
 
+use crate::cluster::games::RemoteWatches;
 use crate::cluster::leases::Leases;
 use crate::cluster::{self, Cluster};
 use crate::config::Config;
@@ -81,19 +82,35 @@ async fn serve(
     let leases = cluster
         .as_ref()
         .map(|cluster| Leases::new(cluster.clone(), connections.clone()));
+    let stop_connections = CancellationToken::new();
+    let (publications, remote_watches) = match &cluster {
+        Some(cluster) => {
+            let (publish, publications) = mpsc::unbounded_channel();
+            connections.spawn(cluster::games::publish(
+                cluster.clone(),
+                publications,
+                stop_connections.clone(),
+            ));
+            let remote = RemoteWatches::start(cluster.clone(), stop_connections.clone()).await?;
+            (Some(publish), Some(remote))
+        }
+        None => (None, None),
+    };
     let shared = Arc::new(Shared {
         metrics: Arc::default(),
         ai_slots,
         config,
         cluster,
         leases,
+        publications,
+        remote_watches,
         registry: Registry::default(),
         store,
         lobby: Lobby::default(),
         tasks: TaskTracker::new(),
         connections,
         stop_games: CancellationToken::new(),
-        stop_connections: CancellationToken::new(),
+        stop_connections,
     });
     shared
         .registry

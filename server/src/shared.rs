@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::cluster::Cluster;
+use crate::cluster::games::{Publication, RemoteWatches};
 use crate::cluster::leases::Leases;
 use crate::config::Config;
 use crate::lobby::Lobby;
@@ -25,6 +26,10 @@ pub(crate) struct Shared {
     pub cluster: Option<Cluster>,
     /// The leases of the games this node plays, in a cluster.
     pub leases: Option<Arc<Leases>>,
+    /// Where this node's listed games publish what their watchers get, for other nodes' watchers.
+    pub publications: Option<tokio::sync::mpsc::UnboundedSender<Publication>>,
+    /// This node's watchers of games other nodes hold.
+    pub remote_watches: Option<Arc<RemoteWatches>>,
     /// Every shared index.
     pub registry: Registry,
     /// Where players, games, moves and ratings are kept.

@@ -10,6 +10,7 @@ use noughts_protocol::{GameInfo, Mark, PlayerId, ServerMessage};
 use super::actor::{Game, now};
 use super::rules::Update;
 use super::seat::{Human, Watcher, index};
+use crate::cluster::games::Publication;
 use crate::game_handle::Requester;
 use crate::outbound::{ConnId, Frame, Outbound, fan_out, frame, with_id};
 use crate::session::Session;
@@ -148,6 +149,7 @@ impl Game {
             .filter(|(conn, _)| Some(**conn) != skip_conn)
             .map(|(conn, watcher)| (*conn, &watcher.out))
             .collect();
+        self.publish(Some(frame));
         let gone = fan_out(watchers, frame).await;
         if !gone.is_empty() {
             for conn in gone {
@@ -170,11 +172,26 @@ impl Game {
         frame(id, ServerMessage::GameState(Box::new(state)))
     }
 
+    /// In a cluster, publishes what this listed game's watchers get (`update`, if any) and their
+    /// snapshot after it, for the other nodes' watchers.
+    fn publish(&self, update: Option<&Frame>) {
+        if let Some(publications) = &self.shared.publications
+            && self.listed
+        {
+            let _ = publications.send(Publication {
+                game: self.rules.id(),
+                snapshot: self.snapshot(None, None, std::time::Instant::now()),
+                update: update.cloned(),
+            });
+        }
+    }
+
     /// Updates the game's lobby entry while it is live and listed.
     pub(super) fn list(&self) {
         if !self.listed || self.rules.is_over() {
             return;
         }
+        self.publish(None);
         let variant = self.rules.board().variant();
         self.shared.lobby.update_game(GameInfo {
             game: self.rules.id(),

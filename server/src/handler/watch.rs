@@ -1,9 +1,10 @@
 //! Watching: `watch` and `unwatch`. A private game answers as if it did not exist, so ids cannot be
-//! probed.
+//! probed. In a cluster, a listed game another node holds is watched through what that node
+//! publishes.
 
 use std::sync::Arc;
 
-use noughts_protocol::{ErrorCode, GameId};
+use noughts_protocol::{ErrorCode, GameId, ServerMessage};
 
 use super::client::{Client, Reply, no_such_game, refuse};
 use crate::game_handle::Requester;
@@ -25,6 +26,15 @@ impl Client {
         {
             return Err(no_such_game(game));
         }
+        if self.shared.registry.game(game).is_none()
+            && let Some(remote) = &self.shared.remote_watches
+        {
+            return if remote.watch(game, from.out, from.id).await {
+                Ok(())
+            } else {
+                Err(no_such_game(game))
+            };
+        }
         let handle = self.game(game)?;
         session.set_watching(game, true);
         if !handle.watch(session.clone(), from).await {
@@ -41,8 +51,15 @@ impl Client {
         game: GameId,
     ) -> Reply {
         session.set_watching(game, false);
-        let handle = self.game(game)?;
         let conn = self.out.conn;
+        if let Some(remote) = &self.shared.remote_watches
+            && remote.watches(game, conn)
+        {
+            remote.unwatch(game, conn).await;
+            from.out.reply(from.id, ServerMessage::Ok);
+            return Ok(());
+        }
+        let handle = self.game(game)?;
         self.forwarded(handle.unwatch(conn, Some(from)).await)
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use noughts_protocol::{ClientMessage, GameKind, ServerMessage, Variant};
 use noughts_server::{ClusterConfig, Config};
 use noughts_tests::redis::TestRedis;
-use noughts_tests::{Client, TestServer, test_config};
+use noughts_tests::{Client, TestServer, alternate, test_config};
 
 /// How long a node's hold outlives it in these tests: short, so a gone node is noticed quickly.
 const LEASE: Duration = Duration::from_millis(600);
@@ -146,4 +146,62 @@ async fn players_and_games_get_ids_no_other_node_gives() {
     assert_ne!(first.game, second.game);
     assert_ne!(first.x.player, second.x.player);
     assert_ne!(first.o.player, second.o.player);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_held_by_one_node_is_watched_from_another_move_by_move() {
+    let Some(redis) = TestRedis::start().await else {
+        return;
+    };
+    let nodes = nodes(&redis, 2, test_config).await;
+    let (mut x, mut o, state) = nodes[0].quick_match(Variant::Classic).await;
+    let game = state.game;
+    alternate(&mut x, &mut o, game, &[4]).await;
+    // From the other node: the snapshot as it stands, then every move after it, in order.
+    let mut watcher = nodes[1].join("wes").await;
+    let ServerMessage::GameState(snapshot) = watcher
+        .request(1, ClientMessage::Watch { game, code: None })
+        .await
+    else {
+        panic!("a snapshot first");
+    };
+    assert_eq!(
+        (snapshot.game, snapshot.board.as_str()),
+        (game, "....X....")
+    );
+    assert_eq!(snapshot.you, None);
+    alternate(&mut o, &mut x, game, &[0, 3, 1, 5]).await;
+    let mut seq = snapshot.seq;
+    for cell in [0, 3, 1, 5] {
+        let ServerMessage::Moved {
+            cell: seen, seq: s, ..
+        } = watcher
+            .until(|m| matches!(m, ServerMessage::Moved { .. }))
+            .await
+        else {
+            unreachable!()
+        };
+        assert_eq!(seen, cell);
+        assert!(s > seq, "seq only grows");
+        seq = s;
+    }
+    let over = watcher
+        .until(|m| matches!(m, ServerMessage::GameOver { .. }))
+        .await;
+    assert!(matches!(over, ServerMessage::GameOver { game: g, .. } if g == game));
+    assert!(matches!(
+        watcher.request(2, ClientMessage::Unwatch { game }).await,
+        ServerMessage::Ok
+    ));
+    // A game no node holds is, from here too, no such game.
+    watcher
+        .expect_error(
+            3,
+            ClientMessage::Watch {
+                game: noughts_protocol::GameId(999_999),
+                code: None,
+            },
+            noughts_protocol::ErrorCode::NoSuchGame,
+        )
+        .await;
 }
