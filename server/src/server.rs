@@ -204,15 +204,18 @@ async fn join_cluster(
     shared.lobby.relay_to(relay);
     let stop = shared.stop_connections.clone();
     let tasks = &shared.connections;
+    let republish = Arc::new(tokio::sync::Notify::new());
     tasks.spawn(cluster::lobby::relay(
         cluster.clone(),
         changes,
+        republish.clone(),
         stop.clone(),
     ));
     let lobby = shared.clone();
     tasks.spawn(cluster::lobby::follow(
         cluster.clone(),
         move |change| lobby.lobby.apply_remote(change),
+        republish,
         stop.clone(),
     ));
     tasks.spawn(cluster.clone().keep_alive(stop.clone()));

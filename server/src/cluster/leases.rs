@@ -87,8 +87,9 @@ impl Leases {
         self.held().contains_key(&game)
     }
 
-    /// Renews every lease three times a lease time until `stop`. A lease that cannot be renewed
-    /// is lost: it is dropped, and the game is no longer this node's to advance.
+    /// Renews every lease three times a lease time until `stop`. A lease found gone (Redis lost
+    /// its keys, say by a restart) is taken again if nobody else took it meanwhile; one another
+    /// node holds is lost: it is dropped, and the game is no longer this node's to advance.
     pub async fn keep(self: Arc<Self>, stop: CancellationToken) {
         loop {
             tokio::select! {
@@ -100,8 +101,10 @@ impl Leases {
                 match self.cluster.renew(lease).await {
                     Ok(true) => {}
                     Ok(false) => {
-                        error!(game = lease.game.0, "lost a game's lease to another node");
                         self.held().remove(&lease.game);
+                        if !self.take(lease.game).await {
+                            error!(game = lease.game.0, "lost a game's lease to another node");
+                        }
                     }
                     Err(err) => warn!(cause = %err, game = lease.game.0, "cannot renew a lease"),
                 }

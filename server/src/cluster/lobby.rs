@@ -6,13 +6,14 @@
 //! stream (a change seen twice is the same change: each one sets or removes one listing). When a
 //! node is gone, whichever node notices removes its listings and publishes their removal.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use noughts_protocol::{GameId, SeekId};
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
@@ -150,36 +151,51 @@ impl Cluster {
 }
 
 /// Publishes this node's changes, in their order, until `stop`; a change Redis did not take is
-/// tried again until it does.
+/// tried again until it does. When `republish` is notified (the lobby's channel broke, so Redis
+/// may have lost everything), every listing this node holds is published again.
 pub(crate) async fn relay(
     cluster: Cluster,
     mut changes: mpsc::UnboundedReceiver<Change>,
+    republish: Arc<Notify>,
     stop: CancellationToken,
 ) {
+    // This node's listings as they stand, to publish again.
+    let mut own: HashMap<Listing, Change> = HashMap::new();
     loop {
-        let change = tokio::select! {
+        let batch = tokio::select! {
             change = changes.recv() => match change {
-                Some(change) => change,
+                Some(change) => {
+                    let listing = Listing::of(&change);
+                    if is_removal(&change) {
+                        own.remove(&listing);
+                    } else {
+                        own.insert(listing, change.clone());
+                    }
+                    vec![change]
+                }
                 None => return,
             },
+            () = republish.notified() => own.values().cloned().collect(),
             () = stop.cancelled() => return,
         };
-        let node = cluster.node.clone();
-        while let Err(err) = cluster.publish_as(&node, &change).await {
-            warn!(cause = %err, "cannot publish a lobby change; trying again");
-            tokio::select! {
-                () = tokio::time::sleep(RETRY) => {}
-                () = stop.cancelled() => return,
+        for change in batch {
+            while let Err(err) = cluster.publish_as(&cluster.node, &change).await {
+                warn!(cause = %err, "cannot publish a lobby change; trying again");
+                tokio::select! {
+                    () = tokio::time::sleep(RETRY) => {}
+                    () = stop.cancelled() => return,
+                }
             }
         }
     }
 }
 
 /// Applies the other nodes' changes with `apply` until `stop`, following again from a fresh
-/// snapshot whenever the subscription breaks.
+/// snapshot whenever the subscription breaks, and then asking this node's relay to `republish`.
 pub(crate) async fn follow(
     cluster: Cluster,
     apply: impl Fn(&Change) + Send + 'static,
+    republish: Arc<Notify>,
     stop: CancellationToken,
 ) {
     // What this node shows from others, so that a fresh snapshot can drop what went meanwhile.
@@ -187,7 +203,10 @@ pub(crate) async fn follow(
     loop {
         match follow_once(&cluster, &apply, &mut shown, &stop).await {
             Ok(()) => return,
-            Err(err) => warn!(cause = %err, "lost the lobby's channel; following it again"),
+            Err(err) => {
+                warn!(cause = %err, "lost the lobby's channel; following it again");
+                republish.notify_one();
+            }
         }
         tokio::select! {
             () = tokio::time::sleep(RETRY) => {}

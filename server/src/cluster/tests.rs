@@ -158,7 +158,13 @@ async fn nodes_share_one_lobby_and_a_gone_node_s_listings_are_removed() {
     b.heartbeat().await.unwrap();
     // Node a lists a room before b follows: b gets it in its snapshot.
     let (relay, changes) = mpsc::unbounded_channel();
-    tokio::spawn(super::lobby::relay(a.clone(), changes, stop.clone()));
+    let republish = Arc::new(tokio::sync::Notify::new());
+    tokio::spawn(super::lobby::relay(
+        a.clone(),
+        changes,
+        republish.clone(),
+        stop.clone(),
+    ));
     relay.send(room("AAAA-AAAA-AA")).unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -166,6 +172,7 @@ async fn nodes_share_one_lobby_and_a_gone_node_s_listings_are_removed() {
     tokio::spawn(super::lobby::follow(
         b.clone(),
         move |change: &Change| into.lock().unwrap().push(change.clone()),
+        Arc::default(),
         stop.clone(),
     ));
     until_seen(&seen, &[room("AAAA-AAAA-AA")]).await;
@@ -190,7 +197,12 @@ async fn nodes_share_one_lobby_and_a_gone_node_s_listings_are_removed() {
     .await;
     // A node never hears its own changes back.
     let (b_relay, b_changes) = mpsc::unbounded_channel();
-    tokio::spawn(super::lobby::relay(b.clone(), b_changes, stop.clone()));
+    tokio::spawn(super::lobby::relay(
+        b.clone(),
+        b_changes,
+        Arc::default(),
+        stop.clone(),
+    ));
     b_relay.send(room("CCCC-CCCC-CC")).unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(seen.lock().unwrap().len(), 3, "b's own room is not echoed");
@@ -277,5 +289,73 @@ async fn a_node_keeps_its_games_leases_gives_them_back_and_notices_one_lost() {
     assert!(b.take(lost).await);
     tokio::time::sleep(Duration::from_millis(250)).await;
     assert!(!a.holds(lost) && a.holds(kept));
+    // Redis loses everything (a restart without persistence): a takes its game again.
+    let _: () = redis::cmd("FLUSHALL")
+        .query_async(&mut b.cluster().redis.clone())
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert!(a.holds(kept));
+    assert!(!b.take(kept).await, "a holds it again");
     stop.cancel();
+}
+
+#[tokio::test]
+async fn a_node_lists_its_rooms_again_after_redis_lost_everything() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let lease = Duration::from_millis(300);
+    let a = Cluster::join(&redis.url, "a", lease).await.unwrap();
+    let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
+    let stop = CancellationToken::new();
+    let (relay, changes) = mpsc::unbounded_channel();
+    let republish = Arc::new(tokio::sync::Notify::new());
+    tokio::spawn(super::lobby::relay(
+        a.clone(),
+        changes,
+        republish.clone(),
+        stop.clone(),
+    ));
+    tokio::spawn(super::lobby::follow(
+        a.clone(),
+        |_: &Change| {},
+        republish,
+        stop.clone(),
+    ));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let into = seen.clone();
+    tokio::spawn(super::lobby::follow(
+        b.clone(),
+        move |change: &Change| into.lock().unwrap().push(change.clone()),
+        Arc::default(),
+        stop.clone(),
+    ));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    relay.send(room("AAAA-AAAA-AA")).unwrap();
+    until_seen(&seen, &[room("AAAA-AAAA-AA")]).await;
+    // Redis forgets everything and drops its subscribers, as a restart without persistence does.
+    let mut admin = a.redis.clone();
+    let _: () = redis::cmd("FLUSHALL")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    let _: u64 = redis::cmd("CLIENT")
+        .arg("KILL")
+        .arg("TYPE")
+        .arg("pubsub")
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    // b follows again from an empty snapshot, and a publishes its room again.
+    for _ in 0..100 {
+        if seen.lock().unwrap().len() > 1
+            && seen.lock().unwrap().last() == Some(&room("AAAA-AAAA-AA"))
+        {
+            stop.cancel();
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the room was not listed again: {:?}", seen.lock().unwrap());
 }
