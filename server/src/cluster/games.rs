@@ -86,7 +86,8 @@ struct Watcher {
 #[derive(Debug)]
 pub(crate) struct RemoteWatches {
     cluster: Cluster,
-    sink: PubSubSink,
+    /// Subscribes and unsubscribes; `None` while the subscription connection is down.
+    sink: Mutex<Option<PubSubSink>>,
     games: Mutex<HashMap<GameId, HashMap<ConnId, Watcher>>>,
 }
 
@@ -99,39 +100,103 @@ fn seq_of(text: &str) -> Option<u64> {
 }
 
 impl RemoteWatches {
-    /// Connects for the subscriptions and starts routing what comes, until `stop`.
+    /// Connects for the subscriptions and starts routing what comes, until `stop`; a broken
+    /// connection is made again, every game subscribed again, and every watcher sent a fresh
+    /// snapshot (updates may have been missed meanwhile).
     pub(crate) async fn start(
         cluster: Cluster,
         stop: CancellationToken,
     ) -> Result<Arc<RemoteWatches>, ClusterError> {
-        let (sink, mut stream) = cluster.client.get_async_pubsub().await?.split();
+        let (sink, stream) = cluster.client.get_async_pubsub().await?.split();
         let watches = Arc::new(RemoteWatches {
             cluster,
-            sink,
+            sink: Mutex::new(Some(sink)),
             games: Mutex::default(),
         });
         let router = watches.clone();
         tokio::spawn(async move {
+            let mut stream = Some(stream);
             loop {
-                let message = tokio::select! {
-                    message = stream.next() => message,
-                    () = stop.cancelled() => return,
-                };
-                let Some(message) = message else {
-                    warn!("lost the subscription to other nodes' games");
+                if let Some(stream) = stream.take() {
+                    router.route(stream, &stop).await;
+                }
+                if stop.is_cancelled() {
                     return;
-                };
-                let game = message
-                    .get_channel_name()
-                    .strip_prefix("game:")
-                    .and_then(|id| id.parse().ok())
-                    .map(GameId);
-                if let (Some(game), Ok(text)) = (game, message.get_payload::<String>()) {
-                    router.deliver(game, &text);
+                }
+                *router.sink.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                tokio::time::sleep(Duration::from_millis(250)).await;
+                match router.cluster.client.get_async_pubsub().await {
+                    Ok(pubsub) => {
+                        let (sink, fresh) = pubsub.split();
+                        router.resume(sink).await;
+                        stream = Some(fresh);
+                    }
+                    Err(err) => warn!(cause = %err, "cannot follow other nodes' games yet"),
                 }
             }
         });
         Ok(watches)
+    }
+
+    /// Routes what comes on `stream` until it ends or `stop`.
+    async fn route(&self, mut stream: redis::aio::PubSubStream, stop: &CancellationToken) {
+        loop {
+            let message = tokio::select! {
+                message = stream.next() => message,
+                () = stop.cancelled() => return,
+            };
+            let Some(message) = message else {
+                warn!("lost the subscription to other nodes' games");
+                return;
+            };
+            let game = message
+                .get_channel_name()
+                .strip_prefix("game:")
+                .and_then(|id| id.parse().ok())
+                .map(GameId);
+            if let (Some(game), Ok(text)) = (game, message.get_payload::<String>()) {
+                self.deliver(game, &text);
+            }
+        }
+    }
+
+    /// On a new subscription connection: every game followed again, every watcher resent its
+    /// game's snapshot.
+    async fn resume(&self, mut sink: PubSubSink) {
+        let games: Vec<GameId> = self.games().keys().copied().collect();
+        for &game in &games {
+            if let Err(err) = sink.subscribe(channel(game)).await {
+                warn!(cause = %err, game = game.0, "cannot follow another node's game");
+            }
+        }
+        *self.sink.lock().unwrap_or_else(|p| p.into_inner()) = Some(sink);
+        for game in games {
+            let Some((snapshot, seq)) = self.snapshot(game).await else {
+                continue;
+            };
+            if let Some(watchers) = self.games().get_mut(&game) {
+                for watcher in watchers.values_mut() {
+                    watcher.out.send(Frame::new(snapshot.clone()));
+                    watcher.since = Some(seq);
+                    watcher.pending.clear();
+                }
+            }
+        }
+    }
+
+    /// The watchers' snapshot of `game`, and its `seq`, if its node publishes one.
+    async fn snapshot(&self, game: GameId) -> Option<(String, u64)> {
+        let snapshot: Option<String> = redis::cmd("GET")
+            .arg(state_key(game))
+            .query_async(&mut self.cluster.redis.clone())
+            .await
+            .unwrap_or(None);
+        snapshot.and_then(|s| seq_of(&s).map(|seq| (s, seq)))
+    }
+
+    /// The subscription connection's sink, if it is up.
+    fn sink(&self) -> Option<PubSubSink> {
+        self.sink.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     fn games(&self) -> MutexGuard<'_, HashMap<GameId, HashMap<ConnId, Watcher>>> {
@@ -177,15 +242,13 @@ impl RemoteWatches {
             );
             first
         };
-        if first && let Err(err) = self.sink.clone().subscribe(channel(game)).await {
+        if first
+            && let Some(mut sink) = self.sink()
+            && let Err(err) = sink.subscribe(channel(game)).await
+        {
             warn!(cause = %err, game = game.0, "cannot follow another node's game");
         }
-        let snapshot: Option<String> = redis::cmd("GET")
-            .arg(state_key(game))
-            .query_async(&mut self.cluster.redis.clone())
-            .await
-            .unwrap_or(None);
-        let Some((snapshot, seq)) = snapshot.and_then(|s| seq_of(&s).map(|seq| (s, seq))) else {
+        let Some((snapshot, seq)) = self.snapshot(game).await else {
             self.unwatch(game, conn).await;
             return false;
         };
@@ -224,7 +287,10 @@ impl RemoteWatches {
             }
             last
         };
-        if last && let Err(err) = self.sink.clone().unsubscribe(channel(game)).await {
+        if last
+            && let Some(mut sink) = self.sink()
+            && let Err(err) = sink.unsubscribe(channel(game)).await
+        {
             warn!(cause = %err, game = game.0, "cannot stop following another node's game");
         }
     }
