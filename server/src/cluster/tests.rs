@@ -1,6 +1,6 @@
-//! Leases against a real `redis-server`, started here on a free port.
+//! The cluster against a real `redis-server` (the end-to-end harness's, `tests/src/redis.rs`):
+//! leases, the lobby across nodes, ids, and what survives Redis losing everything.
 
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,53 +11,11 @@ use tokio_util::sync::CancellationToken;
 use super::{Cluster, ClusterError};
 use crate::lobby::Change;
 
-/// A `redis-server` of the test's own, stopped when dropped.
-struct Redis {
-    child: Child,
-    url: String,
-}
+// The harness's Redis server, shared with `noughts-tests`.
+#[path = "../../../tests/src/redis.rs"]
+mod redis_server;
 
-impl Redis {
-    /// Starts one, or `None` (said loudly) where it is not installed; CI always has it.
-    async fn start() -> Option<Redis> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        let child = match child {
-            Ok(child) => child,
-            Err(err) if std::env::var_os("CI").is_none() => {
-                eprintln!("SKIPPED: redis-server cannot run here ({err}); CI installs it");
-                return None;
-            }
-            Err(err) => panic!("redis-server cannot run: {err}"),
-        };
-        let url = format!("redis://127.0.0.1:{port}");
-        for _ in 0..100 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
-                return Some(Redis { child, url });
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("redis-server did not start");
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use redis_server::TestRedis as Redis;
 
 #[tokio::test]
 async fn one_node_at_a_time_holds_a_game_and_a_lost_lease_stays_lost() {
