@@ -3,7 +3,7 @@
 //! closes, which includes a node stopping politely: its games are then free for another node at
 //! once, without waiting for their leases to run out.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use noughts_protocol::GameId;
@@ -19,6 +19,8 @@ use super::lease::Lease;
 pub struct Leases {
     cluster: Cluster,
     held: Mutex<HashMap<GameId, Lease>>,
+    /// Games that closed before their new lease was taken: given back as soon as it is.
+    closed_early: Mutex<HashSet<GameId>>,
     /// Runs the takings and givings back, so that a node stopping waits for them.
     tasks: TaskTracker,
 }
@@ -28,6 +30,7 @@ impl Leases {
         Arc::new(Leases {
             cluster,
             held: Mutex::default(),
+            closed_early: Mutex::default(),
             tasks,
         })
     }
@@ -65,6 +68,15 @@ impl Leases {
         self.tasks.spawn(async move {
             if !leases.take(game).await {
                 error!(game = game.0, "a new game's lease is held elsewhere");
+                return;
+            }
+            let closed = leases
+                .closed_early
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner())
+                .remove(&game);
+            if closed {
+                leases.give_back(game);
             }
         });
     }
@@ -72,6 +84,11 @@ impl Leases {
     /// Gives back `game`'s lease, in the background: it closed here.
     pub fn give_back(self: &Arc<Self>, game: GameId) {
         let Some(lease) = self.held().remove(&game) else {
+            // Its lease is still being taken (the game closed at once): give it back then.
+            self.closed_early
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner())
+                .insert(game);
             return;
         };
         let cluster = self.cluster.clone();

@@ -255,6 +255,13 @@ async fn a_node_keeps_its_games_leases_gives_them_back_and_notices_one_lost() {
     tokio::time::sleep(Duration::from_millis(250)).await;
     assert!(a.holds(kept));
     assert!(!b.take(kept).await, "a holds it again");
+    // A game that closes before its new lease is even taken still gives it back.
+    let brief = GameId(4);
+    a.take_new(brief);
+    a.give_back(brief);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!a.holds(brief));
+    assert!(b.take(brief).await, "the brief game's lease was given back");
     stop.cancel();
 }
 
