@@ -79,9 +79,14 @@ async fn serve(
     let refusals = Arc::new(Semaphore::new(REFUSALS_AT_ONCE));
     let ai_slots = Arc::new(Semaphore::new(config.ai_threads.max(1)));
     let connections = TaskTracker::new();
-    let leases = cluster
-        .as_ref()
-        .map(|cluster| Leases::new(cluster.clone(), connections.clone()));
+    let leases = cluster.as_ref().map(|cluster| {
+        let fences = store.clone();
+        Leases::new(
+            cluster.clone(),
+            connections.clone(),
+            Box::new(move |game, epoch| fences.fence(game, epoch)),
+        )
+    });
     let stop_connections = CancellationToken::new();
     let (publications, remote_watches) = match &cluster {
         Some(cluster) => {

@@ -15,7 +15,6 @@ use super::Cluster;
 use super::lease::Lease;
 
 /// This node's leases.
-#[derive(Debug)]
 pub struct Leases {
     cluster: Cluster,
     held: Mutex<HashMap<GameId, Lease>>,
@@ -23,15 +22,31 @@ pub struct Leases {
     closed_early: Mutex<HashSet<GameId>>,
     /// Runs the takings and givings back, so that a node stopping waits for them.
     tasks: TaskTracker,
+    /// Told each lease taken (`Some(epoch)`) and given back (`None`): the store fences the
+    /// game's writes with it.
+    fence: Fence,
+}
+
+/// What is told of a game's lease: its epoch once taken, `None` once given back.
+pub type Fence = Box<dyn Fn(GameId, Option<u64>) + Send + Sync>;
+
+impl std::fmt::Debug for Leases {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Leases")
+            .field("cluster", &self.cluster)
+            .field("held", &self.held().len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Leases {
-    pub fn new(cluster: Cluster, tasks: TaskTracker) -> Arc<Leases> {
+    pub fn new(cluster: Cluster, tasks: TaskTracker, fence: Fence) -> Arc<Leases> {
         Arc::new(Leases {
             cluster,
             held: Mutex::default(),
             closed_early: Mutex::default(),
             tasks,
+            fence,
         })
     }
 
@@ -51,6 +66,7 @@ impl Leases {
         match self.cluster.acquire(game).await {
             Ok(Some(lease)) => {
                 self.held().insert(game, lease);
+                (self.fence)(game, Some(lease.epoch));
                 true
             }
             Ok(None) => false,
@@ -83,7 +99,9 @@ impl Leases {
 
     /// Gives back `game`'s lease, in the background: it closed here.
     pub fn give_back(self: &Arc<Self>, game: GameId) {
-        let Some(lease) = self.held().remove(&game) else {
+        let held = self.held().remove(&game);
+        (self.fence)(game, None);
+        let Some(lease) = held else {
             // Its lease is still being taken (the game closed at once): give it back then.
             self.closed_early
                 .lock()

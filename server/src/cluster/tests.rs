@@ -215,14 +215,9 @@ async fn a_node_keeps_its_games_leases_gives_them_back_and_notices_one_lost() {
     };
     let lease = Duration::from_millis(300);
     let tasks = TaskTracker::new();
-    let a = Leases::new(
-        Cluster::join(&redis.url, "a", lease).await.unwrap(),
-        tasks.clone(),
-    );
-    let b = Leases::new(
-        Cluster::join(&redis.url, "b", lease).await.unwrap(),
-        tasks.clone(),
-    );
+    let leases = |cluster| Leases::new(cluster, tasks.clone(), Box::new(|_, _| {}));
+    let a = leases(Cluster::join(&redis.url, "a", lease).await.unwrap());
+    let b = leases(Cluster::join(&redis.url, "b", lease).await.unwrap());
     let stop = CancellationToken::new();
     tokio::spawn(a.clone().keep(stop.clone()));
     let (kept, given, lost) = (GameId(1), GameId(2), GameId(3));

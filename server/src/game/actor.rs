@@ -29,7 +29,7 @@ use crate::outbound::ConnId;
 use crate::session::Session;
 use crate::shared::Shared;
 use crate::sitter::Sitter;
-use crate::store::{Ending, GameStart, LiveGame, SEQ_RESERVE, StoredMove, now_ms};
+use crate::store::{Ending, GameStart, LiveGame, SEQ_RESERVE, StoreError, StoredMove, now_ms};
 
 /// Commands handled before the actor settles (sends a pending `watchers` update, handles dropped
 /// connections) and looks at its timers again.
@@ -59,6 +59,9 @@ pub(crate) struct Game {
     pub(super) watchers: HashMap<ConnId, Watcher>,
     /// Whether an AI search for the current position is under way.
     pub(super) thinking: bool,
+    /// Set when the store refused a write because another node has taken the game over: the
+    /// game stops here at once, without a word to anyone (they will find it on that node).
+    pub(super) fenced: bool,
     /// Takebacks so far: an AI move chosen before the latest is dropped.
     pub(super) takebacks: u32,
     /// Least time per AI move.
@@ -154,6 +157,7 @@ impl Game {
             seats,
             watchers: HashMap::new(),
             thinking: false,
+            fenced: false,
             takebacks: 0,
             pace,
             budget,
@@ -264,6 +268,10 @@ impl Game {
                 }
             }
             self.settle().await;
+            if self.fenced {
+                error!("another node has taken this game over; it stops here");
+                break;
+            }
             if let Flow::Close = flow {
                 break;
             }
@@ -459,6 +467,10 @@ impl Game {
             .await;
         let rerated = match stored {
             Ok(rerated) => rerated,
+            Err(StoreError::Fenced(_)) => {
+                self.fenced = true;
+                return;
+            }
             Err(err) => {
                 error!(cause = %err, cell = record.cell, "the move could not be stored; it is not played");
                 match from {

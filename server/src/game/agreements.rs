@@ -9,6 +9,7 @@ use noughts_protocol::ErrorCode;
 use super::actor::{Game, now, refuse};
 use super::rules::{Offered, PendingTakeback};
 use crate::game_handle::Requester;
+use crate::store::StoreError;
 
 impl Game {
     pub(super) async fn on_offer_draw(&mut self, from: Requester) {
@@ -72,6 +73,10 @@ impl Game {
             .take_back(self.rules.id(), keep, pending.seq)
             .await;
         if let Err(err) = stored {
+            if matches!(err, StoreError::Fenced(_)) {
+                self.fenced = true;
+                return;
+            }
             error!(cause = %err, "the takeback could not be stored; the moves stay");
             if let Some(from) = from {
                 from.out.error(

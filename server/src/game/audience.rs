@@ -15,7 +15,7 @@ use crate::game_handle::Requester;
 use crate::outbound::{ConnId, Frame, Outbound, fan_out, frame, with_id};
 use crate::session::Session;
 use crate::sitter::Sitter;
-use crate::store::SEQ_RESERVE;
+use crate::store::{SEQ_RESERVE, StoreError};
 
 impl Game {
     pub(super) fn on_watch(&mut self, session: Arc<Session>, from: Requester) {
@@ -217,6 +217,7 @@ impl Game {
         let mark = seq + SEQ_RESERVE;
         match self.shared.store.reserve_seq(self.rules.id(), mark).await {
             Ok(()) => self.stored_seq = mark,
+            Err(StoreError::Fenced(_)) => self.fenced = true,
             Err(err) => error!(cause = %err, "the game's seq could not be stored"),
         }
     }

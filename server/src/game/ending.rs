@@ -9,7 +9,7 @@ use super::rules::{EndRecord, Update};
 use super::seat::index;
 use crate::game_handle::Requester;
 use crate::sitter::Sitter;
-use crate::store::Rerated;
+use crate::store::{Rerated, StoreError};
 
 impl Game {
     /// Ends the game: stores the end (and rates a rated game), then tells everyone.
@@ -21,6 +21,11 @@ impl Game {
             .await
         {
             Ok(rerated) => rerated,
+            Err(StoreError::Fenced(_)) => {
+                // Another node plays it now: it is not this node's to end.
+                self.fenced = true;
+                return;
+            }
             Err(err) => {
                 // The game is over for the players all the same; only the store lags behind.
                 error!(cause = %err, "the end of the game could not be stored");

@@ -82,6 +82,9 @@ pub(super) trait Backend: Send {
     /// Drops every move of `game` from ply `keep` on.
     fn drop_moves(&mut self, game: GameId, keep: u32) -> Result<(), StoreError>;
     /// Raises the `seq` `game` continues from to at least `seq`.
+    /// Checks a write of `game` made under lease `epoch`: false if the game was written under a
+    /// higher epoch (another node took it over); otherwise the epoch is kept as the game's.
+    fn fence(&mut self, game: GameId, epoch: u64) -> Result<bool, StoreError>;
     fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError>;
     /// Records the end of a game still live; `None` if it had already ended.
     fn close_game(&mut self, game: GameId, ending: &Ending) -> Result<Option<Closed>, StoreError>;
@@ -128,6 +131,19 @@ pub(super) trait Backend: Send {
     /// Runs SQL as it is, for tests that spoil a database on purpose.
     #[cfg(test)]
     fn execute(&mut self, sql: &str) -> Result<(), StoreError>;
+}
+
+/// Refuses a write of `game` from a node whose lease `epoch` is older than the game's (`None`: a
+/// lone server, nothing to check).
+pub(super) fn check_fence(
+    db: &mut dyn Backend,
+    game: GameId,
+    epoch: Option<u64>,
+) -> Result<(), StoreError> {
+    match epoch {
+        Some(epoch) if !db.fence(game, epoch)? => Err(StoreError::Fenced(game)),
+        _ => Ok(()),
+    }
 }
 
 /// What the server needs at start: the ids to continue from and the live games.

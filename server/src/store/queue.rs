@@ -2,7 +2,9 @@
 //! database (a [`Backend`]: SQLite or PostgreSQL) and works through a queue of jobs, committing
 //! the writes it finds queued together in one transaction.
 
+use std::collections::HashMap;
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 
 use noughts_protocol::{GameId, PlayerId, Variant};
 use tokio::sync::oneshot;
@@ -92,6 +94,9 @@ pub(crate) struct Store {
     jobs: mpsc::Sender<Job>,
     /// Whether the database outlives the process (a file or PostgreSQL, not memory).
     persistent: bool,
+    /// In a cluster, the lease epoch under which this node plays each game: every write of the
+    /// game carries it, and the database refuses it if the game was written under a higher one.
+    fences: Arc<Mutex<HashMap<GameId, u64>>>,
 }
 
 impl Store {
@@ -120,12 +125,41 @@ impl Store {
                 }
             })?;
         let startup = ready.await.map_err(|_| StoreError::Stopped)??;
-        Ok((Store { jobs, persistent }, startup))
+        let store = Store {
+            jobs,
+            persistent,
+            fences: Arc::default(),
+        };
+        Ok((store, startup))
     }
 
     /// Whether what is stored outlives the process (a file or PostgreSQL rather than memory).
     pub(crate) fn is_persistent(&self) -> bool {
         self.persistent
+    }
+
+    /// From now on, this node's writes of `game` carry `epoch` (`Some`, its lease was taken;
+    /// never lowered, as a lease taken again after Redis lost its keys starts over at 1) or
+    /// nothing (`None`, the game closed here).
+    pub(crate) fn fence(&self, game: GameId, epoch: Option<u64>) {
+        let mut fences = self.fences.lock().unwrap_or_else(|p| p.into_inner());
+        match epoch {
+            Some(epoch) => {
+                let held = fences.entry(game).or_insert(epoch);
+                *held = (*held).max(epoch);
+            }
+            None => {
+                fences.remove(&game);
+            }
+        }
+    }
+
+    fn epoch(&self, game: GameId) -> Option<u64> {
+        self.fences
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&game)
+            .copied()
     }
 
     fn submit<T, F>(
@@ -251,7 +285,9 @@ impl Store {
         keep: u32,
         seq: u64,
     ) -> Result<(), StoreError> {
+        let epoch = self.epoch(game);
         self.write("take back", move |db| {
+            backend::check_fence(db, game, epoch)?;
             backend::take_back(db, game, keep, seq)
         })
         .await
@@ -273,7 +309,9 @@ impl Store {
         played: StoredMove,
         ending: Option<Ending>,
     ) -> Result<Option<Rerated>, StoreError> {
+        let epoch = self.epoch(game);
         self.write("record move", move |db| {
+            backend::check_fence(db, game, epoch)?;
             backend::record_move(&mut *db, game, ply, seq, &played)?;
             match ending {
                 Some(ending) => backend::end_game(db, game, &ending),
@@ -290,15 +328,23 @@ impl Store {
         game: GameId,
         ending: Ending,
     ) -> Result<Option<Rerated>, StoreError> {
-        self.write("end game", move |db| backend::end_game(db, game, &ending))
-            .await
+        let epoch = self.epoch(game);
+        self.write("end game", move |db| {
+            backend::check_fence(db, game, epoch)?;
+            backend::end_game(db, game, &ending)
+        })
+        .await
     }
 
     /// Raises the `seq` a live game will continue from after a restart to at least `seq`, durably:
     /// an update that is not a move (presence, chat, watchers) may go out only below it.
     pub(crate) async fn reserve_seq(&self, game: GameId, seq: u64) -> Result<(), StoreError> {
-        self.write("game seq", move |db| db.raise_seq(game, seq))
-            .await
+        let epoch = self.epoch(game);
+        self.write("game seq", move |db| {
+            backend::check_fence(db, game, epoch)?;
+            db.raise_seq(game, seq)
+        })
+        .await
     }
 
     pub(crate) async fn leaderboard(

@@ -127,6 +127,8 @@ pub enum StoreError {
     InUse,
     #[error("a store job failed unexpectedly")]
     Panicked,
+    #[error("game {0} is played by another node now: this node's write was refused")]
+    Fenced(GameId),
     #[error("the store has stopped")]
     Stopped,
 }

@@ -12,7 +12,10 @@ use super::super::records::{StoreError, without_password};
 
 /// The schema, one migration per version: version N is the first N scripts. A database records
 /// the versions it has in `schema_version`; connecting applies the scripts it lacks, in order.
-pub(super) const MIGRATIONS: &[&str] = &[include_str!("migrations/001_initial.sql")];
+pub(super) const MIGRATIONS: &[&str] = &[
+    include_str!("migrations/001_initial.sql"),
+    include_str!("migrations/002_fencing.sql"),
+];
 
 /// Any number that nodes agree on: the advisory lock held while one of them migrates.
 const MIGRATION_LOCK: i64 = 0x006e_6f75_6768_7473;

@@ -36,6 +36,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/001_initial.sql"),
     include_str!("../migrations/002_ratings.sql"),
     include_str!("../migrations/003_tokens.sql"),
+    include_str!("../migrations/004_fencing.sql"),
 ];
 
 /// Opens the database, sets it up for durable concurrent use and brings its schema up to date.
@@ -326,6 +327,24 @@ impl Backend for Sqlite {
             .prepare_cached("DELETE FROM moves WHERE game = ?1 AND ply >= ?2")?
             .execute(params![int(game.0), keep])?;
         Ok(())
+    }
+
+    fn fence(&mut self, game: GameId, epoch: u64) -> Result<bool, StoreError> {
+        let stored: Option<i64> = self
+            .db
+            .prepare_cached("SELECT owner_epoch FROM games WHERE id = ?1")?
+            .query_row(params![int(game.0)], |r| r.get(0))
+            .optional()?;
+        match stored {
+            Some(stored) if uint(stored) > epoch => Ok(false),
+            Some(_) => {
+                self.db
+                    .prepare_cached("UPDATE games SET owner_epoch = ?2 WHERE id = ?1")?
+                    .execute(params![int(game.0), int(epoch)])?;
+                Ok(true)
+            }
+            None => Ok(true),
+        }
     }
 
     fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError> {

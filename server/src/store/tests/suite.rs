@@ -18,6 +18,7 @@ on_both!(
     live_games_come_back_with_their_moves_seq_and_clock,
     history_pages_and_private_games,
     tokens_are_kept_as_hashes_that_never_show,
+    a_write_under_an_older_lease_is_refused,
 );
 on_both_blocking!(
     a_token_is_traded_for_a_new_one_works_a_little_longer_and_expires_unused_or_revoked
@@ -442,4 +443,48 @@ async fn tokens_are_kept_as_hashes_that_never_show(db: Fresh) {
     assert!(!shown.contains(token) && !shown.contains(&hex), "{shown}");
     assert!(!shown.contains(&format!("{:?}", key.0)), "{shown}");
     assert!(shown.contains("ada"), "{shown}");
+}
+
+/// A node that lost a game's lease (another took it, with a higher epoch) can no longer write it.
+async fn a_write_under_an_older_lease_is_refused(db: Fresh) {
+    let store = with_players(&db).await;
+    let game = GameId(1);
+    store.start_game(start(1, people(), false)).await.unwrap();
+    // The node that took the game over writes under epoch 2.
+    store.fence(game, Some(2));
+    store
+        .record_move(game, 0, 2, at(4, 10), None)
+        .await
+        .unwrap();
+    // The node that held it before (epoch 1) is refused: moves, the end, the seq.
+    store.fence(game, None);
+    store.fence(game, Some(1));
+    let refused = |result: Result<(), StoreError>| {
+        assert!(
+            matches!(result, Err(StoreError::Fenced(g)) if g == game),
+            "{result:?}"
+        );
+    };
+    refused(
+        store
+            .record_move(game, 1, 3, at(0, 20), None)
+            .await
+            .map(drop),
+    );
+    refused(store.reserve_seq(game, 50).await);
+    refused(
+        store
+            .end_game(game, ending(None, EndReason::Resign))
+            .await
+            .map(drop),
+    );
+    // A lease is never lowered by taking it again: 1 after 2 stays 2.
+    store.fence(game, Some(2));
+    store.fence(game, Some(1));
+    store
+        .record_move(game, 1, 3, at(0, 20), None)
+        .await
+        .unwrap();
+    let record = store.record(game, ADA).await.unwrap().unwrap();
+    assert_eq!(record.1.len(), 2, "only the rightful node's moves are kept");
 }
