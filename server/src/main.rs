@@ -264,7 +264,11 @@ async fn main() -> anyhow::Result<()> {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let tls = args.tls()?;
-    if args.redis.is_some() && !matches!(args.config().store, StoreConfig::Postgres(_)) {
+    let config = Config {
+        tls,
+        ..args.config()
+    };
+    if config.cluster.is_some() && !matches!(config.store, StoreConfig::Postgres(_)) {
         anyhow::bail!(
             "a node of a cluster (--redis) needs PostgreSQL to keep its games where the other \
              nodes find them: give --db postgres://USER@HOST:PORT/DATABASE"
@@ -274,10 +278,6 @@ async fn main() -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let addr = listener.local_addr()?;
-    let config = Config {
-        tls,
-        ..args.config()
-    };
     let scheme = if config.tls.is_some() { "wss" } else { "ws" };
     if config.store.is_persistent() {
         tracing::info!(db = %config.store, "keeping games");

@@ -89,6 +89,36 @@ fn room(code: &str) -> Change {
     }
 }
 
+/// Publishes what is sent on the returned sender as `node`'s lobby changes, republishing on
+/// `republish`.
+fn relay(
+    node: &Cluster,
+    republish: Arc<tokio::sync::Notify>,
+    stop: &CancellationToken,
+) -> mpsc::UnboundedSender<Change> {
+    let (relay, changes) = mpsc::unbounded_channel();
+    tokio::spawn(super::lobby::relay(
+        node.clone(),
+        changes,
+        republish,
+        stop.clone(),
+    ));
+    relay
+}
+
+/// Follows the other nodes' lobby changes as `node`, collecting them.
+fn follow(node: &Cluster, stop: &CancellationToken) -> Arc<Mutex<Vec<Change>>> {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let into = seen.clone();
+    tokio::spawn(super::lobby::follow(
+        node.clone(),
+        move |change: &Change| into.lock().unwrap().push(change.clone()),
+        Arc::default(),
+        stop.clone(),
+    ));
+    seen
+}
+
 /// Waits until `seen` holds exactly `expected` (in any order of arrival, the last word counting).
 async fn until_seen(seen: &Mutex<Vec<Change>>, expected: &[Change]) {
     for _ in 0..100 {
@@ -115,24 +145,10 @@ async fn nodes_share_one_lobby_and_a_gone_node_s_listings_are_removed() {
     a.heartbeat().await.unwrap();
     b.heartbeat().await.unwrap();
     // Node a lists a room before b follows: b gets it in its snapshot.
-    let (relay, changes) = mpsc::unbounded_channel();
-    let republish = Arc::new(tokio::sync::Notify::new());
-    tokio::spawn(super::lobby::relay(
-        a.clone(),
-        changes,
-        republish.clone(),
-        stop.clone(),
-    ));
+    let relay = relay(&a, Arc::default(), &stop);
     relay.send(room("AAAA-AAAA-AA")).unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let into = seen.clone();
-    tokio::spawn(super::lobby::follow(
-        b.clone(),
-        move |change: &Change| into.lock().unwrap().push(change.clone()),
-        Arc::default(),
-        stop.clone(),
-    ));
+    let seen = follow(&b, &stop);
     until_seen(&seen, &[room("AAAA-AAAA-AA")]).await;
     // Then every change, in order.
     relay.send(room("BBBB-BBBB-BB")).unwrap();
@@ -154,13 +170,7 @@ async fn nodes_share_one_lobby_and_a_gone_node_s_listings_are_removed() {
     )
     .await;
     // A node never hears its own changes back.
-    let (b_relay, b_changes) = mpsc::unbounded_channel();
-    tokio::spawn(super::lobby::relay(
-        b.clone(),
-        b_changes,
-        Arc::default(),
-        stop.clone(),
-    ));
+    let b_relay = self::relay(&b, Arc::default(), &stop);
     b_relay.send(room("CCCC-CCCC-CC")).unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(seen.lock().unwrap().len(), 3, "b's own room is not echoed");
@@ -269,28 +279,15 @@ async fn a_node_lists_its_rooms_again_after_redis_lost_everything() {
     let a = Cluster::join(&redis.url, "a", lease).await.unwrap();
     let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
     let stop = CancellationToken::new();
-    let (relay, changes) = mpsc::unbounded_channel();
     let republish = Arc::new(tokio::sync::Notify::new());
-    tokio::spawn(super::lobby::relay(
-        a.clone(),
-        changes,
-        republish.clone(),
-        stop.clone(),
-    ));
+    let relay = relay(&a, republish.clone(), &stop);
     tokio::spawn(super::lobby::follow(
         a.clone(),
         |_: &Change| {},
         republish,
         stop.clone(),
     ));
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let into = seen.clone();
-    tokio::spawn(super::lobby::follow(
-        b.clone(),
-        move |change: &Change| into.lock().unwrap().push(change.clone()),
-        Arc::default(),
-        stop.clone(),
-    ));
+    let seen = follow(&b, &stop);
     tokio::time::sleep(Duration::from_millis(100)).await;
     relay.send(room("AAAA-AAAA-AA")).unwrap();
     until_seen(&seen, &[room("AAAA-AAAA-AA")]).await;

@@ -82,8 +82,9 @@ pub(super) trait Backend: Send {
     /// Drops every move of `game` from ply `keep` on.
     fn drop_moves(&mut self, game: GameId, keep: u32) -> Result<(), StoreError>;
     /// Raises the `seq` `game` continues from to at least `seq`.
-    /// Checks a write of `game` made under lease `epoch`: false if the game was written under a
-    /// higher epoch (another node took it over); otherwise the epoch is kept as the game's.
+    /// Checks a write of `game` made under lease `epoch`, in one statement: false if the game was
+    /// written under a higher epoch (another node took it over), or is not stored (a game's
+    /// writes all come after its start is stored); otherwise the epoch is kept as the game's.
     fn fence(&mut self, game: GameId, epoch: u64) -> Result<bool, StoreError>;
     fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError>;
     /// Records the end of a game still live; `None` if it had already ended.

@@ -226,25 +226,11 @@ impl Backend for Postgres {
     }
 
     fn fence(&mut self, game: GameId, epoch: u64) -> Result<bool, StoreError> {
-        let stored = self
-            .conn
-            .query_opt(
-                "SELECT owner_epoch FROM games WHERE id = $1 FOR UPDATE",
-                &[&int(game.0)],
-            )?
-            .map(|row| row.try_get::<_, i64>(0))
-            .transpose()?;
-        match stored {
-            Some(stored) if uint(stored) > epoch => Ok(false),
-            Some(_) => {
-                self.conn.execute(
-                    "UPDATE games SET owner_epoch = $2 WHERE id = $1",
-                    &[&int(game.0), &int(epoch)],
-                )?;
-                Ok(true)
-            }
-            None => Ok(true),
-        }
+        let kept = self.conn.execute(
+            "UPDATE games SET owner_epoch = $2 WHERE id = $1 AND owner_epoch <= $2",
+            &[&int(game.0), &int(epoch)],
+        )?;
+        Ok(kept == 1)
     }
 
     fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError> {

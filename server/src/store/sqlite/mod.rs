@@ -330,21 +330,13 @@ impl Backend for Sqlite {
     }
 
     fn fence(&mut self, game: GameId, epoch: u64) -> Result<bool, StoreError> {
-        let stored: Option<i64> = self
+        let kept = self
             .db
-            .prepare_cached("SELECT owner_epoch FROM games WHERE id = ?1")?
-            .query_row(params![int(game.0)], |r| r.get(0))
-            .optional()?;
-        match stored {
-            Some(stored) if uint(stored) > epoch => Ok(false),
-            Some(_) => {
-                self.db
-                    .prepare_cached("UPDATE games SET owner_epoch = ?2 WHERE id = ?1")?
-                    .execute(params![int(game.0), int(epoch)])?;
-                Ok(true)
-            }
-            None => Ok(true),
-        }
+            .prepare_cached(
+                "UPDATE games SET owner_epoch = ?2 WHERE id = ?1 AND owner_epoch <= ?2",
+            )?
+            .execute(params![int(game.0), int(epoch)])?;
+        Ok(kept == 1)
     }
 
     fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError> {
