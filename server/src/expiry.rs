@@ -32,10 +32,23 @@ pub(crate) fn expire_after_grace(shared: &Arc<Shared>, session: Arc<Session>) {
 /// Closes every room `session` has open, taking the public ones off the lobby.
 pub(crate) fn close_rooms(shared: &Shared, session: &Session) {
     for code in session.take_rooms() {
+        forget_room(shared, &code);
         if let Some(room) = shared.registry.close_room(&code, session.player)
             && !room.private
         {
             shared.lobby.remove_room(&invite_code::display(&room.code));
         }
+    }
+}
+
+/// In a cluster, stops leading other nodes to the room with canonical code `code` here.
+pub(crate) fn forget_room(shared: &Shared, code: &str) {
+    if let Some(cluster) = shared.cluster.clone() {
+        let code = code.to_owned();
+        tokio::spawn(async move {
+            if let Err(err) = cluster.drop_room(&code).await {
+                tracing::warn!(cause = %err, "cannot tell the cluster a room has gone");
+            }
+        });
     }
 }

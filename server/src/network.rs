@@ -27,6 +27,13 @@ impl Network {
     }
 }
 
+impl Network {
+    /// The address it counts under (for an IPv6 /64, its first address).
+    pub(crate) fn ip(self) -> IpAddr {
+        self.0
+    }
+}
+
 impl std::fmt::Display for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.0 {

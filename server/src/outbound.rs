@@ -120,6 +120,9 @@ pub(crate) enum Queued {
     Frame(Frame),
     /// The rest of a frame written directly is waiting in the wire: flush it.
     Flush,
+    /// Nothing to write: whoever reads the queue learns that everything before it was taken
+    /// (a stand-in for another node's connection tells that node so).
+    Mark(u64),
 }
 
 impl Queued {
@@ -127,7 +130,7 @@ impl Queued {
     pub(crate) fn into_message(self) -> Option<Message> {
         match self {
             Queued::Frame(frame) => Some(frame.message()),
-            Queued::Flush => None,
+            Queued::Flush | Queued::Mark(_) => None,
         }
     }
 }
@@ -226,6 +229,11 @@ impl Outbound {
             }
             Err(mpsc::error::TrySendError::Closed(_)) => false,
         }
+    }
+
+    /// Queues `mark` behind every frame queued so far; false when the connection is gone.
+    pub(crate) fn mark(&self, mark: u64) -> bool {
+        self.tx.try_send(Queued::Mark(mark)).is_ok()
     }
 
     /// Serialises and queues one message.

@@ -116,6 +116,26 @@ impl Ratings {
         self.games[Ratings::slot(variant)] = games;
     }
 
+    /// Per variant, in [`Variant::ALL`] order: rating, deviation, volatility and rated games.
+    pub(crate) fn parts(&self) -> [(f64, f64, f64, u32); 4] {
+        std::array::from_fn(|i| {
+            let g = self.glicko[i];
+            (g.rating, g.deviation, g.volatility, self.games[i])
+        })
+    }
+
+    /// The ratings [`Ratings::parts`] gave.
+    pub(crate) fn from_parts(parts: [(f64, f64, f64, u32); 4]) -> Ratings {
+        Ratings {
+            glicko: parts.map(|(rating, deviation, volatility, _)| Glicko {
+                rating,
+                deviation,
+                volatility,
+            }),
+            games: parts.map(|(_, _, _, games)| games),
+        }
+    }
+
     /// The rating in `variant` after one more rated game.
     pub(crate) fn record_game(&mut self, variant: Variant, rating: Glicko) {
         let games = self.games(variant).saturating_add(1);

@@ -295,6 +295,31 @@ impl Registry {
         }
     }
 
+    /// Whether a room with canonical code `code` is open here.
+    pub(crate) fn has_room(&self, code: &str) -> bool {
+        self.rooms.contains_key(code)
+    }
+
+    /// Whether seek `seek` waits here.
+    pub(crate) fn has_seek(&self, seek: SeekId) -> bool {
+        self.seek_keys.contains_key(&seek)
+    }
+
+    /// The seeks waiting here that could be paired with `key` and are newer than `than`, each
+    /// with its seeker.
+    pub(crate) fn newer_seeks(&self, key: SeekKey, than: SeekId) -> Vec<(Arc<Session>, OpenSeek)> {
+        self.seeks
+            .get(&bucket(key))
+            .map(|queue| {
+                queue
+                    .iter()
+                    .filter(|(id, _, _)| *id > than)
+                    .map(|(id, session, key)| (session.clone(), OpenSeek { id: *id, key: *key }))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// Closes `host`'s room with `code`; `None` if there is no such room of theirs.
     pub(crate) fn close_room(&self, code: &str, host: PlayerId) -> Option<Room> {
         self.rooms
@@ -396,6 +421,11 @@ type Bucket = (Variant, Option<Speed>, bool);
 
 fn bucket((variant, clock, rated): SeekKey) -> Bucket {
     (variant, clock.map(|clock| clock.speed()), rated)
+}
+
+/// Whether seeks on terms `a` and `b` may be paired.
+pub(crate) fn pairable(a: SeekKey, b: SeekKey) -> bool {
+    bucket(a) == bucket(b)
 }
 
 /// Why a seek could not be accepted.

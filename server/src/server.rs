@@ -18,8 +18,9 @@ use crate::cluster::{self, Cluster};
 use crate::config::Config;
 use crate::connection::{self, Admission};
 use crate::game;
+use crate::handler;
 use crate::ids;
-use crate::lobby::Lobby;
+use crate::lobby::{Change, Lobby};
 use crate::metrics;
 use crate::registry::Registry;
 use crate::shared::Shared;
@@ -109,6 +110,9 @@ async fn serve(
         leases,
         publications,
         remote_watches,
+        links: Default::default(),
+        stand_ins: Default::default(),
+        marks: Default::default(),
         registry: Registry::default(),
         store,
         lobby: Lobby::default(),
@@ -219,10 +223,21 @@ async fn join_cluster(
     let lobby = shared.clone();
     tasks.spawn(cluster::lobby::follow(
         cluster.clone(),
-        move |change| lobby.lobby.apply_remote(change),
+        move |change| {
+            lobby.lobby.apply_remote(change);
+            if let Change::Seek { seek } = change {
+                handler::listed_elsewhere(&lobby, seek);
+            }
+        },
         republish,
         stop.clone(),
     ));
+    let mail = shared.clone();
+    tasks.spawn(cluster.clone().read_mail(
+        move |mail_in| handler::receive_mail(&mail, mail_in),
+        stop.clone(),
+    ));
+    tasks.spawn(handler::keep_links(shared.clone(), stop.clone()));
     tasks.spawn(cluster.clone().keep_alive(stop.clone()));
     if let Some(leases) = &shared.leases {
         tasks.spawn(leases.clone().keep(stop.clone()));

@@ -11,6 +11,8 @@ use tokio_util::task::TaskTracker;
 use crate::cluster::Cluster;
 use crate::cluster::games::{Publication, RemoteWatches};
 use crate::cluster::leases::Leases;
+use crate::cluster::links::{Links, StandIns};
+use crate::cluster::mail::Marks;
 use crate::config::Config;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
@@ -30,6 +32,12 @@ pub(crate) struct Shared {
     pub publications: Option<tokio::sync::mpsc::UnboundedSender<Publication>>,
     /// This node's watchers of games other nodes hold.
     pub remote_watches: Option<Arc<RemoteWatches>>,
+    /// This node's connections that reach games on other nodes.
+    pub links: Links,
+    /// The stand-ins this node runs for other nodes' connections.
+    pub stand_ins: StandIns,
+    /// Requests to other nodes waiting for their answer.
+    pub marks: Marks,
     /// Every shared index.
     pub registry: Registry,
     /// Where players, games, moves and ratings are kept.

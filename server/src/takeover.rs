@@ -52,37 +52,60 @@ pub(crate) async fn keep_taking_over(shared: Arc<Shared>, stop: CancellationToke
 
 /// Takes over `player`'s live games that another node held, before they are welcomed back here.
 /// A game whose node has just died is still held for up to a lease time: this waits that long
-/// (and a little) for such leases to run out. A game whose node is alive stays there.
-pub(crate) async fn take_over_games_of(shared: &Arc<Shared>, player: PlayerId) {
+/// (and a little) for such leases to run out. A game whose node is alive stays there: returns
+/// those nodes, for the player's connection to reach its games there.
+pub(crate) async fn take_over_games_of(shared: &Arc<Shared>, player: PlayerId) -> Vec<String> {
+    let mut alive = Vec::new();
     let Some(leases) = shared.leases.clone() else {
-        return;
+        return alive;
     };
     let Ok(ids) = shared.store.live_ids_of(player).await else {
-        return;
+        return alive;
     };
+    let cluster = leases.cluster();
     let mut elsewhere: Vec<GameId> = ids
         .into_iter()
         .filter(|&game| shared.registry.game(game).is_none())
         .collect();
     let deadline =
         tokio::time::Instant::now() + leases.cluster().lease() + Duration::from_millis(250);
+    let mut dead = Vec::new();
     while !elsewhere.is_empty() {
-        let Ok(owners) = leases.cluster().owners(&elsewhere).await else {
-            return;
+        let Ok(owners) = cluster.owners(&elsewhere).await else {
+            break;
         };
-        let free: Vec<GameId> = elsewhere
-            .iter()
-            .zip(owners)
-            .filter(|(_, owner)| owner.is_none())
-            .map(|(&game, _)| game)
-            .collect();
+        let mut free = Vec::new();
+        for (game, owner) in elsewhere.iter().zip(owners) {
+            match owner {
+                None => free.push(*game),
+                Some(node) if node == cluster.node() => {}
+                Some(node) if alive.contains(&node) || dead.contains(&node) => {}
+                Some(node) if cluster.is_alive(&node).await => alive.push(node),
+                Some(node) => dead.push(node),
+            }
+        }
         take(shared, &leases, free, |_| true).await;
-        elsewhere.retain(|&game| shared.registry.game(game).is_none());
-        if tokio::time::Instant::now() > deadline {
-            return;
+        // Games on live nodes stay there; the rest are waited for until their leases run out.
+        let Ok(owners) = cluster.owners(&elsewhere).await else {
+            break;
+        };
+        let mut left = Vec::new();
+        for (game, owner) in elsewhere.iter().zip(owners) {
+            if shared.registry.game(*game).is_some() {
+                continue;
+            }
+            match owner {
+                Some(node) if alive.contains(&node) => {}
+                _ => left.push(*game),
+            }
+        }
+        elsewhere = left;
+        if elsewhere.is_empty() || tokio::time::Instant::now() > deadline {
+            break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    alive
 }
 
 /// The live games this node does not play, each with the node holding it, if any.

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use noughts_protocol::{GameId, SeekId};
+use noughts_protocol::{GameId, SeekId, SeekInfo};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
@@ -115,6 +115,35 @@ impl Cluster {
             );
         }
         Ok(all)
+    }
+
+    /// The seeks other nodes list, each with its node.
+    pub(crate) async fn seeks_elsewhere(&self) -> Result<Vec<(String, SeekInfo)>, ClusterError> {
+        let values: Vec<String> = redis::cmd("HVALS")
+            .arg("lobby:seeks")
+            .query_async(&mut self.redis.clone())
+            .await?;
+        Ok(values
+            .iter()
+            .filter_map(|value| serde_json::from_str::<Published>(value).ok())
+            .filter(|published| published.node != self.node)
+            .filter_map(|published| match published.change {
+                Change::Seek { seek } => Some((published.node, seek)),
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// The node listing seek `seek`, if another node does.
+    pub(crate) async fn seek_node(&self, seek: SeekId) -> Option<String> {
+        let value: Option<String> = redis::cmd("HGET")
+            .arg("lobby:seeks")
+            .arg(seek.0)
+            .query_async(&mut self.redis.clone())
+            .await
+            .ok()?;
+        let published: Published = serde_json::from_str(&value?).ok()?;
+        (published.node != self.node).then_some(published.node)
     }
 
     /// Removes what `node` listed, telling every node; returns how many listings went.

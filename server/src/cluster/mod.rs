@@ -1,14 +1,17 @@
 //! The coordination several nodes share through Redis: the connection (with a clear error when
 //! Redis cannot be reached), the nodes that are alive ([`nodes`]), ids no two nodes give twice
 //! ([`ids`]), one lobby for all of them ([`lobby`]), work one node does for all ([`slot`]: the
-//! war games), watching games other nodes hold ([`games`]), and the ownership of live games by leases with fencing epochs ([`lease`]), the
+//! war games), watching games other nodes hold ([`games`]), mail between nodes, which lets a
+//! player on one node play a game another node holds ([`mail`], [`links`]), and the ownership of live games by leases with fencing epochs ([`lease`]), the
 //! rule that lets exactly one node advance a game at a time.
 
 pub(crate) mod games;
 pub mod ids;
 pub mod lease;
 pub mod leases;
+pub(crate) mod links;
 pub(crate) mod lobby;
+pub(crate) mod mail;
 pub mod nodes;
 pub mod slot;
 #[cfg(test)]

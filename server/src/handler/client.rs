@@ -34,6 +34,9 @@ pub(crate) struct Client {
     pub(super) refused: u32,
     /// The client's network, which the per-address caps on rooms and seeks count under.
     pub(super) network: Network,
+    /// Whether this stands in here for a connection of another node (which forwards only what
+    /// this node holds, so nothing is forwarded on from here).
+    pub(super) stands_in: bool,
 }
 
 /// What handling a request comes to: done (its reply sent), or refused with a reason.
@@ -62,6 +65,7 @@ impl Client {
             chat,
             refused: 0,
             network,
+            stands_in: false,
         }
     }
 
@@ -118,6 +122,12 @@ impl Client {
                 return None;
             }
         };
+        if !self.stands_in
+            && let Some(node) = self.elsewhere(&frame.message).await
+            && self.forward_or_find(&node, text).await
+        {
+            return None;
+        }
         let id = frame.id.clone();
         if let Err(refusal) = self.dispatch(frame.id, frame.message).await {
             debug!(code = %refusal.code, "refused");

@@ -60,7 +60,7 @@ impl Client {
                     private,
                     rated,
                 };
-                self.create_room(&session, id, request)
+                self.create_room(&session, id, request).await
             }
             ClientMessage::CloseRoom { code } => self.close_room(&session, id, code),
             ClientMessage::JoinRoom { code } => self.join_room(&session, from, code),

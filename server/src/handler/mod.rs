@@ -2,6 +2,8 @@
 //! resuming, a connection's end), `lobby`, `seek`, `room`, `ai_games` (`play_ai`, `start_war`),
 //! `watch`, `game` (moves, resignations, rematches, chat) and `records` (the store's questions).
 //! `client` is the connection's side of it all and `dispatch` sends each request to its handler.
+//! In a cluster, `remote` forwards what another node holds to it, and `stand_in` serves what
+//! other nodes forward here.
 //! Every request with an id gets one reply.
 
 mod ai_games;
@@ -12,10 +14,15 @@ mod limits;
 mod lobby;
 mod record_view;
 mod records;
+mod remote;
 mod room;
 mod seek;
 mod session;
+mod stand_in;
 mod watch;
 
 pub(crate) use client::Client;
 pub use limits::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GAMES};
+pub(crate) use remote::keep_links;
+pub(crate) use seek::listed_elsewhere;
+pub(crate) use stand_in::receive_mail;

@@ -6,6 +6,7 @@ use noughts_protocol::{ClockSpec, ErrorCode, GameKind, RequestId, ServerMessage,
 
 use super::client::{Client, Reply, coin_toss, refuse};
 use super::limits::{MAX_OPEN_ROOMS, check_clock};
+use crate::expiry::forget_room;
 use crate::game::{self, Setup};
 use crate::game_handle::Requester;
 use crate::invite_code;
@@ -22,7 +23,7 @@ pub(super) struct RoomRequest {
 }
 
 impl Client {
-    pub(super) fn create_room(
+    pub(super) async fn create_room(
         &mut self,
         session: &Arc<Session>,
         id: Option<RequestId>,
@@ -61,6 +62,11 @@ impl Client {
             Some(slot),
         );
         session.add_room(&room.code);
+        if let Some(cluster) = &self.shared.cluster
+            && let Err(err) = cluster.hold_room(&room.code).await
+        {
+            tracing::warn!(cause = %err, "cannot tell the cluster of a room; only this node finds it");
+        }
         let shown = invite_code::display(&room.code);
         self.out.reply(
             id,
@@ -92,6 +98,7 @@ impl Client {
             );
         };
         session.remove_room(&room.code);
+        forget_room(&self.shared, &room.code);
         if !room.private {
             self.shared
                 .lobby
@@ -121,6 +128,7 @@ impl Client {
             }
         };
         room.host.remove_room(&room.code);
+        forget_room(&self.shared, &room.code);
         if !room.private {
             self.shared
                 .lobby

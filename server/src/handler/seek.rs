@@ -4,17 +4,27 @@
 
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use noughts_protocol::{ErrorCode, GameKind, RequestId, SeekId, SeekInfo, ServerMessage};
+use tokio::time::timeout;
 
 use super::client::{Client, Reply, coin_toss, refuse};
 use super::limits::check_clock;
+use super::remote::who;
+use crate::cluster::mail::Mail;
 use crate::game::{self, Setup};
 use crate::game_handle::Requester;
+use crate::network::Network;
+use crate::outbound::Outbound;
 use crate::rating;
-use crate::registry::AcceptSeekError;
+use crate::registry::{AcceptSeekError, pairable};
 use crate::session::{OpenSeek, SeekKey, Session};
 use crate::shared::Shared;
 use crate::sitter::Sitter;
+
+/// How long a seek waits for another node to start the game of the seek it takes there.
+const TAKE_WAIT: Duration = Duration::from_secs(2);
 
 /// Takes an open seek out of the queue and off the lobby (its seeker has already ended it).
 pub(crate) fn withdraw_seek(shared: &Shared, seek: OpenSeek) {
@@ -33,7 +43,7 @@ impl Client {
     }
 
     pub(super) fn seek(&mut self, session: &Arc<Session>, from: Requester, key: SeekKey) -> Reply {
-        let (variant, clock, rated) = key;
+        let (variant, clock, _) = key;
         check_clock(clock)?;
         self.check_not_stopping()?;
         if session.seek().is_some() {
@@ -62,22 +72,18 @@ impl Client {
             // Before joining the queue, so a match made at once is told after it.
             self.out.reply(from.id.clone(), seeking.clone());
         }
-        let listing = SeekInfo {
-            seek: open.id,
-            player: session.player,
-            name: session.name.clone(),
-            rating: rating::points(session.ratings().get(variant).rating),
-            variant,
-            clock,
-            rated,
-        };
+        let listing = listing(session, open);
         let lobby = &self.shared.lobby;
         let paired = self
             .shared
             .registry
             .seek(session, open, may_wait, || lobby.add_seek(listing));
-        let Some((their_seek, opponent, their_terms)) = paired else {
+        let Some(met) = paired else {
             if may_wait {
+                if self.shared.cluster.is_some() {
+                    let (shared, session) = (self.shared.clone(), session.clone());
+                    tokio::spawn(pair_elsewhere(shared, session, open, self.network));
+                }
                 return Ok(());
             }
             session.end_seek(open.id);
@@ -89,12 +95,7 @@ impl Client {
         if !may_wait {
             self.out.reply(from.id.clone(), seeking);
         }
-        self.shared.lobby.remove_seek(their_seek);
-        if session.end_seek(open.id) {
-            withdraw_seek(&self.shared, open);
-        }
-        // The waiting seek's terms: its clock, where the two differed in speed alone.
-        start_pair(&self.shared, [opponent, session.clone()], their_terms, None);
+        meet(&self.shared, session, open, met);
         Ok(())
     }
 
@@ -122,6 +123,126 @@ impl Client {
         }
         start_pair(&self.shared, [seeker, session.clone()], key, Some(from));
         Ok(())
+    }
+}
+
+/// The lobby's listing of `session`'s seek `open`.
+fn listing(session: &Session, open: OpenSeek) -> SeekInfo {
+    let (variant, clock, rated) = open.key;
+    SeekInfo {
+        seek: open.id,
+        player: session.player,
+        name: session.name.clone(),
+        rating: rating::points(session.ratings().get(variant).rating),
+        variant,
+        clock,
+        rated,
+    }
+}
+
+/// `session`'s seek `open` has met a waiting one: that one leaves the lobby, this one ends, and
+/// the game starts on the waiting seek's terms (its clock, where the two differed in speed alone).
+fn meet(
+    shared: &Arc<Shared>,
+    session: &Arc<Session>,
+    open: OpenSeek,
+    (their_seek, opponent, their_terms): (SeekId, Arc<Session>, SeekKey),
+) {
+    shared.lobby.remove_seek(their_seek);
+    if session.end_seek(open.id) {
+        withdraw_seek(shared, open);
+    }
+    start_pair(shared, [opponent, session.clone()], their_terms, None);
+}
+
+/// In a cluster, a seek waiting here meets the oldest pairable seek that waits on another node
+/// and is older than it (so of two seeks on two nodes, just the newer one acts): this one stops
+/// waiting, and that node starts the game as if this player had accepted its seek. If that seek
+/// was taken meanwhile, this one waits again.
+async fn pair_elsewhere(
+    shared: Arc<Shared>,
+    session: Arc<Session>,
+    open: OpenSeek,
+    network: Network,
+) {
+    let Some(cluster) = shared.cluster.clone() else {
+        return;
+    };
+    for _ in 0..3 {
+        let Ok(seeks) = cluster.seeks_elsewhere().await else {
+            return;
+        };
+        let older = seeks
+            .into_iter()
+            .filter(|(_, seek)| seek.seek < open.id && seek.player != session.player)
+            .filter(|(_, seek)| pairable((seek.variant, seek.clock, seek.rated), open.key))
+            .min_by_key(|(_, seek)| seek.seek);
+        let Some((node, older)) = older else {
+            return;
+        };
+        let Some(out) = session.outbounds().into_iter().next() else {
+            return;
+        };
+        // Paired or withdrawn here meanwhile: nothing to do.
+        if !session.end_seek(open.id) {
+            return;
+        }
+        withdraw_seek(&shared, open);
+        if take_seek_on(&shared, (&session, network), &out, &node, older.seek).await {
+            return;
+        }
+        if !session.start_seek(open, None) {
+            return;
+        }
+        let listing = listing(&session, open);
+        let paired = shared
+            .registry
+            .seek(&session, open, true, || shared.lobby.add_seek(listing));
+        if let Some(met) = paired {
+            meet(&shared, &session, open, met);
+            return;
+        }
+    }
+}
+
+/// Asks `node` to start a game of `session`'s player (on connection `out`) against the seeker of
+/// its waiting seek `seek`; true once it has.
+async fn take_seek_on(
+    shared: &Shared,
+    (session, network): (&Session, Network),
+    out: &Outbound,
+    node: &str,
+    seek: SeekId,
+) -> bool {
+    let Some(cluster) = &shared.cluster else {
+        return false;
+    };
+    shared.links.link(out, (session.player, network), node);
+    let (mark, answer) = shared.marks.wait();
+    let take = Mail::TakeSeek {
+        from: cluster.node().to_owned(),
+        conn: out.conn.0,
+        who: who(session, network),
+        seek,
+        mark,
+    };
+    let taken = match cluster.mail(node, &take).await {
+        Ok(true) => matches!(timeout(TAKE_WAIT, answer).await, Ok(Ok(true))),
+        _ => false,
+    };
+    shared.marks.forget(mark);
+    taken
+}
+
+/// A seek listed by another node: the seeks waiting here that are newer and pairable go to meet
+/// it (or an older one).
+pub(crate) fn listed_elsewhere(shared: &Arc<Shared>, seek: &SeekInfo) {
+    let key = (seek.variant, seek.clock, seek.rated);
+    for (session, open) in shared.registry.newer_seeks(key, seek.seek) {
+        // The seek was made on another connection task; its address is not known here, and
+        // matters only for the caps on rooms and seeks, which meeting a seek does not open.
+        let network = Network::of(std::net::Ipv4Addr::UNSPECIFIED.into());
+        tokio::spawn(pair_elsewhere(shared.clone(), session, open, network));
     }
 }
 

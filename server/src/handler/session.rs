@@ -11,6 +11,7 @@ use noughts_protocol::{
 use tracing::{error, info};
 
 use super::client::{Client, Reply, refuse};
+use super::remote::attach_elsewhere;
 use super::seek::withdraw_seek;
 use crate::error::Refusal;
 use crate::expiry::{close_rooms, expire_after_grace};
@@ -97,7 +98,7 @@ impl Client {
             }
         };
         // In a cluster, the player's games whose node is gone come here first.
-        crate::takeover::take_over_games_of(&self.shared, stored.player).await;
+        let elsewhere = crate::takeover::take_over_games_of(&self.shared, stored.player).await;
         let (session, resumed) = match self.shared.registry.session(stored.player) {
             Some(session) => (session, true),
             None => (self.shared.registry.stored_session(&stored), false),
@@ -118,6 +119,7 @@ impl Client {
                 handle.attach(session.player, self.out.clone()).await;
             }
         }
+        attach_elsewhere(&self.shared, &session, &self.out, self.network, elsewhere).await;
         if attached.lobby {
             self.shared.lobby.subscribe(self.out.clone(), None);
         }
@@ -173,6 +175,7 @@ impl Client {
             );
         }
         info!("logged out");
+        self.logout_elsewhere().await;
         let shared = &self.shared;
         if let Some(open) = session.take_seek() {
             withdraw_seek(shared, open);
@@ -195,6 +198,7 @@ impl Client {
     /// session's last, the seek is withdrawn and the session kept for the grace period in case
     /// the player comes back.
     pub(crate) async fn disconnected(&mut self) {
+        self.unlink().await;
         let Some(session) = self.session.take() else {
             return;
         };

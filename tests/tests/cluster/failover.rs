@@ -13,7 +13,7 @@ use noughts_tests::redis::TestRedis;
 use noughts_tests::{Scratch, binary};
 
 /// A node of the cluster on `redis` and `db`, with a one-second lease.
-fn node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerProcess {
+pub(super) fn node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerProcess {
     let dir = dir.dir.join(name);
     std::fs::create_dir_all(&dir).unwrap();
     ServerProcess::start_on(

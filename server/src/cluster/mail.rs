@@ -1,0 +1,344 @@
+//! Mail between nodes: each node subscribes to its own channel `mail:{node}`, and other nodes
+//! publish there what concerns it. A player's connection stays on the node it reached, and a game
+//! is played by one node; mail joins the two. The connection's node forwards the player's requests
+//! about a game to the game's node ([`Mail::Request`]), which answers them as it answers its own
+//! connections', through a stand-in connection whose frames it mails back ([`Mail::Deliver`]).
+//! Redis keeps the order of what one connection publishes on a channel, so each stand-in's frames
+//! arrive in the order they were sent.
+//!
+//! Redis is trusted (see SECURITY.md): what comes by mail is taken as the sending node says, and a
+//! message this node cannot read is logged and dropped.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use noughts_protocol::{GameId, SeekId};
+use serde::{Deserialize, Serialize};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
+
+use super::{Cluster, ClusterError};
+use crate::outbound::{Inbox, Queued};
+
+/// Frames mailed at once, at most.
+const BATCH: usize = 64;
+
+/// How long to wait before subscribing again after the mailbox's connection broke.
+const RETRY: Duration = Duration::from_millis(250);
+
+fn mailbox(node: &str) -> String {
+    format!("mail:{node}")
+}
+
+fn room_key(code: &str) -> String {
+    format!("room:{code}")
+}
+
+/// A player as the node that forwards their requests knows them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Who {
+    pub player: u64,
+    pub name: String,
+    /// Per variant, in `Variant::ALL` order: rating, deviation, volatility and rated games.
+    pub ratings: [(f64, f64, f64, u32); 4],
+    /// The address the per-address limits count under.
+    pub network: std::net::IpAddr,
+}
+
+/// One message from one node to another.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "mail", rename_all = "snake_case")]
+pub(crate) enum Mail {
+    /// Frames for connection `conn` of the receiving node, in order.
+    Deliver { conn: u64, frames: Vec<String> },
+    /// Close connection `conn` of the receiving node with `code`.
+    Close { conn: u64, code: u16 },
+    /// Everything sent to `conn` before this has been delivered: what waits on `mark` may go on.
+    Marked { mark: u64 },
+    /// A request (the client's frame as sent) from connection `conn` of node `from`, for the
+    /// receiving node to answer.
+    Request {
+        from: String,
+        conn: u64,
+        who: Who,
+        text: String,
+    },
+    /// Connection `conn` of node `from` speaks for the player from now on: it gets the snapshots
+    /// of the player's games here, then `Marked { mark }`.
+    Attach {
+        from: String,
+        conn: u64,
+        who: Who,
+        mark: u64,
+    },
+    /// The player of connection `conn` of node `from` takes waiting seek `seek` here; answered by
+    /// `Marked { mark }` once the game has started, or `Refused { mark }`.
+    TakeSeek {
+        from: String,
+        conn: u64,
+        who: Who,
+        seek: SeekId,
+        mark: u64,
+    },
+    /// What `TakeSeek` with `mark` could not do.
+    Refused { mark: u64 },
+    /// Connection `conn` of node `from` has gone: whatever stood in for it here goes too.
+    Gone { from: String, conn: u64 },
+}
+
+impl Cluster {
+    /// Mails `mail` to `node`; false if no node listens under that name (it is gone).
+    pub(crate) async fn mail(&self, node: &str, mail: &Mail) -> Result<bool, ClusterError> {
+        let text = serde_json::to_string(mail).expect("mail serialises");
+        let listeners: u64 = redis::cmd("PUBLISH")
+            .arg(mailbox(node))
+            .arg(text)
+            .query_async(&mut self.redis.clone())
+            .await?;
+        Ok(listeners > 0)
+    }
+
+    /// Mails several messages to `node` in one round trip, in order.
+    pub(crate) async fn mail_all(&self, node: &str, mails: &[Mail]) -> Result<(), ClusterError> {
+        let mut pipe = redis::pipe();
+        for mail in mails {
+            let text = serde_json::to_string(mail).expect("mail serialises");
+            pipe.publish(mailbox(node), text).ignore();
+        }
+        pipe.exec_async(&mut self.redis.clone()).await?;
+        Ok(())
+    }
+
+    /// The node that plays `game`, if it is not this one and its lease stands.
+    pub(crate) async fn player_node(&self, game: GameId) -> Option<String> {
+        match self.owner(game).await {
+            Ok(Some((node, _))) if node != self.node => Some(node),
+            _ => None,
+        }
+    }
+
+    /// Notes that this node holds the room with canonical code `code` (for a day at most: a
+    /// room's host leaves long before, and a stale note only leads to a "no such room").
+    pub(crate) async fn hold_room(&self, code: &str) -> Result<(), ClusterError> {
+        redis::cmd("SET")
+            .arg(room_key(code))
+            .arg(&self.node)
+            .arg("EX")
+            .arg(86_400)
+            .exec_async(&mut self.redis.clone())
+            .await?;
+        Ok(())
+    }
+
+    /// Forgets the room with canonical code `code`, if this node held it.
+    pub(crate) async fn drop_room(&self, code: &str) -> Result<(), ClusterError> {
+        redis::Script::new(
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end return 0",
+        )
+        .key(room_key(code))
+        .arg(&self.node)
+        .invoke_async::<u64>(&mut self.redis.clone())
+        .await?;
+        Ok(())
+    }
+
+    /// The node holding the room with canonical code `code`, if another node does.
+    pub(crate) async fn room_node(&self, code: &str) -> Option<String> {
+        let node: Option<String> = redis::cmd("GET")
+            .arg(room_key(code))
+            .query_async(&mut self.redis.clone())
+            .await
+            .ok()?;
+        node.filter(|node| *node != self.node)
+    }
+
+    /// Hands every message mailed to this node to `receive`, in order, until `stop`; subscribes
+    /// again after a broken connection (what was mailed meanwhile is lost, as with any pub/sub:
+    /// the senders' waits time out, and players resume).
+    pub(crate) async fn read_mail(
+        self,
+        receive: impl Fn(Mail) + Send + 'static,
+        stop: CancellationToken,
+    ) {
+        loop {
+            match self.read_mail_once(&receive, &stop).await {
+                Ok(()) => return,
+                Err(err) => warn!(cause = %err, "lost this node's mailbox; subscribing again"),
+            }
+            tokio::select! {
+                () = tokio::time::sleep(RETRY) => {}
+                () = stop.cancelled() => return,
+            }
+        }
+    }
+
+    async fn read_mail_once(
+        &self,
+        receive: &impl Fn(Mail),
+        stop: &CancellationToken,
+    ) -> Result<(), ClusterError> {
+        let mut pubsub = self.client.get_async_pubsub().await?;
+        pubsub.subscribe(mailbox(&self.node)).await?;
+        info!("reading this node's mail");
+        let mut messages = pubsub.into_on_message();
+        loop {
+            let message = tokio::select! {
+                message = messages.next() => message,
+                () = stop.cancelled() => return Ok(()),
+            };
+            let Some(message) = message else {
+                return Err(ClusterError::Broken("the mailbox's channel closed"));
+            };
+            let Ok(text) = message.get_payload::<String>() else {
+                continue;
+            };
+            match serde_json::from_str::<Mail>(&text) {
+                Ok(mail) => receive(mail),
+                Err(err) => warn!(cause = %err, "mail this node cannot read"),
+            }
+        }
+    }
+}
+
+/// Requests to other nodes that wait for an answer ([`Mail::Marked`] or [`Mail::Refused`]).
+#[derive(Debug, Default)]
+pub(crate) struct Marks {
+    next: AtomicU64,
+    waiting: Mutex<HashMap<u64, oneshot::Sender<bool>>>,
+}
+
+impl Marks {
+    /// A fresh mark to send, and where its answer comes: true for `Marked`, false for `Refused`.
+    pub(crate) fn wait(&self) -> (u64, oneshot::Receiver<bool>) {
+        let mark = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        self.waiting().insert(mark, tx);
+        (mark, rx)
+    }
+
+    /// The answer to `mark` has come.
+    pub(crate) fn answer(&self, mark: u64, done: bool) {
+        if let Some(tx) = self.waiting().remove(&mark) {
+            let _ = tx.send(done);
+        }
+    }
+
+    /// Gives up waiting for `mark`.
+    pub(crate) fn forget(&self, mark: u64) {
+        self.waiting().remove(&mark);
+    }
+
+    fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<u64, oneshot::Sender<bool>>> {
+        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Cluster {
+    /// Mails what a stand-in for connection `conn` of `node` is sent, in order, until its queue
+    /// closes: frames in batches, marks as they come, and a close when it is asked to close.
+    pub(crate) async fn mail_frames(self, node: String, conn: u64, mut inbox: Inbox) {
+        let mut queued = Vec::new();
+        loop {
+            tokio::select! {
+                biased;
+                first = inbox.frames.recv() => {
+                    let Some(first) = first else { return };
+                    queued.push(first);
+                    inbox.take(&mut queued, BATCH);
+                }
+                changed = inbox.kick.changed() => {
+                    let why = *inbox.kick.borrow_and_update();
+                    if let (Ok(()), Some(why)) = (changed, why) {
+                        inbox.take(&mut queued, usize::MAX);
+                        let mut mails = as_mails(conn, queued.drain(..));
+                        mails.push(Mail::Close { conn, code: why.code });
+                        if let Err(err) = self.mail_all(&node, &mails).await {
+                            warn!(cause = %err, %node, "cannot mail a close");
+                        }
+                    }
+                    return;
+                }
+            }
+            let mails = as_mails(conn, queued.drain(..));
+            if let Err(err) = self.mail_all(&node, &mails).await {
+                warn!(cause = %err, %node, "cannot mail frames to another node");
+            }
+        }
+    }
+}
+
+/// Queued items as mail: runs of frames as one delivery each, marks as they stand.
+fn as_mails(conn: u64, queued: impl Iterator<Item = Queued>) -> Vec<Mail> {
+    let mut mails = Vec::new();
+    for item in queued {
+        match item {
+            Queued::Frame(frame) => match mails.last_mut() {
+                Some(Mail::Deliver { frames, .. }) => frames.push(frame.as_str().to_owned()),
+                _ => mails.push(Mail::Deliver {
+                    conn,
+                    frames: vec![frame.as_str().to_owned()],
+                }),
+            },
+            Queued::Mark(mark) => mails.push(Mail::Marked { mark }),
+            Queued::Flush => {}
+        }
+    }
+    mails
+}
+
+impl Cluster {
+    /// Whether the node `node` is alive (its heartbeat stands).
+    pub(crate) async fn is_alive(&self, node: &str) -> bool {
+        redis::cmd("EXISTS")
+            .arg(format!("node:{node}"))
+            .query_async::<bool>(&mut self.redis.clone())
+            .await
+            .unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mail_reads_back_as_written() {
+        let who = Who {
+            player: 7,
+            name: "ada".into(),
+            ratings: [(1500.0, 350.0, 0.06, 0); 4],
+            network: "192.0.2.1".parse().unwrap(),
+        };
+        let all = [
+            Mail::Deliver {
+                conn: 3,
+                frames: vec![r#"{"type":"pong"}"#.into()],
+            },
+            Mail::Request {
+                from: "b".into(),
+                conn: 4,
+                who: who.clone(),
+                text: r#"{"type":"move","game":1,"cell":4}"#.into(),
+            },
+            Mail::TakeSeek {
+                from: "b".into(),
+                conn: 4,
+                who,
+                seek: SeekId(9),
+                mark: 2,
+            },
+            Mail::Gone {
+                from: "b".into(),
+                conn: 4,
+            },
+        ];
+        for mail in all {
+            let text = serde_json::to_string(&mail).unwrap();
+            assert_eq!(serde_json::from_str::<Mail>(&text).unwrap(), mail);
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! A connection here playing games another node holds. Its requests about such a game (and a room
+//! or seek another node holds) are forwarded to that node, which serves them through a stand-in
+//! (see `stand_in`) and mails the frames back; when it comes back with a token it is attached to
+//! its games wherever they are; when it goes, those nodes are told; and when one of those nodes
+//! dies, its games are taken over here and the connection attached to them again.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use noughts_protocol::{ClientMessage, PlayerId};
+use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
+
+use super::client::Client;
+use crate::cluster::mail::{Mail, Who};
+use crate::invite_code;
+use crate::network::Network;
+use crate::outbound::Outbound;
+use crate::session::Session;
+use crate::shared::Shared;
+
+/// How long a connection waits for another node to attach it to its games.
+const ATTACH_WAIT: Duration = Duration::from_secs(2);
+
+/// The player of `session`, as another node is told of them.
+pub(super) fn who(session: &Session, network: Network) -> Who {
+    Who {
+        player: session.player.0,
+        name: session.name.clone(),
+        ratings: session.ratings().parts(),
+        network: network.ip(),
+    }
+}
+
+impl Client {
+    /// The node that holds what `message` is about, when that is another node's: a live game,
+    /// an open room, a waiting seek.
+    pub(super) async fn elsewhere(&self, message: &ClientMessage) -> Option<String> {
+        let cluster = self.shared.cluster.as_ref()?;
+        self.session.as_ref()?;
+        let registry = &self.shared.registry;
+        match message {
+            ClientMessage::Move { game, .. }
+            | ClientMessage::Resign { game }
+            | ClientMessage::Rematch { game }
+            | ClientMessage::OfferDraw { game }
+            | ClientMessage::Takeback { game }
+            | ClientMessage::Decline { game }
+            | ClientMessage::Abort { game }
+            | ClientMessage::Chat { game, .. } => {
+                if registry.game(*game).is_some() {
+                    return None;
+                }
+                cluster.player_node(*game).await
+            }
+            ClientMessage::JoinRoom { code } => {
+                let code = invite_code::parse(code)?;
+                if registry.has_room(&code) {
+                    return None;
+                }
+                cluster.room_node(&code).await
+            }
+            ClientMessage::AcceptSeek { seek } => {
+                if registry.has_seek(*seek) {
+                    return None;
+                }
+                cluster.seek_node(*seek).await
+            }
+            _ => None,
+        }
+    }
+
+    /// Hands the request `text` to `node`; false if that node is gone.
+    pub(super) async fn forward(&self, node: &str, text: &str) -> bool {
+        let (Some(cluster), Some(session)) = (&self.shared.cluster, &self.session) else {
+            return false;
+        };
+        let key = (session.player, self.network);
+        self.shared.links.link(&self.out, key, node);
+        let mail = Mail::Request {
+            from: cluster.node().to_owned(),
+            conn: self.out.conn.0,
+            who: who(session, self.network),
+            text: text.to_owned(),
+        };
+        match cluster.mail(node, &mail).await {
+            Ok(delivered) => delivered,
+            Err(err) => {
+                warn!(cause = %err, %node, "cannot forward a request to another node");
+                false
+            }
+        }
+    }
+
+    /// Hands the request `text` to `node`, true; or, if that node is gone, finds the player's
+    /// games again (here or on the node that took them) and hands it on, or leaves it to this
+    /// node (false).
+    pub(super) async fn forward_or_find(&mut self, node: &str, text: &str) -> bool {
+        if self.forward(node, text).await {
+            return true;
+        }
+        let Some(session) = self.session.clone() else {
+            return false;
+        };
+        info!(%node, "the node that held a player's game is gone; finding it again");
+        let elsewhere = crate::takeover::take_over_games_of(&self.shared, session.player).await;
+        for game in session.games() {
+            if let Some(handle) = self.shared.registry.game(game) {
+                handle.attach(session.player, self.out.clone()).await;
+            }
+        }
+        attach_elsewhere(&self.shared, &session, &self.out, self.network, elsewhere).await;
+        match noughts_protocol::decode_client(text) {
+            Ok(frame) => match self.elsewhere(&frame.message).await {
+                Some(node) => self.forward(&node, text).await,
+                None => false,
+            },
+            Err(_) => false,
+        }
+    }
+
+    /// Tells every node with a stand-in for this connection that it has gone.
+    pub(super) async fn unlink(&self) {
+        let Some(cluster) = &self.shared.cluster else {
+            return;
+        };
+        let Some(link) = self.shared.links.unlink(self.out.conn) else {
+            return;
+        };
+        let gone = Mail::Gone {
+            from: cluster.node().to_owned(),
+            conn: self.out.conn.0,
+        };
+        for node in link.nodes {
+            if let Err(err) = cluster.mail(&node, &gone).await {
+                warn!(cause = %err, %node, "cannot tell another node a connection went");
+            }
+        }
+    }
+
+    /// Tells the nodes with a stand-in for this connection that its player logged out.
+    pub(super) async fn logout_elsewhere(&self) {
+        for node in self.shared.links.nodes_of(self.out.conn) {
+            self.forward(&node, r#"{"type":"logout"}"#).await;
+        }
+    }
+}
+
+/// Attaches `out`, a connection of `session`'s player, to the player's games on `nodes`, and
+/// waits (a little) until their snapshots have been sent.
+pub(super) async fn attach_elsewhere(
+    shared: &Shared,
+    session: &Session,
+    out: &Outbound,
+    network: Network,
+    nodes: Vec<String>,
+) {
+    let Some(cluster) = &shared.cluster else {
+        return;
+    };
+    let mut waits = Vec::new();
+    for node in nodes {
+        shared.links.link(out, (session.player, network), &node);
+        let (mark, answer) = shared.marks.wait();
+        let attach = Mail::Attach {
+            from: cluster.node().to_owned(),
+            conn: out.conn.0,
+            who: who(session, network),
+            mark,
+        };
+        match cluster.mail(&node, &attach).await {
+            Ok(true) => waits.push((mark, answer)),
+            _ => shared.marks.forget(mark),
+        }
+    }
+    for (mark, answer) in waits {
+        if tokio::time::timeout(ATTACH_WAIT, answer).await.is_err() {
+            warn!("another node did not attach a connection to its games in time");
+            shared.marks.forget(mark);
+        }
+    }
+}
+
+/// Finds `player`'s games again for `out` after the node that held some of them went: takes over
+/// those no node holds (waiting out the gone node's leases), sends the snapshots of those here,
+/// and attaches `out` to those another node took.
+async fn rejoin(shared: Arc<Shared>, player: PlayerId, out: Outbound, network: Network) {
+    let Some(session) = shared.registry.session(player) else {
+        return;
+    };
+    let elsewhere = crate::takeover::take_over_games_of(&shared, player).await;
+    for game in session.games() {
+        if let Some(handle) = shared.registry.game(game) {
+            handle.attach(player, out.clone()).await;
+        }
+    }
+    attach_elsewhere(&shared, &session, &out, network, elsewhere).await;
+}
+
+/// Every half lease time until `stop`: finds the nodes this node's connections reach, and the
+/// nodes whose connections it stands in for, that have died. Connections that played games on
+/// a dead node find them again; stand-ins for a dead node's connections end.
+pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
+    let Some(cluster) = shared.cluster.clone() else {
+        return;
+    };
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(cluster.lease() / 2) => {}
+            () = stop.cancelled() => return,
+        }
+        for node in shared.links.nodes() {
+            if cluster.is_alive(&node).await {
+                continue;
+            }
+            info!(%node, "a node this node's players play on is gone; finding their games");
+            for link in shared.links.cut(&node) {
+                tokio::spawn(rejoin(shared.clone(), link.player, link.out, link.network));
+            }
+        }
+        for node in shared.stand_ins.nodes() {
+            if cluster.is_alive(&node).await {
+                continue;
+            }
+            for stand_in in shared.stand_ins.of_node(&node) {
+                let _ = stand_in.try_send(Mail::Gone {
+                    from: node.clone(),
+                    conn: 0,
+                });
+            }
+        }
+    }
+}

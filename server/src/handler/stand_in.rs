@@ -1,0 +1,159 @@
+//! Other nodes' connections, served here. A node whose player plays a game held here mails their
+//! requests about it; a stand-in for that connection answers them as a connection of this node
+//! would be answered (the same handlers, the same session, the same game actor) and mails back
+//! whatever the connection is sent. Mail for this node's own connections comes in here too.
+
+use std::sync::Arc;
+
+use noughts_protocol::{ErrorCode, PlayerId, SeekId, close};
+use tokio::sync::mpsc;
+use tracing::warn;
+
+use super::client::Client;
+use crate::cluster::mail::{Mail, Who};
+use crate::game_handle::Requester;
+use crate::network::Network;
+use crate::outbound::{self, Close, ConnId, Frame};
+use crate::rating::Ratings;
+use crate::shared::Shared;
+use crate::store::StoredPlayer;
+
+/// Mail queued for one stand-in, at most; the sending node's rate limits keep it far below.
+const QUEUE: usize = 1024;
+
+/// Handles one message mailed to this node.
+pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
+    match mail {
+        Mail::Deliver { conn, frames } => {
+            if let Some(out) = shared.links.out(ConnId(conn)) {
+                for text in frames {
+                    out.send(Frame::new(text));
+                }
+            }
+        }
+        Mail::Close { conn, code } => {
+            if let Some(out) = shared.links.out(ConnId(conn)) {
+                out.close(match code {
+                    close::LOGGED_OUT => Close::LOGGED_OUT,
+                    code => Close {
+                        code,
+                        reason: "closed by the node that plays the game",
+                    },
+                });
+            }
+        }
+        Mail::Marked { mark } => shared.marks.answer(mark, true),
+        Mail::Refused { mark } => shared.marks.answer(mark, false),
+        Mail::Gone { ref from, conn } => {
+            if let Some(stand_in) = shared.stand_ins.get(from, conn) {
+                let _ = stand_in.try_send(mail);
+            }
+        }
+        Mail::Request {
+            ref from,
+            conn,
+            ref who,
+            ..
+        }
+        | Mail::Attach {
+            ref from,
+            conn,
+            ref who,
+            ..
+        }
+        | Mail::TakeSeek {
+            ref from,
+            conn,
+            ref who,
+            ..
+        } => {
+            let stand_in = shared.stand_ins.route(from, conn, || {
+                let (tx, rx) = mpsc::channel(QUEUE);
+                let node = from.clone();
+                tokio::spawn(stand_in(shared.clone(), (node, conn), who.clone(), rx));
+                tx
+            });
+            if stand_in.try_send(mail).is_err() {
+                warn!("a stand-in's mail is full; a request is dropped");
+            }
+        }
+    }
+}
+
+/// Serves connection `conn` of node `from`, speaking for `who`, until that node says it has gone.
+async fn stand_in(
+    shared: Arc<Shared>,
+    (from, conn): (String, u64),
+    who: Who,
+    mut mail: mpsc::Receiver<Mail>,
+) {
+    let Some(cluster) = shared.cluster.clone() else {
+        return;
+    };
+    let config = &shared.config;
+    let (out, inbox) = outbound::channel(config.outbound_queue, shared.metrics.clone(), None);
+    tokio::spawn(cluster.clone().mail_frames(from.clone(), conn, inbox));
+    let player = PlayerId(who.player);
+    let session = shared.registry.session(player).unwrap_or_else(|| {
+        shared.registry.stored_session(&StoredPlayer {
+            player,
+            name: who.name.clone(),
+            ratings: Ratings::from_parts(who.ratings),
+        })
+    });
+    let mut client = Client::new(shared.clone(), out.clone(), Network::of(who.network));
+    client.stands_in = true;
+    match session.attach(out.clone()) {
+        Some(attached) => {
+            client.session = Some(session.clone());
+            for game in attached.games {
+                if let Some(handle) = shared.registry.game(game) {
+                    handle.attach(player, out.clone()).await;
+                }
+            }
+        }
+        None => out.error(
+            None,
+            ErrorCode::LimitReached,
+            "this player has too many connections open",
+        ),
+    }
+    while let Some(mail) = mail.recv().await {
+        match mail {
+            Mail::Request { text, .. } if client.welcomed() => {
+                if let Some(why) = client.receive(&text).await {
+                    out.close(why);
+                }
+            }
+            Mail::Attach { mark, .. } => {
+                out.mark(mark);
+            }
+            Mail::TakeSeek { seek, mark, .. } => {
+                if client.take_seek(seek) {
+                    out.mark(mark);
+                } else if let Err(err) = cluster.mail(&from, &Mail::Refused { mark }).await {
+                    warn!(cause = %err, "cannot answer another node");
+                }
+            }
+            Mail::Gone { .. } => break,
+            _ => {}
+        }
+    }
+    shared.stand_ins.remove(&from, conn);
+    client.disconnected().await;
+}
+
+impl Client {
+    /// Takes waiting seek `seek` for this stand-in's player; false if it is no longer waiting.
+    fn take_seek(&mut self, seek: SeekId) -> bool {
+        let Some(session) = self.session.clone() else {
+            return false;
+        };
+        let from = Requester {
+            player: session.player,
+            out: self.out.clone(),
+            id: None,
+        };
+        self.accept_seek(&session, from, seek).is_ok()
+    }
+}

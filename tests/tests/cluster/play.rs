@@ -1,0 +1,178 @@
+//! Playing across nodes, on one real Redis and one real PostgreSQL: a room made on one node is
+//! joined from another, quick match pairs players on two nodes, a player comes back on a third
+//! node while the game's node lives on, and players on other nodes keep their game when the node
+//! that played it is killed.
+
+use std::time::Duration;
+
+use noughts_protocol::{ClientMessage, GameId, Mark, ServerMessage, Variant};
+use noughts_server::{Config, StoreConfig};
+use noughts_tests::postgres::Postgres;
+use noughts_tests::redis::TestRedis;
+use noughts_tests::{Client, Scratch, TestServer, alternate, test_config};
+
+use super::failover::node;
+
+/// `n` nodes of one cluster on `redis`, keeping everything in the PostgreSQL database `db`.
+async fn nodes_on(redis: &TestRedis, db: &str, n: usize) -> Vec<TestServer> {
+    let store = StoreConfig::Postgres(db.to_owned());
+    super::nodes(redis, n, || Config {
+        store: store.clone(),
+        ..test_config()
+    })
+    .await
+}
+
+/// The two players of a game that has just started, X first.
+async fn sides(mut a: Client, mut b: Client) -> (Client, Client, GameId) {
+    let state_a = a.game_state().await;
+    let state_b = b.game_state().await;
+    assert_eq!(state_a.game, state_b.game, "one game for both");
+    if state_a.you == Some(Mark::X) {
+        (a, b, state_a.game)
+    } else {
+        (b, a, state_a.game)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_room_made_on_one_node_is_joined_and_played_from_another() {
+    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+        return;
+    };
+    let nodes = nodes_on(&redis, &postgres.database("play_room"), 2).await;
+    let mut host = nodes[0].join("hana").await;
+    let code = host.create_room(1, Variant::Classic, true).await;
+    let mut guest = nodes[1].join("gus").await;
+    guest.send(ClientMessage::JoinRoom { code }).await;
+    let (mut x, mut o, game) = sides(host, guest).await;
+    // Chat both ways, each line seen by both players.
+    o.send(ClientMessage::Chat {
+        game,
+        text: "good luck".into(),
+    })
+    .await;
+    x.saw(|m| matches!(m, ServerMessage::Chat { line, .. } if line.text == "good luck"))
+        .await;
+    alternate(&mut x, &mut o, game, &[4, 0, 3, 1]).await;
+    // A move out of turn, from the other node, is refused there as here.
+    o.expect_error(
+        7,
+        ClientMessage::Move { game, cell: 8 },
+        noughts_protocol::ErrorCode::NotYourTurn,
+    )
+    .await;
+    x.send(ClientMessage::Move { game, cell: 5 }).await;
+    for player in [&mut x, &mut o] {
+        let over = player
+            .until(|m| matches!(m, ServerMessage::GameOver { .. }))
+            .await;
+        let ServerMessage::GameOver { result, .. } = over else {
+            unreachable!()
+        };
+        assert_eq!(result.winner, Some(Mark::X));
+    }
+    // The record is the same from either node.
+    let record = o.record(8, game).await;
+    assert_eq!(
+        record.moves.iter().map(|m| m.cell).collect::<Vec<_>>(),
+        [4, 0, 3, 1, 5]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_match_pairs_players_on_two_nodes_and_a_player_comes_back_on_a_third() {
+    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+        return;
+    };
+    let nodes = nodes_on(&redis, &postgres.database("play_seek"), 3).await;
+    let seek = ClientMessage::Seek {
+        variant: Variant::Four,
+        clock: None,
+        rated: true,
+    };
+    let mut a = nodes[0].join("ari").await;
+    assert!(matches!(
+        a.request(1, seek.clone()).await,
+        ServerMessage::Seeking { .. }
+    ));
+    // The second seek is made once the first is listed everywhere, or the second node would not
+    // know of it; either way, the two meet.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut b = nodes[1].join("bo").await;
+    assert!(matches!(
+        b.request(1, seek).await,
+        ServerMessage::Seeking { .. }
+    ));
+    let (mut x, mut o, game) = sides(a, b).await;
+    alternate(&mut x, &mut o, game, &[5, 0]).await;
+    // X leaves, and comes back on the third node: the same game, as it stands.
+    let token = x.token.clone();
+    drop(x);
+    o.saw(|m| {
+        matches!(
+            m,
+            ServerMessage::Presence {
+                connected: false,
+                ..
+            }
+        )
+    })
+    .await;
+    let mut x = Client::resume(&nodes[2].url(), "x", &token).await;
+    let state = x.game_state().await;
+    assert_eq!((state.game, state.you), (game, Some(Mark::X)));
+    assert_eq!(state.moves, [5, 0]);
+    alternate(&mut x, &mut o, game, &[6, 1]).await;
+    x.send(ClientMessage::Resign { game }).await;
+    let over = o
+        .until(|m| matches!(m, ServerMessage::GameOver { .. }))
+        .await;
+    assert!(
+        matches!(over, ServerMessage::GameOver { result, .. } if result.winner == Some(Mark::O))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_on_two_nodes_keep_their_game_when_the_node_playing_it_is_killed() {
+    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+        return;
+    };
+    let db = postgres.database("play_kill");
+    let dir = Scratch::new("play-kill");
+    let first = node(&dir, &db, &redis, "first");
+    let second = node(&dir, &db, &redis, "second");
+    let third = node(&dir, &db, &redis, "third");
+    // The room, and so the game, is on the first node; the guest plays from the third.
+    let mut host = Client::join(&first.url, "hal").await;
+    let code = host.create_room(1, Variant::Classic, false).await;
+    let mut guest = Client::join(&third.url, "gil").await;
+    guest.send(ClientMessage::JoinRoom { code }).await;
+    let host_is_x = host.game_state().await.you == Some(Mark::X);
+    let game = guest.game_state().await.game;
+    let token = host.token.clone();
+    let (mut x, mut o) = if host_is_x {
+        (host, guest)
+    } else {
+        (guest, host)
+    };
+    alternate(&mut x, &mut o, game, &[0, 4]).await;
+    first.kill();
+    // The guest, still connected to the third node, finds the game again by itself; the host,
+    // whose connection died with the first node, comes back on the second.
+    let host = Client::resume(&second.url, "hal", &token).await;
+    let (mut x, mut o) = if host_is_x { (host, o) } else { (x, host) };
+    for player in [&mut x, &mut o] {
+        let state = player.game_state().await;
+        assert_eq!(state.game, game);
+        assert_eq!(state.moves, [0, 4]);
+    }
+    alternate(&mut x, &mut o, game, &[1, 2, 6, 3, 5, 7, 8]).await;
+    let record = o.record(9, game).await;
+    assert_eq!(
+        record.moves.iter().map(|m| m.cell).collect::<Vec<_>>(),
+        [0, 4, 1, 2, 6, 3, 5, 7, 8],
+        "every move kept"
+    );
+    assert!(record.result.is_some(), "the game finished");
+}
