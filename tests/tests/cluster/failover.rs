@@ -14,6 +14,18 @@ use noughts_tests::{Scratch, binary};
 
 /// A node of the cluster on `redis` and `db`, with a one-second lease.
 pub(super) fn node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerProcess {
+    node_with_lease(dir, db, redis, name, 1000)
+}
+
+/// A node of the cluster on `redis` and `db`, with a lease of `lease_ms`.
+pub(super) fn node_with_lease(
+    dir: &Scratch,
+    db: &str,
+    redis: &TestRedis,
+    name: &str,
+    lease_ms: u64,
+) -> ServerProcess {
+    let lease_ms = lease_ms.to_string();
     let dir = dir.dir.join(name);
     std::fs::create_dir_all(&dir).unwrap();
     ServerProcess::start_on(
@@ -26,7 +38,7 @@ pub(super) fn node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> Se
             "--node-id",
             name,
             "--lease-ms",
-            "1000",
+            &lease_ms,
             "--grace-secs",
             "60",
         ],
@@ -35,7 +47,11 @@ pub(super) fn node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> Se
 
 /// Plays the first empty cell as X and waits for the AI's answer (or the end); returns the
 /// board, the `seq` reached and whether the game is over.
-async fn play_once(client: &mut Client, game: GameId, board: &str) -> (String, u64, bool) {
+pub(super) async fn play_once(
+    client: &mut Client,
+    game: GameId,
+    board: &str,
+) -> (String, u64, bool) {
     let cell = board.find('.').expect("an empty cell");
     client.send(ClientMessage::Move { game, cell }).await;
     loop {
@@ -58,7 +74,13 @@ async fn play_once(client: &mut Client, game: GameId, board: &str) -> (String, u
 }
 
 /// Comes back on `url` with `token`: the game's snapshot, at least at `seq` and with `board`.
-async fn come_back(url: &str, token: &str, game: GameId, board: &str, seq: u64) -> Client {
+pub(super) async fn come_back(
+    url: &str,
+    token: &str,
+    game: GameId,
+    board: &str,
+    seq: u64,
+) -> Client {
     let mut client = Client::resume(url, "ada", token).await;
     let state = client.game_state().await;
     assert_eq!(state.game, game);

@@ -3,6 +3,7 @@
 
 mod deploy;
 mod failover;
+mod handover;
 mod play;
 
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Playing across nodes, on one real Redis and one real PostgreSQL: a room made on one node is
 //! joined from another, quick match pairs players on two nodes, a player comes back on a third
-//! node while the game's node lives on, and players on other nodes keep their game when the node
-//! that played it is killed.
+//! node while the game's node lives on, and players on other nodes keep their rated game when the
+//! node that played it is killed, and are rated once.
 
 use std::time::Duration;
 
@@ -145,7 +145,15 @@ async fn players_on_two_nodes_keep_their_game_when_the_node_playing_it_is_killed
     let third = node(&dir, &db, &redis, "third");
     // The room, and so the game, is on the first node; the guest plays from the third.
     let mut host = Client::join(&first.url, "hal").await;
-    let code = host.create_room(1, Variant::Classic, false).await;
+    let rated = ClientMessage::CreateRoom {
+        variant: Variant::Classic,
+        clock: None,
+        private: false,
+        rated: true,
+    };
+    let ServerMessage::RoomCreated { code, .. } = host.request(1, rated).await else {
+        panic!("a room");
+    };
     let mut guest = Client::join(&third.url, "gil").await;
     guest.send(ClientMessage::JoinRoom { code }).await;
     let host_is_x = host.game_state().await.you == Some(Mark::X);
@@ -175,4 +183,20 @@ async fn players_on_two_nodes_keep_their_game_when_the_node_playing_it_is_killed
         "every move kept"
     );
     assert!(record.result.is_some(), "the game finished");
+    // Rated once, from the node that finished it, as every node sees it.
+    for player in [&mut x, &mut o] {
+        let me = player.player;
+        let ServerMessage::Profile(profile) = player
+            .request(10, ClientMessage::Profile { player: Some(me) })
+            .await
+        else {
+            panic!("a profile");
+        };
+        assert_eq!(profile.variants[0].rated_games, 1, "one rated game");
+        assert_ne!(
+            (profile.variants[0].rating, profile.variants[0].deviation),
+            (1500, 350),
+            "the rating moved"
+        );
+    }
 }
