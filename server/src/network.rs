@@ -58,6 +58,13 @@ impl Slot {
     }
 }
 
+impl Slot {
+    /// One place made of two: dropping it gives both back.
+    pub(crate) fn both(a: Slot, b: Slot) -> Slot {
+        Slot::new(move || drop((a, b)))
+    }
+}
+
 impl std::fmt::Debug for Slot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Slot")

@@ -209,6 +209,7 @@ async fn join_cluster(
             .spawn(refill_ids(cluster.clone(), shared.clone(), kind, floor));
     }
     cluster::lobby::clear_own(&cluster).await?;
+    cluster.sweep_places(cluster.node()).await?;
     let (relay, changes) = mpsc::unbounded_channel();
     shared.lobby.relay_to(relay);
     let stop = shared.stop_connections.clone();

@@ -3,12 +3,14 @@
 //! ([`ids`]), one lobby for all of them ([`lobby`]), work one node does for all ([`slot`]: the
 //! war games), watching games other nodes hold ([`games`]), mail between nodes, which lets a
 //! player on one node play a game another node holds ([`mail`], [`links`]), and the ownership of live games by leases with fencing epochs ([`lease`]), the
-//! rule that lets exactly one node advance a game at a time.
+//! rule that lets exactly one node advance a game at a time; and the per-address caps on rooms
+//! and seeks, counted across nodes ([`limits`]).
 
 pub(crate) mod games;
 pub mod ids;
 pub mod lease;
 pub mod leases;
+pub(crate) mod limits;
 pub(crate) mod links;
 pub(crate) mod lobby;
 pub(crate) mod mail;

@@ -112,6 +112,9 @@ pub(crate) async fn sweep_gone(cluster: Cluster, stop: CancellationToken) {
             match cluster.sweep_listings(&node).await {
                 Ok(swept) => {
                     tracing::info!(%node, swept, "a node is gone; its listings are removed");
+                    if let Err(err) = cluster.sweep_places(&node).await {
+                        warn!(cause = %err, %node, "cannot give back a gone node's places");
+                    }
                     if let Err(err) = cluster.forget_node(&node).await {
                         warn!(cause = %err, %node, "cannot forget a gone node");
                     }

@@ -316,3 +316,46 @@ async fn a_node_lists_its_rooms_again_after_redis_lost_everything() {
     }
     panic!("the room was not listed again: {:?}", seen.lock().unwrap());
 }
+
+#[tokio::test]
+async fn per_address_caps_count_every_node_and_a_gone_nodes_places_are_swept() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let lease = Duration::from_millis(300);
+    let a = Cluster::join(&redis.url, "a", lease).await.unwrap();
+    let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
+    let home = crate::network::Network::of("192.0.2.7".parse().unwrap());
+    let away = crate::network::Network::of("198.51.100.7".parse().unwrap());
+    let on_a = a.take_place("room", home, 2).await.unwrap().expect("one");
+    let on_b = b.take_place("room", home, 2).await.unwrap().expect("two");
+    for node in [&a, &b] {
+        assert!(
+            node.take_place("room", home, 2).await.unwrap().is_none(),
+            "a third is over the cap, on either node"
+        );
+    }
+    assert!(
+        a.take_place("seek", home, 2).await.unwrap().is_some(),
+        "seeks have a count of their own"
+    );
+    assert!(
+        a.take_place("room", away, 2).await.unwrap().is_some(),
+        "so does another network"
+    );
+    // A place dropped is given back (on a task of its own).
+    drop(on_a);
+    let mut again = None;
+    for _ in 0..50 {
+        again = a.take_place("room", home, 2).await.unwrap();
+        if again.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(again.is_some(), "the place came back");
+    // b is gone: its places go with it.
+    std::mem::forget(on_b);
+    a.sweep_places("b").await.unwrap();
+    assert!(a.take_place("room", home, 2).await.unwrap().is_some());
+}

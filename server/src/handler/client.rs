@@ -11,7 +11,7 @@ use tracing::{debug, info};
 
 use crate::error::Refusal;
 use crate::game_handle::GameHandle;
-use crate::network::Network;
+use crate::network::{Network, Slot};
 use crate::outbound::{Close, Outbound};
 use crate::session::Session;
 use crate::shared::Shared;
@@ -155,6 +155,29 @@ impl Client {
     pub(super) fn ok(&self, id: Option<RequestId>) {
         if id.is_some() {
             self.out.reply(id, ServerMessage::Ok);
+        }
+    }
+
+    /// A place for one more `kind` (`room` or `seek`) from this client's network, given `local`,
+    /// its place in this node's count (if there was one): in a cluster, the whole cluster's
+    /// count must have room too. A cluster count that cannot be reached leaves this node's.
+    pub(super) async fn place(
+        &self,
+        kind: &'static str,
+        local: Option<Slot>,
+        cap: usize,
+    ) -> Option<Slot> {
+        let local = local?;
+        let Some(cluster) = &self.shared.cluster else {
+            return Some(local);
+        };
+        match cluster.take_place(kind, self.network, cap).await {
+            Ok(Some(place)) => Some(Slot::both(local, place)),
+            Ok(None) => None,
+            Err(err) => {
+                tracing::warn!(cause = %err, kind, "cannot count across the cluster; counting here");
+                Some(local)
+            }
         }
     }
 

@@ -45,7 +45,7 @@ impl Client {
                 variant,
                 clock,
                 rated,
-            } => self.seek(&session, from, (variant, clock, rated)),
+            } => self.seek(&session, from, (variant, clock, rated)).await,
             ClientMessage::CancelSeek => self.cancel_seek(&session, id),
             ClientMessage::AcceptSeek { seek } => self.accept_seek(&session, from, seek),
             ClientMessage::CreateRoom {

@@ -44,7 +44,8 @@ impl Client {
             );
         }
         let per_ip = self.shared.config.max_rooms_per_ip;
-        let Some(slot) = self.shared.registry.room_slot(self.network, per_ip) else {
+        let local = self.shared.registry.room_slot(self.network, per_ip);
+        let Some(slot) = self.place("room", local, per_ip).await else {
             return refuse(
                 ErrorCode::LimitReached,
                 format!(

@@ -42,7 +42,12 @@ impl Client {
         Ok(())
     }
 
-    pub(super) fn seek(&mut self, session: &Arc<Session>, from: Requester, key: SeekKey) -> Reply {
+    pub(super) async fn seek(
+        &mut self,
+        session: &Arc<Session>,
+        from: Requester,
+        key: SeekKey,
+    ) -> Reply {
         let (variant, clock, _) = key;
         check_clock(clock)?;
         self.check_not_stopping()?;
@@ -51,7 +56,8 @@ impl Client {
         }
         // Over its address's cap, a seek may still meet one that waits, but may not wait itself.
         let per_ip = self.shared.config.max_seeks_per_ip;
-        let slot = self.shared.registry.seek_slot(self.network, per_ip);
+        let local = self.shared.registry.seek_slot(self.network, per_ip);
+        let slot = self.place("seek", local, per_ip).await;
         let may_wait = slot.is_some();
         let Some(id) = self.shared.registry.next_seek_id() else {
             return refuse(

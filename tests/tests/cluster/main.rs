@@ -256,3 +256,31 @@ async fn watching_from_another_node_comes_back_after_redis_drops_its_subscribers
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_per_address_cap_on_rooms_counts_every_node() {
+    let Some(redis) = TestRedis::start().await else {
+        return;
+    };
+    let nodes = nodes(&redis, 2, || Config {
+        max_rooms_per_ip: 2,
+        ..test_config()
+    })
+    .await;
+    let mut on_a = nodes[0].join("ada").await;
+    let mut on_b = nodes[1].join("bob").await;
+    on_a.create_room(1, Variant::Classic, false).await;
+    on_b.create_room(1, Variant::Classic, true).await;
+    // Both from 127.0.0.1: the third is over the cap, whichever node it asks.
+    let room = ClientMessage::CreateRoom {
+        variant: Variant::Four,
+        clock: None,
+        private: false,
+        rated: false,
+    };
+    for client in [&mut on_a, &mut on_b] {
+        client
+            .expect_error(2, room.clone(), noughts_protocol::ErrorCode::LimitReached)
+            .await;
+    }
+}
