@@ -71,9 +71,27 @@ impl GameHandle {
         self.send(Command::Abort { from }).await
     }
 
-    /// A chat line, already cleaned and checked, from the player called `name`.
-    pub(crate) async fn chat(&self, from: Requester, name: String, text: String) -> bool {
-        self.send(Command::Chat { from, name, text }).await
+    /// A chat line, already cleaned and checked, from the player called `name`; `watching` when
+    /// they watch the game from another node.
+    pub(crate) async fn chat(
+        &self,
+        from: Requester,
+        (name, text): (String, String),
+        watching: bool,
+    ) -> bool {
+        self.send(Command::Chat {
+            from,
+            name,
+            text,
+            watching,
+        })
+        .await
+    }
+
+    /// Node `node` has `count` watchers of this game (a cluster's other nodes watch it through
+    /// what it publishes).
+    pub(crate) async fn remote_watchers(&self, node: String, count: usize) -> bool {
+        self.send(Command::RemoteWatchers { node, count }).await
     }
 
     /// Starts watching (or, for a player, sends the snapshot again).
@@ -144,11 +162,18 @@ pub(crate) enum Command {
     Leave {
         player: PlayerId,
     },
-    /// `text` is already cleaned and checked.
+    /// `text` is already cleaned and checked; `watching` if the speaker watches from another
+    /// node.
     Chat {
         from: Requester,
         name: String,
         text: String,
+        watching: bool,
+    },
+    /// Another node's count of this game's watchers.
+    RemoteWatchers {
+        node: String,
+        count: usize,
     },
     /// Start watching (or, for a player, get the snapshot again).
     Watch {

@@ -98,6 +98,7 @@ async fn serve(
                 stop_connections.clone(),
             ));
             let remote = RemoteWatches::start(cluster.clone(), stop_connections.clone()).await?;
+            connections.spawn(remote.clone().keep_reporting(stop_connections.clone()));
             (Some(publish), Some(remote))
         }
         None => (None, None),

@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::warn;
 
+use super::mail::Mail;
 use super::{Cluster, ClusterError};
 use crate::outbound::{ConnId, Frame, Outbound, with_id};
 
@@ -252,18 +253,61 @@ impl RemoteWatches {
             self.unwatch(game, conn).await;
             return false;
         };
-        let mut games = self.games();
-        let Some(watcher) = games.get_mut(&game).and_then(|w| w.get_mut(&conn)) else {
-            return true;
+        {
+            let mut games = self.games();
+            let Some(watcher) = games.get_mut(&game).and_then(|w| w.get_mut(&conn)) else {
+                return true;
+            };
+            out.send(with_id(&Frame::new(snapshot), id.as_ref()));
+            for (pending_seq, frame) in watcher.pending.drain(..) {
+                if pending_seq > seq {
+                    out.send(frame);
+                }
+            }
+            watcher.since = Some(seq);
+        }
+        self.report(game).await;
+        true
+    }
+
+    /// Whether the node that plays `game` publishes it for other nodes' watchers (it is listed).
+    pub(crate) async fn published(&self, game: GameId) -> bool {
+        redis::cmd("EXISTS")
+            .arg(state_key(game))
+            .query_async::<bool>(&mut self.cluster.redis.clone())
+            .await
+            .unwrap_or(false)
+    }
+
+    /// Tells the node that plays `game` how many watch it from here.
+    async fn report(&self, game: GameId) {
+        let count = self.games().get(&game).map_or(0, HashMap::len);
+        let Some(node) = self.cluster.player_node(game).await else {
+            return;
         };
-        out.send(with_id(&Frame::new(snapshot), id.as_ref()));
-        for (pending_seq, frame) in watcher.pending.drain(..) {
-            if pending_seq > seq {
-                out.send(frame);
+        let mail = Mail::Watching {
+            from: self.cluster.node().to_owned(),
+            game,
+            count,
+        };
+        if let Err(err) = self.cluster.mail(&node, &mail).await {
+            warn!(cause = %err, game = game.0, "cannot tell a game's node of its watchers here");
+        }
+    }
+
+    /// Tells, every lease time until `stop`, each watched game's node how many watch it from
+    /// here (a node that took a game over learns so; a count not told again lapses there).
+    pub(crate) async fn keep_reporting(self: Arc<Self>, stop: CancellationToken) {
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(self.cluster.lease()) => {}
+                () = stop.cancelled() => return,
+            }
+            let games: Vec<GameId> = self.games().keys().copied().collect();
+            for game in games {
+                self.report(game).await;
             }
         }
-        watcher.since = Some(seq);
-        true
     }
 
     /// Whether `conn` watches `game` from here.
@@ -293,5 +337,6 @@ impl RemoteWatches {
         {
             warn!(cause = %err, game = game.0, "cannot stop following another node's game");
         }
+        self.report(game).await;
     }
 }

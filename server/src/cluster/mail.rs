@@ -66,6 +66,9 @@ pub(crate) enum Mail {
         conn: u64,
         who: Who,
         text: String,
+        /// Whether the connection watches the game the request is about, from its own node.
+        #[serde(default)]
+        watching: bool,
     },
     /// Connection `conn` of node `from` speaks for the player from now on: it gets the snapshots
     /// of the player's games here, then `Marked { mark }`.
@@ -88,6 +91,12 @@ pub(crate) enum Mail {
     Refused { mark: u64 },
     /// Connection `conn` of node `from` has gone: whatever stood in for it here goes too.
     Gone { from: String, conn: u64 },
+    /// Node `from` has `count` watchers of `game`, which the receiving node plays.
+    Watching {
+        from: String,
+        game: GameId,
+        count: usize,
+    },
 }
 
 impl Cluster {
@@ -323,6 +332,7 @@ mod tests {
                 conn: 4,
                 who: who.clone(),
                 text: r#"{"type":"move","game":1,"cell":4}"#.into(),
+                watching: false,
             },
             Mail::TakeSeek {
                 from: "b".into(),

@@ -81,6 +81,8 @@ pub(crate) struct Game {
     pub(super) dropped: Vec<(Mark, ConnId)>,
     /// Seats found without any connection when the game opened; marked away once it has.
     pub(super) away: Vec<Mark>,
+    /// Other nodes' watchers of this game, by node, with when each count came.
+    pub(super) remote_watchers: HashMap<String, (usize, Instant)>,
     /// This game's part of the watchers gauge.
     pub(super) watchers_counted: GaugeShare,
     /// Starts the rematch.
@@ -156,6 +158,7 @@ impl Game {
             started_ms,
             seats,
             watchers: HashMap::new(),
+            remote_watchers: HashMap::new(),
             thinking: false,
             fenced: false,
             takebacks: 0,
@@ -315,7 +318,7 @@ impl Game {
             && !from.out.send(self.snapshot(None, from.id, now))
         {
             self.watchers.remove(&from.out.conn);
-            self.rules.watchers_changed(self.watchers.len());
+            self.watchers_changed();
         }
         self.think();
     }
@@ -387,20 +390,26 @@ impl Game {
                     self.end(end, None).await;
                 }
             }
-            Command::Chat { from, name, text } => {
-                let watching = self.watchers.contains_key(&from.out.conn);
+            Command::Chat {
+                from,
+                name,
+                text,
+                watching,
+            } => {
+                let watching = watching || self.watchers.contains_key(&from.out.conn);
                 match self.rules.chat(from.player, watching, name, text) {
                     Ok(update) => self.broadcast(update, Some(from)).await,
                     Err(refused) => refuse(&from, refused),
                 }
             }
             Command::Watch { session, from } => self.on_watch(session, from),
+            Command::RemoteWatchers { node, count } => self.remote_watchers(node, count),
             Command::Unwatch { conn, from } => {
                 if let Some(watcher) = self.watchers.remove(&conn) {
                     watcher
                         .session
                         .set_watching(self.rules.id(), from.is_none());
-                    self.rules.watchers_changed(self.watchers.len());
+                    self.watchers_changed();
                 }
                 if let Some(from) = from
                     && from.id.is_some()

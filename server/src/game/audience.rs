@@ -46,10 +46,10 @@ impl Game {
                 out: out.clone(),
             },
         );
-        self.rules.watchers_changed(self.watchers.len());
+        self.watchers_changed();
         if !out.send(self.snapshot(None, from.id, now())) {
             self.watchers.remove(&conn);
-            self.rules.watchers_changed(self.watchers.len());
+            self.watchers_changed();
         }
     }
 
@@ -96,6 +96,28 @@ impl Game {
             self.broadcast(update, None).await;
             self.list();
         }
+    }
+
+    /// The watcher count changed: this node's watchers and the other nodes' recent counts.
+    pub(super) fn watchers_changed(&mut self) {
+        let fresh = self
+            .shared
+            .cluster
+            .as_ref()
+            .map_or(std::time::Duration::ZERO, |c| c.lease() * 3);
+        let now = tokio::time::Instant::now();
+        self.remote_watchers
+            .retain(|_, (_, seen)| now.saturating_duration_since(*seen) < fresh);
+        let remote: usize = self.remote_watchers.values().map(|(n, _)| n).sum();
+        self.rules.watchers_changed(self.watchers.len() + remote);
+    }
+
+    /// Node `node` counts `count` watchers of this game; everyone hears of a changed total when
+    /// the batch settles.
+    pub(super) fn remote_watchers(&mut self, node: String, count: usize) {
+        self.remote_watchers
+            .insert(node, (count, tokio::time::Instant::now()));
+        self.watchers_changed();
     }
 
     /// Sends an update to the players and every watcher; the requester's copy echoes its id.
@@ -155,7 +177,7 @@ impl Game {
             for conn in gone {
                 self.watchers.remove(&conn);
             }
-            self.rules.watchers_changed(self.watchers.len());
+            self.watchers_changed();
         }
     }
 

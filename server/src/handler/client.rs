@@ -37,6 +37,9 @@ pub(crate) struct Client {
     /// Whether this stands in here for a connection of another node (which forwards only what
     /// this node holds, so nothing is forwarded on from here).
     pub(super) stands_in: bool,
+    /// For a stand-in, while it handles a request: whether the connection watches the game the
+    /// request is about from its own node.
+    pub(super) watching_elsewhere: bool,
 }
 
 /// What handling a request comes to: done (its reply sent), or refused with a reason.
@@ -66,6 +69,7 @@ impl Client {
             refused: 0,
             network,
             stands_in: false,
+            watching_elsewhere: false,
         }
     }
 

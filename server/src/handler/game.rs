@@ -65,7 +65,8 @@ impl Client {
             return refuse(ErrorCode::RateLimited, "too many chat lines; slow down");
         }
         let name = session.name.clone();
-        self.forwarded(handle.chat(from, name, text).await)
+        let watching = self.watching_elsewhere;
+        self.forwarded(handle.chat(from, (name, text), watching).await)
     }
 }
 

@@ -53,6 +53,29 @@ impl Client {
                 }
                 cluster.player_node(*game).await
             }
+            ClientMessage::Watch { game, .. } => {
+                // A listed game is watched through what its node publishes; others (private
+                // games) by asking their node.
+                let published = match &self.shared.remote_watches {
+                    Some(remote) => remote.published(*game).await,
+                    None => false,
+                };
+                if registry.game(*game).is_some() || published {
+                    return None;
+                }
+                cluster.player_node(*game).await
+            }
+            ClientMessage::Unwatch { game } => {
+                let here = self
+                    .shared
+                    .remote_watches
+                    .as_ref()
+                    .is_some_and(|remote| remote.watches(*game, self.out.conn));
+                if registry.game(*game).is_some() || here {
+                    return None;
+                }
+                cluster.player_node(*game).await
+            }
             ClientMessage::JoinRoom { code } => {
                 let code = invite_code::parse(code)?;
                 if registry.has_room(&code) {
@@ -70,6 +93,17 @@ impl Client {
         }
     }
 
+    /// Whether this connection watches, through what its node publishes, the game `message` is
+    /// chat about: such a line is a spectator's.
+    pub(super) fn watching_elsewhere(&self, message: &ClientMessage) -> bool {
+        match (message, &self.shared.remote_watches) {
+            (ClientMessage::Chat { game, .. }, Some(remote)) => {
+                remote.watches(*game, self.out.conn)
+            }
+            _ => false,
+        }
+    }
+
     /// Hands the request `text` to `node`; false if that node is gone.
     pub(super) async fn forward(&self, node: &str, text: &str) -> bool {
         let (Some(cluster), Some(session)) = (&self.shared.cluster, &self.session) else {
@@ -82,6 +116,8 @@ impl Client {
             conn: self.out.conn.0,
             who: who(session, self.network),
             text: text.to_owned(),
+            watching: noughts_protocol::decode_client(text)
+                .is_ok_and(|frame| self.watching_elsewhere(&frame.message)),
         };
         match cluster.mail(node, &mail).await {
             Ok(delivered) => delivered,

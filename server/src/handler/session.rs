@@ -129,9 +129,10 @@ impl Client {
                 out: self.out.clone(),
                 id: None,
             };
-            let sent = match self.shared.registry.game(game) {
-                Some(handle) => handle.watch(session.clone(), from).await,
-                None => false,
+            let sent = match (self.shared.registry.game(game), &self.shared.remote_watches) {
+                (Some(handle), _) => handle.watch(session.clone(), from).await,
+                (None, Some(remote)) => remote.watch(game, from.out, None).await,
+                (None, None) => false,
             };
             if !sent {
                 session.set_watching(game, false);
@@ -220,6 +221,10 @@ impl Client {
         for game in detached.watching {
             if let Some(handle) = shared.registry.game(game) {
                 handle.unwatch(conn, None).await;
+            } else if let Some(remote) = &shared.remote_watches
+                && remote.watches(game, conn)
+            {
+                remote.unwatch(game, conn).await;
             }
         }
         if detached.last {

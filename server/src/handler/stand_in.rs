@@ -42,6 +42,11 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
                 });
             }
         }
+        Mail::Watching { from, game, count } => {
+            if let Some(handle) = shared.registry.game(game) {
+                tokio::spawn(async move { handle.remote_watchers(from, count).await });
+            }
+        }
         Mail::Marked { mark } => shared.marks.answer(mark, true),
         Mail::Refused { mark } => shared.marks.answer(mark, false),
         Mail::Gone { ref from, conn } => {
@@ -120,10 +125,12 @@ async fn stand_in(
     }
     while let Some(mail) = mail.recv().await {
         match mail {
-            Mail::Request { text, .. } if client.welcomed() => {
+            Mail::Request { text, watching, .. } if client.welcomed() => {
+                client.watching_elsewhere = watching;
                 if let Some(why) = client.receive(&text).await {
                     out.close(why);
                 }
+                client.watching_elsewhere = false;
             }
             Mail::Attach { mark, .. } => {
                 out.mark(mark);

@@ -30,6 +30,7 @@ impl Client {
             && let Some(remote) = &self.shared.remote_watches
         {
             return if remote.watch(game, from.out, from.id).await {
+                session.set_watching(game, true);
                 Ok(())
             } else {
                 Err(no_such_game(game))

@@ -200,3 +200,85 @@ async fn players_on_two_nodes_keep_their_game_when_the_node_playing_it_is_killed
         );
     }
 }
+
+/// Starts a room game on `node` between two players there: (X, O, game, the room's code).
+async fn room_game(node: &TestServer, private: bool) -> (Client, Client, GameId, String) {
+    let mut host = node.join("hope").await;
+    let code = host.create_room(1, Variant::Classic, private).await;
+    let mut guest = node.join("gale").await;
+    guest
+        .send(ClientMessage::JoinRoom { code: code.clone() })
+        .await;
+    let (x, o, game) = sides(host, guest).await;
+    (x, o, game, code)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watchers_on_other_nodes_are_counted_may_chat_and_may_watch_private_games() {
+    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+        return;
+    };
+    let nodes = nodes_on(&redis, &postgres.database("play_watch"), 2).await;
+
+    // A private game on the first node: from the second, only its code shows it.
+    let (mut x, _o, game, code) = room_game(&nodes[0], true).await;
+    let mut wes = nodes[1].join("wes").await;
+    wes.expect_error(
+        1,
+        ClientMessage::Watch { game, code: None },
+        noughts_protocol::ErrorCode::NoSuchGame,
+    )
+    .await;
+    let ServerMessage::GameState(state) = wes
+        .request(
+            2,
+            ClientMessage::Watch {
+                game,
+                code: Some(code),
+            },
+        )
+        .await
+    else {
+        panic!("a snapshot");
+    };
+    assert_eq!((state.game, state.you), (game, None));
+    x.saw(|m| matches!(m, ServerMessage::Watchers { count: 1, .. }))
+        .await;
+    x.send(ClientMessage::Move { game, cell: 4 }).await;
+    wes.saw(|m| matches!(m, ServerMessage::Moved { cell: 4, .. }))
+        .await;
+
+    // A listed game, watched from the second node through what the first publishes: counted
+    // there, and its watcher's chat is a spectator's, which a watcher on the first node reads.
+    let (mut x, _o, game, _) = room_game(&nodes[0], false).await;
+    let mut near = nodes[0].join("nia").await;
+    assert!(matches!(
+        near.request(1, ClientMessage::Watch { game, code: None })
+            .await,
+        ServerMessage::GameState(_)
+    ));
+    let mut far = nodes[1].join("fay").await;
+    assert!(matches!(
+        far.request(1, ClientMessage::Watch { game, code: None })
+            .await,
+        ServerMessage::GameState(_)
+    ));
+    x.saw(|m| matches!(m, ServerMessage::Watchers { count: 2, .. }))
+        .await;
+    far.send(ClientMessage::Chat {
+        game,
+        text: "nice opening".into(),
+    })
+    .await;
+    near.saw(|m| {
+        matches!(m, ServerMessage::Chat { line, .. } if line.text == "nice opening" && line.mark.is_none())
+    })
+    .await;
+    // The far watcher leaves: the count drops.
+    assert!(matches!(
+        far.request(3, ClientMessage::Unwatch { game }).await,
+        ServerMessage::Ok
+    ));
+    x.saw(|m| matches!(m, ServerMessage::Watchers { count: 1, .. }))
+        .await;
+}
