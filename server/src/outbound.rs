@@ -149,6 +149,9 @@ pub(crate) struct Outbound {
     kick: Arc<watch::Sender<Option<Close>>>,
     /// The server's metrics: frames dropped and errors sent.
     metrics: Arc<Metrics>,
+    /// Whether this stands in for a connection of another node of a cluster (its frames are
+    /// mailed there) rather than being one of this node's.
+    stand_in: bool,
 }
 
 /// The connection's side of an [`Outbound`].
@@ -177,6 +180,7 @@ pub(crate) fn channel(
             tx,
             kick: Arc::new(kick),
             metrics,
+            stand_in: false,
         },
         Inbox {
             frames,
@@ -184,6 +188,13 @@ pub(crate) fn channel(
             kick: kick_rx,
         },
     )
+}
+
+/// A queue for a stand-in: frames for a connection of another node, which are mailed there.
+pub(crate) fn stand_in_channel(capacity: usize, metrics: Arc<Metrics>) -> (Outbound, Inbox) {
+    let (mut out, inbox) = channel(capacity, metrics, None);
+    out.stand_in = true;
+    (out, inbox)
 }
 
 impl Inbox {
@@ -245,6 +256,11 @@ impl Outbound {
     pub(crate) fn error(&self, id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) {
         self.metrics.error(code);
         self.send(error_frame(id, code, message));
+    }
+
+    /// Whether this stands in for another node's connection.
+    pub(crate) fn is_stand_in(&self) -> bool {
+        self.stand_in
     }
 
     /// Whether the connection is closing or gone: nothing sent to it will be read.

@@ -63,6 +63,11 @@ impl Links {
             .unwrap_or_default()
     }
 
+    /// The network `conn` comes from, if it is linked.
+    pub(crate) fn network_of(&self, conn: ConnId) -> Option<Network> {
+        self.links().get(&conn).map(|link| link.network)
+    }
+
     /// Forgets `conn` (it has gone); returns its link, to tell the nodes.
     pub(crate) fn unlink(&self, conn: ConnId) -> Option<Link> {
         self.links().remove(&conn)

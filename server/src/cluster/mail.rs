@@ -34,6 +34,10 @@ fn mailbox(node: &str) -> String {
     format!("mail:{node}")
 }
 
+fn player_key(player: u64) -> String {
+    format!("player:{player}:nodes")
+}
+
 fn room_key(code: &str) -> String {
     format!("room:{code}")
 }
@@ -91,6 +95,12 @@ pub(crate) enum Mail {
     Refused { mark: u64 },
     /// Connection `conn` of node `from` has gone: whatever stood in for it here goes too.
     Gone { from: String, conn: u64 },
+    /// `player`, connected to the receiving node, has a seat in the new game `game` on `from`.
+    Seated {
+        from: String,
+        player: u64,
+        game: GameId,
+    },
     /// Node `from` has `count` watchers of `game`, which the receiving node plays.
     Watching {
         from: String,
@@ -128,6 +138,60 @@ impl Cluster {
             Ok(Some((node, _))) if node != self.node => Some(node),
             _ => None,
         }
+    }
+
+    /// Notes that `player` is connected to this node (for a day at most, renewed at each
+    /// connection).
+    pub(crate) async fn here(&self, player: u64) -> Result<(), ClusterError> {
+        redis::pipe()
+            .atomic()
+            .sadd(player_key(player), &self.node)
+            .ignore()
+            .expire(player_key(player), 86_400)
+            .ignore()
+            .exec_async(&mut self.redis.clone())
+            .await?;
+        Ok(())
+    }
+
+    /// Notes that `player` has no connection left on this node.
+    pub(crate) async fn gone_from_here(&self, player: u64) -> Result<(), ClusterError> {
+        redis::cmd("SREM")
+            .arg(player_key(player))
+            .arg(&self.node)
+            .exec_async(&mut self.redis.clone())
+            .await?;
+        Ok(())
+    }
+
+    /// The other nodes `player` is connected to.
+    pub(crate) async fn where_else(&self, player: u64) -> Vec<String> {
+        let nodes: Vec<String> = redis::cmd("SMEMBERS")
+            .arg(player_key(player))
+            .query_async(&mut self.redis.clone())
+            .await
+            .unwrap_or_default();
+        nodes.into_iter().filter(|n| *n != self.node).collect()
+    }
+
+    /// Tells the other nodes the players of the new `game` here are connected to, so that their
+    /// connections there reach it.
+    pub(crate) fn tell_seated(&self, game: GameId, players: Vec<u64>) {
+        let cluster = self.clone();
+        tokio::spawn(async move {
+            for player in players {
+                for node in cluster.where_else(player).await {
+                    let seated = Mail::Seated {
+                        from: cluster.node.clone(),
+                        player,
+                        game,
+                    };
+                    if let Err(err) = cluster.mail(&node, &seated).await {
+                        warn!(cause = %err, %node, "cannot tell another node of a new game");
+                    }
+                }
+            }
+        });
     }
 
     /// Notes that this node holds the room with canonical code `code` (for a day at most: a

@@ -66,6 +66,10 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
     };
     let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
     let weak = tx.downgrade();
+    if let Some(cluster) = &shared.cluster {
+        let humans = start.seats.iter().filter_map(|seat| seat.human());
+        cluster.tell_seated(id, humans.map(|player| player.0).collect());
+    }
     shared.registry.hide_unlisted(&start);
     shared.registry.add_game(id, GameHandle::new(tx));
     if let Some(leases) = &shared.leases {

@@ -76,7 +76,7 @@ impl Client {
                 }
                 cluster.player_node(*game).await
             }
-            ClientMessage::JoinRoom { code } => {
+            ClientMessage::JoinRoom { code } | ClientMessage::CloseRoom { code } => {
                 let code = invite_code::parse(code)?;
                 if registry.has_room(&code) {
                     return None;
@@ -153,6 +153,27 @@ impl Client {
             },
             Err(_) => false,
         }
+    }
+
+    /// In a cluster, notes that `player` is connected here (`here`) or no longer is, so that a
+    /// game another node starts for them reaches this connection.
+    pub(super) fn note_presence(&self, player: PlayerId, here: bool) {
+        let Some(cluster) = self.shared.cluster.clone() else {
+            return;
+        };
+        if self.stands_in {
+            return;
+        }
+        tokio::spawn(async move {
+            let noted = if here {
+                cluster.here(player.0).await
+            } else {
+                cluster.gone_from_here(player.0).await
+            };
+            if let Err(err) = noted {
+                warn!(cause = %err, "cannot tell the cluster where a player is");
+            }
+        });
     }
 
     /// Tells every node with a stand-in for this connection that it has gone.

@@ -66,6 +66,7 @@ impl Client {
         }
         // A new session has no other connection, so there is room for this one.
         let _ = session.attach(self.out.clone());
+        self.note_presence(session.player, true);
         tracing::Span::current().record("player", session.player.0);
         info!("welcome");
         self.welcome(id, &session, token, false);
@@ -109,6 +110,7 @@ impl Client {
                 format!("this player already has {MAX_CONNECTIONS} connections open"),
             );
         };
+        self.note_presence(session.player, true);
         tracing::Span::current().record("player", session.player.0);
         info!(resumed, "came back");
         self.welcome(id, &session, fresh, resumed);
@@ -228,6 +230,7 @@ impl Client {
             }
         }
         if detached.last {
+            self.note_presence(session.player, false);
             shared.store.seen(session.player);
             expire_after_grace(shared, session);
         }

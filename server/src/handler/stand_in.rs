@@ -5,11 +5,12 @@
 
 use std::sync::Arc;
 
-use noughts_protocol::{ErrorCode, PlayerId, SeekId, close};
+use noughts_protocol::{ErrorCode, GameId, PlayerId, SeekId, close};
 use tokio::sync::mpsc;
 use tracing::warn;
 
 use super::client::Client;
+use super::remote::attach_elsewhere;
 use crate::cluster::mail::{Mail, Who};
 use crate::game_handle::Requester;
 use crate::network::Network;
@@ -46,6 +47,14 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
             if let Some(handle) = shared.registry.game(game) {
                 tokio::spawn(async move { handle.remote_watchers(from, count).await });
             }
+        }
+        Mail::Seated { from, player, game } => {
+            tokio::spawn(seated_elsewhere(
+                shared.clone(),
+                from,
+                PlayerId(player),
+                game,
+            ));
         }
         Mail::Marked { mark } => shared.marks.answer(mark, true),
         Mail::Refused { mark } => shared.marks.answer(mark, false),
@@ -85,6 +94,28 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
     }
 }
 
+/// `player` has a seat in a new `game` on node `from`: their connections here that do not reach
+/// that node yet are attached to their games there.
+async fn seated_elsewhere(shared: Arc<Shared>, from: String, player: PlayerId, game: GameId) {
+    let Some(session) = shared.registry.session(player) else {
+        return;
+    };
+    for out in session.outbounds() {
+        if out.is_stand_in() || shared.links.nodes_of(out.conn).contains(&from) {
+            continue;
+        }
+        tracing::debug!(
+            game = game.0,
+            "a player here has a seat in a game on another node"
+        );
+        let network = shared
+            .links
+            .network_of(out.conn)
+            .unwrap_or(Network::of(std::net::Ipv4Addr::UNSPECIFIED.into()));
+        attach_elsewhere(&shared, &session, &out, network, vec![from.clone()]).await;
+    }
+}
+
 /// Serves connection `conn` of node `from`, speaking for `who`, until that node says it has gone.
 async fn stand_in(
     shared: Arc<Shared>,
@@ -96,7 +127,7 @@ async fn stand_in(
         return;
     };
     let config = &shared.config;
-    let (out, inbox) = outbound::channel(config.outbound_queue, shared.metrics.clone(), None);
+    let (out, inbox) = outbound::stand_in_channel(config.outbound_queue, shared.metrics.clone());
     tokio::spawn(cluster.clone().mail_frames(from.clone(), conn, inbox));
     let player = PlayerId(who.player);
     let session = shared.registry.session(player).unwrap_or_else(|| {

@@ -282,3 +282,41 @@ async fn watchers_on_other_nodes_are_counted_may_chat_and_may_watch_private_game
     x.saw(|m| matches!(m, ServerMessage::Watchers { count: 1, .. }))
         .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rooms_host_who_moved_to_another_node_closes_it_from_there_and_hears_when_one_is_joined()
+{
+    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+        return;
+    };
+    let nodes = nodes_on(&redis, &postgres.database("play_moved"), 2).await;
+    let mut host = nodes[0].join("hugo").await;
+    let kept = host.create_room(1, Variant::Classic, false).await;
+    let closed = host.create_room(2, Variant::Four, true).await;
+    // The host's connection to the first node drops; they come back on the second.
+    let token = host.token.clone();
+    drop(host);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut host = Client::resume(&nodes[1].url(), "hugo", &token).await;
+    assert!(matches!(
+        host.request(
+            3,
+            ClientMessage::CloseRoom {
+                code: closed.clone()
+            }
+        )
+        .await,
+        ServerMessage::Ok
+    ));
+    let mut guest = nodes[0].join("gwen").await;
+    guest
+        .expect_error(
+            1,
+            ClientMessage::JoinRoom { code: closed },
+            noughts_protocol::ErrorCode::NoSuchRoom,
+        )
+        .await;
+    guest.send(ClientMessage::JoinRoom { code: kept }).await;
+    let (mut x, mut o, game) = sides(host, guest).await;
+    alternate(&mut x, &mut o, game, &[4, 0]).await;
+}
