@@ -1,7 +1,8 @@
 //! A node stopped politely (SIGTERM) hands its games over at once, and comes back into the
 //! cluster when it starts again under its name. The lease here is 30 s: a player who finds their
 //! game on another node sooner than that found it because the stopping node gave it back, not
-//! because its lease ran out.
+//! because its lease ran out. And a node paused (SIGSTOP) past its lease, whose game another node
+//! took over, never advances that game when it wakes: its writes are fenced.
 
 use noughts_protocol::{ClientMessage, Level, Mark, ServerMessage, SideChoice, Variant};
 use noughts_tests::postgres::Postgres;
@@ -60,5 +61,59 @@ async fn a_node_stopped_with_sigterm_hands_its_games_over_and_rejoins_when_resta
     let cell = board.find('.').expect("an empty cell");
     ada.send(ClientMessage::Move { game, cell }).await;
     ada.saw(|m| matches!(m, ServerMessage::Moved { cell: c, .. } if *c == cell))
+        .await;
+}
+
+/// Sends `signal` (`STOP`, `CONT`) to process `pid`.
+fn signal(pid: u32, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -{signal} failed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_paused_past_its_lease_never_advances_a_game_another_node_took_over() {
+    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+        return;
+    };
+    let db = postgres.database("paused");
+    let dir = Scratch::new("paused");
+    let first = node_with_lease(&dir, &db, &redis, "first", 1000);
+    let second = node_with_lease(&dir, &db, &redis, "second", 1000);
+
+    let mut stale = Client::join(&first.url, "ada").await;
+    let state = stale
+        .play_ai(1, Variant::Four, Level::Easy, SideChoice::X)
+        .await;
+    let game = state.game;
+    let (board, seq, _) = play_once(&mut stale, game, &state.board).await;
+    let token = stale.token.clone();
+    // The first node stops in its tracks; the player comes back on the second, which takes the
+    // game over once the first node's lease has run out, and plays on.
+    signal(first.pid(), "STOP");
+    let mut ada = come_back(&second.url, &token, game, &board, seq).await;
+    let (after, _, _) = play_once(&mut ada, game, &board).await;
+    // The first node wakes up and is asked, on its old connection, for a move in the position
+    // it last knew. Whatever it does, it must not reach the game's record.
+    signal(first.pid(), "CONT");
+    let cell = board.find('.').expect("an empty cell");
+    stale.send(ClientMessage::Move { game, cell }).await;
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    let record = ada.record(9, game).await;
+    let replayed = record.moves.iter().fold(vec![b'.'; 16], |mut cells, m| {
+        cells[m.cell] = if m.mark == Mark::X { b'X' } else { b'O' };
+        cells
+    });
+    assert_eq!(
+        String::from_utf8(replayed).unwrap(),
+        after,
+        "the record is the second node's game, move for move"
+    );
+    // And the game goes on where it is.
+    let next = after.find('.').expect("an empty cell");
+    ada.send(ClientMessage::Move { game, cell: next }).await;
+    ada.saw(|m| matches!(m, ServerMessage::Moved { cell: c, .. } if *c == next))
         .await;
 }
