@@ -282,7 +282,7 @@ impl RemoteWatches {
     /// Tells the node that plays `game` how many watch it from here.
     async fn report(&self, game: GameId) {
         let count = self.games().get(&game).map_or(0, HashMap::len);
-        let Some(node) = self.cluster.player_node(game).await else {
+        let Ok(Some(node)) = self.cluster.player_node(game).await else {
             return;
         };
         let mail = Mail::Watching {

@@ -135,15 +135,16 @@ impl Cluster {
     }
 
     /// The node listing seek `seek`, if another node does.
-    pub(crate) async fn seek_node(&self, seek: SeekId) -> Option<String> {
+    pub(crate) async fn seek_node(&self, seek: SeekId) -> Result<Option<String>, ClusterError> {
         let value: Option<String> = redis::cmd("HGET")
             .arg("lobby:seeks")
             .arg(seek.0)
             .query_async(&mut self.redis.clone())
-            .await
-            .ok()?;
-        let published: Published = serde_json::from_str(&value?).ok()?;
-        (published.node != self.node).then_some(published.node)
+            .await?;
+        let published = value.and_then(|v| serde_json::from_str::<Published>(&v).ok());
+        Ok(published
+            .map(|published| published.node)
+            .filter(|node| *node != self.node))
     }
 
     /// Removes what `node` listed, telling every node; returns how many listings went.

@@ -133,11 +133,12 @@ impl Cluster {
     }
 
     /// The node that plays `game`, if it is not this one and its lease stands.
-    pub(crate) async fn player_node(&self, game: GameId) -> Option<String> {
-        match self.owner(game).await {
-            Ok(Some((node, _))) if node != self.node => Some(node),
-            _ => None,
-        }
+    pub(crate) async fn player_node(&self, game: GameId) -> Result<Option<String>, ClusterError> {
+        Ok(self
+            .owner(game)
+            .await?
+            .map(|(node, _)| node)
+            .filter(|node| *node != self.node))
     }
 
     /// Notes that `player` is connected to this node (for a day at most, renewed at each
@@ -220,13 +221,12 @@ impl Cluster {
     }
 
     /// The node holding the room with canonical code `code`, if another node does.
-    pub(crate) async fn room_node(&self, code: &str) -> Option<String> {
+    pub(crate) async fn room_node(&self, code: &str) -> Result<Option<String>, ClusterError> {
         let node: Option<String> = redis::cmd("GET")
             .arg(room_key(code))
             .query_async(&mut self.redis.clone())
-            .await
-            .ok()?;
-        node.filter(|node| *node != self.node)
+            .await?;
+        Ok(node.filter(|node| *node != self.node))
     }
 
     /// Hands every message mailed to this node to `receive`, in order, until `stop`; subscribes

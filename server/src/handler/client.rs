@@ -126,10 +126,7 @@ impl Client {
                 return None;
             }
         };
-        if !self.stands_in
-            && let Some(node) = self.elsewhere(&frame.message).await
-            && self.forward_or_find(&node, text).await
-        {
+        if self.serve_elsewhere(&frame, text).await {
             return None;
         }
         let id = frame.id.clone();

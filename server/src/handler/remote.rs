@@ -7,17 +7,28 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use noughts_protocol::{ClientMessage, PlayerId};
+use noughts_protocol::{ClientFrame, ClientMessage, ErrorCode, PlayerId};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use super::client::Client;
+use crate::cluster::ClusterError;
 use crate::cluster::mail::{Mail, Who};
 use crate::invite_code;
 use crate::network::Network;
 use crate::outbound::Outbound;
 use crate::session::Session;
 use crate::shared::Shared;
+
+/// Where a request belongs.
+pub(super) enum Where {
+    /// This node answers it.
+    Here,
+    /// The node named holds what it is about.
+    There(String),
+    /// The cluster's Redis cannot be reached to say.
+    Unreachable,
+}
 
 /// How long a connection waits for another node to attach it to its games.
 const ATTACH_WAIT: Duration = Duration::from_secs(2);
@@ -33,13 +44,14 @@ pub(super) fn who(session: &Session, network: Network) -> Who {
 }
 
 impl Client {
-    /// The node that holds what `message` is about, when that is another node's: a live game,
-    /// an open room, a waiting seek.
-    pub(super) async fn elsewhere(&self, message: &ClientMessage) -> Option<String> {
-        let cluster = self.shared.cluster.as_ref()?;
-        self.session.as_ref()?;
+    /// Where what `message` is about is held, when it could be another node: a live game, an
+    /// open room, a waiting seek.
+    pub(super) async fn elsewhere(&self, message: &ClientMessage) -> Where {
+        let (Some(cluster), Some(_)) = (&self.shared.cluster, &self.session) else {
+            return Where::Here;
+        };
         let registry = &self.shared.registry;
-        match message {
+        let found = match message {
             ClientMessage::Move { game, .. }
             | ClientMessage::Resign { game }
             | ClientMessage::Rematch { game }
@@ -49,7 +61,7 @@ impl Client {
             | ClientMessage::Abort { game }
             | ClientMessage::Chat { game, .. } => {
                 if registry.game(*game).is_some() {
-                    return None;
+                    return Where::Here;
                 }
                 cluster.player_node(*game).await
             }
@@ -61,7 +73,7 @@ impl Client {
                     None => false,
                 };
                 if registry.game(*game).is_some() || published {
-                    return None;
+                    return Where::Here;
                 }
                 cluster.player_node(*game).await
             }
@@ -72,24 +84,31 @@ impl Client {
                     .as_ref()
                     .is_some_and(|remote| remote.watches(*game, self.out.conn));
                 if registry.game(*game).is_some() || here {
-                    return None;
+                    return Where::Here;
                 }
                 cluster.player_node(*game).await
             }
             ClientMessage::JoinRoom { code } | ClientMessage::CloseRoom { code } => {
-                let code = invite_code::parse(code)?;
-                if registry.has_room(&code) {
-                    return None;
+                match invite_code::parse(code) {
+                    Some(code) if !registry.has_room(&code) => cluster.room_node(&code).await,
+                    _ => return Where::Here,
                 }
-                cluster.room_node(&code).await
             }
             ClientMessage::AcceptSeek { seek } => {
                 if registry.has_seek(*seek) {
-                    return None;
+                    return Where::Here;
                 }
                 cluster.seek_node(*seek).await
             }
-            _ => None,
+            _ => return Where::Here,
+        };
+        match found {
+            Ok(Some(node)) => Where::There(node),
+            Ok(None) => Where::Here,
+            Err(err) => {
+                warn!(cause = %err, "cannot ask the cluster where a request belongs");
+                Where::Unreachable
+            }
         }
     }
 
@@ -104,10 +123,11 @@ impl Client {
         }
     }
 
-    /// Hands the request `text` to `node`; false if that node is gone.
-    pub(super) async fn forward(&self, node: &str, text: &str) -> bool {
+    /// Hands the request `text` to `node`: true; false if no node listens under that name (it
+    /// is gone); an error if Redis cannot be reached.
+    pub(super) async fn forward(&self, node: &str, text: &str) -> Result<bool, ClusterError> {
         let (Some(cluster), Some(session)) = (&self.shared.cluster, &self.session) else {
-            return false;
+            return Ok(false);
         };
         let key = (session.player, self.network);
         self.shared.links.link(&self.out, key, node);
@@ -119,26 +139,51 @@ impl Client {
             watching: noughts_protocol::decode_client(text)
                 .is_ok_and(|frame| self.watching_elsewhere(&frame.message)),
         };
-        match cluster.mail(node, &mail).await {
-            Ok(delivered) => delivered,
-            Err(err) => {
-                warn!(cause = %err, %node, "cannot forward a request to another node");
-                false
-            }
-        }
+        cluster.mail(node, &mail).await
     }
 
-    /// Hands the request `text` to `node`, true; or, if that node is gone, finds the player's
-    /// games again (here or on the node that took them) and hands it on, or leaves it to this
-    /// node (false).
-    pub(super) async fn forward_or_find(&mut self, node: &str, text: &str) -> bool {
-        if self.forward(node, text).await {
-            return true;
-        }
-        let Some(session) = self.session.clone() else {
+    /// Serves request `frame` (sent as `text`) elsewhere if it belongs elsewhere: true when it was
+    /// forwarded or answered; false when it is this node's to answer. If the node it belongs to
+    /// is gone, the player's games are found again first (here, or on the node that took them).
+    pub(super) async fn serve_elsewhere(&mut self, frame: &ClientFrame, text: &str) -> bool {
+        if self.shared.cluster.is_none() || self.stands_in {
             return false;
+        }
+        let mut found_again = false;
+        loop {
+            let node = match self.elsewhere(&frame.message).await {
+                Where::Here => return false,
+                Where::There(node) => node,
+                Where::Unreachable => break,
+            };
+            match self.forward(&node, text).await {
+                Ok(true) => return true,
+                Ok(false) if !found_again => {
+                    info!(%node, "the node that held a player's game is gone; finding it again");
+                    self.find_games_again().await;
+                    found_again = true;
+                }
+                Ok(false) => return false,
+                Err(err) => {
+                    warn!(cause = %err, %node, "cannot forward a request to another node");
+                    break;
+                }
+            }
+        }
+        self.out.error(
+            frame.id.clone(),
+            ErrorCode::Internal,
+            "the cluster cannot be reached just now; try again in a moment",
+        );
+        true
+    }
+
+    /// Takes over the player's games whose node is gone, and attaches this connection to them
+    /// here and to those another node took.
+    async fn find_games_again(&mut self) {
+        let Some(session) = self.session.clone() else {
+            return;
         };
-        info!(%node, "the node that held a player's game is gone; finding it again");
         let elsewhere = crate::takeover::take_over_games_of(&self.shared, session.player).await;
         for game in session.games() {
             if let Some(handle) = self.shared.registry.game(game) {
@@ -146,13 +191,6 @@ impl Client {
             }
         }
         attach_elsewhere(&self.shared, &session, &self.out, self.network, elsewhere).await;
-        match noughts_protocol::decode_client(text) {
-            Ok(frame) => match self.elsewhere(&frame.message).await {
-                Some(node) => self.forward(&node, text).await,
-                None => false,
-            },
-            Err(_) => false,
-        }
     }
 
     /// In a cluster, notes that `player` is connected here (`here`) or no longer is, so that a
@@ -198,7 +236,9 @@ impl Client {
     /// Tells the nodes with a stand-in for this connection that its player logged out.
     pub(super) async fn logout_elsewhere(&self) {
         for node in self.shared.links.nodes_of(self.out.conn) {
-            self.forward(&node, r#"{"type":"logout"}"#).await;
+            if let Err(err) = self.forward(&node, r#"{"type":"logout"}"#).await {
+                warn!(cause = %err, %node, "cannot tell another node of a logout");
+            }
         }
     }
 }

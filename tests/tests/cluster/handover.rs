@@ -1,5 +1,5 @@
 //! A node stopped politely (SIGTERM) hands its games over at once, and comes back into the
-//! cluster when it starts again under its name. The lease here is 30 s: a player who finds their
+//! cluster when it starts again under its name. The lease there is 30 s: a player who finds their
 //! game on another node sooner than that found it because the stopping node gave it back, not
 //! because its lease ran out. And a node paused (SIGSTOP) past its lease, whose game another node
 //! took over, never advances that game when it wakes: its writes are fenced.

@@ -320,3 +320,34 @@ async fn a_rooms_host_who_moved_to_another_node_closes_it_from_there_and_hears_w
     let (mut x, mut o, game) = sides(host, guest).await;
     alternate(&mut x, &mut o, game, &[4, 0]).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_redis_a_node_plays_its_own_games_and_says_why_it_cannot_reach_others() {
+    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+        return;
+    };
+    let nodes = nodes_on(&redis, &postgres.database("play_no_redis"), 2).await;
+    // One game across the two nodes, one on the first alone.
+    let (mut x, mut o, local, _) = room_game(&nodes[0], false).await;
+    let mut host = nodes[0].join("hank").await;
+    let code = host.create_room(1, Variant::Classic, false).await;
+    let mut guest = nodes[1].join("gina").await;
+    guest.send(ClientMessage::JoinRoom { code }).await;
+    let across = guest.game_state().await.game;
+    drop(redis);
+    // The second node cannot reach the game's node: it says so rather than leave the request
+    // unanswered or call the game unknown.
+    guest
+        .expect_error(
+            5,
+            ClientMessage::Move {
+                game: across,
+                cell: 4,
+            },
+            noughts_protocol::ErrorCode::Internal,
+        )
+        .await;
+    // The first node's own game goes on.
+    alternate(&mut x, &mut o, local, &[4, 0]).await;
+    drop(host);
+}
