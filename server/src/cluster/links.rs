@@ -85,6 +85,15 @@ impl Links {
         nodes
     }
 
+    /// The connections linked to `node`.
+    pub(crate) fn conns_to(&self, node: &str) -> Vec<u64> {
+        self.links()
+            .iter()
+            .filter(|(_, link)| link.nodes.iter().any(|n| n == node))
+            .map(|(conn, _)| conn.0)
+            .collect()
+    }
+
     /// The connections linked to `node`, which is gone: they are linked to it no more.
     pub(crate) fn cut(&self, node: &str) -> Vec<Link> {
         let mut cut = Vec::new();
@@ -101,11 +110,18 @@ impl Links {
 /// Other nodes' connections served here, by node and connection: where their mail goes.
 #[derive(Debug, Default)]
 pub(crate) struct StandIns {
-    stand_ins: Mutex<HashMap<(String, u64), mpsc::Sender<Mail>>>,
+    stand_ins: Mutex<HashMap<(String, u64), StandIn>>,
+}
+
+/// One stand-in's mailbox, and whether its node left it out of the last list of its connections.
+#[derive(Debug)]
+struct StandIn {
+    mail: mpsc::Sender<Mail>,
+    missed: bool,
 }
 
 impl StandIns {
-    fn stand_ins(&self) -> MutexGuard<'_, HashMap<(String, u64), mpsc::Sender<Mail>>> {
+    fn stand_ins(&self) -> MutexGuard<'_, HashMap<(String, u64), StandIn>> {
         self.stand_ins.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -118,13 +134,19 @@ impl StandIns {
     ) -> mpsc::Sender<Mail> {
         self.stand_ins()
             .entry((node.to_owned(), conn))
-            .or_insert_with(start)
+            .or_insert_with(|| StandIn {
+                mail: start(),
+                missed: false,
+            })
+            .mail
             .clone()
     }
 
     /// The stand-in for `conn` of `node`, if there is one.
     pub(crate) fn get(&self, node: &str, conn: u64) -> Option<mpsc::Sender<Mail>> {
-        self.stand_ins().get(&(node.to_owned(), conn)).cloned()
+        self.stand_ins()
+            .get(&(node.to_owned(), conn))
+            .map(|s| s.mail.clone())
     }
 
     /// The stand-in for `conn` of `node` has ended.
@@ -145,7 +167,50 @@ impl StandIns {
         self.stand_ins()
             .iter()
             .filter(|((n, _), _)| n == node)
-            .map(|(_, tx)| tx.clone())
+            .map(|(_, s)| s.mail.clone())
             .collect()
+    }
+
+    /// `node` says `conns` are its connections served here: the stand-ins it has left out of
+    /// two such lists in a row (their `Gone` was lost) are returned, to end. One list is not
+    /// enough: a connection linked just after the list was made is not in it yet.
+    pub(crate) fn missing(&self, node: &str, conns: &[u64]) -> Vec<mpsc::Sender<Mail>> {
+        let mut ended = Vec::new();
+        for ((n, conn), stand_in) in self.stand_ins().iter_mut() {
+            if n != node {
+                continue;
+            }
+            if conns.contains(conn) {
+                stand_in.missed = false;
+            } else if stand_in.missed {
+                ended.push(stand_in.mail.clone());
+            } else {
+                stand_in.missed = true;
+            }
+        }
+        ended
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stand_in_left_out_of_two_lists_in_a_row_ends() {
+        let stand_ins = StandIns::default();
+        let (tx, _rx) = mpsc::channel(1);
+        for conn in [1, 2] {
+            stand_ins.route("b", conn, || tx.clone());
+        }
+        stand_ins.route("c", 1, || tx.clone());
+        assert!(
+            stand_ins.missing("b", &[1]).is_empty(),
+            "once is not enough"
+        );
+        assert!(stand_ins.missing("b", &[1, 2]).is_empty(), "2 is back");
+        assert!(stand_ins.missing("b", &[1]).is_empty());
+        assert_eq!(stand_ins.missing("b", &[1]).len(), 1, "2 missed twice");
+        assert!(stand_ins.missing("c", &[1]).is_empty(), "other nodes' stay");
     }
 }

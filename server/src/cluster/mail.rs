@@ -95,6 +95,9 @@ pub(crate) enum Mail {
     Refused { mark: u64 },
     /// Connection `conn` of node `from` has gone: whatever stood in for it here goes too.
     Gone { from: String, conn: u64 },
+    /// Node `from` still has connections `conns` with stand-ins on the receiving node (sent every
+    /// half lease time): a stand-in left out twice has lost its `Gone`, and ends.
+    Alive { from: String, conns: Vec<u64> },
     /// `player`, connected to the receiving node, has a seat in the new game `game` on `from`.
     Seated {
         from: String,

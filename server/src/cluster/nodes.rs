@@ -45,6 +45,15 @@ impl Cluster {
         Ok(())
     }
 
+    /// The other nodes that joined and have not been swept away.
+    pub async fn others(&self) -> Result<Vec<String>, ClusterError> {
+        let members: Vec<String> = redis::cmd("SMEMBERS")
+            .arg(NODES)
+            .query_async(&mut self.redis.clone())
+            .await?;
+        Ok(members.into_iter().filter(|n| *n != self.node).collect())
+    }
+
     /// The nodes that joined and whose heartbeat has stopped.
     pub async fn gone_nodes(&self) -> Result<Vec<String>, ClusterError> {
         let mut redis = self.redis.clone();

@@ -294,9 +294,10 @@ async fn rejoin(shared: Arc<Shared>, player: PlayerId, out: Outbound, network: N
     attach_elsewhere(&shared, &session, &out, network, elsewhere).await;
 }
 
-/// Every half lease time until `stop`: finds the nodes this node's connections reach, and the
-/// nodes whose connections it stands in for, that have died. Connections that played games on
-/// a dead node find them again; stand-ins for a dead node's connections end.
+/// Every half lease time until `stop`: tells each node this node's connections reach which of
+/// them live, and finds the nodes they reach, and the nodes whose connections it stands in for,
+/// that have died. Connections that played games on a dead node find them again; stand-ins for
+/// a dead node's connections end.
 pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
     let Some(cluster) = shared.cluster.clone() else {
         return;
@@ -305,6 +306,16 @@ pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
         tokio::select! {
             () = tokio::time::sleep(cluster.lease() / 2) => {}
             () = stop.cancelled() => return,
+        }
+        // Every node hears which of this node's connections it should stand in for, even none.
+        for node in cluster.others().await.unwrap_or_default() {
+            let alive = Mail::Alive {
+                from: cluster.node().to_owned(),
+                conns: shared.links.conns_to(&node),
+            };
+            if let Err(err) = cluster.mail(&node, &alive).await {
+                warn!(cause = %err, %node, "cannot tell another node which connections live");
+            }
         }
         for node in shared.links.nodes() {
             if cluster.is_alive(&node).await {

@@ -48,6 +48,14 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
                 tokio::spawn(async move { handle.remote_watchers(from, count).await });
             }
         }
+        Mail::Alive { from, conns } => {
+            for stand_in in shared.stand_ins.missing(&from, &conns) {
+                let _ = stand_in.try_send(Mail::Gone {
+                    from: from.clone(),
+                    conn: 0,
+                });
+            }
+        }
         Mail::Seated { from, player, game } => {
             tokio::spawn(seated_elsewhere(
                 shared.clone(),
