@@ -78,6 +78,24 @@ async fn a_private_room_made_on_one_node_is_joined_and_played_from_another() {
         record.moves.iter().map(|m| m.cell).collect::<Vec<_>>(),
         [4, 0, 3, 1, 5]
     );
+    // A rematch asked for on one node and agreed on the other starts, sides swapped; a draw
+    // offered across the two is accepted.
+    o.send(ClientMessage::Rematch { game }).await;
+    x.saw(|m| matches!(m, ServerMessage::RematchOffered { .. }))
+        .await;
+    x.send(ClientMessage::Rematch { game }).await;
+    let (mut x2, mut o2, rematch) = sides(o, x).await;
+    assert_ne!(rematch, game);
+    alternate(&mut x2, &mut o2, rematch, &[0]).await;
+    o2.send(ClientMessage::OfferDraw { game: rematch }).await;
+    x2.saw(|m| matches!(m, ServerMessage::Offered { .. })).await;
+    x2.send(ClientMessage::OfferDraw { game: rematch }).await;
+    for player in [&mut x2, &mut o2] {
+        let over = player
+            .until(|m| matches!(m, ServerMessage::GameOver { .. }))
+            .await;
+        assert!(matches!(over, ServerMessage::GameOver { result, .. } if result.winner.is_none()));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
