@@ -129,9 +129,10 @@ pub(super) trait Backend: Send {
         viewer: PlayerId,
     ) -> Result<Vec<(GameRow, u32)>, StoreError>;
 
-    /// Runs SQL as it is, for tests that spoil a database on purpose.
+    /// Makes a stored game unreadable, as a bug or a hand editing the records might, for the
+    /// tests of what the store does then.
     #[cfg(test)]
-    fn execute(&mut self, sql: &str) -> Result<(), StoreError>;
+    fn spoil(&mut self, game: GameId) -> Result<(), StoreError>;
 }
 
 /// Refuses a write of `game` from a node whose lease `epoch` is older than the game's (`None`: a

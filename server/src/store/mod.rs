@@ -1,15 +1,17 @@
-//! The store: players, games, moves and ratings, kept in SQLite (a file, or memory for tests and
-//! the embedded server) or in PostgreSQL (which several nodes can share).
+//! The store: players, games, moves and ratings, kept in memory (plain maps, gone with the
+//! process: the library's default, tests and the embedded server), in a SQLite file, or in
+//! PostgreSQL (which several nodes can share).
 //!
 //! [`Store`] is the whole interface the rest of the server sees: record a player, a game's start,
 //! each move, its end and the rating change; load the live games at start; answer the history,
 //! record, profile and leaderboard queries. Behind it, one thread owns the database connection and
 //! works through a queue, so no database call ever runs on a reactor thread. Writes that are queued
 //! together commit in one transaction; a caller that must know its write is durable (a game
-//! waiting to broadcast a move) awaits it, everyone else moves on. The thread drives either
-//! database through one seam, [`backend::Backend`], so both share the game's logic and the tests.
+//! waiting to broadcast a move) awaits it, everyone else moves on. The thread drives any
+//! of them through one seam, [`backend::Backend`], so all share the game's logic and the tests.
 
 mod backend;
+mod memory;
 mod postgres;
 mod queue;
 mod records;

@@ -1,5 +1,5 @@
 //! [`Store`], the handle the rest of the server holds, and the one thread behind it that owns the
-//! database (a [`Backend`]: SQLite or PostgreSQL) and works through a queue of jobs, committing
+//! records (a [`Backend`]: memory, SQLite or PostgreSQL) and works through a queue of jobs, committing
 //! the writes it finds queued together in one transaction.
 
 use std::collections::HashMap;
@@ -11,6 +11,7 @@ use tokio::sync::oneshot;
 use tracing::error;
 
 use super::backend::{self, Backend};
+use super::memory::Memory;
 use super::postgres::Postgres;
 use super::records::{
     Ending, GameStart, LiveGame, Rerated, Startup, StoreConfig, StoreError, StoredGame, StoredMove,
@@ -105,19 +106,34 @@ impl Store {
     pub(crate) async fn open(config: &StoreConfig) -> Result<(Store, Startup), StoreError> {
         let persistent = config.is_persistent();
         let config = config.clone();
+        Store::start(persistent, move || open(&config), drop).await
+    }
+
+    /// Starts the store's thread on the database `open` gives, which is handed to `close` when
+    /// the thread ends (the tests keep a memory store's records so to open them again).
+    pub(super) async fn start(
+        persistent: bool,
+        open: impl FnOnce() -> Result<Box<dyn Backend>, StoreError> + Send + 'static,
+        close: impl FnOnce(Box<dyn Backend>) + Send + 'static,
+    ) -> Result<(Store, Startup), StoreError> {
         let (ready_tx, ready) = oneshot::channel();
         let (jobs, queue) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name("noughts-store".into())
             .spawn(move || {
-                let opened = open(&config).and_then(|mut db| {
-                    let startup = backend::startup(&mut *db)?;
-                    Ok((db, startup))
+                let opened = open().map(|mut db| {
+                    let startup = backend::startup(&mut *db);
+                    (db, startup)
                 });
                 match opened {
-                    Ok((mut db, startup)) => {
+                    Ok((mut db, Ok(startup))) => {
                         let _ = ready_tx.send(Ok(startup));
                         work(&mut *db, &queue);
+                        close(db);
+                    }
+                    Ok((db, Err(err))) => {
+                        let _ = ready_tx.send(Err(err));
+                        close(db);
                     }
                     Err(err) => {
                         let _ = ready_tx.send(Err(err));
@@ -408,7 +424,8 @@ impl Store {
 fn open(config: &StoreConfig) -> Result<Box<dyn Backend>, StoreError> {
     Ok(match config {
         StoreConfig::Postgres(url) => Box::new(Postgres::connect(url)?),
-        StoreConfig::Memory | StoreConfig::File(_) => Box::new(Sqlite::open(config)?),
+        StoreConfig::Memory => Box::new(Memory::new()),
+        StoreConfig::File(path) => Box::new(Sqlite::open(path)?),
     })
 }
 

@@ -129,6 +129,8 @@ pub enum StoreError {
     Panicked,
     #[error("game {0} is played by another node now: this node's write was refused")]
     Fenced(GameId),
+    #[error("the records refuse the write: {0}")]
+    Refused(String),
     #[error("the store has stopped")]
     Stopped,
 }

@@ -78,7 +78,7 @@ pub(super) struct RawGame {
 }
 
 /// One row of `games`, read.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct GameRow {
     pub(super) start: GameStart,
     pub(super) seq: u64,

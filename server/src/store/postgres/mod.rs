@@ -361,8 +361,20 @@ impl Backend for Postgres {
         reads::finished_games(&mut self.conn, player, before, limit, viewer)
     }
 
+    /// An unknown variant: the row no longer decodes.
     #[cfg(test)]
-    fn execute(&mut self, sql: &str) -> Result<(), StoreError> {
+    fn spoil(&mut self, game: GameId) -> Result<(), StoreError> {
+        self.execute(&format!(
+            "UPDATE games SET variant = 'chess' WHERE id = {}",
+            game.0
+        ))
+    }
+}
+
+impl Postgres {
+    /// Runs SQL as it is, for tests that spoil a database on purpose.
+    #[cfg(test)]
+    pub(super) fn execute(&mut self, sql: &str) -> Result<(), StoreError> {
         self.conn.batch(sql)
     }
 }

@@ -1,15 +1,16 @@
-//! The store in SQLite: opening the file (or memory), the schema and its migrations, and each
+//! The store in SQLite: opening the file, the schema and its migrations, and each
 //! fact written; `reads.rs` has the questions. Everything here runs on the store thread.
 
 mod reads;
+
+use std::path::Path;
 
 use noughts_protocol::{GameId, PlayerId, Variant};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::backend::{Backend, Closed, PlayerRow};
 use super::records::{
-    Ending, GameStart, Results, StoreConfig, StoreError, StoredMove, StoredStanding, TokenHash,
-    TokenRules,
+    Ending, GameStart, Results, StoreError, StoredMove, StoredStanding, TokenHash, TokenRules,
 };
 use super::rows::{GameRow, cells_text, int, text, uint};
 use crate::rating::{Glicko, Ratings, Score};
@@ -23,10 +24,10 @@ pub(super) struct Sqlite {
 }
 
 impl Sqlite {
-    /// Opens the database (a file, or memory), sets it up for durable use by this server alone
+    /// Opens the database file (creating it), sets it up for durable use by this server alone
     /// and brings its schema up to date.
-    pub(super) fn open(config: &StoreConfig) -> Result<Sqlite, StoreError> {
-        Ok(Sqlite { db: open(config)? })
+    pub(super) fn open(path: &Path) -> Result<Sqlite, StoreError> {
+        Ok(Sqlite { db: open(path)? })
     }
 }
 
@@ -40,29 +41,23 @@ pub(crate) const MIGRATIONS: &[&str] = &[
 ];
 
 /// Opens the database, sets it up for durable concurrent use and brings its schema up to date.
-fn open(config: &StoreConfig) -> Result<Connection, StoreError> {
-    let mut db = match config {
-        StoreConfig::Memory | StoreConfig::Postgres(_) => Connection::open_in_memory()?,
-        StoreConfig::File(path) => {
-            if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)?;
-            }
-            private_files(path)?;
-            let db = Connection::open(path)?;
-            db.busy_timeout(std::time::Duration::from_secs(1))?;
-            // One server per file: the lock is taken now and held while the server runs, so a
-            // second server on the same file fails at start instead of reusing ids.
-            db.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
-            // WAL: appends rather than rewrites. FULL: a committed move survives a power cut,
-            // not just a crash of the process.
-            db.pragma_update(None, "journal_mode", "WAL")
-                .map_err(in_use)?;
-            db.pragma_update(None, "synchronous", "FULL")?;
-            db.execute_batch("BEGIN EXCLUSIVE; COMMIT;")
-                .map_err(in_use)?;
-            db
-        }
-    };
+fn open(path: &Path) -> Result<Connection, StoreError> {
+    if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    private_files(path)?;
+    let mut db = Connection::open(path)?;
+    db.busy_timeout(std::time::Duration::from_secs(1))?;
+    // One server per file: the lock is taken now and held while the server runs, so a second
+    // server on the same file fails at start instead of reusing ids.
+    db.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+    // WAL: appends rather than rewrites. FULL: a committed move survives a power cut, not just
+    // a crash of the process.
+    db.pragma_update(None, "journal_mode", "WAL")
+        .map_err(in_use)?;
+    db.pragma_update(None, "synchronous", "FULL")?;
+    db.execute_batch("BEGIN EXCLUSIVE; COMMIT;")
+        .map_err(in_use)?;
     // Every statement the server runs more than once stays prepared (about twenty of them; the
     // default cache holds 16, and an evicted statement is parsed again).
     db.set_prepared_statement_cache_capacity(64);
@@ -478,8 +473,13 @@ impl Backend for Sqlite {
         reads::finished_games(&self.db, player, before, limit, viewer)
     }
 
+    /// An unknown variant: the row no longer decodes.
     #[cfg(test)]
-    fn execute(&mut self, sql: &str) -> Result<(), StoreError> {
-        Ok(self.db.execute_batch(sql)?)
+    fn spoil(&mut self, game: GameId) -> Result<(), StoreError> {
+        self.db.execute(
+            "UPDATE games SET variant = 'chess' WHERE id = ?1",
+            [int(game.0)],
+        )?;
+        Ok(())
     }
 }

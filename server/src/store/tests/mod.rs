@@ -1,25 +1,32 @@
-//! The store's tests: the suite every database must pass, run on SQLite and on PostgreSQL (a
-//! server of the tests' own, from the end-to-end harness's `tests/src/postgres.rs`), and what
-//! only one of them does (SQLite's file, PostgreSQL's connection).
+//! The store's tests: the suite every store must pass, run in memory, on SQLite and on
+//! PostgreSQL (a server of the tests' own, from the end-to-end harness's `tests/src/postgres.rs`),
+//! and what only one of them does (SQLite's file, PostgreSQL's connection).
 
 // The harness's PostgreSQL server, shared with `noughts-tests`; not all of it is used here.
 #[allow(dead_code)]
 #[path = "../../../../tests/src/postgres.rs"]
 mod postgres_server;
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::backend::Backend;
+use super::memory::Memory;
 use super::postgres::Postgres;
 use super::records::Startup;
 use super::sqlite::Sqlite;
 use super::{Store, StoreConfig, StoreError};
 
-/// The test functions named, each run on SQLite and on PostgreSQL (where it is installed; it
-/// always is under CI): `<name>::sqlite` and `<name>::postgres`.
+/// The test functions named, each run in memory, on SQLite and on PostgreSQL (where it is
+/// installed; it always is under CI): `<name>::memory`, `<name>::sqlite` and `<name>::postgres`.
 macro_rules! on_both {
     ($($test:ident),* $(,)?) => {$(
         mod $test {
+            #[tokio::test]
+            async fn memory() {
+                super::$test($crate::store::tests::Fresh::memory()).await;
+            }
+
             #[tokio::test]
             async fn sqlite() {
                 super::$test($crate::store::tests::Fresh::sqlite()).await;
@@ -41,6 +48,11 @@ macro_rules! on_both_blocking {
     ($($test:ident),* $(,)?) => {$(
         mod $test {
             #[test]
+            fn memory() {
+                super::$test($crate::store::tests::Fresh::memory());
+            }
+
+            #[test]
             fn sqlite() {
                 super::$test($crate::store::tests::Fresh::sqlite());
             }
@@ -59,20 +71,43 @@ mod postgres;
 mod sqlite;
 mod suite;
 
+/// The records of a memory store between two stores that open them: empty while one has them.
+type Shelf = Arc<Mutex<Option<Box<dyn Backend>>>>;
+
 /// An empty database of the test's own, kept until dropped so that it can be opened again.
-#[derive(Debug)]
 pub(super) struct Fresh {
     pub(super) config: StoreConfig,
     /// The SQLite file's directory.
     _dir: Option<tempfile::TempDir>,
+    /// A memory store's records, kept as a file keeps a database, so that a test can stop the
+    /// store and start it again on what it left.
+    shelf: Option<Shelf>,
 }
 
 impl Fresh {
+    pub(super) fn memory() -> Fresh {
+        Fresh {
+            config: StoreConfig::Memory,
+            _dir: None,
+            shelf: Some(Arc::new(Mutex::new(Some(Box::new(Memory::new()))))),
+        }
+    }
+
     pub(super) fn sqlite() -> Fresh {
         let dir = tempfile::tempdir().unwrap();
         Fresh {
             config: StoreConfig::File(dir.path().join("noughts.db")),
             _dir: Some(dir),
+            shelf: None,
+        }
+    }
+
+    /// The database `config` names, which the test made and keeps itself.
+    pub(super) fn existing(config: StoreConfig) -> Fresh {
+        Fresh {
+            config,
+            _dir: None,
+            shelf: None,
         }
     }
 
@@ -82,6 +117,7 @@ impl Fresh {
         Some(Fresh {
             config: StoreConfig::Postgres(server.database(name)),
             _dir: None,
+            shelf: None,
         })
     }
 
@@ -90,7 +126,16 @@ impl Fresh {
     pub(super) async fn open(&self) -> (Store, Startup) {
         tokio::time::timeout(Duration::from_secs(20), async {
             loop {
-                match Store::open(&self.config).await {
+                let opened = match &self.shelf {
+                    Some(shelf) => {
+                        let (from, to) = (Arc::clone(shelf), Arc::clone(shelf));
+                        let take = move || from.lock().unwrap().take().ok_or(StoreError::InUse);
+                        let put = move |db| *to.lock().unwrap() = Some(db);
+                        Store::start(false, take, put).await
+                    }
+                    None => Store::open(&self.config).await,
+                };
+                match opened {
                     Err(StoreError::InUse) => {
                         tokio::time::sleep(Duration::from_millis(20)).await;
                     }
@@ -105,8 +150,9 @@ impl Fresh {
     /// The database itself, as the store thread drives it.
     pub(super) fn backend(&self) -> Box<dyn Backend> {
         match &self.config {
+            StoreConfig::Memory => Box::new(Memory::new()),
             StoreConfig::Postgres(url) => Box::new(Postgres::connect(url).unwrap()),
-            config => Box::new(Sqlite::open(config).unwrap()),
+            StoreConfig::File(path) => Box::new(Sqlite::open(path).unwrap()),
         }
     }
 }

@@ -125,12 +125,7 @@ async fn one_file_serves_one_server_at_a_time() {
     assert!(matches!(second, Err(StoreError::InUse)), "{second:?}");
     drop(first);
     // Once the first has gone, the file opens again, with everything in it.
-    let (store, startup) = Fresh {
-        config: config.clone(),
-        _dir: None,
-    }
-    .open()
-    .await;
+    let (store, startup) = Fresh::existing(config.clone()).open().await;
     assert_eq!(startup.last_player, 1);
     assert!(store.profile(PlayerId(1)).await.unwrap().is_some());
 }
@@ -174,12 +169,7 @@ async fn the_database_and_its_journal_files_are_private() {
             std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
         }
     }
-    let (store, _) = Fresh {
-        config: config.clone(),
-        _dir: None,
-    }
-    .open()
-    .await;
+    let (store, _) = Fresh::existing(config.clone()).open().await;
     drop(store);
     assert_eq!(mode(""), 0o600);
 }

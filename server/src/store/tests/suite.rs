@@ -14,6 +14,7 @@ on_both!(
     unrated_ai_and_aborted_games_leave_ratings_alone,
     a_failed_write_is_reported_and_the_rest_of_the_batch_commits,
     a_job_that_panics_does_not_end_the_store,
+    a_write_that_fails_halfway_leaves_nothing_of_itself,
     an_unreadable_live_game_is_left_out_rather_than_stop_the_server,
     live_games_come_back_with_their_moves_seq_and_clock,
     history_pages_and_private_games,
@@ -187,7 +188,10 @@ async fn a_failed_write_is_reported_and_the_rest_of_the_batch_commits(db: Fresh)
     // The same ply twice is refused; a move in a game that does not exist too.
     let twice = store.record_move(GameId(1), 0, 2, played, None).await;
     assert!(
-        matches!(twice, Err(StoreError::Sqlite(_) | StoreError::Postgres(_))),
+        matches!(
+            twice,
+            Err(StoreError::Sqlite(_) | StoreError::Postgres(_) | StoreError::Refused(_))
+        ),
         "{twice:?}"
     );
     let nowhere = store.record_move(GameId(9), 0, 1, played, None).await;
@@ -228,6 +232,38 @@ async fn a_job_that_panics_does_not_end_the_store(db: Fresh) {
     assert_eq!(classic_rating(&store, ADA).await, (1500, 0));
 }
 
+async fn a_write_that_fails_halfway_leaves_nothing_of_itself(db: Fresh) {
+    let store = with_players(&db).await;
+    store.start_game(start(1, people(), false)).await.unwrap();
+    let game = GameId(1);
+    // A move, a token revoked, then a key given twice: all of it undone, as is all of a write
+    // that panics; the good write queued beside them stands.
+    let (failed, panicked, good) = tokio::join!(
+        store.write("fails", move |db| {
+            super::super::backend::record_move(db, game, 0, 1, &at(4, 10))?;
+            db.revoke_tokens(ADA)?;
+            db.start_game(&start(1, people(), false))
+        }),
+        store.write("panics", |db| -> Result<(), StoreError> {
+            db.revoke_tokens(ADA)?;
+            panic!("a broken write")
+        }),
+        store.record_move(game, 0, 2, at(0, 20), None),
+    );
+    assert!(
+        failed.is_err() && panicked.is_err(),
+        "{failed:?} {panicked:?}"
+    );
+    good.unwrap();
+    let live = store.live_game(game).await.unwrap();
+    assert_eq!((live.moves, live.seq), (vec![at(0, 20)], 2 + SEQ_RESERVE));
+    let ada = store
+        .rotate_token(TokenHash::of("ada"), TokenHash::of("ada 2"), RULES)
+        .await
+        .unwrap();
+    assert_eq!(ada.map(|p| p.player), Some(ADA), "ada's token still works");
+}
+
 async fn an_unreadable_live_game_is_left_out_rather_than_stop_the_server(db: Fresh) {
     let store = with_players(&db).await;
     for game in [1, 2] {
@@ -241,9 +277,7 @@ async fn an_unreadable_live_game_is_left_out_rather_than_stop_the_server(db: Fre
             .unwrap();
     }
     store
-        .write("spoil", |db| {
-            db.execute("UPDATE games SET variant = 'chess' WHERE id = 1")
-        })
+        .write("spoil", |db| db.spoil(GameId(1)))
         .await
         .unwrap();
     drop(store);

@@ -1,0 +1,386 @@
+//! The store in memory: the same records as the databases keep, in plain maps owned by the
+//! process and gone with it, held to the same rules (a key given twice or a row referred to that
+//! is not there is refused; a write inside a batch is undone alone when it fails). `tables.rs`
+//! holds the maps and their undo log, `reads.rs` the questions.
+
+mod reads;
+mod tables;
+
+use noughts_protocol::{GameId, GameResult, PlayerId, Variant};
+
+use super::backend::{Backend, Closed, PlayerRow};
+use super::records::{
+    Ending, GameStart, Results, StoreError, StoredMove, StoredStanding, TokenHash, TokenRules,
+};
+use super::rows::{GameRow, parse, text};
+use crate::rating::{Glicko, Ratings, Score};
+use crate::sitter::Sitter;
+use tables::{Change, Game, Player, Rating, Tables, Token, refused};
+
+/// Every record, in memory.
+#[derive(Debug, Default)]
+pub(super) struct Memory {
+    tables: Tables,
+}
+
+impl Memory {
+    pub(super) fn new() -> Memory {
+        Memory::default()
+    }
+
+    /// A new token of `player`'s, as `hash`; refused if that hash is stored already.
+    fn issue(&mut self, hash: TokenHash, player: PlayerId, now: u64) -> Result<(), StoreError> {
+        if self.tables.tokens.contains_key(&hash) {
+            return Err(refused("a token is stored already".into()));
+        }
+        let row = Token {
+            player,
+            used_ms: now,
+            expires_ms: None,
+        };
+        self.tables.change(Change::Token(hash, Some(row)));
+        Ok(())
+    }
+}
+
+/// Whether a token no longer works: replaced longer than the overlap ago, or unused too long.
+fn dead(token: &Token, now: u64, unused_since: u64) -> bool {
+    token.expires_ms.is_some_and(|at| at <= now) || token.used_ms <= unused_since
+}
+
+impl Backend for Memory {
+    fn begin(&mut self) -> Result<(), StoreError> {
+        self.tables.begin();
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<(), StoreError> {
+        self.tables.commit();
+        Ok(())
+    }
+
+    fn rollback(&mut self) {
+        self.tables.rollback();
+    }
+
+    fn savepoint(&mut self) -> Result<(), StoreError> {
+        self.tables.savepoint();
+        Ok(())
+    }
+
+    fn end_savepoint(&mut self, keep: bool) -> Result<(), StoreError> {
+        self.tables.end_savepoint(keep);
+        Ok(())
+    }
+
+    fn last_ids(&mut self) -> Result<(u64, u64), StoreError> {
+        let t = &self.tables;
+        let player = t.players.last_key_value().map_or(0, |(id, _)| id.0);
+        let game = t.games.last_key_value().map_or(0, |(id, _)| id.0);
+        Ok((player, game))
+    }
+
+    fn live_ids(&mut self) -> Result<Vec<GameId>, StoreError> {
+        Ok(self.tables.live.iter().copied().collect())
+    }
+
+    fn live_ids_of(&mut self, player: PlayerId) -> Result<Vec<GameId>, StoreError> {
+        let t = &self.tables;
+        Ok(t.games_of.get(&player).map_or_else(Vec::new, |games| {
+            games
+                .iter()
+                .filter(|id| t.live.contains(id))
+                .copied()
+                .collect()
+        }))
+    }
+
+    fn add_player(
+        &mut self,
+        player: PlayerId,
+        name: &str,
+        token: TokenHash,
+        now: u64,
+    ) -> Result<(), StoreError> {
+        if self.tables.players.contains_key(&player) {
+            return Err(refused(format!("player {player} is stored already")));
+        }
+        let row = Player {
+            name: name.to_owned(),
+            created_ms: now,
+            last_seen_ms: now,
+        };
+        self.tables.change(Change::Player(player, Some(row)));
+        self.issue(token, player, now)
+    }
+
+    fn seen(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError> {
+        if let Some(row) = self.tables.players.get(&player) {
+            let row = Player {
+                last_seen_ms: now,
+                ..row.clone()
+            };
+            self.tables.change(Change::Player(player, Some(row)));
+        }
+        Ok(())
+    }
+
+    fn rotate_token(
+        &mut self,
+        presented: TokenHash,
+        fresh: TokenHash,
+        rules: TokenRules,
+        now: u64,
+    ) -> Result<Option<PlayerId>, StoreError> {
+        let unused_since = now.saturating_sub(rules.idle_ms);
+        let Some(token) = self
+            .tables
+            .tokens
+            .get(&presented)
+            .filter(|t| !dead(t, now, unused_since))
+            .copied()
+        else {
+            return Ok(None);
+        };
+        let player = token.player;
+        let held = self.tables.tokens_of(player);
+        for hash in held {
+            if self
+                .tables
+                .tokens
+                .get(&hash)
+                .is_some_and(|t| dead(t, now, unused_since))
+            {
+                self.tables.change(Change::Token(hash, None));
+            }
+        }
+        let overlap_ends = now.saturating_add(rules.overlap_ms);
+        let replaced = Token {
+            expires_ms: Some(
+                token
+                    .expires_ms
+                    .map_or(overlap_ends, |at| at.min(overlap_ends)),
+            ),
+            ..token
+        };
+        self.tables.change(Change::Token(presented, Some(replaced)));
+        self.issue(fresh, player, now)?;
+        self.seen(player, now)?;
+        Ok(Some(player))
+    }
+
+    fn revoke_tokens(&mut self, player: PlayerId) -> Result<usize, StoreError> {
+        let held = self.tables.tokens_of(player);
+        for hash in &held {
+            self.tables.change(Change::Token(*hash, None));
+        }
+        Ok(held.len())
+    }
+
+    fn prune_tokens(&mut self, rules: TokenRules, now: u64) -> Result<usize, StoreError> {
+        let unused_since = now.saturating_sub(rules.idle_ms);
+        let gone: Vec<TokenHash> = (self.tables.tokens.iter())
+            .filter(|(_, token)| dead(token, now, unused_since))
+            .map(|(hash, _)| *hash)
+            .collect();
+        for hash in &gone {
+            self.tables.change(Change::Token(*hash, None));
+        }
+        Ok(gone.len())
+    }
+
+    fn start_game(&mut self, start: &GameStart) -> Result<(), StoreError> {
+        if self.tables.games.contains_key(&start.game) {
+            return Err(refused(format!("game {} is stored already", start.game)));
+        }
+        let people = start.seats.iter().filter_map(Sitter::human);
+        for player in people.chain(start.owner.as_ref()) {
+            self.tables.player(*player)?;
+        }
+        let row = Game {
+            row: GameRow {
+                start: start.clone(),
+                seq: 0,
+                ended_ms: None,
+                result: None,
+                ratings: [(None, None); 2],
+            },
+            owner_epoch: 0,
+        };
+        self.tables.change(Change::Game(start.game, Some(row)));
+        Ok(())
+    }
+
+    fn add_move(&mut self, game: GameId, ply: u32, played: &StoredMove) -> Result<(), StoreError> {
+        self.tables.game(game)?;
+        let moves = self.tables.moves.get(&game).map_or(&[][..], Vec::as_slice);
+        if moves.iter().any(|(p, _)| *p == ply) {
+            return Err(refused(format!(
+                "game {game} has a move at ply {ply} already"
+            )));
+        }
+        self.tables.change(Change::AddMove(game, ply, *played));
+        Ok(())
+    }
+
+    fn drop_moves(&mut self, game: GameId, keep: u32) -> Result<(), StoreError> {
+        if self.tables.moves.contains_key(&game) {
+            self.tables.change(Change::DropMoves(game, keep));
+        }
+        Ok(())
+    }
+
+    fn fence(&mut self, game: GameId, epoch: u64) -> Result<bool, StoreError> {
+        match self.tables.games.get(&game).map(|g| g.owner_epoch) {
+            None => Ok(false),
+            Some(held) if held > epoch => Ok(false),
+            Some(held) if held == epoch => Ok(true),
+            Some(_) => {
+                self.tables.edit_game(game, |g| g.owner_epoch = epoch)?;
+                Ok(true)
+            }
+        }
+    }
+
+    fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError> {
+        if self
+            .tables
+            .games
+            .get(&game)
+            .is_some_and(|g| g.row.seq < seq)
+        {
+            self.tables.edit_game(game, |g| g.row.seq = seq)?;
+        }
+        Ok(())
+    }
+
+    fn close_game(&mut self, game: GameId, ending: &Ending) -> Result<Option<Closed>, StoreError> {
+        let Some(kept) = self
+            .tables
+            .games
+            .get(&game)
+            .filter(|g| g.row.ended_ms.is_none())
+        else {
+            return Ok(None);
+        };
+        let [x, o] = kept.row.start.seats.map(|seat| seat.human().copied());
+        let closed = Closed {
+            rated: kept.row.start.rated,
+            variant: text(kept.row.start.variant),
+            x,
+            o,
+        };
+        self.tables.edit_game(game, |g| {
+            g.row.ended_ms = Some(ending.ended_ms);
+            g.row.result = Some(GameResult {
+                winner: ending.winner,
+                reason: ending.reason,
+                cells: ending.cells.clone(),
+            });
+            g.row.seq = g.row.seq.max(ending.seq);
+        })?;
+        Ok(Some(closed))
+    }
+
+    fn rating(&mut self, player: PlayerId, variant: &str) -> Result<Option<Glicko>, StoreError> {
+        let variant: Variant = parse(variant)?;
+        Ok(self
+            .tables
+            .ratings
+            .get(&(player, variant))
+            .map(|r| r.glicko))
+    }
+
+    fn save_rating(
+        &mut self,
+        player: PlayerId,
+        variant: &str,
+        after: Glicko,
+        score: Score,
+    ) -> Result<(), StoreError> {
+        let variant: Variant = parse(variant)?;
+        self.tables.player(player)?;
+        let before = self.tables.ratings.get(&(player, variant));
+        let mut results = before.map(|r| r.results).unwrap_or_default();
+        results.games += 1;
+        match score {
+            Score::Win => results.wins += 1,
+            Score::Draw => results.draws += 1,
+            Score::Loss => results.losses += 1,
+        }
+        let row = Rating {
+            glicko: after,
+            results,
+        };
+        self.tables
+            .change(Change::Rating(player, variant, Some(row)));
+        Ok(())
+    }
+
+    fn set_game_ratings(
+        &mut self,
+        game: GameId,
+        [(x, x_change), (o, o_change)]: [(f64, f64); 2],
+    ) -> Result<(), StoreError> {
+        if self.tables.games.contains_key(&game) {
+            self.tables.edit_game(game, |g| {
+                g.row.ratings = [(Some(x), Some(x_change)), (Some(o), Some(o_change))];
+            })?;
+        }
+        Ok(())
+    }
+
+    fn game(&mut self, game: GameId) -> Result<Option<GameRow>, StoreError> {
+        Ok(reads::game(&self.tables, game))
+    }
+
+    fn moves(&mut self, game: GameId) -> Result<Vec<StoredMove>, StoreError> {
+        Ok(reads::moves(&self.tables, game))
+    }
+
+    fn player_row(&mut self, player: PlayerId) -> Result<Option<PlayerRow>, StoreError> {
+        Ok(reads::player_row(&self.tables, player))
+    }
+
+    fn ratings(&mut self, player: PlayerId) -> Result<Ratings, StoreError> {
+        Ok(reads::ratings(&self.tables, player))
+    }
+
+    fn results(&mut self, player: PlayerId) -> Result<Vec<(Variant, Results)>, StoreError> {
+        Ok(reads::results(&self.tables, player))
+    }
+
+    fn leaderboard(
+        &mut self,
+        variant: Variant,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<StoredStanding>, StoreError> {
+        Ok(reads::leaderboard(&self.tables, variant, offset, limit))
+    }
+
+    fn finished_games(
+        &mut self,
+        player: PlayerId,
+        before: Option<GameId>,
+        limit: u32,
+        viewer: PlayerId,
+    ) -> Result<Vec<(GameRow, u32)>, StoreError> {
+        Ok(reads::finished_games(
+            &self.tables,
+            player,
+            before,
+            limit,
+            viewer,
+        ))
+    }
+
+    /// A game whose X is a person who is not stored: the one way a game in memory can be
+    /// unreadable, since nothing here is decoded.
+    #[cfg(test)]
+    fn spoil(&mut self, game: GameId) -> Result<(), StoreError> {
+        self.tables.edit_game(game, |g| {
+            g.row.start.seats[0] = Sitter::Human(PlayerId(u64::MAX));
+        })
+    }
+}

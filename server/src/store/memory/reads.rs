@@ -1,0 +1,147 @@
+//! The memory store's questions: a game's row and moves, a player's name, ratings and results,
+//! leaderboards and a player's finished games, each answered from the tables' indexes.
+
+use noughts_protocol::{GameId, Mark, PlayerId, Variant};
+
+use super::super::backend::PlayerRow;
+use super::super::records::{Results, StoredMove, StoredStanding};
+use super::super::rows::GameRow;
+use super::tables::{Game, Tables};
+use crate::rating::{self, Glicko, Ratings};
+
+pub(super) fn game(tables: &Tables, id: GameId) -> Option<GameRow> {
+    tables.games.get(&id).map(|game| game.row.clone())
+}
+
+pub(super) fn moves(tables: &Tables, id: GameId) -> Vec<StoredMove> {
+    tables
+        .moves
+        .get(&id)
+        .map(|moves| moves.iter().map(|(_, played)| *played).collect())
+        .unwrap_or_default()
+}
+
+pub(super) fn player_row(tables: &Tables, id: PlayerId) -> Option<PlayerRow> {
+    tables.players.get(&id).map(|p| PlayerRow {
+        name: p.name.clone(),
+        created_ms: p.created_ms,
+        last_seen_ms: p.last_seen_ms,
+    })
+}
+
+pub(super) fn ratings(tables: &Tables, player: PlayerId) -> Ratings {
+    let mut ratings = Ratings::default();
+    for variant in Variant::ALL {
+        if let Some(kept) = tables.ratings.get(&(player, variant)) {
+            ratings.set(variant, kept.glicko, kept.results.games);
+        }
+    }
+    ratings
+}
+
+/// The games `player` sits in, newest first, below `before`.
+fn games_of(
+    tables: &Tables,
+    player: PlayerId,
+    before: Option<GameId>,
+) -> impl Iterator<Item = (GameId, &Game)> {
+    let below = before.unwrap_or(GameId(u64::MAX));
+    tables
+        .games_of
+        .get(&player)
+        .into_iter()
+        .flat_map(move |games| games.range(..below).rev())
+        .filter_map(|id| tables.games.get(id).map(|game| (*id, game)))
+}
+
+fn sits(game: &Game, mark: Mark, player: PlayerId) -> bool {
+    let seat = &game.row.start.seats[usize::from(mark == Mark::O)];
+    seat.human() == Some(&player)
+}
+
+/// Per variant with any, a player's finished games (aborted ones left out), wins and draws.
+pub(super) fn results(tables: &Tables, player: PlayerId) -> Vec<(Variant, Results)> {
+    let mut found: Vec<(Variant, Results)> = Vec::new();
+    for (_, game) in games_of(tables, player, None) {
+        let Some(result) = game
+            .row
+            .result
+            .as_ref()
+            .filter(|_| game.row.ended_ms.is_some())
+        else {
+            continue;
+        };
+        if result.reason == noughts_protocol::EndReason::Aborted {
+            continue;
+        }
+        let variant = game.row.start.variant;
+        let at = match found.iter().position(|(v, _)| *v == variant) {
+            Some(at) => at,
+            None => {
+                found.push((variant, Results::default()));
+                found.len() - 1
+            }
+        };
+        let tally = &mut found[at].1;
+        tally.games += 1;
+        match result.winner {
+            None => tally.draws += 1,
+            Some(mark) if sits(game, mark, player) => tally.wins += 1,
+            Some(_) => tally.losses += 1,
+        }
+    }
+    found
+}
+
+pub(super) fn leaderboard(
+    tables: &Tables,
+    variant: Variant,
+    offset: u32,
+    limit: u32,
+) -> Vec<StoredStanding> {
+    tables.boards[Ratings::slot(variant)]
+        .iter()
+        .filter_map(|(_, player)| {
+            let name = tables.players.get(player)?.name.clone();
+            let kept = tables.ratings.get(&(*player, variant))?;
+            Some(StoredStanding {
+                player: *player,
+                name,
+                rating: Glicko {
+                    rating: kept.glicko.rating,
+                    deviation: kept.glicko.deviation,
+                    ..rating::NEW
+                },
+                results: kept.results,
+            })
+        })
+        .skip(offset as usize)
+        .take(limit as usize)
+        .collect()
+}
+
+pub(super) fn finished_games(
+    tables: &Tables,
+    player: PlayerId,
+    before: Option<GameId>,
+    limit: u32,
+    viewer: PlayerId,
+) -> Vec<(GameRow, u32)> {
+    let visible = |game: &Game| {
+        game.row.start.listed
+            || game
+                .row
+                .start
+                .seats
+                .iter()
+                .any(|s| s.human() == Some(&viewer))
+    };
+    games_of(tables, player, before)
+        .filter(|(_, game)| game.row.ended_ms.is_some() && visible(game))
+        .take(limit as usize)
+        .map(|(id, game)| {
+            let moves = tables.moves.get(&id).map_or(0, Vec::len);
+            (game.row.clone(), u32::try_from(moves).unwrap_or(u32::MAX))
+        })
+        .collect()
+}

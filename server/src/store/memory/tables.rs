@@ -1,0 +1,340 @@
+//! The memory store's tables: players, tokens, games with their moves, and ratings, in plain maps
+//! with the indexes the questions need (live games, each player's games and tokens, each
+//! variant's leaderboard). Every change is one [`Change`], whose application gives back the change
+//! that undoes it: inside a transaction those are logged, so that one write (a savepoint) or the
+//! whole batch can be undone as SQLite would roll it back.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use noughts_protocol::{GameId, PlayerId, Variant};
+
+use super::super::records::{Results, StoreError, StoredMove, TokenHash};
+use super::super::rows::GameRow;
+use crate::rating::{Glicko, Ratings};
+use crate::sitter::Sitter;
+
+/// A player as kept.
+#[derive(Debug, Clone)]
+pub(super) struct Player {
+    pub(super) name: String,
+    pub(super) created_ms: u64,
+    pub(super) last_seen_ms: u64,
+}
+
+/// A session token's hash and what it is good for.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Token {
+    pub(super) player: PlayerId,
+    /// When it was issued.
+    pub(super) used_ms: u64,
+    /// Set when a newer token replaced it: it stops working then.
+    pub(super) expires_ms: Option<u64>,
+}
+
+/// A game as kept, without its moves.
+#[derive(Debug, Clone)]
+pub(super) struct Game {
+    /// What the databases' `games` rows read as.
+    pub(super) row: GameRow,
+    /// The lease epoch it was last written under (0: never fenced).
+    pub(super) owner_epoch: u64,
+}
+
+/// A player's rating in one variant and the rated games behind it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Rating {
+    pub(super) glicko: Glicko,
+    pub(super) results: Results,
+}
+
+/// A rating as the leaderboard orders it (by `f64::total_cmp`, which never fails).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Points(pub(super) f64);
+
+impl PartialEq for Points {
+    fn eq(&self, other: &Points) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Points {}
+
+impl PartialOrd for Points {
+    fn partial_cmp(&self, other: &Points) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Points {
+    fn cmp(&self, other: &Points) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// One variant's leaderboard: the best rating first, then by player.
+pub(super) type Board = BTreeSet<(Reverse<Points>, PlayerId)>;
+
+/// One change to the tables. Applying it returns the change that undoes it.
+#[derive(Debug)]
+pub(super) enum Change {
+    /// A player's row set (`Some`) or removed (`None`).
+    Player(PlayerId, Option<Player>),
+    Token(TokenHash, Option<Token>),
+    /// A game's row, moves aside.
+    Game(GameId, Option<Game>),
+    /// A move added at its ply.
+    AddMove(GameId, u32, StoredMove),
+    /// The move at a ply removed.
+    RemoveMove(GameId, u32),
+    /// Every move from a ply on dropped.
+    DropMoves(GameId, u32),
+    /// Moves put back (after their ply's predecessors).
+    RestoreMoves(GameId, Vec<(u32, StoredMove)>),
+    Rating(PlayerId, Variant, Option<Rating>),
+}
+
+/// Everything the memory store keeps.
+#[derive(Debug, Default)]
+pub(super) struct Tables {
+    pub(super) players: BTreeMap<PlayerId, Player>,
+    pub(super) tokens: HashMap<TokenHash, Token>,
+    /// Each player's tokens.
+    pub(super) tokens_of: HashMap<PlayerId, Vec<TokenHash>>,
+    pub(super) games: BTreeMap<GameId, Game>,
+    /// Each game's moves, by ply in order.
+    pub(super) moves: HashMap<GameId, Vec<(u32, StoredMove)>>,
+    /// The games without an end.
+    pub(super) live: BTreeSet<GameId>,
+    /// The games each player sits in.
+    pub(super) games_of: HashMap<PlayerId, BTreeSet<GameId>>,
+    pub(super) ratings: HashMap<(PlayerId, Variant), Rating>,
+    /// Per variant, in [`Ratings::slot`]'s order.
+    pub(super) boards: [Board; 4],
+    /// While a transaction is open, the changes that undo it, oldest first.
+    undo: Option<Vec<Change>>,
+    /// Where the open savepoint's undo starts.
+    savepoint: usize,
+}
+
+impl Tables {
+    /// Opens a transaction: changes are logged from now on.
+    pub(super) fn begin(&mut self) {
+        self.undo = Some(Vec::new());
+        self.savepoint = 0;
+    }
+
+    /// Keeps every change of the transaction.
+    pub(super) fn commit(&mut self) {
+        self.undo = None;
+    }
+
+    /// Undoes every change of the transaction, if one is open.
+    pub(super) fn rollback(&mut self) {
+        if let Some(undo) = self.undo.take() {
+            self.undo_all(undo);
+        }
+    }
+
+    pub(super) fn savepoint(&mut self) {
+        self.savepoint = self.undo.as_ref().map_or(0, Vec::len);
+    }
+
+    /// Keeps, or undoes, the changes since the savepoint.
+    pub(super) fn end_savepoint(&mut self, keep: bool) {
+        if keep {
+            return;
+        }
+        if let Some(undo) = self.undo.as_mut() {
+            let since = undo.split_off(self.savepoint.min(undo.len()));
+            let kept = self.undo.take();
+            self.undo_all(since);
+            self.undo = kept;
+        }
+    }
+
+    fn undo_all(&mut self, undo: Vec<Change>) {
+        for change in undo.into_iter().rev() {
+            self.apply(change);
+        }
+    }
+
+    /// Applies `change` and logs what undoes it.
+    pub(super) fn change(&mut self, change: Change) {
+        let inverse = self.apply(change);
+        if let Some(undo) = self.undo.as_mut() {
+            undo.push(inverse);
+        }
+    }
+
+    /// Applies `change`, keeping the indexes, and returns what undoes it.
+    fn apply(&mut self, change: Change) -> Change {
+        match change {
+            Change::Player(id, row) => Change::Player(id, set(&mut self.players, id, row)),
+            Change::Token(hash, row) => {
+                let old = set(&mut self.tokens, hash, row);
+                if let Some(old) = &old {
+                    self.unindex_token(old.player, hash);
+                }
+                if let Some(new) = &row {
+                    self.tokens_of.entry(new.player).or_default().push(hash);
+                }
+                Change::Token(hash, old)
+            }
+            Change::Game(id, row) => {
+                let old = self.games.remove(&id);
+                // A row whose seats and end stay as they were keeps its place in the indexes.
+                let same = matches!((&old, &row), (Some(a), Some(b))
+                    if a.row.start.seats == b.row.start.seats
+                        && a.row.ended_ms.is_some() == b.row.ended_ms.is_some());
+                if let Some(old) = old.as_ref().filter(|_| !same) {
+                    self.index_game(id, old, false);
+                }
+                if let Some(new) = row {
+                    if !same {
+                        self.index_game(id, &new, true);
+                    }
+                    self.games.insert(id, new);
+                }
+                Change::Game(id, old)
+            }
+            Change::AddMove(game, ply, played) => {
+                let moves = self.moves.entry(game).or_default();
+                let at = moves.partition_point(|(p, _)| *p < ply);
+                moves.insert(at, (ply, played));
+                Change::RemoveMove(game, ply)
+            }
+            Change::RemoveMove(game, ply) => {
+                let moves = self.moves.entry(game).or_default();
+                match moves.iter().position(|(p, _)| *p == ply) {
+                    Some(at) => {
+                        let (_, played) = moves.remove(at);
+                        Change::AddMove(game, ply, played)
+                    }
+                    None => Change::RestoreMoves(game, Vec::new()),
+                }
+            }
+            Change::DropMoves(game, keep) => {
+                let moves = self.moves.entry(game).or_default();
+                let at = moves.partition_point(|(p, _)| *p < keep);
+                Change::RestoreMoves(game, moves.split_off(at))
+            }
+            Change::RestoreMoves(game, dropped) => {
+                let from = dropped.first().map_or(u32::MAX, |(ply, _)| *ply);
+                let moves = self.moves.entry(game).or_default();
+                moves.extend(dropped);
+                moves.sort_by_key(|(ply, _)| *ply);
+                Change::DropMoves(game, from)
+            }
+            Change::Rating(player, variant, row) => {
+                let old = set(&mut self.ratings, (player, variant), row);
+                let board = &mut self.boards[Ratings::slot(variant)];
+                if let Some(old) = &old {
+                    board.remove(&(Reverse(Points(old.glicko.rating)), player));
+                }
+                if let Some(new) = row.filter(|r| r.results.games > 0) {
+                    board.insert((Reverse(Points(new.glicko.rating)), player));
+                }
+                Change::Rating(player, variant, old)
+            }
+        }
+    }
+
+    fn unindex_token(&mut self, player: PlayerId, hash: TokenHash) {
+        if let Some(held) = self.tokens_of.get_mut(&player) {
+            held.retain(|h| *h != hash);
+            if held.is_empty() {
+                self.tokens_of.remove(&player);
+            }
+        }
+    }
+
+    /// Adds a game to (or takes it out of) the live set and its players' lists.
+    fn index_game(&mut self, id: GameId, game: &Game, add: bool) {
+        if add && game.row.ended_ms.is_none() {
+            self.live.insert(id);
+        } else if !add {
+            self.live.remove(&id);
+        }
+        for player in game.row.start.seats.iter().filter_map(Sitter::human) {
+            let games = self.games_of.entry(*player).or_default();
+            if add {
+                games.insert(id);
+            } else {
+                games.remove(&id);
+                if games.is_empty() {
+                    self.games_of.remove(player);
+                }
+            }
+        }
+    }
+
+    /// The hashes of `player`'s tokens.
+    pub(super) fn tokens_of(&self, player: PlayerId) -> Vec<TokenHash> {
+        self.tokens_of.get(&player).cloned().unwrap_or_default()
+    }
+
+    /// A stored game's row, or the error a write to a game that is not stored gets.
+    pub(super) fn game(&self, id: GameId) -> Result<&Game, StoreError> {
+        self.games
+            .get(&id)
+            .ok_or_else(|| refused(format!("there is no game {id}")))
+    }
+
+    /// The error a write that refers to a player who is not stored gets.
+    pub(super) fn player(&self, id: PlayerId) -> Result<&Player, StoreError> {
+        self.players
+            .get(&id)
+            .ok_or_else(|| refused(format!("there is no player {id}")))
+    }
+
+    /// A game's row with one field changed, as a change.
+    pub(super) fn edit_game(
+        &mut self,
+        id: GameId,
+        edit: impl FnOnce(&mut Game),
+    ) -> Result<(), StoreError> {
+        let mut row = self.game(id)?.clone();
+        edit(&mut row);
+        self.change(Change::Game(id, Some(row)));
+        Ok(())
+    }
+}
+
+/// Sets (or removes) `key`'s value, returning the one it had.
+fn set<K, V, M: Map<K, V>>(map: &mut M, key: K, value: Option<V>) -> Option<V> {
+    match value {
+        Some(value) => map.put(key, value),
+        None => map.take(&key),
+    }
+}
+
+/// What [`set`] needs of a map, so that one function serves the hash and the ordered ones.
+trait Map<K, V> {
+    fn put(&mut self, key: K, value: V) -> Option<V>;
+    fn take(&mut self, key: &K) -> Option<V>;
+}
+
+impl<K: Ord, V> Map<K, V> for BTreeMap<K, V> {
+    fn put(&mut self, key: K, value: V) -> Option<V> {
+        self.insert(key, value)
+    }
+    fn take(&mut self, key: &K) -> Option<V> {
+        self.remove(key)
+    }
+}
+
+impl<K: Eq + std::hash::Hash, V> Map<K, V> for HashMap<K, V> {
+    fn put(&mut self, key: K, value: V) -> Option<V> {
+        self.insert(key, value)
+    }
+    fn take(&mut self, key: &K) -> Option<V> {
+        self.remove(key)
+    }
+}
+
+/// A write the records' rules refuse (a key given twice, a row referred to that is not there),
+/// as a database's constraint would refuse it.
+pub(super) fn refused(why: String) -> StoreError {
+    StoreError::Refused(why)
+}
