@@ -81,7 +81,8 @@ pub struct Report {
     pub entries: u64,
     /// Positions where every move of O's is proven lost (no entry).
     pub lost: u64,
-    /// Moves of O's given up because the proof-number search proved them lost.
+    /// Moves of O's given up as proven lost: by the proof-number search, or because X's strong
+    /// reply leads to a position of the walk where every move of O's is.
     pub refuted: u64,
 }
 
