@@ -1,4 +1,5 @@
-//! The qubic opening book: X's winning move in each position of a proven strategy, as data.
+//! The qubic opening books as data: X's winning move in each position of a proven strategy, and
+//! O's stubborn replies in the early positions that strong X players reach.
 //!
 //! # Format
 //!
@@ -20,6 +21,10 @@
 //!
 //! The book shipped with the engine is `engine/book/qubic.book`, built by `noughts-engine
 //! book-build` and checked by `noughts-engine book-verify`.
+//!
+//! O's book ([`defence`], `engine/book/qubic-o.book`, built by `noughts-engine defence-build`)
+//! has the same format with O to move in every key, and its moves are O's. They are no proof:
+//! each is the strongest move a deep check did not show lost (see [`crate::defence_build`]).
 
 use std::sync::OnceLock;
 
@@ -44,7 +49,7 @@ impl std::fmt::Display for BadBook {
 
 impl std::error::Error for BadBook {}
 
-/// An opening book: canonical X-to-move positions and X's move in each.
+/// An opening book: canonical positions of the side the book plays for, and its move in each.
 #[derive(Debug, Clone, Default)]
 pub struct Book {
     /// `((x, o), move)`, sorted by key.
@@ -111,8 +116,7 @@ impl Book {
         &self.entries
     }
 
-    /// X's book move in the position (`x`, `o`) with X to move, in the position's own
-    /// coordinates.
+    /// The book's move in the position (`x`, `o`), in the position's own coordinates.
     pub fn lookup(&self, x: u64, o: u64) -> Option<usize> {
         let symmetries = Symmetries::of(Variant::Qubic);
         let (cx, co, s) = symmetries.canonical(x, o);
@@ -126,6 +130,14 @@ pub fn shipped() -> &'static Book {
     static BOOK: OnceLock<Book> = OnceLock::new();
     BOOK.get_or_init(|| {
         Book::parse(include_bytes!("../book/qubic.book")).expect("the shipped book is well formed")
+    })
+}
+
+/// O's book built into the engine.
+pub fn defence() -> &'static Book {
+    static BOOK: OnceLock<Book> = OnceLock::new();
+    BOOK.get_or_init(|| {
+        Book::parse(include_bytes!("../book/qubic-o.book")).expect("O's book is well formed")
     })
 }
 

@@ -10,11 +10,12 @@
 //!   the cube, 192 for qubic), threat pruning, iterative deepening and a budget; scores carry the
 //!   distance to the end. [`threats`]: immediate threats and the search for wins by continuous
 //!   threats that lets `perfect` attack and defend on qubic.
-//! - [`book`]: the qubic opening book, X's proven winning moves keyed by canonical position;
-//!   [`book_build`] builds it by proof-number search, [`book_check`] verifies it independently.
+//! - [`book`]: the qubic opening books, X's proven winning moves and O's stubborn replies, keyed
+//!   by canonical position; [`book_build`] builds X's by proof-number search, [`book_check`]
+//!   verifies it independently, [`defence_build`] builds O's.
 //! - [`solve`]: every reachable position solved at once (classic is kept solved), and perft.
 //! - `src/main.rs`: the `noughts-engine` analysis command line (`best`, `eval`, `perft`, `solve`,
-//!   `selfplay`, `book-build`, `book-verify`), printing JSON lines.
+//!   `selfplay`, `book-build`, `book-verify`, `defence-build`), printing JSON lines.
 //!
 //! The crate is pure: no I/O, no async, no global state but precomputed tables and the memory
 //! each thread's [`Engine`] keeps for [`choose_move`] (a cache: it changes how fast a move is
@@ -27,6 +28,7 @@ pub mod book;
 pub mod book_build;
 pub mod book_check;
 mod budget;
+pub mod defence_build;
 mod engine;
 mod level;
 mod line_counts;

@@ -10,6 +10,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use noughts_engine::book::{self, Book};
 use noughts_engine::book_build::Builder;
 use noughts_engine::book_check::{Checked, NotShown, verify, verify_all};
+use noughts_engine::defence_build;
 use noughts_engine::solve::{perft, solve};
 use noughts_engine::{
     Analysis, Board, Budget, Engine, Level, Mark, Outcome, Rng, Value, Variant, analyse,
@@ -100,6 +101,18 @@ enum Command {
         /// Leaves expanded between two progress lines (and checkpoints).
         #[arg(long, default_value_t = 20_000)]
         round: u64,
+    },
+    /// Build O's qubic book (its replies in the early positions strong X players reach, each
+    /// checked by a deep proof-number search): a progress line per 50 positions, the book to
+    /// --out at the end. Deterministic: the same command makes the same book.
+    DefenceBuild {
+        /// Where to write the book.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// O's moves to look at, instead of the shipped book's 4 (a quicker and weaker book, to
+        /// try the builder).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
+        o_moves: Option<u32>,
     },
     /// Check a qubic book with the independent verifier: from the empty board, and from every
     /// entry. Prints one JSON line; exits with status 1 if a line is not shown won.
@@ -269,6 +282,12 @@ fn main() -> Result<()> {
             };
             run_book_build(&mut out, builder, &files, minutes, round)
         }
+        Command::DefenceBuild { out: path, o_moves } => {
+            let mut plan = defence_build::Plan::shipped();
+            plan.o_moves = o_moves.unwrap_or(plan.o_moves);
+            plan.kept_moves = plan.kept_moves.min(plan.o_moves);
+            run_defence_build(&mut out, &plan, &path)
+        }
         Command::BookVerify { book } => run_book_verify(&mut out, book.as_deref()),
         Command::Selfplay {
             variant,
@@ -423,6 +442,31 @@ fn run_book_build(
         out,
         &json!({"book_entries": book.len(), "seconds": start.elapsed().as_secs()}),
     )
+}
+
+/// `defence-build`: O's book by `plan`, a progress line every 50 positions.
+fn run_defence_build(
+    out: &mut impl Write,
+    plan: &defence_build::Plan,
+    path: &std::path::Path,
+) -> Result<()> {
+    let start = Instant::now();
+    let line = |r: &defence_build::Report| {
+        json!({"seconds": start.elapsed().as_secs(), "positions": r.positions,
+            "entries": r.entries, "lost": r.lost, "refuted": r.refuted})
+    };
+    let (mut written, mut last) = (Ok(()), defence_build::Report::default());
+    let book = defence_build::build(plan, |r| {
+        last = *r;
+        if r.positions % 50 == 0 && written.is_ok() {
+            written = print(out, &line(r));
+        }
+    });
+    written?;
+    write_whole(path, &book.to_bytes())?;
+    let mut end = line(&last);
+    end["book_entries"] = book.len().into();
+    print(out, &end)
 }
 
 /// `book-verify`: the verifier over a book file or the shipped book.

@@ -71,8 +71,15 @@ pub fn exact(board: &Board, rng: &mut fastrand::Rng) -> Choice {
 
 /// `hard`: iterative deepening to `depth` plies (the variant's [`hard_depth`] for the level).
 pub fn hard(board: &Board, rng: &mut fastrand::Rng, depth: i32) -> Choice {
-    let variant = board.variant();
-    let mut searcher = Searcher::with_table_bits(variant, Budget::UNLIMITED, 16);
+    let (scored, nodes) = hard_scores(board, depth);
+    let exact = depth >= board.empty().count_ones() as i32;
+    best_of(board, &scored, exact, nodes, rng)
+}
+
+/// The scores `hard` gives every legal move at `depth` plies (best first, the best exact), and
+/// the nodes searched: `hard` plays one of the best at random.
+pub fn hard_scores(board: &Board, depth: i32) -> (Vec<(usize, i32)>, u64) {
+    let mut searcher = Searcher::with_table_bits(board.variant(), Budget::UNLIMITED, 16);
     let moves: Vec<usize> = board.legal_moves().collect();
     let mut scored = Vec::new();
     for d in 1..=depth {
@@ -81,8 +88,7 @@ pub fn hard(board: &Board, rng: &mut fastrand::Rng, depth: i32) -> Choice {
             break;
         }
     }
-    let exact = depth >= board.empty().count_ones() as i32;
-    best_of(board, &scored, exact, searcher.nodes, rng)
+    (scored, searcher.nodes)
 }
 
 /// `medium`: an immediate win or block whenever there is one; otherwise a perfect move most of

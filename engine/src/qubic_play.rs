@@ -66,12 +66,16 @@ pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget, memory: &mut
     let (me, opp) = sides(board);
     let ply = board.ply();
     // X in a position of the book's proven strategy plays the book: a win, whatever O does.
-    if board.to_move() == Mark::X
-        && let Some(cell) = book::shipped().lookup(me, opp)
-    {
+    // O in a position of its own book plays the reply checked there far deeper than a move's
+    // budget allows (not a proof: its value stays unknown).
+    let from_book = match board.to_move() {
+        Mark::X => book::shipped().lookup(me, opp).map(|c| (c, Value::Win)),
+        Mark::O => book::defence().lookup(opp, me).map(|c| (c, Value::Unknown)),
+    };
+    if let Some((cell, value)) = from_book {
         return Choice {
             cell,
-            value: Value::Win,
+            value,
             plies: None,
             nodes: 1,
         };
@@ -145,7 +149,7 @@ pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget, memory: &mut
                 // With time left, as O, a proof-number search for X's win after the move: a
                 // move proven lost is given up for the next (and kept, should all be lost).
                 let deadline = cutoff.map(|c| start + c);
-                if !proven_won_for_x(opp, me | 1 << cell, deadline) {
+                if !proven_won_for_x(opp, me | 1 << cell, PROOF_EXPANSIONS, deadline) {
                     choice = Some((cell, score));
                     break;
                 }
@@ -182,7 +186,7 @@ pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget, memory: &mut
 /// check stops when 95% of the time budget is spent, and a reply whose searches ran out of
 /// nodes proves nothing: either way the answer is then [`Hold::Unknown`], unless some reply
 /// already [`Hold::Falls`].
-fn holds_after(
+pub(crate) fn holds_after(
     variant: Variant,
     me: u64,
     opp: u64,
@@ -214,16 +218,16 @@ fn holds_after(
     answer
 }
 
-/// Expansions the proof-number check may make at most for one move.
+/// Expansions the proof-number check may make at most for one move within a move's budget.
 const PROOF_EXPANSIONS: u64 = 400;
 
 /// Whether X, to move in (x, o), is proven to win by a proof-number search (the book builder's,
-/// threat searches at its leaves) before `deadline`, in at most [`PROOF_EXPANSIONS`]
-/// expansions. `false` proves nothing.
-fn proven_won_for_x(x: u64, o: u64, deadline: Option<Instant>) -> bool {
+/// threat searches at its leaves) before `deadline`, in at most `expansions` expansions (a
+/// multiple of 4). `false` proves nothing.
+pub(crate) fn proven_won_for_x(x: u64, o: u64, expansions: u64, deadline: Option<Instant>) -> bool {
     let mut prover = Builder::from_position(x, o);
     let mut expanded = 0;
-    while expanded < PROOF_EXPANSIONS && deadline.is_none_or(|d| Instant::now() < d) {
+    while expanded < expansions && deadline.is_none_or(|d| Instant::now() < d) {
         prover.run(4);
         expanded += 4;
         let progress = prover.progress();
@@ -237,7 +241,7 @@ fn proven_won_for_x(x: u64, o: u64, deadline: Option<Instant>) -> bool {
 /// The moves `perfect` may consider on qubic; or, when the threats decide the move (a win on the
 /// spot or by threats, a forced block, a lost position), that move (its nodes left for the
 /// caller to count).
-fn safe_moves(
+pub(crate) fn safe_moves(
     board: &Board,
     rng: &mut fastrand::Rng,
     budget: Budget,
