@@ -261,8 +261,13 @@ pub(super) fn end_game(
         None => Score::Draw,
     };
     let (x_after, o_after) = rating::rate_game(x_before, o_before, x_score);
-    db.save_rating(x, &variant, x_after, x_score)?;
-    db.save_rating(o, &variant, o_after, opposite(x_score))?;
+    // Lower player id first, in every game on every node, so that two ends rating the same two
+    // players at once take their rows in one order and never deadlock.
+    let mut saves = [(x, x_after, x_score), (o, o_after, opposite(x_score))];
+    saves.sort_by_key(|(player, _, _)| player.0);
+    for (player, after, score) in saves {
+        db.save_rating(player, &variant, after, score)?;
+    }
     db.set_game_ratings(
         game,
         [

@@ -113,8 +113,12 @@ impl Backend for Postgres {
     }
 
     fn seen(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError> {
+        // Several nodes may note the same players at once, each inside a batch that holds the
+        // rows it has written: a row another transaction holds is skipped rather than waited
+        // for (that transaction is noting the player too), so these writes never deadlock.
         self.conn.execute(
-            "UPDATE players SET last_seen_ms = $2 WHERE id = $1",
+            "UPDATE players SET last_seen_ms = GREATEST(last_seen_ms, $2) \
+             WHERE id = (SELECT id FROM players WHERE id = $1 FOR UPDATE SKIP LOCKED)",
             &[&int(player.0), &int(now)],
         )?;
         Ok(())
