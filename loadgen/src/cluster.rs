@@ -121,6 +121,8 @@ pub struct ClusterResult {
     pub load_end: String,
     pub nodes: usize,
     pub lease_ms: u64,
+    /// Paced games in each games part, and the seconds each was measured.
+    pub games: usize,
     pub secs: f64,
     pub rows: Vec<MovesRow>,
     pub convergence: Option<Convergence>,
@@ -143,6 +145,7 @@ pub async fn run(
         load_start: load_average(),
         nodes: args.nodes,
         lease_ms: args.lease_ms,
+        games: args.games,
         secs: args.secs,
         ..ClusterResult::default()
     };
@@ -319,12 +322,7 @@ impl ClusterResult {
         let mut out = format!(
             "Load average {} at the start, {} at the end; {} games at {} s each, {} nodes, \
              lease {} ms.\n\n",
-            self.load_start,
-            self.load_end,
-            self.rows.first().map_or(0, |r| r.games),
-            self.secs,
-            self.nodes,
-            self.lease_ms
+            self.load_start, self.load_end, self.games, self.secs, self.nodes, self.lease_ms
         );
         if !self.rows.is_empty() {
             out.push_str(
@@ -385,8 +383,8 @@ impl ClusterResult {
             out.push_str(&format!(
                 "\nFailover, lease {} ms, {} players with live games on the killed node: kill to \
                  socket closed {}; kill to welcome on another node {}; **kill to `game_state` \
-                 {}**; {} games back intact (same board, seq not behind); {} of {} players to \
-                 move moved on; errors {}.\n",
+                 {}**; {} players found their game intact (every mark seen still there, seq \
+                 not behind); {} of {} players to move moved on; errors {}.\n",
                 f.lease_ms,
                 f.players,
                 percentiles(f.closed.as_ref()),

@@ -1,7 +1,8 @@
 //! Failover: live games on one node of a cluster, that node killed with SIGKILL, and every player
 //! back with its token on another node. Each player's time runs from the kill to the moment it
-//! reads its game's `game_state` again; the game must be where it was (the same board, `seq` not
-//! behind), and the player whose turn it is must be able to move on.
+//! reads its game's `game_state` again; the game must be where it was (every mark still there,
+//! `seq` not behind; the other player of a pair may have moved on meanwhile), and the player
+//! whose turn it is must be able to move on.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -43,7 +44,7 @@ pub struct Failover {
     pub welcome: Option<Latency>,
     /// Kill → the game's `game_state` on the other node: the failover time.
     pub resumed: Option<Latency>,
-    /// Players whose game came back at the same board, `seq` not behind.
+    /// Players whose game came back with every mark they had seen, `seq` not behind.
     pub intact: u64,
     /// Players to move after the kill, and how many of them moved and had the move acknowledged.
     pub to_move: u64,
@@ -93,6 +94,16 @@ async fn hello(url: &str, name: &str, token: Option<String>) -> anyhow::Result<(
 /// The first empty cell of a board's text.
 fn first_empty(board: &str) -> Option<usize> {
     board.find('.')
+}
+
+/// Whether every mark of `before` is still on `now` (the other player of a pair may have moved
+/// on before this one came back).
+fn still_holds(now: &str, before: &str) -> bool {
+    now.len() == before.len()
+        && now
+            .bytes()
+            .zip(before.bytes())
+            .all(|(n, b)| b == b'.' || n == b)
 }
 
 /// A player against the AI on `url`, one move (and the AI's answer) into its game.
@@ -219,10 +230,18 @@ async fn come_back(player: Player, url: String, killed: Instant, tally: Arc<Tall
         })
         .await?;
         tally.resumed.record(killed.elapsed());
-        if state.board == board && state.seq >= seq {
+        if still_holds(&state.board, &board) && state.seq >= seq {
             tally.intact.fetch_add(1, Ordering::Relaxed);
         } else {
-            tally.errors.add("game_changed");
+            tally.errors.add(if state.board == board {
+                "seq_behind"
+            } else {
+                "board_changed"
+            });
+            eprintln!(
+                "failover: game {} came back as {} at seq {} (was {} at seq {seq})",
+                game.0, state.board, state.seq, board
+            );
         }
         if state.to_move.is_some() && state.to_move == state.you {
             tally.to_move.fetch_add(1, Ordering::Relaxed);
@@ -274,4 +293,18 @@ pub async fn run(nodes: &[Target], options: &FailoverOptions) -> anyhow::Result<
         moved_on: tally.moved_on.load(Ordering::Relaxed),
         errors: tally.errors.snapshot(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_holds_when_every_mark_seen_is_still_there() {
+        assert!(still_holds("XO..", "X..."));
+        assert!(still_holds("X...", "X..."));
+        assert!(!still_holds("....", "X..."));
+        assert!(!still_holds("O...", "X..."));
+        assert!(!still_holds("X..", "X..."));
+    }
 }
