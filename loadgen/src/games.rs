@@ -21,6 +21,7 @@ use crate::client::{self, Peek, Read, Socket};
 use crate::pacer::{self, Pacer};
 use crate::report::{Errors, Recorder, Report};
 use crate::target::{Probe, Run};
+use crate::timeline::Timeline;
 
 /// A classic game that fills the board without a line: X and O alternate on these cells.
 pub const CLASSIC_DRAW: [usize; 9] = [0, 4, 8, 2, 6, 3, 5, 7, 1];
@@ -45,6 +46,9 @@ pub struct GamesOptions {
 pub struct Tally {
     /// Scheduled send → opponent reads `moved`.
     pub latency: Recorder,
+    /// The same latencies by the second of the run they were scheduled in (kept only once
+    /// [`Timeline::start`] has been called).
+    pub timeline: Timeline,
     /// Actual send → opponent reads `moved`: the same moves without the generator's timer
     /// (which fires up to a millisecond late) and without stalls; for diagnosis only.
     pub from_send: Recorder,
@@ -67,14 +71,28 @@ pub struct Pair {
 
 /// Sets up `count` pairs, each in a private room's game; failures are counted in `tally`.
 pub async fn seat_pairs(url: &str, count: usize, tally: &Arc<Tally>) -> Vec<Pair> {
+    let places = vec![(url.to_owned(), url.to_owned()); count];
+    seat_pairs_named(places, "", tally).await
+}
+
+/// Sets up a pair for each `(a, b)` of `places`: A connects to server `a` and opens a private
+/// room, B connects to server `b` and joins it by its code (in a cluster, the game is on A's
+/// node and B's moves are forwarded there when `b` is another node). The players are named by
+/// `prefix` and their index in `places`; failures are counted in `tally`.
+pub async fn seat_pairs_named(
+    places: Vec<(String, String)>,
+    prefix: &str,
+    tally: &Arc<Tally>,
+) -> Vec<Pair> {
+    let count = places.len();
     let gate = Arc::new(Semaphore::new(SETUP_AT_ONCE));
     let mut set = JoinSet::new();
-    for i in 0..count {
-        let url = url.to_owned();
+    for (i, (a, b)) in places.into_iter().enumerate() {
         let gate = gate.clone();
+        let prefix = prefix.to_owned();
         set.spawn(async move {
             let _permit = gate.acquire_owned().await;
-            seat_pair(&url, i).await
+            seat_pair(&a, &b, &format!("{prefix}{i}")).await
         });
     }
     let mut pairs = Vec::with_capacity(count);
@@ -88,9 +106,9 @@ pub async fn seat_pairs(url: &str, count: usize, tally: &Arc<Tally>) -> Vec<Pair
     pairs
 }
 
-async fn seat_pair(url: &str, i: usize) -> anyhow::Result<Pair> {
-    let mut a = client::join(url, &format!("a{i}")).await?;
-    let mut b = client::join(url, &format!("b{i}")).await?;
+async fn seat_pair(a_url: &str, b_url: &str, i: &str) -> anyhow::Result<Pair> {
+    let mut a = client::join(a_url, &format!("a{i}")).await?;
+    let mut b = client::join(b_url, &format!("b{i}")).await?;
     let code = client::create_room(&mut a, Variant::Classic, true).await?;
     client::send(&mut b, ClientMessage::JoinRoom { code }).await?;
     let state = client::game_state(&mut a).await?;
@@ -199,9 +217,9 @@ async fn play(
             "moved" if peek.game == Some(pair.game.0) && peek.mark != Some(mark) => {
                 if let Some(scheduled) = pending.take() {
                     let now = Instant::now();
-                    tally
-                        .latency
-                        .record(now.saturating_duration_since(scheduled));
+                    let latency = now.saturating_duration_since(scheduled);
+                    tally.latency.record(latency);
+                    tally.timeline.record(scheduled, latency);
                     tally
                         .from_send
                         .record(now.saturating_duration_since(sent_at));

@@ -22,17 +22,24 @@
 //! - `stamp`: a TCP stream that knows when the kernel received what it read.
 //! - `target`: the server under test (started as a child process, or already running), pinning,
 //!   and `/proc` samples.
-//! - `report`: what a scenario measured, as text and JSON.
+//! - `report`: what a scenario measured, as text and JSON; `timeline`: latency second by second.
+//! - `cluster`: the several-nodes benchmark (one node on SQLite, one on PostgreSQL, a cluster);
+//!   `nodes`: starting its servers and databases; `convergence`: lobby convergence between
+//!   nodes; `failover`: a node killed under live games and its players back on the others.
 //! - `suite`: the server targets of `BENCHMARKS.md` in one run, and their results table;
 //!   `sizes`: how big each of its scenarios is; `judge`: each target's verdict.
 
 pub mod ai;
 pub mod churn;
 pub mod client;
+pub mod cluster;
+pub mod convergence;
 pub mod echo;
+pub mod failover;
 pub mod games;
 pub mod idle;
 pub mod judge;
+pub mod nodes;
 pub mod pacer;
 pub mod peer;
 pub mod relay;
@@ -42,6 +49,7 @@ pub mod soak;
 pub mod stamp;
 pub mod suite;
 pub mod target;
+pub mod timeline;
 pub mod usage;
 pub mod watchers;
 

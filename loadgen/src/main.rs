@@ -204,6 +204,10 @@ enum Command {
         #[arg(long)]
         samples: bool,
     },
+    /// Several nodes: paced games on one node (SQLite), one node (PostgreSQL) and a cluster
+    /// (PostgreSQL and Redis, players of a game on one node or two), lobby convergence between
+    /// the nodes, and the failover time when a node is killed. Starts every server itself.
+    Cluster(noughts_loadgen::cluster::ClusterArgs),
     /// One process of a spread `idle` run (started by `idle --procs N`).
     #[command(hide = true)]
     IdleShard {
@@ -235,6 +239,7 @@ impl Command {
             Command::Relay { pairs, .. } => pairs * 2,
             Command::Soak { clients, .. } => *clients * 2,
             Command::Suite { .. } => 10_000,
+            Command::Cluster(args) => args.games * 2,
         }
     }
 }
@@ -297,8 +302,10 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let common = &cli.common;
-    let starts_servers =
-        common.server.is_none() && !matches!(cli.command, Command::IdleShard { .. });
+    // The cluster's servers share the machine's cores with PostgreSQL and Redis: nothing is
+    // pinned there.
+    let starts_servers = common.server.is_none()
+        && !matches!(cli.command, Command::IdleShard { .. } | Command::Cluster(_));
     let pin = !common.no_pin && starts_servers && target::can_pin();
     let server_cpus = common
         .server_cpus
@@ -388,6 +395,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     samples: *samples,
                 };
                 return soak_command(&servers, common, &soak).await;
+            }
+            Command::Cluster(args) => {
+                return cluster_command(args, &servers, common).await;
             }
             Command::Echo {
                 connections,
@@ -537,6 +547,37 @@ async fn soak_command(
     })
 }
 
+/// `cluster`: the several-nodes benchmark; prints its table (and writes it with --out).
+async fn cluster_command(
+    args: &noughts_loadgen::cluster::ClusterArgs,
+    servers: &Servers,
+    common: &Common,
+) -> anyhow::Result<ExitCode> {
+    let launch = noughts_loadgen::nodes::Launch {
+        server_bin: servers.server_bin.clone(),
+        redis: args.redis.clone(),
+        postgres: args.postgres.clone(),
+        connections: args.games * 2,
+    };
+    let db_dir = servers.db_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let result = noughts_loadgen::cluster::run(args, &launch, &db_dir).await?;
+    let markdown = result.markdown();
+    if common.json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        print!("{}\n{markdown}", result.timelines());
+    }
+    if let Some(out) = &args.out {
+        std::fs::write(out, &markdown)
+            .with_context(|| format!("cannot write {}", out.display()))?;
+    }
+    Ok(if result.error_count() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    })
+}
+
 async fn scenario(command: &Command, target: &Target) -> anyhow::Result<Report> {
     let (url, probe) = (target.url.as_str(), target.probe);
     match command {
@@ -607,6 +648,7 @@ async fn scenario(command: &Command, target: &Target) -> anyhow::Result<Report> 
         | Command::Relay { .. }
         | Command::Suite { .. }
         | Command::Soak { .. }
+        | Command::Cluster(_)
         | Command::IdleShard { .. } => {
             unreachable!("handled before")
         }

@@ -97,6 +97,16 @@ impl Recorder {
             .saturating_record(us.max(1));
     }
 
+    /// Adds every latency `other` holds.
+    pub fn absorb(&self, other: &Recorder) {
+        let theirs = other.histogram.lock().expect("histogram lock").clone();
+        self.histogram
+            .lock()
+            .expect("histogram lock")
+            .add(&theirs)
+            .expect("same bounds");
+    }
+
     /// The percentiles so far.
     pub fn latency(&self) -> Option<Latency> {
         Latency::of(&self.histogram.lock().expect("histogram lock"))

@@ -244,3 +244,89 @@ fn a_short_soak_churns_and_samples_the_servers_tasks() {
     let pass = result["pass"].as_bool().expect("a verdict");
     assert_eq!(output.status.success(), pass, "{}", result["tasks"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cluster_benchmark_runs_every_part_on_real_redis_and_postgres() {
+    let Some(redis) = noughts_tests::redis::TestRedis::start().await else {
+        return;
+    };
+    let Some(postgres) = noughts_tests::postgres::Postgres::shared() else {
+        return;
+    };
+    let server = noughts_tests::binary::path("noughts-server");
+    let output = Command::new(noughts_tests::binary::path("noughts-loadgen"))
+        .args([
+            "--json",
+            "--server-bin",
+            server.to_str().expect("utf-8 path"),
+        ])
+        .args([
+            "cluster",
+            "--redis",
+            &redis.url,
+            "--postgres",
+            &postgres.url("bench"),
+        ])
+        .args([
+            "--games",
+            "6",
+            "--rate",
+            "4",
+            "--secs",
+            "1",
+            "--lobby-rooms",
+            "6",
+        ])
+        .args([
+            "--failover-ai",
+            "3",
+            "--failover-pairs",
+            "2",
+            "--lease-ms",
+            "500",
+        ])
+        .output()
+        .expect("run noughts-loadgen");
+    let out = String::from_utf8(output.stdout).expect("utf-8 output");
+    let result: noughts_loadgen::cluster::ClusterResult = serde_json::from_str(&out)
+        .unwrap_or_else(|err| {
+            panic!(
+                "no JSON ({err}): {out}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+    let setups: Vec<&str> = result.rows.iter().map(|r| r.setup.as_str()).collect();
+    assert_eq!(
+        setups,
+        [
+            "one node, SQLite",
+            "one node, PostgreSQL",
+            "3 nodes, PostgreSQL + Redis"
+        ]
+    );
+    for row in &result.rows {
+        assert!(row.errors.is_empty(), "{}: {:?}", row.setup, row.errors);
+        let latency = row.latency.expect("moves");
+        assert!(latency.count >= 6, "{}: {latency:?}", row.setup);
+    }
+    let across = &result.rows[2];
+    assert_eq!(across.cross_games, 3, "half the games across two nodes");
+    assert!(across.cross_node.is_some() && across.same_node.is_some());
+    assert_eq!(across.server_cpu_secs.len(), 3, "each node's CPU");
+    let lobby = result.convergence.as_ref().expect("lobby convergence");
+    assert_eq!((lobby.rooms, lobby.expected), (6, 12));
+    assert_eq!((lobby.missed_added, lobby.missed_removed), (0, 0));
+    assert_eq!(lobby.added.expect("rooms seen").count, 12);
+    let failover = result.failover.as_ref().expect("failover");
+    assert!(failover.errors.is_empty(), "{:?}", failover.errors);
+    assert_eq!((failover.players, failover.intact), (7, 7));
+    assert_eq!(failover.resumed.expect("games back").count, 7);
+    assert_eq!(failover.moved_on, failover.to_move);
+    assert!(failover.to_move >= 4, "every AI game and one of each pair");
+    assert!(output.status.success());
+    assert!(
+        result
+            .markdown()
+            .contains("| 3 nodes, PostgreSQL + Redis |")
+    );
+}

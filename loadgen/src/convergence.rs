@@ -1,0 +1,159 @@
+//! Lobby convergence between the nodes of a cluster: a public room is opened on one node, and a
+//! lobby subscriber on every other node times its `lobby_room`; then the room is closed and they
+//! time its `lobby_room_removed`. One room at a time, the nodes taking turns.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use noughts_protocol::{ClientMessage, ServerMessage, Variant};
+use serde::{Deserialize, Serialize};
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use crate::client::{self, Socket};
+use crate::report::{Errors, Latency, Recorder};
+
+/// How long a room may take to show (or go) on every node before it counts as missed.
+const WAIT: Duration = Duration::from_secs(5);
+
+/// What a convergence run measured.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Convergence {
+    /// Rooms opened (and closed).
+    pub rooms: usize,
+    /// `create_room` sent → `lobby_room` read by a subscriber on another node.
+    pub added: Option<Latency>,
+    /// `close_room` sent → `lobby_room_removed` read by a subscriber on another node.
+    pub removed: Option<Latency>,
+    /// The same, by the subscriber on the room's own node, for comparison.
+    pub added_here: Option<Latency>,
+    /// Sightings expected on other nodes (rooms × (nodes − 1)) and those that did not come
+    /// within 5 s, for opening and for closing.
+    pub expected: u64,
+    pub missed_added: u64,
+    pub missed_removed: u64,
+    pub errors: std::collections::BTreeMap<String, u64>,
+}
+
+/// When each node's subscriber saw each room come and go: by code, (node, time).
+#[derive(Debug, Default)]
+struct Sightings {
+    added: Mutex<HashMap<String, Vec<(usize, Instant)>>>,
+    removed: Mutex<HashMap<String, Vec<(usize, Instant)>>>,
+}
+
+/// Node `node`'s subscriber: notes every room it sees come and go, until its socket ends.
+async fn follow(mut ws: Socket, node: usize, seen: Arc<Sightings>) {
+    while let Ok(frame) = client::read(&mut ws).await {
+        let now = Instant::now();
+        let (map, code) = match frame.message {
+            ServerMessage::LobbyRoom { room } => (&seen.added, room.code),
+            ServerMessage::LobbyRoomRemoved { code } => (&seen.removed, code),
+            _ => continue,
+        };
+        map.lock()
+            .expect("sightings lock")
+            .entry(code)
+            .or_default()
+            .push((node, now));
+    }
+}
+
+/// Waits until `code` has been seen by `count` subscribers in `map`, or [`WAIT`] has passed;
+/// the sightings.
+async fn sightings(
+    map: &Mutex<HashMap<String, Vec<(usize, Instant)>>>,
+    code: &str,
+    count: usize,
+) -> Vec<(usize, Instant)> {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let seen = map
+            .lock()
+            .expect("sightings lock")
+            .get(code)
+            .cloned()
+            .unwrap_or_default();
+        if seen.len() >= count || Instant::now() > deadline {
+            return seen;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+/// Opens and closes `rooms` public rooms, the nodes of `urls` taking turns, `gap` apart.
+pub async fn run(urls: &[String], rooms: usize, gap: Duration) -> anyhow::Result<Convergence> {
+    let nodes = urls.len();
+    let seen = Arc::new(Sightings::default());
+    let mut followers = JoinSet::new();
+    for (node, url) in urls.iter().enumerate() {
+        let mut ws = client::join(url, &format!("look{node}")).await?;
+        client::send(&mut ws, ClientMessage::SubscribeLobby).await?;
+        client::until(&mut ws, |m| {
+            matches!(m, ServerMessage::Lobby { .. }).then_some(())
+        })
+        .await?;
+        followers.spawn(follow(ws, node, seen.clone()));
+    }
+    let mut hosts = Vec::new();
+    for (node, url) in urls.iter().enumerate() {
+        hosts.push(client::join(url, &format!("host{node}")).await?);
+    }
+    let (added, removed, added_here) = (
+        Recorder::default(),
+        Recorder::default(),
+        Recorder::default(),
+    );
+    let errors = Errors::default();
+    let (mut missed_added, mut missed_removed) = (0, 0);
+    for i in 0..rooms {
+        let node = i % nodes;
+        let host = &mut hosts[node];
+        let opened = Instant::now();
+        let code = match client::create_room(host, Variant::Classic, false).await {
+            Ok(code) => code,
+            Err(err) => {
+                errors.add_err(&err);
+                continue;
+            }
+        };
+        let others = |seen: Vec<(usize, Instant)>, since: Instant, into: &Recorder| {
+            let mut count = 0;
+            for (at, when) in seen {
+                if at == node {
+                    added_here.record(when.saturating_duration_since(since));
+                } else {
+                    into.record(when.saturating_duration_since(since));
+                    count += 1;
+                }
+            }
+            (nodes - 1).saturating_sub(count) as u64
+        };
+        missed_added += others(sightings(&seen.added, &code, nodes).await, opened, &added);
+        let closing = Instant::now();
+        if let Err(err) = client::send(host, ClientMessage::CloseRoom { code: code.clone() }).await
+        {
+            errors.add_err(&err);
+            continue;
+        }
+        let gone = sightings(&seen.removed, &code, nodes).await;
+        let gone = gone.into_iter().filter(|(at, _)| *at != node).collect();
+        missed_removed += others(gone, closing, &removed);
+        tokio::time::sleep(gap).await;
+    }
+    for host in hosts {
+        client::close(host).await;
+    }
+    followers.abort_all();
+    Ok(Convergence {
+        rooms,
+        added: added.latency(),
+        removed: removed.latency(),
+        added_here: added_here.latency(),
+        expected: (rooms * (nodes - 1)) as u64,
+        missed_added,
+        missed_removed,
+        errors: errors.snapshot(),
+    })
+}

@@ -1,0 +1,207 @@
+//! The servers of a cluster benchmark: `noughts-server` nodes on one Redis and one PostgreSQL
+//! database, a lone server on PostgreSQL, fresh databases made with PostgreSQL's `createdb`, and
+//! a node killed with SIGKILL.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, bail};
+
+use crate::target::{self, Target};
+
+/// Where a benchmark's servers come from.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// The `noughts-server` binary.
+    pub server_bin: PathBuf,
+    /// The cluster's Redis, `redis://HOST:PORT`.
+    pub redis: String,
+    /// A PostgreSQL server as `postgres://USER[:PASSWORD]@HOST[:PORT][/NAME]`: each part of the
+    /// run gets a fresh database on it, named after NAME (default `noughts_bench`).
+    pub postgres: String,
+    /// Connections each server must admit.
+    pub connections: usize,
+}
+
+impl Launch {
+    /// A lone server (no Redis) on a fresh PostgreSQL database.
+    pub fn lone_postgres(&self, part: &str) -> anyhow::Result<Target> {
+        let db = self.database(part)?;
+        let mut args = target::server_args(self.connections);
+        args.extend(["--db".to_owned(), db]);
+        Target::start(&self.server_bin, &args, None)
+    }
+
+    /// `count` nodes of one cluster on a fresh PostgreSQL database, named `{part}1`… (a name is
+    /// never reused within a run, so a node of an earlier part, dead but not yet swept from
+    /// Redis, is never taken for one of these), each holding its games by a lease of `lease_ms`.
+    pub fn cluster(&self, part: &str, count: usize, lease_ms: u64) -> anyhow::Result<Vec<Target>> {
+        let db = self.database(part)?;
+        let stamp = stamp();
+        (1..=count)
+            .map(|i| {
+                let mut args = target::server_args(self.connections);
+                args.extend(
+                    [
+                        "--db",
+                        &db,
+                        "--redis",
+                        &self.redis,
+                        "--node-id",
+                        &format!("{part}{i}-{stamp}"),
+                        "--lease-ms",
+                        &lease_ms.to_string(),
+                        // Players whose node dies keep their seats while they come back.
+                        "--grace-secs",
+                        "120",
+                    ]
+                    .map(str::to_owned),
+                );
+                Target::start(&self.server_bin, &args, None)
+            })
+            .collect()
+    }
+
+    /// A fresh database for `part` of the run; its URL.
+    fn database(&self, part: &str) -> anyhow::Result<String> {
+        let url = PgUrl::parse(&self.postgres)?;
+        let name = format!("{}_{part}_{}", url.name, stamp());
+        let mut command = Command::new(pg_program("createdb"));
+        command.args(["-h", &url.host, "-p", &url.port, "-U", &url.user, &name]);
+        if let Some(password) = &url.password {
+            command.env("PGPASSWORD", password);
+        }
+        let out = command
+            .output()
+            .context("cannot run createdb (PostgreSQL's client programs are needed)")?;
+        if !out.status.success() {
+            bail!(
+                "createdb {name} failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(url.with_name(&name))
+    }
+}
+
+/// Kills a server at once, as a crash would (SIGKILL); the [`Target`] reaps it when dropped.
+pub fn kill(target: &Target) -> anyhow::Result<()> {
+    let pid = target.probe.pid.context("the node's pid is unknown")?;
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(pid)?);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL).context("cannot kill the node")
+}
+
+/// Distinguishes this run's databases and nodes from earlier runs' on the same servers.
+fn stamp() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    format!("{}_{}", std::process::id(), secs % 1_000_000)
+}
+
+/// The parts of a `postgres://` URL that `createdb` needs.
+#[derive(Debug, PartialEq, Eq)]
+struct PgUrl {
+    user: String,
+    password: Option<String>,
+    host: String,
+    port: String,
+    name: String,
+}
+
+impl PgUrl {
+    fn parse(url: &str) -> anyhow::Result<PgUrl> {
+        let rest = url
+            .strip_prefix("postgres://")
+            .or_else(|| url.strip_prefix("postgresql://"))
+            .context("--postgres must be a postgres:// URL")?;
+        let (authority, name) = rest.split_once('/').unwrap_or((rest, ""));
+        let (credentials, address) = authority
+            .rsplit_once('@')
+            .context("--postgres must name a user (postgres://USER@HOST:PORT/)")?;
+        let (user, password) = match credentials.split_once(':') {
+            Some((user, password)) => (user, Some(password.to_owned())),
+            None => (credentials, None),
+        };
+        let (host, port) = address.rsplit_once(':').unwrap_or((address, "5432"));
+        let name = name.split('?').next().unwrap_or("");
+        Ok(PgUrl {
+            user: user.to_owned(),
+            password,
+            host: host.to_owned(),
+            port: port.to_owned(),
+            name: if name.is_empty() {
+                "noughts_bench".to_owned()
+            } else {
+                name.to_owned()
+            },
+        })
+    }
+
+    /// The URL of database `name` on the same server.
+    fn with_name(&self, name: &str) -> String {
+        let credentials = match &self.password {
+            Some(password) => format!("{}:{password}", self.user),
+            None => self.user.clone(),
+        };
+        format!(
+            "postgres://{credentials}@{}:{}/{name}",
+            self.host, self.port
+        )
+    }
+}
+
+/// A PostgreSQL client program: on the `PATH`, or in the newest of Debian's
+/// `/usr/lib/postgresql/*/bin`, which are off it.
+fn pg_program(name: &str) -> PathBuf {
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()));
+    if on_path {
+        return PathBuf::from(name);
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version = entry.file_name().to_str()?.parse().ok()?;
+            let program = entry.path().join("bin").join(name);
+            program.is_file().then_some((version, program))
+        })
+        .collect();
+    versions.sort();
+    versions
+        .pop()
+        .map_or_else(|| Path::new(name).to_path_buf(), |(_, program)| program)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_postgres_url_gives_createdb_its_parts() {
+        let url = PgUrl::parse("postgres://noughts:pw@127.0.0.1:7883/bench").unwrap();
+        assert_eq!(
+            url,
+            PgUrl {
+                user: "noughts".into(),
+                password: Some("pw".into()),
+                host: "127.0.0.1".into(),
+                port: "7883".into(),
+                name: "bench".into(),
+            }
+        );
+        assert_eq!(
+            url.with_name("b_1"),
+            "postgres://noughts:pw@127.0.0.1:7883/b_1"
+        );
+        let bare = PgUrl::parse("postgres://me@db").unwrap();
+        assert_eq!(
+            (bare.port.as_str(), bare.name.as_str()),
+            ("5432", "noughts_bench")
+        );
+        assert!(PgUrl::parse("mysql://x@y/z").is_err());
+    }
+}
