@@ -52,8 +52,9 @@ pub(crate) async fn keep_taking_over(shared: Arc<Shared>, stop: CancellationToke
 
 /// Takes over `player`'s live games that another node held, before they are welcomed back here.
 /// A game whose node has just died is still held for up to a lease time: this waits that long
-/// (and a little) for such leases to run out. A game whose node is alive stays there: returns
-/// those nodes, for the player's connection to reach its games there.
+/// (and a little) for such leases to run out; a node counts as dead as soon as it stops reading
+/// its mail, so a killed node's games are waited for from the kill. A game whose node is alive
+/// stays there: returns those nodes, for the player's connection to reach its games there.
 pub(crate) async fn take_over_games_of(shared: &Arc<Shared>, player: PlayerId) -> Vec<String> {
     let mut alive = Vec::new();
     let Some(leases) = shared.leases.clone() else {
@@ -80,7 +81,7 @@ pub(crate) async fn take_over_games_of(shared: &Arc<Shared>, player: PlayerId) -
                 None => free.push(*game),
                 Some(node) if node == cluster.node() => {}
                 Some(node) if alive.contains(&node) || dead.contains(&node) => {}
-                Some(node) if cluster.is_alive(&node).await => alive.push(node),
+                Some(node) if cluster.is_serving(&node).await => alive.push(node),
                 Some(node) => dead.push(node),
             }
         }
@@ -104,6 +105,15 @@ pub(crate) async fn take_over_games_of(shared: &Arc<Shared>, player: PlayerId) -
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // A game still held when the wait is over is held by a node that lives after all (its
+    // mailbox was only being subscribed again): the player reaches it there.
+    if let Ok(owners) = cluster.owners(&elsewhere).await {
+        for node in owners.into_iter().flatten() {
+            if node != cluster.node() && !alive.contains(&node) {
+                alive.push(node);
+            }
+        }
     }
     alive
 }

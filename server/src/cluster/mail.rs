@@ -367,6 +367,24 @@ fn as_mails(conn: u64, queued: impl Iterator<Item = Queued>) -> Vec<Mail> {
 }
 
 impl Cluster {
+    /// Whether the node `node` serves now: its heartbeat stands (a node paused past its lease
+    /// has lost it) and it reads its mail (a node killed a moment ago stops at once, while its
+    /// heartbeat stands until it lapses).
+    pub(crate) async fn is_serving(&self, node: &str) -> bool {
+        self.is_alive(node).await && self.is_listening(node).await
+    }
+
+    /// Whether the node `node` reads its mail now.
+    pub(crate) async fn is_listening(&self, node: &str) -> bool {
+        let counts: Vec<(String, u64)> = redis::cmd("PUBSUB")
+            .arg("NUMSUB")
+            .arg(mailbox(node))
+            .query_async(&mut self.redis.clone())
+            .await
+            .unwrap_or_default();
+        counts.first().is_some_and(|(_, n)| *n > 0)
+    }
+
     /// Whether the node `node` is alive (its heartbeat stands).
     pub(crate) async fn is_alive(&self, node: &str) -> bool {
         redis::cmd("EXISTS")

@@ -359,3 +359,36 @@ async fn per_address_caps_count_every_node_and_a_gone_nodes_places_are_swept() {
     a.sweep_places("b").await.unwrap();
     assert!(a.take_place("room", home, 2).await.unwrap().is_some());
 }
+
+#[tokio::test]
+async fn a_node_listens_while_it_reads_its_mail_and_not_after() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let lease = Duration::from_millis(300);
+    let a = Cluster::join(&redis.url, "a", lease).await.unwrap();
+    let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
+    assert!(!a.is_listening("b").await, "b reads no mail yet");
+    let stop = CancellationToken::new();
+    let reading = tokio::spawn(b.clone().read_mail(|_| {}, stop.clone()));
+    let mut listening = false;
+    for _ in 0..100 {
+        listening = a.is_listening("b").await;
+        if listening {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(listening, "b reads its mail");
+    stop.cancel();
+    reading.await.unwrap();
+    let mut stopped = false;
+    for _ in 0..100 {
+        stopped = !a.is_listening("b").await;
+        if stopped {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(stopped, "b stopped reading");
+}

@@ -318,7 +318,7 @@ pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
             }
         }
         for node in shared.links.nodes() {
-            if cluster.is_alive(&node).await {
+            if cluster.is_serving(&node).await {
                 continue;
             }
             info!(%node, "a node this node's players play on is gone; finding their games");
