@@ -253,16 +253,22 @@ pub(super) fn end_game(
     else {
         return Ok(None);
     };
-    let x_before = db.rating(x, &variant)?.unwrap_or(rating::NEW);
-    let o_before = db.rating(o, &variant)?.unwrap_or(rating::NEW);
+    // Read (and, on PostgreSQL, locked) lower player id first, in every game on every node, so
+    // that two ends rating the same two players at once take their rows in one order.
+    let (x_before, o_before) = if x.0 <= o.0 {
+        let x_before = db.rating(x, &variant)?.unwrap_or(rating::NEW);
+        (x_before, db.rating(o, &variant)?.unwrap_or(rating::NEW))
+    } else {
+        let o_before = db.rating(o, &variant)?.unwrap_or(rating::NEW);
+        (db.rating(x, &variant)?.unwrap_or(rating::NEW), o_before)
+    };
     let x_score = match ending.winner {
         Some(Mark::X) => Score::Win,
         Some(Mark::O) => Score::Loss,
         None => Score::Draw,
     };
     let (x_after, o_after) = rating::rate_game(x_before, o_before, x_score);
-    // Lower player id first, in every game on every node, so that two ends rating the same two
-    // players at once take their rows in one order and never deadlock.
+    // Saved in the same order.
     let mut saves = [(x, x_after, x_score), (o, o_after, opposite(x_score))];
     saves.sort_by_key(|(player, _, _)| player.0);
     for (player, after, score) in saves {

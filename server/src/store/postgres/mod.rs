@@ -273,7 +273,9 @@ impl Backend for Postgres {
 
     fn rating(&mut self, player: PlayerId, variant: &str) -> Result<Option<Glicko>, StoreError> {
         let row = self.conn.query_opt(
-            "SELECT rating, deviation, volatility FROM ratings WHERE player = $1 AND variant = $2",
+            // Locked until the rating is saved: two nodes rating one player at once take turns.
+            "SELECT rating, deviation, volatility FROM ratings WHERE player = $1 AND variant = $2 \
+             FOR UPDATE",
             &[&int(player.0), &variant],
         )?;
         row.map(|row| {
