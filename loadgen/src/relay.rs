@@ -207,7 +207,8 @@ pub async fn run(url: &str, server: Probe, options: &RelayOptions) -> anyhow::Re
 async fn pair(url: &str, i: usize) -> anyhow::Result<(Socket, Socket)> {
     let mut a = client::connect(url, None).await?;
     let mut b = client::connect(url, None).await?;
-    let name = format!("pair-{i}");
+    // Unique to this process: two runs against one relay must not meet each other's sockets.
+    let name = format!("pair-{}-{i}", std::process::id());
     a.send(Message::text(name.as_str())).await?;
     b.send(Message::text(name.as_str())).await?;
     for ws in [&mut a, &mut b] {
