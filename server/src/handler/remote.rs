@@ -125,7 +125,13 @@ impl Client {
 
     /// Hands the request `text` to `node`: true; false if no node listens under that name (it
     /// is gone); an error if Redis cannot be reached.
-    pub(super) async fn forward(&self, node: &str, text: &str) -> Result<bool, ClusterError> {
+    /// `watching`: the request is chat from a connection that watches the game from here.
+    pub(super) async fn forward(
+        &self,
+        node: &str,
+        text: &str,
+        watching: bool,
+    ) -> Result<bool, ClusterError> {
         let (Some(cluster), Some(session)) = (&self.shared.cluster, &self.session) else {
             return Ok(false);
         };
@@ -136,8 +142,7 @@ impl Client {
             conn: self.out.conn.0,
             who: who(session, self.network),
             text: text.to_owned(),
-            watching: noughts_protocol::decode_client(text)
-                .is_ok_and(|frame| self.watching_elsewhere(&frame.message)),
+            watching,
         };
         cluster.mail(node, &mail).await
     }
@@ -156,7 +161,8 @@ impl Client {
                 Where::There(node) => node,
                 Where::Unreachable => break,
             };
-            match self.forward(&node, text).await {
+            let watching = self.watching_elsewhere(&frame.message);
+            match self.forward(&node, text, watching).await {
                 Ok(true) => return true,
                 Ok(false) if !found_again => {
                     info!(%node, "the node that held a player's game is gone; finding it again");
@@ -236,7 +242,7 @@ impl Client {
     /// Tells the nodes with a stand-in for this connection that its player logged out.
     pub(super) async fn logout_elsewhere(&self) {
         for node in self.shared.links.nodes_of(self.out.conn) {
-            if let Err(err) = self.forward(&node, r#"{"type":"logout"}"#).await {
+            if let Err(err) = self.forward(&node, r#"{"type":"logout"}"#, false).await {
                 warn!(cause = %err, %node, "cannot tell another node of a logout");
             }
         }
