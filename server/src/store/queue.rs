@@ -1,12 +1,18 @@
 //! [`Store`], the handle the rest of the server holds, and the one thread behind it that owns the
 //! records (a [`Backend`]: memory, SQLite or PostgreSQL) and works through a queue of jobs, committing
 //! the writes it finds queued together in one transaction.
+//!
+//! Jobs cross between the runtime and the store thread in batches, one wake-up each way a batch:
+//! the jobs that the runtime's tasks queue while they run are handed over together once those
+//! tasks have had their turn, and the answers to a committed batch go back in one task. Waking the
+//! other thread for every job would, on a server held to one core, switch threads twice a move.
 
 use std::collections::HashMap;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use noughts_protocol::{GameId, PlayerId, Variant};
+use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tracing::error;
 
@@ -88,11 +94,74 @@ enum Job {
 /// Writes committed in one transaction at most; more wait for the next.
 const BATCH: usize = 512;
 
+/// The jobs queued since the last hand-over to the store thread, and the way to it.
+struct Feed {
+    /// Jobs in the order they were queued; not empty only while a hand-over is due.
+    queued: Mutex<Vec<Job>>,
+    /// The store thread's queue; the thread ends when the feed is gone.
+    thread: mpsc::Sender<Vec<Job>>,
+}
+
+impl Feed {
+    /// Queues `job`. The first job of a batch arranges its hand-over: on a runtime, by a task
+    /// that runs once the tasks ready now have run (and queued their jobs too); elsewhere at once.
+    fn push(self: &Arc<Self>, job: Job) {
+        let first = {
+            let mut queued = self.queued.lock().unwrap_or_else(|p| p.into_inner());
+            queued.push(job);
+            queued.len() == 1
+        };
+        if !first {
+            return;
+        }
+        match Handle::try_current() {
+            Ok(runtime) => {
+                let due = HandOver(Arc::clone(self));
+                runtime.spawn(async move {
+                    tokio::task::yield_now().await;
+                    drop(due);
+                });
+            }
+            Err(_) => self.hand_over(),
+        }
+    }
+
+    /// Sends what is queued to the store thread.
+    fn hand_over(&self) {
+        let batch = std::mem::take(&mut *self.queued.lock().unwrap_or_else(|p| p.into_inner()));
+        if !batch.is_empty() && self.thread.send(batch).is_err() {
+            error!("the store has stopped; jobs were lost");
+        }
+    }
+}
+
+impl Drop for Feed {
+    fn drop(&mut self) {
+        self.hand_over();
+    }
+}
+
+impl std::fmt::Debug for Feed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Feed").finish_non_exhaustive()
+    }
+}
+
+/// A hand-over that is due: done when dropped, so that a runtime shutting down before the task
+/// holding it ran still hands the jobs over.
+struct HandOver(Arc<Feed>);
+
+impl Drop for HandOver {
+    fn drop(&mut self) {
+        self.0.hand_over();
+    }
+}
+
 /// A handle to the store; cheap to clone, every clone talks to the same thread.
 #[derive(Debug, Clone)]
 pub(crate) struct Store {
-    /// The store thread's queue; the thread ends when every handle is gone.
-    jobs: mpsc::Sender<Job>,
+    /// The jobs on their way to the store thread; the thread ends when every handle is gone.
+    feed: Arc<Feed>,
     /// Whether the database outlives the process (a file or PostgreSQL, not memory).
     persistent: bool,
     /// In a cluster, the lease epoch under which this node plays each game: every write of the
@@ -117,7 +186,8 @@ impl Store {
         close: impl FnOnce(Box<dyn Backend>) + Send + 'static,
     ) -> Result<(Store, Startup), StoreError> {
         let (ready_tx, ready) = oneshot::channel();
-        let (jobs, queue) = mpsc::channel::<Job>();
+        let (thread, queue) = mpsc::channel::<Vec<Job>>();
+        let runtime = Handle::try_current().ok();
         std::thread::Builder::new()
             .name("noughts-store".into())
             .spawn(move || {
@@ -128,7 +198,7 @@ impl Store {
                 match opened {
                     Ok((mut db, Ok(startup))) => {
                         let _ = ready_tx.send(Ok(startup));
-                        work(&mut *db, &queue);
+                        work(&mut *db, &queue, runtime.as_ref());
                         close(db);
                     }
                     Ok((db, Err(err))) => {
@@ -142,7 +212,10 @@ impl Store {
             })?;
         let startup = ready.await.map_err(|_| StoreError::Stopped)??;
         let store = Store {
-            jobs,
+            feed: Arc::new(Feed {
+                queued: Mutex::new(Vec::new()),
+                thread,
+            }),
             persistent,
             fences: Arc::default(),
         };
@@ -193,9 +266,7 @@ impl Store {
             reply,
             what,
         };
-        if self.jobs.send(Job::Write(Box::new(job))).is_err() {
-            error!(what, "the store has stopped; a write was lost");
-        }
+        self.feed.push(Job::Write(Box::new(job)));
     }
 
     /// Queues a write and moves on; a failure is logged.
@@ -227,7 +298,7 @@ impl Store {
         let job = Job::Read(Box::new(move |db: Db<'_>| {
             let _ = reply.send(work(db));
         }));
-        self.jobs.send(job).map_err(|_| StoreError::Stopped)?;
+        self.feed.push(job);
         answer.await.map_err(|_| StoreError::Stopped)?
     }
 
@@ -438,16 +509,19 @@ fn guarded<T>(work: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreEr
 }
 
 /// The store thread: takes every queued job, commits the writes among them in one transaction,
-/// answers them, then runs the reads. Ends when every handle has been dropped.
-fn work(db: Db<'_>, queue: &mpsc::Receiver<Job>) {
+/// answers them (in one task on `runtime`, when there is one), then runs the reads. Ends when
+/// every handle has been dropped.
+fn work(db: Db<'_>, queue: &mpsc::Receiver<Vec<Job>>, runtime: Option<&Handle>) {
     while let Ok(first) = queue.recv() {
         let mut writes: Vec<Box<dyn Write>> = Vec::new();
         let mut reads = Vec::new();
         let mut next = Some(first);
-        while let Some(job) = next.take() {
-            match job {
-                Job::Write(write) => writes.push(write),
-                Job::Read(read) => reads.push(read),
+        while let Some(batch) = next.take() {
+            for job in batch {
+                match job {
+                    Job::Write(write) => writes.push(write),
+                    Job::Read(read) => reads.push(read),
+                }
             }
             if writes.len() + reads.len() < BATCH {
                 next = queue.try_recv().ok();
@@ -463,8 +537,14 @@ fn work(db: Db<'_>, queue: &mpsc::Receiver<Job>) {
             if committed.is_err() {
                 db.rollback();
             }
-            for write in writes {
-                write.finish(committed.as_ref().map(|_| ()));
+            let answer = move || {
+                for write in writes {
+                    write.finish(committed.as_ref().map(|_| ()));
+                }
+            };
+            match runtime {
+                Some(runtime) => drop(runtime.spawn(async move { answer() })),
+                None => answer(),
             }
         }
         for read in reads {
