@@ -157,11 +157,86 @@ impl Drop for HandOver {
     }
 }
 
-/// A handle to the store; cheap to clone, every clone talks to the same thread.
+/// What is given a store's records when the last handle is dropped.
+type Closer = Box<dyn FnOnce(Box<dyn Backend>) + Send>;
+
+/// The records kept in this process (the memory store), worked on in the caller's task: a job
+/// there is a few map operations, far less than a hand-over to a thread and back.
+struct Inline {
+    /// The records; `None` only once handed to `close`.
+    db: Mutex<Option<Box<dyn Backend>>>,
+    /// Given the records when the last handle is dropped.
+    close: Mutex<Option<Closer>>,
+}
+
+impl Inline {
+    /// Runs `work` as a batch of one write: in a transaction, committed before it answers.
+    fn write<T: Send>(
+        &self,
+        what: &'static str,
+        work: impl FnOnce(Db<'_>) -> Result<T, StoreError> + Send,
+    ) -> Result<T, StoreError> {
+        let mut db = self.db.lock().unwrap_or_else(|p| p.into_inner());
+        let db = db.as_deref_mut().ok_or(StoreError::Stopped)?;
+        let mut job = WriteJob {
+            work: Some(work),
+            outcome: None,
+            reply: None,
+            what,
+        };
+        let committed = db.begin().and_then(|()| {
+            job.run(&mut *db);
+            db.commit()
+        });
+        if committed.is_err() {
+            db.rollback();
+        }
+        committed.map_err(|err| StoreError::Commit(err.to_string()))?;
+        job.outcome.unwrap_or(Err(StoreError::Stopped))
+    }
+
+    /// Runs a query.
+    fn read<T>(&self, work: impl FnOnce(Db<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let mut db = self.db.lock().unwrap_or_else(|p| p.into_inner());
+        let db = db.as_deref_mut().ok_or(StoreError::Stopped)?;
+        guarded(|| work(db))
+    }
+}
+
+impl Drop for Inline {
+    fn drop(&mut self) {
+        let db = self.db.get_mut().unwrap_or_else(|p| p.into_inner()).take();
+        let close = self
+            .close
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let (Some(db), Some(close)) = (db, close) {
+            close(db);
+        }
+    }
+}
+
+impl std::fmt::Debug for Inline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inline").finish_non_exhaustive()
+    }
+}
+
+/// Where a handle's jobs go.
+#[derive(Debug, Clone)]
+enum Records {
+    /// To the store thread, which owns the database.
+    Thread(Arc<Feed>),
+    /// Nowhere: they are done in the caller's task.
+    Inline(Arc<Inline>),
+}
+
+/// A handle to the store; cheap to clone, every clone talks to the same records.
 #[derive(Debug, Clone)]
 pub(crate) struct Store {
-    /// The jobs on their way to the store thread; the thread ends when every handle is gone.
-    feed: Arc<Feed>,
+    /// Where the jobs go; the store thread, if any, ends when every handle is gone.
+    records: Records,
     /// Whether the database outlives the process (a file or PostgreSQL, not memory).
     persistent: bool,
     /// In a cluster, the lease epoch under which this node plays each game: every write of the
@@ -174,13 +249,36 @@ impl Store {
     /// start. The database work happens on the store's own thread.
     pub(crate) async fn open(config: &StoreConfig) -> Result<(Store, Startup), StoreError> {
         let persistent = config.is_persistent();
+        if let StoreConfig::Memory = config {
+            return Store::inline(Box::new(Memory::new()), drop);
+        }
         let config = config.clone();
         Store::start(persistent, move || open(&config), drop).await
     }
 
+    /// A store of records kept in this process (`db`), worked on in the callers' tasks; `close`
+    /// is given them when the last handle is dropped (the tests keep a memory store's records so
+    /// to open them again).
+    pub(super) fn inline(
+        mut db: Box<dyn Backend>,
+        close: impl FnOnce(Box<dyn Backend>) + Send + 'static,
+    ) -> Result<(Store, Startup), StoreError> {
+        let startup = backend::startup(&mut *db);
+        let inline = Inline {
+            db: Mutex::new(Some(db)),
+            close: Mutex::new(Some(Box::new(close))),
+        };
+        let store = Store {
+            records: Records::Inline(Arc::new(inline)),
+            persistent: false,
+            fences: Arc::default(),
+        };
+        Ok((store, startup?))
+    }
+
     /// Starts the store's thread on the database `open` gives, which is handed to `close` when
-    /// the thread ends (the tests keep a memory store's records so to open them again).
-    pub(super) async fn start(
+    /// the thread ends.
+    async fn start(
         persistent: bool,
         open: impl FnOnce() -> Result<Box<dyn Backend>, StoreError> + Send + 'static,
         close: impl FnOnce(Box<dyn Backend>) + Send + 'static,
@@ -212,10 +310,10 @@ impl Store {
             })?;
         let startup = ready.await.map_err(|_| StoreError::Stopped)??;
         let store = Store {
-            feed: Arc::new(Feed {
+            records: Records::Thread(Arc::new(Feed {
                 queued: Mutex::new(Vec::new()),
                 thread,
-            }),
+            })),
             persistent,
             fences: Arc::default(),
         };
@@ -251,30 +349,24 @@ impl Store {
             .copied()
     }
 
-    fn submit<T, F>(
-        &self,
-        what: &'static str,
-        work: F,
-        reply: Option<oneshot::Sender<Result<T, StoreError>>>,
-    ) where
-        T: Send + 'static,
-        F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send + 'static,
-    {
-        let job = WriteJob {
-            work: Some(work),
-            outcome: None,
-            reply,
-            what,
-        };
-        self.feed.push(Job::Write(Box::new(job)));
-    }
-
     /// Queues a write and moves on; a failure is logged.
     pub(super) fn write_later<F>(&self, what: &'static str, work: F)
     where
         F: FnOnce(Db<'_>) -> Result<(), StoreError> + Send + 'static,
     {
-        self.submit::<(), F>(what, work, None);
+        match &self.records {
+            Records::Inline(inline) => {
+                if let Err(err) = inline.write(what, work) {
+                    error!(what, cause = %err, "a write failed");
+                }
+            }
+            Records::Thread(feed) => feed.push(Job::Write(Box::new(WriteJob {
+                work: Some(work),
+                outcome: None,
+                reply: None,
+                what,
+            }))),
+        }
     }
 
     /// Queues a write and waits until it has committed.
@@ -283,8 +375,17 @@ impl Store {
         T: Send + 'static,
         F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send + 'static,
     {
+        let feed = match &self.records {
+            Records::Inline(inline) => return inline.write(what, work),
+            Records::Thread(feed) => feed,
+        };
         let (reply, answer) = oneshot::channel();
-        self.submit(what, work, Some(reply));
+        feed.push(Job::Write(Box::new(WriteJob {
+            work: Some(work),
+            outcome: None,
+            reply: Some(reply),
+            what,
+        })));
         answer.await.map_err(|_| StoreError::Stopped)?
     }
 
@@ -294,11 +395,14 @@ impl Store {
         T: Send + 'static,
         F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send + 'static,
     {
+        let feed = match &self.records {
+            Records::Inline(inline) => return inline.read(work),
+            Records::Thread(feed) => feed,
+        };
         let (reply, answer) = oneshot::channel();
-        let job = Job::Read(Box::new(move |db: Db<'_>| {
+        feed.push(Job::Read(Box::new(move |db: Db<'_>| {
             let _ = reply.send(work(db));
-        }));
-        self.feed.push(job);
+        })));
         answer.await.map_err(|_| StoreError::Stopped)?
     }
 

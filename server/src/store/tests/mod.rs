@@ -128,10 +128,12 @@ impl Fresh {
             loop {
                 let opened = match &self.shelf {
                     Some(shelf) => {
-                        let (from, to) = (Arc::clone(shelf), Arc::clone(shelf));
-                        let take = move || from.lock().unwrap().take().ok_or(StoreError::InUse);
+                        let to = Arc::clone(shelf);
                         let put = move |db| *to.lock().unwrap() = Some(db);
-                        Store::start(false, take, put).await
+                        let taken = shelf.lock().unwrap().take();
+                        taken
+                            .ok_or(StoreError::InUse)
+                            .and_then(|db| Store::inline(db, put))
                     }
                     None => Store::open(&self.config).await,
                 };
