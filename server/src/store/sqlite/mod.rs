@@ -29,6 +29,13 @@ impl Sqlite {
     pub(super) fn open(path: &Path) -> Result<Sqlite, StoreError> {
         Ok(Sqlite { db: open(path)? })
     }
+
+    /// Runs one statement that takes no parameters and returns no rows (a transaction's or a
+    /// savepoint's), kept prepared: one of these runs around every write.
+    fn run(&mut self, sql: &str) -> Result<(), StoreError> {
+        self.db.prepare_cached(sql)?.execute([])?;
+        Ok(())
+    }
 }
 
 /// The schema, one migration per version: version N is the first N scripts. A database records
@@ -137,27 +144,26 @@ fn migrate(db: &mut Connection) -> Result<(), StoreError> {
 
 impl Backend for Sqlite {
     fn begin(&mut self) -> Result<(), StoreError> {
-        Ok(self.db.execute_batch("BEGIN IMMEDIATE")?)
+        self.run("BEGIN IMMEDIATE")
     }
 
     fn commit(&mut self) -> Result<(), StoreError> {
-        Ok(self.db.execute_batch("COMMIT")?)
+        self.run("COMMIT")
     }
 
     fn rollback(&mut self) {
-        let _ = self.db.execute_batch("ROLLBACK");
+        let _ = self.run("ROLLBACK");
     }
 
     fn savepoint(&mut self) -> Result<(), StoreError> {
-        Ok(self.db.execute_batch("SAVEPOINT write")?)
+        self.run("SAVEPOINT write")
     }
 
     fn end_savepoint(&mut self, keep: bool) -> Result<(), StoreError> {
-        Ok(self.db.execute_batch(if keep {
-            "RELEASE write"
-        } else {
-            "ROLLBACK TO write; RELEASE write"
-        })?)
+        if !keep {
+            self.run("ROLLBACK TO write")?;
+        }
+        self.run("RELEASE write")
     }
 
     fn last_ids(&mut self) -> Result<(u64, u64), StoreError> {
@@ -359,10 +365,10 @@ impl Backend for Sqlite {
         if changed == 0 {
             return Ok(None);
         }
-        let closed = self.db.query_row(
-            "SELECT rated, variant, x_player, o_player FROM games WHERE id = ?1",
-            [int(game.0)],
-            |row| {
+        let closed = self
+            .db
+            .prepare_cached("SELECT rated, variant, x_player, o_player FROM games WHERE id = ?1")?
+            .query_row([int(game.0)], |row| {
                 let player = |id: Option<i64>| id.map(|id| PlayerId(uint(id)));
                 Ok(Closed {
                     rated: row.get(0)?,
@@ -370,8 +376,7 @@ impl Backend for Sqlite {
                     x: player(row.get(2)?),
                     o: player(row.get(3)?),
                 })
-            },
-        )?;
+            })?;
         Ok(Some(closed))
     }
 
