@@ -230,6 +230,39 @@ impl Outbound {
                 Sent::Queue => Queued::Frame(frame),
             },
         };
+        self.queue(queued)
+    }
+
+    /// Sends frames in order as [`Outbound::send`] sends one; written to the socket directly,
+    /// they go in one write (one system call, one TCP segment) rather than one each.
+    pub(crate) fn send_many(&self, frames: Vec<Frame>) -> bool {
+        if frames.len() < 2 {
+            return frames.into_iter().all(|frame| self.send(frame));
+        }
+        match self.wire.as_ref().and_then(Weak::upgrade) {
+            None if self.wire.is_some() => return false,
+            None => {}
+            Some(wire) => {
+                let bytes: Vec<u8> = frames
+                    .iter()
+                    .flat_map(|f| f.encoded.iter().copied())
+                    .collect();
+                match wire.send_frames(&bytes, frames.len()) {
+                    Sent::Written => return true,
+                    Sent::Closed => return false,
+                    Sent::Kept => return self.queue(Queued::Flush),
+                    Sent::Queue => {}
+                }
+            }
+        }
+        frames
+            .into_iter()
+            .all(|frame| self.queue(Queued::Frame(frame)))
+    }
+
+    /// Puts an item in the connection's queue; false (and the connection closing, if the queue is
+    /// full) when it cannot.
+    fn queue(&self, queued: Queued) -> bool {
         match self.tx.try_send(queued) {
             Ok(()) => true,
             Err(mpsc::error::TrySendError::Full(_)) => {

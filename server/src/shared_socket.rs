@@ -99,15 +99,21 @@ impl Wire {
 
     /// Writes one encoded frame if nothing is ahead of it.
     pub(crate) fn send(&self, frame: &[u8]) -> Sent {
+        self.send_frames(frame, 1)
+    }
+
+    /// Writes `count` encoded frames, back to back in `frames`, in one write if nothing is ahead
+    /// of them; [`Sent::Queue`] counts them all as queued.
+    pub(crate) fn send_frames(&self, frames: &[u8], count: usize) -> Sent {
         let mut lane = self.lane();
         if lane.state != State::Open {
             return Sent::Closed;
         }
         if lane.queued > 0 || !lane.leftover.is_empty() {
-            lane.queued += 1;
+            lane.queued += count;
             return Sent::Queue;
         }
-        match self.write_or_keep(&mut lane, frame) {
+        match self.write_or_keep(&mut lane, frames) {
             Ok(true) => Sent::Written,
             Ok(false) => {
                 lane.queued += 1;
@@ -344,6 +350,40 @@ mod tests {
         );
         wire.close();
         assert_eq!(wire.send(&expected), Sent::Closed);
+    }
+
+    #[tokio::test]
+    async fn frames_sent_together_go_in_one_write_or_queue_one_by_one() {
+        let (wire, mut client) = pair().await;
+        wire.open();
+        let both = [text(r#"{"a":1}"#), text(r#"{"b":2}"#)].concat();
+        assert_eq!(wire.send_frames(&both, 2), Sent::Written);
+        let mut got = vec![0u8; both.len()];
+        client.read_exact(&mut got).await.unwrap();
+        assert_eq!(got, both, "whole and in order");
+        // A frame is ahead in the connection's queue: both queue behind it, and both count.
+        wire.lane().queued = 1;
+        assert_eq!(wire.send_frames(&both, 2), Sent::Queue);
+        assert_eq!(wire.lane().queued, 3);
+    }
+
+    #[tokio::test]
+    async fn a_read_that_empties_the_socket_still_hears_of_bytes_that_come_later() {
+        use tokio::io::AsyncWriteExt;
+        let (wire, mut client) = pair().await;
+        let mut tap = Tap(wire);
+        client.write_all(b"ab").await.unwrap();
+        let mut buf = [0u8; 64];
+        let n = tap.read(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"ab");
+        let reading = tokio::spawn(async move {
+            let n = tap.read(&mut buf).await.unwrap();
+            buf[..n].to_vec()
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        client.write_all(b"cd").await.unwrap();
+        let later = tokio::time::timeout(std::time::Duration::from_secs(10), reading).await;
+        assert_eq!(later.expect("the read wakes").unwrap(), b"cd");
     }
 
     #[tokio::test]

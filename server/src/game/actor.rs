@@ -19,6 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
 
+use super::audience::Held;
 use super::rules::{Decision, Due, EndRecord, PendingMove, Rematch, Rules, Table};
 use super::seat::{Human, Watcher, index};
 use super::setup::{Setup, Starter};
@@ -79,6 +80,8 @@ pub(crate) struct Game {
     pub(super) start: Option<GameStart>,
     /// Seats' connections that failed during a broadcast; handled once the broadcast is done.
     pub(super) dropped: Vec<(Mark, ConnId)>,
+    /// The players' frames of a move that ends the game, held back to go out with `game_over`.
+    pub(super) held: Option<Held>,
     /// Seats found without any connection when the game opened; marked away once it has.
     pub(super) away: Vec<Mark>,
     /// Other nodes' watchers of this game, by node, with when each count came.
@@ -169,6 +172,7 @@ impl Game {
             opening: Some((setup.requester, setup.watcher)),
             start: None,
             dropped: Vec::new(),
+            held: None,
             away: Vec::new(),
             watchers_counted: GaugeShare::new(&shared.metrics.watchers),
             starter,
@@ -497,10 +501,15 @@ impl Game {
             }
         };
         // The write took a moment: the next side's time starts now, charging nobody for it.
-        let mut updates = self.rules.commit_move(pending, now()).into_iter();
+        let updates = self.rules.commit_move(pending, now());
         // The store keeps the move's `seq` plus the reserve (see `SEQ_RESERVE`).
         self.stored_seq = self.stored_seq.max(record.seq + SEQ_RESERVE);
         self.shared.metrics.moves.inc();
+        if updates.len() > 1 {
+            // A move that ends the game reaches each player together with `game_over`.
+            self.held = Some(Held::default());
+        }
+        let mut updates = updates.into_iter();
         if let Some(moved) = updates.next() {
             self.broadcast(moved, from).await;
         }
@@ -512,6 +521,7 @@ impl Game {
                 self.think();
             }
         }
+        self.release();
     }
 
     /// Sets an AI seat thinking if it is its move.

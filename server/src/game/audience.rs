@@ -17,6 +17,18 @@ use crate::session::Session;
 use crate::sitter::Sitter;
 use crate::store::{SEQ_RESERVE, StoreError};
 
+/// The players' frames held back while a move that ends the game is told: each player's
+/// connection then gets `moved` and `game_over` in one write (one system call and one TCP segment
+/// where there would be two), and the watchers get them as before.
+#[derive(Debug, Default)]
+pub(crate) struct Held {
+    /// Each frame with its connection and the seat that connection plays for (if any), in order.
+    frames: Vec<(Option<Mark>, Outbound, Frame)>,
+    /// The broadcasts held so far: the players' frames go out after the second, `game_over`,
+    /// before its watchers' fan-out.
+    broadcasts: u8,
+}
+
 impl Game {
     pub(super) fn on_watch(&mut self, session: Arc<Session>, from: Requester) {
         if let Some(mark) = self.rules.mark_of(from.player) {
@@ -129,10 +141,16 @@ impl Game {
             Some(from) if update.reply && from.id.is_some() => {
                 let shared = frame(None, update.message);
                 let own = with_id(&shared, from.id.as_ref());
-                if !from.out.send(own)
-                    && let Some(mark) = self.rules.mark_of(from.player)
-                {
-                    self.dropped.push((mark, from.out.conn));
+                let mark = self.rules.mark_of(from.player);
+                match &mut self.held {
+                    Some(held) => held.frames.push((mark, from.out.clone(), own)),
+                    None => {
+                        if !from.out.send(own)
+                            && let Some(mark) = mark
+                        {
+                            self.dropped.push((mark, from.out.conn));
+                        }
+                    }
                 }
                 self.send_all(&shared, to_seats, Some(from.out.conn)).await;
             }
@@ -156,11 +174,22 @@ impl Game {
                 continue;
             }
             if let Sitter::Human(Human { outs, .. }) = &self.seats[index(mark)] {
-                for out in outs {
-                    if Some(out.conn) != skip_conn && !out.send(frame.clone()) {
-                        self.dropped.push((mark, out.conn));
+                for out in outs.iter().filter(|out| Some(out.conn) != skip_conn) {
+                    match &mut self.held {
+                        Some(held) => held.frames.push((Some(mark), out.clone(), frame.clone())),
+                        None => {
+                            if !out.send(frame.clone()) {
+                                self.dropped.push((mark, out.conn));
+                            }
+                        }
                     }
                 }
+            }
+        }
+        if let Some(held) = &mut self.held {
+            held.broadcasts += 1;
+            if held.broadcasts == 2 {
+                self.release();
             }
         }
         // Collected first: an iterator adapter's closures held across the fan-out's awaits would
@@ -178,6 +207,27 @@ impl Game {
                 self.watchers.remove(&conn);
             }
             self.watchers_changed();
+        }
+    }
+
+    /// Sends the players' frames held back (see [`Held`]): each connection's in one write.
+    pub(super) fn release(&mut self) {
+        let Some(held) = self.held.take() else {
+            return;
+        };
+        let mut frames = held.frames;
+        while let Some((mark, out, _)) = frames.first() {
+            let (mark, out) = (*mark, out.clone());
+            let (mine, rest): (Vec<_>, Vec<_>) = frames
+                .into_iter()
+                .partition(|(_, other, _)| other.conn == out.conn);
+            frames = rest;
+            let mine = mine.into_iter().map(|(_, _, frame)| frame).collect();
+            if !out.send_many(mine)
+                && let Some(mark) = mark
+            {
+                self.dropped.push((mark, out.conn));
+            }
         }
     }
 
