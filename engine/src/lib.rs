@@ -37,6 +37,7 @@ mod qubic_play;
 pub mod search;
 pub mod solve;
 pub mod symmetry;
+mod table;
 pub mod threats;
 mod variant;
 mod verdict;
