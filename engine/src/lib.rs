@@ -35,6 +35,7 @@ mod line_counts;
 mod players;
 mod qubic_play;
 pub mod search;
+mod small_board;
 pub mod solve;
 pub mod symmetry;
 mod table;

@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use crate::board::{Board, Mark, cells_of};
 use crate::budget::Budget;
+use crate::small_board::SmallBoard;
 use crate::symmetry::Symmetries;
 use crate::table::{EXACT_BOUND, LOWER, Table, UPPER};
 use crate::threats::ThreatSearch;
@@ -45,14 +46,16 @@ pub struct Searcher {
     variant: Variant,
     /// Its winning lines.
     lines: &'static [u64],
-    /// The lines through each cell, at hand for move ordering.
-    through: &'static [Vec<u64>],
+    /// For each cell, the indices in `lines` of the lines through it, for move ordering.
+    through: &'static [Vec<u8>],
     /// Cells in a line.
     k: u32,
     /// Every cell of the board.
     full: u64,
     /// How many cells the board has.
     cells: u32,
+    /// Lookup tables that stand in for passes over the lines on a board of up to nine cells.
+    small: Option<&'static SmallBoard>,
     /// Its symmetries, for table keys near the root.
     group: &'static Symmetries,
     /// Positions with fewer marks than this are keyed by their canonical image; deeper ones by
@@ -74,6 +77,9 @@ pub struct Searcher {
     /// it is scored as the win it is (qubic); `None` to evaluate the horizon statically only.
     horizon_threats: Option<ThreatSearch>,
 }
+
+/// The most winning lines of any board (qubic's).
+const MAX_LINES: usize = 76;
 
 /// Nodes the horizon threat search may spend at one leaf.
 const HORIZON_THREAT_NODES: u64 = 24;
@@ -126,10 +132,11 @@ impl Searcher {
         let mut searcher = Searcher {
             variant,
             lines: variant.lines(),
-            through: variant.lines_through_each(),
+            through: variant.line_ids_through_each(),
             k: variant.side() as u32,
             full: variant.full_mask(),
             cells: variant.cells() as u32,
+            small: SmallBoard::of(variant),
             group: Symmetries::of(variant),
             symmetric_plies: match variant {
                 Variant::Classic => 9,
@@ -199,8 +206,7 @@ impl Searcher {
     }
 
     #[inline]
-    fn key(&self, me: u64, opp: u64) -> (u64, usize) {
-        let ply = (me | opp).count_ones();
+    fn key(&self, me: u64, opp: u64, ply: u32) -> (u64, usize) {
         let (a, b, s) = if ply < self.symmetric_plies {
             self.group.canonical(me, opp)
         } else {
@@ -216,10 +222,22 @@ impl Searcher {
         (key, s)
     }
 
+    /// The number of cells in `mask`.
+    #[inline]
+    fn count(&self, mask: u64) -> u32 {
+        match self.small {
+            Some(small) => small.count(mask),
+            None => mask.count_ones(),
+        }
+    }
+
     /// One pass over the lines: the cells where the side to move would complete a line, the cells
     /// where its opponent would, and whether each side still has an open line at all.
     #[inline]
     fn scan(&self, me: u64, opp: u64) -> (u64, u64, bool, bool) {
+        if let Some(small) = self.small {
+            return small.scan(me, opp);
+        }
         let (mut wins, mut threats, mut can_win, mut can_lose) = (0, 0, false, false);
         for &line in self.lines {
             let (mine, theirs) = (line & me, line & opp);
@@ -265,18 +283,23 @@ impl Searcher {
     fn order(&self, me: u64, opp: u64, moves: u64, first: Option<usize>) -> Moves {
         const MINE: [u64; 4] = [1, 4, 24, 96];
         const THEIRS: [u64; 4] = [1, 3, 18, 80];
-        let side = (me | opp).count_ones() as usize & 1;
+        // What each line is worth to a move on it, found once for all the cells it passes through.
+        let mut worth = [0u64; MAX_LINES];
+        for (value, &line) in worth.iter_mut().zip(self.lines) {
+            if line & opp == 0 {
+                *value = MINE[self.count(line & me) as usize];
+            } else if line & me == 0 {
+                *value = THEIRS[self.count(line & opp) as usize];
+            }
+        }
+        let side = self.count(me | opp) as usize & 1;
         let mut keys = [0u64; 64];
         let mut len = 0;
         for cell in cells_of(moves) {
-            let mut value = 0;
-            for &line in &self.through[cell] {
-                if line & opp == 0 {
-                    value += MINE[(line & me).count_ones() as usize];
-                } else if line & me == 0 {
-                    value += THEIRS[(line & opp).count_ones() as usize];
-                }
-            }
+            let mut value = self.through[cell]
+                .iter()
+                .map(|&line| worth[line as usize])
+                .sum::<u64>();
             if Some(cell) == first {
                 value = 1 << 24;
             }
@@ -309,7 +332,7 @@ impl Searcher {
         if empty == 0 {
             return 0;
         }
-        let empties = empty.count_ones();
+        let empties = self.count(empty);
         let ply = self.cells - empties;
         // Deep enough to reach the end: the score will be exact, whatever path led here.
         let depth = if depth >= empties as i32 { 255 } else { depth };
@@ -352,7 +375,11 @@ impl Searcher {
         }
         // Near the end of the game a position is quicker to search again than to look up.
         let use_table = empties > 5;
-        let (key, symmetry) = if use_table { self.key(me, opp) } else { (0, 0) };
+        let (key, symmetry) = if use_table {
+            self.key(me, opp, ply)
+        } else {
+            (0, 0)
+        };
         let mut first = None;
         if let Some((score, stored_depth, bound, best)) =
             use_table.then(|| self.table.probe(key)).flatten()
@@ -457,9 +484,9 @@ impl Searcher {
         };
         let first = self
             .table
-            .probe(self.key(me, opp).0)
+            .probe(self.key(me, opp, ply).0)
             .map(|(_, _, _, best)| {
-                let (_, s) = self.key(me, opp);
+                let (_, s) = self.key(me, opp, ply);
                 self.group.map_cell(self.group.inverse(s), best)
             });
         let allowed: u64 = moves.iter().fold(0, |m, &c| m | 1 << c);
