@@ -399,6 +399,10 @@ impl Searcher {
         }
         let (moves, next_depth) = if threats != 0 {
             (threats, depth)
+        } else if use_table && self.small.is_some() {
+            // Moves that a symmetry of the position maps onto one another score alike: one of
+            // each kind is enough (small boards, where the classes are a lookup).
+            (self.group.distinct_moves(me, opp, empty), depth - 1)
         } else {
             (empty, depth - 1)
         };

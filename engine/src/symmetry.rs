@@ -36,6 +36,9 @@ struct SmallTable {
     base3: Vec<u16>,
     /// For each code `base3[a] + 2 * base3[b]`: the canonical `(a, b)` and the symmetry used.
     canon: Vec<(u16, u16, u8)>,
+    /// For each code: one empty cell of each class of cells that the position's symmetries map
+    /// onto one another.
+    distinct: Vec<u16>,
 }
 
 impl Symmetries {
@@ -143,14 +146,21 @@ impl Symmetries {
                 })
                 .collect();
             let mut canon = vec![(0, 0, 0); 3usize.pow(cells as u32)];
+            let mut distinct = vec![0; 3usize.pow(cells as u32)];
+            let full = variant.full_mask();
             for a in 0..1u64 << cells {
                 for b in (0..1u64 << cells).filter(|b| a & b == 0) {
+                    let code = base3[a as usize] as usize + 2 * base3[b as usize] as usize;
                     let (ca, cb, s) = group.canonical(a, b);
-                    canon[base3[a as usize] as usize + 2 * base3[b as usize] as usize] =
-                        (ca as u16, cb as u16, s as u8);
+                    canon[code] = (ca as u16, cb as u16, s as u8);
+                    distinct[code] = group.distinct_moves(a, b, full & !(a | b)) as u16;
                 }
             }
-            group.small = Some(SmallTable { base3, canon });
+            group.small = Some(SmallTable {
+                base3,
+                canon,
+                distinct,
+            });
         }
         group
     }
@@ -210,6 +220,20 @@ impl Symmetries {
             }
         }
         best
+    }
+
+    /// Of the cells in `moves`, the lowest of each class that the symmetries leaving `(a, b)`
+    /// unchanged map onto one another: one move of each kind. Looked up on small boards.
+    #[inline]
+    pub fn distinct_moves(&self, a: u64, b: u64, moves: u64) -> u64 {
+        if let Some(small) = &self.small {
+            let code = small.base3[a as usize] as usize + 2 * small.base3[b as usize] as usize;
+            return u64::from(small.distinct[code]) & moves;
+        }
+        let stabiliser = self.stabiliser(a, b);
+        crate::board::cells_of(moves)
+            .filter(|&cell| stabiliser.iter().all(|&s| self.map_cell(s, cell) >= cell))
+            .fold(0, |mask, cell| mask | 1 << cell)
     }
 
     /// The symmetries that leave the pair `(a, b)` unchanged.
@@ -307,5 +331,36 @@ mod tests {
         }
         // The main diagonal reflection leaves this position alone.
         assert_eq!(group.stabiliser(x, o).len(), 2);
+    }
+
+    #[test]
+    fn distinct_moves_keep_one_move_of_each_kind() {
+        let group = Symmetries::of(Variant::Classic);
+        let empty = Variant::Classic.full_mask();
+        // The empty board: a corner, an edge and the centre.
+        assert_eq!(group.distinct_moves(0, 0, empty), 1 << 0 | 1 << 1 | 1 << 4);
+        // Every position: each empty cell is the image of exactly one kept cell.
+        for a in 0..512u64 {
+            for b in (0..512u64).filter(|b| a & b == 0) {
+                let moves = empty & !(a | b);
+                let kept = group.distinct_moves(a, b, moves);
+                let stabiliser = group.stabiliser(a, b);
+                for cell in crate::board::cells_of(moves) {
+                    let images = stabiliser.iter().map(|&s| group.map_cell(s, cell));
+                    let kept_images = images.filter(|&image| kept & 1 << image != 0).count();
+                    assert!(
+                        kept_images > 0,
+                        "{a:b} {b:b}: cell {cell} has no kept image"
+                    );
+                    assert_eq!(kept & moves, kept);
+                }
+                for cell in crate::board::cells_of(kept) {
+                    assert!(stabiliser.iter().all(|&s| {
+                        let image = group.map_cell(s, cell);
+                        image == cell || kept & 1 << image == 0
+                    }));
+                }
+            }
+        }
     }
 }
