@@ -80,6 +80,10 @@ pub struct Searcher {
 
 /// The most winning lines of any board (qubic's).
 const MAX_LINES: usize = 76;
+/// The most cells of a board with [`SmallBoard`] tables.
+const SMALL_CELLS: usize = 9;
+/// The most lines of such a board.
+const SMALL_LINES: usize = 8;
 
 /// Nodes the horizon threat search may spend at one leaf.
 const HORIZON_THREAT_NODES: u64 = 24;
@@ -97,17 +101,22 @@ struct Moves {
 }
 
 impl Moves {
-    /// `moves` in cell order.
-    fn plain(moves: u64) -> Moves {
-        let mut ordered = Moves {
+    /// No moves yet. The lists are filled where they are used: one built in a callee and
+    /// returned would be copied out whole right after its cells were written one at a time,
+    /// which stalls the copy.
+    fn new() -> Moves {
+        Moves {
             cells: [0; 64],
             len: 0,
-        };
-        for cell in cells_of(moves) {
-            ordered.cells[ordered.len] = cell as u8;
-            ordered.len += 1;
         }
-        ordered
+    }
+
+    /// Appends `moves` in cell order.
+    fn extend(&mut self, moves: u64) {
+        for cell in cells_of(moves) {
+            self.cells[self.len] = cell as u8;
+            self.len += 1;
+        }
     }
 }
 
@@ -278,13 +287,29 @@ impl Searcher {
         score.clamp(-PROVEN / 2, PROVEN / 2)
     }
 
-    /// Orders `moves` best first: the table's move, then moves that extend or block the most
-    /// promising lines, then history.
-    fn order(&self, me: u64, opp: u64, moves: u64, first: Option<usize>) -> Moves {
+    /// Appends `moves` to `ordered` best first: the table's move, then moves that extend or
+    /// block the most promising lines, then history.
+    fn order(&self, me: u64, opp: u64, moves: u64, first: Option<usize>, ordered: &mut Moves) {
+        let side = self.count(me | opp) as usize & 1;
+        if self.small.is_some() {
+            let worth = self.line_worth::<SMALL_LINES>(me, opp);
+            let value = |cell: usize| self.through[cell].iter().map(|&l| worth[l as usize]).sum();
+            self.sorted::<SMALL_CELLS>(moves, first, side, value, ordered);
+        } else {
+            let worth = self.line_worth::<MAX_LINES>(me, opp);
+            let value = |cell: usize| self.through[cell].iter().map(|&l| worth[l as usize]).sum();
+            self.sorted::<64>(moves, first, side, value, ordered);
+        }
+    }
+
+    /// What each line (of at most `N`) is worth to a move on it, for move ordering: found once
+    /// for all the cells it passes through.
+    #[inline]
+    fn line_worth<const N: usize>(&self, me: u64, opp: u64) -> [u64; N] {
         const MINE: [u64; 4] = [1, 4, 24, 96];
         const THEIRS: [u64; 4] = [1, 3, 18, 80];
-        // What each line is worth to a move on it, found once for all the cells it passes through.
-        let mut worth = [0u64; MAX_LINES];
+        debug_assert!(self.lines.len() <= N);
+        let mut worth = [0u64; N];
         for (value, &line) in worth.iter_mut().zip(self.lines) {
             if line & opp == 0 {
                 *value = MINE[self.count(line & me) as usize];
@@ -292,32 +317,45 @@ impl Searcher {
                 *value = THEIRS[self.count(line & opp) as usize];
             }
         }
-        let side = self.count(me | opp) as usize & 1;
-        let mut keys = [0u64; 64];
+        worth
+    }
+
+    /// Appends `moves` (at most `N`) to `ordered`, sorted by `value`, the table's move `first`
+    /// ahead of all, then by the history of `side`, then the lower cell first.
+    #[inline]
+    fn sorted<const N: usize>(
+        &self,
+        moves: u64,
+        first: Option<usize>,
+        side: usize,
+        value: impl Fn(usize) -> u64,
+        ordered: &mut Moves,
+    ) {
+        let mut keys = [0u64; N];
         let mut len = 0;
         for cell in cells_of(moves) {
-            let mut value = self.through[cell]
-                .iter()
-                .map(|&line| worth[line as usize])
-                .sum::<u64>();
-            if Some(cell) == first {
-                value = 1 << 24;
-            }
+            let value = if Some(cell) == first {
+                1 << 24
+            } else {
+                value(cell)
+            };
             let history = u64::from(self.history[side][cell].min(1 << 24));
-            // Sort key: line value, then history, then the lower cell.
             keys[len] = value << 40 | history << 8 | (63 - cell as u64);
             len += 1;
         }
         let keys = &mut keys[..len];
         keys.sort_unstable_by(|a, b| b.cmp(a));
-        let mut ordered = Moves {
-            cells: [0; 64],
-            len,
-        };
-        for (slot, key) in ordered.cells.iter_mut().zip(keys.iter()) {
-            *slot = 63 - (key & 0xff) as u8;
+        for key in keys.iter() {
+            ordered.cells[ordered.len] = 63 - (key & 0xff) as u8;
+            ordered.len += 1;
         }
-        ordered
+    }
+
+    /// Counts a cut-off by `cell` at `depth`, played at `ply`, for move ordering.
+    #[inline]
+    fn record_cut(&mut self, ply: u32, cell: usize, depth: i32) {
+        let depth = depth.clamp(1, 20);
+        self.history[ply as usize & 1][cell] += (depth * depth) as u32;
     }
 
     /// The score of the position (`me` to move against `opp`, game not over) searched `depth`
@@ -375,6 +413,18 @@ impl Searcher {
         }
         // Near the end of the game a position is quicker to search again than to look up.
         let use_table = empties > 5;
+        if !use_table && threats & threats.wrapping_sub(1) == 0 && threats != 0 {
+            // One forced move and nothing to store: its score is this position's.
+            let cell = threats.trailing_zeros() as usize;
+            let score = -self.negamax(opp, me | threats, depth, -beta, -alpha);
+            if self.stopped {
+                return 0;
+            }
+            if score > alpha && score >= beta {
+                self.record_cut(ply, cell, depth);
+            }
+            return score;
+        }
         let (key, symmetry) = if use_table {
             self.key(me, opp, ply)
         } else {
@@ -406,11 +456,12 @@ impl Searcher {
         } else {
             (empty, depth - 1)
         };
-        let ordered = if threats != 0 || empties <= 3 {
-            Moves::plain(moves)
+        let mut ordered = Moves::new();
+        if threats != 0 || empties <= 3 {
+            ordered.extend(moves);
         } else {
-            self.order(me, opp, moves, first)
-        };
+            self.order(me, opp, moves, first, &mut ordered);
+        }
         let original_alpha = alpha;
         let mut best_score = -INF;
         let mut best_move = ordered.cells[0] as usize;
@@ -436,9 +487,7 @@ impl Searcher {
                 if score > alpha {
                     alpha = score;
                     if alpha >= beta {
-                        let side = ply as usize & 1;
-                        self.history[side][cell] +=
-                            (depth.clamp(1, 20) * depth.clamp(1, 20)) as u32;
+                        self.record_cut(ply, cell, depth);
                         break;
                     }
                 }
@@ -494,7 +543,8 @@ impl Searcher {
                 self.group.map_cell(self.group.inverse(s), best)
             });
         let allowed: u64 = moves.iter().fold(0, |m, &c| m | 1 << c);
-        let ordered = self.order(me, opp, allowed, first);
+        let mut ordered = Moves::new();
+        self.order(me, opp, allowed, first, &mut ordered);
         let mut scored: Vec<(usize, i32)> = Vec::with_capacity(ordered.len);
         let mut by_class: Vec<(usize, i32)> = Vec::new();
         let mut best = -INF;
