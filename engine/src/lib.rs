@@ -32,6 +32,7 @@ pub mod defence_build;
 mod engine;
 mod level;
 mod line_counts;
+mod move_order;
 mod players;
 mod qubic_play;
 pub mod search;

@@ -12,9 +12,10 @@
 
 use std::time::Instant;
 
-use crate::board::{Board, Mark, cells_of};
+use crate::board::{Board, Mark};
 use crate::budget::Budget;
-use crate::small_board::SmallBoard;
+use crate::move_order::{MoveOrder, Moves};
+use crate::small_board::{self, SmallBoard};
 use crate::symmetry::Symmetries;
 use crate::table::{EXACT_BOUND, LOWER, Table, UPPER};
 use crate::threats::ThreatSearch;
@@ -46,8 +47,6 @@ pub struct Searcher {
     variant: Variant,
     /// Its winning lines.
     lines: &'static [u64],
-    /// For each cell, the indices in `lines` of the lines through it, for move ordering.
-    through: &'static [Vec<u8>],
     /// Cells in a line.
     k: u32,
     /// Every cell of the board.
@@ -71,19 +70,12 @@ pub struct Searcher {
     deadline: Option<Instant>,
     /// Set once the budget has run out; every score computed after that is discarded.
     pub stopped: bool,
-    /// How often each (side, cell) caused a cut-off, for move ordering.
-    history: [[u32; 64]; 2],
+    /// Move ordering, with its history of cut-offs.
+    ordering: MoveOrder,
     /// A small threat search run at the horizon, so that a forced win by threats just beyond
     /// it is scored as the win it is (qubic); `None` to evaluate the horizon statically only.
     horizon_threats: Option<ThreatSearch>,
 }
-
-/// The most winning lines of any board (qubic's).
-const MAX_LINES: usize = 76;
-/// The most cells of a board with [`SmallBoard`] tables.
-const SMALL_CELLS: usize = 9;
-/// The most lines of such a board.
-const SMALL_LINES: usize = 8;
 
 /// Nodes the horizon threat search may spend at one leaf.
 const HORIZON_THREAT_NODES: u64 = 24;
@@ -91,34 +83,6 @@ const HORIZON_THREAT_NODES: u64 = 24;
 const HORIZON_PRESSURE: i32 = 40;
 /// How many of its own moves the horizon threat search may look ahead.
 const HORIZON_THREAT_DEPTH: u32 = 6;
-
-/// Moves in search order.
-struct Moves {
-    /// The cells, best first.
-    cells: [u8; 64],
-    /// How many there are.
-    len: usize,
-}
-
-impl Moves {
-    /// No moves yet. The lists are filled where they are used: one built in a callee and
-    /// returned would be copied out whole right after its cells were written one at a time,
-    /// which stalls the copy.
-    fn new() -> Moves {
-        Moves {
-            cells: [0; 64],
-            len: 0,
-        }
-    }
-
-    /// Appends `moves` in cell order.
-    fn extend(&mut self, moves: u64) {
-        for cell in cells_of(moves) {
-            self.cells[self.len] = cell as u8;
-            self.len += 1;
-        }
-    }
-}
 
 /// Table size (log2 of slots) for each variant: enough for the exact solves, bounded per search.
 fn table_bits(variant: Variant) -> u32 {
@@ -141,7 +105,6 @@ impl Searcher {
         let mut searcher = Searcher {
             variant,
             lines: variant.lines(),
-            through: variant.line_ids_through_each(),
             k: variant.side() as u32,
             full: variant.full_mask(),
             cells: variant.cells() as u32,
@@ -158,7 +121,7 @@ impl Searcher {
             node_limit: u64::MAX,
             deadline: None,
             stopped: false,
-            history: [[0; 64]; 2],
+            ordering: MoveOrder::new(variant),
             horizon_threats: None,
         };
         searcher.set_budget(budget);
@@ -181,11 +144,7 @@ impl Searcher {
     /// is halved.
     pub fn new_search(&mut self) {
         self.table.generation = self.table.generation.wrapping_add(1);
-        for side in &mut self.history {
-            for count in side.iter_mut() {
-                *count /= 2;
-            }
-        }
+        self.ordering.halve_history();
     }
 
     /// The variant searched.
@@ -216,10 +175,22 @@ impl Searcher {
 
     #[inline]
     fn key(&self, me: u64, opp: u64, ply: u32) -> (u64, usize) {
-        let (a, b, s) = if ply < self.symmetric_plies {
-            self.group.canonical(me, opp)
-        } else {
+        let (key, s, _) = self.key_and_distinct(me, opp, ply);
+        (key, s)
+    }
+
+    /// The table key of the position, the symmetry that maps it to the image the key is of, and
+    /// on a small board one empty cell of each kind (all the empty cells elsewhere).
+    #[inline(always)]
+    fn key_and_distinct(&self, me: u64, opp: u64, ply: u32) -> (u64, usize, u64) {
+        let mut distinct = self.full & !(me | opp);
+        let (a, b, s) = if ply >= self.symmetric_plies {
             (me, opp, 0)
+        } else if let Some((a, b, s, kinds)) = self.group.canonical_and_distinct(me, opp) {
+            distinct = kinds;
+            (a, b, s)
+        } else {
+            self.group.canonical(me, opp)
         };
         let key = if self.variant.cells() <= 32 {
             a | b << 32
@@ -228,16 +199,13 @@ impl Searcher {
                 .wrapping_mul(0x9E37_79B9_7F4A_7C15);
             h ^ (h >> 32)
         };
-        (key, s)
+        (key, s, distinct)
     }
 
     /// The number of cells in `mask`.
     #[inline]
     fn count(&self, mask: u64) -> u32 {
-        match self.small {
-            Some(small) => small.count(mask),
-            None => mask.count_ones(),
-        }
+        small_board::count(self.small, mask)
     }
 
     /// One pass over the lines: the cells where the side to move would complete a line, the cells
@@ -287,80 +255,45 @@ impl Searcher {
         score.clamp(-PROVEN / 2, PROVEN / 2)
     }
 
-    /// Appends `moves` to `ordered` best first: the table's move, then moves that extend or
-    /// block the most promising lines, then history.
-    fn order(&self, me: u64, opp: u64, moves: u64, first: Option<usize>, ordered: &mut Moves) {
-        let side = self.count(me | opp) as usize & 1;
-        if self.small.is_some() {
-            let worth = self.line_worth::<SMALL_LINES>(me, opp);
-            let value = |cell: usize| self.through[cell].iter().map(|&l| worth[l as usize]).sum();
-            self.sorted::<SMALL_CELLS>(moves, first, side, value, ordered);
-        } else {
-            let worth = self.line_worth::<MAX_LINES>(me, opp);
-            let value = |cell: usize| self.through[cell].iter().map(|&l| worth[l as usize]).sum();
-            self.sorted::<64>(moves, first, side, value, ordered);
-        }
-    }
-
-    /// What each line (of at most `N`) is worth to a move on it, for move ordering: found once
-    /// for all the cells it passes through.
-    #[inline]
-    fn line_worth<const N: usize>(&self, me: u64, opp: u64) -> [u64; N] {
-        const MINE: [u64; 4] = [1, 4, 24, 96];
-        const THEIRS: [u64; 4] = [1, 3, 18, 80];
-        debug_assert!(self.lines.len() <= N);
-        let mut worth = [0u64; N];
-        for (value, &line) in worth.iter_mut().zip(self.lines) {
-            if line & opp == 0 {
-                *value = MINE[self.count(line & me) as usize];
-            } else if line & me == 0 {
-                *value = THEIRS[self.count(line & opp) as usize];
-            }
-        }
-        worth
-    }
-
-    /// Appends `moves` (at most `N`) to `ordered`, sorted by `value`, the table's move `first`
-    /// ahead of all, then by the history of `side`, then the lower cell first.
-    #[inline]
-    fn sorted<const N: usize>(
-        &self,
-        moves: u64,
-        first: Option<usize>,
-        side: usize,
-        value: impl Fn(usize) -> u64,
-        ordered: &mut Moves,
-    ) {
-        let mut keys = [0u64; N];
-        let mut len = 0;
-        for cell in cells_of(moves) {
-            let value = if Some(cell) == first {
-                1 << 24
-            } else {
-                value(cell)
-            };
-            let history = u64::from(self.history[side][cell].min(1 << 24));
-            keys[len] = value << 40 | history << 8 | (63 - cell as u64);
-            len += 1;
-        }
-        let keys = &mut keys[..len];
-        keys.sort_unstable_by(|a, b| b.cmp(a));
-        for key in keys.iter() {
-            ordered.cells[ordered.len] = 63 - (key & 0xff) as u8;
-            ordered.len += 1;
-        }
-    }
-
-    /// Counts a cut-off by `cell` at `depth`, played at `ply`, for move ordering.
-    #[inline]
-    fn record_cut(&mut self, ply: u32, cell: usize, depth: i32) {
-        let depth = depth.clamp(1, 20);
-        self.history[ply as usize & 1][cell] += (depth * depth) as u32;
-    }
-
     /// The score of the position (`me` to move against `opp`, game not over) searched `depth`
     /// plies deep (forced moves are free), within the window `(alpha, beta)`.
-    pub fn negamax(&mut self, me: u64, opp: u64, depth: i32, mut alpha: i32, mut beta: i32) -> i32 {
+    pub fn negamax(&mut self, me: u64, opp: u64, depth: i32, alpha: i32, beta: i32) -> i32 {
+        let ply = self.count(me | opp);
+        self.node(me, opp, ply, depth, alpha, beta)
+    }
+
+    /// The score of a quiet position at the horizon (`ply` marks on the board): the static
+    /// evaluation, or a win by threats that the horizon threat search finds.
+    fn horizon(&mut self, me: u64, opp: u64, ply: u32) -> i32 {
+        let mut pressure = 0;
+        if let Some(threat_search) = self.horizon_threats.as_mut() {
+            threat_search.extend(HORIZON_THREAT_NODES);
+            if let Some((_, plies)) = threat_search.find_win(me, opp, HORIZON_THREAT_DEPTH) {
+                return win_at(ply + plies);
+            }
+            // The opponent would have a forced win if it were its move: we must spend our move
+            // defending, and a second such threat would be fatal.
+            threat_search.extend(HORIZON_THREAT_NODES);
+            if threat_search
+                .find_win(opp, me, HORIZON_THREAT_DEPTH)
+                .is_some()
+            {
+                pressure = HORIZON_PRESSURE;
+            }
+        }
+        self.evaluate(me, opp) - pressure
+    }
+
+    /// [`Searcher::negamax`] on a position with `ply` marks, counted by the caller.
+    fn node(
+        &mut self,
+        me: u64,
+        opp: u64,
+        ply: u32,
+        depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
         self.nodes += 1;
         if self.out_of_budget() {
             return 0;
@@ -370,8 +303,7 @@ impl Searcher {
         if empty == 0 {
             return 0;
         }
-        let empties = self.count(empty);
-        let ply = self.cells - empties;
+        let empties = self.cells - ply;
         // Deep enough to reach the end: the score will be exact, whatever path led here.
         let depth = if depth >= empties as i32 { 255 } else { depth };
         let (wins, threats, can_win, can_lose) = self.scan(me, opp);
@@ -393,42 +325,28 @@ impl Searcher {
             return alpha;
         }
         if depth <= 0 && threats == 0 {
-            let mut pressure = 0;
-            if let Some(threat_search) = self.horizon_threats.as_mut() {
-                threat_search.extend(HORIZON_THREAT_NODES);
-                if let Some((_, plies)) = threat_search.find_win(me, opp, HORIZON_THREAT_DEPTH) {
-                    return win_at(ply + plies);
-                }
-                // The opponent would have a forced win if it were its move: we must spend our
-                // move defending, and a second such threat would be fatal.
-                threat_search.extend(HORIZON_THREAT_NODES);
-                if threat_search
-                    .find_win(opp, me, HORIZON_THREAT_DEPTH)
-                    .is_some()
-                {
-                    pressure = HORIZON_PRESSURE;
-                }
-            }
-            return self.evaluate(me, opp) - pressure;
+            return self.horizon(me, opp, ply);
         }
         // Near the end of the game a position is quicker to search again than to look up.
         let use_table = empties > 5;
         if !use_table && threats & threats.wrapping_sub(1) == 0 && threats != 0 {
             // One forced move and nothing to store: its score is this position's.
             let cell = threats.trailing_zeros() as usize;
-            let score = -self.negamax(opp, me | threats, depth, -beta, -alpha);
+            let score = -self.node(opp, me | threats, ply + 1, depth, -beta, -alpha);
             if self.stopped {
                 return 0;
             }
             if score > alpha && score >= beta {
-                self.record_cut(ply, cell, depth);
+                self.ordering.record_cut(ply, cell, depth);
             }
             return score;
         }
-        let (key, symmetry) = if use_table {
-            self.key(me, opp, ply)
+        // With the key, one empty cell of each kind of move (on a small board: moves that a
+        // symmetry of the position maps onto one another score alike, and one is enough).
+        let (key, symmetry, distinct) = if use_table {
+            self.key_and_distinct(me, opp, ply)
         } else {
-            (0, 0)
+            (0, 0, empty)
         };
         let mut first = None;
         if let Some((score, stored_depth, bound, best)) =
@@ -449,34 +367,31 @@ impl Searcher {
         }
         let (moves, next_depth) = if threats != 0 {
             (threats, depth)
-        } else if use_table && self.small.is_some() {
-            // Moves that a symmetry of the position maps onto one another score alike: one of
-            // each kind is enough (small boards, where the classes are a lookup).
-            (self.group.distinct_moves(me, opp, empty), depth - 1)
         } else {
-            (empty, depth - 1)
+            (distinct, depth - 1)
         };
         let mut ordered = Moves::new();
         if threats != 0 || empties <= 3 {
             ordered.extend(moves);
         } else {
-            self.order(me, opp, moves, first, &mut ordered);
+            self.ordering
+                .order((me, opp), ply, moves, first, &mut ordered);
         }
         let original_alpha = alpha;
         let mut best_score = -INF;
-        let mut best_move = ordered.cells[0] as usize;
-        for (i, &cell) in ordered.cells[..ordered.len].iter().enumerate() {
-            let cell = cell as usize;
+        let mut best_move = 0;
+        for i in 0..ordered.len {
+            let cell = ordered.get(i);
             let after = me | 1 << cell;
             // Principal variation search: the first move gets the full window; the others must
             // first show, with a null window, that they beat it.
             let mut score = if i == 0 {
-                -self.negamax(opp, after, next_depth, -beta, -alpha)
+                -self.node(opp, after, ply + 1, next_depth, -beta, -alpha)
             } else {
-                -self.negamax(opp, after, next_depth, -alpha - 1, -alpha)
+                -self.node(opp, after, ply + 1, next_depth, -alpha - 1, -alpha)
             };
             if i > 0 && score > alpha && score < beta && !self.stopped {
-                score = -self.negamax(opp, after, next_depth, -beta, -alpha);
+                score = -self.node(opp, after, ply + 1, next_depth, -beta, -alpha);
             }
             if self.stopped {
                 return 0;
@@ -487,7 +402,7 @@ impl Searcher {
                 if score > alpha {
                     alpha = score;
                     if alpha >= beta {
-                        self.record_cut(ply, cell, depth);
+                        self.ordering.record_cut(ply, cell, depth);
                         break;
                     }
                 }
@@ -544,12 +459,13 @@ impl Searcher {
             });
         let allowed: u64 = moves.iter().fold(0, |m, &c| m | 1 << c);
         let mut ordered = Moves::new();
-        self.order(me, opp, allowed, first, &mut ordered);
+        self.ordering
+            .order((me, opp), ply, allowed, first, &mut ordered);
         let mut scored: Vec<(usize, i32)> = Vec::with_capacity(ordered.len);
         let mut by_class: Vec<(usize, i32)> = Vec::new();
         let mut best = -INF;
-        for &cell in &ordered.cells[..ordered.len] {
-            let cell = cell as usize;
+        for i in 0..ordered.len {
+            let cell = ordered.get(i);
             let class = representative(cell);
             if let Some(&(_, score)) = by_class.iter().find(|(c, _)| *c == class) {
                 scored.push((cell, score));

@@ -77,6 +77,15 @@ impl SmallBoard {
     }
 }
 
+/// The number of cells in `mask`: read off `small`'s table where there is one.
+#[inline]
+pub(crate) fn count(small: Option<&SmallBoard>, mask: u64) -> u32 {
+    match small {
+        Some(small) => small.count(mask),
+        None => mask.count_ones(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

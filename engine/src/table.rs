@@ -38,7 +38,7 @@ impl Table {
     }
 
     /// `(score, depth, bound, best)` stored for `key`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn probe(&self, key: u64) -> Option<(i32, i32, u64, usize)> {
         let at = self.index(key);
         let [stored, data] = if self.slots[at][0] == key {
@@ -56,7 +56,7 @@ impl Table {
         Some((score, depth, bound, best))
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn store(&mut self, key: u64, score: i32, depth: i32, bound: u64, best: usize) {
         let at = self.index(key);
         let data = (score as i16 as u16 as u64)
