@@ -49,7 +49,7 @@ impl Moves {
     }
 
     /// The `i`th move; moves are taken in order, `i` from 0 up.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&mut self, i: usize) -> usize {
         if !self.by_key {
             return self.cells[i] as usize;

@@ -450,24 +450,23 @@ impl Searcher {
                 .min()
                 .unwrap_or(cell)
         };
+        let (key, symmetry) = self.key(me, opp, ply);
         let first = self
             .table
-            .probe(self.key(me, opp, ply).0)
-            .map(|(_, _, _, best)| {
-                let (_, s) = self.key(me, opp, ply);
-                self.group.map_cell(self.group.inverse(s), best)
-            });
+            .probe(key)
+            .map(|(_, _, _, best)| self.group.map_cell(self.group.inverse(symmetry), best));
         let allowed: u64 = moves.iter().fold(0, |m, &c| m | 1 << c);
         let mut ordered = Moves::new();
         self.ordering
             .order((me, opp), ply, allowed, first, &mut ordered);
         let mut scored: Vec<(usize, i32)> = Vec::with_capacity(ordered.len);
-        let mut by_class: Vec<(usize, i32)> = Vec::new();
+        // The score of each class of moves, kept under its representative.
+        let mut by_class = [None; 64];
         let mut best = -INF;
         for i in 0..ordered.len {
             let cell = ordered.get(i);
             let class = representative(cell);
-            if let Some(&(_, score)) = by_class.iter().find(|(c, _)| *c == class) {
+            if let Some(score) = by_class[class] {
                 scored.push((cell, score));
                 continue;
             }
@@ -487,7 +486,7 @@ impl Searcher {
             if self.stopped {
                 break;
             }
-            by_class.push((class, score));
+            by_class[class] = Some(score);
             scored.push((cell, score));
             best = best.max(score);
         }

@@ -256,7 +256,7 @@ impl Symmetries {
         ))
     }
 
-    #[inline]
+    #[inline(always)]
     fn small_image(&self, a: u64, b: u64) -> Option<SmallImage> {
         let small = self.small.as_ref()?;
         let code = small.base3[a as usize] as usize + 2 * small.base3[b as usize] as usize;
