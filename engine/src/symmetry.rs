@@ -265,9 +265,11 @@ impl Symmetries {
 
     /// The symmetries that leave the pair `(a, b)` unchanged.
     pub fn stabiliser(&self, a: u64, b: u64) -> Vec<usize> {
-        (0..self.perms.len())
-            .filter(|&s| self.map_mask(s, a) == a && self.map_mask(s, b) == b)
-            .collect()
+        let mut stabiliser = Vec::with_capacity(self.perms.len());
+        stabiliser.extend(
+            (0..self.perms.len()).filter(|&s| self.map_mask(s, a) == a && self.map_mask(s, b) == b),
+        );
+        stabiliser
     }
 }
 
