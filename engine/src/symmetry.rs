@@ -34,8 +34,22 @@ pub struct Symmetries {
 struct SmallTable {
     /// For each mask, the sum of `3^cell` over its cells.
     base3: Vec<u16>,
-    /// For each code `base3[a] + 2 * base3[b]`: the canonical `(a, b)` and the symmetry used.
-    canon: Vec<(u16, u16, u8)>,
+    /// For each code `base3[a] + 2 * base3[b]`, what the search asks of the position, in one
+    /// entry of eight bytes.
+    images: Vec<SmallImage>,
+}
+
+/// A position on a small board: its canonical image and its kinds of move.
+#[derive(Debug, Clone, Copy, Default)]
+struct SmallImage {
+    /// The canonical `(a, b)`.
+    a: u16,
+    b: u16,
+    /// One empty cell of each class of cells that the position's symmetries map onto one
+    /// another.
+    distinct: u16,
+    /// The symmetry that maps the position to its canonical image.
+    symmetry: u8,
 }
 
 impl Symmetries {
@@ -142,15 +156,21 @@ impl Symmetries {
                         .sum()
                 })
                 .collect();
-            let mut canon = vec![(0, 0, 0); 3usize.pow(cells as u32)];
+            let mut images = vec![SmallImage::default(); 3usize.pow(cells as u32)];
+            let full = variant.full_mask();
             for a in 0..1u64 << cells {
                 for b in (0..1u64 << cells).filter(|b| a & b == 0) {
+                    let code = base3[a as usize] as usize + 2 * base3[b as usize] as usize;
                     let (ca, cb, s) = group.canonical(a, b);
-                    canon[base3[a as usize] as usize + 2 * base3[b as usize] as usize] =
-                        (ca as u16, cb as u16, s as u8);
+                    images[code] = SmallImage {
+                        a: ca as u16,
+                        b: cb as u16,
+                        distinct: group.distinct_moves(a, b, full & !(a | b)) as u16,
+                        symmetry: s as u8,
+                    };
                 }
             }
-            group.small = Some(SmallTable { base3, canon });
+            group.small = Some(SmallTable { base3, images });
         }
         group
     }
@@ -193,10 +213,8 @@ impl Symmetries {
     /// produced it.
     #[inline]
     pub fn canonical(&self, a: u64, b: u64) -> (u64, u64, usize) {
-        if let Some(small) = &self.small {
-            let code = small.base3[a as usize] as usize + 2 * small.base3[b as usize] as usize;
-            let (ca, cb, s) = small.canon[code];
-            return (ca as u64, cb as u64, s as usize);
+        if let Some(image) = self.small_image(a, b) {
+            return (image.a.into(), image.b.into(), image.symmetry.into());
         }
         let mut best = (a, b, 0);
         for s in 1..self.perms.len() {
@@ -212,11 +230,46 @@ impl Symmetries {
         best
     }
 
+    /// Of the cells in `moves`, the lowest of each class that the symmetries leaving `(a, b)`
+    /// unchanged map onto one another: one move of each kind. Looked up on small boards.
+    #[inline]
+    pub fn distinct_moves(&self, a: u64, b: u64, moves: u64) -> u64 {
+        if let Some(image) = self.small_image(a, b) {
+            return u64::from(image.distinct) & moves;
+        }
+        let stabiliser = self.stabiliser(a, b);
+        crate::board::cells_of(moves)
+            .filter(|&cell| stabiliser.iter().all(|&s| self.map_cell(s, cell) >= cell))
+            .fold(0, |mask, cell| mask | 1 << cell)
+    }
+
+    /// On a small board, [`Symmetries::canonical`] of `(a, b)` and its
+    /// [`Symmetries::distinct_moves`] among all the empty cells, in one lookup.
+    #[inline]
+    pub fn canonical_and_distinct(&self, a: u64, b: u64) -> Option<(u64, u64, usize, u64)> {
+        let image = self.small_image(a, b)?;
+        Some((
+            image.a.into(),
+            image.b.into(),
+            image.symmetry.into(),
+            image.distinct.into(),
+        ))
+    }
+
+    #[inline(always)]
+    fn small_image(&self, a: u64, b: u64) -> Option<SmallImage> {
+        let small = self.small.as_ref()?;
+        let code = small.base3[a as usize] as usize + 2 * small.base3[b as usize] as usize;
+        Some(small.images[code])
+    }
+
     /// The symmetries that leave the pair `(a, b)` unchanged.
     pub fn stabiliser(&self, a: u64, b: u64) -> Vec<usize> {
-        (0..self.perms.len())
-            .filter(|&s| self.map_mask(s, a) == a && self.map_mask(s, b) == b)
-            .collect()
+        let mut stabiliser = Vec::with_capacity(self.perms.len());
+        stabiliser.extend(
+            (0..self.perms.len()).filter(|&s| self.map_mask(s, a) == a && self.map_mask(s, b) == b),
+        );
+        stabiliser
     }
 }
 
@@ -307,5 +360,36 @@ mod tests {
         }
         // The main diagonal reflection leaves this position alone.
         assert_eq!(group.stabiliser(x, o).len(), 2);
+    }
+
+    #[test]
+    fn distinct_moves_keep_one_move_of_each_kind() {
+        let group = Symmetries::of(Variant::Classic);
+        let empty = Variant::Classic.full_mask();
+        // The empty board: a corner, an edge and the centre.
+        assert_eq!(group.distinct_moves(0, 0, empty), 1 << 0 | 1 << 1 | 1 << 4);
+        // Every position: each empty cell is the image of exactly one kept cell.
+        for a in 0..512u64 {
+            for b in (0..512u64).filter(|b| a & b == 0) {
+                let moves = empty & !(a | b);
+                let kept = group.distinct_moves(a, b, moves);
+                let stabiliser = group.stabiliser(a, b);
+                for cell in crate::board::cells_of(moves) {
+                    let images = stabiliser.iter().map(|&s| group.map_cell(s, cell));
+                    let kept_images = images.filter(|&image| kept & 1 << image != 0).count();
+                    assert!(
+                        kept_images > 0,
+                        "{a:b} {b:b}: cell {cell} has no kept image"
+                    );
+                    assert_eq!(kept & moves, kept);
+                }
+                for cell in crate::board::cells_of(kept) {
+                    assert!(stabiliser.iter().all(|&s| {
+                        let image = group.map_cell(s, cell);
+                        image == cell || kept & 1 << image == 0
+                    }));
+                }
+            }
+        }
     }
 }

@@ -93,11 +93,6 @@ impl Variant {
         &self.geometry().through[cell]
     }
 
-    /// For every cell, the winning lines that pass through it.
-    pub(crate) fn lines_through_each(self) -> &'static [Vec<u64>] {
-        &self.geometry().through
-    }
-
     /// For every cell, the indices in [`Variant::lines`] of the lines that pass through it.
     pub(crate) fn line_ids_through_each(self) -> &'static [Vec<u8>] {
         &self.geometry().through_ids

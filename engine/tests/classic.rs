@@ -4,6 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use noughts_engine::Variant::Classic;
+use noughts_engine::search::{EXACT, Searcher, win_at};
 use noughts_engine::solve::{perft, solve};
 use noughts_engine::{Board, Budget, Level, Mark, Outcome, Rng, Value, analyse, choose_move};
 
@@ -129,6 +130,42 @@ fn perfect_is_optimal_in_every_reachable_position() {
                 "{board}: move {} misjudged",
                 mv.cell
             );
+        }
+    }
+}
+
+#[test]
+fn the_cold_search_scores_every_root_move_from_every_position() {
+    // The search without the solved table (as `classic/search_cold_empty` benches it): the best
+    // moves exact, every other move bounded above by a score below the best.
+    let solution = noughts_engine::solve::classic();
+    let exact = |board: &Board, cell: usize| {
+        let child = board.play(cell).unwrap();
+        match child.outcome() {
+            Some(Outcome::Draw) => 0,
+            Some(Outcome::Win { .. }) => win_at(child.ply()),
+            None => -solution.score(&child).unwrap(),
+        }
+    };
+    let empty = Board::new(Classic);
+    let moves: Vec<usize> = empty.legal_moves().collect();
+    let mut searcher = Searcher::new(Classic, Budget::UNLIMITED);
+    let scored = searcher.root(&empty, &moves, EXACT);
+    assert_eq!(scored.len(), 9);
+    assert!(scored.iter().all(|&(_, score)| score == 0), "{scored:?}");
+    for board in reachable().iter().filter(|b| !b.is_over()) {
+        let moves: Vec<usize> = board.legal_moves().collect();
+        let mut searcher = Searcher::new(Classic, Budget::UNLIMITED);
+        let scored = searcher.root(board, &moves, EXACT);
+        assert_eq!(scored.len(), moves.len(), "{board}");
+        let best = scored[0].1;
+        for &(cell, score) in &scored {
+            let value = exact(board, cell);
+            if score == best {
+                assert_eq!(score, value, "{board}: move {cell}");
+            } else {
+                assert!(value <= score && score < best, "{board}: move {cell}");
+            }
         }
     }
 }
