@@ -19,9 +19,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
 
-use super::audience::Held;
 use super::rules::{Decision, Due, EndRecord, PendingMove, Rematch, Rules, Table};
-use super::seat::{Human, Watcher, index};
+use super::seat::{Held, Human, Watcher, index};
 use super::setup::{Setup, Starter};
 use crate::error::Refusal;
 use crate::game_handle::{Command, Requester};

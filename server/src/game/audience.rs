@@ -17,18 +17,6 @@ use crate::session::Session;
 use crate::sitter::Sitter;
 use crate::store::{SEQ_RESERVE, StoreError};
 
-/// The players' frames held back while a move that ends the game is told: each player's
-/// connection then gets `moved` and `game_over` in one write (one system call and one TCP segment
-/// where there would be two), and the watchers get them as before.
-#[derive(Debug, Default)]
-pub(crate) struct Held {
-    /// Each frame with its connection and the seat that connection plays for (if any), in order.
-    frames: Vec<(Option<Mark>, Outbound, Frame)>,
-    /// The broadcasts held so far: the players' frames go out after the second, `game_over`,
-    /// before its watchers' fan-out.
-    broadcasts: u8,
-}
-
 impl Game {
     pub(super) fn on_watch(&mut self, session: Arc<Session>, from: Requester) {
         if let Some(mark) = self.rules.mark_of(from.player) {
@@ -210,7 +198,7 @@ impl Game {
         }
     }
 
-    /// Sends the players' frames held back (see [`Held`]): each connection's in one write.
+    /// Sends the players' frames held back (see `Held`): each connection's in one write.
     pub(super) fn release(&mut self) {
         let Some(held) = self.held.take() else {
             return;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use noughts_protocol::{Mark, SeatInfo, Variant};
 
-use crate::outbound::Outbound;
+use crate::outbound::{Frame, Outbound};
 use crate::session::Session;
 use crate::sitter::Sitter;
 
@@ -62,4 +62,16 @@ pub(super) fn index(mark: Mark) -> usize {
         Mark::X => 0,
         Mark::O => 1,
     }
+}
+
+/// The players' frames held back while a move that ends the game is told: each player's
+/// connection then gets `moved` and `game_over` in one write (one system call and one TCP segment
+/// where there would be two), and the watchers get them as before.
+#[derive(Debug, Default)]
+pub(super) struct Held {
+    /// Each frame with its connection and the seat that connection plays for (if any), in order.
+    pub(super) frames: Vec<(Option<Mark>, Outbound, Frame)>,
+    /// The broadcasts held so far: the players' frames go out after the second, `game_over`,
+    /// before its watchers' fan-out.
+    pub(super) broadcasts: u8,
 }
