@@ -83,6 +83,18 @@ where
     }
 }
 
+/// Writes of one batch.
+type Writes = Vec<Box<dyn Write>>;
+
+/// Jobs handed to the store thread together.
+struct Batch {
+    /// The jobs, in the order they were queued.
+    jobs: Vec<Job>,
+    /// The runtime that handed them over, where the writes are answered in one task; answered
+    /// from the store thread itself when there is none.
+    runtime: Option<Handle>,
+}
+
 /// What the store thread is asked to do.
 enum Job {
     /// A change, committed with the others queued beside it.
@@ -98,8 +110,9 @@ const BATCH: usize = 512;
 struct Feed {
     /// Jobs in the order they were queued; not empty only while a hand-over is due.
     queued: Mutex<Vec<Job>>,
-    /// The store thread's queue; the thread ends when the feed is gone.
-    thread: mpsc::Sender<Vec<Job>>,
+    /// The store thread's queue: each batch with the runtime that handed it over, where its
+    /// answers go; the thread ends when the feed is gone.
+    thread: mpsc::Sender<Batch>,
 }
 
 impl Feed {
@@ -128,8 +141,12 @@ impl Feed {
 
     /// Sends what is queued to the store thread.
     fn hand_over(&self) {
-        let batch = std::mem::take(&mut *self.queued.lock().unwrap_or_else(|p| p.into_inner()));
-        if !batch.is_empty() && self.thread.send(batch).is_err() {
+        let jobs = std::mem::take(&mut *self.queued.lock().unwrap_or_else(|p| p.into_inner()));
+        if jobs.is_empty() {
+            return;
+        }
+        let runtime = Handle::try_current().ok();
+        if self.thread.send(Batch { jobs, runtime }).is_err() {
             error!("the store has stopped; jobs were lost");
         }
     }
@@ -284,8 +301,7 @@ impl Store {
         close: impl FnOnce(Box<dyn Backend>) + Send + 'static,
     ) -> Result<(Store, Startup), StoreError> {
         let (ready_tx, ready) = oneshot::channel();
-        let (thread, queue) = mpsc::channel::<Vec<Job>>();
-        let runtime = Handle::try_current().ok();
+        let (thread, queue) = mpsc::channel::<Batch>();
         std::thread::Builder::new()
             .name("noughts-store".into())
             .spawn(move || {
@@ -296,7 +312,7 @@ impl Store {
                 match opened {
                     Ok((mut db, Ok(startup))) => {
                         let _ = ready_tx.send(Ok(startup));
-                        work(&mut *db, &queue, runtime.as_ref());
+                        work(&mut *db, &queue);
                         close(db);
                     }
                     Ok((db, Err(err))) => {
@@ -613,27 +629,34 @@ fn guarded<T>(work: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreEr
 }
 
 /// The store thread: takes every queued job, commits the writes among them in one transaction,
-/// answers them (in one task on `runtime`, when there is one), then runs the reads. Ends when
-/// every handle has been dropped.
-fn work(db: Db<'_>, queue: &mpsc::Receiver<Vec<Job>>, runtime: Option<&Handle>) {
+/// answers them (a batch's in one task on the runtime that handed it over, if any), then runs the
+/// reads. Ends when every handle has been dropped.
+fn work(db: Db<'_>, queue: &mpsc::Receiver<Batch>) {
     while let Ok(first) = queue.recv() {
-        let mut writes: Vec<Box<dyn Write>> = Vec::new();
+        // Each batch's writes, with the runtime that answers them.
+        let mut writes: Vec<(Option<Handle>, Writes)> = Vec::new();
         let mut reads = Vec::new();
+        let mut taken = 0;
         let mut next = Some(first);
         while let Some(batch) = next.take() {
-            for job in batch {
+            let mut written = Vec::new();
+            for job in batch.jobs {
                 match job {
-                    Job::Write(write) => writes.push(write),
+                    Job::Write(write) => written.push(write),
                     Job::Read(read) => reads.push(read),
                 }
+                taken += 1;
             }
-            if writes.len() + reads.len() < BATCH {
+            if !written.is_empty() {
+                writes.push((batch.runtime, written));
+            }
+            if taken < BATCH {
                 next = queue.try_recv().ok();
             }
         }
         if !writes.is_empty() {
             let committed = db.begin().and_then(|()| {
-                for write in &mut writes {
+                for write in writes.iter_mut().flat_map(|(_, batch)| batch.iter_mut()) {
                     write.run(&mut *db);
                 }
                 db.commit()
@@ -641,14 +664,18 @@ fn work(db: Db<'_>, queue: &mpsc::Receiver<Vec<Job>>, runtime: Option<&Handle>) 
             if committed.is_err() {
                 db.rollback();
             }
-            let answer = move || {
-                for write in writes {
-                    write.finish(committed.as_ref().map(|_| ()));
+            let committed = Arc::new(committed);
+            for (runtime, batch) in writes {
+                let committed = Arc::clone(&committed);
+                let answer = move || {
+                    for write in batch {
+                        write.finish(committed.as_ref().as_ref().map(|_| ()));
+                    }
+                };
+                match runtime {
+                    Some(runtime) => drop(runtime.spawn(async move { answer() })),
+                    None => answer(),
                 }
-            };
-            match runtime {
-                Some(runtime) => drop(runtime.spawn(async move { answer() })),
-                None => answer(),
             }
         }
         for read in reads {

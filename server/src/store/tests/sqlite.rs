@@ -173,3 +173,39 @@ async fn the_database_and_its_journal_files_are_private() {
     drop(store);
     assert_eq!(mode(""), 0o600);
 }
+
+/// A write queued just as the runtime stops still reaches the database: the jobs of a batch are
+/// handed to the store thread by a task that the runtime may drop before it runs, and dropping it
+/// hands them over too; later jobs of the same store are not held up behind them.
+#[test]
+fn a_write_queued_as_the_runtime_stops_still_commits() {
+    let fresh = Fresh::sqlite();
+    let runtime = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    let first = runtime();
+    let store = first.block_on(async {
+        let (store, _) = fresh.open().await;
+        let token = TokenHash::of("ada's token");
+        store.add_player(PlayerId(1), "ada", token).await.unwrap();
+        // Every token goes. `block_on` returns before the task that hands this over has run.
+        let rules = TokenRules {
+            idle_ms: 0,
+            overlap_ms: 0,
+        };
+        store.prune_tokens(rules);
+        store
+    });
+    drop(first);
+    runtime().block_on(async {
+        let trade = store.rotate_token(TokenHash::of("ada's token"), TokenHash::of("new"), FOREVER);
+        let traded = tokio::time::timeout(std::time::Duration::from_secs(20), trade)
+            .await
+            .expect("the store answers")
+            .unwrap();
+        assert!(traded.is_none(), "the token was pruned");
+    });
+}
