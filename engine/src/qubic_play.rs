@@ -28,9 +28,9 @@ pub struct Memory {
     prover: Builder,
 }
 
-/// Positions the proof-number tree of [`Memory`] may hold before it is emptied (about 170 bytes
-/// each with its children and its index entry: some 17 MB at most). A move at 100 ms adds a few
-/// thousand, at a second some tens of thousands.
+/// Positions the proof-number tree of [`Memory`] may hold before it is emptied (some 200 bytes
+/// each with its children and its index entry: 20 to 30 MB at most). A move at 100 ms adds a
+/// few thousand, at a second some tens of thousands.
 const PROVER_NODES: usize = 100_000;
 
 impl Memory {
