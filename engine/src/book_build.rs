@@ -14,10 +14,11 @@
 //! the empty board is).
 
 use std::collections::HashMap;
+use std::time::Instant;
 
 use crate::book::Book;
 use crate::symmetry::Symmetries;
-use crate::threats::{ThreatSearch, winning_cells};
+use crate::threats::{ThreatSearch, defence_cells, winning_cells};
 use crate::variant::Variant;
 
 /// A proof or disproof number that cannot be reached.
@@ -72,6 +73,12 @@ pub struct Builder {
     symmetries: &'static Symmetries,
     threats: ThreatSearch,
     expanded: u64,
+    /// The node being proven: the position the search was made from, or the last one given to
+    /// [`Builder::prove`].
+    root: u32,
+    /// Whether an O-to-move position's children off X's threat line are proven by that line
+    /// instead of by a threat search each (see [`Builder::for_play`]).
+    shortcut: bool,
 }
 
 impl Default for Builder {
@@ -83,47 +90,94 @@ impl Default for Builder {
 impl Builder {
     /// A search whose tree holds only the empty board.
     pub fn new() -> Builder {
-        let mut builder = Builder {
-            nodes: Vec::new(),
-            index: HashMap::new(),
-            symmetries: Symmetries::of(Variant::Qubic),
-            threats: ThreatSearch::new(Variant::Qubic, 0),
-            expanded: 0,
-        };
-        builder.node(0, 0);
-        builder
+        Builder::from_position(0, 0)
     }
 
     /// A search whose tree holds only the position (x, o), to prove it won for X (whichever
     /// side is to move there).
     pub fn from_position(x: u64, o: u64) -> Builder {
-        let mut builder = Builder {
+        let mut builder = Builder::empty(false);
+        builder.node(x, o);
+        builder
+    }
+
+    /// An empty search for a player's in-game checks, one position after another
+    /// ([`Builder::prove`]), all in one tree: what one check proves or expands is there for the
+    /// next, whether another move of the same decision or a later move of the game reaches it.
+    ///
+    /// It also takes a shortcut the book's builds do not (their books stay as built): when O is
+    /// to move and X has a line of threats that wins (were it X's move, or after one of O's
+    /// moves), every move of O's off that line's defence cells ([`defence_cells`]) leaves the
+    /// line playable, so the position after it is won for X without a threat search of its own
+    /// and is left out of the tree (a proven child adds nothing to its parent's numbers). Its
+    /// tree is for proofs, not for [`Builder::book`].
+    pub fn for_play() -> Builder {
+        Builder::empty(true)
+    }
+
+    fn empty(shortcut: bool) -> Builder {
+        Builder {
             nodes: Vec::new(),
             index: HashMap::new(),
             symmetries: Symmetries::of(Variant::Qubic),
             threats: ThreatSearch::new(Variant::Qubic, 0),
             expanded: 0,
-        };
-        builder.node(x, o);
-        builder
+            root: 0,
+            shortcut,
+        }
     }
 
-    /// Whether the root (the empty board, unless made [`Builder::from_position`]) is proven won
-    /// for X.
+    /// Whether the root (the empty board, unless made [`Builder::from_position`] or given to
+    /// [`Builder::prove`]) is proven won for X.
     pub fn solved(&self) -> bool {
-        self.nodes[0].proof == 0
+        self.nodes
+            .get(self.root as usize)
+            .is_some_and(|root| root.proof == 0)
+    }
+
+    /// Positions expanded so far.
+    pub fn expansions(&self) -> u64 {
+        self.expanded
+    }
+
+    /// Positions in the tree.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the tree holds no position (only a [`Builder::for_play`] not yet used).
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Whether X, with the marks `x` against `o` (whichever side is to move), is proven to win:
+    /// the search is rooted there (added to the tree if new) and expands up to `expansions`
+    /// leaves (in steps of 4) before `deadline`, stopping once the position is decided. `false`
+    /// proves nothing.
+    pub fn prove(&mut self, x: u64, o: u64, expansions: u64, deadline: Option<Instant>) -> bool {
+        self.root = self.node(x, o);
+        let mut expanded = 0;
+        while expanded < expansions && deadline.is_none_or(|d| Instant::now() < d) {
+            self.run(4);
+            expanded += 4;
+            let root = &self.nodes[self.root as usize];
+            if root.proof == 0 || root.disproof == 0 {
+                break;
+            }
+        }
+        self.solved()
     }
 
     /// Expands up to `steps` leaves; stops early once the root is decided.
     pub fn run(&mut self, steps: u64) {
         let mut path = Vec::new();
         for _ in 0..steps {
-            let root = &self.nodes[0];
+            let root = &self.nodes[self.root as usize];
             if root.proof == 0 || root.disproof == 0 {
                 return;
             }
             path.clear();
-            let mut at = 0u32;
+            let mut at = self.root;
             loop {
                 // Numbers seen through another parent may be stale: refresh on the way down.
                 self.update(at);
@@ -227,11 +281,16 @@ impl Builder {
 
     /// The counts so far.
     pub fn progress(&self) -> Progress {
+        // An empty tree (a player's search not yet used) has an undecided root.
+        let (root_proof, root_disproof) = self
+            .nodes
+            .get(self.root as usize)
+            .map_or((1, 1), |root| (root.proof, root.disproof));
         let mut progress = Progress {
             nodes: self.nodes.len() as u64,
             expanded: self.expanded,
-            root_proof: self.nodes[0].proof,
-            root_disproof: self.nodes[0].disproof,
+            root_proof,
+            root_disproof,
             ..Progress::default()
         };
         for node in &self.nodes {
@@ -378,12 +437,31 @@ impl Builder {
             let cells = if forced != 0 { forced } else { empty };
             (0..64).filter(|&c| cells & 1 << c != 0).collect()
         };
+        // O's moves that leave one of X's threat lines playable (none found without the
+        // shortcut, or when O's move is forced).
+        let shortcut = self.shortcut && !x_to_move && moves.len() > 1;
+        let mut lost = if shortcut {
+            self.lost_to_line(x, o, o)
+        } else {
+            0
+        };
         let mut children: Vec<(u32, u8)> = Vec::new();
         for cell in moves {
             let child = if x_to_move {
                 self.node(x | 1 << cell, o)
+            } else if lost & 1 << cell != 0 {
+                // Won for X: no child, as a proven child adds nothing to O's numbers (with no
+                // child at all, O's position is proven).
+                continue;
             } else {
-                self.node(x, o | 1 << cell)
+                let child = self.node(x, o | 1 << cell);
+                let node = &self.nodes[child as usize];
+                if shortcut && node.threat_leaf && !node.expanded {
+                    // Won by threats: the line found there is also one against O's other moves
+                    // off its defence cells (O's mark here only stood in X's way).
+                    lost |= self.lost_to_line(x, o | 1 << cell, o);
+                }
+                child
             };
             if !children.iter().any(|c| c.0 == child) {
                 children.push((child, cell as u8));
@@ -393,6 +471,16 @@ impl Builder {
         let node = &mut self.nodes[id as usize];
         node.children = children;
         node.expanded = true;
+    }
+
+    /// The moves of O's (holding `o` before it moves) that leave X's threat line from (x, played),
+    /// X to move, playable; none if the threat search finds no line.
+    fn lost_to_line(&mut self, x: u64, played: u64, o: u64) -> u64 {
+        self.threats.extend(LEAF_THREAT_NODES);
+        match self.threats.find_line(x, played, LEAF_THREAT_DEPTH) {
+            Some(line) => !(x | o) & !defence_cells(Variant::Qubic, &line, o, x),
+            None => 0,
+        }
     }
 
     /// Recomputes a node's numbers from its children.
@@ -502,5 +590,42 @@ mod tests {
         let mut empty_o = Builder::from_position(1 << 0, 0);
         empty_o.run(20);
         assert!(!empty_o.solved());
+    }
+
+    #[test]
+    fn the_players_search_proves_in_one_tree_and_its_shortcut_is_sound() {
+        // The lost game above, from O's third move on (O to move) and after its fourth.
+        let moves = [57, 48, 25, 41, 22, 28, 37, 49];
+        let mask = |plies: usize, parity: usize| {
+            moves[..plies]
+                .iter()
+                .skip(parity)
+                .step_by(2)
+                .fold(0u64, |m, &c| m | 1 << c)
+        };
+        let mut prover = Builder::for_play();
+        assert!(prover.prove(mask(8, 0), mask(8, 1), 200, None));
+        // The position is in the tree, proven: proving it again expands nothing.
+        let expanded = prover.expanded;
+        assert!(prover.prove(mask(8, 0), mask(8, 1), 200, None));
+        assert_eq!(prover.expanded, expanded);
+        // One move earlier, O to move: each of O's moves that the shortcut finds lost to a
+        // threat line of X's (the one X has there, or one found after another of O's moves) is
+        // won for X by threats, as a threat search of its own finds.
+        let (x, o) = (mask(7, 0), mask(7, 1));
+        let fresh = || ThreatSearch::new(Variant::Qubic, 1_000_000);
+        let mut lost = prover.lost_to_line(x, o, o);
+        let empty = !(x | o);
+        for cell in (0..64).filter(|&c| empty & 1 << c != 0) {
+            if fresh().find_win(x, o | 1 << cell, 32).is_some() {
+                lost |= prover.lost_to_line(x, o | 1 << cell, o);
+            }
+        }
+        assert!(lost.count_ones() > 10);
+        for cell in (0..64).filter(|&c| lost & 1 << c != 0) {
+            assert!(fresh().find_win(x, o | 1 << cell, 32).is_some());
+        }
+        // A position that is no win for X is never proven.
+        assert!(!prover.prove(1 << 0, 0, 20, None));
     }
 }

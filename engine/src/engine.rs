@@ -10,8 +10,8 @@ use crate::verdict::Choice;
 
 /// The levels' players with a memory kept from move to move. On qubic, `perfect` keeps its
 /// search table (8 MiB, deep entries kept over shallow ones, entries of earlier moves giving way
-/// to new ones) and the refutations of its threat searches (up to 3 MiB each), made on its first
-/// qubic move; the other levels and variants need no memory (they are exact and fast, or do a
+/// to new ones), the refutations of its threat searches (up to 3 MiB each) and, as O, the tree
+/// of its proof-number checks (up to some 30 MB), made on its first qubic move; the other levels and variants need no memory (they are exact and fast, or do a
 /// fixed amount of work).
 ///
 /// Keep one per game (or per AI seat) and play every move of the game through it. Everything it

@@ -14,16 +14,24 @@ use crate::variant::Variant;
 use crate::verdict::{Choice, Value, judge, pick};
 
 /// What `perfect` keeps from move to move on qubic: its search (the table, the move-ordering
-/// history and the horizon's threat search) and the threat search of its attacks and defences.
-/// What the tables hold is a fact about a position, so it stays true for every later move; the
-/// history only orders moves.
+/// history and the horizon's threat search), the threat search of its attacks and defences and,
+/// as O, the proof-number tree of its checks. What the tables and the tree hold is a fact about a
+/// position, so it stays true for every later move; the history only orders moves.
 #[derive(Debug)]
 pub struct Memory {
     /// The alpha-beta search and its table (8 MiB).
     searcher: Searcher,
     /// The threat search for wins, defences and the hold check, with its refutations.
     threats: ThreatSearch,
+    /// As O, the proof-number search for X's wins, one tree for every move checked (emptied
+    /// when it passes [`PROVER_NODES`] positions).
+    prover: Builder,
 }
+
+/// Positions the proof-number tree of [`Memory`] may hold before it is emptied (some 200 bytes
+/// each with its children and its index entry: 20 to 30 MB at most). A move at 100 ms adds a
+/// few thousand, at a second some tens of thousands.
+const PROVER_NODES: usize = 100_000;
 
 impl Memory {
     /// An empty memory.
@@ -31,6 +39,7 @@ impl Memory {
         Memory {
             searcher: Searcher::new(Variant::Qubic, Budget::UNLIMITED).with_horizon_threats(),
             threats: ThreatSearch::new(Variant::Qubic, 0),
+            prover: Builder::for_play(),
         }
     }
 
@@ -88,8 +97,14 @@ pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget, memory: &mut
             return choice;
         }
     };
-    let Memory { searcher, threats } = memory;
-    let cutoff = budget.time.map(|t| t * 19 / 20);
+    let Memory {
+        searcher,
+        threats,
+        prover,
+    } = memory;
+    if prover.len() > PROVER_NODES {
+        *prover = Builder::for_play();
+    }
     let spent = |searcher: &Searcher, threats: &ThreatSearch| {
         searcher.nodes + searcher.threat_nodes() + threats.nodes - nodes_before
     };
@@ -127,14 +142,70 @@ pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget, memory: &mut
         .collect();
     ordered.sort_unstable_by(|a, b| b.cmp(a));
 
-    // Then the moves in that order, until one is shown to hold against every quiet reply that
-    // sets up threats (a threat search one move deeper than the one that made `safe`). A move
-    // that falls is proven lost; one whose check was cut short is not, and is kept in reserve.
-    let mut choice = None;
-    // A move whose check was cut short; a move that holds against the threats but is proven lost.
-    let (mut reserve, mut lost) = (None, None);
+    // Then the moves in that order, until one is shown to hold.
+    let checked = check_in_order(board, &ordered, threats, prover, start, budget);
+    let (cell, score) = checked.pick(&ordered);
+    let (mut value, mut plies) = judge(variant, ply, score, false);
+    if checked.all_lost() {
+        // Every move checked is proven lost, this one by the proof-number search.
+        (value, plies) = (Value::Loss, None);
+    }
+    Choice {
+        cell,
+        value,
+        plies,
+        nodes: spent(searcher, threats),
+    }
+}
+
+/// What the checks of the moves in the search's order found.
+#[derive(Debug, Default)]
+struct Checked {
+    /// The first move shown to hold (as O, and not proven lost by the proof-number search).
+    choice: Option<(usize, i32)>,
+    /// The first move whose check was cut short (by the time or a node limit).
+    reserve: Option<(usize, i32)>,
+    /// As O, the first move that holds against the threats but is proven lost by the
+    /// proof-number search (the search's best of those).
+    lost: Option<(usize, i32)>,
+}
+
+impl Checked {
+    /// The move to play: the first that holds, else the first not checked to the end, else the
+    /// first proven lost by the proof-number search; when every move falls to the threats, the
+    /// search's best.
+    fn pick(&self, ordered: &[(i32, u32, usize)]) -> (usize, i32) {
+        self.choice
+            .or(self.reserve)
+            .or(self.lost)
+            .unwrap_or((ordered[0].2, ordered[0].0))
+    }
+
+    /// Whether every move checked is proven lost, the one picked by the proof-number search.
+    fn all_lost(&self) -> bool {
+        self.choice.is_none() && self.reserve.is_none() && self.lost.is_some()
+    }
+}
+
+/// The moves in the search's order, each checked until one holds: against every quiet reply
+/// that sets up threats (a threat search one move deeper than the one that made the safe moves),
+/// then, as O, by the proof-number search in `prover` for X's win after it (at most
+/// [`PROOF_EXPANSIONS`], within the budget). A move that falls is proven lost; one whose check
+/// was cut short is not, and is kept in reserve.
+fn check_in_order(
+    board: &Board,
+    ordered: &[(i32, u32, usize)],
+    threats: &mut ThreatSearch,
+    prover: &mut Builder,
+    start: Instant,
+    budget: Budget,
+) -> Checked {
+    let variant = board.variant();
+    let (me, opp) = sides(board);
+    let cutoff = budget.time.map(|t| t * 19 / 20);
     let x_to_move = board.to_move() == Mark::X;
-    for &(score, _, cell) in &ordered {
+    let mut checked = Checked::default();
+    for &(score, _, cell) in ordered {
         let hold = if score.abs() >= PROVEN || ordered.len() == 1 {
             // A proven win needs no check; a proven loss here means every move is lost (the
             // best comes first), and this is the slowest loss found.
@@ -146,39 +217,24 @@ pub fn deep(board: &Board, rng: &mut fastrand::Rng, budget: Budget, memory: &mut
         };
         match hold {
             Hold::Holds if score.abs() < PROVEN && ordered.len() > 1 && !x_to_move => {
-                // With time left, as O, a proof-number search for X's win after the move: a
-                // move proven lost is given up for the next (and kept, should all be lost).
+                // As O, a proof-number search for X's win after the move: a move proven lost
+                // is given up for the next (and kept, should all be lost).
                 let deadline = cutoff.map(|c| start + c);
-                if !proven_won_for_x(opp, me | 1 << cell, PROOF_EXPANSIONS, deadline) {
-                    choice = Some((cell, score));
+                if !prover.prove(opp, me | 1 << cell, PROOF_EXPANSIONS, deadline) {
+                    checked.choice = Some((cell, score));
                     break;
                 }
-                lost = lost.or(Some((cell, score)));
+                checked.lost = checked.lost.or(Some((cell, score)));
             }
             Hold::Holds => {
-                choice = Some((cell, score));
+                checked.choice = Some((cell, score));
                 break;
             }
-            Hold::Unknown if reserve.is_none() => reserve = Some((cell, score)),
+            Hold::Unknown if checked.reserve.is_none() => checked.reserve = Some((cell, score)),
             _ => {}
         }
     }
-    // Every move falls: the position is lost to threats; the search's best is played.
-    let (cell, score) = choice
-        .or(reserve)
-        .or(lost)
-        .unwrap_or((ordered[0].2, ordered[0].0));
-    let (mut value, mut plies) = judge(variant, ply, score, false);
-    if choice.is_none() && reserve.is_none() && lost.is_some() {
-        // Every move checked is proven lost, this one by the proof-number search.
-        (value, plies) = (Value::Loss, None);
-    }
-    Choice {
-        cell,
-        value,
-        plies,
-        nodes: spent(searcher, threats),
-    }
+    checked
 }
 
 /// Whether, after we (`me`) play `cell`, we can stop the threats that every quiet reply of the
@@ -219,7 +275,7 @@ pub(crate) fn holds_after(
 }
 
 /// Expansions the proof-number check may make at most for one move within a move's budget.
-const PROOF_EXPANSIONS: u64 = 400;
+const PROOF_EXPANSIONS: u64 = 2_000;
 
 /// Whether X, to move in (x, o), is proven to win by a proof-number search (the book builder's,
 /// threat searches at its leaves) before `deadline`, in at most `expansions` expansions (a
@@ -333,4 +389,43 @@ pub(crate) fn safe_moves(
         }
     };
     Ok(safe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A game perfect O lost to medium X at 100 ms a move, before O's fourth move (49, after
+    /// which X wins; a few proof-number expansions show it).
+    fn lost_game() -> Board {
+        [57, 48, 25, 41, 22, 28, 37]
+            .iter()
+            .fold(Board::new(Variant::Qubic), |b, &c| b.play_unchecked(c))
+    }
+
+    #[test]
+    fn o_gives_up_moves_proven_lost_and_remembers_the_proofs() {
+        let board = lost_game();
+        let budget = Budget {
+            time: None,
+            nodes: Some(1_000_000),
+        };
+        let mut threats = ThreatSearch::new(Variant::Qubic, 0);
+        let mut prover = Builder::for_play();
+        let start = Instant::now();
+        // 49 first: it holds against the threats one move deep, but the prover shows it lost in
+        // a few expansions. So is 38 (the move a second's search picks), in some hundreds: the
+        // position is lost, and the first of the two, the search's best, is played as a loss.
+        let ordered = [(0, 0, 49), (0, 0, 38)];
+        let checked = check_in_order(&board, &ordered, &mut threats, &mut prover, start, budget);
+        assert_eq!(checked.lost, Some((49, 0)));
+        assert!(checked.all_lost());
+        assert_eq!(checked.pick(&ordered), (49, 0));
+        // Proven once, it stays proven: checked again, neither move costs an expansion.
+        let expansions = prover.expansions();
+        assert!(expansions > 100);
+        let again = check_in_order(&board, &ordered, &mut threats, &mut prover, start, budget);
+        assert!(again.all_lost());
+        assert_eq!(prover.expansions(), expansions);
+    }
 }
