@@ -139,14 +139,18 @@ impl Feed {
         }
     }
 
-    /// Sends what is queued to the store thread.
+    /// Sends what is queued to the store thread. The queue stays locked until the batch is
+    /// sent, so that batches reach the thread in the order their jobs were queued.
     fn hand_over(&self) {
-        let jobs = std::mem::take(&mut *self.queued.lock().unwrap_or_else(|p| p.into_inner()));
-        if jobs.is_empty() {
+        let mut queued = self.queued.lock().unwrap_or_else(|p| p.into_inner());
+        if queued.is_empty() {
             return;
         }
-        let runtime = Handle::try_current().ok();
-        if self.thread.send(Batch { jobs, runtime }).is_err() {
+        let batch = Batch {
+            jobs: std::mem::take(&mut *queued),
+            runtime: Handle::try_current().ok(),
+        };
+        if self.thread.send(batch).is_err() {
             error!("the store has stopped; jobs were lost");
         }
     }
