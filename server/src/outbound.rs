@@ -220,17 +220,12 @@ impl Outbound {
     /// Queues a frame without waiting. False when the connection is gone or was too slow (it is
     /// then being closed); the caller should forget this recipient.
     pub(crate) fn send(&self, frame: Frame) -> bool {
-        let queued = match self.wire.as_ref().and_then(Weak::upgrade) {
-            None if self.wire.is_some() => return false,
-            None => Queued::Frame(frame),
-            Some(wire) => match wire.send(&frame.encoded) {
-                Sent::Written => return true,
-                Sent::Closed => return false,
-                Sent::Kept => Queued::Flush,
-                Sent::Queue => Queued::Frame(frame),
-            },
-        };
-        self.queue(queued)
+        match self.offer(&frame.encoded, 1) {
+            Some(Sent::Written) => true,
+            Some(Sent::Closed) => false,
+            Some(Sent::Kept) => self.queue(Queued::Flush),
+            Some(Sent::Queue) | None => self.queue(Queued::Frame(frame)),
+        }
     }
 
     /// Sends frames in order as [`Outbound::send`] sends one; written to the socket directly,
@@ -239,25 +234,28 @@ impl Outbound {
         if frames.len() < 2 {
             return frames.into_iter().all(|frame| self.send(frame));
         }
-        match self.wire.as_ref().and_then(Weak::upgrade) {
-            None if self.wire.is_some() => return false,
-            None => {}
-            Some(wire) => {
-                let bytes: Vec<u8> = frames
-                    .iter()
-                    .flat_map(|f| f.encoded.iter().copied())
-                    .collect();
-                match wire.send_frames(&bytes, frames.len()) {
-                    Sent::Written => return true,
-                    Sent::Closed => return false,
-                    Sent::Kept => return self.queue(Queued::Flush),
-                    Sent::Queue => {}
-                }
-            }
+        let mut bytes = Vec::with_capacity(frames.iter().map(|f| f.encoded.len()).sum());
+        for frame in &frames {
+            bytes.extend_from_slice(&frame.encoded);
         }
-        frames
-            .into_iter()
-            .all(|frame| self.queue(Queued::Frame(frame)))
+        match self.offer(&bytes, frames.len()) {
+            Some(Sent::Written) => true,
+            Some(Sent::Closed) => false,
+            Some(Sent::Kept) => self.queue(Queued::Flush),
+            Some(Sent::Queue) | None => frames
+                .into_iter()
+                .all(|frame| self.queue(Queued::Frame(frame))),
+        }
+    }
+
+    /// Offers `count` encoded frames, back to back in `bytes`, to a plain connection's socket;
+    /// `None` for a connection without one (its frames always queue).
+    fn offer(&self, bytes: &[u8], count: usize) -> Option<Sent> {
+        let wire = self.wire.as_ref()?;
+        Some(
+            wire.upgrade()
+                .map_or(Sent::Closed, |wire| wire.send_frames(bytes, count)),
+        )
     }
 
     /// Puts an item in the connection's queue; false (and the connection closing, if the queue is

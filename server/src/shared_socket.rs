@@ -54,7 +54,7 @@ enum State {
     Closed,
 }
 
-/// What became of a frame offered to [`Wire::send`].
+/// What became of frames offered to [`Wire::send_frames`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Sent {
     /// All of it is on the socket.
@@ -95,11 +95,6 @@ impl Wire {
     /// The connection is ending: senders write nothing more.
     pub(crate) fn close(&self) {
         self.lane().state = State::Closed;
-    }
-
-    /// Writes one encoded frame if nothing is ahead of it.
-    pub(crate) fn send(&self, frame: &[u8]) -> Sent {
-        self.send_frames(frame, 1)
     }
 
     /// Writes `count` encoded frames, back to back in `frames`, in one write if nothing is ahead
@@ -313,12 +308,16 @@ mod tests {
     async fn frames_queue_behind_what_the_socket_did_not_take_and_arrive_whole_in_order() {
         let (wire, mut client) = pair().await;
         let frame = text(&"y".repeat(1000));
-        assert_eq!(wire.send(&frame), Sent::Closed, "not before the handshake");
+        assert_eq!(
+            wire.send_frames(&frame, 1),
+            Sent::Closed,
+            "not before the handshake"
+        );
         wire.open();
         // The client does not read: the socket fills, then a frame is kept, then the rest queue.
         let mut outcomes = Vec::new();
         loop {
-            let sent = wire.send(&frame);
+            let sent = wire.send_frames(&frame, 1);
             outcomes.push(sent);
             if sent == Sent::Queue {
                 break;
@@ -344,12 +343,12 @@ mod tests {
         let got = reader.await.unwrap();
         assert!(got.chunks(expected.len()).all(|chunk| chunk == expected));
         assert_eq!(
-            wire.send(&expected),
+            wire.send_frames(&expected, 1),
             Sent::Written,
             "nothing ahead any more"
         );
         wire.close();
-        assert_eq!(wire.send(&expected), Sent::Closed);
+        assert_eq!(wire.send_frames(&expected, 1), Sent::Closed);
     }
 
     #[tokio::test]
@@ -395,6 +394,6 @@ mod tests {
         tokio::io::AsyncWriteExt::write_all(&mut tap, &close)
             .await
             .unwrap();
-        assert_eq!(wire.send(&text("{}")), Sent::Closed);
+        assert_eq!(wire.send_frames(&text("{}"), 1), Sent::Closed);
     }
 }

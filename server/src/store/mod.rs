@@ -11,6 +11,7 @@
 //! of them through one seam, [`backend::Backend`], so all share the game's logic and the tests.
 
 mod backend;
+mod job;
 mod memory;
 mod postgres;
 mod queue;

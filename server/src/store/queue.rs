@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 use tracing::error;
 
 use super::backend::{self, Backend};
+use super::job::{Db, Job, WriteJob, Writes, commit_together, guarded};
 use super::memory::Memory;
 use super::postgres::Postgres;
 use super::records::{
@@ -25,67 +26,6 @@ use super::records::{
 };
 use super::sqlite::Sqlite;
 
-/// The database a job works on.
-pub(super) type Db<'a> = &'a mut dyn Backend;
-
-/// A write's work, run on the store thread inside the batch's transaction; its answer is sent
-/// only once that transaction has committed.
-trait Write: Send {
-    fn run(&mut self, db: Db<'_>);
-    fn finish(self: Box<Self>, committed: Result<(), &StoreError>);
-}
-
-/// A write as a closure, its outcome until the commit, and whoever waits for it.
-struct WriteJob<T, F> {
-    /// The work, taken when it runs.
-    work: Option<F>,
-    /// What the work gave, held until the transaction commits.
-    outcome: Option<Result<T, StoreError>>,
-    /// Told once the transaction has committed (or failed); absent when nobody waits.
-    reply: Option<oneshot::Sender<Result<T, StoreError>>>,
-    /// What to call it in a log line when nobody waits for the answer.
-    what: &'static str,
-}
-
-impl<T, F> Write for WriteJob<T, F>
-where
-    T: Send,
-    F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send,
-{
-    fn run(&mut self, db: Db<'_>) {
-        if let Some(work) = self.work.take() {
-            // A savepoint per write, so one failing write leaves the rest of the batch alone.
-            let outcome = db.savepoint().and_then(|()| guarded(|| work(&mut *db)));
-            if let Err(err) = db.end_savepoint(outcome.is_ok()) {
-                error!(cause = %err, "cannot end a savepoint");
-            }
-            self.outcome = Some(outcome);
-        }
-    }
-
-    fn finish(self: Box<Self>, committed: Result<(), &StoreError>) {
-        let result = match (committed, self.outcome) {
-            (Ok(()), Some(Ok(value))) => Ok(value),
-            (Ok(()), Some(Err(err))) => Err(err),
-            (Err(err), _) => Err(StoreError::Commit(err.to_string())),
-            (Ok(()), None) => Err(StoreError::Stopped),
-        };
-        match self.reply {
-            Some(reply) => {
-                let _ = reply.send(result);
-            }
-            None => {
-                if let Err(err) = result {
-                    error!(what = self.what, cause = %err, "a write failed");
-                }
-            }
-        }
-    }
-}
-
-/// Writes of one batch.
-type Writes = Vec<Box<dyn Write>>;
-
 /// Jobs handed to the store thread together.
 struct Batch {
     /// The jobs, in the order they were queued.
@@ -93,14 +33,6 @@ struct Batch {
     /// The runtime that handed them over, where the writes are answered in one task; answered
     /// from the store thread itself when there is none.
     runtime: Option<Handle>,
-}
-
-/// What the store thread is asked to do.
-enum Job {
-    /// A change, committed with the others queued beside it.
-    Write(Box<dyn Write>),
-    /// A query, run after the writes queued before it have committed; it answers by itself.
-    Read(Box<dyn FnOnce(Db<'_>) + Send>),
 }
 
 /// Writes committed in one transaction at most; more wait for the next.
@@ -205,15 +137,8 @@ impl Inline {
             reply: None,
             what,
         };
-        let committed = db.begin().and_then(|()| {
-            job.run(&mut *db);
-            db.commit()
-        });
-        if committed.is_err() {
-            db.rollback();
-        }
-        committed.map_err(|err| StoreError::Commit(err.to_string()))?;
-        job.outcome.unwrap_or(Err(StoreError::Stopped))
+        let committed = commit_together(db, [&mut job]);
+        job.answer(committed.as_ref().map(|_| ()))
     }
 
     /// Runs a query.
@@ -267,7 +192,8 @@ pub(crate) struct Store {
 
 impl Store {
     /// Opens (creating and migrating as needed) the store and reads what the server needs to
-    /// start. The database work happens on the store's own thread.
+    /// start. A database's work happens on the store's own thread; the memory store's in the
+    /// callers' tasks.
     pub(crate) async fn open(config: &StoreConfig) -> Result<(Store, Startup), StoreError> {
         let persistent = config.is_persistent();
         if let StoreConfig::Memory = config {
@@ -624,14 +550,6 @@ fn open(config: &StoreConfig) -> Result<Box<dyn Backend>, StoreError> {
     })
 }
 
-/// Runs `work`, turning a panic into an error so that one bad job cannot end the store thread.
-fn guarded<T>(work: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreError> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| {
-        error!("a store job panicked");
-        Err(StoreError::Panicked)
-    })
-}
-
 /// The store thread: takes every queued job, commits the writes among them in one transaction,
 /// answers them (a batch's in one task on the runtime that handed it over, if any), then runs the
 /// reads. Ends when every handle has been dropped.
@@ -659,16 +577,8 @@ fn work(db: Db<'_>, queue: &mpsc::Receiver<Batch>) {
             }
         }
         if !writes.is_empty() {
-            let committed = db.begin().and_then(|()| {
-                for write in writes.iter_mut().flat_map(|(_, batch)| batch.iter_mut()) {
-                    write.run(&mut *db);
-                }
-                db.commit()
-            });
-            if committed.is_err() {
-                db.rollback();
-            }
-            let committed = Arc::new(committed);
+            let batches = writes.iter_mut().flat_map(|(_, batch)| batch.iter_mut());
+            let committed = Arc::new(commit_together(db, batches.map(|write| &mut **write)));
             for (runtime, batch) in writes {
                 let committed = Arc::clone(&committed);
                 let answer = move || {

@@ -1,0 +1,116 @@
+//! A store job: a write (its work, its outcome until the commit, and whoever waits for it) or a
+//! read, and how writes are committed together, whether on the store thread or in the caller's
+//! task.
+
+use tokio::sync::oneshot;
+use tracing::error;
+
+use super::backend::Backend;
+use super::records::StoreError;
+
+/// The database a job works on.
+pub(super) type Db<'a> = &'a mut dyn Backend;
+
+/// A write's work, run inside its batch's transaction (on the store thread, or in the caller's
+/// task for the memory store); its answer is given only once that transaction has committed.
+pub(super) trait Write: Send {
+    fn run(&mut self, db: Db<'_>);
+    fn finish(self: Box<Self>, committed: Result<(), &StoreError>);
+}
+
+/// A write as a closure, its outcome until the commit, and whoever waits for it.
+pub(super) struct WriteJob<T, F> {
+    /// The work, taken when it runs.
+    pub(super) work: Option<F>,
+    /// What the work gave, held until the transaction commits.
+    pub(super) outcome: Option<Result<T, StoreError>>,
+    /// Told once the transaction has committed (or failed); absent when nobody waits.
+    pub(super) reply: Option<oneshot::Sender<Result<T, StoreError>>>,
+    /// What to call it in a log line when nobody waits for the answer.
+    pub(super) what: &'static str,
+}
+
+impl<T, F> Write for WriteJob<T, F>
+where
+    T: Send,
+    F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send,
+{
+    fn run(&mut self, db: Db<'_>) {
+        if let Some(work) = self.work.take() {
+            // A savepoint per write, so one failing write leaves the rest of the batch alone.
+            let outcome = db.savepoint().and_then(|()| guarded(|| work(&mut *db)));
+            if let Err(err) = db.end_savepoint(outcome.is_ok()) {
+                error!(cause = %err, "cannot end a savepoint");
+            }
+            self.outcome = Some(outcome);
+        }
+    }
+
+    fn finish(mut self: Box<Self>, committed: Result<(), &StoreError>) {
+        let reply = self.reply.take();
+        let what = self.what;
+        let result = self.answer(committed);
+        match reply {
+            Some(reply) => {
+                let _ = reply.send(result);
+            }
+            None => {
+                if let Err(err) = result {
+                    error!(what, cause = %err, "a write failed");
+                }
+            }
+        }
+    }
+}
+
+impl<T, F> WriteJob<T, F> {
+    /// What the write gave, once its transaction has committed (or failed to).
+    pub(super) fn answer(self, committed: Result<(), &StoreError>) -> Result<T, StoreError> {
+        match (committed, self.outcome) {
+            (Ok(()), Some(Ok(value))) => Ok(value),
+            (Ok(()), Some(Err(err))) => Err(err),
+            (Err(err), _) => Err(StoreError::Commit(err.to_string())),
+            (Ok(()), None) => Err(StoreError::Stopped),
+        }
+    }
+}
+
+/// Runs `writes` in one transaction, each in a savepoint of its own, and commits it; rolls it
+/// back if it cannot.
+pub(super) fn commit_together<'w, W>(
+    db: Db<'_>,
+    writes: impl IntoIterator<Item = &'w mut W>,
+) -> Result<(), StoreError>
+where
+    W: Write + ?Sized + 'w,
+{
+    let committed = db.begin().and_then(|()| {
+        for write in writes {
+            write.run(&mut *db);
+        }
+        db.commit()
+    });
+    if committed.is_err() {
+        db.rollback();
+    }
+    committed
+}
+
+/// Writes of one batch.
+pub(super) type Writes = Vec<Box<dyn Write>>;
+
+/// What the store thread is asked to do.
+pub(super) enum Job {
+    /// A change, committed with the others queued beside it.
+    Write(Box<dyn Write>),
+    /// A query, run after the writes queued before it have committed; it answers by itself.
+    Read(Box<dyn FnOnce(Db<'_>) + Send>),
+}
+
+/// Runs `work`, turning a panic into an error so that one bad job cannot end the store thread.
+pub(super) fn guarded<T>(work: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| {
+        error!("a store job panicked");
+        Err(StoreError::Panicked)
+    })
+}
