@@ -465,17 +465,16 @@ impl Game {
             at_ms: now_ms().saturating_sub(self.started_ms),
             clock_ms: record.clock_ms,
         };
+        // The store keeps a mark above every `seq` given out (see `SEQ_RESERVE`). A move raises
+        // it only when less than half the reserve is left, so most moves write their own row
+        // alone; a move that ends the game needs none, as a finished game is never restored.
+        let seq_mark = (record.ending.is_none() && record.seq + SEQ_RESERVE / 2 > self.stored_seq)
+            .then_some(record.seq + SEQ_RESERVE);
         let stored_ending = record.ending.map(|end| stored(&end));
         let stored = self
             .shared
             .store
-            .record_move(
-                self.rules.id(),
-                record.ply,
-                record.seq,
-                played,
-                stored_ending,
-            )
+            .record_move(self.rules.id(), record.ply, seq_mark, played, stored_ending)
             .await;
         let rerated = match stored {
             Ok(rerated) => rerated,
@@ -501,8 +500,9 @@ impl Game {
         };
         // The write took a moment: the next side's time starts now, charging nobody for it.
         let updates = self.rules.commit_move(pending, now());
-        // The store keeps the move's `seq` plus the reserve (see `SEQ_RESERVE`).
-        self.stored_seq = self.stored_seq.max(record.seq + SEQ_RESERVE);
+        if let Some(mark) = seq_mark {
+            self.stored_seq = self.stored_seq.max(mark);
+        }
         self.shared.metrics.moves.inc();
         if updates.len() > 1 {
             // A move that ends the game reaches each player together with `game_over`.

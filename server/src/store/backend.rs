@@ -209,16 +209,20 @@ pub(super) fn player(
     }))
 }
 
-/// A move, and room for the updates that follow it without being stored (see `SEQ_RESERVE`).
+/// A move, and the game's `seq` mark raised to `seq_mark` when the mover's updates need more room
+/// (see `SEQ_RESERVE`).
 pub(super) fn record_move(
     db: &mut dyn Backend,
     game: GameId,
     ply: u32,
-    seq: u64,
+    seq_mark: Option<u64>,
     played: &StoredMove,
 ) -> Result<(), StoreError> {
     db.add_move(game, ply, played)?;
-    db.raise_seq(game, seq + SEQ_RESERVE)
+    match seq_mark {
+        Some(mark) => db.raise_seq(game, mark),
+        None => Ok(()),
+    }
 }
 
 /// Moves taken back by agreement: all but the first `keep` are dropped.

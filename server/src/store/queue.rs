@@ -437,19 +437,20 @@ impl Store {
     }
 
     /// A move was made (and maybe ended the game); returns once it is durable, with both
-    /// players' new ratings if it ended a rated game.
+    /// players' new ratings if it ended a rated game. `seq_mark`, if any, raises the `seq` the
+    /// game would continue from after a restart, as [`Store::reserve_seq`] does.
     pub(crate) async fn record_move(
         &self,
         game: GameId,
         ply: u32,
-        seq: u64,
+        seq_mark: Option<u64>,
         played: StoredMove,
         ending: Option<Ending>,
     ) -> Result<Option<Rerated>, StoreError> {
         let epoch = self.epoch(game);
         self.write("record move", move |db| {
             backend::check_fence(db, game, epoch)?;
-            backend::record_move(&mut *db, game, ply, seq, &played)?;
+            backend::record_move(&mut *db, game, ply, seq_mark, &played)?;
             match ending {
                 Some(ending) => backend::end_game(db, game, &ending),
                 None => Ok(None),

@@ -15,8 +15,10 @@ use crate::sitter::Sitter;
 
 /// How far ahead of the `seq` it has sent a live game keeps the `seq` it would continue from after
 /// a restart: presence, chat and watcher counts are not stored, yet their `seq`s must never be
-/// given out again. A move stores its `seq` plus this much; the updates after it fit below, and one
-/// that would not first raises the mark (and waits for the store), once in this many updates.
+/// given out again. A move that finds less than half of this left above its `seq` raises the mark
+/// to its `seq` plus this much, in the same write; any other update that would not fit below first
+/// raises the mark (and waits for the store). So the mark is written about once in every half of
+/// this many updates, not with every move.
 pub(crate) const SEQ_RESERVE: u64 = 32;
 
 /// Where the server keeps its records.

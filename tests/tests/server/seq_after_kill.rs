@@ -83,6 +83,15 @@ async fn no_seq_reused(name: &str, db: impl Fn(&Path) -> OsString) {
                 seen = seen.max(seq);
             }
         }
+        // Moves in between: a move raises the stored mark only when it runs low, so these
+        // check that the marks a move leaves alone still cover every update.
+        let moves = [
+            (7, false, 0),
+            (15, true, 8),
+            (23, false, 2),
+            (31, true, 6),
+            (39, false, 7),
+        ];
         let lines = 40 + round * 7;
         for i in 0..lines {
             send(
@@ -90,8 +99,12 @@ async fn no_seq_reused(name: &str, db: impl Fn(&Path) -> OsString) {
                 json!({"type": "chat", "game": game.0, "text": format!("line {i}")}),
             )
             .await;
+            if let Some(&(_, by_x, cell)) = moves.iter().find(|(at, ..)| *at == i) {
+                let mover = if by_x { &mut x } else { &mut o };
+                send(mover, json!({"type": "move", "game": game.0, "cell": cell})).await;
+            }
         }
-        for _ in 0..lines {
+        for _ in 0..lines + moves.len() {
             let message = next(&mut o).await;
             if let Some((_, seq)) = seq_of(&message) {
                 seen = seen.max(seq);

@@ -182,11 +182,13 @@ async fn a_failed_write_is_reported_and_the_rest_of_the_batch_commits(db: Fresh)
     store.start_game(start(1, people(), false)).await.unwrap();
     let played = at(4, 10);
     store
-        .record_move(GameId(1), 0, 1, played, None)
+        .record_move(GameId(1), 0, Some(1 + SEQ_RESERVE), played, None)
         .await
         .unwrap();
     // The same ply twice is refused; a move in a game that does not exist too.
-    let twice = store.record_move(GameId(1), 0, 2, played, None).await;
+    let twice = store
+        .record_move(GameId(1), 0, Some(2 + SEQ_RESERVE), played, None)
+        .await;
     assert!(
         matches!(
             twice,
@@ -194,12 +196,14 @@ async fn a_failed_write_is_reported_and_the_rest_of_the_batch_commits(db: Fresh)
         ),
         "{twice:?}"
     );
-    let nowhere = store.record_move(GameId(9), 0, 1, played, None).await;
+    let nowhere = store
+        .record_move(GameId(9), 0, Some(1 + SEQ_RESERVE), played, None)
+        .await;
     assert!(nowhere.is_err());
     // Queued together, a failing write and a good one: the good one commits.
     let (bad, good) = tokio::join!(
-        store.record_move(GameId(1), 0, 3, played, None),
-        store.record_move(GameId(1), 1, 3, at(0, 20), None),
+        store.record_move(GameId(1), 0, Some(3 + SEQ_RESERVE), played, None),
+        store.record_move(GameId(1), 1, Some(3 + SEQ_RESERVE), at(0, 20), None),
     );
     assert!(bad.is_err());
     good.unwrap();
@@ -240,7 +244,7 @@ async fn a_write_that_fails_halfway_leaves_nothing_of_itself(db: Fresh) {
     // that panics; the good write queued beside them stands.
     let (failed, panicked, good) = tokio::join!(
         store.write("fails", move |db| {
-            super::super::backend::record_move(db, game, 0, 1, &at(4, 10))?;
+            super::super::backend::record_move(db, game, 0, Some(1 + SEQ_RESERVE), &at(4, 10))?;
             db.revoke_tokens(ADA)?;
             db.start_game(&start(1, people(), false))
         }),
@@ -248,7 +252,7 @@ async fn a_write_that_fails_halfway_leaves_nothing_of_itself(db: Fresh) {
             db.revoke_tokens(ADA)?;
             panic!("a broken write")
         }),
-        store.record_move(game, 0, 2, at(0, 20), None),
+        store.record_move(game, 0, Some(2 + SEQ_RESERVE), at(0, 20), None),
     );
     assert!(
         failed.is_err() && panicked.is_err(),
@@ -318,7 +322,7 @@ async fn live_games_come_back_with_their_moves_seq_and_clock(db: Fresh) {
         let ply = u32::try_from(ply).unwrap();
         let seq = u64::from(ply) + 1;
         store
-            .record_move(GameId(3), ply, seq, played, None)
+            .record_move(GameId(3), ply, Some(seq + SEQ_RESERVE), played, None)
             .await
             .unwrap();
     }
@@ -359,7 +363,13 @@ async fn live_games_come_back_with_their_moves_seq_and_clock(db: Fresh) {
     // Ids go on, and so does play.
     store.start_game(start(4, people(), false)).await.unwrap();
     store
-        .record_move(GameId(3), 2, 101, timed_move(1, 900, 57_000), None)
+        .record_move(
+            GameId(3),
+            2,
+            Some(101 + SEQ_RESERVE),
+            timed_move(1, 900, 57_000),
+            None,
+        )
         .await
         .unwrap();
 }
@@ -381,7 +391,7 @@ async fn history_pages_and_private_games(db: Fresh) {
             .await
             .unwrap();
         store
-            .record_move(GameId(game), 0, 1, at(4, 10), None)
+            .record_move(GameId(game), 0, Some(1 + SEQ_RESERVE), at(4, 10), None)
             .await
             .unwrap();
         if game != 5 {
@@ -487,7 +497,7 @@ async fn a_write_under_an_older_lease_is_refused(db: Fresh) {
     // The node that took the game over writes under epoch 2.
     store.fence(game, Some(2));
     store
-        .record_move(game, 0, 2, at(4, 10), None)
+        .record_move(game, 0, Some(2 + SEQ_RESERVE), at(4, 10), None)
         .await
         .unwrap();
     // The node that held it before (epoch 1) is refused: moves, the end, the seq.
@@ -501,7 +511,7 @@ async fn a_write_under_an_older_lease_is_refused(db: Fresh) {
     };
     refused(
         store
-            .record_move(game, 1, 3, at(0, 20), None)
+            .record_move(game, 1, Some(3 + SEQ_RESERVE), at(0, 20), None)
             .await
             .map(drop),
     );
@@ -516,7 +526,7 @@ async fn a_write_under_an_older_lease_is_refused(db: Fresh) {
     store.fence(game, Some(2));
     store.fence(game, Some(1));
     store
-        .record_move(game, 1, 3, at(0, 20), None)
+        .record_move(game, 1, Some(3 + SEQ_RESERVE), at(0, 20), None)
         .await
         .unwrap();
     let record = store.record(game, ADA).await.unwrap().unwrap();
