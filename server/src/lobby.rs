@@ -84,7 +84,8 @@ impl Inner {
             }
             Change::SeekRemoved { seek } => self.seeks.remove(seek).is_some(),
         };
-        if changed {
+        // Serialised only when someone follows the lobby: a listed game changes with every move.
+        if changed && !self.subscribers.is_empty() {
             let frame = frame(None, change.message());
             self.subscribers.retain(|_, out| out.send(frame.clone()));
         }
