@@ -45,7 +45,8 @@ pub struct Plan {
     /// fixed in advance is not always better than the move's own search: it makes O play the
     /// same line every game, and `hard`'s moves are not all in the walk (its choice among equal
     /// moves can depend on the board's orientation), so a book of O's first two moves out of
-    /// four looked at plays best (BENCHMARKS.md).
+    /// four looked at plays best (BENCHMARKS.md); against `medium`, books of three and of four
+    /// moves did no better.
     pub kept_moves: u32,
     /// X's first moves on which X tries every move (one per symmetry class): `medium` slips to
     /// any move a quarter of the time.

@@ -113,6 +113,10 @@ enum Command {
         /// try the builder).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
         o_moves: Option<u32>,
+        /// O's first moves whose replies the book keeps, instead of the shipped book's 2 (at
+        /// most --o-moves; the deeper replies then only check them).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=8))]
+        kept_moves: Option<u32>,
     },
     /// Check a qubic book with the independent verifier: from the empty board, and from every
     /// entry. Prints one JSON line; exits with status 1 if a line is not shown won.
@@ -282,10 +286,14 @@ fn main() -> Result<()> {
             };
             run_book_build(&mut out, builder, &files, minutes, round)
         }
-        Command::DefenceBuild { out: path, o_moves } => {
+        Command::DefenceBuild {
+            out: path,
+            o_moves,
+            kept_moves,
+        } => {
             let mut plan = defence_build::Plan::shipped();
             plan.o_moves = o_moves.unwrap_or(plan.o_moves);
-            plan.kept_moves = plan.kept_moves.min(plan.o_moves);
+            plan.kept_moves = kept_moves.unwrap_or(plan.kept_moves).min(plan.o_moves);
             run_defence_build(&mut out, &plan, &path)
         }
         Command::BookVerify { book } => run_book_verify(&mut out, book.as_deref()),
