@@ -327,6 +327,9 @@ impl Searcher {
         if depth <= 0 && threats == 0 {
             return self.horizon(me, opp, ply);
         }
+        if empties == 2 {
+            return self.last_two(ply, if threats != 0 { threats } else { empty }, depth, beta);
+        }
         // Near the end of the game a position is quicker to search again than to look up.
         let use_table = empties > 5;
         if !use_table && threats & threats.wrapping_sub(1) == 0 && threats != 0 {
@@ -425,6 +428,20 @@ impl Searcher {
             );
         }
         best_score
+    }
+
+    /// The score of a position with two empty cells where the side to move cannot win at once and
+    /// faces at most one threat (`moves`: the threat, or both cells): it takes the threat (or
+    /// either cell) and the other side's last mark completes nothing. A draw, as a search of the
+    /// two moves would find; the cut-off that search would count where a draw reaches `beta`
+    /// (above `alpha`, which is then below 0) goes to the first of them.
+    #[inline(always)]
+    fn last_two(&mut self, ply: u32, moves: u64, depth: i32, beta: i32) -> i32 {
+        if beta <= 0 {
+            self.ordering
+                .record_cut(ply, moves.trailing_zeros() as usize, depth);
+        }
+        0
     }
 
     /// The score of `board` for the side to move, searched to `depth`.
