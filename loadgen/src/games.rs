@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use futures_util::StreamExt;
 use noughts_protocol::{ClientMessage, GameId, GameState, Mark, ServerMessage, Variant};
@@ -52,6 +52,10 @@ pub struct Tally {
     /// Actual send → opponent reads `moved`: the same moves without the generator's timer
     /// (which fires up to a millisecond late) and without stalls; for diagnosis only.
     pub from_send: Recorder,
+    /// Actual send → the kernel's receipt of `moved` at the opponent's socket, for pairs whose
+    /// sockets are stamped ([`Pair::stamp`]): the server's part alone, without the time the
+    /// generator takes to get round to reading; for diagnosis only.
+    pub received: Recorder,
     pub errors: Errors,
     /// Moves whose update reached the opponent.
     pub moves: AtomicU64,
@@ -104,6 +108,14 @@ pub async fn seat_pairs_named(
         }
     }
     pairs
+}
+
+impl Pair {
+    /// Has the kernel stamp what both sockets receive, for [`Tally::received`].
+    pub fn stamp(&mut self) -> std::io::Result<()> {
+        self.a.get_mut().stamp()?;
+        self.b.get_mut().stamp()
+    }
 }
 
 async fn seat_pair(a_url: &str, b_url: &str, i: &str) -> anyhow::Result<Pair> {
@@ -172,6 +184,7 @@ async fn play(
     // The scheduled time of the move whose update the opponent has not read yet.
     let mut pending: Option<Instant> = None;
     let mut sent_at = first;
+    let mut sent_wall = SystemTime::now();
     // Unpaced games never wait for a bell: their next move is due at once.
     let unpaced = Notify::new();
     let mut phase = Phase::Playing;
@@ -191,6 +204,7 @@ async fn play(
                 }
                 pending = Some(next_at);
                 sent_at = Instant::now();
+                sent_wall = SystemTime::now();
                 if let Some(period) = period {
                     next_at += period;
                 }
@@ -223,6 +237,14 @@ async fn play(
                     tally
                         .from_send
                         .record(now.saturating_duration_since(sent_at));
+                    let socket = match side {
+                        Side::A => &pair.a,
+                        Side::B => &pair.b,
+                    };
+                    if let Some(at) = socket.get_ref().received() {
+                        let taken = at.duration_since(sent_wall).unwrap_or_default();
+                        tally.received.record(taken);
+                    }
                     tally.moves.fetch_add(1, Ordering::Relaxed);
                     ply += 1;
                     if period.is_none() {

@@ -256,9 +256,11 @@ fn beside(sizes: &Sizes, beside: &Report) -> Verdict {
             w.beside_games
         ),
         measured: format!(
-            "watchers received p50 {:.2} ms, p99 **{watchers_p99:.2} ms**; games beside {}; {joined} of {} watchers joined; {}",
+            "watchers received p50 {:.2} ms, p99 **{watchers_p99:.2} ms**; games beside {} (sent to received by the kernel: p50 {:.2} ms, p99 {:.2} ms); {joined} of {} watchers joined; {}",
             figure("received_p50_ms"),
             latencies(beside),
+            figure("games_received_p50_ms"),
+            figure("games_received_p99_ms"),
             w.watchers,
             errors(beside)
         ),

@@ -170,6 +170,11 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
     );
     assert_eq!(beside.figures["watchers_joined"], 20.0);
     assert!(beside.figures.contains_key("received_p99_ms"));
+    assert!(
+        beside.figures.contains_key("games_received_p99_ms"),
+        "the games beside are timed by the kernel's receipt too: {:?}",
+        beside.figures
+    );
     let idle: Report = serde_json::from_value(reports[8].clone()).expect("idle");
     assert_eq!(idle.connections, 50, "held over two processes");
     let verdicts = result["verdicts"].as_array().expect("verdicts");
