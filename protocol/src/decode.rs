@@ -56,19 +56,23 @@ pub const CLIENT_TYPES: &[&str] = &[
 /// known type with missing or mistyped fields is `bad_request`. The error keeps the frame's `id`
 /// whenever one could be read, so the reply can echo it.
 pub fn decode_client(text: &str) -> Result<ClientFrame, DecodeError> {
-    if let Ok(PlainMove {
-        kind: "move",
-        id,
-        game,
-        cell,
-    }) = serde_json::from_str(text)
-    {
-        return Ok(ClientFrame {
+    plain_move(text).map_or_else(|| decode_general(text), Ok)
+}
+
+/// A plain move (see [`PlainMove`]), or `None` for anything else.
+fn plain_move(text: &str) -> Option<ClientFrame> {
+    match serde_json::from_str(text) {
+        Ok(PlainMove {
+            kind: "move",
+            id,
+            game,
+            cell,
+        }) => Some(ClientFrame {
             id,
             message: ClientMessage::Move { game, cell },
-        });
+        }),
+        _ => None,
     }
-    decode_general(text)
 }
 
 /// The frame clients send most, read straight from the text with no allocation: a `move` with
@@ -199,5 +203,21 @@ mod tests {
         ] {
             assert_eq!(decode_client(text), decode_general(text), "{text}");
         }
+        // And the plain ones do go the short way.
+        for text in [
+            r#"{"type":"move","game":3,"cell":4}"#,
+            r#"{"cell":4,"game":3,"type":"move","id":7}"#,
+            r#"{"type":"move","id":"abc","game":3,"cell":4}"#,
+        ] {
+            assert_eq!(
+                plain_move(text).map(Ok),
+                Some(decode_general(text)),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            plain_move(r#"{"type":"move","game":3,"cell":4,"x":1}"#),
+            None
+        );
     }
 }
