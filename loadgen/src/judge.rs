@@ -217,9 +217,10 @@ fn watchers(sizes: &Sizes, watchers: &Report) -> Verdict {
             w.watchers
         ),
         measured: format!(
-            "received (kernel timestamp): {} over {} moves; read by the generator: p50 {:.2} ms, p99 {:.2} ms; {joined} of {} joined in {:.1} s; {dropped} of {} stalled watchers dropped; {}",
+            "received (kernel timestamp): {} over {} moves, each sent p99 {:.2} ms after its time; read by the generator: p50 {:.2} ms, p99 {:.2} ms; {joined} of {} joined in {:.1} s; {dropped} of {} stalled watchers dropped; {}",
             latencies(watchers),
             watchers.ops,
+            figure("late_p99_ms"),
             figure("read_p50_ms"),
             figure("read_p99_ms"),
             w.watchers,
@@ -256,8 +257,9 @@ fn beside(sizes: &Sizes, beside: &Report) -> Verdict {
             w.beside_games
         ),
         measured: format!(
-            "watchers received p50 {:.2} ms, p99 **{watchers_p99:.2} ms**; games beside {} (sent to received by the kernel: p50 {:.2} ms, p99 {:.2} ms); {joined} of {} watchers joined; {}",
+            "watchers received p50 {:.2} ms, p99 **{watchers_p99:.2} ms** (each move sent p99 {:.2} ms after its time); games beside {} (sent to received by the kernel: p50 {:.2} ms, p99 {:.2} ms); {joined} of {} watchers joined; {}",
             figure("received_p50_ms"),
+            figure("late_p99_ms"),
             latencies(beside),
             figure("games_received_p50_ms"),
             figure("games_received_p99_ms"),

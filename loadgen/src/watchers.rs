@@ -2,7 +2,9 @@
 //! each move's latency runs from its scheduled time to the moment the *last* watcher receives it:
 //! the kernel's receive timestamp on the watcher's socket (see `stamp`), so that the time this
 //! one generator core takes to read 5,000 sockets is not counted as the server's. The time of the
-//! last read is reported beside it (`read_p50_ms`, `read_p99_ms`).
+//! last read is reported beside it (`read_p50_ms`, `read_p99_ms`), and so is how late after its
+//! time the generator sent each move (`late_p50_ms`, `late_p99_ms`: part of the latency, and the
+//! generator's own, not the server's).
 //! A few watchers stop reading after they join (with a small socket buffer, so they fall behind
 //! soon): the server must drop them, and the others must not notice.
 //! With `beside_games`, paced classic games are played beside the watched game, on a thread and
@@ -361,7 +363,7 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
         let _ = beside.go.send((start, start + period * moves as u32));
         (beside.tally, beside.connections, beside.done)
     });
-    let scheduled = play_timed(&mut x, &mut o, game, (start, period), moves).await?;
+    let timed = play_timed(&mut x, &mut o, game, (start, period), moves).await?;
     let (elapsed, server, generator) = window.end();
     let beside = match beside {
         Some((tally, connections, done)) => {
@@ -372,7 +374,7 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
     };
 
     // Wait until every watcher still connected has read every move (or the settle time is up).
-    let (recorder, reads) = latencies(&receipts, &scheduled, joined, &errors).await;
+    let (recorder, reads, late) = latencies(&receipts, &timed, joined, &errors).await;
 
     // The rest of the game, so the watchers see its end, then the stalled watchers look back.
     finish_game(&mut x, &mut o, game, moves).await?;
@@ -428,6 +430,7 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
         report.figures.insert(name.to_owned(), value);
     }
     reads.add_figures("read", &mut report.figures);
+    late.add_figures("late", &mut report.figures);
     if let Some((tally, connections)) = beside {
         recorder.add_figures("received", &mut report.figures);
         add_beside(&mut report, options, &tally, connections, secs);
@@ -466,14 +469,15 @@ async fn join_stalled(
 }
 
 /// Waits until every watcher still connected has read every move (or the settle time is up),
-/// then times each move from when it was scheduled to its last receipt and its last read.
+/// then times each move from when it was scheduled to its last receipt and its last read, and
+/// from when it was scheduled to when it was sent.
 async fn latencies(
     receipts: &Receipts,
-    scheduled: &[Instant],
+    timed: &[(Instant, Instant)],
     joined: usize,
     errors: &Errors,
-) -> (Recorder, Recorder) {
-    let moves = scheduled.len();
+) -> (Recorder, Recorder, Recorder) {
+    let moves = timed.len();
     let settle_until = Instant::now() + SETTLE;
     loop {
         let live = (joined - receipts.lost.load(Ordering::Relaxed)) as u32;
@@ -485,20 +489,22 @@ async fn latencies(
     }
     let recorder = Recorder::default();
     let reads = Recorder::default();
+    let late = Recorder::default();
     let mut unread = 0;
     let live = (joined - receipts.lost.load(Ordering::Relaxed)) as u32;
-    for (ply, at) in scheduled.iter().enumerate() {
+    for (ply, &(scheduled, sent)) in timed.iter().enumerate() {
         if receipts.readers[ply].load(Ordering::Relaxed) < live {
             unread += 1;
         }
         let (received, read) = receipts.last(ply);
-        recorder.record(received.saturating_duration_since(*at));
-        reads.record(read.saturating_duration_since(*at));
+        recorder.record(received.saturating_duration_since(scheduled));
+        reads.record(read.saturating_duration_since(scheduled));
+        late.record(sent.saturating_duration_since(scheduled));
     }
     if unread > 0 {
         errors.add("moves_not_read_by_all");
     }
-    (recorder, reads)
+    (recorder, reads, late)
 }
 
 /// Plays the rest of the game (or resigns it), so every watcher sees its end.
@@ -549,19 +555,19 @@ fn add_beside(
 }
 
 /// Plays the first `moves` moves of the drawn game, one every `period` from `start`, each read by
-/// both players before the next; returns when each was scheduled.
+/// both players before the next; returns when each was scheduled and when it was sent.
 async fn play_timed(
     x: &mut Socket,
     o: &mut Socket,
     game: GameId,
     (start, period): (Instant, Duration),
     moves: usize,
-) -> anyhow::Result<Vec<Instant>> {
-    let mut scheduled = Vec::with_capacity(moves);
+) -> anyhow::Result<Vec<(Instant, Instant)>> {
+    let mut timed = Vec::with_capacity(moves);
     for (ply, &cell) in QUBIC_DRAW.iter().take(moves).enumerate() {
         let at = start + period * ply as u32;
-        scheduled.push(at);
         sleep_until(at).await;
+        timed.push((at, Instant::now()));
         let (mover, other) = if ply % 2 == 0 {
             (&mut *x, &mut *o)
         } else {
@@ -576,5 +582,5 @@ async fn play_timed(
             .await?;
         }
     }
-    Ok(scheduled)
+    Ok(timed)
 }

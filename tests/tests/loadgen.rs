@@ -162,6 +162,11 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
     }
     let watchers: Report = serde_json::from_value(reports[6].clone()).expect("watchers");
     assert_eq!(watchers.figures["watchers_joined"], 20.0);
+    assert!(
+        watchers.figures["late_p99_ms"] < watchers.figures["read_p99_ms"],
+        "how late the generator sent each watched move is reported, and is part of its latency: {:?}",
+        watchers.figures
+    );
     let beside: Report = serde_json::from_value(reports[7].clone()).expect("beside");
     assert_eq!(
         beside.connections,
@@ -170,6 +175,7 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
     );
     assert_eq!(beside.figures["watchers_joined"], 20.0);
     assert!(beside.figures.contains_key("received_p99_ms"));
+    assert!(beside.figures.contains_key("late_p99_ms"));
     assert!(
         beside.figures.contains_key("games_received_p99_ms"),
         "the games beside are timed by the kernel's receipt too: {:?}",
