@@ -26,7 +26,10 @@ pub const SATURATED: f64 = 0.8;
 #[derive(Debug, Clone, Copy)]
 pub struct Measured<'a> {
     pub echo: &'a Report,
+    /// The relay of the memory store's median round.
     pub relay: &'a Report,
+    /// The relay of the durable store's median round.
+    pub durable_relay: &'a Report,
     /// Unpaced games on the durable store.
     pub durable: &'a Report,
     /// Unpaced games on the memory store.
@@ -132,20 +135,21 @@ fn paced_games(sizes: &Sizes, games: &Report) -> Verdict {
 /// Saturation against the relay: the memory store at 0.7 of it, the durable store at 0.5; the
 /// echo ratio beside it.
 fn saturation(sizes: &Sizes, m: Measured<'_>, memory: bool) -> Verdict {
-    let (games, floor, label, flag) = if memory {
-        (m.memory, 0.7, "2a", " --memory-store")
+    let (games, relay_run, floor, label, flag) = if memory {
+        (m.memory, m.relay, 0.7, "2a", " --memory-store")
     } else {
-        (m.durable, 0.5, "2b", "")
+        (m.durable, m.durable_relay, 0.5, "2b", "")
     };
     let store = if memory {
         "the memory store"
     } else {
         "the durable store (every move on disk before anyone hears of it)"
     };
-    let relay = games.ops_per_sec / m.relay.ops_per_sec.max(1e-9);
+    let relay = games.ops_per_sec / relay_run.ops_per_sec.max(1e-9);
     let echo = games.ops_per_sec / m.echo.ops_per_sec.max(1e-9);
     let cpu = |r: &Report| cpu_us_per_op(r).map_or("–".to_owned(), |us| format!("{us:.1} µs"));
-    let relay_core = m.relay.server.map_or(1.0, |u| u.cores);
+    let figure = |name: &str, otherwise: f64| games.figures.get(name).copied().unwrap_or(otherwise);
+    let relay_core = relay_run.server.map_or(1.0, |u| u.cores);
     let judged = relay_core >= SATURATED;
     let unjudged = if judged {
         String::new()
@@ -161,16 +165,19 @@ fn saturation(sizes: &Sizes, m: Measured<'_>, memory: bool) -> Verdict {
             sizes.saturation.games
         ),
         measured: format!(
-            "{:.0} moves/s ÷ {:.0} relays/s = **{relay:.2}** (÷ {:.0} echo messages/s = {echo:.2}); server CPU a move {}, a relay {}, an echo {}; {}{unjudged}",
+            "{:.0} moves/s ÷ {:.0} relays/s = **{relay:.2}** (÷ {:.0} echo messages/s = {echo:.2}), the median of {:.0} rounds each against its own relay ({:.2} to {:.2}); server CPU a move {}, a relay {}, an echo {}; {}{unjudged}",
             games.ops_per_sec,
-            m.relay.ops_per_sec,
+            relay_run.ops_per_sec,
             m.echo.ops_per_sec,
+            figure("rounds", 1.0),
+            figure("relay_ratio_low", relay),
+            figure("relay_ratio_high", relay),
             cpu(games),
-            cpu(m.relay),
+            cpu(relay_run),
             cpu(m.echo),
             errors(games)
         ),
-        pass: judged && relay >= floor && games.error_count() == 0 && m.relay.error_count() == 0,
+        pass: judged && relay >= floor && games.error_count() == 0 && relay_run.error_count() == 0,
         judged,
         command: format!(
             "noughts-loadgen relay --pairs {} --secs {}; noughts-loadgen{flag} games --games {} --saturate --secs {}",

@@ -18,6 +18,9 @@ pub struct Sizes {
     pub relay: RelayOptions,
     /// The saturation run: as many connections as the echo run, playing unpaced.
     pub saturation: GamesOptions,
+    /// Rounds of the relay and the two saturation runs, one after another; each store's ratio is
+    /// judged by its median round.
+    pub saturation_rounds: usize,
     pub games: GamesOptions,
     pub ai: AiOptions,
     pub watchers: WatchersOptions,
@@ -45,6 +48,7 @@ impl Sizes {
                 rate: None,
                 secs: 10.0,
             },
+            saturation_rounds: 3,
             games: GamesOptions {
                 games: 1000,
                 rate: Some(1.0),
@@ -100,6 +104,7 @@ impl Sizes {
                 rate: None,
                 secs: 1.0,
             },
+            saturation_rounds: 2,
             games: GamesOptions {
                 games: 10,
                 rate: Some(5.0),

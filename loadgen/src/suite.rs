@@ -64,34 +64,64 @@ pub async fn run(
             .context("echo")?
     };
     say(&echo);
-    let mut relay = {
-        let target = launcher.echo()?;
-        crate::relay::run(&target.url, target.probe, &sizes.relay)
-            .await
-            .context("relay")?
-    };
-    say(&relay);
-    let mut memory = {
-        let target = launcher.memory_server(sizes.saturation.games * 2)?;
-        crate::games::run(&target.url, target.probe, &sizes.saturation)
-            .await
-            .context("saturation, memory store")?
-    };
-    memory.scenario.push_str(", memory store");
-    say(&memory);
-    let mut durable = {
-        let target = launcher.server(sizes.saturation.games * 2)?;
-        crate::games::run(&target.url, target.probe, &sizes.saturation)
-            .await
-            .context("saturation")?
-    };
-    durable.scenario.push_str(", the run's store");
-    say(&durable);
-    for report in [&mut relay, &mut memory, &mut durable] {
-        if let Some(us) = judge::cpu_us_per_op(report) {
-            report.figures.insert("server_cpu_us_per_op".to_owned(), us);
+    // Relay, memory store and durable store, round after round: the machine's speed wanders
+    // by some 10% from minute to minute, so each store is judged by the median of its rounds'
+    // ratios, each against the relay of its own round.
+    let mut rounds = Vec::new();
+    for _ in 0..sizes.saturation_rounds.max(1) {
+        let relay = {
+            let target = launcher.echo()?;
+            crate::relay::run(&target.url, target.probe, &sizes.relay)
+                .await
+                .context("relay")?
+        };
+        say(&relay);
+        let mut memory = {
+            let target = launcher.memory_server(sizes.saturation.games * 2)?;
+            crate::games::run(&target.url, target.probe, &sizes.saturation)
+                .await
+                .context("saturation, memory store")?
+        };
+        memory.scenario.push_str(", memory store");
+        say(&memory);
+        let mut durable = {
+            let target = launcher.server(sizes.saturation.games * 2)?;
+            crate::games::run(&target.url, target.probe, &sizes.saturation)
+                .await
+                .context("saturation")?
+        };
+        durable.scenario.push_str(", the run's store");
+        say(&durable);
+        rounds.push([relay, memory, durable]);
+    }
+    for round in &mut rounds {
+        for report in round.iter_mut() {
+            if let Some(us) = judge::cpu_us_per_op(report) {
+                report.figures.insert("server_cpu_us_per_op".to_owned(), us);
+            }
         }
     }
+    let memory_round = median_round(&mut rounds, 1);
+    let durable_round = median_round(&mut rounds, 2);
+    // An error in any round counts, whichever round is judged.
+    let errors_of = |kind: usize| {
+        let mut all = std::collections::BTreeMap::<String, u64>::new();
+        for round in &rounds {
+            for (error, n) in &round[kind].errors {
+                *all.entry(error.clone()).or_default() += n;
+            }
+        }
+        all
+    };
+    let all_errors = [errors_of(0), errors_of(1), errors_of(2)];
+    let mut durable_relay = rounds[durable_round][0].clone();
+    let mut durable = rounds[durable_round][2].clone();
+    let [mut relay, mut memory, _] = rounds.swap_remove(memory_round);
+    let [relay_errors, memory_errors, durable_errors] = all_errors;
+    relay.errors = relay_errors.clone();
+    durable_relay.errors = relay_errors;
+    memory.errors = memory_errors;
+    durable.errors = durable_errors;
     // 1. Paced games.
     let games = {
         let target = launcher.server(sizes.games.games * 2)?;
@@ -142,6 +172,7 @@ pub async fn run(
         Measured {
             echo: &echo,
             relay: &relay,
+            durable_relay: &durable_relay,
             durable: &durable,
             memory: &memory,
             games: &games,
@@ -163,6 +194,25 @@ pub async fn run(
         verdicts,
         peer,
     })
+}
+
+/// The round whose ratio of `rounds[i][store]`'s rate to the relay's (`rounds[i][0]`) is the
+/// median (the lower of the middle two of an even count); the store's report gains the ratios'
+/// range and count (`relay_ratio_low`, `relay_ratio_high`, `rounds`).
+fn median_round(rounds: &mut [[Report; 3]], store: usize) -> usize {
+    let ratio = |round: &[Report; 3]| round[store].ops_per_sec / round[0].ops_per_sec.max(1e-9);
+    let mut order: Vec<usize> = (0..rounds.len()).collect();
+    order.sort_by(|&a, &b| ratio(&rounds[a]).total_cmp(&ratio(&rounds[b])));
+    let median = order[(order.len() - 1) / 2];
+    let (low, high) = (
+        ratio(&rounds[order[0]]),
+        ratio(&rounds[order[order.len() - 1]]),
+    );
+    let figures = &mut rounds[median][store].figures;
+    figures.insert("relay_ratio_low".to_owned(), low);
+    figures.insert("relay_ratio_high".to_owned(), high);
+    figures.insert("rounds".to_owned(), order.len() as f64);
+    median
 }
 
 /// Today's date (UTC) as YYYY-MM-DD.
@@ -281,6 +331,42 @@ pub fn write_benchmarks(path: &Path, result: &SuiteResult) -> anyhow::Result<()>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_store_is_judged_by_the_round_of_its_median_ratio() {
+        let report = |rate: f64| Report {
+            ops_per_sec: rate,
+            ..Report::default()
+        };
+        // Ratios: memory 0.5, 0.7, 0.6; durable 0.4, 0.2, 0.3 (relay 100, 100, 200).
+        let mut rounds = vec![
+            [report(100.0), report(50.0), report(40.0)],
+            [report(100.0), report(70.0), report(20.0)],
+            [report(200.0), report(120.0), report(60.0)],
+        ];
+        assert_eq!(median_round(&mut rounds, 1), 2);
+        assert_eq!(median_round(&mut rounds, 2), 2);
+        let memory = &rounds[2][1].figures;
+        assert_eq!(
+            (
+                memory["relay_ratio_low"],
+                memory["relay_ratio_high"],
+                memory["rounds"]
+            ),
+            (0.5, 0.7, 3.0)
+        );
+        let durable = &rounds[2][2].figures;
+        assert_eq!(
+            (durable["relay_ratio_low"], durable["relay_ratio_high"]),
+            (0.2, 0.4)
+        );
+        // Of two, the lower.
+        let mut two = vec![
+            [report(100.0), report(80.0), report(10.0)],
+            [report(100.0), report(60.0), report(10.0)],
+        ];
+        assert_eq!(median_round(&mut two, 1), 1);
+    }
 
     fn result(measured: &str) -> SuiteResult {
         SuiteResult {

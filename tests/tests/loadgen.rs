@@ -160,6 +160,15 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
         );
         assert!(report.ops > 0, "{}: nothing done", report.scenario);
     }
+    for store in [&reports[2], &reports[3]] {
+        let store: Report = serde_json::from_value(store.clone()).expect("a saturated store");
+        assert_eq!(
+            store.figures["rounds"], 2.0,
+            "the quick suite runs two rounds of the relay and the stores: {:?}",
+            store.figures
+        );
+        assert!(store.figures["relay_ratio_low"] <= store.figures["relay_ratio_high"]);
+    }
     let watchers: Report = serde_json::from_value(reports[6].clone()).expect("watchers");
     assert_eq!(watchers.figures["watchers_joined"], 20.0);
     assert!(
