@@ -248,7 +248,10 @@ fn watchers(sizes: &Sizes, watchers: &Report) -> Verdict {
 }
 
 /// The watched game beside paced games: the watchers' p99 under 50 ms still, the games' under
-/// 5 ms.
+/// 5 ms. Both are timed by the kernel's receipt at the reading socket: the generator reads the
+/// games on the core that reads the 5,000 watchers for some 40 ms after each watched move, and
+/// a frame waiting in its socket meanwhile waits on the generator, not on the server. The games
+/// as read are printed beside.
 fn beside(sizes: &Sizes, beside: &Report) -> Verdict {
     let w = &sizes.beside;
     let figure = |name: &str| beside.figures.get(name).copied().unwrap_or(f64::INFINITY);
@@ -264,17 +267,17 @@ fn beside(sizes: &Sizes, beside: &Report) -> Verdict {
             w.beside_games
         ),
         measured: format!(
-            "watchers received p50 {:.2} ms, p99 **{watchers_p99:.2} ms** (each move sent p99 {:.2} ms after its time); games beside {} (sent to received by the kernel: p50 {:.2} ms, p99 {:.2} ms); {joined} of {} watchers joined; {}",
+            "watchers received p50 {:.2} ms, p99 **{watchers_p99:.2} ms** (each move sent p99 {:.2} ms after its time); games beside, sent to received by the kernel: p50 {:.2} ms, p99 **{:.2} ms** (as read by the generator: {}); {joined} of {} watchers joined; {}",
             figure("received_p50_ms"),
             figure("late_p99_ms"),
-            latencies(beside),
             figure("games_received_p50_ms"),
             figure("games_received_p99_ms"),
+            latencies(beside),
             w.watchers,
             errors(beside)
         ),
         pass: watchers_p99 < 50.0
-            && p99(beside) < 5_000
+            && figure("games_received_p99_ms") < 5.0
             && joined == w.watchers
             && beside.error_count() == 0,
         judged: true,
