@@ -64,9 +64,107 @@ pub async fn run(
             .context("echo")?
     };
     say(&echo);
-    // Relay, memory store and durable store, round after round: the machine's speed wanders
-    // by some 10% from minute to minute, so each store is judged by the median of its rounds'
-    // ratios, each against the relay of its own round.
+    let saturated = saturation_rounds(launcher, sizes, &say).await?;
+    // 1. Paced games.
+    let games = {
+        let target = launcher.server(sizes.games.games * 2)?;
+        crate::games::run(&target.url, target.probe, &sizes.games)
+            .await
+            .context("games")?
+    };
+    say(&games);
+    // 5. AI games beside the paced games.
+    let ai = {
+        let target = launcher.server(sizes.ai.games * 2 + sizes.ai.ai_games)?;
+        crate::ai::run(&target.url, target.probe, &sizes.ai)
+            .await
+            .context("ai")?
+    };
+    say(&ai);
+    // 4. Watchers, alone and beside paced games.
+    let watchers = {
+        let target = launcher.server(sizes.watchers.connections())?;
+        crate::watchers::run(&target.url, target.probe, &sizes.watchers)
+            .await
+            .context("watchers")?
+    };
+    say(&watchers);
+    let beside = {
+        let target = launcher.server(sizes.beside.connections())?;
+        crate::watchers::run(&target.url, target.probe, &sizes.beside)
+            .await
+            .context("watchers beside games")?
+    };
+    say(&beside);
+    // 3. Idle connections.
+    let idle = {
+        let target = launcher.server(sizes.idle.connections)?;
+        crate::idle::run(&target.url, target.probe, &sizes.idle)
+            .await
+            .context("idle")?
+    };
+    say(&idle);
+    // The peer, its servers pinned as ours were.
+    let peer = match peer {
+        Some(peer) => peer.run(sizes, progress).await.context("the peer")?,
+        None => Vec::new(),
+    };
+
+    let verdicts = judge::judge(
+        sizes,
+        Measured {
+            echo: &echo,
+            relay: &saturated.relay,
+            durable_relay: &saturated.durable_relay,
+            durable: &saturated.durable,
+            memory: &saturated.memory,
+            games: &games,
+            ai: &ai,
+            watchers: &watchers,
+            beside: &beside,
+            idle: &idle,
+        },
+    );
+    Ok(SuiteResult {
+        date: today(),
+        cores: crate::target::cores(),
+        pinned,
+        store: String::new(),
+        load_average,
+        reports: vec![
+            echo,
+            saturated.relay,
+            saturated.memory,
+            saturated.durable,
+            games,
+            ai,
+            watchers,
+            beside,
+            idle,
+        ],
+        verdicts,
+        peer,
+    })
+}
+
+/// The saturation runs judged against the relay: for each store, the reports of its median round.
+struct Saturated {
+    /// The relay of the memory store's median round.
+    relay: Report,
+    /// The relay of the durable store's median round.
+    durable_relay: Report,
+    memory: Report,
+    durable: Report,
+}
+
+/// The relay, the memory store and the durable store, round after round: the machine's speed
+/// wanders by some 10% from minute to minute, so each store is judged by the median of its
+/// rounds' ratios, each against the relay of its own round (see [`median_round`]).
+async fn saturation_rounds(
+    launcher: &dyn Launcher,
+    sizes: &Sizes,
+    say: &dyn Fn(&Report),
+) -> anyhow::Result<Saturated> {
     let mut rounds = Vec::new();
     for _ in 0..sizes.saturation_rounds.max(1) {
         let relay = {
@@ -122,77 +220,11 @@ pub async fn run(
     durable_relay.errors = relay_errors;
     memory.errors = memory_errors;
     durable.errors = durable_errors;
-    // 1. Paced games.
-    let games = {
-        let target = launcher.server(sizes.games.games * 2)?;
-        crate::games::run(&target.url, target.probe, &sizes.games)
-            .await
-            .context("games")?
-    };
-    say(&games);
-    // 5. AI games beside the paced games.
-    let ai = {
-        let target = launcher.server(sizes.ai.games * 2 + sizes.ai.ai_games)?;
-        crate::ai::run(&target.url, target.probe, &sizes.ai)
-            .await
-            .context("ai")?
-    };
-    say(&ai);
-    // 4. Watchers, alone and beside paced games.
-    let watchers = {
-        let target = launcher.server(sizes.watchers.connections())?;
-        crate::watchers::run(&target.url, target.probe, &sizes.watchers)
-            .await
-            .context("watchers")?
-    };
-    say(&watchers);
-    let beside = {
-        let target = launcher.server(sizes.beside.connections())?;
-        crate::watchers::run(&target.url, target.probe, &sizes.beside)
-            .await
-            .context("watchers beside games")?
-    };
-    say(&beside);
-    // 3. Idle connections.
-    let idle = {
-        let target = launcher.server(sizes.idle.connections)?;
-        crate::idle::run(&target.url, target.probe, &sizes.idle)
-            .await
-            .context("idle")?
-    };
-    say(&idle);
-    // The peer, its servers pinned as ours were.
-    let peer = match peer {
-        Some(peer) => peer.run(sizes, progress).await.context("the peer")?,
-        None => Vec::new(),
-    };
-
-    let verdicts = judge::judge(
-        sizes,
-        Measured {
-            echo: &echo,
-            relay: &relay,
-            durable_relay: &durable_relay,
-            durable: &durable,
-            memory: &memory,
-            games: &games,
-            ai: &ai,
-            watchers: &watchers,
-            beside: &beside,
-            idle: &idle,
-        },
-    );
-    Ok(SuiteResult {
-        date: today(),
-        cores: crate::target::cores(),
-        pinned,
-        store: String::new(),
-        load_average,
-        reports: vec![
-            echo, relay, memory, durable, games, ai, watchers, beside, idle,
-        ],
-        verdicts,
-        peer,
+    Ok(Saturated {
+        relay,
+        durable_relay,
+        memory,
+        durable,
     })
 }
 
