@@ -1,6 +1,7 @@
 //! The server's performance targets in one run, each scenario against a fresh server, and the
 //! results table of `BENCHMARKS.md` rewritten from what was measured.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -174,58 +175,55 @@ async fn saturation_rounds(
                 .context("relay")?
         };
         say(&relay);
-        let mut memory = {
-            let target = launcher.memory_server(sizes.saturation.games * 2)?;
-            crate::games::run(&target.url, target.probe, &sizes.saturation)
-                .await
-                .context("saturation, memory store")?
-        };
-        memory.scenario.push_str(", memory store");
+        let memory = saturate(
+            launcher.memory_server(sizes.saturation.games * 2)?,
+            sizes,
+            "memory store",
+        )
+        .await?;
         say(&memory);
-        let mut durable = {
-            let target = launcher.server(sizes.saturation.games * 2)?;
-            crate::games::run(&target.url, target.probe, &sizes.saturation)
-                .await
-                .context("saturation")?
-        };
-        durable.scenario.push_str(", the run's store");
+        let durable = saturate(
+            launcher.server(sizes.saturation.games * 2)?,
+            sizes,
+            "the run's store",
+        )
+        .await?;
         say(&durable);
         rounds.push([relay, memory, durable]);
     }
-    for round in &mut rounds {
-        for report in round.iter_mut() {
-            if let Some(us) = judge::cpu_us_per_op(report) {
-                report.figures.insert("server_cpu_us_per_op".to_owned(), us);
-            }
+    for report in rounds.iter_mut().flatten() {
+        if let Some(us) = judge::cpu_us_per_op(report) {
+            report.figures.insert("server_cpu_us_per_op".to_owned(), us);
         }
     }
     let memory_round = median_round(&mut rounds, 1);
     let durable_round = median_round(&mut rounds, 2);
-    // An error in any round counts, whichever round is judged.
-    let errors_of = |kind: usize| {
-        let mut all = std::collections::BTreeMap::<String, u64>::new();
-        for round in &rounds {
-            for (error, n) in &round[kind].errors {
-                *all.entry(error.clone()).or_default() += n;
-            }
+    // The judged round's report, with the errors of every round: an error in any round counts.
+    let pick = |round: usize, kind: usize| {
+        let mut errors = BTreeMap::<String, u64>::new();
+        for (error, n) in rounds.iter().flat_map(|r| &r[kind].errors) {
+            *errors.entry(error.clone()).or_default() += n;
         }
-        all
+        Report {
+            errors,
+            ..rounds[round][kind].clone()
+        }
     };
-    let all_errors = [errors_of(0), errors_of(1), errors_of(2)];
-    let mut durable_relay = rounds[durable_round][0].clone();
-    let mut durable = rounds[durable_round][2].clone();
-    let [mut relay, mut memory, _] = rounds.swap_remove(memory_round);
-    let [relay_errors, memory_errors, durable_errors] = all_errors;
-    relay.errors = relay_errors.clone();
-    durable_relay.errors = relay_errors;
-    memory.errors = memory_errors;
-    durable.errors = durable_errors;
     Ok(Saturated {
-        relay,
-        durable_relay,
-        memory,
-        durable,
+        relay: pick(memory_round, 0),
+        durable_relay: pick(durable_round, 0),
+        memory: pick(memory_round, 1),
+        durable: pick(durable_round, 2),
     })
+}
+
+/// Unpaced games against `target`, the scenario named after its `store`.
+async fn saturate(target: Target, sizes: &Sizes, store: &str) -> anyhow::Result<Report> {
+    let mut report = crate::games::run(&target.url, target.probe, &sizes.saturation)
+        .await
+        .with_context(|| format!("saturation, {store}"))?;
+    report.scenario.push_str(&format!(", {store}"));
+    Ok(report)
 }
 
 /// The round whose ratio of `rounds[i][store]`'s rate to the relay's (`rounds[i][0]`) is the
