@@ -210,7 +210,7 @@ impl<'p, F: FnMut(&Report)> Walk<'p, F> {
                     if hold == Hold::Falls {
                         continue;
                     }
-                    if proven_won_for_x(x, o | 1 << cell, self.plan.expansions, None)
+                    if proven_won_for_x(x, o | 1 << cell, self.plan.expansions)
                         || deeper && self.x_node(x, o | 1 << cell)
                     {
                         self.report.refuted += 1;
@@ -291,7 +291,7 @@ mod tests {
             marks % 2 == 1 && marks < 2 * plan.kept_moves && (e.0.0 | e.0.1) & 1 << e.1 == 0
         }));
         for &((x, o), cell) in shipped.entries().iter().step_by(shipped.len() / 2) {
-            assert!(!proven_won_for_x(x, o | 1 << cell, plan.expansions, None));
+            assert!(!proven_won_for_x(x, o | 1 << cell, plan.expansions));
         }
     }
 

@@ -278,20 +278,10 @@ pub(crate) fn holds_after(
 const PROOF_EXPANSIONS: u64 = 2_000;
 
 /// Whether X, to move in (x, o), is proven to win by a proof-number search (the book builder's,
-/// threat searches at its leaves) before `deadline`, in at most `expansions` expansions (a
-/// multiple of 4). `false` proves nothing.
-pub(crate) fn proven_won_for_x(x: u64, o: u64, expansions: u64, deadline: Option<Instant>) -> bool {
-    let mut prover = Builder::from_position(x, o);
-    let mut expanded = 0;
-    while expanded < expansions && deadline.is_none_or(|d| Instant::now() < d) {
-        prover.run(4);
-        expanded += 4;
-        let progress = prover.progress();
-        if progress.root_proof == 0 || progress.root_disproof == 0 {
-            break;
-        }
-    }
-    prover.solved()
+/// threat searches at its leaves) in at most `expansions` expansions (a multiple of 4). `false`
+/// proves nothing.
+pub(crate) fn proven_won_for_x(x: u64, o: u64, expansions: u64) -> bool {
+    Builder::from_position(x, o).prove(x, o, expansions, None)
 }
 
 /// The moves `perfect` may consider on qubic; or, when the threats decide the move (a win on the
