@@ -36,6 +36,8 @@ pub enum Part {
     Nodes,
     /// A node killed under live games; its players back on the others.
     Failover,
+    /// The site scenario spread over the nodes, the lobby's Redis messages counted by node.
+    Site,
 }
 
 /// The `cluster` command's settings.
@@ -83,7 +85,7 @@ pub struct ClusterArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "sqlite,postgres,lobby,nodes,failover"
+        default_value = "sqlite,postgres,lobby,nodes,site,failover"
     )]
     pub parts: Vec<Part>,
     /// Also write the results as Markdown to this file.
@@ -127,6 +129,7 @@ pub struct ClusterResult {
     pub rows: Vec<MovesRow>,
     pub convergence: Option<Convergence>,
     pub failover: Option<Failover>,
+    pub site: Option<crate::cluster_site::ClusterSite>,
 }
 
 fn load_average() -> String {
@@ -181,6 +184,25 @@ pub async fn run(
                     let setup = format!("{} nodes, PostgreSQL + Redis", nodes.len());
                     result.rows.push(paced(&setup, &nodes, cross, args).await);
                 }
+            }
+            Part::Site => {
+                let nodes = match cluster.take() {
+                    Some(nodes) => nodes,
+                    None => launch.cluster("site", args.nodes, args.lease_ms)?,
+                };
+                let options = crate::site::SiteOptions {
+                    games: args.games,
+                    followers: args.games * 2,
+                    watchers: args.games / 2,
+                    rate: args.rate,
+                    host_share: 0.05,
+                    warmup: (args.secs / 3.0).clamp(1.0, 10.0),
+                    secs: args.secs,
+                };
+                let rooms = args.lobby_rooms.min(100);
+                let site = crate::cluster_site::run(&nodes, &args.redis, &options, rooms).await?;
+                result.site = Some(site);
+                cluster = Some(nodes);
             }
             Part::Failover => {
                 drop(cluster.take());
@@ -314,7 +336,8 @@ impl ClusterResult {
         let failover = self.failover.as_ref().map_or(0, |f| {
             f.errors.values().sum::<u64>() + f.players.saturating_sub(f.intact)
         });
-        rows + lobby + failover
+        let site = self.site.as_ref().map_or(0, |s| s.site.error_count());
+        rows + lobby + failover + site
     }
 
     /// The results as Markdown: the games table, then lobby convergence and failover.
@@ -378,6 +401,9 @@ impl ClusterResult {
                 c.expected,
                 errors(&c.errors),
             ));
+        }
+        if let Some(site) = &self.site {
+            out.push_str(&site.markdown());
         }
         if let Some(f) = &self.failover {
             out.push_str(&format!(

@@ -14,9 +14,6 @@
 //! - `site`: the site as the shipped clients use it: players who follow the lobby, quick-match or
 //!   use public rooms into listed games and stop following while they play, lobby followers,
 //!   and watchers of featured games.
-//! - `site`: the site as the shipped clients use it: players who follow the lobby, quick-match or
-//!   use public rooms into listed games and stop following while they play, lobby followers,
-//!   and watchers of featured games.
 //! - `soak`: clients that connect, play, watch, drop and come back for a long while; the server's
 //!   memory and tasks must stay flat.
 //! - `idle`: connections that only say hello and stay, spread over processes.
@@ -29,9 +26,13 @@
 //! - `target`: the server under test (started as a child process, or already running), pinning,
 //!   and `/proc` samples.
 //! - `report`: what a scenario measured, as text and JSON; `timeline`: latency second by second.
+//! - `cluster_site`: the site scenario over the nodes of a cluster, the lobby's Redis messages
+//!   counted by node.
 //! - `cluster`: the several-nodes benchmark (one node on SQLite, one on PostgreSQL, a cluster);
 //!   `nodes`: starting its servers and databases; `convergence`: lobby convergence between
 //!   nodes; `failover`: a node killed under live games and its players back on the others.
+//! - `lobby_cost`: the suite's lobby targets: the site against private rooms, and the cost of a
+//!   move as the lobby's followers grow.
 //! - `suite`: the server targets of `BENCHMARKS.md` in one run, and their results table;
 //!   `sizes`: how big each of its scenarios is; `judge`: each target's verdict.
 
@@ -39,18 +40,19 @@ pub mod ai;
 pub mod churn;
 pub mod client;
 pub mod cluster;
+pub mod cluster_site;
 pub mod convergence;
 pub mod echo;
 pub mod failover;
 pub mod games;
 pub mod idle;
 pub mod judge;
+pub mod lobby_cost;
 pub mod nodes;
 pub mod pacer;
 pub mod peer;
 pub mod relay;
 pub mod report;
-pub mod site;
 pub mod site;
 pub mod sizes;
 pub mod soak;

@@ -92,6 +92,16 @@ impl Window {
 
 /// Runs the `site` scenario against `url`.
 pub async fn run(url: &str, server: Probe, options: &SiteOptions) -> anyhow::Result<Report> {
+    run_on(&[url.to_owned()], server, options).await
+}
+
+/// Runs the `site` scenario against the servers of `urls`, its clients taking them in turn;
+/// `server` is the one whose CPU is measured.
+pub async fn run_on(
+    urls: &[String],
+    server: Probe,
+    options: &SiteOptions,
+) -> anyhow::Result<Report> {
     let tally = Arc::new(Tally::default());
     let period = Duration::from_secs_f64(1.0 / options.rate.max(1e-3));
     let start = Instant::now() + Duration::from_secs_f64(options.warmup);
@@ -101,8 +111,9 @@ pub async fn run(url: &str, server: Probe, options: &SiteOptions) -> anyhow::Res
     };
     let gate = Arc::new(Semaphore::new(SETUP_AT_ONCE));
     let mut set = JoinSet::new();
+    let url_of = |i: usize| urls[i % urls.len()].clone();
     for i in 0..options.games * 2 {
-        let (url, tally, gate) = (url.to_owned(), tally.clone(), gate.clone());
+        let (url, tally, gate) = (url_of(i), tally.clone(), gate.clone());
         let host_share = options.host_share;
         set.spawn(async move {
             let ws = joined(&url, &format!("p{i}"), &gate, &tally).await;
@@ -112,7 +123,7 @@ pub async fn run(url: &str, server: Probe, options: &SiteOptions) -> anyhow::Res
         });
     }
     for i in 0..options.followers {
-        let (url, tally, gate) = (url.to_owned(), tally.clone(), gate.clone());
+        let (url, tally, gate) = (url_of(i), tally.clone(), gate.clone());
         set.spawn(async move {
             if let Some(ws) = joined(&url, &format!("f{i}"), &gate, &tally).await {
                 follower(ws, window, &tally).await;
@@ -120,7 +131,7 @@ pub async fn run(url: &str, server: Probe, options: &SiteOptions) -> anyhow::Res
         });
     }
     for i in 0..options.watchers {
-        let (url, tally, gate) = (url.to_owned(), tally.clone(), gate.clone());
+        let (url, tally, gate) = (url_of(i), tally.clone(), gate.clone());
         set.spawn(async move {
             if let Some(ws) = joined(&url, &format!("w{i}"), &gate, &tally).await {
                 watcher(ws, i as u64, window, &tally).await;

@@ -8,6 +8,7 @@ use crate::echo::EchoOptions;
 use crate::games::GamesOptions;
 use crate::idle::IdleOptions;
 use crate::relay::RelayOptions;
+use crate::site::SiteOptions;
 use crate::watchers::WatchersOptions;
 
 /// The sizes of every scenario of the suite.
@@ -28,6 +29,23 @@ pub struct Sizes {
     /// up other games).
     pub beside: WatchersOptions,
     pub idle: IdleOptions,
+    /// The site: listed games played through the lobby, followers and watchers.
+    pub site: SiteOptions,
+    /// The same listed games beside more and more lobby followers (and no watchers).
+    pub flat: Vec<SiteOptions>,
+}
+
+/// A site of `games` listed games at `rate` moves a second.
+fn site(games: usize, followers: usize, watchers: usize, rate: f64, secs: f64) -> SiteOptions {
+    SiteOptions {
+        games,
+        followers,
+        watchers,
+        rate,
+        host_share: 0.05,
+        warmup: (secs / 2.0).max(1.0),
+        secs,
+    }
 }
 
 impl Sizes {
@@ -84,6 +102,10 @@ impl Sizes {
                 procs: 2,
                 settle_secs: 3.0,
             },
+            site: site(1000, 2000, 500, 1.0, 30.0),
+            flat: [0, 1000, 5000]
+                .map(|followers| site(500, followers, 0, 1.0, 20.0))
+                .to_vec(),
         }
     }
 
@@ -140,6 +162,13 @@ impl Sizes {
                 procs: 2,
                 settle_secs: 0.2,
             },
+            site: SiteOptions {
+                host_share: 0.3,
+                ..site(10, 10, 5, 5.0, 2.0)
+            },
+            flat: [0, 10, 50]
+                .map(|followers| site(5, followers, 0, 5.0, 1.5))
+                .to_vec(),
         }
     }
 }

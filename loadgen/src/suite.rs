@@ -74,6 +74,8 @@ pub async fn run(
             .context("games")?
     };
     say(&games);
+    // 6. The site, and the lobby's cost as its followers grow.
+    let lobby = crate::lobby_cost::run(launcher, sizes, &say).await?;
     // 5. AI games beside the paced games.
     let ai = {
         let target = launcher.server(sizes.ai.games * 2 + sizes.ai.ai_games)?;
@@ -111,7 +113,7 @@ pub async fn run(
         None => Vec::new(),
     };
 
-    let verdicts = judge::judge(
+    let mut verdicts = judge::judge(
         sizes,
         Measured {
             echo: &echo,
@@ -126,6 +128,7 @@ pub async fn run(
             idle: &idle,
         },
     );
+    verdicts.extend(crate::lobby_cost::verdicts(sizes, &lobby, &games));
     Ok(SuiteResult {
         date: today(),
         cores: crate::target::cores(),
@@ -142,7 +145,11 @@ pub async fn run(
             watchers,
             beside,
             idle,
-        ],
+        ]
+        .into_iter()
+        .chain([lobby.site])
+        .chain(lobby.flat)
+        .collect(),
         verdicts,
         peer,
     })
@@ -297,9 +304,10 @@ pub fn markdown(result: &SuiteResult) -> String {
             v.command
         );
     }
-    if let (false, [_, _, memory, durable, games, _, _, _, idle]) =
-        (result.peer.is_empty(), result.reports.as_slice())
-    {
+    if let (false, [_, _, memory, durable, games, _, _, _, idle]) = (
+        result.peer.is_empty(),
+        &result.reports[..result.reports.len().min(9)],
+    ) {
         md.push_str(
             "\nThe peer, Colyseus (`bench/peer/colyseus`: the same classic rules, a room per game, state patched to both players at each move, no store), in the same run, its server started and pinned as noughts' is:\n\n",
         );

@@ -17,6 +17,9 @@ pub struct GameInfo {
     pub o: SeatInfo,
     /// Moves played so far.
     pub moves: u32,
+    /// The board, one character a cell as in `game_state` (for a miniature of the game).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub board: String,
     pub watchers: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<ClockSpec>,

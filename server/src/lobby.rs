@@ -3,9 +3,11 @@
 //!
 //! Every listed game is kept here, so that `list_games` can page through them all, but followers
 //! are told only of the games the lobby shows, and only in gathered frames: seek and room changes
-//! go out at once when the last frame is at least [`SPACING`] old (else when it is), the shown
-//! games and the totals at most once every [`GAMES_EVERY`]. A move in a game that is not shown
-//! costs a map insert and nothing else, however many people follow the lobby.
+//! go out at once when the last frame that carried any is at least [`URGENT_SPACING`] old (else
+//! when it is), with whatever else waits; the shown games and the totals at most once every
+//! [`GAMES_EVERY`], riding with seeks and rooms when those are waiting, else on their own at
+//! least [`SPACING`] after the last frame. A move in a game that is not shown costs a map insert
+//! and nothing else, however many people follow the lobby.
 //!
 //! Followers are told what changed between two views: the view they were last sent (kept here,
 //! and what a new follower's snapshot is made of) and the listings as they stand. One lock orders
@@ -30,7 +32,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::outbound::{ConnId, Outbound, fan_out, frame};
 
-/// The least time between two frames to the followers: at most two a second.
+/// The least time between two frames that carry seek or room changes.
+pub(crate) const URGENT_SPACING: Duration = Duration::from_millis(600);
+/// The least time between a frame and one that carries only games and totals.
 pub(crate) const SPACING: Duration = Duration::from_millis(500);
 /// How often the shown games and the totals are worked out again and sent if they changed.
 pub(crate) const GAMES_EVERY: Duration = Duration::from_secs(1);
@@ -148,8 +152,9 @@ struct Inner {
     games_changed: bool,
     /// Whether the shown games and totals are due to be worked out and sent.
     games_owed: bool,
-    /// When the last frame went to the followers.
+    /// When the last frame went to the followers, and the last that carried seeks or rooms.
     last_frame: Option<Instant>,
+    last_urgent: Option<Instant>,
     /// The other nodes' totals, with when each last came.
     remote_totals: HashMap<String, (Totals, Instant)>,
 }
@@ -217,15 +222,37 @@ impl Inner {
         war.into_iter().chain(others).cloned().collect()
     }
 
-    /// Whether anything waits to go out, and so when the sender should look again.
-    fn has_pending(&self) -> bool {
-        self.games_owed || !self.touched_seeks.is_empty() || !self.touched_rooms.is_empty()
+    /// Whether seek or room changes wait to go out.
+    fn urgent_pending(&self) -> bool {
+        !self.touched_seeks.is_empty() || !self.touched_rooms.is_empty()
     }
 
-    /// Brings the view up to date with what changed and returns the difference; the shown games
-    /// and totals only when `games_owed`.
+    /// When the next frame may go out, if anything waits: seeks and rooms once their spacing
+    /// allows; games and totals alone (when no seek or room waits to carry them) a little after
+    /// the last frame.
+    fn next_send(&self, now: Instant) -> Option<Instant> {
+        let after = |last: Option<Instant>, gap| last.map_or(now, |last| (last + gap).max(now));
+        if self.urgent_pending() {
+            Some(after(self.last_urgent, URGENT_SPACING))
+        } else if self.games_owed {
+            Some(after(self.last_frame, SPACING))
+        } else {
+            None
+        }
+    }
+
+    /// Brings the view up to date with what changed and returns the difference: the seeks and
+    /// rooms, and the shown games and totals if they are owed.
     fn take_update(&mut self, totals: Totals) -> LobbyUpdate {
         let mut update = LobbyUpdate::default();
+        self.take_urgent(&mut update);
+        if std::mem::take(&mut self.games_owed) {
+            self.take_games(&mut update, totals);
+        }
+        update
+    }
+
+    fn take_urgent(&mut self, update: &mut LobbyUpdate) {
         for id in std::mem::take(&mut self.touched_seeks) {
             match (self.seeks.get(&id), self.view.seeks.get(&id)) {
                 (Some(now), before) if before != Some(now) => {
@@ -258,32 +285,32 @@ impl Inner {
         if !(update.rooms.is_empty() && update.rooms_removed.is_empty()) {
             update.rooms_total = Some(count(self.rooms.by_code.len()));
         }
-        if std::mem::take(&mut self.games_owed) {
-            if std::mem::take(&mut self.games_changed) {
-                let shown = self.shown_games();
-                let before: HashMap<GameId, &GameInfo> = self
-                    .view
-                    .games
-                    .iter()
-                    .map(|game| (game.game, game))
-                    .collect();
-                update.games = (shown.iter())
-                    .filter(|game| before.get(&game.game) != Some(game))
-                    .cloned()
-                    .collect();
-                let now: BTreeSet<GameId> = shown.iter().map(|game| game.game).collect();
-                update.games_removed = (self.view.games.iter())
-                    .map(|game| game.game)
-                    .filter(|id| !now.contains(id))
-                    .collect();
-                self.view.games = shown;
-            }
-            if totals != self.view.totals {
-                self.view.totals = totals;
-                update.totals = Some(totals);
-            }
+    }
+
+    fn take_games(&mut self, update: &mut LobbyUpdate, totals: Totals) {
+        if std::mem::take(&mut self.games_changed) {
+            let shown = self.shown_games();
+            let before: HashMap<GameId, &GameInfo> = self
+                .view
+                .games
+                .iter()
+                .map(|game| (game.game, game))
+                .collect();
+            update.games = (shown.iter())
+                .filter(|game| before.get(&game.game) != Some(game))
+                .cloned()
+                .collect();
+            let now: BTreeSet<GameId> = shown.iter().map(|game| game.game).collect();
+            update.games_removed = (self.view.games.iter())
+                .map(|game| game.game)
+                .filter(|id| !now.contains(id))
+                .collect();
+            self.view.games = shown;
         }
-        update
+        if totals != self.view.totals {
+            self.view.totals = totals;
+            update.totals = Some(totals);
+        }
     }
 
     /// This node's totals with the other nodes' that are fresh.
@@ -373,14 +400,8 @@ impl Lobby {
     ) {
         let mut next_games = Instant::now() + GAMES_EVERY;
         loop {
-            let wake = {
-                let inner = self.inner();
-                match inner.last_frame {
-                    Some(last) if inner.has_pending() => (last + SPACING).min(next_games),
-                    _ if inner.has_pending() => Instant::now(),
-                    _ => next_games,
-                }
-            };
+            let wake = (self.inner().next_send(Instant::now()))
+                .map_or(next_games, |at| at.min(next_games));
             tokio::select! {
                 () = tokio::time::sleep_until(wake) => {}
                 () = self.urgent.notified() => {}
@@ -395,20 +416,25 @@ impl Lobby {
         }
     }
 
-    /// Sends the followers what changed, if the last frame is old enough.
+    /// Sends the followers what changed, if its time has come.
     async fn send_now(&self, local: Totals, now: Instant) {
         let (update, followers) = {
             let mut inner = self.inner();
             let followed = !inner.subscribers.is_empty();
-            if followed && inner.last_frame.is_some_and(|last| now < last + SPACING) {
+            let due = inner.next_send(now).is_some_and(|at| at <= now);
+            if followed && !due {
                 return;
             }
+            let urgent = inner.urgent_pending();
             let totals = inner.site_totals(local, now);
             let update = inner.take_update(totals);
             if update.is_empty() || !followed {
                 return;
             }
             inner.last_frame = Some(now);
+            if urgent {
+                inner.last_urgent = Some(now);
+            }
             let followers: Vec<(ConnId, Outbound)> = (inner.subscribers.iter())
                 .map(|(conn, out)| (*conn, out.clone()))
                 .collect();

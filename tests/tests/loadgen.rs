@@ -114,6 +114,48 @@ fn paced_games_report_moves_latency_and_the_server() {
 }
 
 #[test]
+fn the_site_plays_listed_games_through_the_lobby_and_counts_its_frames() {
+    let out = loadgen(&[
+        "site",
+        "--games",
+        "6",
+        "--followers",
+        "4",
+        "--watchers",
+        "3",
+        "--rate",
+        "10",
+        "--host-share",
+        "0.3",
+        "--warmup",
+        "1",
+        "--secs",
+        "3",
+    ]);
+    let report: Report = serde_json::from_str(&out).expect("a JSON report");
+    assert_eq!(report.connections, 12 + 4 + 3);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let figure = |name: &str| report.figures.get(name).copied().unwrap_or_default();
+    assert!(report.ops >= 50, "6 games at 10/s for 3 s: {}", report.ops);
+    assert!(figure("games_done") >= 2.0, "{:?}", report.figures);
+    assert!(figure("games_from_rooms") >= 1.0, "{:?}", report.figures);
+    assert!(figure("games_from_seeks") >= 1.0, "{:?}", report.figures);
+    assert!(figure("games_watched") >= 1.0, "{:?}", report.figures);
+    let frames = figure("lobby_frames_per_follower_per_sec");
+    assert!(
+        frames > 0.0,
+        "the followers saw the lobby change: {:?}",
+        report.figures
+    );
+    assert!(
+        figure("lobby_frames_most_per_sec") <= 2.5,
+        "{:?}",
+        report.figures
+    );
+    assert!(figure("server_cpu_us_per_move") > 0.0);
+}
+
+#[test]
 fn the_relay_baseline_relays_between_pairs() {
     let out = loadgen_at(&servers().echo, &["relay", "--pairs", "3", "--secs", "1"]);
     let report: Report = serde_json::from_str(&out).expect("a JSON report");
@@ -336,6 +378,19 @@ async fn the_cluster_benchmark_runs_every_part_on_real_redis_and_postgres() {
     let lobby = result.convergence.as_ref().expect("lobby convergence");
     assert_eq!((lobby.rooms, lobby.expected), (6, 12));
     assert_eq!((lobby.missed_added, lobby.missed_removed), (0, 0));
+    let site = result.site.as_ref().expect("the site over the nodes");
+    assert!(site.site.errors.is_empty(), "{:?}", site.site.errors);
+    assert!(site.site.ops > 0, "moves played");
+    assert_eq!(
+        site.messages_per_sec.len(),
+        3,
+        "every node publishes: {site:?}"
+    );
+    let under = site
+        .convergence
+        .as_ref()
+        .expect("rooms timed under the site");
+    assert_eq!((under.missed_added, under.missed_removed), (0, 0));
     assert_eq!(lobby.added.expect("rooms seen").count, 12);
     let failover = result.failover.as_ref().expect("failover");
     assert!(failover.errors.is_empty(), "{:?}", failover.errors);

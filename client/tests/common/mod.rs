@@ -60,7 +60,7 @@ pub fn welcomed(t0: Instant) -> App {
     let effects = frame(
         &mut app,
         ServerMessage::Welcome {
-            protocol: 1,
+            protocol: 2,
             player: PlayerId(7),
             name: "ada".into(),
             token: "secret".into(),
@@ -151,6 +151,7 @@ pub fn lobby_message() -> ServerMessage {
         x,
         o,
         moves,
+        board: String::new(),
         watchers,
         clock: None,
         rated: false,
@@ -298,6 +299,7 @@ pub fn history_message() -> ServerMessage {
         started_ms: NEW_YEAR_MS + minutes * 60_000,
         ended_ms: NEW_YEAR_MS + (minutes + 2) * 60_000,
         moves,
+        board: String::new(),
         result,
     };
     let won = |mark, cells: &[usize]| GameResult {
@@ -415,7 +417,7 @@ pub fn welcome(app: &mut App, resumed: bool) -> Vec<Effect> {
     frame(
         app,
         ServerMessage::Welcome {
-            protocol: 1,
+            protocol: 2,
             player: PlayerId(if resumed { 7 } else { 9 }),
             name: "ada".into(),
             token: "secret".into(),

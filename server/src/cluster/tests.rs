@@ -308,6 +308,7 @@ fn listed(id: u64, moves: u32) -> Change {
             x: seat("x"),
             o: seat("o"),
             moves,
+            board: String::new(),
             watchers: 0,
             clock: None,
             rated: false,

@@ -260,6 +260,7 @@ impl Game {
             x: self.seats[0].info(variant),
             o: self.seats[1].info(variant),
             moves: u32::try_from(self.rules.moves().len()).unwrap_or(u32::MAX),
+            board: self.rules.board().to_compact(),
             watchers: self.rules.watchers(),
             clock: self.rules.clock_spec(),
             rated: self.rules.rated(),

@@ -35,6 +35,7 @@ fn game(id: u64, moves: u32, watchers: u32) -> GameInfo {
         x: seat("a player with a long name", id * 2, 1500),
         o: seat("another long name here", id * 2 + 1, 1500),
         moves,
+        board: String::new(),
         watchers,
         clock: None,
         rated: false,

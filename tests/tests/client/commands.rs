@@ -449,7 +449,7 @@ impl Player {
         let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
         let mut player = Player { socket };
         player
-            .send(serde_json::json!({"type": "hello", "protocol": 1, "name": name}))
+            .send(serde_json::json!({"type": "hello", "protocol": 2, "name": name}))
             .await;
         player.until("welcome").await;
         player

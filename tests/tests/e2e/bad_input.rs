@@ -163,7 +163,7 @@ async fn garbage_from_a_stranger(
     .await;
     refused(
         stranger,
-        "{\"type\": \"hello\", \"protocol\": 1, \"name\": \"again\"}",
+        "{\"type\": \"hello\", \"protocol\": 2, \"name\": \"again\"}",
         ErrorCode::AlreadyWelcomed,
         false,
     )
@@ -238,7 +238,7 @@ async fn bad_hellos(server: &TestServer) {
     );
     // A hostile name.
     let hello = ClientMessage::Hello {
-        protocol: 1,
+        protocol: 2,
         name: "\u{1b}[2Jevil".into(),
         token: None,
     };

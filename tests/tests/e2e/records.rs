@@ -122,11 +122,10 @@ async fn rated_games_move_ratings_and_everything_is_on_record() {
         let (player, rating) = shown(mark);
         assert_eq!(rating, if player == winner { up } else { down });
     }
-    let reply = ada.request(4, ClientMessage::SubscribeLobby).await;
-    let ServerMessage::Lobby { games, .. } = reply else {
-        panic!("{reply:?}")
-    };
-    let listed = games.iter().find(|g| g.game == state.game).unwrap();
+    let mut view = ada.follow_lobby(4).await;
+    ada.lobby_until(&mut view, |view| view.games.contains_key(&state.game))
+        .await;
+    let listed = &view.games[&state.game];
     assert!(listed.rated);
     assert_eq!(listed.x.rating, state.x.rating);
 

@@ -30,21 +30,21 @@ async fn bad_input_gets_documented_errors() {
     assert_eq!(value["code"], "unsupported_version");
     send(
         &mut ws,
-        json!({"type": "hello", "id": 2, "protocol": 1, "name": "a\u{1b}[31m"}),
+        json!({"type": "hello", "id": 2, "protocol": 2, "name": "a\u{1b}[31m"}),
     )
     .await;
     let (value, _) = recv(&mut ws).await.unwrap();
     assert_eq!(value["code"], "bad_name");
     send(
         &mut ws,
-        json!({"type": "hello", "id": 3, "protocol": 1, "name": "ada", "token": "00"}),
+        json!({"type": "hello", "id": 3, "protocol": 2, "name": "ada", "token": "00"}),
     )
     .await;
     let (value, _) = recv(&mut ws).await.unwrap();
     assert_eq!(value["code"], "unknown_token");
     send(
         &mut ws,
-        json!({"type": "hello", "id": 4, "protocol": 1, "name": "ada"}),
+        json!({"type": "hello", "id": 4, "protocol": 2, "name": "ada"}),
     )
     .await;
     assert!(matches!(next(&mut ws).await, ServerMessage::Welcome { .. }));
@@ -206,7 +206,7 @@ async fn hostile_frames_get_errors_and_the_connection_goes_on() {
         "{\"type\": \"chat\", \"game\": 1, \"text\": 5}",
         "{\"type\": \"ping\", \"id\": {\"a\": 1}}",
         "{\"type\": \"ping\", \"id\": -3}",
-        "{\"type\": \"hello\", \"protocol\": 1, \"name\": \"again\"}",
+        "{\"type\": \"hello\", \"protocol\": 2, \"name\": \"again\"}",
         "{\"type\": \"rematch\", \"game\": 0}",
         "{\"type\": \"unwatch\", \"game\": 424242}",
         "{\"type\": \"cancel_seek\"}",

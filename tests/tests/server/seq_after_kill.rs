@@ -123,7 +123,7 @@ async fn no_seq_reused(name: &str, db: impl Fn(&Path) -> OsString) {
         };
         send(
             &mut back,
-            json!({"type": "hello", "id": 1, "protocol": 1, "name": "x", "token": token}),
+            json!({"type": "hello", "id": 1, "protocol": 2, "name": "x", "token": token}),
         )
         .await;
         assert!(matches!(

@@ -1,0 +1,121 @@
+//! The site spread over the nodes of a cluster: the players, followers and watchers of the site
+//! scenario connect to the nodes in turn, while the lobby's Redis channel is counted by node (how
+//! many messages each node publishes a second, whatever the moves) and public rooms are opened
+//! and closed one at a time to time how soon another node's followers see them under that load.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+
+use crate::convergence::{self, Convergence};
+use crate::report::Report;
+use crate::site::{self, SiteOptions};
+use crate::target::Target;
+
+/// The channel the nodes publish their lobby changes on (`server/src/cluster/lobby.rs`).
+const CHANNEL: &str = "lobby";
+
+/// What the site over a cluster measured.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ClusterSite {
+    pub site: Report,
+    /// Lobby messages published a second, by node, over the site's measured window.
+    pub messages_per_sec: BTreeMap<String, f64>,
+    /// Rooms opened and closed while the site ran.
+    pub convergence: Option<Convergence>,
+}
+
+/// Runs the site over `nodes` on the Redis at `redis`, with `rooms` rooms timed beside it.
+pub async fn run(
+    nodes: &[Target],
+    redis: &str,
+    options: &SiteOptions,
+    rooms: usize,
+) -> anyhow::Result<ClusterSite> {
+    let urls: Vec<String> = nodes.iter().map(|n| n.url.clone()).collect();
+    let client = redis::Client::open(redis)?;
+    let mut pubsub = client.get_async_pubsub().await?;
+    pubsub.subscribe(CHANNEL).await?;
+    let start = Instant::now() + Duration::from_secs_f64(options.warmup);
+    let end = start + Duration::from_secs_f64(options.secs);
+    let counting = tokio::spawn(async move {
+        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+        let mut messages = pubsub.into_on_message();
+        while let Ok(Some(message)) = tokio::time::timeout_at(end, messages.next()).await {
+            let now = Instant::now();
+            let Ok(payload) = message.get_payload::<String>() else {
+                continue;
+            };
+            let node = serde_json::from_str::<serde_json::Value>(&payload)
+                .ok()
+                .and_then(|v| v["node"].as_str().map(str::to_owned))
+                .unwrap_or_else(|| "?".to_owned());
+            if now >= start {
+                *counts.entry(node).or_default() += 1;
+            }
+        }
+        counts
+    });
+    let timing = {
+        let urls = urls.clone();
+        async move {
+            tokio::time::sleep_until(start).await;
+            convergence::run(&urls, rooms, Duration::from_millis(50)).await
+        }
+    };
+    let (site, convergence) = tokio::join!(site::run_on(&urls, nodes[0].probe, options), timing);
+    let counts = counting.await?;
+    Ok(ClusterSite {
+        site: site?,
+        messages_per_sec: (counts.into_iter())
+            .map(|(node, n)| (node, n as f64 / options.secs))
+            .collect(),
+        convergence: convergence.ok(),
+    })
+}
+
+impl ClusterSite {
+    /// The results as Markdown.
+    pub fn markdown(&self) -> String {
+        let r = &self.site;
+        let figure = |name: &str| r.figures.get(name).copied().unwrap_or_default();
+        let messages: Vec<String> = (self.messages_per_sec.iter())
+            .map(|(node, n)| format!("{node} {n:.1}"))
+            .collect();
+        let mut out = format!(
+            "\nThe site over the nodes ({}): {:.0} moves/s, move p99 {}; {:.2} lobby frames a \
+             second per follower; lobby messages published a second, by node: {}; errors {}.\n",
+            r.scenario,
+            r.ops_per_sec,
+            r.latency.map_or("—".to_owned(), |l| format!(
+                "{:.2} ms",
+                l.p99_us as f64 / 1000.0
+            )),
+            figure("lobby_frames_per_follower_per_sec"),
+            messages.join(", "),
+            r.error_count(),
+        );
+        if let Some(c) = &self.convergence {
+            out.push_str(&format!(
+                "Under it, {} public rooms opened and closed one at a time: shown on another \
+                 node p99 {}, gone p99 {}; missed within 5 s: {} and {} of {}.\n",
+                c.rooms,
+                c.added.map_or("—".to_owned(), |l| format!(
+                    "{:.1} ms",
+                    l.p99_us as f64 / 1000.0
+                )),
+                c.removed.map_or("—".to_owned(), |l| format!(
+                    "{:.1} ms",
+                    l.p99_us as f64 / 1000.0
+                )),
+                c.missed_added,
+                c.missed_removed,
+                c.expected,
+            ));
+        }
+        out
+    }
+}
