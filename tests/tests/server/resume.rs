@@ -133,10 +133,20 @@ async fn a_clock_does_not_run_while_its_player_is_away() {
         (b, a, token_a)
     };
     let mut o = o;
-    send(&mut x, json!({"type": "move", "game": game, "cell": 4})).await;
-    let ServerMessage::Moved { .. } = next(&mut x).await else {
-        panic!()
-    };
+    // No clock runs before both sides have moved once: X, O, then X again starts O's.
+    for (ply, cell) in [4, 0, 8].into_iter().enumerate() {
+        let mover = if ply % 2 == 0 { &mut x } else { &mut o };
+        send(mover, json!({"type": "move", "game": game, "cell": cell})).await;
+        let ServerMessage::Moved { .. } = next(mover).await else {
+            panic!()
+        };
+        if ply < 2 {
+            let other = if ply % 2 == 0 { &mut o } else { &mut x };
+            let ServerMessage::Moved { .. } = next(other).await else {
+                panic!()
+            };
+        }
+    }
     let ServerMessage::Moved { clocks, .. } = next(&mut o).await else {
         panic!()
     };
