@@ -127,7 +127,7 @@ async fn a_player_back_after_the_grace_starts_afresh_and_finds_the_loss_in_histo
         let mut bob = noughts_tests::connect(&server.url()).await;
         send(
             &mut bob,
-            json!({"type": "hello", "id": 1, "protocol": 1, "name": "bob", "token": bob_token}),
+            json!({"type": "hello", "id": 1, "protocol": noughts_protocol::PROTOCOL_VERSION, "name": "bob", "token": bob_token}),
         )
         .await;
         let ServerMessage::Welcome {

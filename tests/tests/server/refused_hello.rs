@@ -52,7 +52,7 @@ async fn a_refused_hello_does_not_trade_its_token() {
             ErrorCode::LimitReached,
         ),
         (
-            hello(2, "ada", Some(&newest)),
+            hello(99, "ada", Some(&newest)),
             ErrorCode::UnsupportedVersion,
         ),
         (
@@ -107,7 +107,7 @@ async fn a_refused_hello_does_not_count_as_saying_hello() {
     .await;
     let url = server.url();
     let refusals = [
-        (hello(2, "ada", None), ErrorCode::UnsupportedVersion),
+        (hello(99, "ada", None), ErrorCode::UnsupportedVersion),
         (hello(PROTOCOL_VERSION, "\u{7}", None), ErrorCode::BadName),
         (
             hello(

@@ -19,7 +19,7 @@ async fn resume_and_abandon() {
     // O drops; X hears it with the grace period.
     send(
         &mut o,
-        json!({"type": "hello", "protocol": 1, "name": "again"}),
+        json!({"type": "hello", "protocol": noughts_protocol::PROTOCOL_VERSION, "name": "again"}),
     )
     .await;
     let ServerMessage::Error {
@@ -81,7 +81,7 @@ async fn resume_within_grace_gets_the_game_back() {
     let mut b = connect(&server.url()).await;
     send(
         &mut b,
-        json!({"type": "hello", "protocol": 1, "name": "ada", "token": token}),
+        json!({"type": "hello", "protocol": noughts_protocol::PROTOCOL_VERSION, "name": "ada", "token": token}),
     )
     .await;
     let ServerMessage::Welcome { resumed: true, .. } = next(&mut b).await else {
@@ -164,7 +164,7 @@ async fn a_clock_does_not_run_while_its_player_is_away() {
     o = connect(&server.url()).await;
     send(
         &mut o,
-        json!({"type": "hello", "protocol": 1, "name": "o", "token": o_token}),
+        json!({"type": "hello", "protocol": noughts_protocol::PROTOCOL_VERSION, "name": "o", "token": o_token}),
     )
     .await;
     let ServerMessage::Welcome { resumed: true, .. } = next(&mut o).await else {
@@ -225,7 +225,7 @@ async fn a_game_that_ended_while_away_is_shown_on_return() {
     let mut b = connect(&server.url()).await;
     send(
         &mut b,
-        json!({"type": "hello", "protocol": 1, "name": "bob", "token": bob_token}),
+        json!({"type": "hello", "protocol": noughts_protocol::PROTOCOL_VERSION, "name": "bob", "token": bob_token}),
     )
     .await;
     let ServerMessage::Welcome { resumed: true, .. } = next(&mut b).await else {
@@ -247,7 +247,7 @@ async fn a_second_connection_joins_the_session_and_both_stay_open() {
     let mut second = connect(&server.url()).await;
     send(
         &mut second,
-        json!({"type": "hello", "id": 1, "protocol": 1, "name": "ada", "token": token}),
+        json!({"type": "hello", "id": 1, "protocol": noughts_protocol::PROTOCOL_VERSION, "name": "ada", "token": token}),
     )
     .await;
     let ServerMessage::Welcome { resumed: true, .. } = next(&mut second).await else {
