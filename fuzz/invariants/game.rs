@@ -333,11 +333,16 @@ impl Checked {
                 if let Some(ending) = record.ending {
                     assert_eq!(ending.seq, record.seq + 1);
                 }
+                // A side's first move is not timed (and earns nothing); every later one earns
+                // its increment.
                 if let (Some(left), Some(spec)) = (record.clock_ms, self.spec) {
                     assert!(
-                        left >= spec.increment_ms,
+                        left >= spec.increment_ms || record.ply < 2,
                         "a move left less than its increment"
                     );
+                    if record.ply < 2 {
+                        assert_eq!(left, spec.initial_ms, "a first move was timed");
+                    }
                 }
                 if !stored {
                     // The store refused it: it is not played.

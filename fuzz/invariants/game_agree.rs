@@ -35,6 +35,7 @@ impl Checked {
         let mine = before.offer().filter(|(by, _)| *by == mark).map(|(_, k)| k);
         let has_moved = moves > usize::from(mark == Mark::O);
         let expected = match what {
+            0 if moves < 2 => Some(ErrorCode::TooEarly),
             0 if theirs != Some(OfferKind::Draw) && mine == Some(OfferKind::Draw) => {
                 Some(ErrorCode::AlreadyOffered)
             }

@@ -176,6 +176,7 @@ impl Setup {
             rematch_of: None,
             grace: Duration::from_millis(u.int_in_range(0..=5_000)?),
             linger: Duration::from_millis(u.int_in_range(0..=5_000)?),
+            first_move: Duration::from_millis(u.int_in_range(0..=5_000)?),
         };
         let connected = [u.arbitrary()?, u.arbitrary()?];
         let watchers = u.int_in_range(0..=1)?;

@@ -74,6 +74,8 @@ error_codes! {
     NoTakeback = "no_takeback",
     /// `abort` after both sides have moved.
     TooLate = "too_late",
+    /// `offer_draw` before both sides have moved (`abort` ends such a game instead).
+    TooEarly = "too_early",
     /// A player cannot accept their own seek.
     OwnSeek = "own_seek",
     /// A clock setting is out of range.

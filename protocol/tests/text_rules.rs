@@ -211,6 +211,18 @@ fn other_escape_sequences_are_removed_whole() {
 }
 
 #[test]
+fn a_sequence_cut_short_keeps_the_character_that_ended_it() {
+    // A CSI ends early at the first character that fits none of its parts: that one is kept.
+    assert_eq!(clean_chat("a\u{1b}[31\u{e9}b").unwrap(), "a\u{e9}b");
+    assert_eq!(clean_chat("a\u{1b}[31;\u{1b}7b").unwrap(), "ab");
+    // An ESC with intermediate bytes and no final byte: the ESC and its intermediates go, what
+    // follows stays (and at the end of the line nothing is left of it).
+    assert_eq!(clean_chat("a\u{1b}(\u{e9}b").unwrap(), "a\u{e9}b");
+    assert_eq!(clean_chat("a\u{1b}( #\u{e9}").unwrap(), "a\u{e9}");
+    assert_eq!(clean_chat("ab\u{1b}(").unwrap(), "ab");
+}
+
+#[test]
 fn chat_is_normalised_to_nfc() {
     let composed = sanitize("caf\u{65}\u{301}");
     assert_eq!(composed, "caf\u{e9}");

@@ -92,6 +92,14 @@ pub struct Config {
     /// Join a cluster: every node given the same Redis (and PostgreSQL store) serves one lobby.
     /// `None` (the default) is a lone server.
     pub cluster: Option<ClusterConfig>,
+    /// In a timed game, how long each side has for its first move (no clock runs until both
+    /// sides have moved once, as on lichess); a game whose first moves do not come in time is
+    /// aborted, unrated, so that a game nobody starts still ends.
+    pub first_move_timeout: Duration,
+    /// With the store in memory, how many finished games keep their records (the newest ones);
+    /// older ones leave `history` and `game_record`, so that a server that plays for long keeps
+    /// to a bounded size. Players, ratings and results stay.
+    pub memory_finished_games: usize,
 }
 
 /// How a node joins its cluster.
@@ -141,6 +149,8 @@ impl Default for Config {
             tls: None,
             tls_handshake_timeout: Duration::from_secs(10),
             cluster: None,
+            first_move_timeout: Duration::from_secs(30),
+            memory_finished_games: 5_000,
         }
     }
 }

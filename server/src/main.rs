@@ -153,6 +153,18 @@ struct Args {
     /// takes over the games of one that died.
     #[arg(long, env = "NOUGHTS_LEASE_MS", value_parser = clap::value_parser!(u64).range(100..=600_000), default_value_t = 5_000)]
     lease_ms: u64,
+    /// Seconds each side of a timed game has for its first move (no clock runs before both
+    /// have moved once); a game whose first moves do not come in time is aborted, unrated.
+    #[arg(long, env = "NOUGHTS_FIRST_MOVE_SECS", value_parser = clap::value_parser!(u64).range(1..=86_400), default_value_t = 30)]
+    first_move_secs: u64,
+    /// With --db :memory:, how many finished games keep their records (the newest); older
+    /// ones leave history and game records (players, ratings and results stay).
+    #[arg(long, env = "NOUGHTS_MEMORY_GAMES", default_value_t = 5_000)]
+    memory_games: usize,
+    /// Seconds a replaced session token keeps working, so that clients sharing it can each
+    /// come back with it.
+    #[arg(long, env = "NOUGHTS_TOKEN_OVERLAP_SECS", value_parser = clap::value_parser!(u64).range(0..=86_400), default_value_t = 60)]
+    token_overlap_secs: u64,
 }
 
 impl Args {
@@ -179,7 +191,7 @@ impl Args {
             tls_handshake_timeout: Duration::from_secs(self.tls_handshake_secs),
             grace: Duration::from_secs(self.grace_secs),
             token_idle: Duration::from_secs(self.token_idle_secs),
-            token_overlap: defaults.token_overlap,
+            token_overlap: Duration::from_secs(self.token_overlap_secs),
             allowed_origins: self
                 .allow_origin
                 .iter()
@@ -213,6 +225,8 @@ impl Args {
                 .db
                 .as_deref()
                 .map_or_else(|| StoreConfig::File(default_db()), StoreConfig::from_arg),
+            first_move_timeout: Duration::from_secs(self.first_move_secs),
+            memory_finished_games: self.memory_games,
         }
     }
 }
@@ -396,6 +410,23 @@ mod tests {
             ),
             (5, 6, 7)
         );
+    }
+
+    #[test]
+    fn first_moves_memory_games_and_the_token_overlap_have_flags() {
+        let args = Args::parse_from([
+            "noughts-server",
+            "--first-move-secs",
+            "5",
+            "--memory-games",
+            "100",
+            "--token-overlap-secs",
+            "2",
+        ]);
+        let config = args.config();
+        assert_eq!(config.first_move_timeout, Duration::from_secs(5));
+        assert_eq!(config.memory_finished_games, 100);
+        assert_eq!(config.token_overlap, Duration::from_secs(2));
     }
 
     #[test]

@@ -154,10 +154,11 @@ impl Registry {
     }
 
     /// Forgets a session whose player stayed away past the grace period, unless it has
-    /// reconnected meanwhile. Returns whether it was removed.
+    /// reconnected meanwhile (or a connection saying hello holds a place in it). Returns whether
+    /// it was removed.
     pub(crate) fn expire_session(&self, session: &Session) -> bool {
         self.sessions
-            .remove_if(&session.player, |_, s| !s.is_connected())
+            .remove_if(&session.player, |_, s| !s.is_held())
             .is_some()
     }
 

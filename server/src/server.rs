@@ -73,7 +73,7 @@ async fn serve(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let (store, startup) = Store::open(&config.store).await?;
+    let (store, startup) = Store::open_keeping(&config.store, config.memory_finished_games).await?;
     let cluster = match &config.cluster {
         Some(cluster) => Some(Cluster::join(&cluster.redis, &cluster.node, cluster.lease).await?),
         None => None,

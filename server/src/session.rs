@@ -57,6 +57,9 @@ pub(crate) fn new_token() -> String {
 struct State {
     /// The connections speaking for this player now, oldest first.
     conns: Vec<Outbound>,
+    /// Places held for connections whose `hello` is still being answered: they count against
+    /// [`MAX_CONNECTIONS`], and keep the session from expiring, until they attach or give up.
+    reserved: usize,
     /// Games this player sits in (live, or finished but still open for a rematch).
     games: BTreeSet<GameId>,
     /// Games this player watches; restored when a connection comes back after all had gone.
@@ -143,16 +146,58 @@ impl Session {
         self.state().conns.clone()
     }
 
-    /// Adds `out` to this session's connections; `None` if it has [`MAX_CONNECTIONS`] already.
+    /// Adds `out` to this session's connections; `None` if it has [`MAX_CONNECTIONS`] already
+    /// (places held for connections still saying hello included).
     pub(crate) fn attach(&self, out: Outbound) -> Option<Attached> {
         let mut state = self.state();
-        if state.conns.len() >= MAX_CONNECTIONS {
+        if state.conns.len() + state.reserved >= MAX_CONNECTIONS {
             return None;
         }
+        Some(Self::add(&mut state, out))
+    }
+
+    /// Holds a place for a connection whose `hello` is being answered; false if the session has
+    /// [`MAX_CONNECTIONS`] already. The place is taken with [`Session::attach_reserved`] or given
+    /// back with [`Session::release`].
+    pub(crate) fn reserve(&self) -> bool {
+        let mut state = self.state();
+        if state.conns.len() + state.reserved >= MAX_CONNECTIONS {
+            return false;
+        }
+        state.reserved += 1;
+        true
+    }
+
+    /// Adds `out` in the place [`Session::reserve`] held for it.
+    pub(crate) fn attach_reserved(&self, out: Outbound) -> Attached {
+        let mut state = self.state();
+        state.reserved = state.reserved.saturating_sub(1);
+        Self::add(&mut state, out)
+    }
+
+    /// Gives back a place [`Session::reserve`] held. Returns true when that leaves the session
+    /// without a connection or a place held (it then counts as away, if it did not already).
+    pub(crate) fn release(&self) -> bool {
+        let mut state = self.state();
+        state.reserved = state.reserved.saturating_sub(1);
+        let idle = state.conns.is_empty() && state.reserved == 0;
+        if idle && state.away_since.is_none() {
+            state.away_since = Some(Instant::now());
+        }
+        idle
+    }
+
+    /// Whether a connection speaks for this player, or a place is held for one.
+    pub(crate) fn is_held(&self) -> bool {
+        let state = self.state();
+        !state.conns.is_empty() || state.reserved > 0
+    }
+
+    fn add(state: &mut State, out: Outbound) -> Attached {
         let first = state.conns.is_empty();
         state.conns.push(out);
         state.away_since = None;
-        Some(Attached {
+        Attached {
             games: state.games.iter().copied().collect(),
             watching: if first {
                 state.watching.iter().copied().collect()
@@ -160,7 +205,7 @@ impl Session {
                 Vec::new()
             },
             lobby: first && state.lobby,
-        })
+        }
     }
 
     /// Forgets connection `conn`. When it was the last, the seek is withdrawn and the session

@@ -51,7 +51,7 @@ pub async fn hello(url: &str, name: &str) -> (Socket, String) {
     let mut ws = connect(url).await;
     send(
         &mut ws,
-        json!({"type": "hello", "id": 1, "protocol": 2, "name": name}),
+        json!({"type": "hello", "id": 1, "protocol": noughts_protocol::PROTOCOL_VERSION, "name": name}),
     )
     .await;
     let (value, frame) = recv(&mut ws).await.unwrap();

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use noughts_engine::{Level, Mark, Variant};
-use noughts_protocol::{ClockSpec, ErrorCode, GameId, GameKind, PlayerId};
+use noughts_protocol::{ClockSpec, EndReason, ErrorCode, GameId, GameKind, PlayerId};
 use noughts_server::rules::{Sitter, Table};
 use proptest::prelude::*;
 
@@ -28,6 +28,7 @@ fn setup(seats: [Sitter; 2], clock: Option<ClockSpec>) -> Setup {
             rematch_of: None,
             grace: Duration::from_secs(1),
             linger: Duration::from_secs(2),
+            first_move: Duration::from_secs(30),
         },
         connected: [true, true],
         watchers: 0,
@@ -117,7 +118,7 @@ fn a_burst_of_watchers_is_one_update() {
 }
 
 #[test]
-fn a_flag_falls_on_the_side_to_move() {
+fn a_timed_game_without_its_first_moves_is_aborted() {
     let seats = [Sitter::Human(X), Sitter::Ai(Level::Easy)];
     let clock = ClockSpec {
         initial_ms: 1_000,
@@ -125,6 +126,20 @@ fn a_flag_falls_on_the_side_to_move() {
     };
     let rules =
         invariant::check_inputs(setup(seats, Some(clock)), &[Input::Timer]).expect("a new game");
+    let result = rules.result().expect("the first move did not come");
+    assert_eq!((result.winner, result.reason), (None, EndReason::Aborted));
+}
+
+#[test]
+fn a_flag_falls_on_the_side_to_move() {
+    let seats = [Sitter::Human(X), Sitter::Human(O)];
+    let clock = ClockSpec {
+        initial_ms: 1_000,
+        increment_ms: 0,
+    };
+    // No clock runs before both sides have moved once; then X's flag falls.
+    let inputs = [mv(X, 0), mv(O, 4), Input::Timer];
+    let rules = invariant::check_inputs(setup(seats, Some(clock)), &inputs).expect("a new game");
     let result = rules.result().expect("the flag fell");
     assert_eq!(result.winner, Some(Mark::O));
     // Over: a move is refused.

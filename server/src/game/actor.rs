@@ -137,6 +137,7 @@ impl Game {
                 GameKind::War => config.war_restart_delay,
                 _ => config.finished_linger,
             },
+            first_move: config.first_move_timeout,
         }
     }
 

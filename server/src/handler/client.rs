@@ -15,6 +15,7 @@ use crate::network::{Network, Slot};
 use crate::outbound::{Close, Outbound};
 use crate::session::Session;
 use crate::shared::Shared;
+use crate::store::TokenHash;
 use crate::token_bucket::Bucket;
 
 /// One connection's view of its player.
@@ -40,6 +41,9 @@ pub(crate) struct Client {
     /// For a stand-in, while it handles a request: whether the connection watches the game the
     /// request is about from its own node.
     pub(super) watching_elsewhere: bool,
+    /// The hash of the token this connection was welcomed with: it counts as used until the
+    /// connection closes.
+    pub(super) token: Option<TokenHash>,
 }
 
 /// What handling a request comes to: done (its reply sent), or refused with a reason.
@@ -70,6 +74,7 @@ impl Client {
             network,
             stands_in: false,
             watching_elsewhere: false,
+            token: None,
         }
     }
 

@@ -16,10 +16,53 @@ use super::seek::withdraw_seek;
 use crate::error::Refusal;
 use crate::expiry::{close_rooms, expire_after_grace};
 use crate::game_handle::Requester;
-use crate::outbound::Close;
+use crate::outbound::{Close, Outbound};
 use crate::rating;
-use crate::session::{MAX_CONNECTIONS, Session, new_token};
+use crate::session::{Attached, MAX_CONNECTIONS, Session, new_token};
+use crate::shared::Shared;
 use crate::store::TokenHash;
+
+/// The refusal of a token that does not work.
+fn refuse_token() -> Reply {
+    refuse(
+        ErrorCode::UnknownToken,
+        "that token is unknown here, expired or logged out; say hello without a token",
+    )
+}
+
+/// A place held among a session's connections while a `hello` with its token is answered; given
+/// back (the session counting as away again, and expiring in time, if nothing else holds it)
+/// unless the connection takes it.
+struct Place {
+    session: Arc<Session>,
+    shared: Arc<Shared>,
+    taken: bool,
+}
+
+impl Place {
+    /// Holds a place in `session`; `None` if it has as many connections as it may.
+    fn hold(shared: &Arc<Shared>, session: Arc<Session>) -> Option<Place> {
+        session.reserve().then(|| Place {
+            session,
+            shared: shared.clone(),
+            taken: false,
+        })
+    }
+
+    /// The connection `out` takes the place.
+    fn take(mut self, out: Outbound) -> Attached {
+        self.taken = true;
+        self.session.attach_reserved(out)
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        if !self.taken && self.session.release() {
+            expire_after_grace(&self.shared, self.session.clone());
+        }
+    }
+}
 
 impl Client {
     /// `hello`: a new player, or one coming back with a token.
@@ -69,50 +112,60 @@ impl Client {
         self.note_presence(session.player, true);
         tracing::Span::current().record("player", session.player.0);
         info!("welcome");
+        self.token = Some(TokenHash::of(&token));
         self.welcome(id, &session, token, false);
         self.session = Some(session);
         Ok(())
     }
 
     /// `hello` with a token: the token is traded for a new one, and the connection joins the
-    /// player's live session (`resumed`), or starts a new session as the same player.
+    /// player's live session (`resumed`), or starts a new session as the same player. The token
+    /// is checked, and a place among the session's connections held, before the trade: a
+    /// refused `hello` trades nothing.
     async fn come_back(&mut self, id: Option<RequestId>, token: &str) -> Reply {
         let presented = TokenHash::of(token);
-        let fresh = new_token();
         let rules = self.shared.config.token_rules();
-        let stored = match self
-            .shared
-            .store
-            .rotate_token(presented, TokenHash::of(&fresh), rules)
-            .await
-        {
+        let store = &self.shared.store;
+        let stored = match store.token_player(presented, rules).await {
             Ok(Some(stored)) => stored,
-            Ok(None) => {
-                return refuse(
-                    ErrorCode::UnknownToken,
-                    "that token is unknown here, expired or logged out; say hello without a token",
-                );
-            }
+            Ok(None) => return refuse_token(),
             Err(err) => {
                 error!(cause = %err, "cannot look a token up");
                 return refuse(ErrorCode::Internal, "the server cannot look players up now");
             }
         };
-        // In a cluster, the player's games whose node is gone come here first.
-        let elsewhere = crate::takeover::take_over_games_of(&self.shared, stored.player).await;
-        let (session, resumed) = match self.shared.registry.session(stored.player) {
-            Some(session) => (session, true),
-            None => (self.shared.registry.stored_session(&stored), false),
-        };
-        let Some(attached) = session.attach(self.out.clone()) else {
+        let live = self.shared.registry.session(stored.player);
+        let was_live = live.is_some();
+        let session = live.unwrap_or_else(|| self.shared.registry.stored_session(&stored));
+        let Some(place) = Place::hold(&self.shared, session) else {
             return refuse(
                 ErrorCode::LimitReached,
                 format!("this player already has {MAX_CONNECTIONS} connections open"),
             );
         };
+        let fresh = new_token();
+        match store
+            .rotate_token(presented, TokenHash::of(&fresh), rules)
+            .await
+        {
+            Ok(Some(_)) => {}
+            // It stopped working meanwhile (replaced too long ago, or revoked).
+            Ok(None) => return refuse_token(),
+            Err(err) => {
+                error!(cause = %err, "cannot trade a token");
+                return refuse(ErrorCode::Internal, "the server cannot look players up now");
+            }
+        }
+        // In a cluster, the player's games whose node is gone come here first.
+        let elsewhere = crate::takeover::take_over_games_of(&self.shared, stored.player).await;
+        let session = place.session.clone();
+        // A session made just now is a resumed one if games taken over were restored into it.
+        let resumed = was_live || !session.games().is_empty();
+        let attached = place.take(self.out.clone());
         self.note_presence(session.player, true);
         tracing::Span::current().record("player", session.player.0);
         info!(resumed, "came back");
+        self.token = Some(TokenHash::of(&fresh));
         self.welcome(id, &session, fresh, resumed);
         self.session = Some(session.clone());
         // Games first (each answers with its snapshot), then the lobby, then watched games.
@@ -207,6 +260,10 @@ impl Client {
         };
         let conn = self.out.conn;
         let shared = &self.shared;
+        // The token this connection was welcomed with was in use until now.
+        if let Some(token) = self.token.take() {
+            shared.store.touch_token(token);
+        }
         shared.lobby.unsubscribe(conn);
         let Some(detached) = session.detach(conn) else {
             // The session has already let this connection go (a logout).

@@ -61,6 +61,14 @@ pub(super) trait Backend: Send {
         now: u64,
     ) -> Result<(), StoreError>;
     fn seen(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError>;
+    /// The player whose token `presented` still works (see [`Backend::rotate_token`]), changing
+    /// nothing; `None` if it does not work.
+    fn token_owner(
+        &mut self,
+        presented: TokenHash,
+        rules: TokenRules,
+        now: u64,
+    ) -> Result<Option<PlayerId>, StoreError>;
     /// Trades `presented` for `fresh`: if `presented` still works, `fresh` becomes one of its
     /// player's tokens and `presented` stops working `rules.overlap_ms` from now (sooner if it
     /// was already due to). Returns the player, or `None` if `presented` never worked, was
@@ -73,6 +81,9 @@ pub(super) trait Backend: Send {
         rules: TokenRules,
         now: u64,
     ) -> Result<Option<PlayerId>, StoreError>;
+    /// A connection welcomed with token `hash` has closed: the token counts as used until now
+    /// (unless it has been replaced or revoked meanwhile).
+    fn touch_token(&mut self, hash: TokenHash, now: u64) -> Result<(), StoreError>;
     /// Revokes every token of `player`; returns how many there were.
     fn revoke_tokens(&mut self, player: PlayerId) -> Result<usize, StoreError>;
     /// Deletes every token that no longer works; returns how many.

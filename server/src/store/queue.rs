@@ -194,10 +194,20 @@ impl Store {
     /// Opens (creating and migrating as needed) the store and reads what the server needs to
     /// start. A database's work happens on the store's own thread; the memory store's in the
     /// callers' tasks.
+    #[cfg(test)]
     pub(crate) async fn open(config: &StoreConfig) -> Result<(Store, Startup), StoreError> {
+        Store::open_keeping(config, usize::MAX).await
+    }
+
+    /// [`Store::open`], the memory store keeping the records of the newest `finished` finished
+    /// games only (a database keeps every game).
+    pub(crate) async fn open_keeping(
+        config: &StoreConfig,
+        finished: usize,
+    ) -> Result<(Store, Startup), StoreError> {
         let persistent = config.is_persistent();
         if let StoreConfig::Memory = config {
-            return Store::inline(Box::new(Memory::new()), drop);
+            return Store::inline(Box::new(Memory::new(finished)), drop);
         }
         let config = config.clone();
         Store::start(persistent, move || open(&config), drop).await
@@ -378,6 +388,21 @@ impl Store {
         self.write_later("player seen", move |db| db.seen(player, now));
     }
 
+    /// The player whose token `presented` still works, changing nothing; `None` if it does not
+    /// work. A `hello` checks its token so before it may be refused for other reasons.
+    pub(crate) async fn token_player(
+        &self,
+        presented: TokenHash,
+        rules: TokenRules,
+    ) -> Result<Option<StoredPlayer>, StoreError> {
+        let now = now_ms();
+        self.read(move |db| match db.token_owner(presented, rules, now)? {
+            Some(player) => backend::player(db, player),
+            None => Ok(None),
+        })
+        .await
+    }
+
     /// Trades a token that still works for `fresh` (see [`TokenRules`]); returns its player once
     /// the trade is durable, or `None` if the token does not work.
     pub(crate) async fn rotate_token(
@@ -396,6 +421,13 @@ impl Store {
             Some(player) => self.read(move |db| backend::player(db, player)).await,
             None => Ok(None),
         }
+    }
+
+    /// A connection welcomed with token `hash` has closed: the token's unused time counts from
+    /// now.
+    pub(crate) fn touch_token(&self, hash: TokenHash) {
+        let now = now_ms();
+        self.write_later("token used", move |db| db.touch_token(hash, now));
     }
 
     /// Revokes every token of `player`; returns once that is durable.
@@ -546,7 +578,7 @@ impl Store {
 fn open(config: &StoreConfig) -> Result<Box<dyn Backend>, StoreError> {
     Ok(match config {
         StoreConfig::Postgres(url) => Box::new(Postgres::connect(url)?),
-        StoreConfig::Memory => Box::new(Memory::new()),
+        StoreConfig::Memory => Box::new(Memory::new(usize::MAX)),
         StoreConfig::File(path) => Box::new(Sqlite::open(path)?),
     })
 }

@@ -330,6 +330,18 @@ pub(crate) struct Results {
     pub losses: u32,
 }
 
+impl Results {
+    /// Counts one more finished game: won (`Some(true)`), lost (`Some(false)`) or drawn.
+    pub(crate) fn count(&mut self, won: Option<bool>) {
+        self.games += 1;
+        match won {
+            Some(true) => self.wins += 1,
+            Some(false) => self.losses += 1,
+            None => self.draws += 1,
+        }
+    }
+}
+
 /// A player as the store keeps them: name, when they came and were last seen, and per variant
 /// their rating (with how many rated games made it) and their results.
 #[derive(Debug, Clone, PartialEq)]

@@ -86,7 +86,7 @@ async fn a_private_room_made_on_one_node_is_joined_and_played_from_another() {
     x.send(ClientMessage::Rematch { game }).await;
     let (mut x2, mut o2, rematch) = sides(o, x).await;
     assert_ne!(rematch, game);
-    alternate(&mut x2, &mut o2, rematch, &[0]).await;
+    alternate(&mut x2, &mut o2, rematch, &[0, 4]).await;
     o2.send(ClientMessage::OfferDraw { game: rematch }).await;
     x2.saw(|m| matches!(m, ServerMessage::Offered { .. })).await;
     x2.send(ClientMessage::OfferDraw { game: rematch }).await;

@@ -444,3 +444,37 @@ async fn a_restored_game_nobody_returns_to_ends_unrated() {
         assert_eq!(classic(&mut eve, player).await.0, 1500, "not rated");
     }
 }
+
+#[tokio::test]
+async fn a_memory_store_keeps_the_newest_finished_games_and_every_result() {
+    let server = TestServer::start(noughts_server::Config {
+        memory_finished_games: 2,
+        ..noughts_tests::test_config()
+    })
+    .await;
+    let mut ada = server.join("ada").await;
+    let mut bob = server.join("bob").await;
+    let mut games = Vec::new();
+    for _ in 0..3 {
+        let (x, o, state) = seek(&mut ada, &mut bob, false).await;
+        x_wins(x, o, state.game).await;
+        o.until(|m| matches!(m, ServerMessage::GameOver { .. }))
+            .await;
+        games.push(state.game);
+    }
+    // The two newest keep their records; the oldest has gone from history and records.
+    let listed: Vec<GameId> = ada.history(5).await.iter().map(|g| g.game).collect();
+    assert_eq!(listed, [games[2], games[1]]);
+    ada.expect_error(
+        6,
+        ClientMessage::GameRecord { game: games[0] },
+        ErrorCode::NoSuchGame,
+    )
+    .await;
+    assert_eq!(ada.record(7, games[1]).await.moves.len(), 5);
+    // The profile still counts all three.
+    for player in [ada.player, bob.player] {
+        let (_, _, played, _) = classic(&mut ada, player).await;
+        assert_eq!(played, 3);
+    }
+}

@@ -3,7 +3,8 @@
 //! a rated game ends.
 
 use noughts_protocol::{
-    ClientMessage, EndReason, ErrorCode, Level, Mark, OfferKind, ServerMessage, SideChoice, Variant,
+    ClientMessage, ClockSpec, EndReason, ErrorCode, Level, Mark, OfferKind, ServerMessage,
+    SideChoice, Variant,
 };
 
 use noughts_tests::{Client, TestServer, alternate, pair, quick_match, test_config};
@@ -59,6 +60,16 @@ async fn a_draw_is_offered_declined_offered_again_and_agreed() {
     assert_eq!((result.winner, result.reason), (None, EndReason::Agreement));
     let record = x.record(17, game).await;
     assert_eq!(record.result.map(|r| r.reason), Some(EndReason::Agreement));
+    // On a finished game, `game_over` comes before every other refusal: no `no_offer` for a
+    // decline with nothing offered, no `too_late` for an abort after both sides have moved.
+    for (id, request) in [
+        (18, ClientMessage::Decline { game }),
+        (19, ClientMessage::Abort { game }),
+        (20, ClientMessage::OfferDraw { game }),
+        (21, ClientMessage::Takeback { game }),
+    ] {
+        x.expect_error(id, request, ErrorCode::GameOver).await;
+    }
 }
 
 #[tokio::test]
@@ -182,9 +193,25 @@ async fn the_ai_grants_a_takeback_at_once_and_plays_on_rather_than_draw() {
         unreachable!()
     };
     assert_eq!((moves.len(), to_move), (0, Mark::X));
-    ada.request(3, ClientMessage::OfferDraw { game }).await;
+    // No draw before both sides have moved; after, the AI's answer follows the `offered` reply.
+    ada.expect_error(3, ClientMessage::OfferDraw { game }, ErrorCode::TooEarly)
+        .await;
+    ada.send(ClientMessage::Move { game, cell: 4 }).await;
+    let ServerMessage::Moved { cell: answered, .. } = ada
+        .until(|m| matches!(m, ServerMessage::Moved { mark: Mark::O, .. }))
+        .await
+    else {
+        unreachable!()
+    };
+    let reply = ada.request(4, ClientMessage::OfferDraw { game }).await;
+    assert_eq!(offered(&reply), Some((Mark::X, OfferKind::Draw)));
     let declined = ada
-        .until(|m| matches!(m, ServerMessage::Declined { .. }))
+        .until(|m| {
+            matches!(
+                m,
+                ServerMessage::Declined { .. } | ServerMessage::Moved { .. }
+            )
+        })
         .await;
     assert!(matches!(
         declined,
@@ -195,7 +222,87 @@ async fn the_ai_grants_a_takeback_at_once_and_plays_on_rather_than_draw() {
         }
     ));
     // The game goes on: a move is answered.
-    ada.send(ClientMessage::Move { game, cell: 0 }).await;
+    let cell = [0, 2, 6, 8]
+        .into_iter()
+        .find(|&c| c != answered)
+        .unwrap_or(1);
+    ada.send(ClientMessage::Move { game, cell }).await;
     ada.until(|m| matches!(m, ServerMessage::Moved { mark: Mark::O, .. }))
         .await;
+    // Against an AI, a rematch is accepted at once: its reply is the new game's snapshot.
+    let over = ada.request(5, ClientMessage::Resign { game }).await;
+    assert!(matches!(over, ServerMessage::GameOver { .. }), "{over:?}");
+    let reply = ada.request(6, ClientMessage::Rematch { game }).await;
+    let ServerMessage::GameState(rematch) = reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(
+        (rematch.rematch_of, rematch.you),
+        (Some(game), Some(Mark::O))
+    );
+}
+
+#[tokio::test]
+async fn a_timed_takeback_keeps_the_increment_the_move_taken_back_earned() {
+    let server = TestServer::start(test_config()).await;
+    let clock = ClockSpec {
+        initial_ms: 60_000,
+        increment_ms: 30_000,
+    };
+    let mut ada = server.join("ada").await;
+    let mut bob = server.join("bob").await;
+    let seek = ClientMessage::Seek {
+        variant: Variant::Classic,
+        clock: Some(clock),
+        rated: false,
+    };
+    ada.request(1, seek.clone()).await;
+    bob.send(seek).await;
+    let state = ada.game_state().await;
+    bob.game_state().await;
+    let (mut x, mut o) = if state.you == Some(Mark::X) {
+        (ada, bob)
+    } else {
+        (bob, ada)
+    };
+    let game = state.game;
+    // X's second move is its first timed one: it earns the increment.
+    alternate(&mut x, &mut o, game, &[4, 0, 8]).await;
+    x.request(2, ClientMessage::Takeback { game }).await;
+    o.until(|m| offered(m) == Some((Mark::X, OfferKind::Takeback)))
+        .await;
+    let back = o.request(3, ClientMessage::Takeback { game }).await;
+    let ServerMessage::TakenBack {
+        moves,
+        clocks: Some(clocks),
+        ..
+    } = back
+    else {
+        panic!("{back:?}")
+    };
+    assert_eq!(moves, [4, 0]);
+    assert!(clocks.x_ms > 60_000, "the increment is kept: {clocks:?}");
+    assert_eq!(clocks.running, Some(Mark::X));
+}
+
+#[tokio::test]
+async fn an_aborted_game_is_in_history_but_not_among_the_profile_s_games() {
+    let server = TestServer::start(test_config()).await;
+    let (mut x, mut o, state) = quick_match(&server.url(), Variant::Classic).await;
+    let game = state.game;
+    let over = x.request(1, ClientMessage::Abort { game }).await;
+    assert!(matches!(over, ServerMessage::GameOver { .. }), "{over:?}");
+    o.until(|m| matches!(m, ServerMessage::GameOver { .. }))
+        .await;
+    let history = x.history(2).await;
+    assert_eq!(history.len(), 1);
+    assert_eq!(
+        (history[0].game, history[0].result.reason),
+        (game, EndReason::Aborted)
+    );
+    let reply = x.request(3, ClientMessage::Profile { player: None }).await;
+    let ServerMessage::Profile(profile) = reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(profile.variants[0].games, 0, "{profile:?}");
 }

@@ -7,6 +7,7 @@ mod faults;
 mod fine_print;
 mod metrics;
 mod play;
+mod refused_hello;
 mod restart;
 mod resume;
 mod seeks;

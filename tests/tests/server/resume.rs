@@ -19,7 +19,7 @@ async fn resume_and_abandon() {
     // O drops; X hears it with the grace period.
     send(
         &mut o,
-        json!({"type": "hello", "protocol": 2, "name": "again"}),
+        json!({"type": "hello", "protocol": noughts_protocol::PROTOCOL_VERSION, "name": "again"}),
     )
     .await;
     let ServerMessage::Error {
@@ -81,7 +81,7 @@ async fn resume_within_grace_gets_the_game_back() {
     let mut b = connect(&server.url()).await;
     send(
         &mut b,
-        json!({"type": "hello", "protocol": 2, "name": "ada", "token": token}),
+        json!({"type": "hello", "protocol": noughts_protocol::PROTOCOL_VERSION, "name": "ada", "token": token}),
     )
     .await;
     let ServerMessage::Welcome { resumed: true, .. } = next(&mut b).await else {
@@ -133,10 +133,20 @@ async fn a_clock_does_not_run_while_its_player_is_away() {
         (b, a, token_a)
     };
     let mut o = o;
-    send(&mut x, json!({"type": "move", "game": game, "cell": 4})).await;
-    let ServerMessage::Moved { .. } = next(&mut x).await else {
-        panic!()
-    };
+    // No clock runs before both sides have moved once: X, O, then X again starts O's.
+    for (ply, cell) in [4, 0, 8].into_iter().enumerate() {
+        let mover = if ply % 2 == 0 { &mut x } else { &mut o };
+        send(mover, json!({"type": "move", "game": game, "cell": cell})).await;
+        let ServerMessage::Moved { .. } = next(mover).await else {
+            panic!()
+        };
+        if ply < 2 {
+            let other = if ply % 2 == 0 { &mut o } else { &mut x };
+            let ServerMessage::Moved { .. } = next(other).await else {
+                panic!()
+            };
+        }
+    }
     let ServerMessage::Moved { clocks, .. } = next(&mut o).await else {
         panic!()
     };
@@ -154,7 +164,7 @@ async fn a_clock_does_not_run_while_its_player_is_away() {
     o = connect(&server.url()).await;
     send(
         &mut o,
-        json!({"type": "hello", "protocol": 2, "name": "o", "token": o_token}),
+        json!({"type": "hello", "protocol": noughts_protocol::PROTOCOL_VERSION, "name": "o", "token": o_token}),
     )
     .await;
     let ServerMessage::Welcome { resumed: true, .. } = next(&mut o).await else {
@@ -215,7 +225,7 @@ async fn a_game_that_ended_while_away_is_shown_on_return() {
     let mut b = connect(&server.url()).await;
     send(
         &mut b,
-        json!({"type": "hello", "protocol": 2, "name": "bob", "token": bob_token}),
+        json!({"type": "hello", "protocol": noughts_protocol::PROTOCOL_VERSION, "name": "bob", "token": bob_token}),
     )
     .await;
     let ServerMessage::Welcome { resumed: true, .. } = next(&mut b).await else {
@@ -237,7 +247,7 @@ async fn a_second_connection_joins_the_session_and_both_stay_open() {
     let mut second = connect(&server.url()).await;
     send(
         &mut second,
-        json!({"type": "hello", "id": 1, "protocol": 2, "name": "ada", "token": token}),
+        json!({"type": "hello", "id": 1, "protocol": noughts_protocol::PROTOCOL_VERSION, "name": "ada", "token": token}),
     )
     .await;
     let ServerMessage::Welcome { resumed: true, .. } = next(&mut second).await else {

@@ -72,6 +72,49 @@ async fn a_token_left_unused_too_long_has_expired() {
 }
 
 #[tokio::test]
+async fn a_token_counts_as_used_while_its_connection_is_open() {
+    let server = TestServer::start(noughts_server::Config {
+        token_idle: Duration::from_secs(1),
+        ..test_config()
+    })
+    .await;
+    let url = server.url();
+    // Ada stays connected longer than a token may lie unused, then leaves.
+    let ada = Client::join(&url, "ada").await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let (player, token) = (ada.player, ada.token.clone());
+    drop(ada);
+    // Her token's unused time counts from when she left: it works once the server has seen her
+    // go (until then it is refused, which changes nothing).
+    let mut back = None;
+    for _ in 0..200 {
+        let mut socket = connect(&url).await;
+        let hello = ClientMessage::Hello {
+            protocol: PROTOCOL_VERSION,
+            name: "ada".to_owned(),
+            token: Some(token.clone()),
+        };
+        send_frame(&mut socket, &ClientFrame::new(hello)).await;
+        match read_frame(&mut socket).await.map(|frame| frame.message) {
+            Ok(ServerMessage::Welcome { player, .. }) => {
+                back = Some(player);
+                break;
+            }
+            Ok(ServerMessage::Error {
+                code: ErrorCode::UnknownToken,
+                ..
+            }) => tokio::time::sleep(Duration::from_millis(10)).await,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(
+        back,
+        Some(player),
+        "the token was used while ada was connected"
+    );
+}
+
+#[tokio::test]
 async fn a_second_connection_shares_the_game_and_its_going_leaves_the_first_playing() {
     let server = TestServer::start(test_config()).await;
     let url = server.url();

@@ -158,3 +158,33 @@ async fn a_page_from_another_origin_is_refused_with_403() {
         assert_eq!(&answer, b"HTTP/1.1 101", "{origin}");
     }
 }
+
+#[tokio::test]
+async fn a_head_of_exactly_64_header_lines_is_read_and_65_get_431() {
+    let server = TestServer::start(test_config()).await;
+    // Host and 63 more lines: 64 in all, answered (with the page); one more is too many.
+    let head = |lines: usize| {
+        let pads: String = (1..lines).map(|i| format!("X-Pad-{i}: {i}\r\n")).collect();
+        format!("GET / HTTP/1.1\r\nHost: localhost\r\n{pads}\r\n")
+    };
+    let answer = ask(&server, &head(64)).await;
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    let answer = ask(&server, &head(65)).await;
+    assert!(answer.starts_with("HTTP/1.1 431 "), "{answer}");
+}
+
+#[tokio::test]
+async fn a_page_not_there_gets_a_plain_404_and_every_page_answer_closes_the_connection() {
+    let server = TestServer::start(test_config()).await;
+    // `ask` reads to the end: each answer is followed by the server closing the connection.
+    let answer = ask(&server, "GET /nothing HTTP/1.1\r\nHost: localhost\r\n\r\n").await;
+    assert!(answer.starts_with("HTTP/1.1 404 "), "{answer}");
+    assert!(
+        answer.contains("\r\nContent-Type: text/plain; charset=utf-8\r\n"),
+        "{answer}"
+    );
+    assert!(answer.contains("\r\nConnection: close\r\n"), "{answer}");
+    let answer = ask(&server, "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n").await;
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    assert!(answer.contains("\r\nConnection: close\r\n"), "{answer}");
+}

@@ -59,6 +59,10 @@ pub struct Rules {
     linger: Duration,
     /// When a finished game closes.
     close_at: Option<Instant>,
+    /// In a timed game, how long a side has for its first move.
+    first_move: Duration,
+    /// While a first move is awaited in a timed game, when the game is aborted without it.
+    first_move_by: Option<Instant>,
 }
 
 impl Rules {
@@ -93,6 +97,8 @@ impl Rules {
             rematch_of: table.rematch_of,
             linger: table.linger,
             close_at: None,
+            first_move: table.first_move,
+            first_move_by: None,
         }
     }
 
@@ -119,6 +125,7 @@ impl Rules {
             }
         }
         rules.clock = spec.map(|spec| Clock::restored(spec, left));
+        rules.await_first_move(now);
         rules.seq = seq;
         for seat in &mut rules.seats {
             if let Sitter::Human(presence) = seat {
@@ -253,6 +260,15 @@ impl Rules {
     pub fn open(&mut self, watchers: usize, now: Instant) {
         self.watchers = u32::try_from(watchers).unwrap_or(u32::MAX);
         self.start_turn(now);
+        self.await_first_move(now);
+    }
+
+    /// In a timed game whose side to move has not moved yet, that side's first move is awaited
+    /// from `now` (the game is aborted without it); otherwise nothing is.
+    pub(super) fn await_first_move(&mut self, now: Instant) {
+        self.first_move_by =
+            (self.clock.is_some() && self.result.is_none() && self.board.ply() < 2)
+                .then(|| now + self.first_move);
     }
 
     /// A move by `player` at `cell`: refused, or what to store (nothing changes yet).
@@ -299,7 +315,9 @@ impl Rules {
     /// A legal move by `mark`: charges its clock and sees whether it ends the game.
     fn decide(&self, mark: Mark, cell: usize, now: Instant) -> Decision {
         let mut clock = self.clock.clone();
+        // A side's first move is not timed: its clock starts after both sides have moved once.
         if let Some(clock) = &mut clock
+            && self.board.ply() >= 2
             && !clock.charge_move(mark, now)
         {
             return Decision::End(self.end_record(Some(mark.opponent()), EndReason::Timeout, 0));
@@ -351,6 +369,7 @@ impl Rules {
         if record.ending.is_none() {
             self.start_turn(now);
         }
+        self.await_first_move(now);
         self.seq += 1;
         let moved = ServerMessage::Moved {
             game: self.id,
@@ -574,10 +593,12 @@ impl Rules {
     }
 
     /// Starts the clock of the side to move if they can know it is their move: an AI always can, a
-    /// person only while connected (a snapshot restarts it on their return).
+    /// person only while connected (a snapshot restarts it on their return). No clock runs until
+    /// both sides have moved once.
     pub(super) fn start_turn(&mut self, now: Instant) {
         let mover = self.board.to_move();
         if self.result.is_none()
+            && self.board.ply() >= 2
             && self.connected(mover)
             && let Some(clock) = &mut self.clock
         {
@@ -592,6 +613,7 @@ impl Rules {
             self.close_at
         } else {
             let flag = self.clock.as_ref().and_then(Clock::flag_at);
+            let flag = flag.into_iter().chain(self.first_move_by).min();
             let grace = self.seats.iter().filter_map(|seat| match seat {
                 Sitter::Human(presence) => {
                     presence.away_since.map(|since| since + presence.grace_left)
@@ -610,6 +632,10 @@ impl Rules {
                 .close_at
                 .is_some_and(|at| now >= at)
                 .then_some(Due::Close);
+        }
+        if self.first_move_by.is_some_and(|by| now >= by) {
+            // A first move did not come in time: nobody wins, and nothing is rated.
+            return Some(Due::End(self.end_record(None, EndReason::Aborted, 0)));
         }
         if let Some(clock) = &self.clock
             && let (Some(at), Some(mark)) = (clock.flag_at(), clock.running())

@@ -140,6 +140,9 @@ pub struct Table {
     pub grace: Duration,
     /// How long a finished game stays open (for rematches) before it closes.
     pub linger: Duration,
+    /// In a timed game, how long each side has for its first move (no clock runs before both
+    /// sides have moved once); a first move not made in time aborts the game.
+    pub first_move: Duration,
 }
 
 /// What a draw offer or takeback request comes to.

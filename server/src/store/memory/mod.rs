@@ -18,14 +18,20 @@ use crate::sitter::Sitter;
 use tables::{Change, Game, Player, Rating, Tables, Token, refused};
 
 /// Every record, in memory.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Memory {
     tables: Tables,
+    /// How many finished games keep their records; older ones are forgotten as more end.
+    keep_finished: usize,
 }
 
 impl Memory {
-    pub(super) fn new() -> Memory {
-        Memory::default()
+    /// Records that keep the newest `keep_finished` finished games.
+    pub(super) fn new(keep_finished: usize) -> Memory {
+        Memory {
+            tables: Tables::default(),
+            keep_finished,
+        }
     }
 
     /// A new token of `player`'s, as `hash`; refused if that hash is stored already.
@@ -56,6 +62,7 @@ impl Backend for Memory {
 
     fn commit(&mut self) -> Result<(), StoreError> {
         self.tables.commit();
+        self.tables.forget_finished(self.keep_finished);
         Ok(())
     }
 
@@ -125,6 +132,21 @@ impl Backend for Memory {
         Ok(())
     }
 
+    fn token_owner(
+        &mut self,
+        presented: TokenHash,
+        rules: TokenRules,
+        now: u64,
+    ) -> Result<Option<PlayerId>, StoreError> {
+        let unused_since = now.saturating_sub(rules.idle_ms);
+        Ok(self
+            .tables
+            .tokens
+            .get(&presented)
+            .filter(|t| !dead(t, now, unused_since))
+            .map(|t| t.player))
+    }
+
     fn rotate_token(
         &mut self,
         presented: TokenHash,
@@ -132,17 +154,11 @@ impl Backend for Memory {
         rules: TokenRules,
         now: u64,
     ) -> Result<Option<PlayerId>, StoreError> {
-        let unused_since = now.saturating_sub(rules.idle_ms);
-        let Some(token) = self
-            .tables
-            .tokens
-            .get(&presented)
-            .filter(|t| !dead(t, now, unused_since))
-            .copied()
-        else {
+        let Some(player) = self.token_owner(presented, rules, now)? else {
             return Ok(None);
         };
-        let player = token.player;
+        let token = self.tables.tokens[&presented];
+        let unused_since = now.saturating_sub(rules.idle_ms);
         let held = self.tables.tokens_of(player);
         for hash in held {
             if self
@@ -167,6 +183,20 @@ impl Backend for Memory {
         self.issue(fresh, player, now)?;
         self.seen(player, now)?;
         Ok(Some(player))
+    }
+
+    fn touch_token(&mut self, hash: TokenHash, now: u64) -> Result<(), StoreError> {
+        if let Some(token) = self.tables.tokens.get(&hash).copied()
+            && token.expires_ms.is_none()
+            && token.used_ms < now
+        {
+            let used = Token {
+                used_ms: now,
+                ..token
+            };
+            self.tables.change(Change::Token(hash, Some(used)));
+        }
+        Ok(())
     }
 
     fn revoke_tokens(&mut self, player: PlayerId) -> Result<usize, StoreError> {

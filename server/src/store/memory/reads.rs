@@ -59,9 +59,13 @@ fn sits(game: &Game, mark: Mark, player: PlayerId) -> bool {
     seat.human() == Some(&player)
 }
 
-/// Per variant with any, a player's finished games (aborted ones left out), wins and draws.
+/// Per variant with any, a player's finished games (aborted ones left out), wins and draws,
+/// those no longer kept included.
 pub(super) fn results(tables: &Tables, player: PlayerId) -> Vec<(Variant, Results)> {
-    let mut found: Vec<(Variant, Results)> = Vec::new();
+    let mut found: Vec<(Variant, Results)> = Variant::ALL
+        .into_iter()
+        .filter_map(|variant| Some((variant, *tables.carried.get(&(player, variant))?)))
+        .collect();
     for (_, game) in games_of(tables, player, None) {
         let Some(result) = game
             .row
@@ -82,13 +86,9 @@ pub(super) fn results(tables: &Tables, player: PlayerId) -> Vec<(Variant, Result
                 found.len() - 1
             }
         };
-        let tally = &mut found[at].1;
-        tally.games += 1;
-        match result.winner {
-            None => tally.draws += 1,
-            Some(mark) if sits(game, mark, player) => tally.wins += 1,
-            Some(_) => tally.losses += 1,
-        }
+        found[at]
+            .1
+            .count(result.winner.map(|mark| sits(game, mark, player)));
     }
     found
 }

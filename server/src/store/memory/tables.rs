@@ -7,7 +7,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use noughts_protocol::{GameId, PlayerId, Variant};
+use noughts_protocol::{GameId, Mark, PlayerId, Variant};
 
 use super::super::records::{Results, StoreError, StoredMove, TokenHash};
 use super::super::rows::GameRow;
@@ -111,6 +111,11 @@ pub(super) struct Tables {
     pub(super) ratings: HashMap<(PlayerId, Variant), Rating>,
     /// Per variant, in [`Ratings::slot`]'s order.
     pub(super) boards: [Board; 4],
+    /// The finished games, oldest end first: the first ones go when too many are kept.
+    pub(super) finished: BTreeSet<(u64, GameId)>,
+    /// Per player and variant, the results of the finished games no longer kept, so that a
+    /// profile still counts them.
+    pub(super) carried: HashMap<(PlayerId, Variant), Results>,
     /// While a transaction is open, the changes that undo it, oldest first.
     undo: Option<Vec<Change>>,
     /// Where the open savepoint's undo starts.
@@ -251,10 +256,19 @@ impl Tables {
 
     /// Adds a game to (or takes it out of) the live set and its players' lists.
     fn index_game(&mut self, id: GameId, game: &Game, add: bool) {
-        if add && game.row.ended_ms.is_none() {
-            self.live.insert(id);
-        } else if !add {
-            self.live.remove(&id);
+        match (add, game.row.ended_ms) {
+            (true, None) => {
+                self.live.insert(id);
+            }
+            (true, Some(ended)) => {
+                self.finished.insert((ended, id));
+            }
+            (false, ended) => {
+                self.live.remove(&id);
+                if let Some(ended) = ended {
+                    self.finished.remove(&(ended, id));
+                }
+            }
         }
         for player in game.row.start.seats.iter().filter_map(Sitter::human) {
             let games = self.games_of.entry(*player).or_default();
@@ -264,6 +278,35 @@ impl Tables {
                 games.remove(&id);
                 if games.is_empty() {
                     self.games_of.remove(player);
+                }
+            }
+        }
+    }
+
+    /// Forgets the oldest finished games (their rows and moves) past the newest `keep`, adding
+    /// their results to what their players carry. Outside a transaction: nothing undoes it.
+    pub(super) fn forget_finished(&mut self, keep: usize) {
+        while self.undo.is_none() && self.finished.len() > keep {
+            let Some((_, id)) = self.finished.pop_first() else {
+                return;
+            };
+            let Some(game) = self.games.get(&id).cloned() else {
+                continue;
+            };
+            self.apply(Change::Game(id, None));
+            self.moves.remove(&id);
+            let Some(result) = game.row.result.as_ref() else {
+                continue;
+            };
+            if result.reason == noughts_protocol::EndReason::Aborted {
+                continue;
+            }
+            for (seat, mark) in game.row.start.seats.iter().zip([Mark::X, Mark::O]) {
+                if let Some(player) = seat.human() {
+                    let tally = (self.carried)
+                        .entry((*player, game.row.start.variant))
+                        .or_default();
+                    tally.count(result.winner.map(|winner| winner == mark));
                 }
             }
         }

@@ -124,10 +124,9 @@ impl Backend for Postgres {
         Ok(())
     }
 
-    fn rotate_token(
+    fn token_owner(
         &mut self,
         presented: TokenHash,
-        fresh: TokenHash,
         rules: TokenRules,
         now: u64,
     ) -> Result<Option<PlayerId>, StoreError> {
@@ -141,6 +140,21 @@ impl Backend for Postgres {
             return Ok(None);
         };
         let player: i64 = row.try_get(0)?;
+        Ok(Some(PlayerId(uint(player))))
+    }
+
+    fn rotate_token(
+        &mut self,
+        presented: TokenHash,
+        fresh: TokenHash,
+        rules: TokenRules,
+        now: u64,
+    ) -> Result<Option<PlayerId>, StoreError> {
+        let Some(player) = self.token_owner(presented, rules, now)? else {
+            return Ok(None);
+        };
+        let player = int(player.0);
+        let unused_since = int(now.saturating_sub(rules.idle_ms));
         self.conn.execute(
             "DELETE FROM tokens WHERE player = $1 AND (expires_ms <= $2 OR used_ms <= $3)",
             &[&player, &int(now), &unused_since],
@@ -159,6 +173,15 @@ impl Backend for Postgres {
         let player = PlayerId(uint(player));
         self.seen(player, now)?;
         Ok(Some(player))
+    }
+
+    fn touch_token(&mut self, hash: TokenHash, now: u64) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE tokens SET used_ms = GREATEST(used_ms, $2) \
+             WHERE hash = $1 AND expires_ms IS NULL",
+            &[&&hash.0[..], &int(now)],
+        )?;
+        Ok(())
     }
 
     fn revoke_tokens(&mut self, player: PlayerId) -> Result<usize, StoreError> {

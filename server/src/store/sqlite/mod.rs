@@ -222,16 +222,15 @@ impl Backend for Sqlite {
         Ok(())
     }
 
-    fn rotate_token(
+    fn token_owner(
         &mut self,
         presented: TokenHash,
-        fresh: TokenHash,
         rules: TokenRules,
         now: u64,
     ) -> Result<Option<PlayerId>, StoreError> {
-        let db = &self.db;
         let unused_since = now.saturating_sub(rules.idle_ms);
-        let player: Option<i64> = db
+        let player: Option<i64> = self
+            .db
             .prepare_cached(
                 "SELECT player FROM tokens WHERE hash = ?1 \
                  AND (expires_ms IS NULL OR expires_ms > ?2) AND used_ms > ?3",
@@ -241,9 +240,22 @@ impl Backend for Sqlite {
                 |row| row.get(0),
             )
             .optional()?;
-        let Some(player) = player else {
+        Ok(player.map(|player| PlayerId(uint(player))))
+    }
+
+    fn rotate_token(
+        &mut self,
+        presented: TokenHash,
+        fresh: TokenHash,
+        rules: TokenRules,
+        now: u64,
+    ) -> Result<Option<PlayerId>, StoreError> {
+        let Some(player) = self.token_owner(presented, rules, now)? else {
             return Ok(None);
         };
+        let player = int(player.0);
+        let db = &self.db;
+        let unused_since = now.saturating_sub(rules.idle_ms);
         db.prepare_cached(
             "DELETE FROM tokens WHERE player = ?1 AND (expires_ms <= ?2 OR used_ms <= ?3)",
         )?
@@ -260,6 +272,16 @@ impl Backend for Sqlite {
         let player = PlayerId(uint(player));
         self.seen(player, now)?;
         Ok(Some(player))
+    }
+
+    fn touch_token(&mut self, hash: TokenHash, now: u64) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached(
+                "UPDATE tokens SET used_ms = MAX(used_ms, ?2) \
+                 WHERE hash = ?1 AND expires_ms IS NULL",
+            )?
+            .execute(params![&hash.0[..], int(now)])?;
+        Ok(())
     }
 
     fn revoke_tokens(&mut self, player: PlayerId) -> Result<usize, StoreError> {

@@ -89,7 +89,9 @@ impl Fresh {
         Fresh {
             config: StoreConfig::Memory,
             _dir: None,
-            shelf: Some(Arc::new(Mutex::new(Some(Box::new(Memory::new()))))),
+            shelf: Some(Arc::new(Mutex::new(Some(Box::new(Memory::new(
+                usize::MAX,
+            )))))),
         }
     }
 
@@ -152,7 +154,7 @@ impl Fresh {
     /// The database itself, as the store thread drives it.
     pub(super) fn backend(&self) -> Box<dyn Backend> {
         match &self.config {
-            StoreConfig::Memory => Box::new(Memory::new()),
+            StoreConfig::Memory => Box::new(Memory::new(usize::MAX)),
             StoreConfig::Postgres(url) => Box::new(Postgres::connect(url).unwrap()),
             StoreConfig::File(path) => Box::new(Sqlite::open(path).unwrap()),
         }

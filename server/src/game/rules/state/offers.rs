@@ -50,8 +50,16 @@ impl Rules {
     }
 
     /// `player` offers a draw, or accepts the other side's offer.
+    /// Before both sides have moved there is nothing to agree on but an abort (as on lichess):
+    /// `too_early`.
     pub fn offer_draw(&mut self, player: PlayerId) -> Result<Offered, Refusal> {
         let mark = self.offering_seat(player)?;
+        if self.moves.len() < 2 {
+            return refused(
+                ErrorCode::TooEarly,
+                "no draw before both sides have moved: abort the game instead",
+            );
+        }
         if self.offer == Some((mark.opponent(), OfferKind::Draw)) {
             return Ok(Offered::Draw(self.end_record(
                 None,
@@ -171,6 +179,7 @@ impl Rules {
             clock.stop(now);
         }
         self.start_turn(now);
+        self.await_first_move(now);
         self.seq += 1;
         let message = ServerMessage::TakenBack {
             game: self.id,
