@@ -1,7 +1,7 @@
-//! Failovers repeated, on three real `noughts-server` nodes over one Redis and one PostgreSQL, with
-//! the shortest lease the server allows: a game between a player on its node and a player on
-//! another, watched from a third, goes on after its node is killed with SIGKILL, and after one
-//! node after another is restarted with SIGTERM. Each round, every move acknowledged to one player
+//! Failovers repeated, on three real `noughts-server` nodes over one Redis and one PostgreSQL: a
+//! game between a player on its node and a player on another, watched from a third, goes on
+//! after its node is killed with SIGKILL, and after one node after another is restarted with
+//! SIGTERM. Each round, every move acknowledged to one player
 //! reaches the other and the watcher, whichever node each of them is on. A failure that shows in
 //! one run out of several shows here: each test goes through twenty rounds and tells which ones
 //! failed and how.
@@ -16,10 +16,9 @@ use noughts_tests::{Client, Scratch};
 
 use super::failover::node_with_lease;
 
-/// The lease of the nodes killed round after round: each round waits about one for the
-/// takeover, and it is long enough that a takeover is not over before the other nodes' watch on
-/// their links (every half lease) has noticed the kill, as with the default lease of 5 s.
-const KILL_LEASE_MS: u64 = 2_000;
+/// The lease of the nodes killed round after round: the shortest `--lease-ms` takes, as each
+/// round waits about one for the takeover.
+const KILL_LEASE_MS: u64 = 100;
 
 /// The lease of the nodes restarted one after another: a node stopped with SIGTERM gives its
 /// games back at once, so nobody waits for it, and a node restarts in less than half of it, so
