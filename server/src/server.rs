@@ -18,7 +18,6 @@ use crate::cluster::lobby::Heard;
 use crate::cluster::{self, Cluster};
 use crate::config::Config;
 use crate::connection::{self, Admission};
-use crate::game;
 use crate::handler;
 use crate::ids;
 use crate::lobby::{Change, Lobby};
@@ -136,20 +135,8 @@ async fn serve(
     if let Some(cluster) = shared.cluster.clone() {
         join_cluster(&shared, cluster, &startup_ids).await?;
     }
-    let live = match &shared.leases {
-        // A node restores only the games no other node plays.
-        Some(leases) => {
-            let mut mine = Vec::new();
-            for game in startup.live {
-                if leases.take(game.start.game).await {
-                    mine.push(game);
-                }
-            }
-            mine
-        }
-        None => startup.live,
-    };
-    let restored = game::restore_all(&shared, live);
+    // A node of a cluster restores only the games no other node plays.
+    let restored = takeover::restore_at_start(&shared, startup.live).await;
     if let Ok(addr) = listener.local_addr() {
         info!(%addr, "listening");
     }

@@ -4,20 +4,29 @@
 //! by the path a restart takes: restored from the store with the same board, `seq` and clocks.
 //! A player who comes back to a node has that node take over their games first, so that they
 //! find them there. A game seen without a holder only once is left alone: its node may be taking
-//! its lease at that moment.
+//! its lease at that moment. A game taken over reaches its players at once wherever they are
+//! connected: this node's connections of theirs (and stand-ins) are attached to it here, and the
+//! other nodes they are connected to are told, so that their connections there reach it.
+//!
+//! The server's own war games are not taken over here: the one noted as its variant's war game
+//! is carried on by the node that holds the variant's slot (see `war`), and any other is ended,
+//! so that each variant has one war game in the cluster, whichever nodes die.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use noughts_protocol::{GameId, PlayerId};
+use noughts_protocol::{GameId, PlayerId, Variant};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use crate::cluster::leases::Leases;
 use crate::game;
 use crate::shared::Shared;
-use crate::store::LiveGame;
+use crate::sitter::Sitter;
+use crate::store::{Ending, LiveGame, now_ms};
+use crate::war;
 
 /// Takes over, every lease time until `stop`, the live games no node holds. A game is taken
 /// only once it has been seen without a holder twice, a lease time apart: a player coming back
@@ -139,7 +148,8 @@ async fn orphans(
     Ok(ids.into_iter().zip(owners).collect())
 }
 
-/// Takes over those of `games` that `wanted` picks and whose lease this node wins.
+/// Takes over those of `games` that `wanted` picks and whose lease this node wins; a war game of
+/// the server's is left to its variant's slot if it is the variant's war game, and ended if not.
 async fn take(
     shared: &Arc<Shared>,
     leases: &Leases,
@@ -158,12 +168,97 @@ async fn take(
                 continue;
             }
         };
-        if wanted(&game) && leases.take(id).await {
+        if shared.config.war_games && war::is_the_servers(&game.start) {
+            end_if_not_current(shared, &game).await;
+        } else if wanted(&game) && leases.take(id).await {
             info!(game = id.0, "taking over a game whose node is gone");
             taken.push(game);
         }
     }
-    if !taken.is_empty() {
-        game::restore_all(shared, taken);
+    restore_and_reach(shared, taken).await;
+}
+
+/// Restores `taken` here, and has every connection of their players reach them: those of this
+/// node (stand-ins included) are attached here, and the other nodes they are on are told.
+async fn restore_and_reach(
+    shared: &Arc<Shared>,
+    taken: Vec<LiveGame>,
+) -> HashMap<Variant, oneshot::Receiver<()>> {
+    if taken.is_empty() {
+        return HashMap::new();
     }
+    let players: Vec<(GameId, Vec<PlayerId>)> = taken
+        .iter()
+        .map(|game| {
+            let humans = game.seats.iter().filter_map(|seat| match seat {
+                Sitter::Human(player) => Some(player.player),
+                Sitter::Ai(_) => None,
+            });
+            (game.start.game, humans.collect())
+        })
+        .collect();
+    let wars = game::restore_all(shared, taken);
+    for (game, seated) in players {
+        let Some(handle) = shared.registry.game(game) else {
+            continue;
+        };
+        for &player in &seated {
+            let Some(session) = shared.registry.session(player) else {
+                continue;
+            };
+            for out in session.outbounds() {
+                handle.attach(player, out).await;
+            }
+        }
+        if let Some(cluster) = &shared.cluster {
+            cluster.tell_seated(game, seated.iter().map(|player| player.0).collect());
+        }
+    }
+    wars
+}
+
+/// Ends `game`, a war game of the server's that no node holds, unless it is its variant's war
+/// game (which the variant's slot holder carries on): a war game another has replaced.
+async fn end_if_not_current(shared: &Shared, game: &LiveGame) {
+    let Some(leases) = &shared.leases else {
+        return;
+    };
+    let (id, variant) = (game.start.game, game.start.variant);
+    if war::is_current(leases.cluster(), variant, id).await || !leases.take(id).await {
+        return;
+    }
+    info!(game = id.0, %variant, "ending a war game another has replaced");
+    let ending = Ending {
+        seq: game.seq + 1,
+        winner: None,
+        reason: noughts_protocol::EndReason::Aborted,
+        cells: Vec::new(),
+        ended_ms: now_ms(),
+    };
+    if let Err(err) = shared.store.end_game(id, ending).await {
+        warn!(cause = %err, game = id.0, "cannot end a war game another has replaced");
+    }
+    leases.give_back(id);
+}
+
+/// Restores, at start, the stored live games: in a cluster only those no other node holds, each
+/// with its lease taken, and not the server's war games, which their variants' slots see to; and
+/// tells the nodes their players are connected to. Returns what [`game::restore_all`] returns.
+pub(crate) async fn restore_at_start(
+    shared: &Arc<Shared>,
+    live: Vec<LiveGame>,
+) -> HashMap<Variant, oneshot::Receiver<()>> {
+    let Some(leases) = &shared.leases else {
+        return game::restore_all(shared, live);
+    };
+    let mut mine = Vec::new();
+    for game in live {
+        if shared.config.war_games && war::is_the_servers(&game.start) {
+            continue;
+        }
+        if leases.take(game.start.game).await {
+            mine.push(game);
+        }
+    }
+    restore_and_reach(shared, mine).await
 }

@@ -30,13 +30,27 @@ impl ServerProcess {
 
     /// [`ServerProcess::start`] with `--db db`: another SQLite file, or a `postgres://` URL.
     pub fn start_on(binary: &Path, dir: &Path, db: &OsStr, args: &[&str]) -> ServerProcess {
+        ServerProcess::launch(binary, dir, db, &[&["--no-war-games"], args].concat())
+    }
+
+    /// [`ServerProcess::start_on`] with the war games on, as `args` set them.
+    pub fn start_with_war_games(
+        binary: &Path,
+        dir: &Path,
+        db: &OsStr,
+        args: &[&str],
+    ) -> ServerProcess {
+        ServerProcess::launch(binary, dir, db, args)
+    }
+
+    fn launch(binary: &Path, dir: &Path, db: &OsStr, args: &[&str]) -> ServerProcess {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(dir.join("server.log"))
             .expect("open the server log");
         let mut child = Command::new(binary)
-            .args(["--listen", "127.0.0.1:0", "--no-war-games"])
+            .args(["--listen", "127.0.0.1:0"])
             .args(["--ai-think-ms", "0", "--db"])
             .arg(db)
             .args(args)

@@ -1,7 +1,9 @@
 //! Work that one node of the cluster does for all: a slot in Redis (`slot:{name}`) held by one
 //! node at a time, claimed when free and renewed by its holder; a node that stops renewing loses
-//! it a lease time later, and another node claims it. The war games use one per variant, so each
-//! runs once in the cluster, not once per node.
+//! it a lease time later, and another node claims it; a node that stops politely gives it back at
+//! once. The war games use one per variant, so each runs once in the cluster, not once per node.
+//! Beside the slot, its holder notes what it is working on (`slot:{name}:work`, the war game
+//! being played), so that the next holder carries that on rather than start another.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,16 +28,60 @@ end
 return 0
 ";
 
+/// Gives the slot back if this node holds it.
+const GIVE_BACK: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0
+";
+
+fn slot_key(name: &str) -> String {
+    format!("slot:{name}")
+}
+
+fn work_key(name: &str) -> String {
+    format!("slot:{name}:work")
+}
+
 impl Cluster {
     /// Claims (or renews) the slot `name` for a lease time; true if this node holds it now.
     pub async fn claim_slot(&self, name: &str) -> Result<bool, ClusterError> {
         let held: u64 = Script::new(CLAIM)
-            .key(format!("slot:{name}"))
+            .key(slot_key(name))
             .arg(&self.node)
             .arg(self.lease_ms())
             .invoke_async(&mut self.redis.clone())
             .await?;
         Ok(held == 1)
+    }
+
+    /// Gives the slot `name` back if this node holds it, so another node claims it at once.
+    pub async fn give_back_slot(&self, name: &str) -> Result<(), ClusterError> {
+        Script::new(GIVE_BACK)
+            .key(slot_key(name))
+            .arg(&self.node)
+            .invoke_async::<u64>(&mut self.redis.clone())
+            .await?;
+        Ok(())
+    }
+
+    /// Notes that the holder of slot `name` works on `work` (for a day at most).
+    pub async fn note_work(&self, name: &str, work: u64) -> Result<(), ClusterError> {
+        redis::cmd("SET")
+            .arg(work_key(name))
+            .arg(work)
+            .arg("EX")
+            .arg(86_400)
+            .exec_async(&mut self.redis.clone())
+            .await?;
+        Ok(())
+    }
+
+    /// What the holder of slot `name` last noted it works on.
+    pub async fn work(&self, name: &str) -> Result<Option<u64>, ClusterError> {
+        Ok(redis::cmd("GET")
+            .arg(work_key(name))
+            .query_async(&mut self.redis.clone())
+            .await?)
     }
 }
 
@@ -52,7 +98,7 @@ impl Slot {
     }
 
     /// Claims the slot `name` three times a lease time until `stop`: renewing it while held,
-    /// taking it when it falls free. Without Redis, it counts as lost.
+    /// taking it when it falls free; then gives it back. Without Redis, it counts as lost.
     pub async fn keep(self, cluster: Cluster, name: String, stop: CancellationToken) {
         loop {
             let held = match cluster.claim_slot(&name).await {
@@ -71,5 +117,8 @@ impl Slot {
             }
         }
         self.held.store(false, Ordering::Release);
+        if let Err(err) = cluster.give_back_slot(&name).await {
+            warn!(cause = %err, slot = %name, "cannot give a slot back");
+        }
     }
 }

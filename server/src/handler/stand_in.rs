@@ -102,14 +102,16 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
     }
 }
 
-/// `player` has a seat in a new `game` on node `from`: their connections here that do not reach
-/// that node yet are attached to their games there.
+/// `player` has a seat in `game` on node `from`, new there or taken over there: their connections
+/// here are attached to their games there. One that has a stand-in there already is attached
+/// too: the node may have restarted under the same name since that stand-in was made, and the
+/// stand-in it has now (if any) attaches to whatever games it is not attached to yet.
 async fn seated_elsewhere(shared: Arc<Shared>, from: String, player: PlayerId, game: GameId) {
     let Some(session) = shared.registry.session(player) else {
         return;
     };
     for out in session.outbounds() {
-        if out.is_stand_in() || shared.links.nodes_of(out.conn).contains(&from) {
+        if out.is_stand_in() {
             continue;
         }
         tracing::debug!(
@@ -172,6 +174,17 @@ async fn stand_in(
                 client.watching_elsewhere = false;
             }
             Mail::Attach { mark, .. } => {
+                // The games it sits in here now, some perhaps taken over since it was made.
+                let games = client
+                    .session
+                    .as_ref()
+                    .map(|s| s.games())
+                    .unwrap_or_default();
+                for game in games {
+                    if let Some(handle) = shared.registry.game(game) {
+                        handle.attach(player, out.clone()).await;
+                    }
+                }
                 out.mark(mark);
             }
             Mail::TakeSeek { seek, mark, .. } => {

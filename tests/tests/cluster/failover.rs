@@ -3,6 +3,8 @@
 //! with their token, at the same board and `seq`, plays on, and the second node is killed too;
 //! the game finishes on the third with every move in its record.
 
+use std::ffi::OsStr;
+use std::path::Path;
 use std::time::Duration;
 
 use noughts_protocol::{ClientMessage, GameId, Level, Mark, ServerMessage, SideChoice, Variant};
@@ -26,22 +28,29 @@ pub(super) fn node_with_lease(
     lease_ms: u64,
 ) -> ServerProcess {
     let lease_ms = lease_ms.to_string();
+    let args = ["--lease-ms", &lease_ms, "--grace-secs", "60"];
+    launch(dir, (db, redis, name), &args, ServerProcess::start_on)
+}
+
+/// How [`launch`] starts a node: [`ServerProcess::start_on`] or one of its kind.
+pub(super) type Start = fn(&Path, &Path, &OsStr, &[&str]) -> ServerProcess;
+
+/// Starts `name`, a node of the cluster on `redis` and `db`, with `args` besides, by `start`, in
+/// a directory of its own under `dir`.
+pub(super) fn launch(
+    dir: &Scratch,
+    (db, redis, name): (&str, &TestRedis, &str),
+    args: &[&str],
+    start: Start,
+) -> ServerProcess {
     let dir = dir.dir.join(name);
     std::fs::create_dir_all(&dir).unwrap();
-    ServerProcess::start_on(
+    let cluster = ["--redis", &redis.url, "--node-id", name];
+    start(
         &binary::path("noughts-server"),
         &dir,
         db.as_ref(),
-        &[
-            "--redis",
-            &redis.url,
-            "--node-id",
-            name,
-            "--lease-ms",
-            &lease_ms,
-            "--grace-secs",
-            "60",
-        ],
+        &[&cluster[..], args].concat(),
     )
 }
 

@@ -5,6 +5,8 @@ mod deploy;
 mod failover;
 mod handover;
 mod play;
+mod rounds;
+mod war;
 
 use std::time::Duration;
 

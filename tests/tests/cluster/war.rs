@@ -1,0 +1,173 @@
+//! War games through failovers, on three real `noughts-server` nodes over one Redis and one
+//! PostgreSQL with the shortest lease the server allows: round after round, the node holding a
+//! variant's war games (and, every other round, a second node too) is killed with SIGKILL, then
+//! started again under its name; after each kill and each restart, every node's lobby lists
+//! exactly one war game per variant, the same one on every node, within a few lease times.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use noughts_protocol::{ClientMessage, GameId, GameKind, ServerMessage, Variant};
+use noughts_tests::postgres::Postgres;
+use noughts_tests::process::ServerProcess;
+use noughts_tests::redis::TestRedis;
+use noughts_tests::{Client, Scratch};
+
+use super::failover::launch;
+
+/// The shortest lease `--lease-ms` takes.
+const LEASE_MS: u64 = 100;
+
+/// Rounds of kills and restarts.
+const ROUNDS: usize = 20;
+
+/// How long the nodes may take to agree on one war game per variant after a kill or a restart:
+/// many lease times (a dead node's slots and leases run out in one, its listings are swept in
+/// two), yet shorter than a war game, which a second war game beside it would outlive.
+const AGREE_WITHIN: Duration = Duration::from_secs(3);
+
+/// A node with war games of every variant, between quick AIs a second a move, on `redis`/`db`.
+fn war_node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerProcess {
+    let lease = LEASE_MS.to_string();
+    let args = [
+        ["--lease-ms", &lease, "--war-x", "easy", "--war-o", "easy"],
+        [
+            "--war-budget-ms",
+            "5",
+            "--war-move-ms",
+            "1000",
+            "--war-restart-ms",
+            "100",
+        ],
+    ]
+    .concat();
+    launch(
+        dir,
+        (db, redis, name),
+        &args,
+        ServerProcess::start_with_war_games,
+    )
+}
+
+/// The war games a node lists, by variant.
+type Wars = BTreeMap<Variant, Vec<GameId>>;
+
+/// The war games `client`'s node lists now.
+async fn wars(client: &mut Client, id: u64) -> Wars {
+    let ServerMessage::Lobby { games, .. } =
+        client.request(id, ClientMessage::SubscribeLobby).await
+    else {
+        panic!("a lobby snapshot");
+    };
+    let mut wars = Wars::new();
+    for game in games.iter().filter(|g| g.kind == GameKind::War) {
+        wars.entry(game.variant).or_default().push(game.game);
+    }
+    wars
+}
+
+/// Whether `wars` has one war game per variant, and every node the same.
+fn one_each(wars: &[Wars]) -> bool {
+    wars.iter().all(|w| {
+        Variant::ALL
+            .iter()
+            .all(|v| w.get(v).is_some_and(|games| games.len() == 1))
+            && *w == wars[0]
+    })
+}
+
+/// Waits (up to [`AGREE_WITHIN`]) until the nodes `lookers` look at agree on one war game per
+/// variant, twice in a row; what they listed last if they do not.
+async fn agree(lookers: &mut [Client], next_id: &mut u64) -> Result<(), String> {
+    let deadline = tokio::time::Instant::now() + AGREE_WITHIN;
+    let mut agreed = 0;
+    loop {
+        let mut seen = Vec::new();
+        for looker in lookers.iter_mut() {
+            *next_id += 1;
+            seen.push(wars(looker, *next_id).await);
+        }
+        agreed = if one_each(&seen) { agreed + 1 } else { 0 };
+        if agreed == 2 {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() > deadline {
+            return Err(format!("the nodes list {seen:?}"));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The node holding `variant`'s war slot, as Redis at `url` says.
+fn slot_holder(url: &str, variant: Variant) -> Option<String> {
+    let port = url.rsplit(':').next().unwrap();
+    let out = std::process::Command::new("redis-cli")
+        .args(["-p", port, "GET", &format!("slot:war:{variant}")])
+        .output()
+        .expect("run redis-cli");
+    let holder = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    (!holder.is_empty()).then_some(holder)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_variant_has_one_war_game_on_every_node_after_every_kill_and_restart() {
+    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+        return;
+    };
+    let db = postgres.database("war_rounds");
+    let dir = Scratch::new("war-rounds");
+    let names = ["w0", "w1", "w2"];
+    let mut nodes: Vec<Option<ServerProcess>> = names
+        .iter()
+        .map(|name| Some(war_node(&dir, &db, &redis, name)))
+        .collect();
+    let mut next_id = 0;
+    let mut lookers = Vec::new();
+    for node in nodes.iter().flatten() {
+        lookers.push(Client::join(&node.url, "looker").await);
+    }
+    agree(&mut lookers, &mut next_id)
+        .await
+        .expect("one war game per variant from the start");
+    let mut failed = Vec::new();
+    for round in 0..ROUNDS {
+        let variant = Variant::ALL[round % Variant::ALL.len()];
+        let holder = slot_holder(&redis.url, variant).expect("a node holds the slot");
+        let first = names.iter().position(|n| *n == holder).unwrap();
+        // Every other round, a second node dies with the first.
+        let killed = if round.is_multiple_of(2) {
+            vec![first]
+        } else {
+            vec![first, (first + 1 + round / 2 % 2) % 3]
+        };
+        for &k in &killed {
+            nodes[k].take().unwrap().kill();
+        }
+        let mut survivors = Vec::new();
+        for node in nodes.iter().flatten() {
+            survivors.push(Client::join(&node.url, "looker").await);
+        }
+        if let Err(why) = agree(&mut survivors, &mut next_id).await {
+            failed.push(format!("round {round}, after killing {killed:?}: {why}"));
+        }
+        for &k in &killed {
+            nodes[k] = Some(war_node(&dir, &db, &redis, names[k]));
+        }
+        lookers.clear();
+        for node in nodes.iter().flatten() {
+            lookers.push(Client::join(&node.url, "looker").await);
+        }
+        if let Err(why) = agree(&mut lookers, &mut next_id).await {
+            failed.push(format!("round {round}, after restarting {killed:?}: {why}"));
+        }
+    }
+    for why in &failed {
+        eprintln!("{why}");
+    }
+    assert!(
+        failed.is_empty(),
+        "{} of {} checks found the nodes disagreeing: {failed:?}",
+        failed.len(),
+        2 * ROUNDS
+    );
+}
