@@ -23,8 +23,9 @@ const ROUNDS: usize = 20;
 
 /// How long the nodes may take to agree on one war game per variant after a kill or a restart:
 /// many lease times (a dead node's slots and leases run out in one, its listings are swept in
-/// two), yet shorter than a war game, which a second war game beside it would outlive.
-const AGREE_WITHIN: Duration = Duration::from_secs(3);
+/// two; the lobby shows another node's games within two seconds), yet shorter than a war game,
+/// which a second war game beside it would outlive.
+const AGREE_WITHIN: Duration = Duration::from_secs(5);
 
 /// A node with war games of every variant, between quick AIs a second a move, on `redis`/`db`.
 fn war_node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerProcess {
