@@ -37,6 +37,12 @@ const ASSETS: &[(&str, Asset)] = &[
     ("/net.js", asset(JS, include_bytes!("../../web/net.js"))),
     ("/board.js", asset(JS, include_bytes!("../../web/board.js"))),
     ("/views.js", asset(JS, include_bytes!("../../web/views.js"))),
+    ("/game.js", asset(JS, include_bytes!("../../web/game.js"))),
+    ("/lobby.js", asset(JS, include_bytes!("../../web/lobby.js"))),
+    (
+        "/replay.js",
+        asset(JS, include_bytes!("../../web/replay.js")),
+    ),
 ];
 
 const fn asset(content_type: &'static str, body: &'static [u8]) -> Asset {

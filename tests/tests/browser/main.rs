@@ -3,11 +3,18 @@
 //! a replay, chat that holds HTML, and a cross-origin upgrade refused. Every test fails on an
 //! uncaught error in the page.
 
+mod address;
+mod keyboard;
+mod result;
+mod sizes;
+
 use std::time::Duration;
 
 use fantoccini::{Client, Locator};
 use noughts_engine::Variant;
-use noughts_tests::browser::{Driver, assert_no_errors, attr, click, wait_for, wait_for_text};
+use noughts_tests::browser::{
+    Driver, assert_no_errors, attr, click, fragment, wait_for, wait_for_text,
+};
 use noughts_tests::tls::TestCert;
 use noughts_tests::{TestServer, alternate, quick_match, test_config};
 
@@ -38,11 +45,18 @@ async fn open(client: &Client, url: &str) {
     wait_for(client, "#status[data-status=\"online\"]").await;
 }
 
+/// Whether a status line says the game is over.
+fn over(status: &str) -> bool {
+    ["You won", "You lost", "wins", "Draw", "No result"]
+        .iter()
+        .any(|end| status.contains(end))
+}
+
 /// Clicks the first empty cell while it is our move, until the game is over.
 async fn play_out(client: &Client) {
     for _ in 0..40 {
         let status = wait_for_text(client, "#game-status", |text| {
-            text.contains("Your move") || text.contains("wins") || text.contains("draw")
+            text.contains("Your move") || over(text)
         })
         .await;
         if !status.contains("Your move") {
@@ -88,11 +102,8 @@ async fn the_lobby_shows_the_war_games_live_and_a_game_against_the_ai_is_played_
     wait_for(&client, "button.cell[data-mark=\"O\"]").await;
     screenshot(&client, "game.png").await;
     play_out(&client).await;
-    let status = wait_for_text(&client, "#game-status", |t| {
-        t.contains("wins") || t.contains("draw")
-    })
-    .await;
-    assert!(!status.is_empty());
+    wait_for_text(&client, "#game-status", over).await;
+    wait_for(&client, "#game-over").await;
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }
@@ -109,10 +120,14 @@ async fn two_browsers_play_through_an_invite_link_and_a_reload_resumes() {
     let link = attr(&host, "#invite-link", "href").await.unwrap();
     assert!(link.contains("/#room="), "{link}");
     open(&guest, &link).await;
-    // The game starts in both; whoever is X moves first.
+    // The game starts in both; whoever is X moves first. The guest's address is now the game's,
+    // so that a reload resumes the game instead of following the used invite again.
     for client in [&host, &guest] {
         wait_for(client, "button.cell[data-cell=\"0\"]").await;
     }
+    let game = fragment(&guest).await;
+    assert!(game.starts_with("game="), "{game}");
+    assert_eq!(fragment(&host).await, game);
     let mut x = &host;
     let mut o = &guest;
     let status = wait_for_text(&guest, "#game-status", |t| !t.is_empty()).await;
@@ -165,10 +180,8 @@ async fn a_watcher_sees_moves_arrive_and_a_finished_game_is_replayed() {
     wait_for(&client, "button.cell[data-cell=\"0\"][data-mark=\"X\"]").await;
     // X takes the top row.
     alternate(&mut o, &mut x, game, &[3, 1, 4, 2]).await;
-    wait_for_text(&client, "#game-status", |t| {
-        t.contains("wins") || t.contains("draw")
-    })
-    .await;
+    let status = wait_for_text(&client, "#game-status", over).await;
+    assert!(status.contains("(X) wins"), "{status}");
     // The finished game, replayed from its record, step by step.
     open(&client, &format!("{}#replay={}", page(&server), game.0)).await;
     client.refresh().await.unwrap();

@@ -1,0 +1,90 @@
+// @ts-check
+/**
+ * The lobby on screen: the forms to play (quick match, the AI, a room, an invite code), the open
+ * seeks and rooms, the live and war games, the leaderboard. Every row is keyed (by seek id, room
+ * code, game id), so that a change in the lobby touches only its own row.
+ */
+
+import { CLOCKS, chosen, clockSpec, el, seatText, select } from "./views.js";
+
+/**
+ * @param {any} state the page's state
+ * @param {any} actions the page's actions (send, render, watch, history, say)
+ */
+export function lobbyView(state, actions) {
+  const send = actions.send;
+  const variants = [["classic", "classic"], ["four", "four"], ["cube", "cube"], ["qubic", "qubic"]];
+  const play = el("section", { class: "panel", "aria-label": "play" },
+    el("h2", {}, "Play"),
+    select("Variant", /** @type {[string, any][]} */ (variants), "variant"),
+    select("Clock", /** @type {[string, any][]} */ (CLOCKS), "clock"),
+    el("label", { class: "check" }, el("input", { type: "checkbox", id: "rated" }), " rated"),
+    el("div", { class: "row" },
+      el("button", { id: "quick-match", type: "button", onclick: () => send(withClock({ type: "seek", variant: chosen("variant"), rated: checked("rated") })) }, "Quick match"),
+      state.seeking ? el("span", { id: "seeking" }, "Looking for an opponent… ",
+        el("button", { type: "button", id: "cancel-seek", onclick: () => { send({ type: "cancel_seek" }); state.seeking = null; actions.render(); } }, "Cancel")) : null),
+    el("div", { class: "row" },
+      select("AI level", [["easy", "easy"], ["medium", "medium"], ["hard", "hard"], ["perfect", "perfect"], ["random", "random"]], "level"),
+      select("Side", [["X (first)", "x"], ["O", "o"], ["random", "random"]], "side"),
+      el("button", { id: "play-ai", type: "button", onclick: () => send(withClock({ type: "play_ai", variant: chosen("variant"), level: chosen("level"), side: chosen("side") })) }, "Play the AI")),
+    el("div", { class: "row" },
+      el("label", { class: "check" }, el("input", { type: "checkbox", id: "private", checked: true }), " private"),
+      el("button", { id: "create-room", type: "button", onclick: () => send(withClock({ type: "create_room", variant: chosen("variant"), private: checked("private"), rated: checked("rated") })) }, "Create a room")),
+    state.room ? roomBox(state, actions) : null,
+    el("div", { class: "row" },
+      el("label", {}, "Invite code ", el("input", { id: "code", autocomplete: "off", maxlength: "16" })),
+      el("button", { id: "join", type: "button", onclick: () => joinRoom(send) }, "Join")),
+    el("div", { class: "row" },
+      el("button", { id: "history", type: "button", onclick: () => actions.history() }, "My games"),
+      el("button", { id: "leaderboard", type: "button", onclick: () => send({ type: "leaderboard", variant: chosen("variant") }) }, "Leaderboard")));
+  const seeks = [...state.seeks.values()].map((seek) => el("li", { "data-key": `seek-${seek.seek}` },
+    `${seek.name}#${seek.player} (${seek.rating}) · ${seek.variant} · ${clockSpec(seek.clock)}${seek.rated ? " · rated" : ""} `,
+    seek.player === state.player ? el("em", {}, "yours")
+      : el("button", { type: "button", "data-seek": String(seek.seek), onclick: () => send({ type: "accept_seek", seek: seek.seek }) }, "Play")));
+  const rooms = [...state.rooms.values()].map((room) => el("li", { "data-key": `room-${room.code}` },
+    `${room.code} · ${room.variant} · ${clockSpec(room.clock)} · ${room.host} `,
+    el("button", { type: "button", onclick: () => send({ type: "join_room", code: room.code }) }, "Join")));
+  const listed = [...state.listed.values()].sort((a, b) => a.game - b.game);
+  const gameRow = (/** @type {any} */ game) => el("li", { "data-key": `game-${game.game}`, "data-game": String(game.game) },
+    `#${game.game} ${game.variant}: ${seatText(game.x)} vs ${seatText(game.o)} · ${game.moves} moves · ${game.watchers} watching `,
+    el("button", { type: "button", onclick: () => actions.watch(game.game) }, "Watch"));
+  return el("div", { class: "lobby", "data-key": "lobby" },
+    play,
+    el("section", { class: "panel", "aria-label": "lobby" },
+      el("h2", {}, "Open seeks"), list(seeks, "nobody is seeking", "seeks"),
+      el("h2", {}, "Open rooms"), list(rooms, "no open rooms", "rooms"),
+      el("h2", {}, "Live games"), list(listed.filter((g) => g.kind !== "war").map(gameRow), "no live games", "live-games"),
+      el("h2", {}, "War games"), el("ul", { id: "war-games" }, ...listed.filter((g) => g.kind === "war").map(gameRow)),
+      state.leaderboard.length ? el("h2", {}, "Leaderboard") : null,
+      state.leaderboard.length ? el("ol", { id: "leaderboard-list" }, ...state.leaderboard.map((/** @type {any} */ p) => el("li", {}, `${p.name}#${p.player} ${p.rating} (${p.games} games)`))) : null));
+}
+
+/** A request with the clock chosen, if any. */
+function withClock(/** @type {any} */ request) {
+  const clock = chosen("clock");
+  if (clock) request.clock = clock;
+  return request;
+}
+
+function checked(/** @type {string} */ id) {
+  return Boolean(/** @type {HTMLInputElement | null} */ (document.getElementById(id))?.checked);
+}
+
+function list(/** @type {HTMLElement[]} */ items, /** @type {string} */ empty, /** @type {string} */ id) {
+  return items.length ? el("ul", { id }, ...items) : el("p", { class: "dim", id: `${id}-none` }, empty);
+}
+
+function roomBox(/** @type {any} */ state, /** @type {any} */ actions) {
+  const code = state.room;
+  const link = `${location.origin}/#room=${encodeURIComponent(code)}`;
+  return el("div", { class: "room", id: "room-box" },
+    el("p", {}, "Your room is open. Invite code: ", el("strong", { class: "code" }, code)),
+    el("p", {}, "Send them this link: ", el("a", { id: "invite-link", href: link }, link), " ",
+      el("button", { type: "button", id: "copy-link", onclick: () => navigator.clipboard?.writeText(link).then(() => actions.say("link copied")) }, "Copy")),
+    el("button", { type: "button", id: "close-room", onclick: () => { actions.send({ type: "close_room", code }); state.room = null; actions.render(); } }, "Close the room"));
+}
+
+function joinRoom(/** @type {(request: any) => void} */ send) {
+  const code = /** @type {HTMLInputElement} */ (document.getElementById("code")).value.trim();
+  if (code) send({ type: "join_room", code });
+}
