@@ -133,7 +133,7 @@ function onError(/** @type {any} */ message) {
     if (state.joining) {
       state.joining = false;
       history.replaceState(null, "", location.pathname);
-      say("That invite has expired: its room has closed or its game has started.");
+      say("That invite has expired: its room has closed, or its game has already started.", `${message.code}: ${message.message}`);
       return;
     }
   }

@@ -114,7 +114,9 @@ export function gameView(game, actions) {
   const board = boardView({
     key: `game-${game.game}`, variant: game.variant, board: game.board, winning: game.result?.cells ?? [],
     last: game.moves.length ? game.moves[game.moves.length - 1] : null,
-    playable: Boolean(myTurn), onPlay: (cell) => actions.send({ type: "move", game: game.game, cell }),
+    // Offline, a tap on a cell is answered on the board: the move was not sent.
+    playable: Boolean(myTurn) || (!actions.online && live && Boolean(you)),
+    onPlay: (cell) => actions.send({ type: "move", game: game.game, cell }),
   });
   const controls = [];
   if (you && live) {

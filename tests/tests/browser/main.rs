@@ -5,6 +5,7 @@
 
 mod address;
 mod keyboard;
+mod messages;
 mod result;
 mod sizes;
 
