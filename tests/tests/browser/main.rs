@@ -46,6 +46,30 @@ async fn open(client: &Client, url: &str) {
     wait_for(client, "#status[data-status=\"online\"]").await;
 }
 
+/// A classic game between the page (by quick match, `rated` or not) and a rival over the
+/// protocol: the rival and its snapshot of the game.
+async fn against_rival(
+    client: &Client,
+    server: &TestServer,
+    rated: bool,
+) -> (noughts_tests::Client, noughts_protocol::GameState) {
+    if rated {
+        click(client, "#rated").await;
+    }
+    click(client, "#quick-match").await;
+    wait_for(client, "#seeking").await;
+    let mut rival = noughts_tests::Client::join(&server.url(), "rival").await;
+    rival
+        .send(noughts_protocol::ClientMessage::Seek {
+            variant: Variant::Classic,
+            clock: None,
+            rated,
+        })
+        .await;
+    let state = rival.game_state().await;
+    (rival, state)
+}
+
 /// Whether a status line says the game is over.
 fn over(status: &str) -> bool {
     ["You won", "You lost", "wins", "Draw", "No result"]

@@ -11,7 +11,7 @@ use noughts_tests::browser::{
 use noughts_tests::net::Relay;
 use noughts_tests::{Client, TestServer};
 
-use super::{open, page, server};
+use super::{against_rival, open, page, server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_declined_offer_leaves_with_the_game_and_a_used_invite_is_said_in_words() {
@@ -21,17 +21,7 @@ async fn a_declined_offer_leaves_with_the_game_and_a_used_invite_is_said_in_word
     let server = server().await;
     let client = driver.session().await;
     open(&client, &page(&server)).await;
-    click(&client, "#quick-match").await;
-    wait_for(&client, "#seeking").await;
-    let mut rival = Client::join(&server.url(), "rival").await;
-    rival
-        .send(ClientMessage::Seek {
-            variant: Variant::Classic,
-            clock: None,
-            rated: false,
-        })
-        .await;
-    let state = rival.game_state().await;
+    let (mut rival, state) = against_rival(&client, &server, false).await;
     click(&client, "#offer-draw").await;
     rival
         .until(|m| matches!(m, ServerMessage::Offered { .. }))

@@ -1,12 +1,10 @@
 //! The end of a game: an unmistakable banner (who won and how, the winning line, the rating
 //! change, also in the seats) and the next steps at hand.
 
-use noughts_engine::Variant;
 use noughts_protocol::ClientMessage;
-use noughts_tests::Client;
-use noughts_tests::browser::{Driver, assert_no_errors, click, wait_for, wait_for_text};
+use noughts_tests::browser::{Driver, assert_no_errors, wait_for, wait_for_text};
 
-use super::{open, page, server};
+use super::{against_rival, open, page, server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rated_win_shows_the_banner_with_the_rating_change_in_the_seats() {
@@ -16,18 +14,7 @@ async fn a_rated_win_shows_the_banner_with_the_rating_change_in_the_seats() {
     let server = server().await;
     let client = driver.session().await;
     open(&client, &page(&server)).await;
-    click(&client, "#rated").await;
-    click(&client, "#quick-match").await;
-    wait_for(&client, "#seeking").await;
-    let mut rival = Client::join(&server.url(), "rival").await;
-    rival
-        .send(ClientMessage::Seek {
-            variant: Variant::Classic,
-            clock: None,
-            rated: true,
-        })
-        .await;
-    let state = rival.game_state().await;
+    let (mut rival, state) = against_rival(&client, &server, true).await;
     assert!(state.rated, "the seeks paired as rated");
     rival.send(ClientMessage::Resign { game: state.game }).await;
     let title = wait_for_text(&client, "#game-over h3", |t| !t.is_empty()).await;
