@@ -201,6 +201,8 @@ function onUpdate(/** @type {any} */ message) {
       game.to_move = null;
       game.offer = null;
       setClocks(game, message.clocks ?? (game.clocks ? { ...game.clocks, running: null } : null));
+      // A war game watched to its end carries the watcher on to the next one, as on TV.
+      if (shown && game.kind === "war" && !game.you) game.nextWarAt = performance.now() + NEXT_WAR_MS;
       if (shown) {
         const mine = game.you && game.ratings ? ` Your rating ${game.ratings[game.you].rating}.` : "";
         announce(`${headline(game)}, ${howText(game.result, game.variant)}.${mine}`);
@@ -390,9 +392,27 @@ function historyView() {
     el("button", { id: "lobby", type: "button", onclick: () => actions.lobby() }, "Lobby"));
 }
 
-/** Ticks the clocks on screen between the server's updates. */
+/** How long a finished war game stays on screen before its watcher moves on to the next. */
+const NEXT_WAR_MS = 3000;
+
+/** Moves the watcher of a finished war game on to the next war game of its variant, once there is one. */
+function nextWar(/** @type {any} */ game) {
+  if (!game.nextWarAt || performance.now() < game.nextWarAt) return;
+  const next = [...state.listed.values()]
+    .filter((g) => g.kind === "war" && g.variant === game.variant && g.game > game.game)
+    .sort((a, b) => a.game - b.game)[0];
+  if (!next) return;
+  game.nextWarAt = null;
+  show("game", next.game);
+  net.send({ type: "watch", game: next.game });
+  announce(`On to the next war game, #${next.game}.`);
+  render();
+}
+
+/** Ticks the clocks on screen between the server's updates; moves a war game's watcher on. */
 function tick() {
   const game = state.current !== null ? state.games.get(state.current) : null;
+  if (game && state.view === "game") nextWar(game);
   if (!game || !game.clocks || state.view !== "game") return;
   const elapsed = performance.now() - (game.receivedAt ?? performance.now());
   for (const mark of ["x", "o"]) {

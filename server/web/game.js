@@ -89,6 +89,7 @@ function gameOver(/** @type {any} */ game, /** @type {GameActions} */ actions) {
     el("p", {}, howText(result, game.variant)),
     line, rating,
     offered ? el("p", { class: "offer" }, `${by?.name ?? "Your opponent"} offers a rematch`) : null,
+    game.kind === "war" && !you ? el("p", { id: "next-war", class: "dim" }, "The next war game follows in a moment.") : null,
     el("div", { class: "row" },
       you ? button("rematch", offered ? "Accept rematch" : game.rematchBy === you ? "Rematch offered…" : "Rematch",
         () => actions.send({ type: "rematch", game: game.game })) : null,

@@ -8,6 +8,7 @@ mod keyboard;
 mod messages;
 mod result;
 mod sizes;
+mod war;
 
 use std::time::Duration;
 
