@@ -12,6 +12,7 @@ import { cellName, focusBoard } from "./board.js";
 import { gameView, headline, howText } from "./game.js";
 import { lobbyView } from "./lobby.js";
 import { replayView, stepReplay } from "./replay.js";
+import { chime, muted, setMuted } from "./sound.js";
 import { clockText, el, morph, resultText, seatText } from "./views.js";
 
 /** Uncaught errors and rejections, kept where the browser tests (and anyone curious) look. */
@@ -19,6 +20,7 @@ const errors = /** @type {string[]} */ ([]);
 /** @type {any} */ (window).noughtsErrors = errors;
 window.addEventListener("error", (event) => errors.push(String(event.message)));
 window.addEventListener("unhandledrejection", (event) => errors.push(String(event.reason)));
+document.addEventListener("securitypolicyviolation", (event) => errors.push(`blocked by the CSP: ${event.violatedDirective}`));
 
 const state = {
   /** @type {number | null} */ player: null,
@@ -46,6 +48,17 @@ const statusLine = /** @type {HTMLElement} */ (document.getElementById("status")
 const notice = /** @type {HTMLElement} */ (document.getElementById("notice"));
 const announcer = /** @type {HTMLElement} */ (document.getElementById("announce"));
 const nameInput = /** @type {HTMLInputElement} */ (document.getElementById("name"));
+const muteButton = /** @type {HTMLButtonElement} */ (document.getElementById("mute"));
+
+/** The mute switch: pressed while the chimes are muted. */
+function showMute() {
+  muteButton.setAttribute("aria-pressed", String(muted()));
+}
+muteButton.addEventListener("click", () => {
+  setMuted(!muted());
+  showMute();
+});
+showMute();
 
 const net = new Connection(onMessage, (status) => {
   statusLine.textContent = status;
@@ -170,7 +183,10 @@ function onGameState(/** @type {any} */ message) {
       history.replaceState(null, "", `#game=${message.game}`);
     }
     show("game", message.game);
-    if (!wanted && message.you) announce(`Game #${message.game} started, you play ${message.you.toUpperCase()}. ${message.to_move === message.you ? "Your move." : ""}`);
+    if (!wanted && message.you) {
+      announce(`Game #${message.game} started, you play ${message.you.toUpperCase()}. ${message.to_move === message.you ? "Your move." : ""}`);
+      if (message.moves.length === 0 && !message.rematch_of) chime("match");
+    }
   }
 }
 
@@ -189,6 +205,7 @@ function onUpdate(/** @type {any} */ message) {
       game.to_move = message.to_move ?? null;
       game.offer = null;
       setClocks(game, message.clocks);
+      if (game.you && game.to_move === game.you) chime("move");
       if (shown) {
         const yours = game.you && game.to_move === game.you ? " Your move." : "";
         announce(`${message.mark.toUpperCase()} ${cellName(game.variant, message.cell)}.${yours}`);
@@ -345,12 +362,22 @@ function render() {
     state.followed = location.href;
   }
   if (state.noticeAt !== address && notice.textContent) notice.replaceChildren();
+  document.title = title();
   if (hadFocus && (document.activeElement === document.body || document.activeElement === null)) {
     const first = /** @type {HTMLElement | null} */ (main.querySelector("[data-autofocus]"));
     if (first) first.focus();
     else if (!focusBoard()) main.focus({ preventScroll: true });
   }
   tick();
+}
+
+/** The tab's title: what calls the player back ("Your move", "Match found"), then the site. */
+function title() {
+  const game = state.view === "game" && state.current !== null ? state.games.get(state.current) : null;
+  if (!game?.you || game.result) return "noughts";
+  if (game.to_move === game.you) return "Your move · noughts";
+  if (game.moves.length === 0) return "Match found · noughts";
+  return `Waiting for ${game[game.to_move]?.name ?? "the opponent"} · noughts`;
 }
 
 /** What an error means to a player; the code and the server's words go in the details line. */

@@ -49,7 +49,7 @@ export function boardView(options) {
     "aria-label": `${variant} board: arrow keys move, Enter plays${dims === 3 ? ", Page Up and Page Down change layer" : ""}`,
   });
   for (let layer = 0; layer < layers; layer++) {
-    const grid = el("div", { class: "grid", style: `--side: ${side}` });
+    const grid = el("div", { class: "grid" });
     for (let i = 0; i < side * side; i++) {
       const cell = layer * side * side + i;
       const mark = board[cell];

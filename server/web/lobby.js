@@ -78,10 +78,36 @@ function roomBox(/** @type {any} */ state, /** @type {any} */ actions) {
   const code = state.room;
   const link = `${location.origin}/#room=${encodeURIComponent(code)}`;
   return el("div", { class: "room", id: "room-box" },
-    el("p", {}, "Your room is open. Invite code: ", el("strong", { class: "code" }, code)),
+    el("p", {}, "Your room is open. Invite code: ", el("strong", { class: "code", id: "invite-code" }, code)),
     el("p", {}, "Send them this link: ", el("a", { id: "invite-link", href: link }, link), " ",
-      el("button", { type: "button", id: "copy-link", onclick: () => navigator.clipboard?.writeText(link).then(() => actions.say("link copied")) }, "Copy")),
+      el("button", { type: "button", id: "copy-link", onclick: () => copy(link, actions.say) }, "Copy")),
     el("button", { type: "button", id: "close-room", onclick: () => { actions.send({ type: "close_room", code }); state.room = null; actions.render(); } }, "Close the room"));
+}
+
+/**
+ * Copies `link`: through the clipboard where the page may use it (a secure context), else the
+ * link is selected on the page and the browser's own copy is tried; either way the player is
+ * told what happened.
+ * @param {string} link
+ * @param {(text: string) => void} say
+ */
+async function copy(link, say) {
+  try {
+    if (!navigator.clipboard) throw new Error("no clipboard here");
+    await navigator.clipboard.writeText(link);
+    say("Link copied: send it to the person you want to play.");
+  } catch {
+    const shown = document.getElementById("invite-link");
+    if (shown) getSelection()?.selectAllChildren(shown);
+    let copied = false;
+    try {
+      copied = document.execCommand("copy");
+    } catch {
+      copied = false;
+    }
+    say(copied ? "Link copied: send it to the person you want to play."
+      : "The link is selected: copy it (Ctrl+C, or press and hold) and send it.");
+  }
 }
 
 function joinRoom(/** @type {(request: any) => void} */ send) {

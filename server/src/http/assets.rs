@@ -21,6 +21,9 @@ impl Asset {
 const HTML: &str = "text/html; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
+const PNG: &str = "image/png";
+const ICO: &str = "image/x-icon";
+const MANIFEST: &str = "application/manifest+json";
 
 /// Every file, by the path it is served at.
 const ASSETS: &[(&str, Asset)] = &[
@@ -42,6 +45,23 @@ const ASSETS: &[(&str, Asset)] = &[
     (
         "/replay.js",
         asset(JS, include_bytes!("../../web/replay.js")),
+    ),
+    ("/sound.js", asset(JS, include_bytes!("../../web/sound.js"))),
+    (
+        "/manifest.webmanifest",
+        asset(MANIFEST, include_bytes!("../../web/manifest.webmanifest")),
+    ),
+    (
+        "/favicon.ico",
+        asset(ICO, include_bytes!("../../web/favicon.ico")),
+    ),
+    (
+        "/icon-192.png",
+        asset(PNG, include_bytes!("../../web/icon-192.png")),
+    ),
+    (
+        "/icon-512.png",
+        asset(PNG, include_bytes!("../../web/icon-512.png")),
     ),
 ];
 

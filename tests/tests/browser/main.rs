@@ -4,9 +4,11 @@
 //! uncaught error in the page.
 
 mod address;
+mod calls;
 mod keyboard;
 mod messages;
 mod result;
+mod sharing;
 mod sizes;
 mod war;
 
@@ -44,7 +46,15 @@ async fn server() -> TestServer {
 /// Opens the page and waits until it is online.
 async fn open(client: &Client, url: &str) {
     client.goto(url).await.unwrap();
-    wait_for(client, "#status[data-status=\"online\"]").await;
+    let online = client
+        .wait()
+        .at_most(noughts_tests::WAIT)
+        .for_element(Locator::Css("#status[data-status=\"online\"]"))
+        .await;
+    if online.is_err() {
+        let errors = client.execute("return window.noughtsErrors;", vec![]).await;
+        panic!("the page did not come online; its errors: {errors:?}");
+    }
 }
 
 /// A classic game between the page (by quick match, `rated` or not) and a rival over the
