@@ -11,9 +11,10 @@ import { Connection, storedName, storeName } from "./net.js";
 import { cellName, focusBoard } from "./board.js";
 import { gameView, headline, howText } from "./game.js";
 import { lobbyView } from "./lobby.js";
+import { historyView, leaderboardView } from "./records.js";
 import { replayView, stepReplay } from "./replay.js";
 import { chime, muted, setMuted } from "./sound.js";
-import { clockText, el, morph, resultText, seatText } from "./views.js";
+import { clockText, el, morph } from "./views.js";
 
 /** Uncaught errors and rejections, kept where the browser tests (and anyone curious) look. */
 const errors = /** @type {string[]} */ ([]);
@@ -29,7 +30,8 @@ const state = {
   /** @type {Map<number, any>} */ listed: new Map(),
   /** @type {Map<number, any>} */ games: new Map(),
   /** The game or replay the view shows (or waits for). @type {number | null} */ current: null,
-  /** @type {"lobby" | "game" | "history" | "replay"} */ view: "lobby",
+  /** @type {"lobby" | "game" | "history" | "replay" | "leaderboard"} */ view: "lobby",
+  /** The variant "My games" and the leaderboard show. */ recordsVariant: "classic",
   /** @type {"players" | "spectators"} */ chatTab: "players",
   /** @type {any} */ seeking: null,
   /** @type {string | null} */ room: null,
@@ -257,13 +259,14 @@ function addressOf() {
     case "game": return `#game=${state.current}`;
     case "replay": return `#replay=${state.current}`;
     case "history": return "#history";
+    case "leaderboard": return `#leaderboard=${state.recordsVariant}`;
     default: return "";
   }
 }
 
 /**
  * Shows `view` (of the game or replay `current`); leaving a watched game stops watching it.
- * @param {"lobby" | "game" | "history" | "replay"} view
+ * @param {"lobby" | "game" | "history" | "replay" | "leaderboard"} view
  * @param {number | null} current
  */
 function show(view, current) {
@@ -296,9 +299,13 @@ function followAddress() {
   } else if (replay) {
     show("replay", replay);
     if (state.replay?.record.game !== replay) net.send({ type: "game_record", game: replay });
+  } else if (link.get("leaderboard")) {
+    state.recordsVariant = String(link.get("leaderboard"));
+    show("leaderboard", null);
+    net.send({ type: "leaderboard", variant: state.recordsVariant });
   } else if (location.hash === "#history") {
     show("history", null);
-    net.send({ type: "history" });
+    net.send({ type: "history", limit: 100 });
   } else {
     show("lobby", null);
   }
@@ -333,7 +340,14 @@ const actions = {
   },
   get chatTab() { return state.chatTab; },
   setChatTab: (/** @type {"players" | "spectators"} */ tab) => { state.chatTab = tab; render(); },
-  history: () => { show("history", null); net.send({ type: "history" }); render(); },
+  history: () => { show("history", null); net.send({ type: "history", limit: 100 }); render(); },
+  /** The leaderboard of `variant`, in a view of its own. */
+  leaderboard: (/** @type {string} */ variant) => {
+    state.recordsVariant = variant;
+    show("leaderboard", null);
+    net.send({ type: "leaderboard", variant });
+    render();
+  },
   replay: (/** @type {number} */ game) => net.send({ type: "game_record", game }),
   render: () => render(),
   /** Watches a game from the lobby. */
@@ -349,7 +363,8 @@ function render() {
   const view = state.view === "game" && state.current !== null && state.games.has(state.current)
     ? gameView(state.games.get(state.current), actions)
     : state.view === "game" ? waiting(`Looking for game #${state.current}…`)
-    : state.view === "history" ? historyView()
+    : state.view === "history" ? historyView(state, actions)
+    : state.view === "leaderboard" ? leaderboardView(state, actions)
     : state.view === "replay" && state.replay && state.replay.record.game === state.current ? replayView(state.replay, actions)
     : state.view === "replay" ? waiting(`Fetching the record of game #${state.current}…`)
     : lobbyView(state, actions);
@@ -407,16 +422,6 @@ function errorWords(/** @type {string} */ code) {
 
 function waiting(/** @type {string} */ text) {
   return el("p", { class: "dim", "data-key": "waiting" }, text);
-}
-
-function historyView() {
-  return el("div", { class: "panel", "data-key": "history" },
-    el("h2", {}, "My games"),
-    state.history.length ? el("ul", {}, ...state.history.map((game) => el("li", { "data-key": `history-${game.game}` },
-      `#${game.game} ${game.variant}: ${seatText(game.x)} vs ${seatText(game.o)} · ${resultText(game.result, game)} · ${game.moves} moves `,
-      el("button", { type: "button", "data-replay": String(game.game), onclick: () => actions.replay(game.game) }, "Replay"))))
-      : el("p", { class: "dim" }, "no finished games yet"),
-    el("button", { id: "lobby", type: "button", onclick: () => actions.lobby() }, "Lobby"));
 }
 
 /** How long a finished war game stays on screen before its watcher moves on to the next. */

@@ -36,7 +36,7 @@ export function lobbyView(state, actions) {
       el("button", { id: "join", type: "button", onclick: () => joinRoom(send) }, "Join")),
     el("div", { class: "row" },
       el("button", { id: "history", type: "button", onclick: () => actions.history() }, "My games"),
-      el("button", { id: "leaderboard", type: "button", onclick: () => send({ type: "leaderboard", variant: chosen("variant") }) }, "Leaderboard")));
+      el("button", { id: "leaderboard", type: "button", onclick: () => actions.leaderboard(chosen("variant")) }, "Leaderboard")));
   const seeks = [...state.seeks.values()].map((seek) => el("li", { "data-key": `seek-${seek.seek}` },
     `${seek.name}#${seek.player} (${seek.rating}) · ${seek.variant} · ${clockSpec(seek.clock)}${seek.rated ? " · rated" : ""} `,
     seek.player === state.player ? el("em", {}, "yours")
@@ -54,9 +54,7 @@ export function lobbyView(state, actions) {
       el("h2", {}, "Open seeks"), list(seeks, "nobody is seeking", "seeks"),
       el("h2", {}, "Open rooms"), list(rooms, "no open rooms", "rooms"),
       el("h2", {}, "Live games"), list(listed.filter((g) => g.kind !== "war").map(gameRow), "no live games", "live-games"),
-      el("h2", {}, "War games"), el("ul", { id: "war-games" }, ...listed.filter((g) => g.kind === "war").map(gameRow)),
-      state.leaderboard.length ? el("h2", {}, "Leaderboard") : null,
-      state.leaderboard.length ? el("ol", { id: "leaderboard-list" }, ...state.leaderboard.map((/** @type {any} */ p) => el("li", {}, `${p.name}#${p.player} ${p.rating} (${p.games} games)`))) : null));
+      el("h2", {}, "War games"), el("ul", { id: "war-games" }, ...listed.filter((g) => g.kind === "war").map(gameRow))));
 }
 
 /** A request with the clock chosen, if any. */

@@ -48,6 +48,10 @@ const ASSETS: &[(&str, Asset)] = &[
     ),
     ("/sound.js", asset(JS, include_bytes!("../../web/sound.js"))),
     (
+        "/records.js",
+        asset(JS, include_bytes!("../../web/records.js")),
+    ),
+    (
         "/manifest.webmanifest",
         asset(MANIFEST, include_bytes!("../../web/manifest.webmanifest")),
     ),

@@ -7,6 +7,7 @@ mod address;
 mod calls;
 mod keyboard;
 mod messages;
+mod records;
 mod result;
 mod sharing;
 mod sizes;
