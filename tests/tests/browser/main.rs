@@ -4,6 +4,7 @@
 //! uncaught error in the page.
 
 mod address;
+mod audit;
 mod calls;
 mod keyboard;
 mod messages;
