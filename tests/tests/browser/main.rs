@@ -107,7 +107,7 @@ async fn play_out(client: &Client) {
 }
 
 /// Saves a screenshot for the README when NOUGHTS_SCREENSHOTS names a directory.
-async fn screenshot(client: &Client, name: &str) {
+pub(crate) async fn screenshot(client: &Client, name: &str) {
     if let Some(dir) = std::env::var_os("NOUGHTS_SCREENSHOTS") {
         let png = client.screenshot().await.unwrap();
         std::fs::write(std::path::Path::new(&dir).join(name), png).unwrap();
@@ -142,6 +142,7 @@ async fn the_lobby_shows_the_war_games_live_and_a_game_against_the_ai_is_played_
     play_out(&client).await;
     wait_for_text(&client, "#game-status", over).await;
     wait_for(&client, "#game-over").await;
+    screenshot(&client, "game-over.png").await;
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }

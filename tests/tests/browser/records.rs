@@ -6,7 +6,7 @@ use noughts_tests::browser::{
     Driver, assert_no_errors, click, wait_for, wait_for_fragment, wait_for_text,
 };
 
-use super::{against_rival, open, page, server};
+use super::{against_rival, open, page, screenshot, server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn my_games_show_dates_rating_changes_and_a_chart_and_the_leaderboard_has_tabs() {
@@ -57,6 +57,7 @@ async fn my_games_show_dates_rating_changes_and_a_chart_and_the_leaderboard_has_
         .await
         .unwrap();
     assert_eq!(dots, serde_json::json!(3));
+    screenshot(&client, "my-games.png").await;
     click(&client, "#history-tabs [data-variant=\"four\"]").await;
     wait_for_text(&client, ".records h2", |t| t.ends_with("four")).await;
     // The leaderboard: its own view and address, and its heading names the variant.

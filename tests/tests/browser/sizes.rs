@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use noughts_tests::browser::{Driver, assert_no_errors, tap, viewport, wait_for};
 
-use super::{open, page, server};
+use super::{open, page, screenshot, server};
 
 /// Every control shown that is smaller than 44 px either way (a checkbox is tapped through its
 /// label), described.
@@ -87,6 +87,7 @@ async fn on_a_phone_no_tap_target_is_under_44_px() {
         serde_json::json!([]),
         "in the lobby"
     );
+    screenshot(&client, "phone-lobby.png").await;
     for (variant, last) in [("classic", 8), ("qubic", 63), ("cube", 26)] {
         choose(&client, variant).await;
         tap(&client, "#play-ai", Duration::from_millis(80)).await;
@@ -96,6 +97,9 @@ async fn on_a_phone_no_tap_target_is_under_44_px() {
             serde_json::json!([]),
             "in {variant}"
         );
+        if variant == "qubic" {
+            screenshot(&client, "phone-qubic.png").await;
+        }
         let board = rect(&client, ".board").await;
         assert!(
             board[0] >= 0.0 && board[0] + board[2] <= 390.0,
