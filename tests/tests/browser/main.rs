@@ -6,6 +6,7 @@
 mod address;
 mod audit;
 mod calls;
+mod churn;
 mod keyboard;
 mod messages;
 mod records;
