@@ -41,6 +41,7 @@ const state = {
   /** A `#room=` link is being followed: the address waits for the game it starts. */ joining: false,
   /** The address last followed; until the first, the page keeps the address it was opened at. @type {string | null} */ followed: null,
   /** Connected and welcomed. */ online: false,
+  /** The name asked for by a rename, until the welcome that answers it. @type {string | null} */ renaming: null,
   /** A move was tried while offline (said on the board until the connection is back). */ unsent: false,
   /** The address the notice belongs to: it leaves when the player moves on. */ noticeAt: "",
 };
@@ -71,14 +72,40 @@ const net = new Connection(onMessage, (status) => {
 });
 
 nameInput.value = storedName();
+// A new name keeps the player: the hello carries the token, so the games and ratings stay.
+// Starting afresh as a new player is a separate, explicit action (`startAfresh`).
 nameInput.addEventListener("change", () => {
   const name = nameInput.value.trim();
   if (!name) return;
   storeName(name);
-  // A player keeps the name it started with: a new name is a new player.
-  localStorage.removeItem("noughts.token");
+  state.renaming = name;
   net.reconnect();
 });
+
+/** Forgets this browser's player and comes back as a new one (no games, no ratings). */
+function startAfresh() {
+  localStorage.removeItem("noughts.token");
+  state.games.clear();
+  state.history = [];
+  say("Starting afresh as a new player…");
+  net.reconnect();
+}
+
+/** After a rename, says what became of the name: taken, or kept by the server. */
+function renamed(/** @type {any} */ welcome) {
+  const asked = state.renaming;
+  state.renaming = null;
+  if (!asked) return;
+  if (welcome.name === asked) {
+    say(`You are now ${asked}: the same player, with your games and ratings.`);
+    return;
+  }
+  storeName(welcome.name);
+  notice.replaceChildren(
+    `Your name stays ${welcome.name}: this server keeps the name a player started with, and you are still the same player, with your games and ratings. To play as ${asked}, start afresh as a new player (without them). `,
+    el("button", { type: "button", id: "start-afresh", onclick: () => { storeName(asked); startAfresh(); } }, `Start afresh as ${asked}`));
+  state.noticeAt = addressOf();
+}
 
 // Back and Forward fire both events (and a typed address may fire either): the address is
 // followed once per change.
@@ -107,6 +134,7 @@ function onMessage(message) {
     case "welcome":
       state.player = message.player;
       nameInput.value = message.name;
+      renamed(message);
       net.send({ type: "subscribe_lobby" });
       followAddress();
       break;

@@ -10,6 +10,7 @@ mod churn;
 mod keyboard;
 mod messages;
 mod records;
+mod rename;
 mod result;
 mod sharing;
 mod sizes;
