@@ -10,7 +10,7 @@
 import { Connection, storedName, storeName } from "./net.js";
 import { cellName, focusBoard } from "./board.js";
 import { gameView, headline, howText } from "./game.js";
-import { lobbyView } from "./lobby.js";
+import { applyLobbyUpdate, lobbyView } from "./lobby.js";
 import { historyView, leaderboardView } from "./records.js";
 import { replayView, stepReplay } from "./replay.js";
 import { chime, muted, setMuted } from "./sound.js";
@@ -41,6 +41,10 @@ const state = {
   /** A `#room=` link is being followed: the address waits for the game it starts. */ joining: false,
   /** The address last followed; until the first, the page keeps the address it was opened at. @type {string | null} */ followed: null,
   /** Connected and welcomed. */ online: false,
+  /** Following the lobby (subscribed): only while it is shown, or while a war game's watcher waits for the next. */ following: false,
+  /** A finished war game's watcher waits for the lobby to list the next one. */ awaitingWar: false,
+  /** How many seeks and rooms there are, beyond those held. */ seeksTotal: 0, roomsTotal: 0,
+  /** People online, games in play, games per variant. @type {any} */ totals: null,
   /** The name asked for by a rename, until the welcome that answers it. @type {string | null} */ renaming: null,
   /** A move was tried while offline (said on the board until the connection is back). */ unsent: false,
   /** The address the notice belongs to: it leaves when the player moves on. */ noticeAt: "",
@@ -135,7 +139,8 @@ function onMessage(message) {
       state.player = message.player;
       nameInput.value = message.name;
       renamed(message);
-      net.send({ type: "subscribe_lobby" });
+      // A new connection follows nothing yet: `followLobby` subscribes if the lobby is shown.
+      state.following = false;
       followAddress();
       break;
     case "error": onError(message); break;
@@ -143,7 +148,11 @@ function onMessage(message) {
       state.seeks = new Map(message.seeks.map((/** @type {any} */ s) => [s.seek, s]));
       state.rooms = new Map(message.rooms.map((/** @type {any} */ r) => [r.code, r]));
       state.listed = new Map(message.games.map((/** @type {any} */ g) => [g.game, g]));
+      state.seeksTotal = message.seeks_total ?? message.seeks.length;
+      state.roomsTotal = message.rooms_total ?? message.rooms.length;
+      state.totals = message.totals ?? null;
       break;
+    case "lobby_update": applyLobbyUpdate(state, message); break;
     case "lobby_game": state.listed.set(message.game.game, message.game); break;
     case "lobby_game_removed": state.listed.delete(message.game); break;
     case "lobby_room": state.rooms.set(message.room.code, message.room); break;
@@ -163,8 +172,8 @@ function onMessage(message) {
     case "ok": case "pong": return;
     default: if (!onUpdate(message)) return;
   }
-  // The lobby changes all the time (war games move every second): redraw for it only when it is
-  // on screen, so what the player is looking at stays put.
+  // The lobby is followed only while shown; a snapshot or update that arrives as the player
+  // leaves it changes nothing on screen.
   if (message.type.startsWith("lobby") && state.view !== "lobby") return;
   render();
 }
@@ -305,6 +314,7 @@ function show(view, current) {
   }
   state.view = view;
   state.current = current;
+  state.awaitingWar = false;
 }
 
 /** Goes where the address says: the lobby, a game, a replay, the history; joins a linked room. */
@@ -405,6 +415,7 @@ function render() {
     state.followed = location.href;
   }
   if (state.noticeAt !== address && notice.textContent) notice.replaceChildren();
+  followLobby();
   document.title = title();
   if (hadFocus && (document.activeElement === document.body || document.activeElement === null)) {
     const first = /** @type {HTMLElement | null} */ (main.querySelector("[data-autofocus]"));
@@ -452,6 +463,19 @@ function waiting(/** @type {string} */ text) {
   return el("p", { class: "dim", "data-key": "waiting" }, text);
 }
 
+/**
+ * Follows the lobby only while it is shown (or while a war game's watcher waits for the next):
+ * subscribes when it appears, unsubscribes when the player leaves it; the snapshot that answers
+ * a subscription replaces everything held.
+ */
+function followLobby() {
+  const want = state.online && (state.view === "lobby" || state.awaitingWar);
+  if (want === state.following) return;
+  state.following = want;
+  if (state.online) net.send({ type: want ? "subscribe_lobby" : "unsubscribe_lobby" });
+  document.body.dataset.lobby = want ? "followed" : "not followed";
+}
+
 /** How long a finished war game stays on screen before its watcher moves on to the next. */
 const NEXT_WAR_MS = 3000;
 
@@ -461,8 +485,16 @@ function nextWar(/** @type {any} */ game) {
   const next = [...state.listed.values()]
     .filter((g) => g.kind === "war" && g.variant === game.variant && g.game > game.game)
     .sort((a, b) => a.game - b.game)[0];
-  if (!next) return;
+  if (!next) {
+    // The lobby (not followed while watching) lists the next war game once it starts.
+    if (!state.awaitingWar) {
+      state.awaitingWar = true;
+      followLobby();
+    }
+    return;
+  }
   game.nextWarAt = null;
+  state.awaitingWar = false;
   show("game", next.game);
   net.send({ type: "watch", game: next.game });
   announce(`On to the next war game, #${next.game}.`);

@@ -51,10 +51,42 @@ export function lobbyView(state, actions) {
   return el("div", { class: "lobby", "data-key": "lobby" },
     play,
     el("section", { class: "panel", "aria-label": "lobby" },
-      el("h2", {}, "Open seeks"), list(seeks, "nobody is seeking", "seeks"),
-      el("h2", {}, "Open rooms"), list(rooms, "no open rooms", "rooms"),
-      el("h2", {}, "Live games"), list(listed.filter((g) => g.kind !== "war").map(gameRow), "no live games", "live-games"),
+      totalsLine(state.totals),
+      el("h2", {}, "Open seeks"), list(seeks, "nobody is seeking", "seeks"), more(seeks.length, state.seeksTotal, "seeks-more"),
+      el("h2", {}, "Open rooms"), list(rooms, "no open rooms", "rooms"), more(rooms.length, state.roomsTotal, "rooms-more"),
+      el("h2", {}, "Featured games"), list(listed.filter((g) => g.kind !== "war").map(gameRow), "no live games", "live-games"),
       el("h2", {}, "War games"), el("ul", { id: "war-games" }, ...listed.filter((g) => g.kind === "war").map(gameRow))));
+}
+
+/**
+ * Applies a `lobby_update` to what the page holds: removals first, then the entries that replace
+ * or join those held, the totals when they changed.
+ * @param {any} state the page's state
+ * @param {any} update the message
+ */
+export function applyLobbyUpdate(state, update) {
+  for (const seek of update.seeks_removed ?? []) state.seeks.delete(seek);
+  for (const code of update.rooms_removed ?? []) state.rooms.delete(code);
+  for (const game of update.games_removed ?? []) state.listed.delete(game);
+  for (const seek of update.seeks ?? []) state.seeks.set(seek.seek, seek);
+  for (const room of update.rooms ?? []) state.rooms.set(room.code, room);
+  for (const game of update.games ?? []) state.listed.set(game.game, game);
+  if (update.seeks_total !== undefined) state.seeksTotal = update.seeks_total;
+  if (update.rooms_total !== undefined) state.roomsTotal = update.rooms_total;
+  if (update.totals) state.totals = update.totals;
+}
+
+/** "and 12 more" under a list that holds `shown` of `total`. */
+function more(/** @type {number} */ shown, /** @type {number} */ total, /** @type {string} */ id) {
+  return total > shown ? el("p", { class: "dim", id }, `and ${total - shown} more`) : null;
+}
+
+/** The lobby's totals: people online, games in play, and per variant. */
+function totalsLine(/** @type {any} */ totals) {
+  if (!totals) return null;
+  const per = Object.entries(totals.variants ?? {}).map(([variant, n]) => `${variant} ${n}`).join(", ");
+  return el("p", { id: "totals", class: "dim" },
+    `${totals.players} online · ${totals.games} games in play${per ? ` (${per})` : ""}`);
 }
 
 /** A request with the clock chosen, if any. */

@@ -20,6 +20,8 @@ async fn back_and_forward_move_between_the_lobby_a_game_and_its_replay() {
     wait_for(&client, ".game .board").await;
     let game = fragment(&client).await;
     assert!(game.starts_with("game="), "{game}");
+    // The page follows the lobby only while it shows it.
+    wait_for(&client, "body[data-lobby=\"not followed\"]").await;
     let id = game.trim_start_matches("game=").to_owned();
     play_out(&client).await;
     click(&client, "#replay").await;
@@ -32,6 +34,9 @@ async fn back_and_forward_move_between_the_lobby_a_game_and_its_replay() {
     client.back().await.unwrap();
     wait_for_fragment(&client, "").await;
     wait_for(&client, "#play-ai").await;
+    wait_for(&client, "body[data-lobby=\"followed\"]").await;
+    // The snapshot on coming back fills the lobby again.
+    wait_for(&client, "#war-games li").await;
     client.forward().await.unwrap();
     wait_for_fragment(&client, &game).await;
     wait_for(&client, &format!(".game[data-game=\"{id}\"]")).await;
