@@ -10,7 +10,7 @@
 import { Connection, storedName, storeName } from "./net.js";
 import { cellName, focusBoard } from "./board.js";
 import { gameView, headline, howText } from "./game.js";
-import { applyLobbyUpdate, lobbyView } from "./lobby.js";
+import { applyLobbyUpdate, browseView, lobbyView } from "./lobby.js";
 import { historyView, leaderboardView } from "./records.js";
 import { replayView, stepReplay } from "./replay.js";
 import { chime, muted, setMuted } from "./sound.js";
@@ -30,7 +30,7 @@ const state = {
   /** @type {Map<number, any>} */ listed: new Map(),
   /** @type {Map<number, any>} */ games: new Map(),
   /** The game or replay the view shows (or waits for). @type {number | null} */ current: null,
-  /** @type {"lobby" | "game" | "history" | "replay" | "leaderboard"} */ view: "lobby",
+  /** @type {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse"} */ view: "lobby",
   /** The variant "My games" and the leaderboard show. */ recordsVariant: "classic",
   /** @type {"players" | "spectators"} */ chatTab: "players",
   /** @type {any} */ seeking: null,
@@ -45,6 +45,8 @@ const state = {
   /** A finished war game's watcher waits for the lobby to list the next one. */ awaitingWar: false,
   /** How many seeks and rooms there are, beyond those held. */ seeksTotal: 0, roomsTotal: 0,
   /** People online, games in play, games per variant. @type {any} */ totals: null,
+  /** Browsing all live games: the filter, the cursors of the pages before, the page, the next cursor. */
+  browse: { variant: "", cursors: /** @type {(number | undefined)[]} */ ([]), after: /** @type {number | undefined} */ (undefined), games: /** @type {any[]} */ ([]), next: /** @type {number | undefined} */ (undefined), loading: false },
   /** The name asked for by a rename, until the welcome that answers it. @type {string | null} */ renaming: null,
   /** A move was tried while offline (said on the board until the connection is back). */ unsent: false,
   /** The address the notice belongs to: it leaves when the player moves on. */ noticeAt: "",
@@ -169,6 +171,11 @@ function onMessage(message) {
       show("replay", message.game);
       break;
     case "leaderboard": state.leaderboard = message.players; break;
+    case "game_list":
+      state.browse.games = message.games;
+      state.browse.next = message.next;
+      state.browse.loading = false;
+      break;
     case "ok": case "pong": return;
     default: if (!onUpdate(message)) return;
   }
@@ -297,13 +304,14 @@ function addressOf() {
     case "replay": return `#replay=${state.current}`;
     case "history": return "#history";
     case "leaderboard": return `#leaderboard=${state.recordsVariant}`;
+    case "browse": return state.browse.variant ? `#games=${state.browse.variant}` : "#games";
     default: return "";
   }
 }
 
 /**
  * Shows `view` (of the game or replay `current`); leaving a watched game stops watching it.
- * @param {"lobby" | "game" | "history" | "replay" | "leaderboard"} view
+ * @param {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse"} view
  * @param {number | null} current
  */
 function show(view, current) {
@@ -337,6 +345,8 @@ function followAddress() {
   } else if (replay) {
     show("replay", replay);
     if (state.replay?.record.game !== replay) net.send({ type: "game_record", game: replay });
+  } else if (link.has("games")) {
+    browse(link.get("games") ?? "");
   } else if (link.get("leaderboard")) {
     state.recordsVariant = String(link.get("leaderboard"));
     show("leaderboard", null);
@@ -348,6 +358,23 @@ function followAddress() {
     show("lobby", null);
   }
   render();
+}
+
+/** Shows every live game of `variant`, from the first page. */
+function browse(/** @type {string} */ variant) {
+  state.browse.variant = variant;
+  state.browse.cursors = [];
+  state.browse.after = undefined;
+  show("browse", null);
+  listGames();
+}
+
+/** Asks for the page of live games the browse view is at. */
+function listGames() {
+  const b = state.browse;
+  b.loading = true;
+  b.games = [];
+  net.send({ type: "list_games", limit: 20, ...(b.variant ? { variant: b.variant } : {}), ...(b.after !== undefined ? { after: b.after } : {}) });
 }
 
 /** What the page's views may do. */
@@ -388,6 +415,22 @@ const actions = {
   },
   replay: (/** @type {number} */ game) => net.send({ type: "game_record", game }),
   render: () => render(),
+  /** All live games of `variant` ("" for every variant), from the first page. */
+  browse: (/** @type {string} */ variant) => { browse(variant); render(); },
+  /** The next page (1) or the one before (-1). */
+  page: (/** @type {number} */ step) => {
+    const b = state.browse;
+    if (step > 0 && b.next !== undefined) {
+      b.cursors.push(b.after);
+      b.after = b.next;
+    } else if (step < 0 && b.cursors.length) {
+      b.after = b.cursors.pop();
+    } else {
+      return;
+    }
+    listGames();
+    render();
+  },
   /** Watches a game from the lobby. */
   watch: (/** @type {number} */ game) => { show("game", game); net.send({ type: "watch", game }); render(); },
   say,
@@ -403,6 +446,7 @@ function render() {
     : state.view === "game" ? waiting(`Looking for game #${state.current}…`)
     : state.view === "history" ? historyView(state, actions)
     : state.view === "leaderboard" ? leaderboardView(state, actions)
+    : state.view === "browse" ? browseView(state.browse, actions)
     : state.view === "replay" && state.replay && state.replay.record.game === state.current ? replayView(state.replay, actions)
     : state.view === "replay" ? waiting(`Fetching the record of game #${state.current}…`)
     : lobbyView(state, actions);

@@ -45,9 +45,7 @@ export function lobbyView(state, actions) {
     `${room.code} · ${room.variant} · ${clockSpec(room.clock)} · ${room.host} `,
     el("button", { type: "button", onclick: () => send({ type: "join_room", code: room.code }) }, "Join")));
   const listed = [...state.listed.values()].sort((a, b) => a.game - b.game);
-  const gameRow = (/** @type {any} */ game) => el("li", { "data-key": `game-${game.game}`, "data-game": String(game.game) },
-    `#${game.game} ${game.variant}: ${seatText(game.x)} vs ${seatText(game.o)} · ${game.moves} moves · ${game.watchers} watching `,
-    el("button", { type: "button", onclick: () => actions.watch(game.game) }, "Watch"));
+  const gameRow = (/** @type {any} */ game) => gameItem(game, actions);
   return el("div", { class: "lobby", "data-key": "lobby" },
     play,
     el("section", { class: "panel", "aria-label": "lobby" },
@@ -55,7 +53,8 @@ export function lobbyView(state, actions) {
       el("h2", {}, "Open seeks"), list(seeks, "nobody is seeking", "seeks"), more(seeks.length, state.seeksTotal, "seeks-more"),
       el("h2", {}, "Open rooms"), list(rooms, "no open rooms", "rooms"), more(rooms.length, state.roomsTotal, "rooms-more"),
       el("h2", {}, "Featured games"), list(listed.filter((g) => g.kind !== "war").map(gameRow), "no live games", "live-games"),
-      el("h2", {}, "War games"), el("ul", { id: "war-games" }, ...listed.filter((g) => g.kind === "war").map(gameRow))));
+      el("h2", {}, "War games"), el("ul", { id: "war-games" }, ...listed.filter((g) => g.kind === "war").map(gameRow)),
+      el("button", { id: "browse-games", type: "button", onclick: () => actions.browse("") }, "Browse all live games")));
 }
 
 /**
@@ -87,6 +86,56 @@ function totalsLine(/** @type {any} */ totals) {
   const per = Object.entries(totals.variants ?? {}).map(([variant, n]) => `${variant} ${n}`).join(", ");
   return el("p", { id: "totals", class: "dim" },
     `${totals.players} online · ${totals.games} games in play${per ? ` (${per})` : ""}`);
+}
+
+/**
+ * A live game as a row: a miniature of its board when the lobby sends the board, who plays, the
+ * moves and watchers, and a button to watch it.
+ * @param {any} game
+ * @param {any} actions
+ */
+function gameItem(game, actions) {
+  return el("li", { "data-key": `game-${game.game}`, "data-game": String(game.game), class: "game-item" },
+    game.board ? miniature(game.variant, game.board) : null,
+    `#${game.game} ${game.variant}: ${seatText(game.x)} vs ${seatText(game.o)} · ${game.moves} moves · ${game.watchers} watching `,
+    el("button", { type: "button", "aria-label": `Watch game ${game.game}`, onclick: () => actions.watch(game.game) }, "Watch"));
+}
+
+/** A small picture of a board (the cubes' layers side by side), not for pressing. */
+function miniature(/** @type {string} */ variant, /** @type {string} */ board) {
+  const side = variant === "four" || variant === "qubic" ? 4 : 3;
+  const layers = variant === "cube" || variant === "qubic" ? side : 1;
+  const picture = el("div", { class: `mini ${variant}`, role: "img", "aria-label": `${variant} board` });
+  for (let layer = 0; layer < layers; layer++) {
+    const grid = el("div", { class: "mini-grid" });
+    for (let i = 0; i < side * side; i++) {
+      const mark = board[layer * side * side + i];
+      grid.append(el("span", { class: "mini-cell", "data-mark": mark === "X" || mark === "O" ? mark : false }, mark === "X" || mark === "O" ? mark : ""));
+    }
+    picture.append(grid);
+  }
+  return picture;
+}
+
+/**
+ * Every live game, a page at a time (`list_games`), with a variant filter.
+ * @param {any} browse `{variant, cursors, games, next}`: the filter, the cursors of the pages
+ *   before, the page held, the cursor of the page after
+ * @param {any} actions the page's actions (browse, page, watch, lobby)
+ */
+export function browseView(browse, actions) {
+  const variants = [["all variants", ""], ["classic", "classic"], ["four", "four"], ["cube", "cube"], ["qubic", "qubic"]];
+  const filter = el("select", { id: "browse-variant", onchange: (event) => actions.browse(/** @type {HTMLSelectElement} */ (event.target).value) },
+    ...variants.map(([text, value]) => el("option", { value, selected: value === browse.variant }, text)));
+  return el("div", { class: "panel", "data-key": "browse" },
+    el("h2", {}, "All live games"),
+    el("label", {}, "Variant ", filter),
+    browse.games.length ? el("ul", { id: "browse-list" }, ...browse.games.map((/** @type {any} */ g) => gameItem(g, actions)))
+      : el("p", { class: "dim" }, browse.loading ? "Loading…" : "No live games."),
+    el("div", { class: "row" },
+      el("button", { id: "browse-previous", type: "button", disabled: browse.cursors.length === 0, onclick: () => actions.page(-1) }, "Previous page"),
+      el("button", { id: "browse-next", type: "button", disabled: browse.next === undefined, onclick: () => actions.page(1) }, "Next page"),
+      el("button", { id: "lobby", type: "button", onclick: () => actions.lobby() }, "Lobby")));
 }
 
 /** A request with the clock chosen, if any. */
