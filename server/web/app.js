@@ -264,8 +264,6 @@ function onUpdate(/** @type {any} */ message) {
       game.to_move = null;
       game.offer = null;
       setClocks(game, message.clocks ?? (game.clocks ? { ...game.clocks, running: null } : null));
-      // A war game watched to its end carries the watcher on to the next one, as on TV.
-      if (shown && game.kind === "war" && !game.you) game.nextWarAt = performance.now() + NEXT_WAR_MS;
       if (shown) {
         const mine = game.you && game.ratings ? ` Your rating ${game.ratings[game.you].rating}.` : "";
         announce(`${headline(game)}, ${howText(game.result, game.variant)}.${mine}`);
@@ -525,6 +523,10 @@ const NEXT_WAR_MS = 3000;
 
 /** Moves the watcher of a finished war game on to the next war game of its variant, once there is one. */
 function nextWar(/** @type {any} */ game) {
+  // A war game watched to its end (or already over when the watch began) carries the watcher
+  // on to the next one, as on TV.
+  if (game.kind !== "war" || game.you || !game.result) return;
+  game.nextWarAt ??= performance.now() + NEXT_WAR_MS;
   if (!game.nextWarAt || performance.now() < game.nextWarAt) return;
   const next = [...state.listed.values()]
     .filter((g) => g.kind === "war" && g.variant === game.variant && g.game > game.game)
