@@ -3,8 +3,9 @@
  * The browser client: the lobby, games, chat, history and replays, over the protocol in
  * PROTOCOL.md. One state, changed by the server's messages and the player's clicks; each change
  * builds the view afresh and morphs it into the page, so that only what changed is touched.
- * Every view has its own address (`#game=ID`, `#replay=ID`, `#history`, the lobby at `/`), and
- * Back and Forward move between them; `#room=CODE` joins a private room.
+ * Every view has its own address (`#game=ID`, `#replay=ID`, `#history`, `#leaderboard=VARIANT`,
+ * `#games` for all live games, the lobby at `/`), and Back and Forward move between them;
+ * `#room=CODE` joins a private room. The lobby is followed only while it is shown.
  */
 
 import { Connection, storedName, storeName } from "./net.js";

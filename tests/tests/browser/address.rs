@@ -60,14 +60,13 @@ async fn back_and_forward_move_between_the_lobby_a_game_and_its_replay() {
     wait_for(&client, ".game .board").await;
     let watched = fragment(&client).await;
     assert!(watched.starts_with("game="), "{watched}");
-    // The address, reloaded, shows the same game.
+    // The address, reloaded, shows the same game (or, if that war game ended meanwhile, its
+    // replay: a linked game that is over is still there to replay).
     client.refresh().await.unwrap();
+    let watched = watched.trim_start_matches("game=");
     wait_for(
         &client,
-        &format!(
-            ".game[data-game=\"{}\"]",
-            watched.trim_start_matches("game=")
-        ),
+        &format!(".game[data-game=\"{watched}\"], .replay[data-key=\"replay-{watched}\"]"),
     )
     .await;
     client.back().await.unwrap();
