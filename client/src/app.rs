@@ -218,6 +218,7 @@ impl App {
                 rooms,
                 games,
                 seeks,
+                ..
             } => {
                 self.lobby.replace(seeks, rooms, games);
                 if let Some(variant) = self.want_war.take() {
@@ -239,15 +240,34 @@ impl App {
                     }));
                 }
             }
-            ServerMessage::LobbyGame { game } => {
-                self.follow_war(&game, effects);
-                self.lobby.upsert_game(game);
+            ServerMessage::LobbyUpdate(update) => {
+                let update = *update;
+                update
+                    .seeks_removed
+                    .into_iter()
+                    .for_each(|seek| self.lobby.remove_seek(seek));
+                update
+                    .rooms_removed
+                    .iter()
+                    .for_each(|code| self.lobby.remove_room(code));
+                update
+                    .games_removed
+                    .into_iter()
+                    .for_each(|game| self.lobby.remove_game(game));
+                update
+                    .seeks
+                    .into_iter()
+                    .for_each(|seek| self.lobby.add_seek(seek));
+                update
+                    .rooms
+                    .into_iter()
+                    .for_each(|room| self.lobby.upsert_room(room));
+                for game in update.games {
+                    self.follow_war(&game, effects);
+                    self.lobby.upsert_game(game);
+                }
             }
-            ServerMessage::LobbyGameRemoved { game } => self.lobby.remove_game(game),
-            ServerMessage::LobbyRoom { room } => self.lobby.upsert_room(room),
-            ServerMessage::LobbyRoomRemoved { code } => self.lobby.remove_room(&code),
-            ServerMessage::LobbySeek { seek } => self.lobby.add_seek(seek),
-            ServerMessage::LobbySeekRemoved { seek } => self.lobby.remove_seek(seek),
+            ServerMessage::GameList { .. } => {}
             ServerMessage::Seeking { variant, clock, .. } => {
                 let rated = matches!(self.modal, Some(Modal::Seeking { rated: true, .. }));
                 self.modal = Some(Modal::Seeking {

@@ -17,17 +17,23 @@ pub fn clean(message: &mut ServerMessage) {
             rooms,
             games,
             seeks,
+            ..
         } => {
             seeks.iter_mut().for_each(|s| clean_text(&mut s.name));
             rooms.iter_mut().for_each(room);
             games.iter_mut().for_each(game);
         }
-        ServerMessage::LobbyGame { game: listed } => game(listed),
-        ServerMessage::LobbyRoom { room: listed } => room(listed),
-        ServerMessage::LobbySeek { seek } => clean_text(&mut seek.name),
-        ServerMessage::LobbyRoomRemoved { code } | ServerMessage::RoomCreated { code, .. } => {
-            clean_text(code)
+        ServerMessage::LobbyUpdate(update) => {
+            update
+                .seeks
+                .iter_mut()
+                .for_each(|s| clean_text(&mut s.name));
+            update.rooms.iter_mut().for_each(room);
+            update.rooms_removed.iter_mut().for_each(clean_text);
+            update.games.iter_mut().for_each(game);
         }
+        ServerMessage::GameList { games, .. } => games.iter_mut().for_each(game),
+        ServerMessage::RoomCreated { code, .. } => clean_text(code),
         ServerMessage::GameState(state) => snapshot(state),
         ServerMessage::Chat { line: said, .. } => line(said),
         ServerMessage::Leaderboard { players, .. } => {
@@ -44,8 +50,6 @@ pub fn clean(message: &mut ServerMessage) {
         ServerMessage::Profile(profile) => clean_text(&mut profile.name),
         ServerMessage::Ok
         | ServerMessage::Pong
-        | ServerMessage::LobbyGameRemoved { .. }
-        | ServerMessage::LobbySeekRemoved { .. }
         | ServerMessage::Seeking { .. }
         | ServerMessage::Moved { .. }
         | ServerMessage::GameOver { .. }

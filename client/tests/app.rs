@@ -9,8 +9,8 @@ use common::*;
 use noughts_client::app::{Effect, Event, Screen};
 use noughts_client::net::NetEvent;
 use noughts_protocol::{
-    ClientMessage, EndReason, GameId, GameInfo, GameKind, GameResult, Level, Mark, SeekId,
-    ServerMessage, Variant,
+    ClientMessage, EndReason, GameId, GameInfo, GameKind, GameResult, Level, LobbyUpdate, Mark,
+    SeekId, ServerMessage, Variant,
 };
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -506,7 +506,10 @@ fn watchers_follow_the_war_games_from_one_to_the_next() {
     frame(&mut app, ServerMessage::GameState(Box::new(war)));
     frame(
         &mut app,
-        ServerMessage::LobbyGameRemoved { game: GameId(3) },
+        ServerMessage::LobbyUpdate(Box::new(LobbyUpdate {
+            games_removed: vec![GameId(3)],
+            ..LobbyUpdate::default()
+        })),
     );
     let next = |id| GameInfo {
         game: GameId(id),
@@ -520,14 +523,14 @@ fn watchers_follow_the_war_games_from_one_to_the_next() {
         rated: false,
     };
     assert_eq!(
-        frame(&mut app, ServerMessage::LobbyGame { game: next(20) }),
+        frame(&mut app, lobby_game(next(20))),
         vec![Effect::Send(ClientMessage::Watch {
             game: GameId(20),
             code: None
         })]
     );
     // Updates of a game already listed are not new games.
-    assert!(frame(&mut app, ServerMessage::LobbyGame { game: next(20) }).is_empty());
+    assert!(frame(&mut app, lobby_game(next(20))).is_empty());
 }
 
 #[test]
@@ -567,19 +570,17 @@ fn my_games_are_listed_first_and_open_on_enter() {
     frame(&mut app, lobby_message());
     frame(
         &mut app,
-        ServerMessage::LobbyGame {
-            game: GameInfo {
-                game: GameId(30),
-                variant: Variant::Classic,
-                kind: GameKind::Human,
-                x: human("bob", 8),
-                o: human("ada", 7),
-                moves: 3,
-                watchers: 0,
-                clock: None,
-                rated: false,
-            },
-        },
+        lobby_game(GameInfo {
+            game: GameId(30),
+            variant: Variant::Classic,
+            kind: GameKind::Human,
+            x: human("bob", 8),
+            o: human("ada", 7),
+            moves: 3,
+            watchers: 0,
+            clock: None,
+            rated: false,
+        }),
     );
     let screen = render(&app);
     let mine = screen.find("Your games").expect("a section for my games");
@@ -613,7 +614,10 @@ fn open_seeks_are_listed_first_and_accepted_on_enter() {
     );
     frame(
         &mut app,
-        ServerMessage::LobbySeekRemoved { seek: SeekId(12) },
+        ServerMessage::LobbyUpdate(Box::new(LobbyUpdate {
+            seeks_removed: vec![SeekId(12)],
+            ..LobbyUpdate::default()
+        })),
     );
     assert!(!render(&app).contains("Open seeks"));
 }
@@ -681,4 +685,12 @@ fn a_watched_game_is_watched_again_by_a_new_session() {
         welcome(&mut app, true).is_empty(),
         "a resumed session still watches"
     );
+}
+
+/// A `lobby_update` that shows one game.
+fn lobby_game(game: GameInfo) -> ServerMessage {
+    ServerMessage::LobbyUpdate(Box::new(LobbyUpdate {
+        games: vec![game],
+        ..LobbyUpdate::default()
+    }))
 }

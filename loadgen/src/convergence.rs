@@ -1,6 +1,6 @@
 //! Lobby convergence between the nodes of a cluster: a public room is opened on one node, and a
-//! lobby subscriber on every other node times its `lobby_room`; then the room is closed and they
-//! time its `lobby_room_removed`. One room at a time, the nodes taking turns.
+//! lobby subscriber on every other node times the `lobby_update` that lists it; then the room is
+//! closed and they time the one that removes it. One room at a time, the nodes taking turns.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -22,9 +22,9 @@ const WAIT: Duration = Duration::from_secs(5);
 pub struct Convergence {
     /// Rooms opened (and closed).
     pub rooms: usize,
-    /// `create_room` sent → `lobby_room` read by a subscriber on another node.
+    /// `create_room` sent → the `lobby_update` listing it read by a subscriber on another node.
     pub added: Option<Latency>,
-    /// `close_room` sent → `lobby_room_removed` read by a subscriber on another node.
+    /// `close_room` sent → the `lobby_update` removing it read by a subscriber on another node.
     pub removed: Option<Latency>,
     /// The same, by the subscriber on the room's own node, for comparison.
     pub added_here: Option<Latency>,
@@ -47,16 +47,21 @@ struct Sightings {
 async fn follow(mut ws: Socket, node: usize, seen: Arc<Sightings>) {
     while let Ok(frame) = client::read(&mut ws).await {
         let now = Instant::now();
-        let (map, code) = match frame.message {
-            ServerMessage::LobbyRoom { room } => (&seen.added, room.code),
-            ServerMessage::LobbyRoomRemoved { code } => (&seen.removed, code),
-            _ => continue,
+        let ServerMessage::LobbyUpdate(update) = frame.message else {
+            continue;
         };
-        map.lock()
-            .expect("sightings lock")
-            .entry(code)
-            .or_default()
-            .push((node, now));
+        let added = update
+            .rooms
+            .into_iter()
+            .map(|room| (&seen.added, room.code));
+        let removed = (update.rooms_removed.into_iter()).map(|code| (&seen.removed, code));
+        for (map, code) in added.chain(removed) {
+            map.lock()
+                .expect("sightings lock")
+                .entry(code)
+                .or_default()
+                .push((node, now));
+        }
     }
 }
 

@@ -11,6 +11,12 @@
 //! - `games`: human-vs-human games, paced open loop or as fast as they go.
 //! - `ai`: games against an AI seat, beside human games.
 //! - `watchers`: one game with many watchers, and watchers that stop reading.
+//! - `site`: the site as the shipped clients use it: players who follow the lobby, quick-match or
+//!   use public rooms into listed games and stop following while they play, lobby followers,
+//!   and watchers of featured games.
+//! - `site`: the site as the shipped clients use it: players who follow the lobby, quick-match or
+//!   use public rooms into listed games and stop following while they play, lobby followers,
+//!   and watchers of featured games.
 //! - `soak`: clients that connect, play, watch, drop and come back for a long while; the server's
 //!   memory and tasks must stay flat.
 //! - `idle`: connections that only say hello and stay, spread over processes.
@@ -44,6 +50,8 @@ pub mod pacer;
 pub mod peer;
 pub mod relay;
 pub mod report;
+pub mod site;
+pub mod site;
 pub mod sizes;
 pub mod soak;
 pub mod stamp;

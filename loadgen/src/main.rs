@@ -208,6 +208,10 @@ enum Command {
     /// (PostgreSQL and Redis, players of a game on one node or two), lobby convergence between
     /// the nodes, and the failover time when a node is killed. Starts every server itself.
     Cluster(noughts_loadgen::cluster::ClusterArgs),
+    /// The site: players who follow the lobby, quick-match or use public rooms into listed
+    /// games and play them at a pace, lobby followers and watchers of featured games, as the
+    /// shipped clients behave.
+    Site(noughts_loadgen::site::SiteOptions),
     /// One process of a spread `idle` run (started by `idle --procs N`).
     #[command(hide = true)]
     IdleShard {
@@ -240,6 +244,7 @@ impl Command {
             Command::Soak { clients, .. } => *clients * 2,
             Command::Suite { .. } => 10_000,
             Command::Cluster(args) => args.games * 2,
+            Command::Site(site) => site.games * 2 + site.followers + site.watchers,
         }
     }
 }
@@ -632,6 +637,7 @@ async fn scenario(command: &Command, target: &Target) -> anyhow::Result<Report> 
             };
             noughts_loadgen::watchers::run(url, probe, &options).await
         }
+        Command::Site(options) => noughts_loadgen::site::run(url, probe, options).await,
         Command::Idle {
             connections,
             procs,

@@ -25,6 +25,7 @@ pub const CLIENT_TYPES: &[&str] = &[
     "logout",
     "subscribe_lobby",
     "unsubscribe_lobby",
+    "list_games",
     "seek",
     "cancel_seek",
     "accept_seek",

@@ -25,8 +25,11 @@ pub use game::{
     RatingChange, RatingChanges, SeatInfo, SideChoice, Speed,
 };
 pub use ids::{GameId, PlayerId, RequestId, SeekId};
-pub use limits::{MAX_CHAT_CHARS, MAX_MESSAGE_BYTES, MAX_NAME_CHARS, PROTOCOL_VERSION};
-pub use lobby::{GameInfo, RoomInfo, SeekInfo};
+pub use limits::{
+    LIST_GAMES_DEFAULT, LIST_GAMES_MAX, LOBBY_FEATURED, LOBBY_ROOMS, LOBBY_SEEKS, MAX_CHAT_CHARS,
+    MAX_MESSAGE_BYTES, MAX_NAME_CHARS, PROTOCOL_VERSION,
+};
+pub use lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
 pub use message::{ClientMessage, ServerMessage};
 pub use noughts_engine::{Level, Mark, Variant};
 pub use records::{

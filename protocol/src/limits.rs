@@ -1,7 +1,17 @@
 //! The protocol's version and the sizes it limits.
 
 /// The protocol version this crate speaks; `hello` must carry it.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
+/// The most seeks a `lobby` snapshot lists (the newest; `seeks_total` counts them all).
+pub const LOBBY_SEEKS: usize = 40;
+/// The most public rooms a `lobby` snapshot lists (the newest; `rooms_total` counts them all).
+pub const LOBBY_ROOMS: usize = 40;
+/// The most featured games the lobby shows beside the war games.
+pub const LOBBY_FEATURED: usize = 8;
+/// The most games one `list_games` page holds.
+pub const LIST_GAMES_MAX: u32 = 100;
+/// How many games a `list_games` page holds when the request does not say.
+pub const LIST_GAMES_DEFAULT: u32 = 50;
 /// Largest text frame a server accepts, in bytes; a larger one closes the connection with 1009.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
 /// Longest display name, in characters.

@@ -1,4 +1,5 @@
-//! The lobby on the wire: a listed game and an open room.
+//! The lobby on the wire: a listed game, an open room, a waiting seek, the site's totals and the
+//! changes a lobby follower is sent.
 
 use serde::{Deserialize, Serialize};
 
@@ -53,4 +54,53 @@ pub struct SeekInfo {
     /// Whether the game counts for ratings.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rated: bool,
+}
+
+/// The site's totals, as the lobby shows them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    /// Connections open to the site (every node of a cluster).
+    pub online: u32,
+    /// Live games being played, private and war games included.
+    pub games: u32,
+}
+
+/// What changed in the lobby since the last frame: removals first, then the rest. Every field may
+/// be absent: nothing of that kind changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LobbyUpdate {
+    /// Seeks that started waiting.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seeks: Vec<SeekInfo>,
+    /// Seeks that stopped waiting (paired, accepted or withdrawn).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seeks_removed: Vec<SeekId>,
+    /// How many seeks wait now, when that changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeks_total: Option<u32>,
+    /// Public rooms that opened.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rooms: Vec<RoomInfo>,
+    /// Public rooms that were joined or closed, by displayed code.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rooms_removed: Vec<String>,
+    /// How many public rooms are open now, when that changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rooms_total: Option<u32>,
+    /// Shown games that appeared or changed, each replacing the entry with its id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub games: Vec<GameInfo>,
+    /// Shown games that left the lobby: they ended, or are no longer featured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub games_removed: Vec<GameId>,
+    /// The site's totals, when they changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totals: Option<Totals>,
+}
+
+impl LobbyUpdate {
+    /// Whether it holds no change at all.
+    pub fn is_empty(&self) -> bool {
+        *self == LobbyUpdate::default()
+    }
 }

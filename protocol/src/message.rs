@@ -8,7 +8,7 @@ use crate::game::{
     ChatLine, ClockSpec, Clocks, GameResult, GameState, OfferKind, RatingChanges, SideChoice,
 };
 use crate::ids::{GameId, PlayerId, SeekId};
-use crate::lobby::{GameInfo, RoomInfo, SeekInfo};
+use crate::lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
 use crate::records::{GameRecord, GameSummary, LeaderboardEntry, Profile, Rating};
 use noughts_engine::{Level, Mark, Variant};
 
@@ -28,10 +28,22 @@ pub enum ClientMessage {
     /// End the session for good: every token of the player stops working, its live games are
     /// resigned, and all its connections close.
     Logout,
-    /// Receive the lobby snapshot, then its changes.
+    /// Receive the lobby snapshot, then its changes (`lobby_update`).
     SubscribeLobby,
     /// Stop receiving lobby changes.
     UnsubscribeLobby,
+    /// One page of every listed live game, by game id.
+    ListGames {
+        /// Only games of this variant.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        variant: Option<Variant>,
+        /// Only games with a larger id: the `next` of the previous page.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after: Option<GameId>,
+        /// How many games (default 50, at most 100).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+    },
     /// Quick match: be paired with the next player seeking the same variant and clock.
     Seek {
         variant: Variant,
@@ -158,26 +170,31 @@ pub enum ServerMessage {
     Ok,
     /// Answer to `ping`.
     Pong,
-    /// The whole lobby, sent on `subscribe_lobby` and on resuming a subscribed session.
+    /// The lobby, sent on `subscribe_lobby` and on resuming a subscribed session: what people
+    /// choose from, bounded whatever the site's size.
     Lobby {
-        rooms: Vec<RoomInfo>,
-        games: Vec<GameInfo>,
-        /// Quick-match seeks waiting, oldest first.
-        #[serde(default)]
+        /// The newest quick-match seeks waiting (at most [`crate::LOBBY_SEEKS`]), oldest first.
         seeks: Vec<SeekInfo>,
+        /// How many seeks wait in all.
+        seeks_total: u32,
+        /// The newest open public rooms (at most [`crate::LOBBY_ROOMS`]), oldest first.
+        rooms: Vec<RoomInfo>,
+        /// How many public rooms are open in all.
+        rooms_total: u32,
+        /// The games the lobby shows: the war games, then the featured games.
+        games: Vec<GameInfo>,
+        /// The site's totals.
+        totals: Totals,
     },
-    /// A seek started waiting.
-    LobbySeek { seek: SeekInfo },
-    /// A seek stopped waiting (it was paired, accepted or withdrawn).
-    LobbySeekRemoved { seek: SeekId },
-    /// A game appeared in the lobby or changed (moves, watchers, presence).
-    LobbyGame { game: GameInfo },
-    /// A game left the lobby (it ended).
-    LobbyGameRemoved { game: GameId },
-    /// A public room opened.
-    LobbyRoom { room: RoomInfo },
-    /// A public room closed or was joined.
-    LobbyRoomRemoved { code: String },
+    /// What changed in the lobby, gathered: at most about two a second.
+    LobbyUpdate(Box<LobbyUpdate>),
+    /// The answer to `list_games`: live listed games by id.
+    GameList {
+        games: Vec<GameInfo>,
+        /// The `after` of the next page; absent on the last one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        next: Option<GameId>,
+    },
     /// The seek was registered; a `game_state` follows when an opponent is found.
     Seeking {
         /// The seek's id, as the lobby lists it while it waits.

@@ -1,19 +1,41 @@
-//! The lobby: the listed rooms, seeks and games, and the connections that follow them.
+//! The lobby: what people choose from (waiting seeks, public rooms, the war games and a few
+//! featured games, the site's totals), and the connections that follow it.
 //!
-//! One lock orders everything: a subscriber gets the snapshot and then exactly the changes made
-//! after it, each serialised once for all subscribers. Every listing changes through one
-//! [`Change`]; on a node of a cluster, the changes made here are also handed to a relay (which
-//! publishes them to the other nodes), and the other nodes' changes come in through
-//! [`Lobby::apply_remote`], so every node's lobby lists the whole cluster.
+//! Every listed game is kept here, so that `list_games` can page through them all, but followers
+//! are told only of the games the lobby shows, and only in gathered frames: seek and room changes
+//! go out at once when the last frame is at least [`SPACING`] old (else when it is), the shown
+//! games and the totals at most once every [`GAMES_EVERY`]. A move in a game that is not shown
+//! costs a map insert and nothing else, however many people follow the lobby.
+//!
+//! Followers are told what changed between two views: the view they were last sent (kept here,
+//! and what a new follower's snapshot is made of) and the listings as they stand. One lock orders
+//! everything, so a follower gets its snapshot and then exactly the changes after it. Every
+//! listing changes through one [`Change`]; on a node of a cluster, the changes made here are also
+//! handed to a relay (which publishes them to the other nodes), and the other nodes' changes come
+//! in through [`Lobby::apply_remote`], so every node's lobby lists the whole cluster.
 
-use std::collections::{BTreeMap, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
 
-use noughts_protocol::{GameId, GameInfo, RequestId, RoomInfo, SeekId, SeekInfo, ServerMessage};
+use noughts_protocol::{
+    GameId, GameInfo, GameKind, LOBBY_FEATURED, LOBBY_ROOMS, LOBBY_SEEKS, LobbyUpdate, RequestId,
+    RoomInfo, SeekId, SeekInfo, ServerMessage, Totals, Variant,
+};
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
-use crate::outbound::{ConnId, Outbound, frame};
+use crate::outbound::{ConnId, Outbound, fan_out, frame};
+
+/// The least time between two frames to the followers: at most two a second.
+pub(crate) const SPACING: Duration = Duration::from_millis(500);
+/// How often the shown games and the totals are worked out again and sent if they changed.
+pub(crate) const GAMES_EVERY: Duration = Duration::from_secs(1);
+/// How long another node's totals count after it last sent them.
+const TOTALS_FRESH: Duration = Duration::from_secs(5);
 
 /// One change to the listings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,63 +56,251 @@ pub(crate) enum Change {
 }
 
 impl Change {
-    /// What subscribers are told of it.
-    fn message(&self) -> ServerMessage {
-        match self.clone() {
-            Change::Game { game } => ServerMessage::LobbyGame { game },
-            Change::GameRemoved { game } => ServerMessage::LobbyGameRemoved { game },
-            Change::Room { room } => ServerMessage::LobbyRoom { room },
-            Change::RoomRemoved { code } => ServerMessage::LobbyRoomRemoved { code },
-            Change::Seek { seek } => ServerMessage::LobbySeek { seek },
-            Change::SeekRemoved { seek } => ServerMessage::LobbySeekRemoved { seek },
-        }
+    /// Whether followers should hear of it at once (seeks and rooms change at people's pace; games
+    /// change with every move and are gathered).
+    pub(crate) fn is_urgent(&self) -> bool {
+        !matches!(self, Change::Game { .. } | Change::GameRemoved { .. })
     }
 }
 
-/// The lobby's listings and subscribers.
+/// The lobby's listings and followers.
 #[derive(Debug, Default)]
 pub(crate) struct Lobby {
     inner: Mutex<Inner>,
     /// Where this node's own changes go to reach the other nodes; unset on a lone server.
     relay: OnceLock<mpsc::UnboundedSender<Change>>,
+    /// Wakes the sender when a seek or room change waits to go out.
+    urgent: Notify,
+}
+
+/// Public rooms in the order they opened, so the newest can be shown.
+#[derive(Debug, Default, Clone)]
+struct Rooms {
+    by_code: HashMap<String, (u64, RoomInfo)>,
+    order: BTreeMap<u64, String>,
+    next: u64,
+}
+
+impl Rooms {
+    fn get(&self, code: &str) -> Option<&RoomInfo> {
+        self.by_code.get(code).map(|(_, room)| room)
+    }
+
+    /// Lists `room`; false if it was listed just so.
+    fn insert(&mut self, room: RoomInfo) -> bool {
+        if self.get(&room.code) == Some(&room) {
+            return false;
+        }
+        self.remove(&room.code);
+        self.next += 1;
+        self.order.insert(self.next, room.code.clone());
+        self.by_code.insert(room.code.clone(), (self.next, room));
+        true
+    }
+
+    fn remove(&mut self, code: &str) -> bool {
+        match self.by_code.remove(code) {
+            Some((at, _)) => {
+                self.order.remove(&at);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The newest `count`, oldest first.
+    fn newest(&self, count: usize) -> Vec<RoomInfo> {
+        let mut newest: Vec<RoomInfo> = (self.order.values().rev())
+            .take(count)
+            .filter_map(|code| self.get(code).cloned())
+            .collect();
+        newest.reverse();
+        newest
+    }
+}
+
+/// What the followers were last sent (a new follower's snapshot takes its games and totals).
+#[derive(Debug, Default)]
+struct View {
+    seeks: BTreeMap<SeekId, SeekInfo>,
+    rooms: Rooms,
+    /// The games shown: the war games, then the featured games.
+    games: Vec<GameInfo>,
+    totals: Totals,
 }
 
 #[derive(Debug, Default)]
 struct Inner {
-    /// Listed live games (private-room games are not listed).
+    /// Every listed live game (private-room games are not listed).
     games: BTreeMap<GameId, GameInfo>,
-    /// Public rooms waiting for an opponent, by their displayed code.
-    rooms: BTreeMap<String, RoomInfo>,
+    /// Public rooms waiting for an opponent.
+    rooms: Rooms,
     /// Quick-match seeks waiting, oldest first (ids only grow).
     seeks: BTreeMap<SeekId, SeekInfo>,
     /// Who gets the changes: connections, since a player may follow the lobby from several.
     subscribers: HashMap<ConnId, Outbound>,
+    /// What the followers know.
+    view: View,
+    /// Seeks and rooms changed since the last frame.
+    touched_seeks: BTreeSet<SeekId>,
+    touched_rooms: BTreeSet<String>,
+    /// Whether a listed game changed since the shown games were last worked out.
+    games_changed: bool,
+    /// Whether the shown games and totals are due to be worked out and sent.
+    games_owed: bool,
+    /// When the last frame went to the followers.
+    last_frame: Option<Instant>,
+    /// The other nodes' totals, with when each last came.
+    remote_totals: HashMap<String, (Totals, Instant)>,
+}
+
+/// How the featured games are chosen: most watchers, then the best-rated player, then the newest.
+fn rank(game: &GameInfo) -> (u32, u32, GameId) {
+    let rating = [&game.x, &game.o]
+        .iter()
+        .filter_map(|seat| seat.rating)
+        .max()
+        .unwrap_or(0);
+    (game.watchers, rating, game.game)
 }
 
 impl Inner {
-    /// Makes `change`; tells the subscribers and returns true if it changed anything.
+    /// Makes `change`; true if it changed anything.
     fn apply(&mut self, change: &Change) -> bool {
-        let changed = match change {
+        match change {
             Change::Game { game } => {
-                self.games.insert(game.game, game.clone()).as_ref() != Some(game)
+                let changed = self.games.insert(game.game, game.clone()).as_ref() != Some(game);
+                self.games_changed |= changed;
+                changed
             }
-            Change::GameRemoved { game } => self.games.remove(game).is_some(),
+            Change::GameRemoved { game } => {
+                let changed = self.games.remove(game).is_some();
+                self.games_changed |= changed;
+                changed
+            }
             Change::Room { room } => {
-                self.rooms.insert(room.code.clone(), room.clone()).as_ref() != Some(room)
+                self.touched_rooms.insert(room.code.clone());
+                self.rooms.insert(room.clone())
             }
-            Change::RoomRemoved { code } => self.rooms.remove(code).is_some(),
+            Change::RoomRemoved { code } => {
+                self.touched_rooms.insert(code.clone());
+                self.rooms.remove(code)
+            }
             Change::Seek { seek } => {
+                self.touched_seeks.insert(seek.seek);
                 self.seeks.insert(seek.seek, seek.clone()).as_ref() != Some(seek)
             }
-            Change::SeekRemoved { seek } => self.seeks.remove(seek).is_some(),
-        };
-        // Serialised only when someone follows the lobby: a listed game changes with every move.
-        if changed && !self.subscribers.is_empty() {
-            let frame = frame(None, change.message());
-            self.subscribers.retain(|_, out| out.send(frame.clone()));
+            Change::SeekRemoved { seek } => {
+                self.touched_seeks.insert(*seek);
+                self.seeks.remove(seek).is_some()
+            }
         }
-        changed
     }
+
+    /// The games the lobby shows now: the war games by variant, then the featured games by rank.
+    fn shown_games(&self) -> Vec<GameInfo> {
+        let mut war: Vec<&GameInfo> = Vec::new();
+        let mut others: Vec<&GameInfo> = Vec::new();
+        for game in self.games.values() {
+            if game.kind == GameKind::War {
+                war.push(game);
+            } else {
+                others.push(game);
+            }
+        }
+        war.sort_by_key(|game| (game.variant, game.game));
+        if others.len() > LOBBY_FEATURED {
+            others.select_nth_unstable_by_key(LOBBY_FEATURED, |game| Reverse(rank(game)));
+            others.truncate(LOBBY_FEATURED);
+        }
+        others.sort_by_key(|game| Reverse(rank(game)));
+        war.into_iter().chain(others).cloned().collect()
+    }
+
+    /// Whether anything waits to go out, and so when the sender should look again.
+    fn has_pending(&self) -> bool {
+        self.games_owed || !self.touched_seeks.is_empty() || !self.touched_rooms.is_empty()
+    }
+
+    /// Brings the view up to date with what changed and returns the difference; the shown games
+    /// and totals only when `games_owed`.
+    fn take_update(&mut self, totals: Totals) -> LobbyUpdate {
+        let mut update = LobbyUpdate::default();
+        for id in std::mem::take(&mut self.touched_seeks) {
+            match (self.seeks.get(&id), self.view.seeks.get(&id)) {
+                (Some(now), before) if before != Some(now) => {
+                    update.seeks.push(now.clone());
+                    self.view.seeks.insert(id, now.clone());
+                }
+                (None, Some(_)) => {
+                    update.seeks_removed.push(id);
+                    self.view.seeks.remove(&id);
+                }
+                _ => {}
+            }
+        }
+        if !(update.seeks.is_empty() && update.seeks_removed.is_empty()) {
+            update.seeks_total = Some(count(self.seeks.len()));
+        }
+        for code in std::mem::take(&mut self.touched_rooms) {
+            match (self.rooms.get(&code), self.view.rooms.get(&code)) {
+                (Some(now), before) if before != Some(now) => {
+                    update.rooms.push(now.clone());
+                    self.view.rooms.insert(now.clone());
+                }
+                (None, Some(_)) => {
+                    self.view.rooms.remove(&code);
+                    update.rooms_removed.push(code);
+                }
+                _ => {}
+            }
+        }
+        if !(update.rooms.is_empty() && update.rooms_removed.is_empty()) {
+            update.rooms_total = Some(count(self.rooms.by_code.len()));
+        }
+        if std::mem::take(&mut self.games_owed) {
+            if std::mem::take(&mut self.games_changed) {
+                let shown = self.shown_games();
+                let before: HashMap<GameId, &GameInfo> = self
+                    .view
+                    .games
+                    .iter()
+                    .map(|game| (game.game, game))
+                    .collect();
+                update.games = (shown.iter())
+                    .filter(|game| before.get(&game.game) != Some(game))
+                    .cloned()
+                    .collect();
+                let now: BTreeSet<GameId> = shown.iter().map(|game| game.game).collect();
+                update.games_removed = (self.view.games.iter())
+                    .map(|game| game.game)
+                    .filter(|id| !now.contains(id))
+                    .collect();
+                self.view.games = shown;
+            }
+            if totals != self.view.totals {
+                self.view.totals = totals;
+                update.totals = Some(totals);
+            }
+        }
+        update
+    }
+
+    /// This node's totals with the other nodes' that are fresh.
+    fn site_totals(&mut self, local: Totals, now: Instant) -> Totals {
+        self.remote_totals
+            .retain(|_, (_, at)| now.duration_since(*at) < TOTALS_FRESH);
+        self.remote_totals
+            .values()
+            .fold(local, |sum, (totals, _)| Totals {
+                online: sum.online.saturating_add(totals.online),
+                games: sum.games.saturating_add(totals.games),
+            })
+    }
+}
+
+fn count(len: usize) -> u32 {
+    u32::try_from(len).unwrap_or(u32::MAX)
 }
 
 impl Lobby {
@@ -106,12 +316,21 @@ impl Lobby {
     }
 
     /// Sends the snapshot to `out` (echoing `id`), then every change until [`Lobby::unsubscribe`].
+    /// Seeks and rooms are as they stand (a frame on its way may then tell of one again, or of the
+    /// removal of one it never had: both harmless); the games and totals are those the others
+    /// were last sent, so that the next frame's difference is right for everyone.
     pub(crate) fn subscribe(&self, out: Outbound, id: Option<RequestId>) {
         let mut inner = self.inner();
+        let newest_seeks = inner.seeks.values().rev().take(LOBBY_SEEKS);
+        let mut seeks: Vec<SeekInfo> = newest_seeks.cloned().collect();
+        seeks.reverse();
         let snapshot = ServerMessage::Lobby {
-            rooms: inner.rooms.values().cloned().collect(),
-            games: inner.games.values().cloned().collect(),
-            seeks: inner.seeks.values().cloned().collect(),
+            seeks,
+            seeks_total: count(inner.seeks.len()),
+            rooms: inner.rooms.newest(LOBBY_ROOMS),
+            rooms_total: count(inner.rooms.by_code.len()),
+            games: inner.view.games.clone(),
+            totals: inner.view.totals,
         };
         if out.reply(id, snapshot) {
             inner.subscribers.insert(out.conn, out);
@@ -122,20 +341,115 @@ impl Lobby {
         self.inner().subscribers.remove(&conn);
     }
 
+    /// One page of the listed games: those after `after` (of `variant`, if given), by id, at most
+    /// `limit`; with the `after` of the next page if there is one.
+    pub(crate) fn page(
+        &self,
+        variant: Option<Variant>,
+        after: Option<GameId>,
+        limit: usize,
+    ) -> (Vec<GameInfo>, Option<GameId>) {
+        let inner = self.inner();
+        let from = after.map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded);
+        let mut games: Vec<GameInfo> = (inner.games.range((from, std::ops::Bound::Unbounded)))
+            .map(|(_, game)| game)
+            .filter(|game| variant.is_none_or(|variant| game.variant == variant))
+            .take(limit + 1)
+            .cloned()
+            .collect();
+        let next = (games.len() > limit).then(|| {
+            games.truncate(limit);
+            games.last().map(|game| game.game)
+        });
+        (games, next.flatten())
+    }
+
+    /// Sends what changed to the followers, gathered as the module says, until `stop`. `local`
+    /// counts this node's connections and live games.
+    pub(crate) async fn keep_sending(
+        &self,
+        local: impl Fn() -> Totals + Send,
+        stop: CancellationToken,
+    ) {
+        let mut next_games = Instant::now() + GAMES_EVERY;
+        loop {
+            let wake = {
+                let inner = self.inner();
+                match inner.last_frame {
+                    Some(last) if inner.has_pending() => (last + SPACING).min(next_games),
+                    _ if inner.has_pending() => Instant::now(),
+                    _ => next_games,
+                }
+            };
+            tokio::select! {
+                () = tokio::time::sleep_until(wake) => {}
+                () = self.urgent.notified() => {}
+                () = stop.cancelled() => return,
+            }
+            let now = Instant::now();
+            if now >= next_games {
+                next_games = now + GAMES_EVERY;
+                self.inner().games_owed = true;
+            }
+            self.send_now(local(), now).await;
+        }
+    }
+
+    /// Sends the followers what changed, if the last frame is old enough.
+    async fn send_now(&self, local: Totals, now: Instant) {
+        let (update, followers) = {
+            let mut inner = self.inner();
+            let followed = !inner.subscribers.is_empty();
+            if followed && inner.last_frame.is_some_and(|last| now < last + SPACING) {
+                return;
+            }
+            let totals = inner.site_totals(local, now);
+            let update = inner.take_update(totals);
+            if update.is_empty() || !followed {
+                return;
+            }
+            inner.last_frame = Some(now);
+            let followers: Vec<(ConnId, Outbound)> = (inner.subscribers.iter())
+                .map(|(conn, out)| (*conn, out.clone()))
+                .collect();
+            (update, followers)
+        };
+        let frame = frame(None, ServerMessage::LobbyUpdate(Box::new(update)));
+        let recipients: Vec<(ConnId, &Outbound)> =
+            followers.iter().map(|(conn, out)| (*conn, out)).collect();
+        let gone = fan_out(recipients, &frame).await;
+        if !gone.is_empty() {
+            let mut inner = self.inner();
+            for conn in gone {
+                inner.subscribers.remove(&conn);
+            }
+        }
+    }
+
     /// A change made on this node: applied, and relayed to the cluster if it changed anything.
     fn local(&self, change: Change) {
         let mut inner = self.inner();
-        if inner.apply(&change)
-            && let Some(relay) = self.relay.get()
-        {
-            // Sent under the lock, so the relay sees this node's changes in their order.
-            let _ = relay.send(change);
+        if inner.apply(&change) {
+            if change.is_urgent() {
+                self.urgent.notify_one();
+            }
+            if let Some(relay) = self.relay.get() {
+                // Sent under the lock, so the relay sees this node's changes in their order.
+                let _ = relay.send(change);
+            }
         }
     }
 
     /// A change another node made.
     pub(crate) fn apply_remote(&self, change: &Change) {
-        self.inner().apply(change);
+        if self.inner().apply(change) && change.is_urgent() {
+            self.urgent.notify_one();
+        }
+    }
+
+    /// Another node's totals, as it last sent them.
+    pub(crate) fn remote_totals(&self, node: &str, totals: Totals) {
+        (self.inner().remote_totals).insert(node.to_owned(), (totals, Instant::now()));
     }
 
     /// A listed game started or changed.
@@ -172,58 +486,4 @@ impl Lobby {
 }
 
 #[cfg(test)]
-mod tests {
-    use noughts_protocol::{ServerFrame, Variant};
-
-    use super::*;
-    use crate::outbound::{Queued, channel};
-
-    fn room(code: &str) -> RoomInfo {
-        RoomInfo {
-            code: code.to_owned(),
-            variant: Variant::Classic,
-            clock: None,
-            host: "ada".to_owned(),
-            rated: false,
-        }
-    }
-
-    fn next(inbox: &mut crate::outbound::Inbox) -> ServerMessage {
-        let Ok(Queued::Frame(frame)) = inbox.frames.try_recv() else {
-            panic!("a frame");
-        };
-        serde_json::from_str::<ServerFrame>(frame.as_str())
-            .unwrap()
-            .message
-    }
-
-    #[test]
-    fn a_subscriber_gets_the_snapshot_then_every_change() {
-        let lobby = Lobby::default();
-        lobby.add_room(room("AAAA-AAAA-AA"));
-        let (out, mut inbox) = channel(8, Default::default(), None);
-        lobby.subscribe(out.clone(), Some(RequestId::Number(3)));
-        let ServerMessage::Lobby { rooms, games, .. } = next(&mut inbox) else {
-            panic!("snapshot first");
-        };
-        assert_eq!((rooms.len(), games.len()), (1, 0));
-        lobby.add_room(room("BBBB-BBBB-BB"));
-        assert!(matches!(next(&mut inbox), ServerMessage::LobbyRoom { .. }));
-        lobby.remove_room("AAAA-AAAA-AA");
-        lobby.remove_room("AAAA-AAAA-AA");
-        assert!(matches!(
-            next(&mut inbox),
-            ServerMessage::LobbyRoomRemoved { .. }
-        ));
-        assert!(
-            inbox.frames.try_recv().is_err(),
-            "removing twice tells once"
-        );
-        lobby.unsubscribe(out.conn);
-        lobby.add_room(room("CCCC-CCCC-CC"));
-        assert!(
-            inbox.frames.try_recv().is_err(),
-            "nothing after unsubscribing"
-        );
-    }
-}
+mod tests;

@@ -14,6 +14,7 @@ use tracing::{Instrument, error, info, info_span, warn};
 
 use crate::cluster::games::RemoteWatches;
 use crate::cluster::leases::Leases;
+use crate::cluster::lobby::Heard;
 use crate::cluster::{self, Cluster};
 use crate::config::Config;
 use crate::connection::{self, Admission};
@@ -27,6 +28,7 @@ use crate::shared::Shared;
 use crate::store::Store;
 use crate::takeover;
 use crate::war;
+use noughts_protocol::Totals;
 
 /// The whole shutdown, from the signal to the last connection closed, takes no longer than this.
 const SHUTDOWN_LIMIT: Duration = Duration::from_secs(5);
@@ -164,6 +166,12 @@ async fn serve(
             shared.connections.clone(),
         ));
     }
+    let (lobby, counted) = (shared.clone(), shared.clone());
+    shared.connections.spawn(async move {
+        let stop = lobby.stop_connections.clone();
+        let local = move || local_totals(&counted);
+        lobby.lobby.keep_sending(local, stop).await;
+    });
     if shared.config.war_games {
         war::start(&shared, restored);
     }
@@ -216,20 +224,25 @@ async fn join_cluster(
     let stop = shared.stop_connections.clone();
     let tasks = &shared.connections;
     let republish = Arc::new(tokio::sync::Notify::new());
+    let counted = shared.clone();
     tasks.spawn(cluster::lobby::relay(
         cluster.clone(),
         changes,
         republish.clone(),
         stop.clone(),
+        move || local_totals(&counted),
     ));
     let lobby = shared.clone();
     tasks.spawn(cluster::lobby::follow(
         cluster.clone(),
-        move |change| {
-            lobby.lobby.apply_remote(change);
-            if let Change::Seek { seek } = change {
-                handler::listed_elsewhere(&lobby, seek);
+        move |heard| match heard {
+            Heard::Change(change) => {
+                lobby.lobby.apply_remote(change);
+                if let Change::Seek { seek } = change {
+                    handler::listed_elsewhere(&lobby, seek);
+                }
             }
+            Heard::Totals(node, totals) => lobby.lobby.remote_totals(node, totals),
         },
         republish,
         stop.clone(),
@@ -251,6 +264,15 @@ async fn join_cluster(
     info!(node = %cluster.node(), "joined the cluster");
     tasks.spawn(cluster::nodes::sweep_gone(cluster, stop));
     Ok(())
+}
+
+/// This node's connections and live games, for the lobby's totals.
+fn local_totals(shared: &Shared) -> Totals {
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    Totals {
+        online: u32::try_from(shared.metrics.connections.get()).unwrap_or(0),
+        games: count(shared.registry.live_games_count()),
+    }
 }
 
 /// Keeps a spare block of `kind` ids ready until connections stop.

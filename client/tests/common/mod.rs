@@ -10,7 +10,8 @@ use noughts_client::net::NetEvent;
 use noughts_protocol::{
     ChatLine, ClientMessage, ClockSpec, Clocks, EndReason, GameId, GameInfo, GameKind, GameRecord,
     GameResult, GameState, GameSummary, LeaderboardEntry, Level, Mark, MoveRecord, PlayerId,
-    Rating, RecordSeat, RoomInfo, SeatInfo, SeekId, SeekInfo, ServerFrame, ServerMessage, Variant,
+    Rating, RecordSeat, RoomInfo, SeatInfo, SeekId, SeekInfo, ServerFrame, ServerMessage, Totals,
+    Variant,
 };
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -218,6 +219,12 @@ pub fn lobby_message() -> ServerMessage {
                 0,
             ),
         ],
+        seeks_total: 1,
+        rooms_total: 1,
+        totals: Totals {
+            online: 14,
+            games: 6,
+        },
     }
 }
 

@@ -1,35 +1,51 @@
-//! One lobby for the whole cluster. Each node publishes the changes made to its own listings:
-//! one atomic step keeps the listing in a Redis hash (`lobby:games`, `lobby:rooms`,
-//! `lobby:seeks`, each value naming its node) and publishes the change on the channel `lobby`.
-//! Each node follows that channel and applies the other nodes' changes to its own lobby; it
-//! subscribes first and then reads the hashes, so no change falls between the snapshot and the
-//! stream (a change seen twice is the same change: each one sets or removes one listing). When a
-//! node is gone, whichever node notices removes its listings and publishes their removal.
+//! One lobby for the whole cluster. Each node publishes the changes made to its own listings,
+//! gathered: one atomic step keeps each listing in a Redis hash (`lobby:games`, `lobby:rooms`,
+//! `lobby:seeks`, each value naming its node) and publishes the batch on the channel `lobby`.
+//! Seeks and rooms go out within [`URGENT_SPACING`] (a seek on another node may pair with one
+//! here); games, each reduced to its last change, and the node's totals once every
+//! [`GAMES_EVERY`]. So a node sends the others a bounded number of messages a second (at most
+//! 21), whatever the number of moves played. Each node follows that channel and applies the other
+//! nodes' changes to its own lobby; it subscribes first and then reads the hashes, so no change
+//! falls between the snapshot and the stream (a change seen twice is the same change: each one
+//! sets or removes one listing). When a node is gone, whichever node notices removes its listings
+//! and publishes their removal.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use noughts_protocol::{GameId, SeekId, SeekInfo};
+use noughts_protocol::{GameId, SeekId, SeekInfo, Totals};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{Notify, mpsc};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use super::{Cluster, ClusterError};
-use crate::lobby::Change;
+use crate::lobby::{Change, GAMES_EVERY};
 
 /// The channel every node's changes are published on.
-const CHANNEL: &str = "lobby";
+pub(crate) const CHANNEL: &str = "lobby";
 /// How long to wait before trying Redis again.
 const RETRY: Duration = Duration::from_millis(250);
+/// The least time between two of a node's batches of seek and room changes.
+pub(crate) const URGENT_SPACING: Duration = Duration::from_millis(50);
 
-/// A change as published: which node made it.
+/// A listing as kept in a hash: which node made it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Published {
     node: String,
     change: Change,
+}
+
+/// What a node publishes on the channel: its changes, gathered, and now and then its totals.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Batch {
+    node: String,
+    changes: Vec<Change>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    totals: Option<Totals>,
 }
 
 /// One listing, whatever its kind: what a removal removes.
@@ -78,22 +94,36 @@ fn is_removal(change: &Change) -> bool {
 }
 
 impl Cluster {
-    /// Keeps (or drops) the listing `change` is about, as `node`'s, and tells every node.
-    async fn publish_as(&self, node: &str, change: &Change) -> Result<(), ClusterError> {
-        let (hash, field) = Listing::of(change).place();
-        let message = serde_json::to_string(&Published {
-            node: node.to_owned(),
-            change: change.clone(),
-        })
-        .expect("a change serialises");
+    /// Keeps (or drops) the listings `changes` are about, as `node`'s, and tells every node in
+    /// one message, with `totals` if given.
+    async fn publish_as(
+        &self,
+        node: &str,
+        changes: &[Change],
+        totals: Option<Totals>,
+    ) -> Result<(), ClusterError> {
         let mut pipe = redis::pipe();
         pipe.atomic();
-        if is_removal(change) {
-            pipe.hdel(hash, field).ignore();
-        } else {
-            pipe.hset(hash, field, &message).ignore();
+        for change in changes {
+            let (hash, field) = Listing::of(change).place();
+            if is_removal(change) {
+                pipe.hdel(hash, field).ignore();
+            } else {
+                let entry = serde_json::to_string(&Published {
+                    node: node.to_owned(),
+                    change: change.clone(),
+                })
+                .expect("a change serialises");
+                pipe.hset(hash, field, entry).ignore();
+            }
         }
-        pipe.publish(CHANNEL, &message).ignore();
+        let batch = serde_json::to_string(&Batch {
+            node: node.to_owned(),
+            changes: changes.to_vec(),
+            totals,
+        })
+        .expect("a batch serialises");
+        pipe.publish(CHANNEL, batch).ignore();
         pipe.exec_async(&mut self.redis.clone()).await?;
         Ok(())
     }
@@ -163,11 +193,12 @@ impl Cluster {
                 .query_async(&mut self.redis.clone())
                 .await?;
             if removed == 1 {
-                let message = serde_json::to_string(&Published {
+                let message = serde_json::to_string(&Batch {
                     node: node.to_owned(),
-                    change: listing.removal(),
+                    changes: vec![listing.removal()],
+                    totals: None,
                 })
-                .expect("a change serialises");
+                .expect("a batch serialises");
                 redis::cmd("PUBLISH")
                     .arg(CHANNEL)
                     .arg(message)
@@ -180,51 +211,111 @@ impl Cluster {
     }
 }
 
-/// Publishes this node's changes, in their order, until `stop`; a change Redis did not take is
-/// tried again until it does. When `republish` is notified (the lobby's channel broke, so Redis
-/// may have lost everything), every listing this node holds is published again.
+/// This node's changes waiting to be published: seeks and rooms in their order, games reduced
+/// to the last change of each.
+#[derive(Debug, Default)]
+struct Waiting {
+    urgent: Vec<Change>,
+    games: HashMap<GameId, Change>,
+}
+
+impl Waiting {
+    fn add(&mut self, change: Change) {
+        match &change {
+            Change::Game { game } => {
+                self.games.insert(game.game, change);
+            }
+            Change::GameRemoved { game } => {
+                self.games.insert(*game, change);
+            }
+            _ => self.urgent.push(change),
+        }
+    }
+}
+
+/// Publishes this node's changes, gathered as the module says, until `stop`; a batch Redis did
+/// not take is tried again until it does. When `republish` is notified (the lobby's channel
+/// broke, so Redis may have lost everything), every listing this node holds is published again.
+/// `local` counts this node's connections and live games, sent with the games.
 pub(crate) async fn relay(
     cluster: Cluster,
     mut changes: mpsc::UnboundedReceiver<Change>,
     republish: Arc<Notify>,
     stop: CancellationToken,
+    local: impl Fn() -> Totals + Send,
 ) {
     // This node's listings as they stand, to publish again.
     let mut own: HashMap<Listing, Change> = HashMap::new();
+    let mut waiting = Waiting::default();
+    let mut last_urgent: Option<Instant> = None;
+    let mut next_games = Instant::now() + GAMES_EVERY;
     loop {
-        let batch = tokio::select! {
-            change = changes.recv() => match change {
-                Some(change) => {
-                    let listing = Listing::of(&change);
-                    if is_removal(&change) {
+        let urgent_at = last_urgent.map_or_else(Instant::now, |last| last + URGENT_SPACING);
+        let wake = if waiting.urgent.is_empty() {
+            next_games
+        } else {
+            urgent_at.min(next_games)
+        };
+        tokio::select! {
+            change = changes.recv() => {
+                let Some(change) = change else { return };
+                let mut change = Some(change);
+                while let Some(next) = change {
+                    let listing = Listing::of(&next);
+                    if is_removal(&next) {
                         own.remove(&listing);
                     } else {
-                        own.insert(listing, change.clone());
+                        own.insert(listing, next.clone());
                     }
-                    vec![change]
+                    waiting.add(next);
+                    change = changes.try_recv().ok();
                 }
-                None => return,
-            },
-            () = republish.notified() => own.values().cloned().collect(),
+            }
+            () = republish.notified() => {
+                for change in own.values() {
+                    waiting.add(change.clone());
+                }
+            }
+            () = tokio::time::sleep_until(wake) => {}
             () = stop.cancelled() => return,
-        };
-        for change in batch {
-            while let Err(err) = cluster.publish_as(&cluster.node, &change).await {
-                warn!(cause = %err, "cannot publish a lobby change; trying again");
-                tokio::select! {
-                    () = tokio::time::sleep(RETRY) => {}
-                    () = stop.cancelled() => return,
-                }
+        }
+        let now = Instant::now();
+        let mut batch = Vec::new();
+        let mut totals = None;
+        if !waiting.urgent.is_empty() && now >= urgent_at {
+            batch.append(&mut waiting.urgent);
+            last_urgent = Some(now);
+        }
+        if now >= next_games {
+            batch.extend(waiting.games.drain().map(|(_, change)| change));
+            totals = Some(local());
+            next_games = now + GAMES_EVERY;
+        }
+        if batch.is_empty() && totals.is_none() {
+            continue;
+        }
+        while let Err(err) = cluster.publish_as(&cluster.node, &batch, totals).await {
+            warn!(cause = %err, "cannot publish lobby changes; trying again");
+            tokio::select! {
+                () = tokio::time::sleep(RETRY) => {}
+                () = stop.cancelled() => return,
             }
         }
     }
+}
+
+/// What a node hears from the others: a change, or a node's totals.
+#[derive(Debug)]
+pub(crate) enum Heard<'a> {
+    Change(&'a Change),
+    Totals(&'a str, Totals),
 }
 
 /// Applies the other nodes' changes with `apply` until `stop`, following again from a fresh
 /// snapshot whenever the subscription breaks, and then asking this node's relay to `republish`.
 pub(crate) async fn follow(
     cluster: Cluster,
-    apply: impl Fn(&Change) + Send + 'static,
+    apply: impl Fn(Heard<'_>) + Send + 'static,
     republish: Arc<Notify>,
     stop: CancellationToken,
 ) {
@@ -248,7 +339,7 @@ pub(crate) async fn follow(
 /// Subscribes, applies the snapshot, then every message until `stop` (Ok) or a break (Err).
 async fn follow_once(
     cluster: &Cluster,
-    apply: &impl Fn(&Change),
+    apply: &impl Fn(Heard<'_>),
     shown: &mut HashSet<Listing>,
     stop: &CancellationToken,
 ) -> Result<(), ClusterError> {
@@ -259,11 +350,11 @@ async fn follow_once(
     for (node, change) in snapshot {
         if node != cluster.node {
             now.insert(Listing::of(&change));
-            apply(&change);
+            apply(Heard::Change(&change));
         }
     }
     for gone in shown.difference(&now) {
-        apply(&gone.removal());
+        apply(Heard::Change(&gone.removal()));
     }
     *shown = now;
     info!(listings = shown.len(), "following the cluster's lobby");
@@ -279,20 +370,25 @@ async fn follow_once(
         let Ok(payload) = message.get_payload::<String>() else {
             continue;
         };
-        let Ok(published) = serde_json::from_str::<Published>(&payload) else {
+        let Ok(batch) = serde_json::from_str::<Batch>(&payload) else {
             warn!("a lobby message this node cannot read");
             continue;
         };
-        if published.node == cluster.node {
+        if batch.node == cluster.node {
             continue;
         }
-        let listing = Listing::of(&published.change);
-        if is_removal(&published.change) {
-            shown.remove(&listing);
-        } else {
-            shown.insert(listing);
+        for change in &batch.changes {
+            let listing = Listing::of(change);
+            if is_removal(change) {
+                shown.remove(&listing);
+            } else {
+                shown.insert(listing);
+            }
+            apply(Heard::Change(change));
         }
-        apply(&published.change);
+        if let Some(totals) = batch.totals {
+            apply(Heard::Totals(&batch.node, totals));
+        }
     }
 }
 

@@ -4,10 +4,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use noughts_protocol::{GameId, RoomInfo, Variant};
+use noughts_protocol::{GameId, RoomInfo, Totals, Variant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::lobby::Heard;
 use super::{Cluster, ClusterError};
 use crate::lobby::Change;
 
@@ -102,6 +103,7 @@ fn relay(
         changes,
         republish,
         stop.clone(),
+        Totals::default,
     ));
     relay
 }
@@ -112,7 +114,11 @@ fn follow(node: &Cluster, stop: &CancellationToken) -> Arc<Mutex<Vec<Change>>> {
     let into = seen.clone();
     tokio::spawn(super::lobby::follow(
         node.clone(),
-        move |change: &Change| into.lock().unwrap().push(change.clone()),
+        move |heard| {
+            if let Heard::Change(change) = heard {
+                into.lock().unwrap().push(change.clone());
+            }
+        },
         Arc::default(),
         stop.clone(),
     ));
@@ -191,8 +197,144 @@ async fn nodes_share_one_lobby_and_a_gone_node_s_listings_are_removed() {
         ],
     )
     .await;
+    // The sweep forgets the node once its listings are gone; wait for that, not for a time.
+    for _ in 0..100 {
+        if b.gone_nodes().await.unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(b.gone_nodes().await.unwrap(), Vec::<String>::new());
     stop.cancel();
+}
+
+#[tokio::test]
+async fn a_node_publishes_a_bounded_number_of_lobby_messages_whatever_the_moves() {
+    use futures_util::StreamExt;
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let lease = Duration::from_secs(5);
+    let a = Cluster::join(&redis.url, "a", lease).await.unwrap();
+    let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
+    let stop = CancellationToken::new();
+    let mut channel = a.client.get_async_pubsub().await.unwrap();
+    channel.subscribe(super::lobby::CHANNEL).await.unwrap();
+    let mut messages = channel.into_on_message();
+    let seen = follow(&b, &stop);
+    let totals = Arc::new(Mutex::new(None));
+    let heard = totals.clone();
+    tokio::spawn(super::lobby::follow(
+        b.clone(),
+        move |said| {
+            if let Heard::Totals(node, totals) = said {
+                *heard.lock().unwrap() = Some((node.to_owned(), totals));
+            }
+        },
+        Arc::default(),
+        stop.clone(),
+    ));
+    let (relay, changes) = mpsc::unbounded_channel();
+    let local = || Totals {
+        online: 7,
+        games: 2,
+    };
+    tokio::spawn(super::lobby::relay(
+        a.clone(),
+        changes,
+        Arc::default(),
+        stop.clone(),
+        local,
+    ));
+    // Two listed games, 2,000 moves between them over about a second, and a room among them.
+    let started = tokio::time::Instant::now();
+    for moves in 0..1000u32 {
+        for id in [1, 2] {
+            relay.send(listed(id, moves)).unwrap();
+        }
+        if moves == 500 {
+            relay.send(room("AAAA-AAAA-AA")).unwrap();
+        }
+        if moves % 50 == 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    // Each game's last word, and the room, arrive; the totals with them.
+    until_seen_last(&seen, &[listed(1, 999), listed(2, 999)]).await;
+    assert!(seen.lock().unwrap().contains(&room("AAAA-AAAA-AA")));
+    let elapsed = started.elapsed();
+    let mut published = 0;
+    while let Ok(Some(_)) = tokio::time::timeout(Duration::from_millis(10), messages.next()).await {
+        published += 1;
+    }
+    // At most one batch of games and totals a second, and one of seeks and rooms every 50 ms.
+    let bound = (elapsed.as_secs_f64() + 1.0) * 1.0 + 3.0;
+    assert!(
+        f64::from(published) <= bound,
+        "{published} messages in {elapsed:?} for 2,000 moves"
+    );
+    for _ in 0..100 {
+        if totals.lock().unwrap().is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        *totals.lock().unwrap(),
+        Some((
+            "a".to_owned(),
+            Totals {
+                online: 7,
+                games: 2
+            }
+        ))
+    );
+    stop.cancel();
+}
+
+fn listed(id: u64, moves: u32) -> Change {
+    let seat = |name: &str| noughts_protocol::SeatInfo {
+        name: name.to_owned(),
+        player: None,
+        level: Some(noughts_protocol::Level::Perfect),
+        connected: true,
+        rating: None,
+    };
+    Change::Game {
+        game: noughts_protocol::GameInfo {
+            game: GameId(id),
+            variant: Variant::Classic,
+            kind: noughts_protocol::GameKind::War,
+            x: seat("x"),
+            o: seat("o"),
+            moves,
+            watchers: 0,
+            clock: None,
+            rated: false,
+        },
+    }
+}
+
+/// Waits until the last changes `seen` holds about each of `expected`'s games are `expected`.
+async fn until_seen_last(seen: &Mutex<Vec<Change>>, expected: &[Change]) {
+    for _ in 0..200 {
+        {
+            let seen = seen.lock().unwrap();
+            let last = |want: &Change| {
+                let Change::Game { game } = want else {
+                    return false;
+                };
+                let of_game =
+                    |c: &&Change| matches!(c, Change::Game { game: g } if g.game == game.game);
+                seen.iter().rev().find(of_game) == Some(want)
+            };
+            if expected.iter().all(last) {
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("saw {:?}, expected last {expected:?}", seen.lock().unwrap());
 }
 
 #[tokio::test]
@@ -283,7 +425,7 @@ async fn a_node_lists_its_rooms_again_after_redis_lost_everything() {
     let relay = relay(&a, republish.clone(), &stop);
     tokio::spawn(super::lobby::follow(
         a.clone(),
-        |_: &Change| {},
+        |_: Heard<'_>| {},
         republish,
         stop.clone(),
     ));

@@ -41,6 +41,14 @@ impl Client {
             ClientMessage::Logout => self.logout(&session, id).await,
             ClientMessage::SubscribeLobby => self.subscribe_lobby(&session, id),
             ClientMessage::UnsubscribeLobby => self.unsubscribe_lobby(&session, id),
+            ClientMessage::ListGames {
+                variant,
+                after,
+                limit,
+            } => {
+                self.list_games(variant, after, limit, id);
+                Ok(())
+            }
             ClientMessage::Seek {
                 variant,
                 clock,

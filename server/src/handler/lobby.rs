@@ -1,9 +1,11 @@
-//! The lobby: `subscribe_lobby` and `unsubscribe_lobby`. A subscriber gets the whole listing, then
-//! every change.
+//! The lobby: `subscribe_lobby` and `unsubscribe_lobby` (a subscriber gets the lobby, then its
+//! changes, gathered), and `list_games`, every listed game a page at a time.
 
 use std::sync::Arc;
 
-use noughts_protocol::RequestId;
+use noughts_protocol::{
+    GameId, LIST_GAMES_DEFAULT, LIST_GAMES_MAX, RequestId, ServerMessage, Variant,
+};
 
 use super::client::{Client, Reply};
 use crate::session::Session;
@@ -28,5 +30,19 @@ impl Client {
         self.shared.lobby.unsubscribe(self.out.conn);
         self.ok(id);
         Ok(())
+    }
+
+    /// One page of the listed games; a `limit` outside 1 to 100 is taken as the nearest of them.
+    pub(super) fn list_games(
+        &self,
+        variant: Option<Variant>,
+        after: Option<GameId>,
+        limit: Option<u32>,
+        id: Option<RequestId>,
+    ) {
+        let limit = limit.unwrap_or(LIST_GAMES_DEFAULT).clamp(1, LIST_GAMES_MAX);
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        let (games, next) = self.shared.lobby.page(variant, after, limit);
+        self.out.reply(id, ServerMessage::GameList { games, next });
     }
 }

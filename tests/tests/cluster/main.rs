@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use noughts_protocol::{ClientMessage, GameKind, ServerMessage, Variant};
 use noughts_server::{ClusterConfig, Config};
+use noughts_tests::lobby::LobbyView;
 use noughts_tests::redis::TestRedis;
 use noughts_tests::{Client, TestServer, alternate, test_config};
 
@@ -43,17 +44,17 @@ async fn lobby(node: &TestServer) -> (Vec<noughts_protocol::GameInfo>, usize, us
             games,
             rooms,
             seeks,
+            ..
         } => (games, rooms.len(), seeks.len()),
         other => panic!("a lobby snapshot, got {other:?}"),
     }
 }
 
-/// A player on `node` following the lobby, past its snapshot.
-async fn follower(node: &TestServer, name: &str) -> Client {
+/// A player on `node` following the lobby, with the lobby as it knows it.
+async fn follower(node: &TestServer, name: &str) -> (Client, LobbyView) {
     let mut client = node.join(name).await;
-    let snapshot = client.request(1, ClientMessage::SubscribeLobby).await;
-    assert!(matches!(snapshot, ServerMessage::Lobby { .. }));
-    client
+    let view = client.follow_lobby(1).await;
+    (client, view)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -107,17 +108,19 @@ async fn rooms_and_seeks_made_on_one_node_are_listed_on_every_node_until_they_go
     let mut on_c = follower(&nodes[2], "cy").await;
     let mut host = nodes[0].join("ada").await;
     let code = host.create_room(2, Variant::Four, false).await;
-    for follower in [&mut on_b, &mut on_c] {
-        follower
-            .until(|m| matches!(m, ServerMessage::LobbyRoom { room } if room.code == code))
+    for (client, view) in [&mut on_b, &mut on_c] {
+        client
+            .lobby_until(view, |view| view.rooms.contains_key(&code))
             .await;
     }
     host.request(3, ClientMessage::CloseRoom { code: code.clone() })
         .await;
-    on_c.until(|m| matches!(m, ServerMessage::LobbyRoomRemoved { code: c } if *c == code))
+    let (client, view) = &mut on_c;
+    client
+        .lobby_until(view, |view| !view.rooms.contains_key(&code))
         .await;
     // A seek on the second node shows on the first, and goes when it is withdrawn.
-    let mut on_a = follower(&nodes[0], "al").await;
+    let (mut on_a, mut view) = follower(&nodes[0], "al").await;
     let mut seeker = nodes[1].join("sam").await;
     let seek = ClientMessage::Seek {
         variant: Variant::Cube,
@@ -125,15 +128,12 @@ async fn rooms_and_seeks_made_on_one_node_are_listed_on_every_node_until_they_go
         rated: false,
     };
     seeker.send(seek).await;
-    let ServerMessage::LobbySeek { seek } = on_a
-        .until(|m| matches!(m, ServerMessage::LobbySeek { .. }))
-        .await
-    else {
-        unreachable!()
-    };
+    on_a.lobby_until(&mut view, |view| !view.seeks.is_empty())
+        .await;
+    let seek = view.seeks.values().next().cloned().unwrap();
     assert_eq!((seek.name.as_str(), seek.variant), ("sam", Variant::Cube));
     seeker.send(ClientMessage::CancelSeek).await;
-    on_a.until(|m| matches!(m, ServerMessage::LobbySeekRemoved { seek: s } if *s == seek.seek))
+    on_a.lobby_until(&mut view, |view| view.seeks.is_empty())
         .await;
 }
 

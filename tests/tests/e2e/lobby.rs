@@ -8,12 +8,8 @@ use noughts_tests::{TestServer, test_config};
 async fn a_private_room_is_joined_by_code_and_never_listed() {
     let server = TestServer::start(test_config()).await;
     let mut lobby = server.join("lurker").await;
-    let ServerMessage::Lobby { rooms, games, .. } =
-        lobby.request(1, ClientMessage::SubscribeLobby).await
-    else {
-        panic!("lobby");
-    };
-    assert!(rooms.is_empty() && games.is_empty());
+    let mut view = lobby.follow_lobby(1).await;
+    assert!(view.rooms.is_empty() && view.games.is_empty());
 
     let mut host = server.join("host").await;
     let code = host.create_room(1, Variant::Classic, true).await;
@@ -74,27 +70,50 @@ async fn a_private_room_is_joined_by_code_and_never_listed() {
     else {
         panic!("room_created");
     };
-    loop {
-        match lobby.next().await.message {
-            ServerMessage::LobbyRoom { room } if room.code == public_code => break,
-            ServerMessage::LobbyRoom { room } => panic!("private room listed: {room:?}"),
-            ServerMessage::LobbyGame { game } if game.game == state.game => {
-                panic!("a private game is listed: {game:?}")
-            }
-            _ => {}
-        }
-    }
-    // The code is the room's name in the lobby; joining it removes it.
+    lobby
+        .lobby_until(&mut view, |view| view.rooms.contains_key(&public_code))
+        .await;
+    assert_eq!(
+        view.rooms.len(),
+        1,
+        "only the public room is listed: {view:?}"
+    );
+    // The code is the room's name in the lobby; joining it removes it, and its game is shown.
     let mut joiner = server.join("joiner").await;
-    joiner
+    let ServerMessage::GameState(public) = joiner
         .request(
             2,
             ClientMessage::JoinRoom {
                 code: public_code.clone(),
             },
         )
-        .await;
+        .await
+    else {
+        panic!("join_room answers with the game");
+    };
     lobby
-        .saw(|m| matches!(m, ServerMessage::LobbyRoomRemoved { code } if *code == public_code))
+        .lobby_until(&mut view, |view| {
+            !view.rooms.contains_key(&public_code) && view.games.contains_key(&public.game)
+        })
         .await;
+    assert!(
+        !view.games.contains_key(&state.game),
+        "a private game is shown"
+    );
+    // Browsing every live game finds the public one and never the private one.
+    let reply = lobby
+        .request(
+            3,
+            ClientMessage::ListGames {
+                variant: None,
+                after: None,
+                limit: None,
+            },
+        )
+        .await;
+    let ServerMessage::GameList { games, next } = reply else {
+        panic!("game_list, got {reply:?}");
+    };
+    let ids: Vec<_> = games.iter().map(|game| game.game).collect();
+    assert_eq!((ids, next), (vec![public.game], None));
 }

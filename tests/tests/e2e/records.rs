@@ -301,23 +301,20 @@ async fn war_games_go_on_after_a_restart() {
     };
     let mut server = TestServer::start(config()).await;
     let mut eve = server.join("eve").await;
-    eve.request(1, ClientMessage::SubscribeLobby).await;
-    let seen = eve
-        .until(|m| matches!(m, ServerMessage::LobbyGame { game } if game.moves >= 2))
-        .await;
-    let ServerMessage::LobbyGame { game: before } = seen else {
-        unreachable!()
-    };
+    let mut view = eve.follow_lobby(1).await;
+    eve.lobby_until(&mut view, |view| {
+        view.games.values().any(|game| game.moves >= 2)
+    })
+    .await;
+    let before = view.games.values().next().cloned().expect("the war game");
     server.shut_down().await.unwrap();
 
     let server = TestServer::start(config()).await;
     let mut eve = server.join("eve").await;
-    let reply = eve.request(1, ClientMessage::SubscribeLobby).await;
-    let ServerMessage::Lobby { games, .. } = reply else {
-        panic!("{reply:?}")
-    };
-    let wars: Vec<_> = games
-        .iter()
+    let mut view = eve.follow_lobby(1).await;
+    eve.lobby_until(&mut view, |view| !view.games.is_empty())
+        .await;
+    let wars: Vec<_> = (view.games.values())
         .filter(|g| g.kind == noughts_protocol::GameKind::War)
         .collect();
     assert_eq!(wars.len(), 1, "the restored war game, and no second one");

@@ -14,14 +14,11 @@ async fn a_watcher_joins_midway_and_sees_every_move_in_order() {
     let (mut x, mut o, state) = quick_match(&server.url(), Variant::Classic).await;
     let game = state.game;
     let mut lobby = server.join("lurker").await;
-    let ServerMessage::Lobby { games, .. } = lobby.request(1, ClientMessage::SubscribeLobby).await
-    else {
-        panic!("subscribe_lobby answers with the lobby");
-    };
-    let listed = games
-        .iter()
-        .find(|g| g.game == game)
-        .expect("the game is listed");
+    let mut view = lobby.follow_lobby(1).await;
+    lobby
+        .lobby_until(&mut view, |view| view.games.contains_key(&game))
+        .await;
+    let listed = &view.games[&game];
     assert_eq!((listed.watchers, listed.moves), (0, 0));
     assert_eq!(listed.kind, GameKind::Human);
 
@@ -48,7 +45,7 @@ async fn a_watcher_joins_midway_and_sees_every_move_in_order() {
 
     // The lobby sees the watcher arrive.
     lobby
-        .saw(|m| matches!(m, ServerMessage::LobbyGame { game: g } if g.game == game && g.watchers == 1))
+        .lobby_until(&mut view, |view| view.games[&game].watchers == 1)
         .await;
 
     // A watcher may not move.
@@ -165,14 +162,15 @@ async fn war_games_run_from_the_start_and_a_new_one_follows_each_end() {
     config.war_restart_delay = Duration::from_millis(200);
     let server = TestServer::start(config).await;
     let mut client = server.join("spectator").await;
-    let ServerMessage::Lobby { games, .. } = client.request(1, ClientMessage::SubscribeLobby).await
-    else {
-        panic!("lobby");
-    };
-    let war = games
-        .iter()
-        .find(|g| g.kind == GameKind::War && g.variant == Variant::Classic)
-        .expect("a classic war game is listed as soon as the server starts");
+    let mut view = client.follow_lobby(1).await;
+    let is_war =
+        |g: &noughts_protocol::GameInfo| g.kind == GameKind::War && g.variant == Variant::Classic;
+    client
+        .lobby_until(&mut view, |view| view.games.values().any(is_war))
+        .await;
+    let war = (view.games.values().find(|g| is_war(g)))
+        .expect("a classic war game is listed once the server starts")
+        .clone();
     assert!(war.x.level.is_some() && war.o.level.is_some());
     let first = war.game;
     let ServerMessage::GameState(snapshot) = client
@@ -197,9 +195,10 @@ async fn war_games_run_from_the_start_and_a_new_one_follows_each_end() {
     }
     // A new one starts after it.
     client
-        .saw(|m| {
-            matches!(m, ServerMessage::LobbyGame { game }
-                if game.kind == GameKind::War && game.variant == Variant::Classic && game.game != first)
+        .lobby_until(&mut view, |view| {
+            view.games
+                .values()
+                .any(|game| is_war(game) && game.game != first)
         })
         .await;
 }

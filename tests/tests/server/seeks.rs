@@ -32,24 +32,19 @@ async fn seeks_that_do_not_meet_are_listed_and_one_is_accepted_on_its_terms() {
     let server = TestServer::start(test_config()).await;
     let url = server.url();
     let mut watcher = Client::join(&url, "carol").await;
-    let ServerMessage::Lobby { seeks, .. } =
-        watcher.request(1, ClientMessage::SubscribeLobby).await
-    else {
-        panic!("a lobby snapshot")
-    };
-    assert!(seeks.is_empty());
+    let mut lobby = watcher.follow_lobby(1).await;
+    assert!(lobby.seeks.is_empty());
     let mut ada = Client::join(&url, "ada").await;
     let mut bob = Client::join(&url, "bob").await;
     let ada_seek = seek(&mut ada, 2, Some(BLITZ)).await;
     let bob_seek = seek(&mut bob, 3, None).await;
     // Different clocks: neither meets the other, and the lobby shows both with their terms.
+    watcher
+        .lobby_until(&mut lobby, |view| view.seeks.len() == 2)
+        .await;
+    assert_eq!(lobby.seeks_total, 2);
     for (expected, name, clock) in [(ada_seek, "ada", Some(BLITZ)), (bob_seek, "bob", None)] {
-        let ServerMessage::LobbySeek { seek } = watcher
-            .until(|m| matches!(m, ServerMessage::LobbySeek { .. }))
-            .await
-        else {
-            unreachable!()
-        };
+        let seek = &lobby.seeks[&expected];
         assert_eq!(
             (
                 seek.seek,
@@ -86,17 +81,10 @@ async fn seeks_that_do_not_meet_are_listed_and_one_is_accepted_on_its_terms() {
     let ada_state = ada.game_state().await;
     assert_eq!(ada_state.game, state.game);
     // Both seeks are over: ada's was taken, bob's own withdrawn as he has a game now.
-    let mut removed = Vec::new();
-    while removed.len() < 2 {
-        if let ServerMessage::LobbySeekRemoved { seek } = watcher
-            .until(|m| matches!(m, ServerMessage::LobbySeekRemoved { .. }))
-            .await
-        {
-            removed.push(seek);
-        }
-    }
-    removed.sort();
-    assert_eq!(removed, [ada_seek, bob_seek]);
+    watcher
+        .lobby_until(&mut lobby, |view| view.seeks.is_empty())
+        .await;
+    assert_eq!(lobby.seeks_total, 0);
     late.expect_error(
         7,
         ClientMessage::AcceptSeek { seek: ada_seek },
@@ -112,21 +100,27 @@ async fn a_seek_leaves_the_lobby_when_withdrawn_or_when_its_seeker_goes() {
     let server = TestServer::start(test_config()).await;
     let url = server.url();
     let mut watcher = Client::join(&url, "carol").await;
-    watcher.request(1, ClientMessage::SubscribeLobby).await;
+    let mut lobby = watcher.follow_lobby(1).await;
     let mut ada = Client::join(&url, "ada").await;
     let first = seek(&mut ada, 2, None).await;
+    watcher
+        .lobby_until(&mut lobby, |view| view.seeks.contains_key(&first))
+        .await;
     assert_eq!(
         ada.request(3, ClientMessage::CancelSeek).await,
         ServerMessage::Ok
     );
+    watcher
+        .lobby_until(&mut lobby, |view| view.seeks.is_empty())
+        .await;
     let second = seek(&mut ada, 4, None).await;
+    watcher
+        .lobby_until(&mut lobby, |view| view.seeks.contains_key(&second))
+        .await;
     drop(ada);
-    for expected in [first, second] {
-        let removed = watcher
-            .until(|m| matches!(m, ServerMessage::LobbySeekRemoved { .. }))
-            .await;
-        assert_eq!(removed, ServerMessage::LobbySeekRemoved { seek: expected });
-    }
+    watcher
+        .lobby_until(&mut lobby, |view| view.seeks.is_empty())
+        .await;
     let ServerMessage::Lobby { seeks, .. } =
         watcher.request(5, ClientMessage::SubscribeLobby).await
     else {
