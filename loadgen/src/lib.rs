@@ -51,7 +51,6 @@ pub mod peer;
 pub mod relay;
 pub mod report;
 pub mod site;
-pub mod site;
 pub mod sizes;
 pub mod soak;
 pub mod stamp;

@@ -80,12 +80,10 @@ function more(/** @type {number} */ shown, /** @type {number} */ total, /** @typ
   return total > shown ? el("p", { class: "dim", id }, `and ${total - shown} more`) : null;
 }
 
-/** The lobby's totals: people online, games in play, and per variant. */
+/** The lobby's totals: the connections open to the site, the games in play. */
 function totalsLine(/** @type {any} */ totals) {
   if (!totals) return null;
-  const per = Object.entries(totals.variants ?? {}).map(([variant, n]) => `${variant} ${n}`).join(", ");
-  return el("p", { id: "totals", class: "dim" },
-    `${totals.players} online · ${totals.games} games in play${per ? ` (${per})` : ""}`);
+  return el("p", { id: "totals", class: "dim" }, `${totals.online} online · ${totals.games} games in play`);
 }
 
 /**

@@ -84,7 +84,7 @@ export class Connection {
   /** @param {string | null} token */
   hello(token) {
     /** @type {any} */
-    const hello = { type: "hello", id: this.nextId++, protocol: 1, name: storedName() };
+    const hello = { type: "hello", id: this.nextId++, protocol: 2, name: storedName() };
     if (token) hello.token = token;
     this.ws?.send(JSON.stringify(hello));
   }

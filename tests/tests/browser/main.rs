@@ -5,6 +5,7 @@
 
 mod address;
 mod audit;
+mod browse;
 mod calls;
 mod churn;
 mod keyboard;
