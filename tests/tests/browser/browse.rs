@@ -46,11 +46,22 @@ async fn every_live_game_is_browsed_a_page_at_a_time_with_a_variant_filter() {
         }
         players.push(player);
     }
+    // 45 public rooms (three a host): more than the lobby holds.
+    for h in 0..15 {
+        let mut host = Client::join(&server.url(), &format!("h{h}")).await;
+        for r in 0..3 {
+            host.create_room(r + 1, Variant::Classic, false).await;
+        }
+        players.push(host);
+    }
     let client = driver.session().await;
     let url = server.url().replace("ws://", "http://");
     open(&client, &url).await;
-    // The lobby's totals: the connections open (four players and the page), every game in play.
-    wait_for_text(&client, "#totals", |t| t == "5 online · 24 games in play").await;
+    // The lobby's totals: the connections open (four players, fifteen hosts and the page), every game in play.
+    wait_for_text(&client, "#totals", |t| t == "20 online · 24 games in play").await;
+    // The lobby holds the newest 40 rooms and says how many more there are.
+    wait_for(&client, "#rooms li:nth-child(40)").await;
+    wait_for_text(&client, "#rooms-more", |t| t == "and 5 more").await;
     click(&client, "#browse-games").await;
     wait_for_fragment(&client, "games").await;
     wait_for(&client, "#browse-list li:nth-child(20)").await;
