@@ -1,20 +1,28 @@
 // @ts-check
 /**
  * The browser client: the lobby, games, chat, history and replays, over the protocol in
- * PROTOCOL.md. One state, changed by the server's messages and the player's clicks, drawn again
- * after each change. Deep links: #room=CODE joins a private room, #game=ID watches a game,
- * #replay=ID replays a finished one.
+ * PROTOCOL.md. One state, changed by the server's messages and the player's clicks; each change
+ * builds the view afresh and morphs it into the page, so that only what changed is touched.
+ * Every view has its own address (`#game=ID`, `#replay=ID`, `#history`, `#leaderboard=VARIANT`,
+ * `#games` for all live games, the lobby at `/`), and Back and Forward move between them;
+ * `#room=CODE` joins a private room. The lobby is followed only while it is shown.
  */
 
 import { Connection, storedName, storeName } from "./net.js";
-import { cellName, renderBoard } from "./board.js";
-import { CLOCKS, chosen, clockSpec, clockText, el, resultText, seatText, select } from "./views.js";
+import { cellName, focusBoard } from "./board.js";
+import { gameView, headline, howText } from "./game.js";
+import { applyLobbyUpdate, browseView, lobbyView } from "./lobby.js";
+import { historyView, leaderboardView } from "./records.js";
+import { replayView, stepReplay } from "./replay.js";
+import { chime, muted, setMuted } from "./sound.js";
+import { clockText, el, morph } from "./views.js";
 
 /** Uncaught errors and rejections, kept where the browser tests (and anyone curious) look. */
 const errors = /** @type {string[]} */ ([]);
 /** @type {any} */ (window).noughtsErrors = errors;
 window.addEventListener("error", (event) => errors.push(String(event.message)));
 window.addEventListener("unhandledrejection", (event) => errors.push(String(event.reason)));
+document.addEventListener("securitypolicyviolation", (event) => errors.push(`blocked by the CSP: ${event.violatedDirective}`));
 
 const state = {
   /** @type {number | null} */ player: null,
@@ -22,45 +30,109 @@ const state = {
   /** @type {Map<string, any>} */ rooms: new Map(),
   /** @type {Map<number, any>} */ listed: new Map(),
   /** @type {Map<number, any>} */ games: new Map(),
-  /** @type {number | null} */ current: null,
-  /** @type {"lobby" | "game" | "history" | "replay"} */ view: "lobby",
+  /** The game or replay the view shows (or waits for). @type {number | null} */ current: null,
+  /** @type {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse"} */ view: "lobby",
+  /** The variant "My games" and the leaderboard show. */ recordsVariant: "classic",
   /** @type {"players" | "spectators"} */ chatTab: "players",
   /** @type {any} */ seeking: null,
   /** @type {string | null} */ room: null,
   /** @type {any[]} */ history: [],
   /** @type {any} */ replay: null,
   /** @type {any[]} */ leaderboard: [],
-  deepLinkDone: false,
+  /** A `#room=` link is being followed: the address waits for the game it starts. */ joining: false,
+  /** The address last followed; until the first, the page keeps the address it was opened at. @type {string | null} */ followed: null,
+  /** Connected and welcomed. */ online: false,
+  /** Following the lobby (subscribed): only while it is shown, or while a war game's watcher waits for the next. */ following: false,
+  /** A finished war game's watcher waits for the lobby to list the next one. */ awaitingWar: false,
+  /** How many seeks and rooms there are, beyond those held. */ seeksTotal: 0, roomsTotal: 0,
+  /** People online, games in play, games per variant. @type {any} */ totals: null,
+  /** Browsing all live games: the filter, the cursors of the pages before, the page, the next cursor. */
+  browse: { variant: "", cursors: /** @type {(number | undefined)[]} */ ([]), after: /** @type {number | undefined} */ (undefined), games: /** @type {any[]} */ ([]), next: /** @type {number | undefined} */ (undefined), loading: false },
+  /** The name asked for by a rename, until the welcome that answers it. @type {string | null} */ renaming: null,
+  /** A move was tried while offline (said on the board until the connection is back). */ unsent: false,
+  /** The address the notice belongs to: it leaves when the player moves on. */ noticeAt: "",
 };
 
 const main = /** @type {HTMLElement} */ (document.getElementById("main"));
 const statusLine = /** @type {HTMLElement} */ (document.getElementById("status"));
 const notice = /** @type {HTMLElement} */ (document.getElementById("notice"));
+const announcer = /** @type {HTMLElement} */ (document.getElementById("announce"));
 const nameInput = /** @type {HTMLInputElement} */ (document.getElementById("name"));
+const muteButton = /** @type {HTMLButtonElement} */ (document.getElementById("mute"));
+
+/** The mute switch: pressed while the chimes are muted. */
+function showMute() {
+  muteButton.setAttribute("aria-pressed", String(muted()));
+}
+muteButton.addEventListener("click", () => {
+  setMuted(!muted());
+  showMute();
+});
+showMute();
 
 const net = new Connection(onMessage, (status) => {
   statusLine.textContent = status;
   statusLine.dataset.status = status;
+  state.online = status === "online";
+  if (state.online) state.unsent = false;
+  render();
 });
 
 nameInput.value = storedName();
+// A new name keeps the player: the hello carries the token, so the games and ratings stay.
+// Starting afresh as a new player is a separate, explicit action (`startAfresh`).
 nameInput.addEventListener("change", () => {
   const name = nameInput.value.trim();
   if (!name) return;
   storeName(name);
-  // A player keeps the name it started with: a new name is a new player.
-  localStorage.removeItem("noughts.token");
+  state.renaming = name;
   net.reconnect();
 });
 
-window.addEventListener("hashchange", () => {
-  state.deepLinkDone = false;
-  followDeepLink();
-});
+/** Forgets this browser's player and comes back as a new one (no games, no ratings). */
+function startAfresh() {
+  localStorage.removeItem("noughts.token");
+  state.games.clear();
+  state.history = [];
+  say("Starting afresh as a new player…");
+  net.reconnect();
+}
 
-/** @param {string} text */
-function say(text) {
-  notice.textContent = text;
+/** After a rename, says what became of the name: taken, or kept by the server. */
+function renamed(/** @type {any} */ welcome) {
+  const asked = state.renaming;
+  state.renaming = null;
+  if (!asked) return;
+  if (welcome.name === asked) {
+    say(`You are now ${asked}: the same player, with your games and ratings.`);
+    return;
+  }
+  storeName(welcome.name);
+  notice.replaceChildren(
+    `Your name stays ${welcome.name}: this server keeps the name a player started with, and you are still the same player, with your games and ratings. To play as ${asked}, start afresh as a new player (without them). `,
+    el("button", { type: "button", id: "start-afresh", onclick: () => { storeName(asked); startAfresh(); } }, `Start afresh as ${asked}`));
+  state.noticeAt = addressOf();
+}
+
+// Back and Forward fire both events (and a typed address may fire either): the address is
+// followed once per change.
+window.addEventListener("popstate", () => followAddress());
+window.addEventListener("hashchange", () => followAddress());
+
+/**
+ * Says `text` under the page until the player moves to another view; `details` (an error's code
+ * and the server's words) goes on a second, smaller line.
+ * @param {string} text
+ * @param {string} [details]
+ */
+function say(text, details) {
+  notice.replaceChildren(text, ...(details ? [el("small", { class: "details" }, details)] : []));
+  state.noticeAt = addressOf();
+}
+
+/** Tells a screen reader what just happened on the board (the live region outside `main`). */
+function announce(/** @type {string} */ text) {
+  announcer.textContent = text;
 }
 
 /** @param {any} message */
@@ -69,48 +141,93 @@ function onMessage(message) {
     case "welcome":
       state.player = message.player;
       nameInput.value = message.name;
-      net.send({ type: "subscribe_lobby" });
-      followDeepLink();
+      renamed(message);
+      // A new connection follows nothing yet: `followLobby` subscribes if the lobby is shown.
+      state.following = false;
+      followAddress();
       break;
-    case "error":
-      say(`${message.code}: ${message.message}`);
-      if (message.code === "no_such_room") state.room = null;
-      break;
+    case "error": onError(message); break;
     case "lobby":
       state.seeks = new Map(message.seeks.map((/** @type {any} */ s) => [s.seek, s]));
       state.rooms = new Map(message.rooms.map((/** @type {any} */ r) => [r.code, r]));
       state.listed = new Map(message.games.map((/** @type {any} */ g) => [g.game, g]));
+      state.seeksTotal = message.seeks_total;
+      state.roomsTotal = message.rooms_total;
+      state.totals = message.totals;
       break;
-    case "lobby_game": state.listed.set(message.game.game, message.game); break;
-    case "lobby_game_removed": state.listed.delete(message.game); break;
-    case "lobby_room": state.rooms.set(message.room.code, message.room); break;
-    case "lobby_room_removed": state.rooms.delete(message.code); break;
-    case "lobby_seek": state.seeks.set(message.seek.seek, message.seek); break;
-    case "lobby_seek_removed": state.seeks.delete(message.seek); break;
+    case "lobby_update": applyLobbyUpdate(state, message); break;
     case "seeking": state.seeking = message; break;
     case "room_created": state.room = message.code; break;
     case "game_state": onGameState(message); break;
-    case "history": state.history = message.games; state.view = "history"; break;
-    case "game_record": state.replay = { record: message, ply: message.moves.length }; state.view = "replay"; break;
+    case "history": state.history = message.games; break;
+    case "game_record":
+      state.replay = { record: message, ply: message.moves.length };
+      if (state.view === "replay" && state.current === message.game) break;
+      show("replay", message.game);
+      break;
     case "leaderboard": state.leaderboard = message.players; break;
+    case "game_list":
+      state.browse.games = message.games;
+      state.browse.next = message.next;
+      state.browse.loading = false;
+      break;
     case "ok": case "pong": return;
     default: if (!onUpdate(message)) return;
   }
-  // The lobby changes all the time (war games move every second): redraw for it only when it is
-  // on screen, so what the player is looking at stays put.
+  // The lobby is followed only while shown; a snapshot or update that arrives as the player
+  // leaves it changes nothing on screen.
   if (message.type.startsWith("lobby") && state.view !== "lobby") return;
   render();
 }
 
+/** An error: said, and where it ends a wait for a linked game or replay, back to the lobby. */
+function onError(/** @type {any} */ message) {
+  if (message.code === "no_such_room") {
+    state.room = null;
+    if (state.joining) {
+      state.joining = false;
+      history.replaceState(null, "", location.pathname);
+      say("That invite has expired: its room has closed, or its game has already started.", `${message.code}: ${message.message}`);
+      return;
+    }
+  }
+  if (message.code === "no_such_game" && state.current !== null) {
+    // A linked game that has ended is still there to replay.
+    if (state.view === "game" && !state.games.has(state.current)) {
+      history.replaceState(null, "", `#replay=${state.current}`);
+      state.view = "replay";
+      net.send({ type: "game_record", game: state.current });
+      return;
+    }
+    if (state.view === "replay" && state.replay?.record.game !== state.current) {
+      history.replaceState(null, "", location.pathname);
+      show("lobby", null);
+      say(`There is no game #${state.current} to show.`);
+      return;
+    }
+  }
+  say(errorWords(message.code), `${message.code}: ${message.message}`);
+}
+
 /** A game's whole state: shown if it is ours or asked for. */
 function onGameState(/** @type {any} */ message) {
+  const held = state.games.get(message.game);
+  message.you ??= held?.you;
   message.receivedAt = performance.now();
   state.games.set(message.game, message);
   state.seeking = null;
   state.room = null;
-  if (message.you || state.current === null || state.current === message.game || state.view !== "game") {
-    state.current = message.game;
-    state.view = "game";
+  const wanted = state.view === "game" && state.current === message.game;
+  if (wanted || (message.you && !message.result) || (state.view === "lobby" && state.current === message.game)) {
+    if (state.joining) {
+      state.joining = false;
+      history.replaceState(null, "", `#game=${message.game}`);
+    }
+    show("game", message.game);
+    if (!wanted && message.you) {
+      announce(`Game #${message.game} started, you play ${message.you.toUpperCase()}. ${message.to_move === message.you ? "Your move." : ""}`);
+      if (message.moves.length === 0 && !message.rematch_of) chime("match");
+    }
   }
 }
 
@@ -119,6 +236,9 @@ function onUpdate(/** @type {any} */ message) {
   const game = state.games.get(message.game);
   if (!game || message.seq === undefined || message.seq <= game.seq) return false;
   game.seq = message.seq;
+  // A note (an offer declined) belongs to the moment: the next move or the end takes it away.
+  if (["moved", "game_over", "taken_back"].includes(message.type)) game.note = null;
+  const shown = state.view === "game" && state.current === message.game;
   switch (message.type) {
     case "moved":
       game.board = message.board;
@@ -126,6 +246,11 @@ function onUpdate(/** @type {any} */ message) {
       game.to_move = message.to_move ?? null;
       game.offer = null;
       setClocks(game, message.clocks);
+      if (game.you && game.to_move === game.you) chime("move");
+      if (shown) {
+        const yours = game.you && game.to_move === game.you ? " Your move." : "";
+        announce(`${message.mark.toUpperCase()} ${cellName(game.variant, message.cell)}.${yours}`);
+      }
       break;
     case "game_over":
       game.board = message.board;
@@ -134,13 +259,17 @@ function onUpdate(/** @type {any} */ message) {
       game.to_move = null;
       game.offer = null;
       setClocks(game, message.clocks ?? (game.clocks ? { ...game.clocks, running: null } : null));
+      if (shown) {
+        const mine = game.you && game.ratings ? ` Your rating ${game.ratings[game.you].rating}.` : "";
+        announce(`${headline(game)}, ${howText(game.result, game.variant)}.${mine}`);
+      }
       break;
     case "presence": game[message.mark].connected = message.connected; break;
     case "watchers": game.watchers = message.count; break;
     case "chat": game.chat.push({ from: message.from, mark: message.mark, text: message.text }); break;
     case "rematch_offered": game.rematchBy = message.by; break;
     case "offered": game.offer = { by: message.by, offer: message.offer }; break;
-    case "declined": game.offer = null; say(`the ${message.offer} offer was declined`); break;
+    case "declined": game.offer = null; game.note = `The ${message.offer} offer was declined.`; break;
     case "taken_back":
       game.board = message.board;
       game.moves = message.moves;
@@ -149,7 +278,7 @@ function onUpdate(/** @type {any} */ message) {
       setClocks(game, message.clocks);
       break;
   }
-  return state.view === "game" && state.current === message.game;
+  return shown;
 }
 
 function setClocks(/** @type {any} */ game, /** @type {any} */ clocks) {
@@ -159,271 +288,264 @@ function setClocks(/** @type {any} */ game, /** @type {any} */ clocks) {
   }
 }
 
-/** What a deep link in the address asks for, once connected. */
-function followDeepLink() {
-  if (state.deepLinkDone || state.player === null) return;
-  state.deepLinkDone = true;
+// ——— Addresses ———
+
+/** The address of what is shown. */
+function addressOf() {
+  switch (state.view) {
+    case "game": return `#game=${state.current}`;
+    case "replay": return `#replay=${state.current}`;
+    case "history": return "#history";
+    case "leaderboard": return `#leaderboard=${state.recordsVariant}`;
+    case "browse": return state.browse.variant ? `#games=${state.browse.variant}` : "#games";
+    default: return "";
+  }
+}
+
+/**
+ * Shows `view` (of the game or replay `current`); leaving a watched game stops watching it.
+ * @param {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse"} view
+ * @param {number | null} current
+ */
+function show(view, current) {
+  const before = state.view === "game" && state.current !== null ? state.games.get(state.current) : null;
+  if (before && (view !== "game" || current !== before.game) && !before.you && !before.result) {
+    net.send({ type: "unwatch", game: before.game });
+    state.games.delete(before.game);
+  }
+  state.view = view;
+  state.current = current;
+  state.awaitingWar = false;
+}
+
+/** Goes where the address says: the lobby, a game, a replay, the history; joins a linked room. */
+function followAddress() {
+  if (state.player === null || state.followed === location.href) return;
+  state.followed = location.href;
   const link = new URLSearchParams(location.hash.slice(1));
   const room = link.get("room");
   const game = Number(link.get("game"));
   const replay = Number(link.get("replay"));
-  if (room) net.send({ type: "join_room", code: room });
-  else if (game) net.send({ type: "watch", game, ...(link.get("code") ? { code: link.get("code") } : {}) });
-  else if (replay) net.send({ type: "game_record", game: replay });
-}
-
-// ——— Drawing ———
-
-function render() {
-  // What the player was typing, choosing and pointing at survives the redraw.
-  const fields = [...main.querySelectorAll("input[id], select[id]")].map((node) => {
-    const field = /** @type {HTMLInputElement} */ (node);
-    return [field.id, field.type === "checkbox" ? field.checked : field.value];
-  });
-  const focusedId = document.activeElement instanceof HTMLElement ? document.activeElement.id : "";
-  const view = state.view === "game" && state.current !== null && state.games.has(state.current)
-    ? gameView(state.games.get(state.current))
-    : state.view === "history" ? historyView()
-    : state.view === "replay" && state.replay ? replayView()
-    : lobbyView();
-  main.replaceChildren(view);
-  for (const [id, value] of fields) {
-    const field = /** @type {HTMLInputElement | null} */ (document.getElementById(String(id)));
-    if (!field) continue;
-    if (typeof value === "boolean") field.checked = value;
-    else field.value = value;
+  if (room) {
+    state.joining = true;
+    show("lobby", null);
+    net.send({ type: "join_room", code: room });
+  } else if (game) {
+    if (!(state.view === "game" && state.current === game)) {
+      show("game", game);
+      if (!state.games.has(game)) net.send({ type: "watch", game, ...(link.get("code") ? { code: link.get("code") } : {}) });
+    }
+  } else if (replay) {
+    show("replay", replay);
+    if (state.replay?.record.game !== replay) net.send({ type: "game_record", game: replay });
+  } else if (link.has("games")) {
+    browse(link.get("games") ?? "");
+  } else if (link.get("leaderboard")) {
+    state.recordsVariant = String(link.get("leaderboard"));
+    show("leaderboard", null);
+    net.send({ type: "leaderboard", variant: state.recordsVariant });
+  } else if (location.hash === "#history") {
+    show("history", null);
+    net.send({ type: "history", limit: 100 });
+  } else {
+    show("lobby", null);
   }
-  if (focusedId) document.getElementById(focusedId)?.focus();
-  tick();
-}
-
-function lobbyView() {
-  const variants = [["classic", "classic"], ["four", "four"], ["cube", "cube"], ["qubic", "qubic"]];
-  const play = el("section", { class: "panel", "aria-label": "play" },
-    el("h2", {}, "Play"),
-    select("Variant", /** @type {[string, any][]} */ (variants), "variant"),
-    select("Clock", /** @type {[string, any][]} */ (CLOCKS), "clock"),
-    el("label", {}, el("input", { type: "checkbox", id: "rated" }), " rated"),
-    el("div", { class: "row" },
-      el("button", { id: "quick-match", type: "button", onclick: () => seek() }, "Quick match"),
-      state.seeking ? el("span", {}, "Looking for an opponent… ",
-        el("button", { type: "button", onclick: () => { net.send({ type: "cancel_seek" }); state.seeking = null; render(); } }, "Cancel")) : null),
-    el("div", { class: "row" },
-      select("AI level", [["easy", "easy"], ["medium", "medium"], ["hard", "hard"], ["perfect", "perfect"], ["random", "random"]], "level"),
-      select("Side", [["X (first)", "x"], ["O", "o"], ["random", "random"]], "side"),
-      el("button", { id: "play-ai", type: "button", onclick: () => playAi() }, "Play the AI")),
-    el("div", { class: "row" },
-      el("label", {}, el("input", { type: "checkbox", id: "private", checked: true }), " private"),
-      el("button", { id: "create-room", type: "button", onclick: () => createRoom() }, "Create a room")),
-    state.room ? roomBox(state.room) : null,
-    el("div", { class: "row" },
-      el("label", {}, "Invite code ", el("input", { id: "code", autocomplete: "off", maxlength: "16" })),
-      el("button", { id: "join", type: "button", onclick: () => joinRoom() }, "Join")),
-    el("div", { class: "row" },
-      el("button", { id: "history", type: "button", onclick: () => net.send({ type: "history" }) }, "My games"),
-      el("button", { id: "leaderboard", type: "button", onclick: () => net.send({ type: "leaderboard", variant: chosen("variant") }) }, "Leaderboard")));
-  const seeks = [...state.seeks.values()].map((seek) => el("li", {},
-    `${seek.name}#${seek.player} (${seek.rating}) · ${seek.variant} · ${clockSpec(seek.clock)}${seek.rated ? " · rated" : ""} `,
-    seek.player === state.player ? el("em", {}, "yours")
-      : el("button", { type: "button", "data-seek": String(seek.seek), onclick: () => net.send({ type: "accept_seek", seek: seek.seek }) }, "Play")));
-  const rooms = [...state.rooms.values()].map((room) => el("li", {},
-    `${room.code} · ${room.variant} · ${clockSpec(room.clock)} · ${room.host} `,
-    el("button", { type: "button", onclick: () => net.send({ type: "join_room", code: room.code }) }, "Join")));
-  const listed = [...state.listed.values()].sort((a, b) => a.game - b.game);
-  const gameRow = (/** @type {any} */ game) => el("li", { "data-game": String(game.game) },
-    `#${game.game} ${game.variant}: ${seatText(game.x)} vs ${seatText(game.o)} · ${game.moves} moves · ${game.watchers} watching `,
-    el("button", { type: "button", onclick: () => watch(game.game) }, "Watch"));
-  return el("div", { class: "lobby" },
-    play,
-    el("section", { class: "panel", "aria-label": "lobby" },
-      el("h2", {}, "Open seeks"), list(seeks, "nobody is seeking"),
-      el("h2", {}, "Open rooms"), list(rooms, "no open rooms"),
-      el("h2", {}, "Live games"), list(listed.filter((g) => g.kind !== "war").map(gameRow), "no live games"),
-      el("h2", {}, "War games"), el("ul", { id: "war-games" }, ...listed.filter((g) => g.kind === "war").map(gameRow)),
-      state.leaderboard.length ? el("h2", {}, "Leaderboard") : null,
-      state.leaderboard.length ? el("ol", {}, ...state.leaderboard.map((p) => el("li", {}, `${p.name}#${p.player} ${p.rating} (${p.games} games)`))) : null));
-}
-
-function list(/** @type {HTMLElement[]} */ items, /** @type {string} */ empty) {
-  return items.length ? el("ul", {}, ...items) : el("p", { class: "dim" }, empty);
-}
-
-function roomBox(/** @type {string} */ code) {
-  const link = `${location.origin}/#room=${encodeURIComponent(code)}`;
-  return el("div", { class: "room", role: "status" },
-    el("p", {}, "Your room is open. Invite code: ", el("strong", {}, code)),
-    el("p", {}, "Send them this link: ", el("a", { id: "invite-link", href: link }, link), " ",
-      el("button", { type: "button", onclick: () => navigator.clipboard?.writeText(link).then(() => say("link copied")) }, "Copy")),
-    el("button", { type: "button", onclick: () => { net.send({ type: "close_room", code }); state.room = null; render(); } }, "Close the room"));
-}
-
-function seek() {
-  /** @type {any} */
-  const request = { type: "seek", variant: chosen("variant"), rated: /** @type {HTMLInputElement} */ (document.getElementById("rated")).checked };
-  const clock = chosen("clock");
-  if (clock) request.clock = clock;
-  net.send(request);
-}
-
-function playAi() {
-  /** @type {any} */
-  const request = { type: "play_ai", variant: chosen("variant"), level: chosen("level"), side: chosen("side") };
-  const clock = chosen("clock");
-  if (clock) request.clock = clock;
-  net.send(request);
-}
-
-function createRoom() {
-  /** @type {any} */
-  const request = {
-    type: "create_room", variant: chosen("variant"),
-    private: /** @type {HTMLInputElement} */ (document.getElementById("private")).checked,
-    rated: /** @type {HTMLInputElement} */ (document.getElementById("rated")).checked,
-  };
-  const clock = chosen("clock");
-  if (clock) request.clock = clock;
-  net.send(request);
-}
-
-function joinRoom() {
-  const code = /** @type {HTMLInputElement} */ (document.getElementById("code")).value.trim();
-  if (code) net.send({ type: "join_room", code });
-}
-
-function watch(/** @type {number} */ game) {
-  state.current = game;
-  net.send({ type: "watch", game });
-}
-
-function leaveGame() {
-  const game = state.current !== null ? state.games.get(state.current) : null;
-  if (game && !game.you && !game.result) net.send({ type: "unwatch", game: game.game });
-  if (game && (game.result || !game.you)) state.games.delete(game.game);
-  state.current = null;
-  state.view = "lobby";
-  history.replaceState(null, "", "/#");
   render();
 }
 
-function gameView(/** @type {any} */ game) {
-  const you = game.you ?? null;
-  const live = !game.result;
-  const myTurn = live && you && game.to_move === you;
-  const boardBox = el("div", { class: "board-box" });
-  renderBoard(boardBox, {
-    variant: game.variant, board: game.board, winning: game.result?.cells ?? [],
-    last: game.moves.length ? game.moves[game.moves.length - 1] : null,
-    playable: Boolean(myTurn), onPlay: (cell) => net.send({ type: "move", game: game.game, cell }),
-  });
-  const seat = (/** @type {"x" | "o"} */ mark) => el("div", { class: `seat ${game.to_move === mark ? "to-move" : ""}` },
-    el("span", { class: `mark mark-${mark}` }, mark.toUpperCase()), " ",
-    seatText(game[mark]), you === mark ? " (you)" : "", game[mark].connected ? "" : " (offline)", " ",
-    game.clock ? el("span", { class: "clock", "data-clock": mark }, "") : null);
-  const status = game.result
-    ? resultText(game.result, game) + ratingChange(game)
-    : myTurn ? "Your move" : `${game[game.to_move]?.name ?? "?"} to move`;
-  const actions = [];
-  if (you && live) {
-    actions.push(button("resign", "Resign", () => { if (confirm("Resign this game?")) net.send({ type: "resign", game: game.game }); }));
-    actions.push(button("offer-draw", "Offer draw", () => net.send({ type: "offer_draw", game: game.game })));
-    if (!game.rated) actions.push(button("takeback", "Takeback", () => net.send({ type: "takeback", game: game.game })));
-    if (game.moves.length < 2) actions.push(button("abort", "Abort", () => net.send({ type: "abort", game: game.game })));
+/** Shows every live game of `variant`, from the first page. */
+function browse(/** @type {string} */ variant) {
+  state.browse.variant = variant;
+  state.browse.cursors = [];
+  state.browse.after = undefined;
+  show("browse", null);
+  listGames();
+}
+
+/** Asks for the page of live games the browse view is at. */
+function listGames() {
+  const b = state.browse;
+  b.loading = true;
+  b.games = [];
+  net.send({ type: "list_games", limit: 20, ...(b.variant ? { variant: b.variant } : {}), ...(b.after !== undefined ? { after: b.after } : {}) });
+}
+
+/** What the page's views may do. */
+const actions = {
+  send: (/** @type {any} */ request) => {
+    if (!state.online && request.type === "move") {
+      state.unsent = true;
+      render();
+      return;
+    }
+    net.send(request);
+  },
+  get online() { return state.online; },
+  get unsent() { return state.unsent; },
+  lobby: () => { show("lobby", null); render(); },
+  analyse: (/** @type {number} */ game) => net.send({ type: "game_record", game }),
+  /** Another game like this one against someone (or something) else. */
+  newOpponent: (/** @type {any} */ game) => {
+    const ai = game.kind === "ai" ? game[game.you === "x" ? "o" : "x"] : null;
+    /** @type {any} */
+    const request = ai
+      ? { type: "play_ai", variant: game.variant, level: ai.level, side: game.you }
+      : { type: "seek", variant: game.variant, rated: Boolean(game.rated) };
+    if (game.clock) request.clock = game.clock;
+    net.send(request);
+    show("lobby", null);
+    render();
+  },
+  get chatTab() { return state.chatTab; },
+  setChatTab: (/** @type {"players" | "spectators"} */ tab) => { state.chatTab = tab; render(); },
+  history: () => { show("history", null); net.send({ type: "history", limit: 100 }); render(); },
+  /** The leaderboard of `variant`, in a view of its own. */
+  leaderboard: (/** @type {string} */ variant) => {
+    state.recordsVariant = variant;
+    show("leaderboard", null);
+    net.send({ type: "leaderboard", variant });
+    render();
+  },
+  replay: (/** @type {number} */ game) => net.send({ type: "game_record", game }),
+  render: () => render(),
+  /** All live games of `variant` ("" for every variant), from the first page. */
+  browse: (/** @type {string} */ variant) => { browse(variant); render(); },
+  /** The next page (1) or the one before (-1). */
+  page: (/** @type {number} */ step) => {
+    const b = state.browse;
+    if (step > 0 && b.next !== undefined) {
+      b.cursors.push(b.after);
+      b.after = b.next;
+    } else if (step < 0 && b.cursors.length) {
+      b.after = b.cursors.pop();
+    } else {
+      return;
+    }
+    listGames();
+    render();
+  },
+  /** Watches a game from the lobby. */
+  watch: (/** @type {number} */ game) => { show("game", game); net.send({ type: "watch", game }); render(); },
+  say,
+};
+
+// ——— Drawing ———
+
+/** The view of the moment, morphed into the page; focus lost with a removed element goes to the board. */
+function render() {
+  const hadFocus = document.activeElement !== document.body && document.activeElement !== null;
+  const view = state.view === "game" && state.current !== null && state.games.has(state.current)
+    ? gameView(state.games.get(state.current), actions)
+    : state.view === "game" ? waiting(`Looking for game #${state.current}…`)
+    : state.view === "history" ? historyView(state, actions)
+    : state.view === "leaderboard" ? leaderboardView(state, actions)
+    : state.view === "browse" ? browseView(state.browse, actions)
+    : state.view === "replay" && state.replay && state.replay.record.game === state.current ? replayView(state.replay, actions)
+    : state.view === "replay" ? waiting(`Fetching the record of game #${state.current}…`)
+    : lobbyView(state, actions);
+  const next = document.createElement("main");
+  next.append(view);
+  morph(main, next);
+  const address = addressOf();
+  if (state.followed !== null && !state.joining && location.hash.replace(/^#$/, "") !== address) {
+    history.pushState(null, "", address || location.pathname);
+    state.followed = location.href;
   }
-  if (you && !live) actions.push(button("rematch", game.rematchBy && game.rematchBy !== you ? "Accept rematch" : "Rematch", () => net.send({ type: "rematch", game: game.game })));
-  if (!live) actions.push(button("replay", "Replay", () => net.send({ type: "game_record", game: game.game })));
-  actions.push(button("lobby", "Lobby", () => leaveGame()));
-  const offer = game.offer && live ? el("p", { class: "offer", role: "status" },
-    `${game[game.offer.by].name} offers ${game.offer.offer === "draw" ? "a draw" : "a takeback"} `,
-    you && you !== game.offer.by ? button("accept-offer", "Accept", () => net.send({ type: game.offer.offer === "draw" ? "offer_draw" : "takeback", game: game.game })) : null,
-    you && you !== game.offer.by ? button("decline-offer", "Decline", () => net.send({ type: "decline", game: game.game })) : null) : null;
-  const moves = el("ol", { class: "moves", "aria-label": "moves" },
-    ...game.moves.map((/** @type {number} */ cell, /** @type {number} */ i) => el("li", {}, `${i % 2 ? "O" : "X"} ${cellName(game.variant, cell)}`)));
-  return el("div", { class: "game", "data-game": String(game.game) },
-    el("h2", {}, `Game #${game.game} · ${game.variant}${game.rated ? " · rated" : ""}${game.kind === "war" ? " · war game" : ""}`),
-    el("div", { class: "layout" },
-      boardBox,
-      el("aside", {},
-        seat("x"), seat("o"),
-        el("p", { id: "game-status", role: "status" }, status),
-        offer,
-        el("div", { class: "row" }, ...actions),
-        el("p", { class: "dim" }, `${game.watchers} watching`),
-        moves,
-        chatBox(game))));
-}
-
-function ratingChange(/** @type {any} */ game) {
-  if (!game.ratings || !game.you) return "";
-  const mine = game.ratings[game.you];
-  return ` · rating ${mine.rating} (${mine.change >= 0 ? "+" : ""}${mine.change})`;
-}
-
-function button(/** @type {string} */ id, /** @type {string} */ text, /** @type {() => void} */ action) {
-  return el("button", { id, type: "button", onclick: action }, text);
-}
-
-function chatBox(/** @type {any} */ game) {
-  const watcher = !game.you;
-  const spectators = watcher && state.chatTab === "spectators";
-  const lines = game.chat.filter((/** @type {any} */ line) => Boolean(line.mark) !== spectators);
-  const tabs = watcher ? el("div", { class: "tabs", role: "tablist" },
-    el("button", { type: "button", role: "tab", "aria-selected": String(!spectators), onclick: () => { state.chatTab = "players"; render(); } }, "Players"),
-    el("button", { type: "button", role: "tab", "aria-selected": String(spectators), onclick: () => { state.chatTab = "spectators"; render(); } }, "Spectators")) : null;
-  const input = el("input", { id: "chat-input", maxlength: "280", "aria-label": "chat", autocomplete: "off" });
-  const send = () => {
-    const text = /** @type {HTMLInputElement} */ (input).value.trim();
-    if (!text) return;
-    net.send({ type: "chat", game: game.game, text });
-    /** @type {HTMLInputElement} */ (input).value = "";
-  };
-  input.addEventListener("keydown", (event) => { if (/** @type {KeyboardEvent} */ (event).key === "Enter") send(); });
-  return el("section", { class: "chat", "aria-label": "chat" },
-    tabs,
-    el("ul", { id: "chat-lines" }, ...lines.map((/** @type {any} */ line) => el("li", {}, el("b", {}, line.from), ": ", line.text))),
-    el("div", { class: "row" }, input, button("chat-send", "Send", send)));
-}
-
-function historyView() {
-  return el("div", { class: "panel" },
-    el("h2", {}, "My games"),
-    list(state.history.map((game) => el("li", {},
-      `#${game.game} ${game.variant}: ${seatText(game.x)} vs ${seatText(game.o)} · ${resultText(game.result, game)} · ${game.moves} moves `,
-      el("button", { type: "button", "data-replay": String(game.game), onclick: () => net.send({ type: "game_record", game: game.game }) }, "Replay"))), "no finished games yet"),
-    button("lobby", "Lobby", () => { state.view = "lobby"; render(); }));
-}
-
-function replayView() {
-  const { record, ply } = state.replay;
-  let board = ".".repeat(record.board.length);
-  for (let i = 0; i < ply; i++) {
-    const { mark, cell } = record.moves[i];
-    board = board.slice(0, cell) + mark.toUpperCase() + board.slice(cell + 1);
+  if (state.noticeAt !== address && notice.textContent) notice.replaceChildren();
+  followLobby();
+  document.title = title();
+  if (hadFocus && (document.activeElement === document.body || document.activeElement === null)) {
+    const first = /** @type {HTMLElement | null} */ (main.querySelector("[data-autofocus]"));
+    if (first) first.focus();
+    else if (!focusBoard()) main.focus({ preventScroll: true });
   }
-  const box = el("div", { class: "board-box" });
-  renderBoard(box, {
-    variant: record.variant, board, winning: ply === record.moves.length ? record.result?.cells ?? [] : [],
-    last: ply ? record.moves[ply - 1].cell : null, playable: false, onPlay: () => {},
-  });
-  const step = (/** @type {number} */ to) => { state.replay.ply = Math.max(0, Math.min(record.moves.length, to)); render(); };
-  const last = ply ? record.moves[ply - 1] : null;
-  return el("div", { class: "replay", "data-ply": String(ply) },
-    el("h2", {}, `Replay of game #${record.game} · ${record.variant}: ${seatText(record.x)} vs ${seatText(record.o)}`),
-    el("div", { class: "layout" }, box,
-      el("aside", {},
-        el("p", { id: "replay-status", role: "status" },
-          last ? `move ${ply} of ${record.moves.length}: ${last.mark.toUpperCase()} on ${cellName(record.variant, last.cell)}` : `start · ${record.moves.length} moves`),
-        ply === record.moves.length && record.result ? el("p", {}, resultText(record.result, record)) : null,
-        el("div", { class: "row" },
-          button("replay-start", "⏮", () => step(0)),
-          button("replay-back", "◀", () => step(ply - 1)),
-          button("replay-next", "▶", () => step(ply + 1)),
-          button("replay-end", "⏭", () => step(record.moves.length))),
-        button("lobby", "Lobby", () => { state.view = "lobby"; history.replaceState(null, "", "/#"); render(); }))));
+  tick();
 }
 
-/** Ticks the clocks on screen between the server's updates. */
+/** The tab's title: what calls the player back ("Your move", "Match found"), then the site. */
+function title() {
+  const game = state.view === "game" && state.current !== null ? state.games.get(state.current) : null;
+  if (!game?.you || game.result) return "noughts";
+  if (game.to_move === game.you) return "Your move · noughts";
+  if (game.moves.length === 0) return "Match found · noughts";
+  return `Waiting for ${game[game.to_move]?.name ?? "the opponent"} · noughts`;
+}
+
+/** What an error means to a player; the code and the server's words go in the details line. */
+function errorWords(/** @type {string} */ code) {
+  return /** @type {Record<string, string>} */ ({
+    no_such_room: "No open room has that code: it may have closed, or its game has already started.",
+    own_room: "That is your own room: send its code or link to the person you want to play.",
+    no_such_game: "That game is not being played any more.",
+    no_such_seek: "That player is no longer looking for a game.",
+    own_seek: "That is your own seek.",
+    not_your_turn: "It is not your move yet.",
+    illegal_move: "That cell is taken.",
+    game_over: "The game is over.",
+    already_seeking: "You are already looking for an opponent.",
+    already_offered: "You have already offered that; wait for an answer.",
+    too_late: "Too late to abort: both sides have moved.",
+    no_takeback: "No takeback here: the game is rated, or you have not moved yet.",
+    rate_limited: "Too many requests at once; wait a moment and try again.",
+    limit_reached: "You have as many games or rooms open as one player may.",
+    bad_name: "That name cannot be used: 1 to 24 characters, with something visible.",
+    bad_chat: "That message cannot be sent: it is empty or longer than 280 characters.",
+    server_full: "The server is full just now; try again in a moment.",
+    shutting_down: "The server is restarting; try again in a moment.",
+    internal: "Something went wrong on the server; nothing was changed.",
+  }[code] ?? "The server refused that.");
+}
+
+function waiting(/** @type {string} */ text) {
+  return el("p", { class: "dim", "data-key": "waiting" }, text);
+}
+
+/**
+ * Follows the lobby only while it is shown (or while a war game's watcher waits for the next):
+ * subscribes when it appears, unsubscribes when the player leaves it; the snapshot that answers
+ * a subscription replaces everything held.
+ */
+function followLobby() {
+  const want = state.online && (state.view === "lobby" || state.awaitingWar);
+  if (want === state.following) return;
+  state.following = want;
+  if (state.online) net.send({ type: want ? "subscribe_lobby" : "unsubscribe_lobby" });
+  document.body.dataset.lobby = want ? "followed" : "not followed";
+}
+
+/** How long a finished war game stays on screen before its watcher moves on to the next. */
+const NEXT_WAR_MS = 3000;
+
+/** Moves the watcher of a finished war game on to the next war game of its variant, once there is one. */
+function nextWar(/** @type {any} */ game) {
+  // A war game watched to its end (or already over when the watch began) carries the watcher
+  // on to the next one, as on TV.
+  if (game.kind !== "war" || game.you || !game.result) return;
+  game.nextWarAt ??= performance.now() + NEXT_WAR_MS;
+  if (!game.nextWarAt || performance.now() < game.nextWarAt) return;
+  const next = [...state.listed.values()]
+    .filter((g) => g.kind === "war" && g.variant === game.variant && g.game > game.game)
+    .sort((a, b) => a.game - b.game)[0];
+  if (!next) {
+    // The lobby (not followed while watching) lists the next war game once it starts.
+    if (!state.awaitingWar) {
+      state.awaitingWar = true;
+      followLobby();
+    }
+    return;
+  }
+  game.nextWarAt = null;
+  state.awaitingWar = false;
+  show("game", next.game);
+  net.send({ type: "watch", game: next.game });
+  announce(`On to the next war game, #${next.game}.`);
+  render();
+}
+
+/** Ticks the clocks on screen between the server's updates; moves a war game's watcher on. */
 function tick() {
   const game = state.current !== null ? state.games.get(state.current) : null;
+  if (game && state.view === "game") nextWar(game);
   if (!game || !game.clocks || state.view !== "game") return;
   const elapsed = performance.now() - (game.receivedAt ?? performance.now());
   for (const mark of ["x", "o"]) {
@@ -437,8 +559,11 @@ function tick() {
 
 document.addEventListener("keydown", (event) => {
   if (state.view !== "replay" || !state.replay) return;
-  if (event.key === "ArrowRight") { state.replay.ply = Math.min(state.replay.record.moves.length, state.replay.ply + 1); render(); }
-  if (event.key === "ArrowLeft") { state.replay.ply = Math.max(0, state.replay.ply - 1); render(); }
+  if (event.target instanceof HTMLInputElement) return;
+  if (stepReplay(state.replay, event.key)) {
+    event.preventDefault();
+    render();
+  }
 });
 
 setInterval(tick, 200);

@@ -3,8 +3,12 @@
  * Boards as buttons: one `<button data-cell="N">` per cell (N the protocol's 0-based index),
  * `data-mark="X"` or `"O"` once taken, labelled for screen readers with the cell's name as
  * people type it (1 to 9 on classic, b3 on four, 2b3 on the cubes). The cubes are drawn as their
- * layers side by side. Arrow keys move between cells; on classic the digits play.
+ * layers side by side. The board is one tab stop (a roving tabindex): the arrow keys move inside
+ * it, Page Up and Page Down change layers on the cubes, Enter or Space plays, and on classic the
+ * digits play.
  */
+
+import { el, on } from "./views.js";
 
 /** @type {Record<string, {side: number, dims: number}>} */
 export const VARIANTS = {
@@ -24,80 +28,69 @@ export function cellName(/** @type {string} */ variant, /** @type {number} */ ce
   return dims === 3 ? String(Math.floor(cell / (side * side)) + 1) + name : name;
 }
 
+/** The cell that holds the board's tab stop, by board key (a game, a replay). */
+const cursors = /** @type {Map<string, number>} */ (new Map());
+
 /**
- * Draws `board` (the protocol's board text) into `container`.
- * @param {HTMLElement} container
- * @param {{variant: string, board: string, winning?: number[], last?: number | null,
+ * A board for `board` (the protocol's board text), to be put on the page (or morphed into the
+ * one already there, which keeps the focused cell focused).
+ * @param {{key: string, variant: string, board: string, winning?: number[], last?: number | null,
  *   playable: boolean, onPlay: (cell: number) => void}} options
+ * @returns {HTMLElement}
  */
-export function renderBoard(container, options) {
-  const { variant, board, playable, onPlay } = options;
+export function boardView(options) {
+  const { key, variant, board, playable, onPlay } = options;
   const { side, dims } = VARIANTS[variant];
-  const focused = document.activeElement instanceof HTMLElement
-    ? document.activeElement.dataset.cell
-    : undefined;
   const layers = dims === 3 ? side : 1;
   const winning = new Set(options.winning ?? []);
-  const wrap = document.createElement("div");
-  wrap.className = `board ${variant}`;
-  wrap.setAttribute("role", "group");
-  wrap.setAttribute("aria-label", `${variant} board`);
+  const cursor = cursors.get(key) ?? options.last ?? Math.floor(board.length / 2);
+  const wrap = el("div", {
+    class: `board ${variant}`, role: "group", "data-key": `board-${key}`,
+    "aria-label": `${variant} board: arrow keys move, Enter plays${dims === 3 ? ", Page Up and Page Down change layer" : ""}`,
+  });
   for (let layer = 0; layer < layers; layer++) {
-    const frame = document.createElement("div");
-    frame.className = "layer";
-    if (dims === 3) {
-      const label = document.createElement("div");
-      label.className = "layer-label";
-      label.textContent = `layer ${layer + 1}`;
-      frame.append(label);
-    }
-    const grid = document.createElement("div");
-    grid.className = "grid";
-    grid.style.setProperty("--side", String(side));
+    const grid = el("div", { class: "grid" });
     for (let i = 0; i < side * side; i++) {
       const cell = layer * side * side + i;
       const mark = board[cell];
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "cell";
-      button.dataset.cell = String(cell);
       const taken = mark === "X" || mark === "O";
-      if (taken) button.dataset.mark = mark;
-      if (winning.has(cell)) button.classList.add("win");
-      if (options.last === cell) button.classList.add("last");
-      button.textContent = taken ? mark : "";
       const name = cellName(variant, cell);
-      button.setAttribute("aria-label", `cell ${name}, ${taken ? mark : "empty"}`);
-      button.title = name;
-      // Never `disabled`: every cell stays reachable by keyboard and screen reader.
       const open = playable && !taken;
-      if (!open) button.setAttribute("aria-disabled", "true");
-      button.addEventListener("click", () => {
-        if (open) onPlay(cell);
-      });
-      button.addEventListener("keydown", (event) => moveFocus(event, wrap, variant, cell, onPlay, playable));
+      const button = el("button", {
+        type: "button",
+        class: `cell${winning.has(cell) ? " win" : ""}${options.last === cell ? " last" : ""}`,
+        "data-cell": String(cell),
+        "data-mark": taken ? mark : false,
+        "aria-label": `cell ${name}, ${taken ? mark : "empty"}${winning.has(cell) ? ", winning line" : ""}`,
+        title: name,
+        tabindex: cell === cursor ? "0" : "-1",
+        // Never `disabled`: every cell stays reachable by keyboard and screen reader.
+        "aria-disabled": open ? false : "true",
+        onclick: () => {
+          cursors.set(key, cell);
+          if (open) onPlay(cell);
+        },
+        onfocus: () => cursors.set(key, cell),
+        onkeydown: (event) => moveFocus(/** @type {KeyboardEvent} */ (event), key, variant, cell, onPlay, playable),
+      }, taken ? mark : "");
       grid.append(button);
     }
-    frame.append(grid);
-    wrap.append(frame);
+    wrap.append(dims === 3
+      ? el("div", { class: "layer" }, el("div", { class: "layer-label", "aria-hidden": "true" }, `layer ${layer + 1}`), grid)
+      : el("div", { class: "layer" }, grid));
   }
-  container.replaceChildren(wrap);
-  if (focused !== undefined) {
-    /** @type {HTMLElement | null} */
-    const again = wrap.querySelector(`[data-cell="${focused}"]`);
-    again?.focus();
-  }
+  return wrap;
 }
 
 /**
  * @param {KeyboardEvent} event
- * @param {HTMLElement} wrap
+ * @param {string} key
  * @param {string} variant
  * @param {number} cell
  * @param {(cell: number) => void} onPlay
  * @param {boolean} playable
  */
-function moveFocus(event, wrap, variant, cell, onPlay, playable) {
+function moveFocus(event, key, variant, cell, onPlay, playable) {
   const { side, dims } = VARIANTS[variant];
   const per = side * side;
   let next = cell;
@@ -109,15 +102,38 @@ function moveFocus(event, wrap, variant, cell, onPlay, playable) {
     case "ArrowRight": if (col < side - 1) next += 1; else if (dims === 3 && layer < side - 1) next += per - (side - 1); break;
     case "ArrowUp": if (row > 0) next -= side; break;
     case "ArrowDown": if (row < side - 1) next += side; break;
+    case "PageUp": if (dims === 3 && layer > 0) next -= per; break;
+    case "PageDown": if (dims === 3 && layer < side - 1) next += per; break;
+    case "Home": next = layer * per + row * side; break;
+    case "End": next = layer * per + row * side + side - 1; break;
     default:
       if (variant === "classic" && /^[1-9]$/.test(event.key) && playable) {
+        cursors.set(key, Number(event.key) - 1);
+        focusCell(key, Number(event.key) - 1);
         onPlay(Number(event.key) - 1);
         event.preventDefault();
       }
       return;
   }
   event.preventDefault();
+  cursors.set(key, next);
+  focusCell(key, next);
+}
+
+/** Moves the board's tab stop to `cell` and focuses it. */
+function focusCell(/** @type {string} */ key, /** @type {number} */ cell) {
+  const wrap = document.querySelector(`[data-key="board-${key}"]`);
+  if (!wrap) return;
+  for (const button of wrap.querySelectorAll("[data-cell]")) {
+    button.setAttribute("tabindex", button.getAttribute("data-cell") === String(cell) ? "0" : "-1");
+  }
+  /** @type {HTMLElement | null} */ (wrap.querySelector(`[data-cell="${cell}"]`))?.focus();
+}
+
+/** Focuses the tab stop of the board on the page, if any; true if there was one. */
+export function focusBoard() {
   /** @type {HTMLElement | null} */
-  const target = wrap.querySelector(`[data-cell="${next}"]`);
-  target?.focus();
+  const stop = document.querySelector(".board [data-cell][tabindex=\"0\"]");
+  stop?.focus();
+  return Boolean(stop);
 }

@@ -5,6 +5,91 @@
  */
 
 /**
+ * Sets `fn` as the element's handler for events of `type` (one listener per type, reading the
+ * handler of the moment, so that `morph` can hand a kept element its new handlers).
+ * @param {Element} node
+ * @param {string} type
+ * @param {((event: Event) => void) | undefined} fn
+ */
+export function on(node, type, fn) {
+  const handlers = /** @type {any} */ (node).noughtsOn ??= {};
+  if (!(type in handlers)) {
+    node.addEventListener(type, (event) => handlers[type]?.(event));
+  }
+  handlers[type] = fn;
+}
+
+/** A node's key: its `data-key`, else its id; matched nodes are kept across redraws. */
+function keyOf(/** @type {Node} */ node) {
+  return node instanceof Element ? node.getAttribute("data-key") ?? (node.id || null) : null;
+}
+
+/**
+ * Makes `old`'s children look like `fresh`'s, keeping every element that matches (same tag and
+ * key, or same tag in order when unkeyed), so that what the player points at, focuses, selects
+ * or types into stays put while only what changed is touched. Form fields keep what the player
+ * typed: only attributes are copied, never the `value` or `checked` properties.
+ * @param {Element} old
+ * @param {Element} fresh
+ */
+export function morph(old, fresh) {
+  const olds = [...old.childNodes];
+  /** @type {Map<string, Node>} */
+  const keyed = new Map();
+  for (const node of olds) {
+    const key = keyOf(node);
+    if (key) keyed.set(key, node);
+  }
+  const used = new Set();
+  let cursor = 0;
+  /** @type {[Node, Node | null][]} */
+  const pairs = [...fresh.childNodes].map((node) => {
+    const key = keyOf(node);
+    let match = null;
+    if (key) {
+      const found = keyed.get(key);
+      if (found && found.nodeName === node.nodeName && !used.has(found)) match = found;
+    } else {
+      for (let i = cursor; i < olds.length; i++) {
+        const candidate = olds[i];
+        if (!used.has(candidate) && !keyOf(candidate) && candidate.nodeName === node.nodeName) {
+          match = candidate;
+          cursor = i + 1;
+          break;
+        }
+      }
+    }
+    if (match) used.add(match);
+    return [node, match];
+  });
+  for (const node of olds) if (!used.has(node)) node.remove();
+  pairs.forEach(([node, match], i) => {
+    const kept = match ?? node;
+    if (old.childNodes[i] !== kept) old.insertBefore(kept, old.childNodes[i] ?? null);
+    if (match) patch(match, node);
+  });
+}
+
+/** Makes the kept node `old` look like `fresh` (same tag). */
+function patch(/** @type {Node} */ old, /** @type {Node} */ fresh) {
+  if (!(old instanceof Element) || !(fresh instanceof Element)) {
+    if (old.nodeValue !== fresh.nodeValue) old.nodeValue = fresh.nodeValue;
+    return;
+  }
+  for (const { name } of [...old.attributes]) {
+    if (!fresh.hasAttribute(name)) old.removeAttribute(name);
+  }
+  for (const { name, value } of [...fresh.attributes]) {
+    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+  const handlers = /** @type {any} */ (fresh).noughtsOn ?? {};
+  const had = /** @type {any} */ (old).noughtsOn ?? {};
+  for (const type of Object.keys(had)) if (!(type in handlers)) had[type] = undefined;
+  for (const [type, fn] of Object.entries(handlers)) on(old, type, fn);
+  morph(old, fresh);
+}
+
+/**
  * An element with attributes and children; strings become text nodes.
  * @param {string} tag
  * @param {Record<string, string | boolean | ((event: Event) => void)>} [attrs]
@@ -14,7 +99,7 @@
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
-    if (typeof value === "function") node.addEventListener(key.replace(/^on/, ""), value);
+    if (typeof value === "function") on(node, key.replace(/^on/, ""), value);
     else if (value === true) node.setAttribute(key, "");
     else if (value !== false) node.setAttribute(key, value);
   }

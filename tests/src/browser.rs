@@ -5,6 +5,10 @@
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use fantoccini::actions::{
+    InputSource, KeyAction, KeyActions, MOUSE_BUTTON_LEFT, MouseActions, PointerAction,
+    TouchActions,
+};
 use fantoccini::wd::Capabilities;
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -60,21 +64,51 @@ impl Driver {
         panic!("chromedriver did not start");
     }
 
-    /// A new browser session: a fresh headless Chromium profile.
+    /// A new browser session: a fresh headless Chromium profile, a desktop window whose page
+    /// is 1280×800.
     pub async fn session(&self) -> Client {
+        let client = self.open(None).await;
+        // The window's size counts its frame: sized so that the page itself is 1280×800.
+        let sizes = client
+            .execute(
+                "return [outerWidth - innerWidth, outerHeight - innerHeight];",
+                vec![],
+            )
+            .await
+            .expect("the page answers");
+        let frame = |i: usize| sizes[i].as_u64().unwrap_or(0) as u32;
+        client
+            .set_window_size(1280 + frame(0), 800 + frame(1))
+            .await
+            .expect("the window resizes");
+        client
+    }
+
+    /// A new browser session as a phone: a 390×844 screen at three device pixels a CSS pixel,
+    /// touch events, a mobile user agent.
+    pub async fn phone(&self) -> Client {
+        self.open(Some(json!({
+            "deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3.0, "touch": true, "mobile": true},
+            "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36",
+        })))
+        .await
+    }
+
+    async fn open(&self, mobile: Option<serde_json::Value>) -> Client {
         let mut caps = Capabilities::new();
         let binary = which("chromium").expect("checked at start");
-        caps.insert(
-            "goog:chromeOptions".to_owned(),
-            json!({
-                "binary": binary,
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--window-size=1280,900",
-                         // Nothing but the server under test is reachable: no calls home.
-                         "--disable-background-networking", "--disable-component-update",
-                         "--disable-sync", "--no-first-run"],
-            }),
-        );
+        let mut options = json!({
+            "binary": binary,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", "--window-size=1280,900",
+                     // Nothing but the server under test is reachable: no calls home.
+                     "--disable-background-networking", "--disable-component-update",
+                     "--disable-sync", "--no-first-run"],
+        });
+        if let Some(mobile) = mobile {
+            options["mobileEmulation"] = mobile;
+        }
+        caps.insert("goog:chromeOptions".to_owned(), options);
         // The TLS test's certificate is made at test time and trusted by nobody.
         caps.insert("acceptInsecureCerts".to_owned(), json!(true));
         ClientBuilder::new(HttpConnector::new())
@@ -170,4 +204,106 @@ pub async fn assert_no_errors(client: &Client) {
         .await
         .expect("the page answers");
     assert_eq!(errors, json!([]), "uncaught errors in the page");
+}
+
+/// Presses and releases each key in turn on the focused element, as a keyboard does
+/// ([`fantoccini::key::Key`] gives the special keys).
+pub async fn keys(client: &Client, keys: &[char]) {
+    let mut actions = KeyActions::new("keyboard".to_owned());
+    for &key in keys {
+        actions = actions
+            .then(KeyAction::Down { value: key })
+            .then(KeyAction::Up { value: key });
+    }
+    client
+        .perform_actions(actions)
+        .await
+        .expect("the keys are pressed");
+}
+
+/// What has the focus: `{"tag", "id", "cell"}` (`cell` the focused board cell's `data-cell`).
+pub async fn focused(client: &Client) -> serde_json::Value {
+    client
+        .execute(
+            "const e = document.activeElement;
+             return {tag: e ? e.tagName.toLowerCase() : null, id: e && e.id || null,
+                     cell: e && e.dataset ? (e.dataset.cell ?? null) : null};",
+            vec![],
+        )
+        .await
+        .expect("the page answers")
+}
+
+/// Presses the element `css` with a real mouse as a person does: the pointer moves onto it, the
+/// button goes down, stays down for `hold`, and comes up.
+pub async fn hold_click(client: &Client, css: &str, hold: Duration) {
+    let mut mouse = MouseActions::new("mouse".to_owned());
+    for action in press(client, css, hold).await {
+        mouse = mouse.then(action);
+    }
+    client
+        .perform_actions(mouse)
+        .await
+        .expect("the mouse presses");
+    client.release_actions().await.expect("the mouse lets go");
+}
+
+/// Taps the element `css` with a finger (touch events), holding it for `hold`.
+pub async fn tap(client: &Client, css: &str, hold: Duration) {
+    let mut finger = TouchActions::new("finger".to_owned());
+    for action in press(client, css, hold).await {
+        finger = finger.then(action);
+    }
+    client.perform_actions(finger).await.expect("the tap");
+    client.release_actions().await.expect("the finger lifts");
+}
+
+/// A press on the element `css` (once there is one): onto its middle, down, held, up.
+async fn press(client: &Client, css: &str, hold: Duration) -> [PointerAction; 4] {
+    let element = wait_for(client, css).await;
+    [
+        PointerAction::MoveToElement {
+            element,
+            duration: Some(Duration::from_millis(30)),
+            x: 0.0,
+            y: 0.0,
+        },
+        PointerAction::Down {
+            button: MOUSE_BUTTON_LEFT,
+        },
+        PointerAction::Pause { duration: hold },
+        PointerAction::Up {
+            button: MOUSE_BUTTON_LEFT,
+        },
+    ]
+}
+
+/// The page's size in CSS pixels: `[innerWidth, innerHeight]`.
+pub async fn viewport(client: &Client) -> serde_json::Value {
+    client
+        .execute("return [innerWidth, innerHeight];", vec![])
+        .await
+        .expect("the page answers")
+}
+
+/// The page's address after the `#`, or "" (waits for nothing).
+pub async fn fragment(client: &Client) -> String {
+    let url = client.current_url().await.expect("an address");
+    url.fragment().unwrap_or("").to_owned()
+}
+
+/// Waits until the address's fragment is `want` ("" for none).
+pub async fn wait_for_fragment(client: &Client, want: &str) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let now = fragment(client).await;
+        if now == want {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the address stayed at #{now}, not #{want}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

@@ -21,6 +21,9 @@ impl Asset {
 const HTML: &str = "text/html; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
+const PNG: &str = "image/png";
+const ICO: &str = "image/x-icon";
+const MANIFEST: &str = "application/manifest+json";
 
 /// Every file, by the path it is served at.
 const ASSETS: &[(&str, Asset)] = &[
@@ -37,6 +40,33 @@ const ASSETS: &[(&str, Asset)] = &[
     ("/net.js", asset(JS, include_bytes!("../../web/net.js"))),
     ("/board.js", asset(JS, include_bytes!("../../web/board.js"))),
     ("/views.js", asset(JS, include_bytes!("../../web/views.js"))),
+    ("/game.js", asset(JS, include_bytes!("../../web/game.js"))),
+    ("/lobby.js", asset(JS, include_bytes!("../../web/lobby.js"))),
+    (
+        "/replay.js",
+        asset(JS, include_bytes!("../../web/replay.js")),
+    ),
+    ("/sound.js", asset(JS, include_bytes!("../../web/sound.js"))),
+    (
+        "/records.js",
+        asset(JS, include_bytes!("../../web/records.js")),
+    ),
+    (
+        "/manifest.webmanifest",
+        asset(MANIFEST, include_bytes!("../../web/manifest.webmanifest")),
+    ),
+    (
+        "/favicon.ico",
+        asset(ICO, include_bytes!("../../web/favicon.ico")),
+    ),
+    (
+        "/icon-192.png",
+        asset(PNG, include_bytes!("../../web/icon-192.png")),
+    ),
+    (
+        "/icon-512.png",
+        asset(PNG, include_bytes!("../../web/icon-512.png")),
+    ),
 ];
 
 const fn asset(content_type: &'static str, body: &'static [u8]) -> Asset {

@@ -78,7 +78,8 @@ fn policy_headers(host: &str) -> String {
     };
     format!(
         "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; \
-         img-src 'self' data:; connect-src 'self'{sockets}; base-uri 'none'; form-action 'none'; \
+         img-src 'self' data:; manifest-src 'self'; connect-src 'self'{sockets}; base-uri 'none'; \
+         form-action 'none'; \
          frame-ancestors 'none'\r\nX-Content-Type-Options: nosniff\r\n\
          Referrer-Policy: no-referrer\r\nX-Frame-Options: DENY\r\n"
     )

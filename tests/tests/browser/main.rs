@@ -3,11 +3,27 @@
 //! a replay, chat that holds HTML, and a cross-origin upgrade refused. Every test fails on an
 //! uncaught error in the page.
 
+mod address;
+mod audit;
+mod browse;
+mod calls;
+mod churn;
+mod keyboard;
+mod messages;
+mod records;
+mod rename;
+mod result;
+mod sharing;
+mod sizes;
+mod war;
+
 use std::time::Duration;
 
 use fantoccini::{Client, Locator};
 use noughts_engine::Variant;
-use noughts_tests::browser::{Driver, assert_no_errors, attr, click, wait_for, wait_for_text};
+use noughts_tests::browser::{
+    Driver, assert_no_errors, attr, click, fragment, wait_for, wait_for_text,
+};
 use noughts_tests::tls::TestCert;
 use noughts_tests::{TestServer, alternate, quick_match, test_config};
 
@@ -35,14 +51,53 @@ async fn server() -> TestServer {
 /// Opens the page and waits until it is online.
 async fn open(client: &Client, url: &str) {
     client.goto(url).await.unwrap();
-    wait_for(client, "#status[data-status=\"online\"]").await;
+    let online = client
+        .wait()
+        .at_most(noughts_tests::WAIT)
+        .for_element(Locator::Css("#status[data-status=\"online\"]"))
+        .await;
+    if online.is_err() {
+        let errors = client.execute("return window.noughtsErrors;", vec![]).await;
+        panic!("the page did not come online; its errors: {errors:?}");
+    }
+}
+
+/// A classic game between the page (by quick match, `rated` or not) and a rival over the
+/// protocol: the rival and its snapshot of the game.
+async fn against_rival(
+    client: &Client,
+    server: &TestServer,
+    rated: bool,
+) -> (noughts_tests::Client, noughts_protocol::GameState) {
+    if rated {
+        click(client, "#rated").await;
+    }
+    click(client, "#quick-match").await;
+    wait_for(client, "#seeking").await;
+    let mut rival = noughts_tests::Client::join(&server.url(), "rival").await;
+    rival
+        .send(noughts_protocol::ClientMessage::Seek {
+            variant: Variant::Classic,
+            clock: None,
+            rated,
+        })
+        .await;
+    let state = rival.game_state().await;
+    (rival, state)
+}
+
+/// Whether a status line says the game is over.
+fn over(status: &str) -> bool {
+    ["You won", "You lost", "wins", "Draw", "No result"]
+        .iter()
+        .any(|end| status.contains(end))
 }
 
 /// Clicks the first empty cell while it is our move, until the game is over.
 async fn play_out(client: &Client) {
     for _ in 0..40 {
         let status = wait_for_text(client, "#game-status", |text| {
-            text.contains("Your move") || text.contains("wins") || text.contains("draw")
+            text.contains("Your move") || over(text)
         })
         .await;
         if !status.contains("Your move") {
@@ -55,7 +110,7 @@ async fn play_out(client: &Client) {
 }
 
 /// Saves a screenshot for the README when NOUGHTS_SCREENSHOTS names a directory.
-async fn screenshot(client: &Client, name: &str) {
+pub(crate) async fn screenshot(client: &Client, name: &str) {
     if let Some(dir) = std::env::var_os("NOUGHTS_SCREENSHOTS") {
         let png = client.screenshot().await.unwrap();
         std::fs::write(std::path::Path::new(&dir).join(name), png).unwrap();
@@ -88,11 +143,9 @@ async fn the_lobby_shows_the_war_games_live_and_a_game_against_the_ai_is_played_
     wait_for(&client, "button.cell[data-mark=\"O\"]").await;
     screenshot(&client, "game.png").await;
     play_out(&client).await;
-    let status = wait_for_text(&client, "#game-status", |t| {
-        t.contains("wins") || t.contains("draw")
-    })
-    .await;
-    assert!(!status.is_empty());
+    wait_for_text(&client, "#game-status", over).await;
+    wait_for(&client, "#game-over").await;
+    screenshot(&client, "game-over.png").await;
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }
@@ -109,10 +162,14 @@ async fn two_browsers_play_through_an_invite_link_and_a_reload_resumes() {
     let link = attr(&host, "#invite-link", "href").await.unwrap();
     assert!(link.contains("/#room="), "{link}");
     open(&guest, &link).await;
-    // The game starts in both; whoever is X moves first.
+    // The game starts in both; whoever is X moves first. The guest's address is now the game's,
+    // so that a reload resumes the game instead of following the used invite again.
     for client in [&host, &guest] {
         wait_for(client, "button.cell[data-cell=\"0\"]").await;
     }
+    let game = fragment(&guest).await;
+    assert!(game.starts_with("game="), "{game}");
+    assert_eq!(fragment(&host).await, game);
     let mut x = &host;
     let mut o = &guest;
     let status = wait_for_text(&guest, "#game-status", |t| !t.is_empty()).await;
@@ -165,10 +222,8 @@ async fn a_watcher_sees_moves_arrive_and_a_finished_game_is_replayed() {
     wait_for(&client, "button.cell[data-cell=\"0\"][data-mark=\"X\"]").await;
     // X takes the top row.
     alternate(&mut o, &mut x, game, &[3, 1, 4, 2]).await;
-    wait_for_text(&client, "#game-status", |t| {
-        t.contains("wins") || t.contains("draw")
-    })
-    .await;
+    let status = wait_for_text(&client, "#game-status", over).await;
+    assert!(status.contains("(X) wins"), "{status}");
     // The finished game, replayed from its record, step by step.
     open(&client, &format!("{}#replay={}", page(&server), game.0)).await;
     client.refresh().await.unwrap();

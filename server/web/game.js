@@ -1,0 +1,180 @@
+// @ts-check
+/**
+ * A game on screen: the board, the seats with their clocks and ratings, the status line, the
+ * offers, the game-over banner with the next steps (rematch, a new opponent, analysis, the
+ * lobby), the moves and the chat. Built fresh from the game's state; the page morphs it into what
+ * is shown, so the focused cell and the status line are the same elements from move to move.
+ */
+
+import { boardView, cellName } from "./board.js";
+import { el, seatText } from "./views.js";
+
+/**
+ * What the game view needs from the page: sending requests and the page's own actions.
+ * @typedef {{send: (request: any) => void, lobby: () => void, analyse: (game: number) => void,
+ *   online: boolean, unsent: boolean, render: () => void,
+ *   newOpponent: (game: any) => void, chatTab: "players" | "spectators",
+ *   setChatTab: (tab: "players" | "spectators") => void}} GameActions
+ */
+
+/** How a game ended, in words: "three in a row", "on time". */
+export function howText(/** @type {any} */ result, /** @type {string} */ variant) {
+  return {
+    line: variant === "four" || variant === "qubic" ? "four in a row" : "three in a row",
+    draw: "the board is full", resign: "by resignation", timeout: "on time",
+    abandon: "the opponent left", aborted: "aborted", agreement: "by agreement",
+  }[/** @type {string} */ (result.reason)] ?? result.reason;
+}
+
+/** Who won, for someone watching: "guest-12 (X) wins", "AI (perfect) as O wins", "Draw". */
+export function winnerText(/** @type {any} */ result, /** @type {any} */ game) {
+  if (!result.winner) return result.reason === "aborted" ? "No result" : "Draw";
+  const seat = game[result.winner];
+  const mark = result.winner.toUpperCase();
+  if (!seat) return `${mark} wins`;
+  return seat.level ? `AI (${seat.level}) as ${mark} wins` : `${seat.name} (${mark}) wins`;
+}
+
+/** The headline of a finished game from the point of view of `you` (a mark or null). */
+export function headline(/** @type {any} */ game) {
+  const { result, you } = game;
+  if (!you || !result.winner) return winnerText(result, game);
+  return result.winner === you ? "You won" : "You lost";
+}
+
+/** "+12" or "−162". */
+function signed(/** @type {number} */ change) {
+  return change >= 0 ? `+${change}` : `−${-change}`;
+}
+
+/** A seat: its mark, who sits there, the rating (the new one and the change after a rated game). */
+function seatView(/** @type {any} */ game, /** @type {"x" | "o"} */ mark) {
+  const seat = game[mark];
+  const after = game.ratings?.[mark];
+  const rating = after
+    ? el("span", { class: "rating", "data-rating": mark }, ` ${after.rating} `,
+      el("span", { class: after.change >= 0 ? "up" : "down" }, `(${signed(after.change)})`))
+    : null;
+  const text = after ? seatText({ ...seat, rating: undefined }) : seatText(seat);
+  const won = game.result?.winner === mark;
+  return el("div", { class: `seat${game.to_move === mark ? " to-move" : ""}${won ? " winner" : ""}`, "data-seat": mark },
+    el("span", { class: `mark mark-${mark}` }, mark.toUpperCase()), " ",
+    text, rating, game.you === mark ? " (you)" : "", seat.connected === false ? " (offline)" : "", " ",
+    game.clock ? el("span", { class: "clock", "data-clock": mark }, "") : null);
+}
+
+/** The line telling whose move it is, or how the game ended. */
+export function statusText(/** @type {any} */ game) {
+  if (game.result) return `${headline(game)}, ${howText(game.result, game.variant)}`;
+  if (game.you && game.to_move === game.you) return "Your move";
+  const seat = game[game.to_move];
+  return `${seat ? (seat.level ? `AI (${seat.level})` : seat.name) : "?"} to move (${String(game.to_move).toUpperCase()})`;
+}
+
+/** The banner at the end of a game: who won and how, the line, the rating change, what next. */
+function gameOver(/** @type {any} */ game, /** @type {GameActions} */ actions) {
+  const { result, you } = game;
+  const line = result.reason === "line" && result.cells?.length
+    ? el("p", {}, "Winning line: ", el("strong", {}, result.cells.map((/** @type {number} */ c) => cellName(game.variant, c)).join(" · ")))
+    : null;
+  const mine = you && game.ratings ? game.ratings[you] : null;
+  const rating = mine
+    ? el("p", { id: "rating-change" }, `Your rating: ${mine.rating} (${signed(mine.change)})`)
+    : null;
+  const tone = !you || !result.winner ? "even" : result.winner === you ? "won" : "lost";
+  const offered = game.rematchBy && game.rematchBy !== you;
+  const by = offered ? game[game.rematchBy] : null;
+  return el("section", { id: "game-over", class: `game-over ${tone}`, "aria-labelledby": "game-over-title" },
+    el("h3", { id: "game-over-title" }, headline(game)),
+    el("p", {}, howText(result, game.variant)),
+    line, rating,
+    offered ? el("p", { class: "offer" }, `${by?.name ?? "Your opponent"} offers a rematch`) : null,
+    game.kind === "war" && !you ? el("p", { id: "next-war", class: "dim" }, "The next war game follows in a moment.") : null,
+    el("div", { class: "row" },
+      you ? button("rematch", offered ? "Accept rematch" : game.rematchBy === you ? "Rematch offered…" : "Rematch",
+        () => actions.send({ type: "rematch", game: game.game })) : null,
+      you ? button("new-opponent", "New opponent", () => actions.newOpponent(game)) : null,
+      button("replay", "Analyse", () => actions.analyse(game.game)),
+      button("lobby", "Back to the lobby", () => actions.lobby())));
+}
+
+/** A button with an id. */
+export function button(/** @type {string} */ id, /** @type {string} */ text, /** @type {() => void} */ action, /** @type {Record<string, string>} */ extra = {}) {
+  return el("button", { id, type: "button", onclick: action, ...extra }, text);
+}
+
+/**
+ * The whole game view.
+ * @param {any} game
+ * @param {GameActions} actions
+ */
+export function gameView(game, actions) {
+  const you = game.you ?? null;
+  const live = !game.result;
+  const myTurn = live && you && game.to_move === you;
+  const board = boardView({
+    key: `game-${game.game}`, variant: game.variant, board: game.board, winning: game.result?.cells ?? [],
+    last: game.moves.length ? game.moves[game.moves.length - 1] : null,
+    // Offline, a tap on a cell is answered on the board: the move was not sent.
+    playable: Boolean(myTurn) || (!actions.online && live && Boolean(you)),
+    onPlay: (cell) => actions.send({ type: "move", game: game.game, cell }),
+  });
+  const controls = [];
+  if (you && live) {
+    if (game.confirmResign) {
+      controls.push(button("resign-confirm", "Yes, resign", () => { game.confirmResign = false; actions.send({ type: "resign", game: game.game }); }, { class: "danger", "data-autofocus": "true" }));
+      controls.push(button("resign-cancel", "Keep playing", () => { game.confirmResign = false; actions.render(); }));
+    } else {
+      controls.push(button("resign", "Resign", () => { game.confirmResign = true; actions.render(); }));
+    }
+    controls.push(button("offer-draw", "Offer draw", () => actions.send({ type: "offer_draw", game: game.game })));
+    if (!game.rated) controls.push(button("takeback", "Takeback", () => actions.send({ type: "takeback", game: game.game })));
+    if (game.moves.length < 2) controls.push(button("abort", "Abort", () => actions.send({ type: "abort", game: game.game })));
+  }
+  if (live) controls.push(button("lobby", "Lobby", () => actions.lobby()));
+  const offer = game.offer && live ? el("p", { class: "offer" },
+    `${game[game.offer.by].name} offers ${game.offer.offer === "draw" ? "a draw" : "a takeback"} `,
+    you && you !== game.offer.by ? button("accept-offer", "Accept", () => actions.send({ type: game.offer.offer === "draw" ? "offer_draw" : "takeback", game: game.game })) : null,
+    you && you !== game.offer.by ? button("decline-offer", "Decline", () => actions.send({ type: "decline", game: game.game })) : null) : null;
+  const moves = el("ol", { class: "moves", "aria-label": "moves" },
+    ...game.moves.map((/** @type {number} */ cell, /** @type {number} */ i) => el("li", {}, `${i % 2 ? "O" : "X"} ${cellName(game.variant, cell)}`)));
+  return el("div", { class: "game", "data-key": `game-${game.game}`, "data-game": String(game.game) },
+    el("h2", {}, `Game #${game.game} · ${game.variant}${game.rated ? " · rated" : ""}${game.kind === "war" ? " · war game" : ""}`),
+    el("div", { class: "layout" },
+      el("div", { class: "board-box" }, board,
+        !actions.online && live && you ? el("p", { id: "offline", class: "offline", role: "alert" },
+          actions.unsent ? "Offline: your move was not sent. Reconnecting…" : "Offline: reconnecting…") : null),
+      el("aside", {},
+        seatView(game, "x"), seatView(game, "o"),
+        el("p", { id: "game-status", class: game.result ? "over" : myTurn ? "your-move" : "" }, statusText(game)),
+        game.result ? gameOver(game, actions) : null,
+        offer,
+        game.note && live ? el("p", { id: "game-note", class: "offer" }, game.note) : null,
+        controls.length ? el("div", { class: "row", id: "game-controls" }, ...controls) : null,
+        el("p", { class: "dim" }, `${game.watchers} watching`),
+        moves,
+        chatBox(game, actions))));
+}
+
+function chatBox(/** @type {any} */ game, /** @type {GameActions} */ actions) {
+  const watcher = !game.you;
+  const spectators = watcher && actions.chatTab === "spectators";
+  const lines = game.chat.filter((/** @type {any} */ line) => Boolean(line.mark) !== spectators);
+  const tabs = watcher ? el("div", { class: "tabs", role: "tablist", "aria-label": "chat" },
+    el("button", { type: "button", role: "tab", "aria-selected": String(!spectators), onclick: () => actions.setChatTab("players") }, "Players"),
+    el("button", { type: "button", role: "tab", "aria-selected": String(spectators), onclick: () => actions.setChatTab("spectators") }, "Spectators")) : null;
+  const send = () => {
+    const input = /** @type {HTMLInputElement | null} */ (document.getElementById("chat-input"));
+    const text = input?.value.trim();
+    if (!input || !text) return;
+    actions.send({ type: "chat", game: game.game, text });
+    input.value = "";
+  };
+  return el("section", { class: "chat", "aria-label": "chat" },
+    tabs,
+    el("ul", { id: "chat-lines" }, ...lines.map((/** @type {any} */ line) => el("li", {}, el("b", {}, line.from), ": ", line.text))),
+    el("div", { class: "row" },
+      el("input", { id: "chat-input", maxlength: "280", "aria-label": "chat message", autocomplete: "off",
+        onkeydown: (event) => { if (/** @type {KeyboardEvent} */ (event).key === "Enter") send(); } }),
+      button("chat-send", "Send", send)));
+}

@@ -1,0 +1,131 @@
+// @ts-check
+/**
+ * The player's records: "My games" (per-variant tabs, each game's date, result and rating
+ * change, and a chart of the rating over time) and the leaderboard (a view of its own with a tab
+ * per variant).
+ */
+
+import { el, resultText, seatText } from "./views.js";
+
+const VARIANT_NAMES = ["classic", "four", "cube", "qubic"];
+const SVG = "http://www.w3.org/2000/svg";
+
+/**
+ * Tabs for the variants; `current` is selected, `choose` is called with the one clicked.
+ * @param {string} id
+ * @param {string} current
+ * @param {(variant: string) => void} choose
+ */
+function variantTabs(id, current, choose) {
+  return el("div", { class: "tabs", role: "tablist", "aria-label": "variant", id },
+    ...VARIANT_NAMES.map((variant) => el("button", {
+      type: "button", role: "tab", "data-variant": variant,
+      "aria-selected": String(variant === current),
+      onclick: () => choose(variant),
+    }, variant)));
+}
+
+/** A date and time as the player's browser writes them. */
+function when(/** @type {number} */ ms) {
+  return new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+/** "+12", "−30", or "" for an unrated game. */
+function change(/** @type {any} */ seat) {
+  if (seat?.rating_change === undefined) return "";
+  const c = seat.rating_change;
+  return c >= 0 ? `+${c}` : `−${-c}`;
+}
+
+/**
+ * A line chart of `points` ([time, rating] pairs, oldest first), as SVG.
+ * @param {[number, number][]} points
+ */
+function ratingChart(points) {
+  const width = 600;
+  const height = 200;
+  const pad = 30;
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("class", "chart");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("id", "rating-chart");
+  const ratings = points.map(([, r]) => r);
+  const low = Math.min(...ratings) - 20;
+  const high = Math.max(...ratings) + 20;
+  const x = (/** @type {number} */ i) => pad + (points.length > 1 ? (i * (width - 2 * pad)) / (points.length - 1) : (width - 2 * pad) / 2);
+  const y = (/** @type {number} */ r) => height - pad - ((r - low) * (height - 2 * pad)) / (high - low);
+  const title = document.createElementNS(SVG, "title");
+  title.textContent = `Rating over ${points.length} rated games: from ${ratings[0]} to ${ratings[ratings.length - 1]}`;
+  svg.append(title);
+  for (const r of [low + 20, high - 20]) {
+    const label = document.createElementNS(SVG, "text");
+    label.setAttribute("x", "2");
+    label.setAttribute("y", String(y(r) + 4));
+    label.setAttribute("class", "axis");
+    label.textContent = String(r);
+    svg.append(label);
+  }
+  const line = document.createElementNS(SVG, "polyline");
+  line.setAttribute("points", points.map(([, r], i) => `${x(i).toFixed(1)},${y(r).toFixed(1)}`).join(" "));
+  line.setAttribute("class", "line");
+  svg.append(line);
+  points.forEach(([, r], i) => {
+    const dot = document.createElementNS(SVG, "circle");
+    dot.setAttribute("cx", x(i).toFixed(1));
+    dot.setAttribute("cy", y(r).toFixed(1));
+    dot.setAttribute("r", "4");
+    dot.setAttribute("class", "dot");
+    svg.append(dot);
+  });
+  return svg;
+}
+
+/**
+ * "My games" for `variant`: the chart of the rating, then each game.
+ * @param {any} state the page's state (history, player, recordsVariant)
+ * @param {any} actions the page's actions (replay, lobby, render)
+ */
+export function historyView(state, actions) {
+  const variant = state.recordsVariant;
+  const games = state.history.filter((/** @type {any} */ g) => g.variant === variant);
+  const mine = (/** @type {any} */ g) => (g.x.player === state.player ? g.x : g.o);
+  // The rating after each rated game, oldest first: the rating going in plus the change.
+  const points = /** @type {[number, number][]} */ (games.filter((/** @type {any} */ g) => g.rated && mine(g).rating !== undefined)
+    .map((/** @type {any} */ g) => [g.ended_ms, mine(g).rating + (mine(g).rating_change ?? 0)])
+    .reverse());
+  if (points.length) {
+    const first = games.filter((/** @type {any} */ g) => g.rated).at(-1);
+    points.unshift([first.started_ms, mine(first).rating]);
+  }
+  return el("div", { class: "panel records", "data-key": "history" },
+    el("h2", {}, `My games · ${variant}`),
+    variantTabs("history-tabs", variant, (v) => { state.recordsVariant = v; actions.render(); }),
+    points.length > 1 ? ratingChart(points) : el("p", { class: "dim" }, "No rated games in this variant yet: the chart of your rating starts with the first."),
+    games.length ? el("table", { class: "history" },
+      el("thead", {}, el("tr", {}, ...["Date", "Game", "Result", "Rating", ""].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, ...games.map((/** @type {any} */ game) => el("tr", { "data-key": `history-${game.game}` },
+        el("td", {}, when(game.ended_ms)),
+        el("td", {}, `#${game.game}: ${seatText(game.x)} vs ${seatText(game.o)} · ${game.moves} moves`),
+        el("td", {}, resultText(game.result, game)),
+        el("td", { class: "rating-change" }, change(mine(game))),
+        el("td", {}, el("button", { type: "button", "data-replay": String(game.game), onclick: () => actions.replay(game.game) }, "Replay"))))))
+      : el("p", { class: "dim" }, `No finished ${variant} games yet.`),
+    el("button", { id: "lobby", type: "button", onclick: () => actions.lobby() }, "Lobby"));
+}
+
+/**
+ * The leaderboard of `state.recordsVariant`.
+ * @param {any} state the page's state (leaderboard, recordsVariant)
+ * @param {any} actions the page's actions (leaderboard, lobby)
+ */
+export function leaderboardView(state, actions) {
+  const variant = state.recordsVariant;
+  return el("div", { class: "panel records", "data-key": "leaderboard" },
+    el("h2", { id: "leaderboard-title" }, `Leaderboard · ${variant}`),
+    variantTabs("leaderboard-tabs", variant, (v) => actions.leaderboard(v)),
+    state.leaderboard.length ? el("ol", { id: "leaderboard-list" }, ...state.leaderboard.map((/** @type {any} */ p) =>
+      el("li", {}, `${p.name}#${p.player} ${p.rating} (${p.games} games: ${p.wins} won, ${p.draws} drawn, ${p.losses} lost)`)))
+      : el("p", { class: "dim" }, `Nobody has played a rated ${variant} game yet.`),
+    el("button", { id: "lobby", type: "button", onclick: () => actions.lobby() }, "Lobby"));
+}

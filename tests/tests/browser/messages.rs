@@ -1,0 +1,102 @@
+//! Messages that belong to a moment leave with it, errors come in words (the code only in a
+//! details line), and offline the board says that a move was not sent.
+
+use std::time::Duration;
+
+use noughts_engine::Variant;
+use noughts_protocol::{ClientMessage, ServerMessage};
+use noughts_tests::browser::{
+    Driver, assert_no_errors, click, fragment, tap, wait_for, wait_for_text,
+};
+use noughts_tests::net::Relay;
+use noughts_tests::{Client, TestServer};
+
+use super::{against_rival, open, page, server};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declined_offer_leaves_with_the_game_and_a_used_invite_is_said_in_words() {
+    let Some(driver) = Driver::start().await else {
+        return;
+    };
+    let server = server().await;
+    let client = driver.session().await;
+    open(&client, &page(&server)).await;
+    let (mut rival, state) = against_rival(&client, &server, false).await;
+    click(&client, "#offer-draw").await;
+    rival
+        .until(|m| matches!(m, ServerMessage::Offered { .. }))
+        .await;
+    rival
+        .send(ClientMessage::Decline { game: state.game })
+        .await;
+    wait_for_text(&client, "#game-note", |t| t.contains("declined")).await;
+    rival.send(ClientMessage::Resign { game: state.game }).await;
+    wait_for(&client, "#game-over").await;
+    assert!(
+        client
+            .find(fantoccini::Locator::Css("#game-note"))
+            .await
+            .is_err(),
+        "the declined offer is still said after the game ended"
+    );
+    // An invite whose game has started: said in words, the code only in the details.
+    let mut host = Client::join(&server.url(), "host").await;
+    let code = host.create_room(1, Variant::Classic, true).await;
+    let mut guest = Client::join(&server.url(), "guest").await;
+    guest
+        .send(ClientMessage::JoinRoom { code: code.clone() })
+        .await;
+    guest.game_state().await;
+    client
+        .goto(&format!("{}#room={code}", page(&server)))
+        .await
+        .unwrap();
+    let said = wait_for_text(&client, "#notice", |t| !t.is_empty()).await;
+    assert!(said.starts_with("That invite has expired"), "{said}");
+    let details = wait_for_text(&client, "#notice .details", |t| !t.is_empty()).await;
+    assert!(details.starts_with("no_such_room"), "{details}");
+    assert_eq!(fragment(&client).await, "");
+    // The notice belongs to the lobby: it leaves when the player goes elsewhere.
+    click(&client, "#history").await;
+    wait_for_text(&client, "#notice", str::is_empty).await;
+    assert_no_errors(&client).await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offline_the_board_says_the_move_was_not_sent() {
+    let Some(driver) = Driver::start().await else {
+        return;
+    };
+    let server: TestServer = server().await;
+    let relay = Relay::start(server.addr).await;
+    let client = driver.phone().await;
+    open(&client, &format!("http://{}/", relay.addr)).await;
+    tap(&client, "#play-ai", Duration::from_millis(100)).await;
+    wait_for_text(&client, "#game-status", |t| t.contains("Your move")).await;
+    // The connection goes, and with the relay gone it cannot come back.
+    drop(relay);
+    wait_for(&client, "#status[data-status=\"offline\"]").await;
+    wait_for_text(&client, "#offline", |t| t.contains("Offline")).await;
+    tap(
+        &client,
+        ".board [data-cell=\"4\"]",
+        Duration::from_millis(100),
+    )
+    .await;
+    wait_for_text(&client, "#offline", |t| {
+        t.contains("your move was not sent")
+    })
+    .await;
+    assert!(
+        client
+            .find(fantoccini::Locator::Css(
+                ".board [data-cell=\"4\"][data-mark]"
+            ))
+            .await
+            .is_err(),
+        "the move is not shown as made"
+    );
+    assert_no_errors(&client).await;
+    client.close().await.unwrap();
+}

@@ -1,0 +1,77 @@
+//! The player's records: My games with per-variant tabs, dates, results and rating changes and a
+//! chart of the rating; the leaderboard in a view of its own, a tab per variant.
+
+use noughts_protocol::ClientMessage;
+use noughts_tests::browser::{
+    Driver, assert_no_errors, click, wait_for, wait_for_fragment, wait_for_text,
+};
+
+use super::{against_rival, open, page, screenshot, server};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn my_games_show_dates_rating_changes_and_a_chart_and_the_leaderboard_has_tabs() {
+    let Some(driver) = Driver::start().await else {
+        return;
+    };
+    let server = server().await;
+    let client = driver.session().await;
+    open(&client, &page(&server)).await;
+    // Two rated wins (the rival resigns at once).
+    for _ in 0..2 {
+        let (mut rival, state) = against_rival(&client, &server, true).await;
+        rival.send(ClientMessage::Resign { game: state.game }).await;
+        wait_for(&client, "#rating-change").await;
+        click(&client, "#lobby").await;
+        wait_for(&client, "#quick-match").await;
+    }
+    click(&client, "#history").await;
+    wait_for_fragment(&client, "history").await;
+    wait_for(
+        &client,
+        "#history-tabs [data-variant=\"classic\"][aria-selected=\"true\"]",
+    )
+    .await;
+    wait_for(&client, "table.history tbody tr:nth-child(2)").await;
+    let rows = client
+        .execute(
+            "return [...document.querySelectorAll('table.history tbody tr')]
+                 .map((tr) => [...tr.cells].map((td) => td.textContent));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    for row in rows.as_array().unwrap() {
+        let date = row[0].as_str().unwrap();
+        assert!(date.chars().any(|c| c.is_ascii_digit()), "no date in {row}");
+        assert!(
+            row[3].as_str().unwrap().starts_with('+'),
+            "no rating change in {row}"
+        );
+    }
+    // The chart: the rating before the first game and after each.
+    let dots = client
+        .execute(
+            "return document.querySelectorAll('#rating-chart circle').length;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(dots, serde_json::json!(3));
+    screenshot(&client, "my-games.png").await;
+    click(&client, "#history-tabs [data-variant=\"four\"]").await;
+    wait_for_text(&client, ".records h2", |t| t.ends_with("four")).await;
+    // The leaderboard: its own view and address, and its heading names the variant.
+    click(&client, "#lobby").await;
+    click(&client, "#leaderboard").await;
+    wait_for_fragment(&client, "leaderboard=classic").await;
+    wait_for_text(&client, "#leaderboard-title", |t| {
+        t == "Leaderboard · classic"
+    })
+    .await;
+    wait_for_text(&client, "#leaderboard-list", |t| t.contains("2 won")).await;
+    click(&client, "#leaderboard-tabs [data-variant=\"qubic\"]").await;
+    wait_for_fragment(&client, "leaderboard=qubic").await;
+    wait_for_text(&client, ".records .dim", |t| t.contains("rated qubic")).await;
+    assert_no_errors(&client).await;
+    client.close().await.unwrap();
+}
