@@ -29,6 +29,15 @@ use crate::lobby::{Change, GAMES_EVERY};
 pub(crate) const CHANNEL: &str = "lobby";
 /// How long to wait before trying Redis again.
 const RETRY: Duration = Duration::from_millis(250);
+/// Removes a listing (`KEYS[1]`, field `ARGV[1]`) only if node `ARGV[2]` still holds it.
+const SWEEP_ONE: &str = r"
+local value = redis.call('HGET', KEYS[1], ARGV[1])
+if value and cjson.decode(value)['node'] == ARGV[2] then
+    return redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return 0
+";
+
 /// The least time between two of a node's batches of seek and room changes.
 pub(crate) const URGENT_SPACING: Duration = Duration::from_millis(50);
 
@@ -186,11 +195,14 @@ impl Cluster {
             }
             let listing = Listing::of(&change);
             let (hash, field) = listing.place();
-            // Only the sweeper that actually removed it tells the others.
-            let removed: u64 = redis::cmd("HDEL")
-                .arg(hash)
+            // Only the sweeper that actually removed it tells the others; and only while the
+            // listing is still the gone node's (a node that took its game over may have listed
+            // it again under the same id meanwhile).
+            let removed: u64 = redis::Script::new(SWEEP_ONE)
+                .key(hash)
                 .arg(&field)
-                .query_async(&mut self.redis.clone())
+                .arg(node)
+                .invoke_async(&mut self.redis.clone())
                 .await?;
             if removed == 1 {
                 let message = serde_json::to_string(&Batch {
