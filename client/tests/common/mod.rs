@@ -299,7 +299,6 @@ pub fn history_message() -> ServerMessage {
         started_ms: NEW_YEAR_MS + minutes * 60_000,
         ended_ms: NEW_YEAR_MS + (minutes + 2) * 60_000,
         moves,
-        board: String::new(),
         result,
     };
     let won = |mark, cells: &[usize]| GameResult {
