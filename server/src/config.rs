@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use noughts_engine::{Budget, Level, Variant};
 
+use crate::proxy::Proxies;
 use crate::store::{StoreConfig, TokenRules};
 use crate::tls::Tls;
 
@@ -92,6 +93,15 @@ pub struct Config {
     /// Join a cluster: every node given the same Redis (and PostgreSQL store) serves one lobby.
     /// `None` (the default) is a lone server.
     pub cluster: Option<ClusterConfig>,
+    /// The proxies whose word on a client's address is taken, and where they give it; by default
+    /// none, and every connection's address is its TCP peer's. The per-address limits count
+    /// under the address this gives.
+    pub proxies: Proxies,
+    /// How long a node that was told to stop (SIGTERM) goes on serving while it answers not
+    /// ready on `/readyz`, so that its load balancer sends new players elsewhere before it goes.
+    /// Zero (the default) stops at once; behind a balancer, give it a little more than the
+    /// balancer takes to mark a node down.
+    pub drain_delay: Duration,
 }
 
 /// How a node joins its cluster.
@@ -141,6 +151,8 @@ impl Default for Config {
             tls: None,
             tls_handshake_timeout: Duration::from_secs(10),
             cluster: None,
+            proxies: Proxies::default(),
+            drain_delay: Duration::ZERO,
         }
     }
 }
