@@ -172,7 +172,7 @@ impl Client {
             let node = match self.elsewhere(&frame.message).await {
                 // One of the player's games that no node holds: its node has just handed it
                 // over (a drain) or died. This node takes it over for the player first.
-                Where::Here if !found_again && self.orphaned(&frame.message) => {
+                Where::Here if !found_again && self.orphaned(&frame.message).await => {
                     info!("a player's game has no node; taking it over here");
                     self.find_games_again().await;
                     found_again = true;
@@ -205,17 +205,17 @@ impl Client {
         true
     }
 
-    /// Whether `message` is about one of the player's games that is not here (and, since it
-    /// was asked, no other node holds).
-    fn orphaned(&self, message: &ClientMessage) -> bool {
-        let Some(game) = played_game(message) else {
+    /// Whether `message` is about one of the player's live games that is not here (and, since
+    /// it was asked, no other node holds): the store says which games are the player's.
+    async fn orphaned(&self, message: &ClientMessage) -> bool {
+        let (Some(game), Some(session)) = (played_game(message), &self.session) else {
             return false;
         };
-        self.shared.registry.game(game).is_none()
-            && self
-                .session
-                .as_ref()
-                .is_some_and(|session| session.games().contains(&game))
+        if self.shared.registry.game(game).is_some() {
+            return false;
+        }
+        let live = self.shared.store.live_ids_of(session.player).await;
+        live.is_ok_and(|games| games.contains(&game))
     }
 
     /// Takes over the player's games whose node is gone, and attaches this connection to them
