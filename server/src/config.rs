@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use noughts_engine::{Budget, Level, Variant};
 
+use crate::proxy::Proxies;
 use crate::store::{StoreConfig, TokenRules};
 use crate::tls::Tls;
 
@@ -100,6 +101,15 @@ pub struct Config {
     /// older ones leave `history` and `game_record`, so that a server that plays for long keeps
     /// to a bounded size. Players, ratings and results stay.
     pub memory_finished_games: usize,
+    /// The proxies whose word on a client's address is taken, and where they give it; by default
+    /// none, and every connection's address is its TCP peer's. The per-address limits count
+    /// under the address this gives.
+    pub proxies: Proxies,
+    /// How long a node that was told to stop (SIGTERM) goes on serving while it answers not
+    /// ready on `/readyz`, so that its load balancer sends new players elsewhere before it goes.
+    /// Zero (the default) stops at once; behind a balancer, give it a little more than the
+    /// balancer takes to mark a node down.
+    pub drain_delay: Duration,
 }
 
 /// How a node joins its cluster.
@@ -151,6 +161,8 @@ impl Default for Config {
             cluster: None,
             first_move_timeout: Duration::from_secs(30),
             memory_finished_games: 5_000,
+            proxies: Proxies::default(),
+            drain_delay: Duration::ZERO,
         }
     }
 }

@@ -20,13 +20,15 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tracing::{debug, info};
 
 use crate::handler::Client;
+use crate::http;
 use crate::metrics::GaugeShare;
-use crate::network::{Network, Slot};
+use crate::network::Network;
 use crate::outbound::{self, Close, Inbox, Queued, error_frame, frame};
+use crate::proxy;
 use crate::shared::Shared;
 use crate::shared_socket::{Tap, Wire};
 use crate::tls::{self, Stream};
-use crate::upgrade;
+use crate::upgrade::{self, Accepted, Refusal};
 
 /// How long a client has to complete the WebSocket handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -39,49 +41,67 @@ const BATCH: usize = 64;
 
 type Socket = WebSocketStream<Stream>;
 
-/// Whether an accepted connection is served or turned away; the permits are held for its life.
+/// Whether an accepted connection may be served, under the global cap; the permit is held for its
+/// life. The cap of the client's network is checked once its address is known (see [`serve`]).
 #[derive(Debug)]
 pub(crate) enum Admission {
-    /// Under the connection caps: a place under the global cap, one in the count of the
-    /// client's network, and the network, for the per-network caps on rooms and seeks.
-    Welcome(OwnedSemaphorePermit, Slot, Network),
+    /// Under the global cap.
+    Welcome(OwnedSemaphorePermit),
     /// Over the global cap: the client gets `server_full` and close 1013.
     Refuse(OwnedSemaphorePermit),
-    /// Over the cap of the client's network: `too_many_connections` and close 1013.
-    RefuseNetwork(OwnedSemaphorePermit),
 }
 
-impl Admission {
-    /// Admits a connection from `peer` under the global cap (`limit`) and its network's. Over
-    /// either, a refusal if a permit for one is left in `refusals`, or else `None`: the connection
-    /// is dropped without a word.
-    pub(crate) fn of(
-        shared: &Shared,
-        peer: SocketAddr,
-        limit: &Arc<Semaphore>,
-        refusals: &Arc<Semaphore>,
-    ) -> Option<Admission> {
-        let network = Network::of(peer.ip());
-        let refusal = || refusals.clone().try_acquire_owned().ok();
-        let Ok(permit) = limit.clone().try_acquire_owned() else {
-            return refusal().map(Admission::Refuse);
-        };
-        let per_ip = shared.config.max_connections_per_ip;
-        match shared.registry.admit_connection(network, per_ip) {
-            Some(slot) => Some(Admission::Welcome(permit, slot, network)),
-            None => {
-                drop(permit);
-                refusal().map(Admission::RefuseNetwork)
-            }
+/// The permits a connection is admitted with: the global cap's, and those for turning
+/// connections away with a word.
+#[derive(Debug, Clone)]
+pub(crate) struct Gate {
+    /// Connections held at once ([`crate::Config::max_connections`]).
+    pub limit: Arc<Semaphore>,
+    /// Connections being turned away at once; beyond them, a refused connection is dropped
+    /// without a word, so a flood cannot pile up handshakes.
+    pub refusals: Arc<Semaphore>,
+}
+
+impl Gate {
+    /// Admits a connection under the global cap. Over it, a refusal if a permit for one is
+    /// left, or else `None`: the connection is dropped without a word.
+    pub(crate) fn admit(&self) -> Option<Admission> {
+        match self.limit.clone().try_acquire_owned() {
+            Ok(permit) => Some(Admission::Welcome(permit)),
+            Err(_) => self.refusal().map(Admission::Refuse),
         }
+    }
+
+    fn refusal(&self) -> Option<OwnedSemaphorePermit> {
+        self.refusals.clone().try_acquire_owned().ok()
     }
 }
 
-/// Serves one accepted TCP connection to its end.
-pub(crate) async fn serve(shared: Arc<Shared>, stream: TcpStream, admission: Admission) {
+/// Serves one accepted TCP connection from `peer` to its end.
+pub(crate) async fn serve(
+    shared: Arc<Shared>,
+    mut stream: TcpStream,
+    peer: SocketAddr,
+    admission: Admission,
+    gate: Gate,
+) {
     let _ = stream.set_nodelay(true);
-    let (stream, wire) = match &shared.config.tls {
-        Some(keys) => match tls::accept(keys, stream, shared.config.tls_handshake_timeout).await {
+    let config = &shared.config;
+    let mut client_ip = peer.ip();
+    if config.proxies.expects_proxy_header(peer.ip()) {
+        match proxy::read_header(&mut stream, HANDSHAKE_TIMEOUT).await {
+            Ok(Some(client)) => client_ip = client.ip(),
+            Ok(None) => {}
+            Err(err) => {
+                debug!(cause = %err, "refused a proxy's connection");
+                shared.metrics.bad_upgrade(Refusal::ProxyHeader);
+                upgrade::answer_refusal(&mut stream, Refusal::ProxyHeader).await;
+                return;
+            }
+        }
+    }
+    let (stream, wire) = match &config.tls {
+        Some(keys) => match tls::accept(keys, stream, config.tls_handshake_timeout).await {
             Some(stream) => (stream, None),
             None => return,
         },
@@ -90,7 +110,6 @@ pub(crate) async fn serve(shared: Arc<Shared>, stream: TcpStream, admission: Adm
             (Stream::Plain(Tap(wire.clone())), Some(wire))
         }
     };
-    let config = &shared.config;
     let ws_config = WebSocketConfig::default()
         .read_buffer_size(4096)
         .write_buffer_size(16 * 1024)
@@ -100,38 +119,59 @@ pub(crate) async fn serve(shared: Arc<Shared>, stream: TcpStream, admission: Adm
         secure: config.tls.is_some(),
         allowed: config.allowed_origins.clone(),
     };
-    let ws = match upgrade::accept(stream, ws_config, HANDSHAKE_TIMEOUT, &origins).await {
-        Ok(Some(ws)) => ws,
-        // A page of the web client was served: that was the whole exchange.
-        Ok(None) => return,
+    let forwarded = config
+        .proxies
+        .header_for(peer.ip())
+        .map(|header| (header, peer.ip()));
+    let upgraded = upgrade::accept(stream, ws_config, HANDSHAKE_TIMEOUT, &origins, forwarded);
+    let mut ws = match upgraded.await {
+        Ok(Accepted::WebSocket(ws, forwarded)) => {
+            client_ip = forwarded.unwrap_or(client_ip);
+            *ws
+        }
+        // A page is the whole exchange.
+        Ok(Accepted::Page(mut stream, request)) => {
+            return http::serve(&mut stream, &request, &shared.health).await;
+        }
         Err(refusal) => {
             debug!(reason = refusal.as_str(), "upgrade refused");
             shared.metrics.bad_upgrade(refusal);
             return;
         }
     };
-    let mut ws = ws;
-    let (_permit, _slot, network) = match admission {
-        Admission::Welcome(permit, slot, network) => (permit, slot, network),
+    let network = Network::of(client_ip);
+    tracing::Span::current().record("client", tracing::field::display(client_ip));
+    let (_permit, _slot) = match admission {
+        Admission::Welcome(permit) => {
+            match shared
+                .registry
+                .admit_connection(network, config.max_connections_per_ip)
+            {
+                Some(slot) => (permit, slot),
+                None => {
+                    drop(permit);
+                    let Some(refusing) = gate.refusal() else {
+                        return;
+                    };
+                    let message = format!(
+                        "too many connections from your address (at most {}); try again later",
+                        config.max_connections_per_ip
+                    );
+                    let refusal = (
+                        ErrorCode::TooManyConnections,
+                        message,
+                        "too many connections",
+                    );
+                    return refuse(&shared, &mut ws, refusal, refusing).await;
+                }
+            }
+        }
         Admission::Refuse(refusing) => {
             let message = "the server is full; try again later".to_owned();
             let refusal = (ErrorCode::ServerFull, message, "server full");
             return refuse(&shared, &mut ws, refusal, refusing).await;
         }
-        Admission::RefuseNetwork(refusing) => {
-            let message = format!(
-                "too many connections from your address (at most {}); try again later",
-                config.max_connections_per_ip
-            );
-            let refusal = (
-                ErrorCode::TooManyConnections,
-                message,
-                "too many connections",
-            );
-            return refuse(&shared, &mut ws, refusal, refusing).await;
-        }
     };
-    debug!("connected");
     let mut counted = GaugeShare::new(&shared.metrics.connections);
     counted.set(1);
     if let Some(wire) = &wire {
@@ -139,6 +179,8 @@ pub(crate) async fn serve(shared: Arc<Shared>, stream: TcpStream, admission: Adm
     }
     let (out, inbox) =
         outbound::channel(config.outbound_queue, shared.metrics.clone(), wire.clone());
+    tracing::Span::current().record("id", out.conn.0);
+    debug!("connected");
     let first_ping = Instant::now() + ping_phase(out.conn.0, config.ping_interval);
     let mut client = Client::new(shared.clone(), out, network);
     let end = pump(&shared, &mut ws, inbox, &mut client, first_ping).await;

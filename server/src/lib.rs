@@ -19,7 +19,11 @@
 //! - `outbound`, `shared_socket`: sending to a connection; `tls`: the TLS handshake and stream.
 //! - `rating`, `metrics`, `config`, `error`, `network`, `token_bucket`, `invite_code`: Glicko-2,
 //!   Prometheus, the knobs, refusals, per-address counting, rate limits, invite codes.
+//! - `admin`: backups of a live SQLite database through the metrics port.
+//! - `health`: `/healthz` and `/readyz`, and the draining flag.
+//! - `proxy`: the client's address behind a trusted proxy (PROXY protocol v2, forwarding headers).
 
+mod admin;
 pub mod cluster;
 mod config;
 mod connection;
@@ -28,6 +32,7 @@ mod expiry;
 mod game;
 mod game_handle;
 mod handler;
+mod health;
 mod http;
 mod ids;
 mod invite_code;
@@ -35,6 +40,7 @@ mod lobby;
 mod metrics;
 mod network;
 mod outbound;
+mod proxy;
 mod rating;
 mod registry;
 mod server;
@@ -49,11 +55,13 @@ mod token_bucket;
 mod upgrade;
 mod war;
 
+pub use admin::fetch_backup;
 pub use config::{ClusterConfig, Config};
 /// The rules of a game as a pure state machine; public only for the fuzz target.
 #[doc(hidden)]
 pub use game::rules;
 pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GAMES};
+pub use proxy::{BadCidr, Cidr, ClientAddress, Proxies};
 pub use server::{run, run_with_metrics};
 pub use store::{StoreConfig, StoreError};
 pub use tls::{Tls, TlsError};

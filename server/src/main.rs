@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 use noughts_engine::{Budget, Level, Variant};
-use noughts_server::{ClusterConfig, Config, StoreConfig, Tls};
+use noughts_server::{Cidr, ClientAddress, ClusterConfig, Config, Proxies, StoreConfig, Tls};
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
 
@@ -165,6 +165,55 @@ struct Args {
     /// come back with it.
     #[arg(long, env = "NOUGHTS_TOKEN_OVERLAP_SECS", value_parser = clap::value_parser!(u64).range(0..=86_400), default_value_t = 60)]
     token_overlap_secs: u64,
+    /// A proxy (an address, or a network as ADDRESS/BITS) whose word on a client's address is
+    /// taken: repeat it, or separate them with commas in the environment. None by default: every
+    /// client is its TCP peer's address.
+    #[arg(
+        long = "trusted-proxy",
+        env = "NOUGHTS_TRUSTED_PROXY",
+        value_name = "CIDR",
+        value_delimiter = ','
+    )]
+    trusted_proxy: Vec<Cidr>,
+    /// Where the trusted proxies give the client's address: x-forwarded-for (the right-most
+    /// address in it that is not a trusted proxy), forwarded (the same, from RFC 7239's
+    /// Forwarded), or proxy-protocol (a PROXY protocol v2 header, which a connection from a
+    /// trusted proxy must then start with).
+    #[arg(
+        long,
+        env = "NOUGHTS_CLIENT_ADDRESS",
+        value_name = "FROM",
+        default_value = "x-forwarded-for"
+    )]
+    client_address: ClientAddress,
+    /// Milliseconds a node told to stop (SIGTERM) goes on serving while /readyz answers 503,
+    /// so that its load balancer sends new players elsewhere first; then its games are handed
+    /// over (in a cluster) and its players told to come back.
+    #[arg(long, env = "NOUGHTS_DRAIN_MS", value_parser = clap::value_parser!(u64).range(0..=600_000), default_value_t = 0)]
+    drain_ms: u64,
+    /// How log lines are written to standard error: text, or json (one object a line, with the
+    /// spans' fields: a connection's id, peer and client address, a game's id).
+    #[arg(long, env = "NOUGHTS_LOG_FORMAT", value_parser = ["text", "json"], default_value = "text")]
+    log_format: String,
+    /// What to do instead of serving.
+    #[command(subcommand)]
+    command: Option<Admin>,
+}
+
+/// Commands for the operator of a running server.
+#[derive(Debug, clap::Subcommand)]
+enum Admin {
+    /// Copy the running server's SQLite database to a file, safely while it serves: the server
+    /// makes the copy (SQLite's VACUUM INTO) and sends it over its metrics port, to this machine
+    /// only. Restore by stopping the server and putting the copy in the database's place.
+    Backup {
+        /// The running server's --metrics-listen address.
+        #[arg(long, value_name = "ADDR")]
+        from: SocketAddr,
+        /// Where to write the copy (written whole, or not at all).
+        #[arg(long, value_name = "FILE")]
+        to: PathBuf,
+    },
 }
 
 impl Args {
@@ -227,6 +276,11 @@ impl Args {
                 .map_or_else(|| StoreConfig::File(default_db()), StoreConfig::from_arg),
             first_move_timeout: Duration::from_secs(self.first_move_secs),
             memory_finished_games: self.memory_games,
+            proxies: Proxies {
+                trusted: self.trusted_proxy.clone(),
+                client_address: self.client_address,
+            },
+            drain_delay: Duration::from_millis(self.drain_ms),
         }
     }
 }
@@ -272,11 +326,23 @@ fn default_db() -> PathBuf {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    tracing_subscriber::fmt()
+    if let Some(Admin::Backup { from, to }) = &args.command {
+        let bytes = noughts_server::fetch_backup(*from, to).await?;
+        println!("backed up {bytes} bytes to {}", to.display());
+        return Ok(());
+    }
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(log_filter())
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+        .with_writer(std::io::stderr);
+    if args.log_format == "json" {
+        logs.json()
+            .with_current_span(false)
+            .with_span_list(true)
+            .init();
+    } else {
+        logs.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init();
+    }
     let tls = args.tls()?;
     let config = Config {
         tls,
@@ -427,6 +493,25 @@ mod tests {
         assert_eq!(config.first_move_timeout, Duration::from_secs(5));
         assert_eq!(config.memory_finished_games, 100);
         assert_eq!(config.token_overlap, Duration::from_secs(2));
+    }
+
+    #[test]
+    fn trusted_proxies_are_named_one_by_one() {
+        let args = Args::parse_from([
+            "noughts-server",
+            "--trusted-proxy",
+            "127.0.0.1",
+            "--trusted-proxy",
+            "10.0.0.0/8",
+            "--client-address",
+            "proxy-protocol",
+        ]);
+        let proxies = args.config().proxies;
+        assert_eq!(proxies.trusted.len(), 2);
+        assert_eq!(proxies.trusted[1].to_string(), "10.0.0.0/8");
+        assert_eq!(proxies.client_address, ClientAddress::ProxyProtocol);
+        let bad = Args::try_parse_from(["noughts-server", "--trusted-proxy", "10.0.0.0/40"]);
+        assert!(bad.is_err());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Prometheus metrics for operators: a registry per server, updated where connections open and
 //! close, games start and end, watchers come and go, moves are played, the AI thinks, frames are
 //! dropped and errors are sent; and a small HTTP responder that serves it at `/metrics` on the
-//! address given to [`crate::run_with_metrics`].
+//! address given to [`crate::run_with_metrics`], with the health endpoints beside it.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,6 +19,9 @@ use tokio::time::{sleep, timeout};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{debug, info, warn};
+
+use crate::admin::{BACKUP_TIMEOUT, Backups};
+use crate::health::Health;
 
 /// How long one scrape may take, from accept to the last byte.
 const SCRAPE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -198,10 +201,14 @@ impl Drop for GaugeShare {
     }
 }
 
-/// What a scrape reads: the metrics, and the count of live games, which the registry keeps.
+/// What a scrape reads: the metrics, and the count of live games, which the registry keeps; and
+/// the node's health, served here too.
 pub(crate) struct Source {
     pub metrics: Arc<Metrics>,
     pub live_games: Box<dyn Fn() -> usize + Send + Sync>,
+    pub health: Arc<Health>,
+    /// Backups of the database, for `GET /backup` from this machine.
+    pub backups: Backups,
 }
 
 /// Serves the metrics over HTTP on `listener` until `stop` is cancelled; each scrape is a task of
@@ -220,13 +227,9 @@ pub(crate) async fn serve(
         tokio::select! {
             () = stop.cancelled() => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
+                Ok((stream, peer)) => {
                     let source = source.clone();
-                    tasks.spawn(async move {
-                        if timeout(SCRAPE_TIMEOUT, scrape(&source, stream)).await.is_err() {
-                            debug!("a metrics request timed out");
-                        }
-                    });
+                    tasks.spawn(async move { scrape(&source, stream, peer).await });
                 }
                 Err(err) => {
                     warn!(cause = %err, "metrics accept failed");
@@ -237,30 +240,76 @@ pub(crate) async fn serve(
     }
 }
 
-/// Answers one HTTP request, then closes.
-async fn scrape(source: &Source, mut stream: TcpStream) {
+/// Answers one HTTP request from `peer`, then closes: a backup within its own time, anything
+/// else within [`SCRAPE_TIMEOUT`].
+async fn scrape(source: &Source, mut stream: TcpStream, peer: std::net::SocketAddr) {
+    let Ok(Some(head)) = timeout(SCRAPE_TIMEOUT, read_head(&mut stream)).await else {
+        debug!("a metrics request timed out");
+        return;
+    };
+    let (method, path) = method_and_path(&head);
+    if let (Some(b"GET"), Some(b"/backup")) = (method, path) {
+        let backup = source.backups.answer(peer, &mut stream);
+        if timeout(BACKUP_TIMEOUT, backup).await.is_err() {
+            warn!("a backup took too long");
+        }
+        let _ = stream.shutdown().await;
+        return;
+    }
+    if timeout(SCRAPE_TIMEOUT, answer(source, &head, &mut stream))
+        .await
+        .is_err()
+    {
+        debug!("a metrics request timed out");
+    }
+}
+
+/// Reads a request head (or what fits in [`MAX_HEAD`]); `None` if the client went away first.
+async fn read_head(stream: &mut TcpStream) -> Option<Vec<u8>> {
     let mut head = Vec::with_capacity(512);
     let mut buf = [0u8; 1024];
     while !head.windows(4).any(|w| w == b"\r\n\r\n") {
         match stream.read(&mut buf).await {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => return None,
             Ok(n) => head.extend_from_slice(&buf[..n]),
         }
         if head.len() > MAX_HEAD {
             break;
         }
     }
-    let response = respond(&head, || source.metrics.encode((source.live_games)()));
+    Some(head)
+}
+
+/// Answers a request that is not a backup: health, the metrics, or an error.
+async fn answer(source: &Source, head: &[u8], stream: &mut TcpStream) {
+    let (method, path) = method_and_path(head);
+    let health = match (method, path) {
+        (Some(b"GET" | b"HEAD"), Some(path)) => match std::str::from_utf8(path) {
+            Ok(path) => source.health.answer(path).await,
+            Err(_) => None,
+        },
+        _ => None,
+    };
+    let response = match health {
+        Some(answer) => answer.response(method == Some(b"HEAD")),
+        None => respond(head, || source.metrics.encode((source.live_games)())),
+    };
     let _ = stream.write_all(&response).await;
     let _ = stream.shutdown().await;
 }
 
-/// The whole HTTP response to a request head: the metrics for `GET /metrics`, an error otherwise.
-fn respond(head: &[u8], metrics: impl FnOnce() -> String) -> Vec<u8> {
+/// A request head's method and path (without the query).
+fn method_and_path(head: &[u8]) -> (Option<&[u8]>, Option<&[u8]>) {
     let line = head.split(|&b| b == b'\r').next().unwrap_or_default();
     let mut words = line.split(|&b| b == b' ');
     let (method, target) = (words.next(), words.next());
     let path = target.map(|t| t.split(|&b| b == b'?').next().unwrap_or_default());
+    (method, path)
+}
+
+/// The whole HTTP response to a request head: the metrics for `GET /metrics`, an error otherwise.
+fn respond(head: &[u8], metrics: impl FnOnce() -> String) -> Vec<u8> {
+    let (method, path) = method_and_path(head);
     let (status, content_type, body) = match (method, path) {
         (Some(b"GET"), Some(b"/metrics")) => ("200 OK", CONTENT_TYPE, metrics()),
         (Some(b"GET"), _) => (

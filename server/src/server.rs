@@ -12,13 +12,15 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{Instrument, error, info, info_span, warn};
 
+use crate::admin::Backups;
 use crate::cluster::games::RemoteWatches;
 use crate::cluster::leases::Leases;
 use crate::cluster::lobby::Heard;
 use crate::cluster::{self, Cluster};
 use crate::config::Config;
-use crate::connection::{self, Admission};
+use crate::connection::{self, Gate};
 use crate::handler;
+use crate::health::{self, Health};
 use crate::ids;
 use crate::lobby::{Change, Lobby};
 use crate::metrics;
@@ -77,8 +79,10 @@ async fn serve(
         Some(cluster) => Some(Cluster::join(&cluster.redis, &cluster.node, cluster.lease).await?),
         None => None,
     };
-    let limit = Arc::new(Semaphore::new(config.max_connections));
-    let refusals = Arc::new(Semaphore::new(REFUSALS_AT_ONCE));
+    let gate = Gate {
+        limit: Arc::new(Semaphore::new(config.max_connections)),
+        refusals: Arc::new(Semaphore::new(REFUSALS_AT_ONCE)),
+    };
     let ai_slots = Arc::new(Semaphore::new(config.ai_threads.max(1)));
     let connections = TaskTracker::new();
     let leases = cluster.as_ref().map(|cluster| {
@@ -104,6 +108,13 @@ async fn serve(
         }
         None => (None, None),
     };
+    let redis = cluster.clone().map(|cluster| -> health::Ping {
+        Box::new(move || {
+            let cluster = cluster.clone();
+            Box::pin(async move { cluster.ping().await.map_err(|err| err.to_string()) })
+        })
+    });
+    let health = Arc::new(Health::new(store.clone(), redis));
     let shared = Arc::new(Shared {
         metrics: Arc::default(),
         ai_slots,
@@ -122,6 +133,7 @@ async fn serve(
         connections,
         stop_games: CancellationToken::new(),
         stop_connections,
+        health,
     });
     shared
         .registry
@@ -145,6 +157,8 @@ async fn serve(
         let source = metrics::Source {
             metrics: shared.metrics.clone(),
             live_games: Box::new(move || registry.registry.live_games_count()),
+            health: shared.health.clone(),
+            backups: Backups::new(shared.store.clone(), &shared.config.store),
         };
         shared.connections.spawn(metrics::serve(
             source,
@@ -166,27 +180,60 @@ async fn serve(
     loop {
         tokio::select! {
             () = &mut shutdown => break,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => {
-                    let span = info_span!("conn", %peer, player = tracing::field::Empty);
-                    let Some(admission) = Admission::of(&shared, peer, &limit, &refusals) else {
-                        continue;
-                    };
-                    shared.connections.spawn(
-                        connection::serve(shared.clone(), stream, admission).instrument(span),
-                    );
-                }
-                Err(err) => {
-                    // Usually out of file descriptors: wait for some to come back.
-                    warn!(cause = %err, "accept failed");
-                    sleep(Duration::from_millis(100)).await;
-                }
-            },
+            accepted = listener.accept() => take(&shared, &gate, accepted).await,
         }
     }
+    drain(&shared, &listener, &gate).await;
     drop(listener);
     stop(&shared).await;
     Ok(())
+}
+
+/// Serves an accepted connection on a task of its own, or waits a moment after an accept error.
+async fn take(
+    shared: &Arc<Shared>,
+    gate: &Gate,
+    accepted: std::io::Result<(tokio::net::TcpStream, std::net::SocketAddr)>,
+) {
+    match accepted {
+        Ok((stream, peer)) => {
+            let span = info_span!(
+                "conn",
+                id = tracing::field::Empty,
+                %peer,
+                client = tracing::field::Empty,
+                player = tracing::field::Empty,
+            );
+            let Some(admission) = gate.admit() else {
+                return;
+            };
+            let serve = connection::serve(shared.clone(), stream, peer, admission, gate.clone());
+            shared.connections.spawn(serve.instrument(span));
+        }
+        Err(err) => {
+            // Usually out of file descriptors: wait for some to come back.
+            warn!(cause = %err, "accept failed");
+            sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// The start of a stop: the node answers not ready from now on, and goes on serving for
+/// [`Config::drain_delay`], the time its load balancer takes to notice and send new players
+/// elsewhere. Then it stops taking connections, and [`stop`] hands its games over and tells its
+/// players to come back (through the balancer, to another node).
+async fn drain(shared: &Arc<Shared>, listener: &TcpListener, gate: &Gate) {
+    shared.health.drain();
+    let delay = shared.config.drain_delay;
+    info!(delay_ms = delay.as_millis() as u64, "draining");
+    let until = sleep(delay);
+    tokio::pin!(until);
+    loop {
+        tokio::select! {
+            () = &mut until => return,
+            accepted = listener.accept() => take(shared, gate, accepted).await,
+        }
+    }
 }
 
 /// Joins the cluster: says this node is alive, clears what it listed in an earlier life, and

@@ -14,6 +14,7 @@ use crate::cluster::leases::Leases;
 use crate::cluster::links::{Links, StandIns};
 use crate::cluster::mail::Marks;
 use crate::config::Config;
+use crate::health::Health;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
 use crate::registry::Registry;
@@ -56,4 +57,6 @@ pub(crate) struct Shared {
     pub stop_games: CancellationToken,
     /// Cancelled once the games have stopped: connections say goodbye and close.
     pub stop_connections: CancellationToken,
+    /// Whether the node is ready for players, and draining.
+    pub health: Arc<Health>,
 }

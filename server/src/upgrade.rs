@@ -5,6 +5,7 @@
 //! (§4.4), `400` with the reason for anything else malformed, and a plain `GET` without an
 //! upgrade the `426` that says what this server is.
 
+use std::net::IpAddr;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -13,7 +14,8 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 
-use crate::http::{self, PageRequest};
+use crate::http::PageRequest;
+use crate::proxy;
 
 /// The longest request head read; a WebSocket client's is a few hundred bytes.
 const MAX_HEAD: usize = 8 * 1024;
@@ -48,6 +50,9 @@ pub(crate) enum Refusal {
     /// An `Origin` (a browser's page) that is neither this server's own nor allowed: the defence
     /// against cross-site WebSocket hijacking.
     Origin,
+    /// A trusted proxy's connection without a valid PROXY protocol v2 header (with
+    /// `--client-address proxy-protocol`).
+    ProxyHeader,
 }
 
 /// Which pages may open a WebSocket here: the server's own origin (the scheme it serves and the
@@ -85,6 +90,7 @@ impl Refusal {
             Refusal::Key => "key",
             Refusal::Host => "host",
             Refusal::Origin => "origin",
+            Refusal::ProxyHeader => "proxy_header",
         }
     }
 
@@ -117,8 +123,8 @@ impl Refusal {
             }
             Refusal::Method => (
                 "405 Method Not Allowed",
-                "Allow: GET\r\n",
-                "a WebSocket upgrade is a GET\n",
+                "Allow: GET, HEAD\r\n",
+                "a WebSocket upgrade is a GET; a page is a GET or a HEAD\n",
             ),
             Refusal::Connection => (
                 "400 Bad Request",
@@ -136,6 +142,11 @@ impl Refusal {
                 "",
                 "a page from another origin may not open a WebSocket here\n",
             ),
+            Refusal::ProxyHeader => (
+                "400 Bad Request",
+                "",
+                "this server expects a PROXY protocol v2 header from its proxy\n",
+            ),
         }
     }
 }
@@ -143,21 +154,37 @@ impl Refusal {
 /// What a request head asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Head {
-    /// A good WebSocket upgrade, with its `Sec-WebSocket-Key`.
-    Upgrade(String),
+    /// A good WebSocket upgrade, with its `Sec-WebSocket-Key` and the client's address as a
+    /// trusted proxy forwarded it (`None` when no header is read).
+    Upgrade(String, Option<IpAddr>),
     /// A page of the web client.
     Page(PageRequest),
 }
 
+/// Where the client's address is read from a request: a forwarding header, when the request
+/// came from the trusted proxy `peer`.
+pub(crate) type Forwarded<'a> = Option<(proxy::Header<'a>, IpAddr)>;
+
+/// What a request that was not refused asks for.
+#[derive(Debug)]
+pub(crate) enum Accepted<S> {
+    /// A WebSocket, answered with `101`, and the client's address when a trusted proxy
+    /// forwarded it (see [`Forwarded`]).
+    WebSocket(Box<WebSocketStream<S>>, Option<IpAddr>),
+    /// A page (of the web client, or a health endpoint), for the caller to answer on the stream.
+    Page(S, PageRequest),
+}
+
 /// Reads the request on `stream`, within `limit`, and answers it: with `101` and the WebSocket
-/// (configured by `config`) when it is a good upgrade, with the page when it asks for one of the
-/// web client's files (then `None`), or with an HTTP error and the reason.
+/// (configured by `config`) when it is a good upgrade; with the stream and the request when it
+/// asks for a page; or with an HTTP error and the reason.
 pub(crate) async fn accept<S>(
     mut stream: S,
     config: WebSocketConfig,
     limit: Duration,
     origins: &Origins,
-) -> Result<Option<WebSocketStream<S>>, Refusal>
+    forwarded: Forwarded<'_>,
+) -> Result<Accepted<S>, Refusal>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
@@ -166,12 +193,9 @@ where
         Ok(Err(refusal)) => return Err(answer_refusal(&mut stream, refusal).await),
         Err(_) => return Err(answer_refusal(&mut stream, Refusal::Timeout).await),
     };
-    let key = match check(&buf[..head_len], origins) {
-        Ok(Head::Upgrade(key)) => key,
-        Ok(Head::Page(request)) => {
-            http::serve(&mut stream, &request).await;
-            return Ok(None);
-        }
+    let (key, client) = match check(&buf[..head_len], origins, forwarded) {
+        Ok(Head::Upgrade(key, client)) => (key, client),
+        Ok(Head::Page(request)) => return Ok(Accepted::Page(stream, request)),
         Err(refusal) => return Err(answer_refusal(&mut stream, refusal).await),
     };
     let response = format!(
@@ -188,9 +212,8 @@ where
         return Err(Refusal::Timeout);
     }
     let rest = buf[head_len..].to_vec();
-    Ok(Some(
-        WebSocketStream::from_partially_read(stream, rest, Role::Server, Some(config)).await,
-    ))
+    let ws = WebSocketStream::from_partially_read(stream, rest, Role::Server, Some(config)).await;
+    Ok(Accepted::WebSocket(Box::new(ws), client))
 }
 
 /// Reads until the head's blank line; returns what was read and the head's length.
@@ -222,7 +245,7 @@ async fn read_head<S: AsyncRead + Unpin>(stream: &mut S) -> Result<(Vec<u8>, usi
 
 /// Checks a whole request head: a WebSocket upgrade (with its `Sec-WebSocket-Key`), or a plain
 /// `GET` for a page.
-fn check(head: &[u8], origins: &Origins) -> Result<Head, Refusal> {
+fn check(head: &[u8], origins: &Origins, forwarded: Forwarded<'_>) -> Result<Head, Refusal> {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut request = httparse::Request::new(&mut headers);
     match request.parse(head) {
@@ -243,7 +266,8 @@ fn check(head: &[u8], origins: &Origins) -> Result<Head, Refusal> {
     let names = |value: Option<String>, token: &str| {
         value.is_some_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
     };
-    if request.method != Some("GET") {
+    let head_only = request.method == Some("HEAD") && header("upgrade").is_none();
+    if request.method != Some("GET") && !head_only {
         return Err(Refusal::Method);
     }
     let Some(host) = header("host").filter(|h| !h.is_empty()) else {
@@ -255,6 +279,7 @@ fn check(head: &[u8], origins: &Origins) -> Result<Head, Refusal> {
             path: path.split(['?', '#']).next().unwrap_or("/").to_owned(),
             host,
             if_none_match: header("if-none-match"),
+            head_only,
         }));
     }
     if !names(header("upgrade"), "websocket") {
@@ -271,8 +296,16 @@ fn check(head: &[u8], origins: &Origins) -> Result<Head, Refusal> {
     if header("sec-websocket-version").as_deref() != Some("13") {
         return Err(Refusal::Version);
     }
+    let client = forwarded.map(|(forwarding, peer)| {
+        let values = request
+            .headers
+            .iter()
+            .filter(|h| h.name.eq_ignore_ascii_case(forwarding.name))
+            .filter_map(|h| std::str::from_utf8(h.value).ok());
+        forwarding.client(values, peer)
+    });
     match header("sec-websocket-key") {
-        Some(key) if is_key(&key) => Ok(Head::Upgrade(key)),
+        Some(key) if is_key(&key) => Ok(Head::Upgrade(key, client)),
         _ => Err(Refusal::Key),
     }
 }
@@ -288,7 +321,10 @@ fn is_key(key: &str) -> bool {
 }
 
 /// Writes the answer to a refused upgrade and closes; returns the refusal.
-async fn answer_refusal<S: AsyncWrite + Unpin>(stream: &mut S, refusal: Refusal) -> Refusal {
+pub(crate) async fn answer_refusal<S: AsyncWrite + Unpin>(
+    stream: &mut S,
+    refusal: Refusal,
+) -> Refusal {
     if refusal == Refusal::Closed {
         return refusal;
     }
@@ -311,8 +347,8 @@ mod tests {
     use super::*;
 
     fn check_(head: &[u8]) -> Result<String, Refusal> {
-        match check(head, &Origins::default())? {
-            Head::Upgrade(key) => Ok(key),
+        match check(head, &Origins::default(), None)? {
+            Head::Upgrade(key, _) => Ok(key),
             Head::Page(_) => Err(Refusal::NotUpgrade),
         }
     }
@@ -355,14 +391,14 @@ mod tests {
         let with = |origin: &str| head(&format!("{GOOD}Origin: {origin}\r\n"));
         let plain = Origins::default();
         assert!(
-            check(&head(GOOD), &plain).is_ok(),
+            check(&head(GOOD), &plain, None).is_ok(),
             "no Origin: not a browser"
         );
         assert!(
-            check(&with("http://a"), &plain).is_ok(),
+            check(&with("http://a"), &plain, None).is_ok(),
             "the server's own page"
         );
-        assert!(check(&with("HTTP://A/"), &plain).is_ok());
+        assert!(check(&with("HTTP://A/"), &plain, None).is_ok());
         for foreign in [
             "http://evil.example",
             "https://a",
@@ -371,7 +407,7 @@ mod tests {
             "",
         ] {
             assert_eq!(
-                check(&with(foreign), &plain),
+                check(&with(foreign), &plain, None),
                 Err(Refusal::Origin),
                 "{foreign}"
             );
@@ -380,8 +416,11 @@ mod tests {
             secure: true,
             allowed: vec!["https://play.example".to_owned()],
         };
-        assert!(check(&with("https://a"), &secure).is_ok());
-        assert!(check(&with("https://play.example"), &secure).is_ok());
-        assert_eq!(check(&with("http://a"), &secure), Err(Refusal::Origin));
+        assert!(check(&with("https://a"), &secure, None).is_ok());
+        assert!(check(&with("https://play.example"), &secure, None).is_ok());
+        assert_eq!(
+            check(&with("http://a"), &secure, None),
+            Err(Refusal::Origin)
+        );
     }
 }

@@ -28,6 +28,7 @@ use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
 pub mod binary;
 pub mod browser;
+pub mod haproxy;
 pub mod lobby;
 pub mod net;
 pub mod postgres;

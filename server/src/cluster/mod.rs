@@ -98,6 +98,14 @@ impl Cluster {
     pub fn lease(&self) -> Duration {
         self.lease
     }
+
+    /// Whether Redis answers (for the readiness check).
+    pub(crate) async fn ping(&self) -> Result<(), ClusterError> {
+        let _: String = redis::cmd("PING")
+            .query_async(&mut self.redis.clone())
+            .await?;
+        Ok(())
+    }
 }
 
 /// `url` without its password, for messages and logs.

@@ -226,7 +226,13 @@ impl Game {
 
     /// The actor's life: first snapshots, then commands and timers until the game closes.
     pub(crate) async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
-        info!(variant = %self.rules.board().variant(), kind = ?self.rules.kind(), "game started");
+        let (variant, kind) = (self.rules.board().variant(), self.rules.kind());
+        // The war games start and end all day long: routine, not news.
+        if kind == GameKind::War {
+            debug!(%variant, ?kind, "game started");
+        } else {
+            info!(%variant, ?kind, "game started");
+        }
         if let Some(start) = self.start.take() {
             if let Err(err) = self.shared.store.start_game(start).await {
                 error!(cause = %err, "the new game could not be stored; it is called off");

@@ -1,8 +1,8 @@
 //! The end of a game as its actor carries it out: the end stored (and a rated game rated) before
 //! anyone hears of it, then `game_over` to everyone, with each player's rating change.
 
-use noughts_protocol::{Mark, RatingChange, RatingChanges, ServerMessage};
-use tracing::{error, info};
+use noughts_protocol::{GameKind, Mark, RatingChange, RatingChanges, ServerMessage};
+use tracing::{debug, error, info};
 
 use super::actor::{Game, now, stored};
 use super::rules::{EndRecord, Update};
@@ -72,7 +72,11 @@ impl Game {
             self.rules.missed_end(mark);
         }
         if let Some(result) = self.rules.result() {
-            info!(winner = ?result.winner, reason = ?result.reason, "game over");
+            if self.rules.kind() == GameKind::War {
+                debug!(winner = ?result.winner, reason = ?result.reason, "game over");
+            } else {
+                info!(winner = ?result.winner, reason = ?result.reason, "game over");
+            }
         }
         if self.listed {
             self.shared.lobby.remove_game(self.rules.id());

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use noughts_protocol::{ErrorCode, GameId, GameKind, Variant};
 use tokio::sync::{mpsc, oneshot};
-use tracing::{Instrument, error, info};
+use tracing::{Instrument, debug, error, info};
 
 use crate::error::Refusal;
 use crate::game_handle::{COMMAND_QUEUE, GameHandle};
@@ -155,7 +155,11 @@ pub(crate) fn restore_all(
         game.list();
         let span = tracing::info_span!(parent: None, "game", id = id.0);
         shared.tasks.spawn(game.run(rx).instrument(span));
-        info!(game = id.0, "restored");
+        if start.kind == GameKind::War {
+            debug!(game = id.0, "restored");
+        } else {
+            info!(game = id.0, "restored");
+        }
         match (start.kind, start.owner, owner) {
             (GameKind::War, None, _) => {
                 wars.insert(start.variant, ended);

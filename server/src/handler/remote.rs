@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use noughts_protocol::{ClientFrame, ClientMessage, ErrorCode, PlayerId};
+use noughts_protocol::{ClientFrame, ClientMessage, ErrorCode, GameId, PlayerId};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
@@ -43,6 +43,33 @@ pub(super) fn who(session: &Session, network: Network) -> Who {
     }
 }
 
+/// The game a player's request in it is about (a move, a resignation, an offer, chat).
+fn played_game(message: &ClientMessage) -> Option<GameId> {
+    match message {
+        ClientMessage::Move { game, .. }
+        | ClientMessage::Resign { game }
+        | ClientMessage::Rematch { game }
+        | ClientMessage::OfferDraw { game }
+        | ClientMessage::Takeback { game }
+        | ClientMessage::Decline { game }
+        | ClientMessage::Abort { game }
+        | ClientMessage::Chat { game, .. } => Some(*game),
+        _ => None,
+    }
+}
+
+/// Where the cluster's answer puts a request: on the node named, or here when none is.
+fn placed(found: Result<Option<String>, ClusterError>) -> Where {
+    match found {
+        Ok(Some(node)) => Where::There(node),
+        Ok(None) => Where::Here,
+        Err(err) => {
+            warn!(cause = %err, "cannot ask the cluster where a request belongs");
+            Where::Unreachable
+        }
+    }
+}
+
 impl Client {
     /// Where what `message` is about is held, when it could be another node: a live game, an
     /// open room, a waiting seek.
@@ -51,20 +78,13 @@ impl Client {
             return Where::Here;
         };
         let registry = &self.shared.registry;
-        let found = match message {
-            ClientMessage::Move { game, .. }
-            | ClientMessage::Resign { game }
-            | ClientMessage::Rematch { game }
-            | ClientMessage::OfferDraw { game }
-            | ClientMessage::Takeback { game }
-            | ClientMessage::Decline { game }
-            | ClientMessage::Abort { game }
-            | ClientMessage::Chat { game, .. } => {
-                if registry.game(*game).is_some() {
-                    return Where::Here;
-                }
-                cluster.player_node(*game).await
+        if let Some(game) = played_game(message) {
+            if registry.game(game).is_some() {
+                return Where::Here;
             }
+            return placed(cluster.player_node(game).await);
+        }
+        let found = match message {
             ClientMessage::Watch { game, .. } => {
                 // A listed game is watched through what its node publishes; others (private
                 // games) by asking their node.
@@ -102,14 +122,7 @@ impl Client {
             }
             _ => return Where::Here,
         };
-        match found {
-            Ok(Some(node)) => Where::There(node),
-            Ok(None) => Where::Here,
-            Err(err) => {
-                warn!(cause = %err, "cannot ask the cluster where a request belongs");
-                Where::Unreachable
-            }
-        }
+        placed(found)
     }
 
     /// Whether this connection watches, through what its node publishes, the game `message` is
@@ -157,6 +170,14 @@ impl Client {
         let mut found_again = false;
         loop {
             let node = match self.elsewhere(&frame.message).await {
+                // One of the player's games that no node holds: its node has just handed it
+                // over (a drain) or died. This node takes it over for the player first.
+                Where::Here if !found_again && self.orphaned(&frame.message).await => {
+                    info!("a player's game has no node; taking it over here");
+                    self.find_games_again().await;
+                    found_again = true;
+                    continue;
+                }
                 Where::Here => return false,
                 Where::There(node) => node,
                 Where::Unreachable => break,
@@ -182,6 +203,19 @@ impl Client {
             "the cluster cannot be reached just now; try again in a moment",
         );
         true
+    }
+
+    /// Whether `message` is about one of the player's live games that is not here (and, since
+    /// it was asked, no other node holds): the store says which games are the player's.
+    async fn orphaned(&self, message: &ClientMessage) -> bool {
+        let (Some(game), Some(session)) = (played_game(message), &self.session) else {
+            return false;
+        };
+        if self.shared.registry.game(game).is_some() {
+            return false;
+        }
+        let live = self.shared.store.live_ids_of(session.player).await;
+        live.is_ok_and(|games| games.contains(&game))
     }
 
     /// Takes over the player's games whose node is gone, and attaches this connection to them

@@ -12,6 +12,8 @@ use std::time::Duration;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::time::timeout;
 
+use crate::health::Health;
+
 /// How long writing one answer may take.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -24,11 +26,20 @@ pub(crate) struct PageRequest {
     pub host: String,
     /// `If-None-Match`, when the browser has a copy.
     pub if_none_match: Option<String>,
+    /// A `HEAD`: the answer's head without its body.
+    pub head_only: bool,
 }
 
-/// Answers a page request on `stream` and closes it.
-pub(crate) async fn serve<S: AsyncWrite + Unpin>(stream: &mut S, request: &PageRequest) {
-    let answer = answer(request);
+/// Answers a page request on `stream` (a health endpoint's from `health`) and closes it.
+pub(crate) async fn serve<S: AsyncWrite + Unpin>(
+    stream: &mut S,
+    request: &PageRequest,
+    health: &Health,
+) {
+    let answer = match health.answer(&request.path).await {
+        Some(health) => health.response(request.head_only),
+        None => answer(request),
+    };
     let _ = timeout(WRITE_TIMEOUT, async {
         stream.write_all(&answer).await?;
         stream.shutdown().await
@@ -59,7 +70,9 @@ fn answer(request: &PageRequest) -> Vec<u8> {
         policy_headers(&request.host),
     )
     .into_bytes();
-    head.extend_from_slice(body);
+    if !request.head_only {
+        head.extend_from_slice(body);
+    }
     head
 }
 
@@ -104,6 +117,7 @@ mod tests {
             path: path.to_owned(),
             host: "127.0.0.1:7878".to_owned(),
             if_none_match: if_none_match.map(str::to_owned),
+            head_only: false,
         };
         String::from_utf8_lossy(&answer(&request)).into_owned()
     }

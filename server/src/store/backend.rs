@@ -48,6 +48,14 @@ pub(super) trait Backend: Send {
 
     /// The largest player and game ids ever given out.
     fn last_ids(&mut self) -> Result<(u64, u64), StoreError>;
+    /// Copies the whole database, consistent as of now, into the new file `to`; only SQLite
+    /// can (PostgreSQL is backed up with its own tools, and memory is not kept).
+    fn backup_into(&mut self, _to: &std::path::Path) -> Result<(), StoreError> {
+        Err(StoreError::Refused(
+            "only a SQLite store is backed up by the server; back up PostgreSQL with pg_dump"
+                .to_owned(),
+        ))
+    }
     /// The games without an end, oldest first.
     fn live_ids(&mut self) -> Result<Vec<GameId>, StoreError>;
     /// The games without an end that `player` plays in, oldest first.

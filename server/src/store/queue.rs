@@ -362,6 +362,17 @@ impl Store {
         answer.await.map_err(|_| StoreError::Stopped)?
     }
 
+    /// Whether the database answers a question (for the readiness check): a read behind the
+    /// writes queued so far.
+    pub(crate) async fn ping(&self) -> Result<(), StoreError> {
+        self.read(|db| db.last_ids().map(drop)).await
+    }
+
+    /// Copies the database, with every write queued so far, into the new file `to` (SQLite only).
+    pub(crate) async fn backup_into(&self, to: std::path::PathBuf) -> Result<(), StoreError> {
+        self.read(move |db| db.backup_into(&to)).await
+    }
+
     /// Waits until every write queued so far has committed.
     pub(crate) async fn flush(&self) -> Result<(), StoreError> {
         self.write("flush", |_| Ok(())).await

@@ -11,9 +11,9 @@ use noughts_protocol::{ClientMessage, GameKind, ServerMessage};
 use noughts_tests::{Client, Scratch, binary};
 
 /// The cluster started by the script, stopped (and its files removed) when dropped.
-struct Deployed {
-    dir: Scratch,
-    port: u16,
+pub(super) struct Deployed {
+    pub(super) dir: Scratch,
+    pub(super) port: u16,
 }
 
 fn script() -> PathBuf {
@@ -21,12 +21,18 @@ fn script() -> PathBuf {
 }
 
 impl Deployed {
-    fn run(&self, verb: &str) -> std::process::Output {
+    /// Runs `deploy/cluster VERB` on this cluster.
+    pub(super) fn run(&self, verb: &str) -> std::process::Output {
+        Deployed::run_in(&self.dir.dir, self.port, verb)
+    }
+
+    /// Runs `deploy/cluster VERB` on the cluster in `dir` on `port` (from another thread).
+    pub(super) fn run_in(dir: &std::path::Path, port: u16, verb: &str) -> std::process::Output {
         Command::new("bash")
             .arg(script())
             .arg(verb)
-            .env("NOUGHTS_CLUSTER_DIR", self.dir.dir.join("cluster"))
-            .env("NOUGHTS_CLUSTER_PORT", self.port.to_string())
+            .env("NOUGHTS_CLUSTER_DIR", dir.join("cluster"))
+            .env("NOUGHTS_CLUSTER_PORT", port.to_string())
             .env("NOUGHTS_SERVER_BIN", binary::path("noughts-server"))
             .output()
             .expect("run deploy/cluster")
@@ -40,7 +46,7 @@ impl Drop for Deployed {
 }
 
 /// A port with the five after it free too: the balancer's, the nodes', Redis's and PostgreSQL's.
-fn free_ports() -> u16 {
+pub(super) fn free_ports() -> u16 {
     for _ in 0..100 {
         let base = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -56,7 +62,7 @@ fn free_ports() -> u16 {
 }
 
 /// Whether every program the script needs is here; under CI they must be.
-fn programs_present() -> bool {
+pub(super) fn programs_present() -> bool {
     let missing: Vec<&str> = ["haproxy", "redis-server"]
         .into_iter()
         .filter(|program| {

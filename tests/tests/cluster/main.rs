@@ -5,6 +5,7 @@ mod deploy;
 mod failover;
 mod handover;
 mod play;
+mod rolling;
 mod rounds;
 mod war;
 

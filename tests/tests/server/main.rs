@@ -2,11 +2,14 @@
 //! endpoint, and the real `noughts-server` binary under faults, restarts and TLS flags.
 
 mod agreements;
+mod backup;
 mod connection;
 mod faults;
 mod fine_print;
+mod health;
 mod metrics;
 mod play;
+mod proxy;
 mod refused_hello;
 mod restart;
 mod resume;

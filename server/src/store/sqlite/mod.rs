@@ -1,6 +1,7 @@
 //! The store in SQLite: opening the file, the schema and its migrations, and each
 //! fact written; `reads.rs` has the questions. Everything here runs on the store thread.
 
+mod backup;
 mod reads;
 
 use std::path::Path;
@@ -143,6 +144,10 @@ fn migrate(db: &mut Connection) -> Result<(), StoreError> {
 }
 
 impl Backend for Sqlite {
+    fn backup_into(&mut self, to: &Path) -> Result<(), StoreError> {
+        self.backup(to)
+    }
+
     fn begin(&mut self) -> Result<(), StoreError> {
         self.run("BEGIN IMMEDIATE")
     }

@@ -1,0 +1,162 @@
+//! Health for load balancers and supervisors: `/healthz` (the process serves) and `/readyz` (the
+//! store answers, Redis answers on a node of a cluster, and the node is not draining), served
+//! for `GET` and `HEAD` on the main port and on the metrics port. A readiness answer is kept for
+//! a moment, so that polling it every second from several balancers costs one store read and one
+//! Redis `PING` a second at most.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use tokio::time::{Instant, timeout};
+
+use crate::store::Store;
+
+/// Asks the cluster's Redis whether it answers: `Err` says why not.
+pub(crate) type Ping = Box<
+    dyn Fn() -> std::pin::Pin<Box<dyn Future<Output = Result<(), String>> + Send>> + Send + Sync,
+>;
+
+/// How long the store and Redis each have to answer before the node counts as not ready.
+const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a readiness answer is kept.
+const KEPT: Duration = Duration::from_millis(500);
+
+/// What the health checks read: the node's draining flag, and the store and Redis to ask.
+pub(crate) struct Health {
+    /// Set when the node starts to drain (SIGTERM): from then on it is not ready.
+    draining: AtomicBool,
+    /// The store, asked whether it answers.
+    store: Store,
+    /// Asks the cluster's Redis whether it answers; `None` for a lone server.
+    redis: Option<Ping>,
+    /// The last answer and when it was made; one check runs at a time, the others wait for it.
+    last: tokio::sync::Mutex<Option<(Instant, Result<(), String>)>>,
+    /// What the node last answered, to log a change once rather than every poll.
+    logged: Mutex<Option<bool>>,
+}
+
+impl std::fmt::Debug for Health {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Health")
+            .field("draining", &self.is_draining())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A health endpoint's answer: the status line and the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Answer {
+    pub status: &'static str,
+    pub body: String,
+}
+
+impl Health {
+    pub(crate) fn new(store: Store, redis: Option<Ping>) -> Health {
+        Health {
+            draining: AtomicBool::new(false),
+            store,
+            redis,
+            last: tokio::sync::Mutex::new(None),
+            logged: Mutex::new(None),
+        }
+    }
+
+    /// From now on the node answers not ready.
+    pub(crate) fn drain(&self) {
+        self.draining.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the node is draining.
+    pub(crate) fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::Relaxed)
+    }
+
+    /// Whether the node can take players: `Err` says why not.
+    pub(crate) async fn ready(&self) -> Result<(), String> {
+        if self.is_draining() {
+            return Err("draining".to_owned());
+        }
+        let mut last = self.last.lock().await;
+        if let Some((at, answer)) = &*last
+            && at.elapsed() < KEPT
+        {
+            return answer.clone();
+        }
+        let answer = self.check().await;
+        self.log_change(&answer);
+        *last = Some((Instant::now(), answer.clone()));
+        answer
+    }
+
+    async fn check(&self) -> Result<(), String> {
+        match timeout(CHECK_TIMEOUT, self.store.ping()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(err)) => return Err(format!("the store does not answer: {err}")),
+            Err(_) => return Err("the store does not answer in time".to_owned()),
+        }
+        if let Some(redis) = &self.redis {
+            match timeout(CHECK_TIMEOUT, redis()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(err)) => return Err(format!("Redis does not answer: {err}")),
+                Err(_) => return Err("Redis does not answer in time".to_owned()),
+            }
+        }
+        Ok(())
+    }
+
+    fn log_change(&self, answer: &Result<(), String>) {
+        let mut logged = self.logged.lock().unwrap_or_else(|p| p.into_inner());
+        let ready = answer.is_ok();
+        if *logged == Some(ready) {
+            return;
+        }
+        // The first answer is news only when it is bad.
+        if logged.is_some() || !ready {
+            match answer {
+                Ok(()) => tracing::info!("ready again"),
+                Err(why) => tracing::warn!(why = %why, "not ready"),
+            }
+        }
+        *logged = Some(ready);
+    }
+
+    /// The answer to a request for `path`, or `None` if it is not a health endpoint.
+    pub(crate) async fn answer(&self, path: &str) -> Option<Answer> {
+        match path {
+            "/healthz" => Some(Answer {
+                status: "200 OK",
+                body: "ok\n".to_owned(),
+            }),
+            "/readyz" => Some(match self.ready().await {
+                Ok(()) => Answer {
+                    status: "200 OK",
+                    body: "ready\n".to_owned(),
+                },
+                Err(why) => Answer {
+                    status: "503 Service Unavailable",
+                    body: format!("not ready: {why}\n"),
+                },
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl Answer {
+    /// The whole HTTP response, without its body for `HEAD`.
+    pub(crate) fn response(&self, head_only: bool) -> Vec<u8> {
+        let mut response = format!(
+            "HTTP/1.1 {}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\
+             Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n\
+             Connection: close\r\n\r\n",
+            self.status,
+            self.body.len()
+        )
+        .into_bytes();
+        if !head_only {
+            response.extend_from_slice(self.body.as_bytes());
+        }
+        response
+    }
+}
