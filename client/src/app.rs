@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use noughts_protocol::{
-    ClientMessage, ErrorCode, GameId, GameKind, Level, PlayerId, Rating, ServerMessage, Variant,
+    ClientMessage, ErrorCode, GameId, PlayerId, Rating, ServerMessage, Variant,
 };
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -18,6 +18,7 @@ use crate::net::NetEvent;
 use crate::replay::ReplayView;
 use crate::screen::action::Action;
 use crate::screen::board::Geometry;
+use crate::screen::browse::Browse;
 use crate::screen::history::History;
 use crate::screen::leaderboard::Leaderboard;
 use crate::screen::lobby::{Lobby, LobbyView};
@@ -108,6 +109,15 @@ pub struct App {
     pub replay_wanted: Option<GameId>,
     /// Whether the client only replays one game (`noughts replay`): leaving the replay quits.
     pub replay_only: bool,
+    /// The all-games tab.
+    pub browse: Browse,
+    /// Whether the server sends us the lobby, as far as we know (`None`: unknown, after resuming
+    /// a session this client did not start).
+    pub following: Option<bool>,
+    /// The `g` key was pressed away from the lobby: the war game is chosen when the lobby comes.
+    pub war_pending: bool,
+    /// Our live games not on screen, kept current from their updates to list them in the lobby.
+    pub own: Vec<GameView>,
 }
 
 impl App {
@@ -136,6 +146,10 @@ impl App {
             replay: None,
             replay_wanted: None,
             replay_only: false,
+            browse: Browse::default(),
+            following: Some(false),
+            war_pending: false,
+            own: Vec::new(),
         }
     }
 
@@ -174,6 +188,8 @@ impl App {
             Event::Mouse(mouse) => self.on_mouse(mouse, &mut effects),
             Event::Net(net) => self.on_net(net, &mut effects),
         }
+        self.follow_lobby(&mut effects);
+        self.list_own();
         if self.quitting {
             effects.push(Effect::Quit);
         }
@@ -215,59 +231,21 @@ impl App {
             ServerMessage::Error { code, message } => self.on_error(code, &message),
             ServerMessage::Ok | ServerMessage::Pong => {}
             ServerMessage::Lobby {
-                rooms,
-                games,
                 seeks,
-                ..
-            } => {
-                self.lobby.replace(seeks, rooms, games);
-                if let Some(variant) = self.want_war.take() {
-                    let war = self
-                        .lobby
-                        .games
-                        .iter()
-                        .find(|g| g.kind == GameKind::War && g.variant == variant);
-                    effects.push(Effect::Send(match war {
-                        Some(game) => ClientMessage::Watch {
-                            game: game.game,
-                            code: None,
-                        },
-                        None => ClientMessage::StartWar {
-                            variant,
-                            x_level: Level::Perfect,
-                            o_level: Level::Perfect,
-                        },
-                    }));
-                }
-            }
-            ServerMessage::LobbyUpdate(update) => {
-                let update = *update;
-                update
-                    .seeks_removed
-                    .into_iter()
-                    .for_each(|seek| self.lobby.remove_seek(seek));
-                update
-                    .rooms_removed
-                    .iter()
-                    .for_each(|code| self.lobby.remove_room(code));
-                update
-                    .games_removed
-                    .into_iter()
-                    .for_each(|game| self.lobby.remove_game(game));
-                update
-                    .seeks
-                    .into_iter()
-                    .for_each(|seek| self.lobby.add_seek(seek));
-                update
-                    .rooms
-                    .into_iter()
-                    .for_each(|room| self.lobby.upsert_room(room));
-                for game in update.games {
-                    self.follow_war(&game, effects);
-                    self.lobby.upsert_game(game);
-                }
-            }
-            ServerMessage::GameList { .. } => {}
+                seeks_total,
+                rooms,
+                rooms_total,
+                games,
+                totals,
+            } => self.on_lobby(
+                (seeks, seeks_total),
+                (rooms, rooms_total),
+                games,
+                totals,
+                effects,
+            ),
+            ServerMessage::LobbyUpdate(update) => self.on_lobby_update(*update, effects),
+            ServerMessage::GameList { games, next } => self.browse.receive(games, next),
             ServerMessage::Seeking { variant, clock, .. } => {
                 let rated = matches!(self.modal, Some(Modal::Seeking { rated: true, .. }));
                 self.modal = Some(Modal::Seeking {
@@ -327,6 +305,7 @@ impl App {
                 self.say(format!("Server: {}", message));
             }
             other => {
+                self.update_own(&other);
                 let now = self.now;
                 if let Some(game) = self.game.as_mut()
                     && game.apply(&other, now)
@@ -382,13 +361,14 @@ impl App {
             self.show_tab(self.tab, effects);
         }
         // A session this client did not start (`noughts history` or a bot with the same
-        // identity) may never have subscribed to the lobby.
+        // identity) may or may not follow the lobby; a new session does not.
         if resumed && !again {
-            effects.push(Effect::Send(ClientMessage::SubscribeLobby));
+            self.following = None;
         }
         // A new session starts from nothing: what the old one played or opened is gone.
         if !resumed {
-            effects.push(Effect::Send(ClientMessage::SubscribeLobby));
+            self.following = Some(false);
+            self.own.clear();
             if matches!(self.modal, Some(Modal::Room { .. })) {
                 self.modal = None;
             }
@@ -432,6 +412,7 @@ impl App {
         ) {
             self.modal = None;
         }
+        self.own.retain(|g| g.id() != view.id());
         self.game = Some(view);
         self.screen = Screen::Game;
         self.status = None;
@@ -490,6 +471,7 @@ impl App {
                 &mut self.lobby,
                 &mut self.leaderboard,
                 &mut self.history,
+                &mut self.browse,
                 self.player,
             ),
             Screen::Game => match self.game.as_mut() {
@@ -548,6 +530,7 @@ impl App {
             ratings: &self.ratings,
             leaderboard: &self.leaderboard,
             history: &self.history,
+            browse: &self.browse,
         }
     }
 
@@ -556,6 +539,7 @@ impl App {
         self.tab = tab;
         match tab {
             Tab::Games => {}
+            Tab::Browse => effects.push(Effect::Send(self.browse.request())),
             Tab::Leaderboard => effects.push(Effect::Send(self.leaderboard.request())),
             Tab::History => {
                 let (player, name) = (self.history.player, self.history.name.clone());
@@ -605,6 +589,7 @@ impl App {
                     };
                     let selected = match self.tab {
                         Tab::Leaderboard => &mut self.leaderboard.selected,
+                        Tab::Browse => &mut self.browse.selected,
                         _ => &mut self.history.selected,
                     };
                     if *selected == row {
@@ -669,10 +654,13 @@ impl App {
                 None if !game.is_over() => {
                     effects.push(Effect::Send(ClientMessage::Unwatch { game: game.id() }));
                 }
-                Some(_) if !game.is_over() => self.say(format!(
-                    "Game #{} goes on (its clock too): select it in the lobby to return.",
-                    game.id()
-                )),
+                Some(_) if !game.is_over() => {
+                    self.say(format!(
+                        "Game #{} goes on (its clock too): select it in the lobby to return.",
+                        game.id()
+                    ));
+                    self.keep_own(game);
+                }
                 _ => {}
             }
         }

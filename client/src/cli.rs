@@ -20,6 +20,10 @@ pub struct Cli {
         global = true
     )]
     pub theme: crate::screen::theme::Palette,
+    /// How many games a page of the all-games tab lists (1 to 100).
+    #[arg(long, env = "NOUGHTS_PAGE_SIZE", default_value_t = crate::screen::browse::BROWSE_PAGE,
+        value_parser = clap::value_parser!(u32).range(1..=100), global = true)]
+    pub page_size: u32,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

@@ -20,6 +20,7 @@ pub mod cli;
 pub mod config;
 pub mod embedded;
 pub mod event;
+pub mod follow;
 pub mod form;
 pub mod game;
 pub mod history;
@@ -132,10 +133,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     });
     let result = match cli.command {
         None | Some(Command::Play) => {
-            let app = themed(
+            let mut app = themed(
                 app::App::new(name, Instant::now(), color_wanted()),
                 cli.theme,
             );
+            app.browse.limit = cli.page_size;
             interactive::run(link, app, Vec::new()).await
         }
         Some(Command::Watch(args)) => {
@@ -151,6 +153,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     app::App::new(name, Instant::now(), color_wanted()),
                     cli.theme,
                 );
+                app.browse.limit = cli.page_size;
                 let initial = match target {
                     watch::Target::Game(game, code) => vec![ClientMessage::Watch { game, code }],
                     watch::Target::War(variant) => {

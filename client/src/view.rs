@@ -170,6 +170,14 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
                 ("?", "help"),
                 ("q", "quit"),
             ],
+            Tab::Browse => vec![
+                ("⇥", "tabs"),
+                ("←→", "variant"),
+                ("n p", "page"),
+                ("⏎", "watch"),
+                ("?", "help"),
+                ("q", "lobby"),
+            ],
             Tab::Leaderboard => vec![
                 ("⇥", "tabs"),
                 ("←→", "variant"),

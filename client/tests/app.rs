@@ -197,16 +197,27 @@ fn watching_is_read_only_and_jumps_to_war_games() {
         key(&mut app, KeyCode::Enter).is_empty(),
         "watchers cannot move"
     );
+    // Away from the lobby, `g` follows it until its snapshot names the war games.
     assert_eq!(
         key(&mut app, KeyCode::Char('g')),
-        vec![Effect::Send(ClientMessage::Watch {
-            game: GameId(4),
-            code: None
-        })]
+        vec![Effect::Send(ClientMessage::SubscribeLobby)]
+    );
+    assert_eq!(
+        frame(&mut app, lobby_message()),
+        vec![
+            Effect::Send(ClientMessage::Watch {
+                game: GameId(4),
+                code: None
+            }),
+            Effect::Send(ClientMessage::UnsubscribeLobby)
+        ]
     );
     assert_eq!(
         key(&mut app, KeyCode::Char('q')),
-        vec![Effect::Send(ClientMessage::Unwatch { game: GameId(3) })]
+        vec![
+            Effect::Send(ClientMessage::Unwatch { game: GameId(3) }),
+            Effect::Send(ClientMessage::SubscribeLobby)
+        ]
     );
     assert_eq!(app.screen, Screen::Lobby);
 }
@@ -557,49 +568,13 @@ fn leaving_a_live_game_keeps_it_going_and_it_can_be_rejoined() {
         key(&mut app, KeyCode::Char('g')).is_empty(),
         "no jumping to war games mid-game"
     );
-    assert!(
-        key(&mut app, KeyCode::Char('q')).is_empty(),
-        "no unwatch for a player"
+    assert_eq!(
+        key(&mut app, KeyCode::Char('q')),
+        vec![Effect::Send(ClientMessage::SubscribeLobby)],
+        "no unwatch for a player; the lobby is followed again"
     );
     assert_eq!(app.screen, Screen::Lobby);
     assert!(app.status.as_ref().unwrap().0.contains("goes on"));
-}
-
-#[test]
-fn my_games_are_listed_first_and_open_on_enter() {
-    let mut app = welcomed(Instant::now());
-    frame(&mut app, lobby_message());
-    frame(
-        &mut app,
-        lobby_game(GameInfo {
-            game: GameId(30),
-            variant: Variant::Classic,
-            kind: GameKind::Human,
-            x: human("bob", 8),
-            o: human("ada", 7),
-            moves: 3,
-            board: String::new(),
-            watchers: 0,
-            clock: None,
-            rated: false,
-        }),
-    );
-    let screen = render(&app);
-    let mine = screen.find("Your games").expect("a section for my games");
-    assert!(
-        screen.contains("▸ #30"),
-        "ada is O, and three moves were played:\n{screen}"
-    );
-    assert!(mine < screen.find("Live games").unwrap(), "{screen}");
-    key(&mut app, KeyCode::Down);
-    key(&mut app, KeyCode::Down);
-    assert_eq!(
-        key(&mut app, KeyCode::Enter),
-        vec![Effect::Send(ClientMessage::Watch {
-            game: GameId(30),
-            code: None
-        })]
-    );
 }
 
 #[test]
@@ -675,13 +650,11 @@ fn a_watched_game_is_watched_again_by_a_new_session() {
     frame(&mut app, ServerMessage::GameState(Box::new(watched)));
     assert_eq!(
         welcome(&mut app, false),
-        vec![
-            Effect::Send(ClientMessage::SubscribeLobby),
-            Effect::Send(ClientMessage::Watch {
-                game: GameId(42),
-                code: None
-            })
-        ]
+        vec![Effect::Send(ClientMessage::Watch {
+            game: GameId(42),
+            code: None
+        })],
+        "the game is on show, not the lobby: no subscription"
     );
     assert!(
         welcome(&mut app, true).is_empty(),

@@ -17,7 +17,7 @@ use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 #[test]
 fn the_leaderboard_follows_the_variant_and_leads_to_a_players_games() {
     let mut app = welcomed(Instant::now());
-    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Char('L'));
     assert_eq!(app.tab, Tab::Leaderboard);
     assert_eq!(
         key(&mut app, KeyCode::Right),
@@ -60,7 +60,11 @@ fn the_leaderboard_follows_the_variant_and_leads_to_a_players_games() {
             limit: Some(PAGE),
         })]
     );
-    assert!(key(&mut app, KeyCode::Char('q')).is_empty());
+    assert_eq!(
+        key(&mut app, KeyCode::Char('q')),
+        vec![Effect::Send(ClientMessage::SubscribeLobby)],
+        "back on the lobby, which is followed again"
+    );
     assert_eq!(app.tab, Tab::Games);
     assert!(!app.quitting, "q on a tab does not quit");
 }
@@ -308,11 +312,14 @@ fn tabs_and_their_rows_answer_the_mouse() {
     let (column, row) = find(&render(&app), "History");
     assert_eq!(
         app.update(click(column + 2, row)),
-        vec![Effect::Send(ClientMessage::History {
-            player: None,
-            before: None,
-            limit: Some(PAGE),
-        })]
+        vec![
+            Effect::Send(ClientMessage::History {
+                player: None,
+                before: None,
+                limit: Some(PAGE),
+            }),
+            Effect::Send(ClientMessage::UnsubscribeLobby)
+        ]
     );
     assert_eq!(app.tab, Tab::History);
     frame(&mut app, history_message());
@@ -324,7 +331,10 @@ fn tabs_and_their_rows_answer_the_mouse() {
         vec![Effect::Send(ClientMessage::GameRecord { game: GameId(8) })]
     );
     let (column, row) = find(&render(&app), "Lobby");
-    assert!(app.update(click(column, row)).is_empty());
+    assert_eq!(
+        app.update(click(column, row)),
+        vec![Effect::Send(ClientMessage::SubscribeLobby)]
+    );
     assert_eq!(app.tab, Tab::Games);
 }
 

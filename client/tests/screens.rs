@@ -321,12 +321,15 @@ fn leaderboard_tab() {
     let mut app = welcomed(Instant::now());
     frame(&mut app, lobby_message());
     assert_eq!(
-        key(&mut app, KeyCode::Tab),
-        vec![Effect::Send(ClientMessage::Leaderboard {
-            variant: Variant::Classic,
-            offset: None,
-            limit: Some(noughts_client::screen::rows::PAGE),
-        })]
+        key(&mut app, KeyCode::Char('L')),
+        vec![
+            Effect::Send(ClientMessage::Leaderboard {
+                variant: Variant::Classic,
+                offset: None,
+                limit: Some(noughts_client::screen::rows::PAGE),
+            }),
+            Effect::Send(ClientMessage::UnsubscribeLobby)
+        ]
     );
     frame(&mut app, leaderboard_message(Variant::Classic));
     key(&mut app, KeyCode::Down);

@@ -18,13 +18,17 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("m  a  c", "quick match / play the AI / create room"),
             ("i", "join a room by its invite code"),
             ("g", "watch the AI war games"),
-            ("Tab L H", "tabs: leaderboard (L), your history (H)"),
+            (
+                "Tab b L H",
+                "tabs: all games (b), leaderboard (L), history (H)",
+            ),
         ],
     ),
     (
-        "Leaderboard and history",
+        "All games, leaderboard and history",
         &[
-            ("←→", "leaderboard: the variant shown"),
+            ("←→", "the variant shown"),
+            ("n p PgDn PgUp", "all games: next / previous page"),
             ("⏎", "a player's games / replay the game"),
             ("q Esc", "back"),
         ],
@@ -76,7 +80,7 @@ fn sections(
     page: Page,
 ) -> impl Iterator<Item = &'static (&'static str, &'static [(&'static str, &'static str)])> {
     let wanted: &[&str] = match page {
-        Page::Lobby => &["Lobby", "Leaderboard and history", "Anywhere"],
+        Page::Lobby => &["Lobby", "All games, leaderboard and history", "Anywhere"],
         Page::Game => &["Game", "Anywhere"],
         Page::Replay => &["Replay", "Anywhere"],
     };

@@ -1,156 +1,27 @@
-//! The lobby screen: open rooms, live games and war games, the leaderboard and history tabs, and
-//! what you can do; its state, its keys, where its rows are on screen, and its drawing.
+//! The lobby screen: seeks, open rooms, our games, the featured and war games, the site's
+//! totals, the all-games, leaderboard and history tabs, and what you can do; its keys, where its
+//! rows are on screen, and its drawing.
 
-use noughts_protocol::{GameInfo, GameKind, RoomInfo, SeatInfo, SeekId, SeekInfo};
+use noughts_protocol::{GameInfo, RoomInfo, SeekInfo};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
-use noughts_protocol::{ClientMessage, GameId, PlayerId, Rating};
+use noughts_protocol::{ClientMessage, PlayerId, Rating};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::action::Action;
+use super::browse::{self, Browse};
 use super::history::{self, History};
 use super::leaderboard::{self, Leaderboard};
+use super::listing::game_row;
+pub use super::listing::{Entry, Lobby};
 use super::modal::Modal;
 use super::tab::Tab;
 use super::theme::Theme;
-use super::widgets::{body_of, cols, fit, truncate};
+use super::widgets::{body_of, fit, truncate};
 use crate::form::{CLOCKS, Form, FormKind};
-
-/// The lobby lists, kept current by the server's lobby messages.
-#[derive(Debug, Clone, Default)]
-pub struct Lobby {
-    /// Quick-match seeks waiting for an opponent, oldest first.
-    pub seeks: Vec<SeekInfo>,
-    /// Public rooms waiting for an opponent.
-    pub rooms: Vec<RoomInfo>,
-    /// Games being played, war games included.
-    pub games: Vec<GameInfo>,
-    /// The highlighted row in [`Lobby::entries`].
-    pub selected: usize,
-    /// Whether the first snapshot has arrived.
-    pub loaded: bool,
-}
-
-/// One row of the lobby list.
-#[derive(Debug, Clone, Copy)]
-pub enum Entry<'a> {
-    Seek(&'a SeekInfo),
-    Room(&'a RoomInfo),
-    Game(&'a GameInfo),
-}
-
-impl Lobby {
-    /// The rows in the order shown: seeks, rooms, then the games `me` plays in, then other games
-    /// with people, then war games.
-    pub fn entries(&self, me: Option<PlayerId>) -> Vec<Entry<'_>> {
-        let mine = |g: &GameInfo| me.is_some() && (g.x.player == me || g.o.player == me);
-        let mut entries: Vec<Entry<'_>> = self.seeks.iter().map(Entry::Seek).collect();
-        entries.extend(self.rooms.iter().map(Entry::Room));
-        entries.extend(
-            self.games
-                .iter()
-                .filter(|g| g.kind != GameKind::War && mine(g))
-                .map(Entry::Game),
-        );
-        entries.extend(
-            self.games
-                .iter()
-                .filter(|g| g.kind != GameKind::War && !mine(g))
-                .map(Entry::Game),
-        );
-        entries.extend(
-            self.games
-                .iter()
-                .filter(|g| g.kind == GameKind::War)
-                .map(Entry::Game),
-        );
-        entries
-    }
-
-    /// The war game to watch after `current`: the next one listed, else the first; `None` when no
-    /// war game is running.
-    pub fn next_war(&self, current: Option<GameId>) -> Option<GameId> {
-        let wars: Vec<GameId> = self
-            .games
-            .iter()
-            .filter(|g| g.kind == GameKind::War)
-            .map(|g| g.game)
-            .collect();
-        wars.iter()
-            .find(|&&id| current.is_some_and(|c| id > c))
-            .or(wars.first())
-            .copied()
-    }
-
-    /// The whole listing, as a `lobby` snapshot gives it.
-    pub fn replace(&mut self, seeks: Vec<SeekInfo>, rooms: Vec<RoomInfo>, games: Vec<GameInfo>) {
-        self.seeks = seeks;
-        self.rooms.clear();
-        self.games.clear();
-        for room in rooms {
-            self.upsert_room(room);
-        }
-        for game in games {
-            self.upsert_game(game);
-        }
-        self.loaded = true;
-        self.clamp();
-    }
-
-    /// A game that left the listing.
-    pub fn remove_game(&mut self, game: GameId) {
-        self.games.retain(|g| g.game != game);
-        self.clamp();
-    }
-
-    /// A seek that started waiting.
-    pub fn add_seek(&mut self, seek: SeekInfo) {
-        self.seeks.retain(|s| s.seek != seek.seek);
-        self.seeks.push(seek);
-        self.seeks.sort_by_key(|s| s.seek);
-    }
-
-    /// A seek that stopped waiting.
-    pub fn remove_seek(&mut self, seek: SeekId) {
-        self.seeks.retain(|s| s.seek != seek);
-        self.clamp();
-    }
-
-    /// How many rows the list has.
-    pub fn rows(&self) -> usize {
-        self.seeks.len() + self.rooms.len() + self.games.len()
-    }
-
-    /// A room that left the listing.
-    pub fn remove_room(&mut self, code: &str) {
-        self.rooms.retain(|r| r.code != code);
-        self.clamp();
-    }
-
-    pub fn clamp(&mut self) {
-        self.selected = self.selected.min(self.rows().saturating_sub(1));
-    }
-
-    pub fn upsert_game(&mut self, game: GameInfo) {
-        match self.games.iter_mut().find(|g| g.game == game.game) {
-            Some(slot) => *slot = game,
-            None => {
-                self.games.push(game);
-                self.games.sort_by_key(|g| g.game);
-            }
-        }
-    }
-
-    pub fn upsert_room(&mut self, room: RoomInfo) {
-        match self.rooms.iter_mut().find(|r| r.code == room.code) {
-            Some(slot) => *slot = room,
-            None => self.rooms.push(room),
-        }
-    }
-}
 
 /// What the lobby screen shows: its lists and tabs, and who is looking.
 #[derive(Debug, Clone, Copy)]
@@ -161,6 +32,7 @@ pub struct LobbyView<'a> {
     pub ratings: &'a [Rating],
     pub leaderboard: &'a Leaderboard,
     pub history: &'a History,
+    pub browse: &'a Browse,
 }
 
 /// What a key does in the lobby (no box up): the menu's letters, the tabs, and the list shown.
@@ -170,12 +42,14 @@ pub fn on_key(
     lobby: &mut Lobby,
     leaderboard: &mut Leaderboard,
     history: &mut History,
+    browse: &mut Browse,
     me: Option<PlayerId>,
 ) -> Vec<Action> {
     let open = |modal| vec![Action::Open(modal)];
     match key.code {
         KeyCode::Tab => vec![Action::ShowTab(tab.cycle(1))],
         KeyCode::BackTab => vec![Action::ShowTab(tab.cycle(-1))],
+        KeyCode::Char('b') => vec![Action::ShowTab(Tab::Browse)],
         KeyCode::Char('L') => vec![Action::ShowTab(Tab::Leaderboard)],
         KeyCode::Char('H') => vec![Action::ShowTab(Tab::History)],
         KeyCode::Char('m') => open(Modal::Form(Form::new(FormKind::QuickMatch))),
@@ -185,6 +59,7 @@ pub fn on_key(
         KeyCode::Char('g') => vec![Action::WatchWarGame],
         _ => match tab {
             Tab::Games => on_games_key(lobby, key, me),
+            Tab::Browse => browse::on_key(browse, key),
             Tab::Leaderboard => leaderboard::on_key(leaderboard, key, me),
             Tab::History => history::on_key(history, key),
         },
@@ -202,7 +77,7 @@ fn on_games_key(lobby: &mut Lobby, key: KeyEvent, me: Option<PlayerId>) -> Vec<A
         }
         KeyCode::Home => lobby.selected = 0,
         KeyCode::End => lobby.selected = len.saturating_sub(1),
-        KeyCode::Enter | KeyCode::Char('w') => match lobby.entries(me).get(lobby.selected) {
+        KeyCode::Enter | KeyCode::Char('w') => match lobby.entries().get(lobby.selected) {
             Some(Entry::Seek(seek)) if key.code == KeyCode::Enter && Some(seek.player) != me => {
                 return vec![Action::Send(ClientMessage::AcceptSeek { seek: seek.seek })];
             }
@@ -211,7 +86,7 @@ fn on_games_key(lobby: &mut Lobby, key: KeyEvent, me: Option<PlayerId>) -> Vec<A
                     code: room.code.clone(),
                 })];
             }
-            Some(Entry::Game(game)) => {
+            Some(Entry::Mine(game) | Entry::Featured(game) | Entry::War(game)) => {
                 return vec![Action::Send(ClientMessage::Watch {
                     game: game.game,
                     code: None,
@@ -252,17 +127,18 @@ fn list_lines<'a>(
     if !app.lobby.loaded {
         lines.push((Line::styled(" Waiting for the server…", theme.dim()), None));
     }
-    let entries = app.lobby.entries(app.player);
+    let entries = app.lobby.entries();
     let mut section = None;
     for (index, entry) in entries.iter().enumerate() {
         let (heading, text) = match entry {
-            Entry::Seek(seek) => ("Open seeks (⏎ to play)", seek_row(seek, app.player)),
-            Entry::Room(room) => ("Open rooms", room_row(room)),
-            Entry::Game(game) if game.kind == GameKind::War => ("War games", game_row(game)),
-            Entry::Game(game) if plays_in(app, game) => ("Your games", game_row(game)),
-            Entry::Game(game) => ("Live games", game_row(game)),
+            Entry::Seek(seek) => (SEEKS, seek_row(seek, app.player)),
+            Entry::Room(room) => (ROOMS, room_row(room)),
+            Entry::Mine(game) => ("Your games (▸ your move)", game_row(game)),
+            Entry::Featured(game) => ("Featured games", game_row(game)),
+            Entry::War(game) => ("War games", game_row(game)),
         };
         if section != Some(heading) {
+            more_line(app, section, theme, &mut lines);
             section = Some(heading);
             if !lines.is_empty() {
                 lines.push((Line::raw(""), None));
@@ -272,21 +148,16 @@ fn list_lines<'a>(
             } else {
                 "moves seen"
             };
-            let heading_text = if heading == "Your games" {
-                "Your games (▸ your move)"
-            } else {
-                heading
-            };
             lines.push((
                 Line::styled(
-                    truncate(&format!(" {heading_text:<39}{columns}"), width),
+                    truncate(&format!(" {heading:<39}{columns}"), width),
                     theme.title(),
                 ),
                 None,
             ));
         }
         let pointer = match entry {
-            Entry::Game(game) if my_turn(app, game) => "▸ ",
+            Entry::Mine(game) if my_turn(app, game) => "▸ ",
             _ => "  ",
         };
         let text = truncate(&format!("{pointer}{text}"), width);
@@ -298,13 +169,13 @@ fn list_lines<'a>(
         };
         lines.push((Line::styled(fit(&text, width), style), Some(index)));
     }
+    more_line(app, section, theme, &mut lines);
     let people = app.lobby.seeks.len()
         + app.lobby.rooms.len()
-        + app
-            .lobby
-            .games
+        + app.lobby.mine.len()
+        + entries
             .iter()
-            .filter(|g| g.kind != GameKind::War)
+            .filter(|e| matches!(e, Entry::Featured(_)))
             .count();
     if app.lobby.loaded && people == 0 {
         if !lines.is_empty() {
@@ -321,6 +192,30 @@ fn list_lines<'a>(
         }
     }
     (lines, selected_line)
+}
+
+/// The headings of the seeks and the rooms, which the lobby may hold only the newest of.
+const SEEKS: &str = "Open seeks (⏎ to play)";
+const ROOMS: &str = "Open rooms";
+
+/// "and 12 more" under the seeks or the rooms when the lobby holds only the newest of them.
+fn more_line<'a>(
+    app: &LobbyView<'_>,
+    section: Option<&str>,
+    theme: Theme,
+    lines: &mut Vec<(Line<'a>, Option<usize>)>,
+) {
+    let more = match section {
+        Some(SEEKS) => app.lobby.more_seeks(),
+        Some(ROOMS) => app.lobby.more_rooms(),
+        _ => 0,
+    };
+    if more > 0 {
+        lines.push((
+            Line::styled(format!("  and {more} more"), theme.dim()),
+            None,
+        ));
+    }
 }
 
 /// How far the list scrolls so that the selected line stays in view.
@@ -365,6 +260,7 @@ pub fn tab_row_at(app: &LobbyView<'_>, area: Rect, x: u16, y: u16) -> Option<usi
     let width = usize::from(inner.width);
     match app.tab {
         Tab::Games => None,
+        Tab::Browse => browse::lines(app.browse, theme, width).row_at(inner, y),
         Tab::Leaderboard => {
             leaderboard::lines(app.leaderboard, app.player, theme, width).row_at(inner, y)
         }
@@ -412,6 +308,9 @@ fn render_list(app: &LobbyView<'_>, theme: Theme, area: Rect, buf: &mut Buffer) 
     block.render(area, buf);
     match app.tab {
         Tab::Games => {}
+        Tab::Browse => {
+            return browse::lines(app.browse, theme, usize::from(inner.width)).render(inner, buf);
+        }
         Tab::Leaderboard => {
             return leaderboard::lines(
                 app.leaderboard,
@@ -475,11 +374,6 @@ fn custom_clock(clock: Option<noughts_protocol::ClockSpec>) -> String {
     )
 }
 
-/// Whether this client plays in the game.
-fn plays_in(app: &LobbyView<'_>, game: &GameInfo) -> bool {
-    app.player.is_some() && (game.x.player == app.player || game.o.player == app.player)
-}
-
 /// Whether it is this client's move in the game (X moves when the count of moves is even).
 fn my_turn(app: &LobbyView<'_>, game: &GameInfo) -> bool {
     let seat = if game.moves.is_multiple_of(2) {
@@ -488,55 +382,6 @@ fn my_turn(app: &LobbyView<'_>, game: &GameInfo) -> bool {
         &game.o
     };
     app.player.is_some() && seat.player == app.player
-}
-
-/// Width of the players column of a game row.
-const PLAYERS: usize = 26;
-
-fn game_row(game: &GameInfo) -> String {
-    let rated = if game.rated { "*" } else { " " };
-    format!(
-        "#{:<4}{rated}{:<8}{}{:>3}{:>5}",
-        game.game.0,
-        game.variant.name(),
-        fit(&players_text(game, PLAYERS - 1), PLAYERS),
-        game.moves,
-        game.watchers
-    )
-}
-
-/// "ada 1562 vs bob 1474" in at most `width` characters: the names are cut first, never the
-/// ratings.
-fn players_text(game: &GameInfo, width: usize) -> String {
-    let war = game.kind == GameKind::War;
-    let rating = |seat: &SeatInfo| seat.rating.map(|r| format!(" {r}")).unwrap_or_default();
-    let fixed = " vs ".len() + rating(&game.x).len() + rating(&game.o).len() + 2;
-    let room = width.saturating_sub(fixed);
-    let (x, o) = (seat_name(&game.x, war), seat_name(&game.o, war));
-    let (x_len, o_len) = (cols(&x), cols(&o));
-    // Share the room; a short name leaves the rest to the other.
-    let x_room = x_len.min(room.saturating_sub(o_len.min(room / 2)));
-    let o_room = room.saturating_sub(x_room);
-    let seat_text = |seat: &SeatInfo, name: &str, max: usize| {
-        let away = if seat.connected { "" } else { "?" };
-        format!("{}{away}{}", truncate(name, max.max(1)), rating(seat))
-    };
-    let text = format!(
-        "{} vs {}",
-        seat_text(&game.x, &x, x_room),
-        seat_text(&game.o, &o, o_room)
-    );
-    truncate(&text, width)
-}
-
-/// A seat as the lobby shows it: AI seats by their level ("perfect" in a war game, "hard AI"
-/// against a person).
-fn seat_name(seat: &SeatInfo, war: bool) -> String {
-    match seat.level {
-        Some(level) if war => level.name().to_owned(),
-        Some(level) => format!("{level} AI"),
-        None => seat.name.clone(),
-    }
 }
 
 fn render_menu(app: &LobbyView<'_>, theme: Theme, area: Rect, buf: &mut Buffer) {
@@ -557,16 +402,16 @@ fn render_menu(app: &LobbyView<'_>, theme: Theme, area: Rect, buf: &mut Buffer) 
         item("c", "create a room"),
         item("i", "join by invite code"),
         item("g", "watch the war games"),
+        item("b", "browse all games"),
         item("⏎", "join or watch selected"),
         Line::raw(""),
         item("?", "help"),
         item("q", "quit"),
         Line::raw(""),
     ];
-    let live = app.lobby.games.len();
-    let rooms = app.lobby.rooms.len();
+    let totals = app.lobby.totals;
     lines.push(Line::styled(
-        format!(" {live} live, {rooms} open"),
+        format!(" {} online, {} playing", totals.online, totals.games),
         theme.dim(),
     ));
     if let Some(player) = app.player {

@@ -1,4 +1,4 @@
-//! The lobby's tabs: its games, the leaderboard and a player's history.
+//! The lobby's tabs: its games, every live game, the leaderboard and a player's history.
 
 /// The tabs of the lobby.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -6,6 +6,8 @@ pub enum Tab {
     /// Open rooms, live games and war games.
     #[default]
     Games,
+    /// Every live game, a page at a time.
+    Browse,
     /// The best-rated players of a variant.
     Leaderboard,
     /// A player's finished games.
@@ -14,12 +16,13 @@ pub enum Tab {
 
 impl Tab {
     /// Every tab, in the order shown.
-    pub const ALL: [Tab; 3] = [Tab::Games, Tab::Leaderboard, Tab::History];
+    pub const ALL: [Tab; 4] = [Tab::Games, Tab::Browse, Tab::Leaderboard, Tab::History];
 
     /// The tab's title.
     pub fn title(self) -> &'static str {
         match self {
             Tab::Games => "Lobby",
+            Tab::Browse => "All games",
             Tab::Leaderboard => "Leaderboard",
             Tab::History => "History",
         }
@@ -38,7 +41,7 @@ mod tests {
 
     #[test]
     fn tabs_cycle_both_ways() {
-        assert_eq!(Tab::Games.cycle(1), Tab::Leaderboard);
+        assert_eq!(Tab::Games.cycle(1), Tab::Browse);
         assert_eq!(Tab::Games.cycle(-1), Tab::History);
         assert_eq!(Tab::History.cycle(1), Tab::Games);
     }
