@@ -2,6 +2,7 @@
 //! for the interactive screens), and the app with its connection task against a real server.
 
 mod commands;
+mod lobby;
 mod notation;
 mod reconnect;
 mod sessions;
