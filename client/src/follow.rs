@@ -119,6 +119,7 @@ fn game_info(view: &GameView) -> GameInfo {
         x: state.x.clone(),
         o: state.o.clone(),
         moves: u32::try_from(state.moves.len()).unwrap_or(u32::MAX),
+        board: state.board.clone(),
         watchers: state.watchers,
         clock: state.clock,
         rated: state.rated,

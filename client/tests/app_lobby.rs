@@ -26,6 +26,7 @@ fn listed(id: u64, variant: Variant, kind: GameKind) -> GameInfo {
         x: human("gus", 40 + id),
         o: ai(Level::Hard),
         moves: 2,
+        board: String::new(),
         watchers: 0,
         clock: None,
         rated: false,
