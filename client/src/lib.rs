@@ -133,11 +133,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     });
     let result = match cli.command {
         None | Some(Command::Play) => {
-            let mut app = themed(
-                app::App::new(name, Instant::now(), color_wanted()),
-                cli.theme,
-            );
-            app.browse.limit = cli.page_size;
+            let app = new_app(name, cli.theme, cli.page_size);
             interactive::run(link, app, Vec::new()).await
         }
         Some(Command::Watch(args)) => {
@@ -149,11 +145,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             if args.plain {
                 watch::run(link, target, &mut std::io::stdout().lock()).await
             } else {
-                let mut app = themed(
-                    app::App::new(name, Instant::now(), color_wanted()),
-                    cli.theme,
-                );
-                app.browse.limit = cli.page_size;
+                let mut app = new_app(name, cli.theme, cli.page_size);
                 let initial = match target {
                     watch::Target::Game(game, code) => vec![ClientMessage::Watch { game, code }],
                     watch::Target::War(variant) => {
@@ -235,6 +227,13 @@ fn display_name(cli: &Cli) -> anyhow::Result<String> {
 }
 
 /// `app` drawn with `palette`; NO_COLOR wins over any colours asked for.
+/// The interactive app for `name`, in `palette`, its all-games pages `page_size` long.
+fn new_app(name: String, palette: screen::theme::Palette, page_size: u32) -> app::App {
+    let mut app = themed(app::App::new(name, Instant::now(), color_wanted()), palette);
+    app.browse.limit = page_size;
+    app
+}
+
 fn themed(mut app: app::App, palette: screen::theme::Palette) -> app::App {
     let theme = palette.theme();
     app.color = app.color && theme.color;

@@ -8,7 +8,7 @@ use crate::judge::{Verdict, errors, ms};
 use crate::report::Report;
 use crate::site::SiteOptions;
 use crate::sizes::Sizes;
-use crate::suite::Launcher;
+use crate::target::Target;
 
 /// What the lobby's scenarios measured.
 #[derive(Debug, Clone)]
@@ -19,26 +19,29 @@ pub struct LobbyRuns {
     pub flat: Vec<Report>,
 }
 
+/// A fresh server with room for so many connections.
+pub type Server<'a> = &'a dyn Fn(usize) -> anyhow::Result<Target>;
+
 /// Runs the site and the flat series, each against its own fresh server.
 pub async fn run(
-    launcher: &dyn Launcher,
+    server: Server<'_>,
     sizes: &Sizes,
     say: &dyn Fn(&Report),
 ) -> anyhow::Result<LobbyRuns> {
-    let site = one(launcher, &sizes.site).await.context("site")?;
+    let site = one(server, &sizes.site).await.context("site")?;
     say(&site);
     let mut flat = Vec::new();
     for options in &sizes.flat {
-        let report = one(launcher, options).await.context("site, flat")?;
+        let report = one(server, options).await.context("site, flat")?;
         say(&report);
         flat.push(report);
     }
     Ok(LobbyRuns { site, flat })
 }
 
-async fn one(launcher: &dyn Launcher, options: &SiteOptions) -> anyhow::Result<Report> {
+async fn one(server: Server<'_>, options: &SiteOptions) -> anyhow::Result<Report> {
     let connections = options.games * 2 + options.followers + options.watchers;
-    let target = launcher.server(connections)?;
+    let target = server(connections)?;
     crate::site::run(&target.url, target.probe, options).await
 }
 

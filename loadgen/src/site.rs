@@ -537,7 +537,9 @@ async fn watcher(mut ws: Socket, seed: u64, window: Window, tally: &Tally) {
             let Ok(peek) = Peek::of(text.as_str()) else {
                 continue;
             };
-            let ended = peek.kind == "game_over" && peek.game == Some(game);
+            // A game already over when the watch began answers with its final state.
+            let over = peek.kind == "game_state" && text.as_str().contains("\"result\"");
+            let ended = (peek.kind == "game_over" || over) && peek.game == Some(game);
             let gone = peek.kind == "error" && peek.code == Some("no_such_game");
             if ended || gone {
                 if ended {

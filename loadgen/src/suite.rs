@@ -75,7 +75,8 @@ pub async fn run(
     };
     say(&games);
     // 6. The site, and the lobby's cost as its followers grow.
-    let lobby = crate::lobby_cost::run(launcher, sizes, &say).await?;
+    let server = |connections| launcher.server(connections);
+    let lobby = crate::lobby_cost::run(&server, sizes, &say).await?;
     // 5. AI games beside the paced games.
     let ai = {
         let target = launcher.server(sizes.ai.games * 2 + sizes.ai.ai_games)?;

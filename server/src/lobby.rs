@@ -345,9 +345,14 @@ impl Lobby {
     /// Sends the snapshot to `out` (echoing `id`), then every change until [`Lobby::unsubscribe`].
     /// Seeks and rooms are as they stand (a frame on its way may then tell of one again, or of the
     /// removal of one it never had: both harmless); the games and totals are those the others
-    /// were last sent, so that the next frame's difference is right for everyone.
+    /// were last sent, so that the next frame's difference is right for everyone (the first
+    /// follower gets the games as they stand).
     pub(crate) fn subscribe(&self, out: Outbound, id: Option<RequestId>) {
         let mut inner = self.inner();
+        // The first follower need not wait for the next second: nobody else holds the view.
+        if inner.subscribers.is_empty() && std::mem::take(&mut inner.games_changed) {
+            inner.view.games = inner.shown_games();
+        }
         let newest_seeks = inner.seeks.values().rev().take(LOBBY_SEEKS);
         let mut seeks: Vec<SeekInfo> = newest_seeks.cloned().collect();
         seeks.reverse();

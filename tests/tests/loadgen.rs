@@ -141,6 +141,7 @@ fn the_site_plays_listed_games_through_the_lobby_and_counts_its_frames() {
     assert!(figure("games_from_rooms") >= 1.0, "{:?}", report.figures);
     assert!(figure("games_from_seeks") >= 1.0, "{:?}", report.figures);
     assert!(figure("games_watched") >= 1.0, "{:?}", report.figures);
+    assert!(figure("games_done") >= 1.0, "{:?}", report.figures);
     let frames = figure("lobby_frames_per_follower_per_sec");
     assert!(
         frames > 0.0,
@@ -189,7 +190,11 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
         .iter()
         .map(|r| r["scenario"].as_str().expect("a scenario"))
         .collect();
-    assert_eq!(reports.len(), 9, "{scenarios:?}");
+    assert_eq!(reports.len(), 13, "{scenarios:?}");
+    assert!(
+        scenarios[9..].iter().all(|s| s.starts_with("site:")),
+        "the site and the flat series last: {scenarios:?}"
+    );
     assert!(scenarios[1].starts_with("relay:"), "{scenarios:?}");
     assert!(scenarios[2].ends_with("memory store"), "{scenarios:?}");
     for report in reports {
@@ -235,10 +240,10 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
     let idle: Report = serde_json::from_value(reports[8].clone()).expect("idle");
     assert_eq!(idle.connections, 50, "held over two processes");
     let verdicts = result["verdicts"].as_array().expect("verdicts");
-    assert_eq!(verdicts.len(), 7);
+    assert_eq!(verdicts.len(), 9);
     for (verdict, label) in verdicts
         .iter()
-        .zip(["1.", "2a.", "2b.", "3.", "4a.", "4b.", "5."])
+        .zip(["1.", "2a.", "2b.", "3.", "4a.", "4b.", "5.", "6a.", "6b."])
     {
         let target = verdict["target"].as_str().expect("a target");
         assert!(target.starts_with(label), "{target}");

@@ -22,6 +22,35 @@ async fn a_declined_offer_leaves_with_the_game_and_a_used_invite_is_said_in_word
     let client = driver.session().await;
     open(&client, &page(&server)).await;
     let (mut rival, state) = against_rival(&client, &server, false).await;
+    // A draw may be offered once both sides have moved.
+    if state.you == Some(noughts_protocol::Mark::X) {
+        rival
+            .send(ClientMessage::Move {
+                game: state.game,
+                cell: 0,
+            })
+            .await;
+    }
+    wait_for_text(&client, "#game-status", |t| t.contains("Your move")).await;
+    click(&client, "button.cell:not([data-mark])").await;
+    let played = rival
+        .until(|m| matches!(m, ServerMessage::Moved { .. }))
+        .await;
+    if state.you == Some(noughts_protocol::Mark::O) {
+        let taken = match played {
+            ServerMessage::Moved { cell, .. } => cell,
+            _ => unreachable!(),
+        };
+        rival
+            .send(ClientMessage::Move {
+                game: state.game,
+                cell: if taken == 0 { 1 } else { 0 },
+            })
+            .await;
+        rival
+            .until(|m| matches!(m, ServerMessage::Moved { cell, .. } if *cell == if taken == 0 { 1 } else { 0 }))
+            .await;
+    }
     click(&client, "#offer-draw").await;
     rival
         .until(|m| matches!(m, ServerMessage::Offered { .. }))

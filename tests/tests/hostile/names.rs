@@ -39,9 +39,9 @@ async fn names_and_tokens(server: &noughts_tests::TestServer) {
     ];
     for name in bad_names {
         let mut socket = connect(&server.url()).await;
-        let frame = hello(&mut socket, json!(1), json!(name), None).await;
+        let frame = hello(&mut socket, json!(2), json!(name), None).await;
         assert_code(&frame, ErrorCode::BadName, &format!("name {name:?}"));
-        let frame = hello(&mut socket, json!(1), json!("fine"), None).await;
+        let frame = hello(&mut socket, json!(2), json!("fine"), None).await;
         assert!(
             matches!(frame.message, ServerMessage::Welcome { .. }),
             "{frame:?}"
@@ -49,7 +49,7 @@ async fn names_and_tokens(server: &noughts_tests::TestServer) {
     }
     // The longest name there may be, in characters rather than bytes, and one trimmed to size.
     let mut socket = connect(&server.url()).await;
-    let frame = hello(&mut socket, json!(1), json!("♛".repeat(24)), None).await;
+    let frame = hello(&mut socket, json!(2), json!("♛".repeat(24)), None).await;
     assert!(
         matches!(&frame.message, ServerMessage::Welcome { name, .. } if *name == "♛".repeat(24)),
         "{frame:?}"
@@ -57,7 +57,7 @@ async fn names_and_tokens(server: &noughts_tests::TestServer) {
     let mut socket = connect(&server.url()).await;
     let frame = hello(
         &mut socket,
-        json!(1),
+        json!(2),
         json!(format!("  {}  ", "y".repeat(24))),
         None,
     )
@@ -68,7 +68,7 @@ async fn names_and_tokens(server: &noughts_tests::TestServer) {
     );
 
     let odd_hellos: [(Value, Value, ErrorCode); 9] = [
-        (json!(2), json!("ada"), ErrorCode::UnsupportedVersion),
+        (json!(1), json!("ada"), ErrorCode::UnsupportedVersion),
         (json!(0), json!("ada"), ErrorCode::UnsupportedVersion),
         (
             json!(4294967295u64),
@@ -79,14 +79,14 @@ async fn names_and_tokens(server: &noughts_tests::TestServer) {
         (json!(1.0), json!("ada"), ErrorCode::BadRequest),
         (json!(4294967296u64), json!("ada"), ErrorCode::BadRequest),
         (Value::Null, json!("ada"), ErrorCode::BadRequest),
-        (json!(1), Value::Null, ErrorCode::BadRequest),
-        (json!(1), json!(["ada"]), ErrorCode::BadRequest),
+        (json!(2), Value::Null, ErrorCode::BadRequest),
+        (json!(2), json!(["ada"]), ErrorCode::BadRequest),
     ];
     for (protocol, name, code) in odd_hellos {
         let mut socket = connect(&server.url()).await;
         let frame = hello(&mut socket, protocol.clone(), name.clone(), None).await;
         assert_code(&frame, code, &format!("hello {protocol} {name}"));
-        let frame = hello(&mut socket, json!(1), json!("fine"), None).await;
+        let frame = hello(&mut socket, json!(2), json!("fine"), None).await;
         assert!(
             matches!(frame.message, ServerMessage::Welcome { .. }),
             "{frame:?}"
@@ -114,9 +114,9 @@ async fn names_and_tokens(server: &noughts_tests::TestServer) {
     ];
     for token in bad_tokens {
         let mut socket = connect(&server.url()).await;
-        let frame = hello(&mut socket, json!(1), json!("thief"), Some(json!(token))).await;
+        let frame = hello(&mut socket, json!(2), json!("thief"), Some(json!(token))).await;
         assert_code(&frame, ErrorCode::UnknownToken, &format!("token {token:?}"));
-        let frame = hello(&mut socket, json!(1), json!("fine"), None).await;
+        let frame = hello(&mut socket, json!(2), json!("fine"), None).await;
         assert!(
             matches!(&frame.message, ServerMessage::Welcome { player, .. } if *player != real.player),
             "{frame:?}"
@@ -124,7 +124,7 @@ async fn names_and_tokens(server: &noughts_tests::TestServer) {
     }
     for token in [json!(12345), json!(["a"]), json!({})] {
         let mut socket = connect(&server.url()).await;
-        let frame = hello(&mut socket, json!(1), json!("thief"), Some(token.clone())).await;
+        let frame = hello(&mut socket, json!(2), json!("thief"), Some(token.clone())).await;
         assert_code(&frame, ErrorCode::BadRequest, &format!("token {token}"));
     }
     // The real token is the player: whoever presents it joins the session (a player may be
@@ -133,7 +133,7 @@ async fn names_and_tokens(server: &noughts_tests::TestServer) {
     let mut socket = connect(&server.url()).await;
     let frame = hello(
         &mut socket,
-        json!(1),
+        json!(2),
         json!("anything"),
         Some(json!(owner.token)),
     )
