@@ -226,7 +226,9 @@ async fn killed_and_restored(name: &str, postgres: Option<String>) {
     let ServerMessage::Lobby { games, .. } = lobby else {
         panic!("{lobby:?}")
     };
-    let listed: Vec<(GameId, u32)> = games.iter().map(|g| (g.game, g.moves)).collect();
+    // Featured games come best-ranked first; by id here.
+    let mut listed: Vec<(GameId, u32)> = games.iter().map(|g| (g.game, g.moves)).collect();
+    listed.sort();
     assert_eq!(
         listed,
         [(game_b, 3), (game_c, 2)],
