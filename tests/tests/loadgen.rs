@@ -124,19 +124,20 @@ fn the_site_plays_listed_games_through_the_lobby_and_counts_its_frames() {
         "--watchers",
         "3",
         "--rate",
-        "10",
+        "5",
         "--host-share",
         "0.3",
         "--warmup",
-        "1",
+        "2",
         "--secs",
-        "3",
+        "4",
     ]);
     let report: Report = serde_json::from_str(&out).expect("a JSON report");
     assert_eq!(report.connections, 12 + 4 + 3);
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     let figure = |name: &str| report.figures.get(name).copied().unwrap_or_default();
-    assert!(report.ops >= 50, "6 games at 10/s for 3 s: {}", report.ops);
+    // Games of about two seconds, longer than the lobby takes to show them to the watchers.
+    assert!(report.ops >= 50, "6 games at 5/s for 4 s: {}", report.ops);
     assert!(figure("games_done") >= 2.0, "{:?}", report.figures);
     assert!(figure("games_from_rooms") >= 1.0, "{:?}", report.figures);
     assert!(figure("games_from_seeks") >= 1.0, "{:?}", report.figures);
