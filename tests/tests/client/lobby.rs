@@ -56,7 +56,6 @@ fn ids_shown(screen: &str) -> Vec<u64> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "the embedded server's lobby shows this client no featured games yet"]
 async fn the_lobby_shows_totals_and_featured_games_and_all_games_page_under_tmux() {
     if !Tmux::available() {
         assert!(std::env::var("CI").is_err(), "tmux is missing under CI");
