@@ -126,7 +126,7 @@ fn the_site_plays_listed_games_through_the_lobby_and_counts_its_frames() {
         "--rate",
         "5",
         "--host-share",
-        "0.3",
+        "0.15",
         "--warmup",
         "2",
         "--secs",
