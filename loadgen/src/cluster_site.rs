@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use crate::convergence::{self, Convergence};
+use crate::judge::ms;
 use crate::report::Report;
 use crate::site::{self, SiteOptions};
 use crate::target::Target;
@@ -90,10 +91,7 @@ impl ClusterSite {
              second per follower; lobby messages published a second, by node: {}; errors {}.\n",
             r.scenario,
             r.ops_per_sec,
-            r.latency.map_or("—".to_owned(), |l| format!(
-                "{:.2} ms",
-                l.p99_us as f64 / 1000.0
-            )),
+            r.latency.map_or("—".to_owned(), |l| ms(l.p99_us)),
             figure("lobby_frames_per_follower_per_sec"),
             messages.join(", "),
             r.error_count(),
@@ -103,14 +101,8 @@ impl ClusterSite {
                 "Under it, {} public rooms opened and closed one at a time: shown on another \
                  node p99 {}, gone p99 {}; missed within 5 s: {} and {} of {}.\n",
                 c.rooms,
-                c.added.map_or("—".to_owned(), |l| format!(
-                    "{:.1} ms",
-                    l.p99_us as f64 / 1000.0
-                )),
-                c.removed.map_or("—".to_owned(), |l| format!(
-                    "{:.1} ms",
-                    l.p99_us as f64 / 1000.0
-                )),
+                c.added.map_or("—".to_owned(), |l| ms(l.p99_us)),
+                c.removed.map_or("—".to_owned(), |l| ms(l.p99_us)),
                 c.missed_added,
                 c.missed_removed,
                 c.expected,
