@@ -44,6 +44,7 @@ const state = {
   /** Connected and welcomed. */ online: false,
   /** Following the lobby (subscribed): only while it is shown, or while a war game's watcher waits for the next. */ following: false,
   /** A finished war game's watcher waits for the lobby to list the next one. */ awaitingWar: false,
+  /** A war game that had ended before its watch arrived, whose next one is awaited. */ warGone: /** @type {{variant: string, game: number} | null} */ (null),
   /** How many seeks and rooms there are, beyond those held. */ seeksTotal: 0, roomsTotal: 0,
   /** People online, games in play, games per variant. @type {any} */ totals: null,
   /** Browsing all live games: the filter, the cursors of the pages before, the page, the next cursor. */
@@ -192,6 +193,13 @@ function onError(/** @type {any} */ message) {
     }
   }
   if (message.code === "no_such_game" && state.current !== null) {
+    // A war game that ended before its watch arrived: on to the next one, as on TV.
+    const listed = state.listed.get(state.current);
+    if (state.view === "game" && !state.games.has(state.current) && listed?.kind === "war") {
+      state.warGone = { variant: listed.variant, game: listed.game };
+      carryOn(listed.variant, listed.game);
+      return;
+    }
     // A linked game that has ended is still there to replay.
     if (state.view === "game" && !state.games.has(state.current)) {
       history.replaceState(null, "", `#replay=${state.current}`);
@@ -316,6 +324,7 @@ function show(view, current) {
   state.view = view;
   state.current = current;
   state.awaitingWar = false;
+  state.warGone = null;
 }
 
 /** Goes where the address says: the lobby, a game, a replay, the history; joins a linked room. */
@@ -523,8 +532,18 @@ function nextWar(/** @type {any} */ game) {
   if (game.kind !== "war" || game.you || !game.result) return;
   game.nextWarAt ??= performance.now() + NEXT_WAR_MS;
   if (!game.nextWarAt || performance.now() < game.nextWarAt) return;
+  if (carryOn(game.variant, game.game)) game.nextWarAt = null;
+}
+
+/**
+ * Shows the first war game of `variant` after game `after`, once the lobby lists one (following
+ * the lobby meanwhile). Says whether it did.
+ * @param {string} variant
+ * @param {number} after
+ */
+function carryOn(variant, after) {
   const next = [...state.listed.values()]
-    .filter((g) => g.kind === "war" && g.variant === game.variant && g.game > game.game)
+    .filter((g) => g.kind === "war" && g.variant === variant && g.game > after)
     .sort((a, b) => a.game - b.game)[0];
   if (!next) {
     // The lobby (not followed while watching) lists the next war game once it starts.
@@ -532,20 +551,20 @@ function nextWar(/** @type {any} */ game) {
       state.awaitingWar = true;
       followLobby();
     }
-    return;
+    return false;
   }
-  game.nextWarAt = null;
-  state.awaitingWar = false;
   show("game", next.game);
   net.send({ type: "watch", game: next.game });
   announce(`On to the next war game, #${next.game}.`);
   render();
+  return true;
 }
 
 /** Ticks the clocks on screen between the server's updates; moves a war game's watcher on. */
 function tick() {
   const game = state.current !== null ? state.games.get(state.current) : null;
   if (game && state.view === "game") nextWar(game);
+  else if (state.warGone && state.view === "game" && state.current === state.warGone.game) carryOn(state.warGone.variant, state.warGone.game);
   if (!game || !game.clocks || state.view !== "game") return;
   const elapsed = performance.now() - (game.receivedAt ?? performance.now());
   for (const mark of ["x", "o"]) {
