@@ -101,6 +101,9 @@ pub struct Config {
     /// older ones leave `history` and `game_record`, so that a server that plays for long keeps
     /// to a bounded size. Players, ratings and results stay.
     pub memory_finished_games: usize,
+    /// The most lobby sends (one frame to one follower) a second: with many followers, the
+    /// lobby's frames come further apart rather than cost more (see ARCHITECTURE.md).
+    pub lobby_sends_per_sec: u32,
     /// The proxies whose word on a client's address is taken, and where they give it; by default
     /// none, and every connection's address is its TCP peer's. The per-address limits count
     /// under the address this gives.
@@ -161,6 +164,7 @@ impl Default for Config {
             cluster: None,
             first_move_timeout: Duration::from_secs(30),
             memory_finished_games: 5_000,
+            lobby_sends_per_sec: crate::lobby::DEFAULT_SENDS_PER_SEC,
             proxies: Proxies::default(),
             drain_delay: Duration::ZERO,
         }

@@ -61,6 +61,7 @@ pub use config::{ClusterConfig, Config};
 #[doc(hidden)]
 pub use game::rules;
 pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GAMES};
+pub use lobby::DEFAULT_SENDS_PER_SEC as DEFAULT_LOBBY_SENDS;
 pub use proxy::{BadCidr, Cidr, ClientAddress, Proxies};
 pub use server::{run, run_with_metrics};
 pub use store::{StoreConfig, StoreError};

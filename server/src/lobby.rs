@@ -9,6 +9,12 @@
 //! least [`SPACING`] after the last frame. A move in a game that is not shown costs a map insert
 //! and nothing else, however many people follow the lobby.
 //!
+//! The lobby's cost is bounded too, whatever the number of followers: a frame is a send (a
+//! system call) to each of them, so frames come no closer than the followers divided by the
+//! node's budget of lobby sends a second ([`DEFAULT_SENDS_PER_SEC`], `--lobby-sends`). Up to a
+//! few hundred followers the spacings above rule; beyond, the lobby refreshes more slowly as more
+//! people look at it, and its share of the node's CPU stays the same.
+//!
 //! Followers are told what changed between two views: the view they were last sent (kept here,
 //! and what a new follower's snapshot is made of) and the listings as they stand. One lock orders
 //! everything, so a follower gets its snapshot and then exactly the changes after it. Every
@@ -33,11 +39,14 @@ use tokio_util::sync::CancellationToken;
 use crate::outbound::{ConnId, Outbound, fan_out, frame};
 
 /// The least time between two frames that carry seek or room changes.
-pub(crate) const URGENT_SPACING: Duration = Duration::from_millis(600);
+pub(crate) const URGENT_SPACING: Duration = Duration::from_millis(250);
 /// The least time between a frame and one that carries only games and totals.
 pub(crate) const SPACING: Duration = Duration::from_millis(500);
 /// How often the shown games and the totals are worked out again and sent if they changed.
 pub(crate) const GAMES_EVERY: Duration = Duration::from_secs(1);
+/// How many lobby sends (one frame to one follower) a node makes a second at most, unless told
+/// otherwise: some 10 µs of CPU each with its system call, so about 1% of a core.
+pub const DEFAULT_SENDS_PER_SEC: u32 = 800;
 /// How long another node's totals count after it last sent them.
 const TOTALS_FRESH: Duration = Duration::from_secs(5);
 
@@ -68,9 +77,11 @@ impl Change {
 }
 
 /// The lobby's listings and followers.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Lobby {
     inner: Mutex<Inner>,
+    /// The most lobby sends a second (see the module's words on cost).
+    sends_per_sec: u32,
     /// Where this node's own changes go to reach the other nodes; unset on a lone server.
     relay: OnceLock<mpsc::UnboundedSender<Change>>,
     /// Wakes the sender when a seek or room change waits to go out.
@@ -229,13 +240,16 @@ impl Inner {
 
     /// When the next frame may go out, if anything waits: seeks and rooms once their spacing
     /// allows; games and totals alone (when no seek or room waits to carry them) a little after
-    /// the last frame.
-    fn next_send(&self, now: Instant) -> Option<Instant> {
+    /// the last frame; and never sooner after the last frame than `sends_per_sec` allows for
+    /// this many followers.
+    fn next_send(&self, now: Instant, sends_per_sec: u32) -> Option<Instant> {
         let after = |last: Option<Instant>, gap| last.map_or(now, |last| (last + gap).max(now));
+        let budget = budget_spacing(self.subscribers.len(), sends_per_sec);
         if self.urgent_pending() {
-            Some(after(self.last_urgent, URGENT_SPACING))
+            let at = after(self.last_urgent, URGENT_SPACING);
+            Some(at.max(after(self.last_frame, budget)))
         } else if self.games_owed {
-            Some(after(self.last_frame, SPACING))
+            Some(after(self.last_frame, SPACING.max(budget)))
         } else {
             None
         }
@@ -326,11 +340,32 @@ impl Inner {
     }
 }
 
+/// The least time between two frames to `followers` that keeps within `sends_per_sec`.
+fn budget_spacing(followers: usize, sends_per_sec: u32) -> Duration {
+    Duration::from_secs_f64(followers as f64 / f64::from(sends_per_sec.max(1)))
+}
+
 fn count(len: usize) -> u32 {
     u32::try_from(len).unwrap_or(u32::MAX)
 }
 
+impl Default for Lobby {
+    fn default() -> Self {
+        Lobby::new(DEFAULT_SENDS_PER_SEC)
+    }
+}
+
 impl Lobby {
+    /// An empty lobby that makes at most `sends_per_sec` sends a second to its followers.
+    pub(crate) fn new(sends_per_sec: u32) -> Self {
+        Lobby {
+            inner: Mutex::default(),
+            sends_per_sec: sends_per_sec.max(1),
+            relay: OnceLock::new(),
+            urgent: Notify::new(),
+        }
+    }
+
     fn inner(&self) -> MutexGuard<'_, Inner> {
         self.inner
             .lock()
@@ -405,7 +440,7 @@ impl Lobby {
     ) {
         let mut next_games = Instant::now() + GAMES_EVERY;
         loop {
-            let wake = (self.inner().next_send(Instant::now()))
+            let wake = (self.inner().next_send(Instant::now(), self.sends_per_sec))
                 .map_or(next_games, |at| at.min(next_games));
             tokio::select! {
                 () = tokio::time::sleep_until(wake) => {}
@@ -426,7 +461,7 @@ impl Lobby {
         let (update, followers) = {
             let mut inner = self.inner();
             let followed = !inner.subscribers.is_empty();
-            let due = inner.next_send(now).is_some_and(|at| at <= now);
+            let due = (inner.next_send(now, self.sends_per_sec)).is_some_and(|at| at <= now);
             if followed && !due {
                 return;
             }

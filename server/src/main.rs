@@ -161,6 +161,11 @@ struct Args {
     /// ones leave history and game records (players, ratings and results stay).
     #[arg(long, env = "NOUGHTS_MEMORY_GAMES", default_value_t = 5_000)]
     memory_games: usize,
+    /// The most lobby frames sent a second, counting one per follower: with more followers than
+    /// this allows at the lobby's usual pace, its frames come further apart instead of costing
+    /// more.
+    #[arg(long, env = "NOUGHTS_LOBBY_SENDS", value_parser = clap::value_parser!(u32).range(1..), default_value_t = noughts_server::DEFAULT_LOBBY_SENDS)]
+    lobby_sends: u32,
     /// Seconds a replaced session token keeps working, so that clients sharing it can each
     /// come back with it.
     #[arg(long, env = "NOUGHTS_TOKEN_OVERLAP_SECS", value_parser = clap::value_parser!(u64).range(0..=86_400), default_value_t = 60)]
@@ -276,6 +281,7 @@ impl Args {
                 .map_or_else(|| StoreConfig::File(default_db()), StoreConfig::from_arg),
             first_move_timeout: Duration::from_secs(self.first_move_secs),
             memory_finished_games: self.memory_games,
+            lobby_sends_per_sec: self.lobby_sends,
             proxies: Proxies {
                 trusted: self.trusted_proxy.clone(),
                 client_address: self.client_address,

@@ -115,6 +115,7 @@ async fn serve(
         })
     });
     let health = Arc::new(Health::new(store.clone(), redis));
+    let lobby = Lobby::new(config.lobby_sends_per_sec);
     let shared = Arc::new(Shared {
         metrics: Arc::default(),
         ai_slots,
@@ -128,7 +129,7 @@ async fn serve(
         marks: Default::default(),
         registry: Registry::default(),
         store,
-        lobby: Lobby::default(),
+        lobby,
         tasks: TaskTracker::new(),
         connections,
         stop_games: CancellationToken::new(),

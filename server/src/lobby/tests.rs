@@ -128,24 +128,20 @@ async fn a_follower_gets_the_snapshot_then_rooms_at_once_and_games_gathered() {
     assert!(next(&mut inbox).is_none(), "nothing after unsubscribing");
 }
 
-#[tokio::test(start_paused = true)]
-async fn frames_are_at_least_half_a_second_apart_and_a_seek_come_and_gone_is_never_told() {
-    let lobby = Arc::new(Lobby::default());
-    let (_out, mut inbox) = follower(&lobby);
-    assert!(matches!(
-        next(&mut inbox),
-        Some(ServerMessage::Lobby { .. })
-    ));
+/// Gathers the frames `inbox` receives while a room opens every 50 ms for three seconds (with a
+/// seek that comes and goes within 50 ms at 1.55 s) and for two seconds after.
+async fn frames_under_churn(lobby: &Arc<Lobby>, inbox: &mut Inbox) -> Vec<(Instant, LobbyUpdate)> {
     let sender = lobby.clone();
     let stop = CancellationToken::new();
     let stopped = stop.clone();
     let task = tokio::spawn(async move {
         sender.keep_sending(Totals::default, stopped).await;
     });
-    // A room every 50 ms for three seconds, and a seek that comes and goes between two frames.
     let mut frames = Vec::new();
-    for step in 0..60u64 {
-        lobby.add_room(room(&format!("ROOM-{step:04}-AA")));
+    for step in 0..100u64 {
+        if step < 60 {
+            lobby.add_room(room(&format!("ROOM-{step:04}-AA")));
+        }
         if step == 31 {
             lobby.add_seek(seek(5));
         }
@@ -153,26 +149,33 @@ async fn frames_are_at_least_half_a_second_apart_and_a_seek_come_and_gone_is_nev
             lobby.remove_seek(SeekId(5));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
-        while let Some(message) = next(&mut inbox) {
+        while let Some(message) = next(inbox) {
             frames.push((Instant::now(), update(Some(message))));
         }
-    }
-    // The last rooms go out with the next frame.
-    tokio::time::sleep(SPACING).await;
-    while let Some(message) = next(&mut inbox) {
-        frames.push((Instant::now(), update(Some(message))));
     }
     stop.cancel();
     task.await.unwrap();
     let rooms: usize = frames.iter().map(|(_, update)| update.rooms.len()).sum();
     assert_eq!(rooms, 60, "every room told once");
+    frames
+}
+
+#[tokio::test(start_paused = true)]
+async fn frames_keep_their_spacing_and_a_seek_come_and_gone_is_never_told() {
+    let lobby = Arc::new(Lobby::default());
+    let (_out, mut inbox) = follower(&lobby);
+    assert!(matches!(
+        next(&mut inbox),
+        Some(ServerMessage::Lobby { .. })
+    ));
+    let frames = frames_under_churn(&lobby, &mut inbox).await;
     assert!(
-        frames.len() <= 7,
+        frames.len() <= 13,
         "{} frames in three seconds",
         frames.len()
     );
     for pair in frames.windows(2) {
-        assert!(pair[1].0 - pair[0].0 >= SPACING, "frames too close");
+        assert!(pair[1].0 - pair[0].0 >= URGENT_SPACING, "frames too close");
     }
     assert!(
         frames
@@ -180,6 +183,25 @@ async fn frames_are_at_least_half_a_second_apart_and_a_seek_come_and_gone_is_nev
             .all(|(_, update)| update.seeks.is_empty() && update.seeks_removed.is_empty()),
         "a seek gone before the next frame is never told"
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_more_followers_than_the_budget_allows_frames_come_further_apart() {
+    // 100 sends a second among 200 followers: a frame every two seconds at most.
+    let lobby = Arc::new(Lobby::new(100));
+    let mut followers: Vec<(Outbound, Inbox)> = (0..200).map(|_| follower(&lobby)).collect();
+    for (_, inbox) in &mut followers {
+        assert!(matches!(next(inbox), Some(ServerMessage::Lobby { .. })));
+    }
+    let (_, watched) = followers.last_mut().unwrap();
+    let frames = frames_under_churn(&lobby, watched).await;
+    assert!(frames.len() <= 3, "{} frames in five seconds", frames.len());
+    for pair in frames.windows(2) {
+        assert!(
+            pair[1].0 - pair[0].0 >= Duration::from_secs(2),
+            "frames too close for the budget"
+        );
+    }
 }
 
 fn seek(id: u64) -> SeekInfo {
