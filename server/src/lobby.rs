@@ -13,7 +13,9 @@
 //! system call) to each of them, so frames come no closer than the followers divided by the
 //! node's budget of lobby sends a second ([`DEFAULT_SENDS_PER_SEC`], `--lobby-sends`). Up to a
 //! few hundred followers the spacings above rule; beyond, the lobby refreshes more slowly as more
-//! people look at it, and its share of the node's CPU stays the same.
+//! people look at it, and its share of the node's CPU stays the same. A frame is also sent at
+//! that pace, a few dozen followers at a time, so that a frame to thousands does not hold up the
+//! moves beside it (a follower may get it up to one spacing after the first).
 //!
 //! Followers are told what changed between two views: the view they were last sent (kept here,
 //! and what a new follower's snapshot is made of) and the listings as they stand. One lock orders
@@ -36,7 +38,7 @@ use tokio::sync::{Notify, mpsc};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::outbound::{ConnId, Outbound, fan_out, frame};
+use crate::outbound::{ConnId, Frame, Outbound, fan_out, frame};
 
 /// The least time between two frames that carry seek or room changes.
 pub(crate) const URGENT_SPACING: Duration = Duration::from_millis(250);
@@ -47,6 +49,8 @@ pub(crate) const GAMES_EVERY: Duration = Duration::from_secs(1);
 /// How many lobby sends (one frame to one follower) a node makes a second at most, unless told
 /// otherwise: some 10 µs of CPU each with its system call, so about 1% of a core.
 pub const DEFAULT_SENDS_PER_SEC: u32 = 800;
+/// How many followers a frame goes to at once; the next slice waits its share of the budget.
+const PACED_SLICE: usize = 32;
 /// How long another node's totals count after it last sent them.
 const TOTALS_FRESH: Duration = Duration::from_secs(5);
 
@@ -452,12 +456,12 @@ impl Lobby {
                 next_games = now + GAMES_EVERY;
                 self.inner().games_owed = true;
             }
-            self.send_now(local(), now).await;
+            self.send_now(local(), now, &stop).await;
         }
     }
 
     /// Sends the followers what changed, if its time has come.
-    async fn send_now(&self, local: Totals, now: Instant) {
+    async fn send_now(&self, local: Totals, now: Instant, stop: &CancellationToken) {
         let (update, followers) = {
             let mut inner = self.inner();
             let followed = !inner.subscribers.is_empty();
@@ -481,13 +485,39 @@ impl Lobby {
             (update, followers)
         };
         let frame = frame(None, ServerMessage::LobbyUpdate(Box::new(update)));
-        let recipients: Vec<(ConnId, &Outbound)> =
-            followers.iter().map(|(conn, out)| (*conn, out)).collect();
-        let gone = fan_out(recipients, &frame).await;
-        if !gone.is_empty() {
-            let mut inner = self.inner();
-            for conn in gone {
-                inner.subscribers.remove(&conn);
+        self.deliver(&followers, &frame, stop).await;
+    }
+
+    /// Sends `frame` to `followers` at the budget's pace, [`PACED_SLICE`] at a time, so that a
+    /// frame to thousands is spread over the time it is allowed instead of holding up the moves
+    /// beside it; those who stopped following meanwhile are skipped.
+    async fn deliver(
+        &self,
+        followers: &[(ConnId, Outbound)],
+        frame: &Frame,
+        stop: &CancellationToken,
+    ) {
+        let mut slices = followers.chunks(PACED_SLICE).peekable();
+        while let Some(slice) = slices.next() {
+            let recipients: Vec<(ConnId, &Outbound)> = {
+                let inner = self.inner();
+                (slice.iter())
+                    .filter(|(conn, _)| inner.subscribers.contains_key(conn))
+                    .map(|(conn, out)| (*conn, out))
+                    .collect()
+            };
+            let gone = fan_out(recipients, frame).await;
+            if !gone.is_empty() {
+                let mut inner = self.inner();
+                for conn in gone {
+                    inner.subscribers.remove(&conn);
+                }
+            }
+            if slices.peek().is_some() {
+                tokio::select! {
+                    () = tokio::time::sleep(budget_spacing(slice.len(), self.sends_per_sec)) => {}
+                    () = stop.cancelled() => return,
+                }
             }
         }
     }

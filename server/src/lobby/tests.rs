@@ -204,6 +204,45 @@ async fn with_more_followers_than_the_budget_allows_frames_come_further_apart() 
     }
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_frame_to_many_is_spread_over_the_budget() {
+    // 100 sends a second: 200 followers get one frame over two seconds, 32 at a time.
+    let lobby = Arc::new(Lobby::new(100));
+    let mut followers: Vec<(Outbound, Inbox)> = (0..200).map(|_| follower(&lobby)).collect();
+    for (_, inbox) in &mut followers {
+        assert!(matches!(next(inbox), Some(ServerMessage::Lobby { .. })));
+    }
+    let sender = lobby.clone();
+    let stop = CancellationToken::new();
+    let stopped = stop.clone();
+    let task = tokio::spawn(async move {
+        sender.keep_sending(Totals::default, stopped).await;
+    });
+    lobby.add_room(room("AAAA-AAAA-AA"));
+    let start = Instant::now();
+    let mut arrived = vec![None; followers.len()];
+    while arrived.iter().any(Option::is_none) && start.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        for ((_, inbox), at) in followers.iter_mut().zip(&mut arrived) {
+            if next(inbox).is_some() {
+                *at = Some(start.elapsed());
+            }
+        }
+    }
+    stop.cancel();
+    task.await.unwrap();
+    let arrived: Vec<Duration> = arrived.into_iter().map(Option::unwrap).collect();
+    let at_once = arrived
+        .iter()
+        .filter(|at| **at < Duration::from_millis(100));
+    assert_eq!(at_once.count(), PACED_SLICE, "one slice at once");
+    let last = arrived.iter().max().unwrap();
+    assert!(
+        *last >= Duration::from_millis(1900),
+        "the last after {last:?}"
+    );
+}
+
 fn seek(id: u64) -> SeekInfo {
     SeekInfo {
         seek: SeekId(id),
