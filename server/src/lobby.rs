@@ -12,7 +12,7 @@
 //! The lobby's cost is bounded too, whatever the number of followers: a frame is a send (a
 //! system call) to each of them, so frames come no closer than the followers divided by the
 //! node's budget of lobby sends a second ([`DEFAULT_SENDS_PER_SEC`], `--lobby-sends`). Up to a
-//! few hundred followers the spacings above rule; beyond, the lobby refreshes more slowly as more
+//! few dozen followers (for seeks and rooms) or some 800 (for games) the spacings above rule; beyond, the lobby refreshes more slowly as more
 //! people look at it, and its share of the node's CPU stays the same. A frame is also sent at
 //! that pace, a few dozen followers at a time, so that a frame to thousands does not hold up the
 //! moves beside it (a follower may get it up to one spacing after the first).
@@ -41,7 +41,7 @@ use tokio_util::sync::CancellationToken;
 use crate::outbound::{ConnId, Frame, Outbound, fan_out, frame};
 
 /// The least time between two frames that carry seek or room changes.
-pub(crate) const URGENT_SPACING: Duration = Duration::from_millis(250);
+pub(crate) const URGENT_SPACING: Duration = Duration::from_millis(50);
 /// The least time between a frame and one that carries only games and totals.
 pub(crate) const SPACING: Duration = Duration::from_millis(500);
 /// How often the shown games and the totals are worked out again and sent if they changed.
