@@ -12,8 +12,9 @@
 //! The lobby's cost is bounded too, whatever the number of followers: a frame is a send (a
 //! system call) to each of them, so frames come no closer than the followers divided by the
 //! node's budget of lobby sends a second ([`DEFAULT_SENDS_PER_SEC`], `--lobby-sends`). Up to a
-//! few dozen followers (for seeks and rooms) or some 800 (for games) the spacings above rule; beyond, the lobby refreshes more slowly as more
-//! people look at it, and its share of the node's CPU stays the same. A frame is also sent at
+//! few dozen followers (for seeks and rooms) or some 800 (for games) the spacings above rule;
+//! beyond, the lobby refreshes more slowly as more people look at it, and its share of the node's
+//! CPU stays the same. A frame is also sent at
 //! that pace, a few dozen followers at a time, so that a frame to thousands does not hold up the
 //! moves beside it (a follower may get it up to one spacing after the first).
 //!
