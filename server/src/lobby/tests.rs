@@ -129,7 +129,7 @@ async fn a_follower_gets_the_snapshot_then_rooms_at_once_and_games_gathered() {
 }
 
 /// Gathers the frames `inbox` receives while a room opens every 50 ms for three seconds (with a
-/// seek that comes and goes at once at 1.55 s) and for two seconds after.
+/// seek that comes and goes at once at 1.55 s) and for four seconds after.
 async fn frames_under_churn(lobby: &Arc<Lobby>, inbox: &mut Inbox) -> Vec<(Instant, LobbyUpdate)> {
     let sender = lobby.clone();
     let stop = CancellationToken::new();
@@ -138,7 +138,7 @@ async fn frames_under_churn(lobby: &Arc<Lobby>, inbox: &mut Inbox) -> Vec<(Insta
         sender.keep_sending(Totals::default, stopped).await;
     });
     let mut frames = Vec::new();
-    for step in 0..100u64 {
+    for step in 0..140u64 {
         if step < 60 {
             lobby.add_room(room(&format!("ROOM-{step:04}-AA")));
         }
@@ -193,7 +193,11 @@ async fn with_more_followers_than_the_budget_allows_frames_come_further_apart() 
     }
     let (_, watched) = followers.last_mut().unwrap();
     let frames = frames_under_churn(&lobby, watched).await;
-    assert!(frames.len() <= 3, "{} frames in five seconds", frames.len());
+    assert!(
+        frames.len() <= 3,
+        "{} frames in seven seconds",
+        frames.len()
+    );
     for pair in frames.windows(2) {
         assert!(
             pair[1].0 - pair[0].0 >= Duration::from_secs(2),
