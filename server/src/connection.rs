@@ -38,6 +38,8 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 /// Queued frames written per flush.
 const BATCH: usize = 64;
+/// Bytes a read from a client takes at most, and the read buffer every connection holds.
+const READ_BUFFER: usize = 1024;
 
 type Socket = WebSocketStream<Stream>;
 
@@ -110,8 +112,10 @@ pub(crate) async fn serve(
             (Stream::Plain(Tap(wire.clone())), Some(wire))
         }
     };
+    // The read buffer is filled (so touched) whole and kept for the connection's life, while
+    // clients' messages are small: 1 KiB each read, more reserved only for a longer message.
     let ws_config = WebSocketConfig::default()
-        .read_buffer_size(4096)
+        .read_buffer_size(READ_BUFFER)
         .write_buffer_size(16 * 1024)
         .max_message_size(Some(config.max_message_bytes))
         .max_frame_size(Some(config.max_message_bytes));
@@ -284,7 +288,9 @@ async fn pump(
                 match message {
                     None => return None,
                     Some(Ok(Message::Text(text))) => {
-                        if let Some(why) = client.receive(&text).await {
+                        // Boxed: a request's handling is a large future, and kept inline it
+                        // would make every connection's task that much bigger for its life.
+                        if let Some(why) = Box::pin(client.receive(&text)).await {
                             let mut frames = Vec::new();
                             inbox.take(&mut frames, usize::MAX);
                             let _ = write_queued(ws, &mut inbox.kick, frames).await;

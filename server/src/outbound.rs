@@ -49,9 +49,13 @@ impl Close {
 }
 
 /// A server frame serialised once, as JSON text and as the WebSocket frame that carries it; cheap
-/// to clone for every recipient.
+/// to clone for every recipient (one reference count), and one word in each connection's queue,
+/// whose slots every connection holds for its life.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Frame {
+pub(crate) struct Frame(Arc<Serialised>);
+
+#[derive(Debug, PartialEq, Eq)]
+struct Serialised {
     text: Utf8Bytes,
     encoded: Bytes,
 }
@@ -64,20 +68,25 @@ impl Frame {
         WsFrame::message(text.clone(), OpCode::Data(Data::Text), true)
             .format(&mut encoded)
             .expect("writing to a Vec cannot fail");
-        Frame {
+        Frame(Arc::new(Serialised {
             text,
             encoded: encoded.into(),
-        }
+        }))
+    }
+
+    /// The frame as it goes on the wire.
+    fn encoded(&self) -> &[u8] {
+        &self.0.encoded
     }
 
     /// The JSON text.
     pub(crate) fn as_str(&self) -> &str {
-        self.text.as_str()
+        self.0.text.as_str()
     }
 
     /// The message for tungstenite to write.
     pub(crate) fn message(&self) -> Message {
-        Message::Text(self.text.clone())
+        Message::Text(self.0.text.clone())
     }
 }
 
@@ -220,7 +229,7 @@ impl Outbound {
     /// Queues a frame without waiting. False when the connection is gone or was too slow (it is
     /// then being closed); the caller should forget this recipient.
     pub(crate) fn send(&self, frame: Frame) -> bool {
-        match self.offer(&frame.encoded, 1) {
+        match self.offer(frame.encoded(), 1) {
             Some(Sent::Written) => true,
             Some(Sent::Closed) => false,
             Some(Sent::Kept) => self.queue(Queued::Flush),
@@ -234,9 +243,9 @@ impl Outbound {
         if frames.len() < 2 {
             return frames.into_iter().all(|frame| self.send(frame));
         }
-        let mut bytes = Vec::with_capacity(frames.iter().map(|f| f.encoded.len()).sum());
+        let mut bytes = Vec::with_capacity(frames.iter().map(|f| f.encoded().len()).sum());
         for frame in &frames {
-            bytes.extend_from_slice(&frame.encoded);
+            bytes.extend_from_slice(frame.encoded());
         }
         match self.offer(&bytes, frames.len()) {
             Some(Sent::Written) => true,
