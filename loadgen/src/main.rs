@@ -212,6 +212,9 @@ enum Command {
     /// games and play them at a pace, lobby followers and watchers of featured games, as the
     /// shipped clients behave.
     Site(noughts_loadgen::site::SiteOptions),
+    /// The capacity ramp: the site grown step by step, a fresh server each step, until the move
+    /// p99 passes the line or errors appear; prints the most concurrent games held.
+    Capacity(noughts_loadgen::capacity::CapacityOptions),
     /// One process of a spread `idle` run (started by `idle --procs N`).
     #[command(hide = true)]
     IdleShard {
@@ -245,6 +248,7 @@ impl Command {
             Command::Suite { .. } => 10_000,
             Command::Cluster(args) => args.games * 2,
             Command::Site(site) => site.games * 2 + site.followers + site.watchers,
+            Command::Capacity(_) => 0,
         }
     }
 }
@@ -403,6 +407,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Command::Cluster(args) => {
                 return cluster_command(args, &servers, common).await;
+            }
+            Command::Capacity(options) => {
+                let server = |connections| servers.server(connections);
+                let say = |step: &noughts_loadgen::capacity::Step| eprintln!("  {step}");
+                let ramp = noughts_loadgen::capacity::run(&server, options, &say).await?;
+                print!("{ramp}");
+                return Ok(ExitCode::SUCCESS);
             }
             Command::Echo {
                 connections,
@@ -655,6 +666,7 @@ async fn scenario(command: &Command, target: &Target) -> anyhow::Result<Report> 
         | Command::Suite { .. }
         | Command::Soak { .. }
         | Command::Cluster(_)
+        | Command::Capacity(_)
         | Command::IdleShard { .. } => {
             unreachable!("handled before")
         }
