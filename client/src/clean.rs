@@ -9,7 +9,7 @@ use noughts_protocol::{
 /// Cleans every piece of text in `message` that came from other people or from the server.
 pub fn clean(message: &mut ServerMessage) {
     match message {
-        ServerMessage::Welcome { name, .. } => clean_text(name),
+        ServerMessage::Welcome { name, .. } | ServerMessage::Renamed { name } => clean_text(name),
         ServerMessage::Error { message, .. } | ServerMessage::Shutdown { message } => {
             clean_text(message)
         }
@@ -58,7 +58,8 @@ pub fn clean(message: &mut ServerMessage) {
         | ServerMessage::RematchOffered { .. }
         | ServerMessage::Offered { .. }
         | ServerMessage::Declined { .. }
-        | ServerMessage::TakenBack { .. } => {}
+        | ServerMessage::TakenBack { .. }
+        | ServerMessage::GameAnalysis { .. } => {}
     }
 }
 

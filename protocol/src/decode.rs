@@ -48,7 +48,9 @@ pub const CLIENT_TYPES: &[&str] = &[
     "leaderboard",
     "history",
     "game_record",
+    "analyse_game",
     "profile",
+    "rename",
 ];
 
 /// Reads one text frame from a client.

@@ -34,6 +34,6 @@ pub use message::{ClientMessage, ServerMessage};
 pub use noughts_engine::{Level, Mark, Variant};
 pub use records::{
     GameRecord, GameSummary, LeaderboardEntry, MoveRecord, Profile, Rating, RecordSeat,
-    VariantStats,
+    VariantStats, Verdict,
 };
 pub use text::{ChatError, NameError, clean_chat, normalize_name, sanitize, validate_name};

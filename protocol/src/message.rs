@@ -9,7 +9,7 @@ use crate::game::{
 };
 use crate::ids::{GameId, PlayerId, SeekId};
 use crate::lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
-use crate::records::{GameRecord, GameSummary, LeaderboardEntry, Profile, Rating};
+use crate::records::{GameRecord, GameSummary, LeaderboardEntry, Profile, Rating, Verdict};
 use noughts_engine::{Level, Mark, Variant};
 
 /// Everything a client can ask of the server. Its `Debug` leaves the session token out, so a
@@ -25,6 +25,9 @@ pub enum ClientMessage {
         #[debug("{}", if token.is_some() { "Some(<redacted>)" } else { "None" })]
         token: Option<String>,
     },
+    /// Change the name others see, keeping the player (its games and ratings): the name new
+    /// games, the lobby and the records show from now on. Same rules as `hello`'s name.
+    Rename { name: String },
     /// End the session for good: every token of the player stops working, its live games are
     /// resigned, and all its connections close.
     Logout,
@@ -139,6 +142,8 @@ pub enum ClientMessage {
     },
     /// The full record of a game: seats, every move with its time, and the result.
     GameRecord { game: GameId },
+    /// The engine's verdict on every move of a finished game.
+    AnalyseGame { game: GameId },
     /// A player's ratings and results in every variant.
     Profile {
         /// Whose profile (default: your own).
@@ -303,6 +308,13 @@ pub enum ServerMessage {
     },
     /// The answer to `game_record`.
     GameRecord(Box<GameRecord>),
+    /// The answer to `analyse_game`: one verdict per move, in the order of the moves.
+    GameAnalysis {
+        game: GameId,
+        verdicts: Vec<Verdict>,
+    },
+    /// The answer to `rename`: the name as it will be shown (trimmed and normalised).
+    Renamed { name: String },
     /// The answer to `profile`.
     Profile(Box<Profile>),
 }

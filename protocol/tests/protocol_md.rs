@@ -118,7 +118,9 @@ fn every_example_parses_as_the_type_it_documents() {
             "leaderboard",
             "history",
             "game_record",
+            "game_analysis",
             "profile",
+            "renamed",
         ]),
         "every server message has an example"
     );

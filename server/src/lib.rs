@@ -24,6 +24,7 @@
 //! - `proxy`: the client's address behind a trusted proxy (PROXY protocol v2, forwarding headers).
 
 mod admin;
+mod analysis;
 pub mod cluster;
 mod config;
 mod connection;

@@ -47,7 +47,7 @@ impl Room {
             code: invite_code::display(&self.code),
             variant: self.variant,
             clock: self.clock,
-            host: self.host.name.clone(),
+            host: self.host.name(),
             rated: self.rated,
         }
     }

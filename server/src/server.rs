@@ -118,6 +118,7 @@ async fn serve(
     let shared = Arc::new(Shared {
         metrics: Arc::default(),
         ai_slots,
+        analyses: Default::default(),
         config,
         cluster,
         leases,

@@ -27,8 +27,6 @@ pub(crate) struct OpenSeek {
 pub(crate) struct Session {
     /// The public id others see; stays the same when the session resumes.
     pub player: PlayerId,
-    /// The display name given at the first `hello`.
-    pub name: String,
     /// Everything that changes; the lock is held only for quick bookkeeping, never across awaits.
     state: Mutex<State>,
 }
@@ -37,7 +35,7 @@ impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
             .field("player", &self.player)
-            .field("name", &self.name)
+            .field("name", &self.name())
             .finish_non_exhaustive()
     }
 }
@@ -55,6 +53,8 @@ pub(crate) fn new_token() -> String {
 
 #[derive(Debug, Default)]
 struct State {
+    /// The display name: given at the first `hello`, changed by `rename`.
+    name: String,
     /// The connections speaking for this player now, oldest first.
     conns: Vec<Outbound>,
     /// Places held for connections whose `hello` is still being answered: they count against
@@ -108,12 +108,22 @@ impl Session {
     pub(crate) fn new(player: PlayerId, name: String, ratings: Ratings) -> Session {
         Session {
             player,
-            name,
             state: Mutex::new(State {
+                name,
                 ratings,
                 ..State::default()
             }),
         }
+    }
+
+    /// The name others see now: what new games, seeks, rooms and the lobby show.
+    pub(crate) fn name(&self) -> String {
+        self.state().name.clone()
+    }
+
+    /// The player's new name (`rename`), for what starts from now on.
+    pub(crate) fn set_name(&self, name: String) {
+        self.state().name = name;
     }
 
     /// The player's ratings in every variant.

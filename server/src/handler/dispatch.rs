@@ -120,6 +120,11 @@ impl Client {
                 self.record(id, game, session.player);
                 Ok(())
             }
+            ClientMessage::AnalyseGame { game } => {
+                self.analyse(id, game, session.player);
+                Ok(())
+            }
+            ClientMessage::Rename { name } => self.rename(&session, id, &name).await,
             ClientMessage::Profile { player } => {
                 self.profile(id, player.unwrap_or(session.player));
                 Ok(())

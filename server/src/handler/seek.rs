@@ -138,7 +138,7 @@ fn listing(session: &Session, open: OpenSeek) -> SeekInfo {
     SeekInfo {
         seek: open.id,
         player: session.player,
-        name: session.name.clone(),
+        name: session.name(),
         rating: rating::points(session.ratings().get(variant).rating),
         variant,
         clock,

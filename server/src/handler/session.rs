@@ -97,7 +97,7 @@ impl Client {
         let stored = self
             .shared
             .store
-            .add_player(session.player, &session.name, TokenHash::of(&token))
+            .add_player(session.player, &session.name(), TokenHash::of(&token))
             .await;
         if let Err(err) = stored {
             error!(cause = %err, "cannot store a new player");
@@ -212,12 +212,38 @@ impl Client {
             ServerMessage::Welcome {
                 protocol: PROTOCOL_VERSION,
                 player: session.player,
-                name: session.name.clone(),
+                name: session.name(),
                 token,
                 resumed,
                 ratings,
             },
         );
+    }
+
+    /// `rename`: the player keeps everything but the name others see from now on; the name is
+    /// stored first, then every connection of the session hears of it (this one as the reply).
+    pub(super) async fn rename(
+        &mut self,
+        session: &Arc<Session>,
+        id: Option<RequestId>,
+        name: &str,
+    ) -> Reply {
+        let name = normalize_name(name)
+            .map_err(|err| Refusal::new(ErrorCode::BadName, err.to_string()))?;
+        if let Err(err) = self.shared.store.rename_player(session.player, &name).await {
+            error!(cause = %err, "cannot store a new name");
+            return refuse(ErrorCode::Internal, "the server cannot change names now");
+        }
+        info!("renamed");
+        session.set_name(name.clone());
+        let renamed = ServerMessage::Renamed { name };
+        for out in session.outbounds() {
+            if out.conn != self.out.conn {
+                out.reply(None, renamed.clone());
+            }
+        }
+        self.out.reply(id, renamed);
+        Ok(())
     }
 
     /// `logout`: every token of the player stops working, its live games are resigned, its seek

@@ -69,6 +69,8 @@ pub(super) trait Backend: Send {
         now: u64,
     ) -> Result<(), StoreError>;
     fn seen(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError>;
+    /// The player's new name (`rename`); games already stored keep the names they had.
+    fn rename_player(&mut self, player: PlayerId, name: &str) -> Result<(), StoreError>;
     /// The player whose token `presented` still works (see [`Backend::rotate_token`]), changing
     /// nothing; `None` if it does not work.
     fn token_owner(

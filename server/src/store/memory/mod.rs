@@ -132,6 +132,17 @@ impl Backend for Memory {
         Ok(())
     }
 
+    fn rename_player(&mut self, player: PlayerId, name: &str) -> Result<(), StoreError> {
+        if let Some(row) = self.tables.players.get(&player) {
+            let row = Player {
+                name: name.to_owned(),
+                ..row.clone()
+            };
+            self.tables.change(Change::Player(player, Some(row)));
+        }
+        Ok(())
+    }
+
     fn token_owner(
         &mut self,
         presented: TokenHash,

@@ -124,6 +124,14 @@ impl Backend for Postgres {
         Ok(())
     }
 
+    fn rename_player(&mut self, player: PlayerId, name: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE players SET name = $2 WHERE id = $1",
+            &[&int(player.0), &name],
+        )?;
+        Ok(())
+    }
+
     fn token_owner(
         &mut self,
         presented: TokenHash,

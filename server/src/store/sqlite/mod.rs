@@ -227,6 +227,13 @@ impl Backend for Sqlite {
         Ok(())
     }
 
+    fn rename_player(&mut self, player: PlayerId, name: &str) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached("UPDATE players SET name = ?2 WHERE id = ?1")?
+            .execute(params![int(player.0), name])?;
+        Ok(())
+    }
+
     fn token_owner(
         &mut self,
         presented: TokenHash,
