@@ -49,7 +49,7 @@ const state = {
   /** People online, games in play, games per variant. @type {any} */ totals: null,
   /** Browsing all live games: the filter, the cursors of the pages before, the page, the next cursor. */
   browse: { variant: "", cursors: /** @type {(number | undefined)[]} */ ([]), after: /** @type {number | undefined} */ (undefined), games: /** @type {any[]} */ ([]), next: /** @type {number | undefined} */ (undefined), loading: false },
-  /** The name asked for by a rename, until the welcome that answers it. @type {string | null} */ renaming: null,
+  /** The name asked for by a rename, and the request's id once sent, until it is answered. @type {{name: string, id: number | null} | null} */ renaming: null,
   /** A move was tried while offline (said on the board until the connection is back). */ unsent: false,
   /** The address the notice belongs to: it leaves when the player moves on. */ noticeAt: "",
 };
@@ -80,14 +80,14 @@ const net = new Connection(onMessage, (status) => {
 });
 
 nameInput.value = storedName();
-// A new name keeps the player: the hello carries the token, so the games and ratings stay.
-// Starting afresh as a new player is a separate, explicit action (`startAfresh`).
+// A new name keeps the player: `rename` changes the name others see, and the games and ratings
+// stay. Starting afresh as a new player is a separate, explicit action (`startAfresh`).
 nameInput.addEventListener("change", () => {
   const name = nameInput.value.trim();
   if (!name) return;
-  storeName(name);
-  state.renaming = name;
-  net.reconnect();
+  state.renaming = { name, id: null };
+  // Offline, the rename waits for the welcome (which brings the name the server keeps).
+  if (state.online) state.renaming.id = net.send({ type: "rename", name });
 });
 
 /** Forgets this browser's player and comes back as a new one (no games, no ratings). */
@@ -99,19 +99,15 @@ function startAfresh() {
   net.reconnect();
 }
 
-/** After a rename, says what became of the name: taken, or kept by the server. */
-function renamed(/** @type {any} */ welcome) {
-  const asked = state.renaming;
+/** The name the server shows now (after a rename, here or in another tab): said if asked here. */
+function renamed(/** @type {string} */ name) {
+  nameInput.value = name;
+  storeName(name);
+  if (!state.renaming) return;
   state.renaming = null;
-  if (!asked) return;
-  if (welcome.name === asked) {
-    say(`You are now ${asked}: the same player, with your games and ratings.`);
-    return;
-  }
-  storeName(welcome.name);
   notice.replaceChildren(
-    `Your name stays ${welcome.name}: this server keeps the name a player started with, and you are still the same player, with your games and ratings. To play as ${asked}, start afresh as a new player (without them). `,
-    el("button", { type: "button", id: "start-afresh", onclick: () => { storeName(asked); startAfresh(); } }, `Start afresh as ${asked}`));
+    `You are now ${name}: the same player, with your games and ratings. `,
+    el("button", { type: "button", id: "start-afresh", onclick: () => startAfresh() }, `Start afresh as a new player named ${name} instead`));
   state.noticeAt = addressOf();
 }
 
@@ -142,7 +138,10 @@ function onMessage(message) {
     case "welcome":
       state.player = message.player;
       nameInput.value = message.name;
-      renamed(message);
+      storeName(message.name);
+      // A rename asked while offline goes now.
+      if (state.renaming && state.renaming.name !== message.name) state.renaming.id = net.send({ type: "rename", name: state.renaming.name });
+      else state.renaming = null;
       // A new connection follows nothing yet: `followLobby` subscribes if the lobby is shown.
       state.following = false;
       followAddress();
@@ -162,9 +161,16 @@ function onMessage(message) {
     case "game_state": onGameState(message); break;
     case "history": state.history = message.games; break;
     case "game_record":
-      state.replay = { record: message, ply: message.moves.length };
+      state.replay = { record: message, ply: message.moves.length, verdicts: null };
+      // The engine's verdicts come from the server (the page has no engine): finished games only.
+      if (message.result) net.send({ type: "analyse_game", game: message.game });
       if (state.view === "replay" && state.current === message.game) break;
       show("replay", message.game);
+      break;
+    case "renamed": renamed(message.name); break;
+    case "game_analysis":
+      if (state.replay?.record.game !== message.game) return;
+      state.replay.verdicts = message.verdicts;
       break;
     case "leaderboard": state.leaderboard = message.players; break;
     case "game_list":
@@ -183,6 +189,11 @@ function onMessage(message) {
 
 /** An error: said, and where it ends a wait for a linked game or replay, back to the lobby. */
 function onError(/** @type {any} */ message) {
+  if (state.renaming && message.id === state.renaming.id) {
+    // The name was refused: the one the server keeps stays.
+    state.renaming = null;
+    nameInput.value = storedName();
+  }
   if (message.code === "no_such_room") {
     state.room = null;
     if (state.joining) {

@@ -1,6 +1,6 @@
 //! The web client in a real headless Chromium against a real server on port 0: the lobby, a game
 //! against the AI by clicks, two browsers through an invite link, a reload mid-game, a watcher,
-//! a replay, chat that holds HTML, and a cross-origin upgrade refused. Every test fails on an
+//! a replay with the engine's verdicts, chat that holds HTML, and a cross-origin upgrade refused. Every test fails on an
 //! uncaught error in the page.
 
 mod address;
@@ -12,6 +12,7 @@ mod keyboard;
 mod messages;
 mod records;
 mod rename;
+mod replay;
 mod result;
 mod sharing;
 mod sizes;
