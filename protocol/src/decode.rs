@@ -49,6 +49,12 @@ pub const CLIENT_TYPES: &[&str] = &[
     "history",
     "game_record",
     "profile",
+    "mute",
+    "unmute",
+    "block",
+    "unblock",
+    "moderation_list",
+    "report",
 ];
 
 /// Reads one text frame from a client.
