@@ -48,6 +48,10 @@ pub fn clean(message: &mut ServerMessage) {
             record_seat(&mut record.o);
         }
         ServerMessage::Profile(profile) => clean_text(&mut profile.name),
+        ServerMessage::ModerationList { muted, blocked } => muted
+            .iter_mut()
+            .chain(blocked.iter_mut())
+            .for_each(|p| clean_text(&mut p.name)),
         ServerMessage::Ok
         | ServerMessage::Pong
         | ServerMessage::Seeking { .. }

@@ -51,6 +51,12 @@ pub const CLIENT_TYPES: &[&str] = &[
     "analyse_game",
     "profile",
     "rename",
+    "mute",
+    "unmute",
+    "block",
+    "unblock",
+    "moderation_list",
+    "report",
 ];
 
 /// Reads one text frame from a client.

@@ -9,6 +9,7 @@ use crate::game::{
 };
 use crate::ids::{GameId, PlayerId, SeekId};
 use crate::lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
+use crate::moderation::{ModeratedPlayer, ReportCategory};
 use crate::records::{GameRecord, GameSummary, LeaderboardEntry, Profile, Rating, Verdict};
 use noughts_engine::{Level, Mark, Variant};
 
@@ -149,6 +150,26 @@ pub enum ClientMessage {
         /// Whose profile (default: your own).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         player: Option<PlayerId>,
+    },
+    /// Hide a player's chat from me, for good (until `unmute`): the server stops sending me their
+    /// chat lines, on every connection and after I come back.
+    Mute { player: PlayerId },
+    /// Show a muted player's chat again.
+    Unmute { player: PlayerId },
+    /// Never be paired with a player again, and refuse each other's rooms and seeks.
+    Block { player: PlayerId },
+    /// Lift a block.
+    Unblock { player: PlayerId },
+    /// The players I mute and block.
+    ModerationList,
+    /// Tell the server's operator about a player, with what they did; `game` points at the game it
+    /// happened in, and the report is kept with that game's record.
+    Report {
+        player: PlayerId,
+        category: ReportCategory,
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game: Option<GameId>,
     },
 }
 
@@ -317,6 +338,11 @@ pub enum ServerMessage {
     Renamed { name: String },
     /// The answer to `profile`.
     Profile(Box<Profile>),
+    /// The answer to `moderation_list`: the players I mute and block, oldest first.
+    ModerationList {
+        muted: Vec<ModeratedPlayer>,
+        blocked: Vec<ModeratedPlayer>,
+    },
 }
 
 #[cfg(test)]

@@ -121,6 +121,7 @@ fn every_example_parses_as_the_type_it_documents() {
             "game_analysis",
             "profile",
             "renamed",
+            "moderation_list",
         ]),
         "every server message has an example"
     );

@@ -129,6 +129,14 @@ impl Client {
                 self.profile(id, player.unwrap_or(session.player));
                 Ok(())
             }
+            ClientMessage::Mute { .. }
+            | ClientMessage::Unmute { .. }
+            | ClientMessage::Block { .. }
+            | ClientMessage::Unblock { .. }
+            | ClientMessage::ModerationList
+            | ClientMessage::Report { .. } => {
+                refuse(ErrorCode::Internal, "this server does not moderate yet")
+            }
         }
     }
 }
