@@ -23,14 +23,15 @@ async fn a_rename_keeps_the_player_and_shows_in_new_games() {
     // A second connection of the same player hears of the rename too.
     let mut elsewhere = Client::resume(&url, "ada", &ada.token.clone()).await;
     // A name that breaks hello's rules is refused, and changes nothing.
-    ada.expect_error(
-        1,
-        ClientMessage::Rename {
-            name: "  ".to_owned(),
-        },
-        ErrorCode::BadName,
-    )
-    .await;
+    for (id, name) in [
+        (1, "  ".to_owned()),
+        (11, "x".repeat(25)),
+        (12, "red\u{1b}[31m".to_owned()),
+        (13, "a\u{202e}b".to_owned()),
+    ] {
+        ada.expect_error(id, ClientMessage::Rename { name }, ErrorCode::BadName)
+            .await;
+    }
     let reply = ada
         .request(
             2,
