@@ -9,7 +9,7 @@ use noughts_tests::browser::{
     Driver, assert_no_errors, attr, click, keys, wait_for, wait_for_text,
 };
 
-use super::{against_rival, open, page, server};
+use super::{against_rival, open, page, screenshot, server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_replay_marks_each_move_with_the_engines_verdict() {
@@ -78,6 +78,7 @@ async fn the_replay_marks_each_move_with_the_engines_verdict() {
         t.starts_with("move 2 of 7") && t.ends_with("blunder")
     })
     .await;
+    screenshot(&client, "replay.png").await;
     keys(&client, &[char::from(Key::Right)]).await;
     wait_for_text(&client, "#replay-status", |t| t.starts_with("move 3 of 7")).await;
     wait_for(
