@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
 
-use noughts_protocol::{ClockSpec, GameId, PlayerId, SeekId, Variant};
+use noughts_protocol::{ClockSpec, GameId, PlayerId, SeekId, Speed, Variant};
 use tokio::time::Instant;
 
 use crate::invite_code;
@@ -15,6 +15,18 @@ use crate::rating::{Glicko, Ratings};
 
 /// What a quick-match seek asks for (variant, clock, rated); two seeks match when these are equal.
 pub(crate) type SeekKey = (Variant, Option<ClockSpec>, bool);
+
+/// Which seeks may be paired: the same variant and rating, and clocks of the same speed.
+pub(crate) type Bucket = (Variant, Option<Speed>, bool);
+
+pub(crate) fn bucket((variant, clock, rated): SeekKey) -> Bucket {
+    (variant, clock.map(|clock| clock.speed()), rated)
+}
+
+/// Whether seeks on terms `a` and `b` may be paired.
+pub(crate) fn pairable(a: SeekKey, b: SeekKey) -> bool {
+    bucket(a) == bucket(b)
+}
 
 /// An open seek: its id (as the lobby lists it) and what it asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,6 +18,7 @@ use crate::config::Config;
 use crate::health::Health;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
+use crate::moderation::Moderation;
 use crate::registry::Registry;
 use crate::store::Store;
 
@@ -62,4 +63,6 @@ pub(crate) struct Shared {
     pub stop_connections: CancellationToken,
     /// Whether the node is ready for players, and draining.
     pub health: Arc<Health>,
+    /// The moderation log as this node has folded it: mutes, blocks, bans, reserved names.
+    pub moderation: Arc<Moderation>,
 }

@@ -60,6 +60,7 @@ impl Client {
                 );
             }
         };
+        self.check_chat_allowed(session.player)?;
         let handle = self.game(game)?;
         if !self.chat.take(Instant::now()) {
             return refuse(ErrorCode::RateLimited, "too many chat lines; slow down");

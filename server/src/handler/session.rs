@@ -81,6 +81,7 @@ impl Client {
         }
         let name = normalize_name(name)
             .map_err(|err| Refusal::new(ErrorCode::BadName, err.to_string()))?;
+        self.check_address_allowed()?;
         match token {
             Some(token) => self.come_back(id, &token).await,
             None => self.new_player(id, &name).await,
@@ -88,6 +89,7 @@ impl Client {
     }
 
     async fn new_player(&mut self, id: Option<RequestId>, name: &str) -> Reply {
+        self.check_name_free(name)?;
         let Some((session, token)) = self.shared.registry.new_session(name) else {
             return refuse(
                 ErrorCode::ServerFull,
@@ -134,6 +136,7 @@ impl Client {
                 return refuse(ErrorCode::Internal, "the server cannot look players up now");
             }
         };
+        self.check_player_allowed(stored.player)?;
         let live = self.shared.registry.session(stored.player);
         let was_live = live.is_some();
         let session = live.unwrap_or_else(|| self.shared.registry.stored_session(&stored));

@@ -3,11 +3,13 @@
 //! thread.
 
 mod client;
+mod moderation;
 mod reads;
 
 use noughts_protocol::{GameId, PlayerId, Variant};
 
 use super::backend::{Backend, Closed, PlayerRow};
+use super::records::ModerationEntry;
 use super::records::{
     Ending, GameStart, Results, StoreError, StoredMove, StoredStanding, TokenHash, TokenRules,
 };
@@ -365,6 +367,18 @@ impl Backend for Postgres {
 
     fn moves(&mut self, game: GameId) -> Result<Vec<StoredMove>, StoreError> {
         reads::moves(&mut self.conn, game)
+    }
+
+    fn add_moderation(&mut self, entry: &ModerationEntry) -> Result<u64, StoreError> {
+        moderation::add(&mut self.conn, entry)
+    }
+
+    fn moderation_since(
+        &mut self,
+        after: u64,
+        limit: u32,
+    ) -> Result<Vec<ModerationEntry>, StoreError> {
+        moderation::since(&mut self.conn, after, limit)
     }
 
     fn player_row(&mut self, player: PlayerId) -> Result<Option<PlayerRow>, StoreError> {
