@@ -12,6 +12,7 @@ import { Connection, storedName, storeName } from "./net.js";
 import { cellName, focusBoard } from "./board.js";
 import { gameView, headline, howText } from "./game.js";
 import { applyLobbyUpdate, browseView, lobbyView } from "./lobby.js";
+import { answered, listed, refused } from "./moderation.js";
 import { historyView, leaderboardView } from "./records.js";
 import { replayView, stepReplay } from "./replay.js";
 import { chime, muted, setMuted } from "./sound.js";
@@ -178,7 +179,15 @@ function onMessage(message) {
       state.browse.next = message.next;
       state.browse.loading = false;
       break;
-    case "ok": case "pong": return;
+    case "moderation_list": listed(message); break;
+    case "ok": {
+      // A mute, block or report done: said, and shown.
+      const said = answered(message.id);
+      if (!said) return;
+      say(said);
+      break;
+    }
+    case "pong": return;
     default: if (!onUpdate(message)) return;
   }
   // The lobby is followed only while shown; a snapshot or update that arrives as the player
@@ -189,6 +198,7 @@ function onMessage(message) {
 
 /** An error: said, and where it ends a wait for a linked game or replay, back to the lobby. */
 function onError(/** @type {any} */ message) {
+  refused(message.id);
   if (state.renaming && message.id === state.renaming.id) {
     // The name was refused: the one the server keeps stays.
     state.renaming = null;
@@ -285,7 +295,7 @@ function onUpdate(/** @type {any} */ message) {
       break;
     case "presence": game[message.mark].connected = message.connected; break;
     case "watchers": game.watchers = message.count; break;
-    case "chat": game.chat.push({ from: message.from, mark: message.mark, text: message.text }); break;
+    case "chat": game.chat.push({ from: message.from, player: message.player, mark: message.mark, text: message.text }); break;
     case "rematch_offered": game.rematchBy = message.by; break;
     case "offered": game.offer = { by: message.by, offer: message.offer }; break;
     case "declined": game.offer = null; game.note = `The ${message.offer} offer was declined.`; break;
@@ -392,14 +402,16 @@ function listGames() {
 
 /** What the page's views may do. */
 const actions = {
+  /** Sends `request`; its id (-1 for a move held back while offline). */
   send: (/** @type {any} */ request) => {
     if (!state.online && request.type === "move") {
       state.unsent = true;
       render();
-      return;
+      return -1;
     }
-    net.send(request);
+    return net.send(request);
   },
+  get player() { return state.player; },
   get online() { return state.online; },
   get unsent() { return state.unsent; },
   lobby: () => { show("lobby", null); render(); },
@@ -513,6 +525,12 @@ function errorWords(/** @type {string} */ code) {
     server_full: "The server is full just now; try again in a moment.",
     shutting_down: "The server is restarting; try again in a moment.",
     internal: "Something went wrong on the server; nothing was changed.",
+    own_player: "That is you.",
+    blocked: "One of you has blocked the other.",
+    muted: "The server's operator has muted you for now; the message says until when.",
+    banned: "You are banned from this server.",
+    bad_report: "Say in a few words (at most 500 characters) what happened.",
+    reserved_name: "That name is reserved; choose another.",
   }[code] ?? "The server refused that.");
 }
 

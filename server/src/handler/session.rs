@@ -233,6 +233,7 @@ impl Client {
     ) -> Reply {
         let name = normalize_name(name)
             .map_err(|err| Refusal::new(ErrorCode::BadName, err.to_string()))?;
+        self.check_name_free(&name)?;
         if let Err(err) = self.shared.store.rename_player(session.player, &name).await {
             error!(cause = %err, "cannot store a new name");
             return refuse(ErrorCode::Internal, "the server cannot change names now");

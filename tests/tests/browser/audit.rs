@@ -11,7 +11,7 @@ use super::{open, page, play_out, server};
 const AXE: &str = include_str!("../../vendor/axe-core/axe.min.js");
 
 /// The serious and critical violations axe finds on the page as it is now, described.
-async fn audit(client: &fantoccini::Client) -> Vec<String> {
+pub(super) async fn audit(client: &fantoccini::Client) -> Vec<String> {
     client
         .execute(&format!("{AXE}\n;return true;"), vec![])
         .await

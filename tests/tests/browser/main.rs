@@ -10,6 +10,7 @@ mod calls;
 mod churn;
 mod keyboard;
 mod messages;
+mod moderation;
 mod records;
 mod rename;
 mod replay;
@@ -85,6 +86,23 @@ async fn against_rival(
         .await;
     let state = rival.game_state().await;
     (rival, state)
+}
+
+/// A server, the page open on it (desktop), and an unrated classic game between the page and a
+/// rival over the protocol: the server, the page, the rival and the rival's snapshot.
+async fn page_against_rival(
+    driver: &Driver,
+) -> (
+    TestServer,
+    Client,
+    noughts_tests::Client,
+    noughts_protocol::GameState,
+) {
+    let server = server().await;
+    let client = driver.session().await;
+    open(&client, &page(&server)).await;
+    let (rival, state) = against_rival(&client, &server, false).await;
+    (server, client, rival, state)
 }
 
 /// Whether a status line says the game is over.

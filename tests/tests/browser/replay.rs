@@ -9,17 +9,14 @@ use noughts_tests::browser::{
     Driver, assert_no_errors, attr, click, keys, wait_for, wait_for_text,
 };
 
-use super::{against_rival, open, page, screenshot, server};
+use super::{page_against_rival, screenshot};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_replay_marks_each_move_with_the_engines_verdict() {
     let Some(driver) = Driver::start().await else {
         return;
     };
-    let server = server().await;
-    let client = driver.session().await;
-    open(&client, &page(&server)).await;
-    let (mut rival, state) = against_rival(&client, &server, false).await;
+    let (_server, client, mut rival, state) = page_against_rival(&driver).await;
     // X centre, O on an edge (a blunder: X now wins by force), and X goes on to win.
     let cells = [4, 1, 0, 8, 6, 2, 3];
     for (i, &cell) in cells.iter().enumerate() {

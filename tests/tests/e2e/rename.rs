@@ -32,6 +32,12 @@ async fn a_rename_keeps_the_player_and_shows_in_new_games() {
         ada.expect_error(id, ClientMessage::Rename { name }, ErrorCode::BadName)
             .await;
     }
+    // A name the server reserves (the AI's, the staff's) is refused as at hello.
+    for (id, name) in [(14, "admin"), (15, "A.I. (Perfect)")] {
+        let name = name.to_owned();
+        ada.expect_error(id, ClientMessage::Rename { name }, ErrorCode::ReservedName)
+            .await;
+    }
     let reply = ada
         .request(
             2,
