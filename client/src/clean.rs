@@ -9,7 +9,7 @@ use noughts_protocol::{
 /// Cleans every piece of text in `message` that came from other people or from the server.
 pub fn clean(message: &mut ServerMessage) {
     match message {
-        ServerMessage::Welcome { name, .. } => clean_text(name),
+        ServerMessage::Welcome { name, .. } | ServerMessage::Renamed { name } => clean_text(name),
         ServerMessage::Error { message, .. } | ServerMessage::Shutdown { message } => {
             clean_text(message)
         }
@@ -48,6 +48,10 @@ pub fn clean(message: &mut ServerMessage) {
             record_seat(&mut record.o);
         }
         ServerMessage::Profile(profile) => clean_text(&mut profile.name),
+        ServerMessage::ModerationList { muted, blocked } => muted
+            .iter_mut()
+            .chain(blocked.iter_mut())
+            .for_each(|p| clean_text(&mut p.name)),
         ServerMessage::Ok
         | ServerMessage::Pong
         | ServerMessage::Seeking { .. }
@@ -58,7 +62,8 @@ pub fn clean(message: &mut ServerMessage) {
         | ServerMessage::RematchOffered { .. }
         | ServerMessage::Offered { .. }
         | ServerMessage::Declined { .. }
-        | ServerMessage::TakenBack { .. } => {}
+        | ServerMessage::TakenBack { .. }
+        | ServerMessage::GameAnalysis { .. } => {}
     }
 }
 

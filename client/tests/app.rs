@@ -230,11 +230,13 @@ fn a_watcher_switches_between_the_players_and_the_spectators_chat() {
     watched.chat = vec![
         noughts_protocol::ChatLine {
             from: "bob".into(),
+            player: None,
             mark: Some(Mark::X),
             text: "good luck".into(),
         },
         noughts_protocol::ChatLine {
             from: "eve".into(),
+            player: None,
             mark: None,
             text: "nice centre".into(),
         },

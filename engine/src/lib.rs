@@ -4,7 +4,8 @@
 //! - [`Board`]: a legal position as two bit masks; parsing, moves, the outcome.
 //! - [`Level`] and [`choose_move`]: the AI players, from `random` and the two-ply `easy` to
 //!   `perfect` (`players`, `qubic_play`), played through an [`Engine`] that keeps its work from
-//!   move to move; [`analyse`]: the value of a position and of each of its moves.
+//!   move to move; [`analyse`]: the value of a position and of each of its moves; [`review`]: a
+//!   game's moves judged best, inaccuracy or blunder ([`MoveVerdict`]).
 //! - [`search`]: negamax with alpha-beta (principal variation search), a transposition table
 //!   keyed by the position's smallest symmetric image ([`symmetry`]: 8 for the squares, 48 for
 //!   the cube, 192 for qubic), threat pruning, iterative deepening and a budget; scores carry the
@@ -35,6 +36,7 @@ mod line_counts;
 mod move_order;
 mod players;
 mod qubic_play;
+mod review;
 pub mod search;
 mod small_board;
 pub mod solve;
@@ -50,5 +52,6 @@ pub use budget::Budget;
 pub use engine::Engine;
 pub use fastrand::Rng;
 pub use level::{Level, UnknownLevel};
+pub use review::{MoveVerdict, hint, judge_move, review};
 pub use variant::{UnknownVariant, Variant};
 pub use verdict::{Choice, Value};

@@ -48,7 +48,15 @@ pub const CLIENT_TYPES: &[&str] = &[
     "leaderboard",
     "history",
     "game_record",
+    "analyse_game",
     "profile",
+    "rename",
+    "mute",
+    "unmute",
+    "block",
+    "unblock",
+    "moderation_list",
+    "report",
 ];
 
 /// Reads one text frame from a client.

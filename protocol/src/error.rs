@@ -97,6 +97,22 @@ error_codes! {
     /// The client's address holds as many connections as one address may (sent just before
     /// close 1013).
     TooManyConnections = "too_many_connections",
+    /// The player, or the client's address, is banned by the server's operator (sent in answer
+    /// to `hello`, or to a live connection just before close 1008).
+    Banned = "banned",
+    /// The name in `hello` is reserved (the AI's names, the server's own words, and names the
+    /// operator reserved).
+    ReservedName = "reserved_name",
+    /// One of the two players blocks the other: they are not paired, and may not join each
+    /// other's rooms or accept each other's seeks.
+    Blocked = "blocked",
+    /// The server's operator muted this player's chat for a time.
+    Muted = "muted",
+    /// `mute`, `block` or `report` named the player themselves.
+    OwnPlayer = "own_player",
+    /// A `report` whose reason is empty or longer than [`crate::MAX_REPORT_CHARS`] after
+    /// cleaning.
+    BadReport = "bad_report",
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -193,6 +193,10 @@ pub struct RatingChanges {
 pub struct ChatLine {
     /// The speaker's display name.
     pub from: String,
+    /// The speaker's player id (absent from servers older than moderation), so that a client can
+    /// offer to mute or block them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<PlayerId>,
     /// The speaker's mark, if they play in the game; absent for watchers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mark: Option<Mark>,

@@ -14,6 +14,7 @@ mod ids;
 mod limits;
 mod lobby;
 mod message;
+mod moderation;
 mod records;
 mod text;
 
@@ -27,13 +28,15 @@ pub use game::{
 pub use ids::{GameId, PlayerId, RequestId, SeekId};
 pub use limits::{
     LIST_GAMES_DEFAULT, LIST_GAMES_MAX, LOBBY_FEATURED, LOBBY_ROOMS, LOBBY_SEEKS, MAX_CHAT_CHARS,
-    MAX_MESSAGE_BYTES, MAX_NAME_CHARS, PROTOCOL_VERSION,
+    MAX_MESSAGE_BYTES, MAX_MODERATED_PLAYERS, MAX_NAME_CHARS, MAX_REPORT_CHARS, PROTOCOL_VERSION,
+    REPORTS_PER_HOUR,
 };
 pub use lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
 pub use message::{ClientMessage, ServerMessage};
+pub use moderation::{ModeratedPlayer, ReportCategory};
 pub use noughts_engine::{Level, Mark, Variant};
 pub use records::{
     GameRecord, GameSummary, LeaderboardEntry, MoveRecord, Profile, Rating, RecordSeat,
-    VariantStats,
+    VariantStats, Verdict,
 };
 pub use text::{ChatError, NameError, clean_chat, normalize_name, sanitize, validate_name};

@@ -18,3 +18,9 @@ pub const MAX_MESSAGE_BYTES: usize = 4096;
 pub const MAX_NAME_CHARS: usize = 24;
 /// Longest chat message, in characters.
 pub const MAX_CHAT_CHARS: usize = 280;
+/// Longest reason a `report` may give, in characters.
+pub const MAX_REPORT_CHARS: usize = 500;
+/// The most players one player may mute, and separately block.
+pub const MAX_MODERATED_PLAYERS: usize = 1000;
+/// The most `report`s one player may send in an hour.
+pub const REPORTS_PER_HOUR: u32 = 10;

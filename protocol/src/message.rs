@@ -9,7 +9,8 @@ use crate::game::{
 };
 use crate::ids::{GameId, PlayerId, SeekId};
 use crate::lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
-use crate::records::{GameRecord, GameSummary, LeaderboardEntry, Profile, Rating};
+use crate::moderation::{ModeratedPlayer, ReportCategory};
+use crate::records::{GameRecord, GameSummary, LeaderboardEntry, Profile, Rating, Verdict};
 use noughts_engine::{Level, Mark, Variant};
 
 /// Everything a client can ask of the server. Its `Debug` leaves the session token out, so a
@@ -25,6 +26,9 @@ pub enum ClientMessage {
         #[debug("{}", if token.is_some() { "Some(<redacted>)" } else { "None" })]
         token: Option<String>,
     },
+    /// Change the name others see, keeping the player (its games and ratings): the name new
+    /// games, the lobby and the records show from now on. Same rules as `hello`'s name.
+    Rename { name: String },
     /// End the session for good: every token of the player stops working, its live games are
     /// resigned, and all its connections close.
     Logout,
@@ -139,11 +143,33 @@ pub enum ClientMessage {
     },
     /// The full record of a game: seats, every move with its time, and the result.
     GameRecord { game: GameId },
+    /// The engine's verdict on every move of a finished game.
+    AnalyseGame { game: GameId },
     /// A player's ratings and results in every variant.
     Profile {
         /// Whose profile (default: your own).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         player: Option<PlayerId>,
+    },
+    /// Hide a player's chat from me, for good (until `unmute`): the server stops sending me their
+    /// chat lines, on every connection and after I come back.
+    Mute { player: PlayerId },
+    /// Show a muted player's chat again.
+    Unmute { player: PlayerId },
+    /// Never be paired with a player again, and refuse each other's rooms and seeks.
+    Block { player: PlayerId },
+    /// Lift a block.
+    Unblock { player: PlayerId },
+    /// The players I mute and block.
+    ModerationList,
+    /// Tell the server's operator about a player, with what they did; `game` points at the game it
+    /// happened in, and the report is kept with that game's record.
+    Report {
+        player: PlayerId,
+        category: ReportCategory,
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        game: Option<GameId>,
     },
 }
 
@@ -303,8 +329,20 @@ pub enum ServerMessage {
     },
     /// The answer to `game_record`.
     GameRecord(Box<GameRecord>),
+    /// The answer to `analyse_game`: one verdict per move, in the order of the moves.
+    GameAnalysis {
+        game: GameId,
+        verdicts: Vec<Verdict>,
+    },
+    /// The answer to `rename`: the name as it will be shown (trimmed and normalised).
+    Renamed { name: String },
     /// The answer to `profile`.
     Profile(Box<Profile>),
+    /// The answer to `moderation_list`: the players I mute and block, oldest first.
+    ModerationList {
+        muted: Vec<ModeratedPlayer>,
+        blocked: Vec<ModeratedPlayer>,
+    },
 }
 
 #[cfg(test)]

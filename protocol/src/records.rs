@@ -1,10 +1,11 @@
-//! Ratings, leaderboards, history, game records and profiles on the wire.
+//! Ratings, leaderboards, history, game records, the engine's verdicts on a game's moves and
+//! profiles on the wire.
 
 use serde::{Deserialize, Serialize};
 
 use crate::game::{ClockSpec, GameKind, GameResult};
 use crate::ids::{GameId, PlayerId};
-use noughts_engine::{Level, Mark, Variant};
+use noughts_engine::{Level, Mark, MoveVerdict, Variant};
 
 /// A player's Glicko-2 rating in one variant, rounded to whole points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,6 +114,31 @@ pub struct MoveRecord {
     /// In a timed game, the mover's time left after the move (increment included).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_ms: Option<u64>,
+}
+
+/// The engine's verdict on one move of a finished game (`analyse_game`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// As good as the best move the position allowed.
+    Best,
+    /// The same outcome as the best move, but a slower win or a quicker loss.
+    Inaccuracy,
+    /// It gave away a win or a draw.
+    Blunder,
+    /// The engine could not tell within its budget (qubic positions it has not proven).
+    Unknown,
+}
+
+impl From<Option<MoveVerdict>> for Verdict {
+    fn from(verdict: Option<MoveVerdict>) -> Verdict {
+        match verdict {
+            Some(MoveVerdict::Best) => Verdict::Best,
+            Some(MoveVerdict::Inaccuracy) => Verdict::Inaccuracy,
+            Some(MoveVerdict::Blunder) => Verdict::Blunder,
+            None => Verdict::Unknown,
+        }
+    }
 }
 
 /// A player's public profile.

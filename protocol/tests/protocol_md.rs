@@ -118,7 +118,10 @@ fn every_example_parses_as_the_type_it_documents() {
             "leaderboard",
             "history",
             "game_record",
+            "game_analysis",
             "profile",
+            "renamed",
+            "moderation_list",
         ]),
         "every server message has an example"
     );

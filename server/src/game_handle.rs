@@ -71,6 +71,11 @@ impl GameHandle {
         self.send(Command::Abort { from }).await
     }
 
+    /// The server's operator ends the game: aborted, unrated, both players told.
+    pub(crate) async fn end_by_operator(&self) -> bool {
+        self.send(Command::EndByOperator).await
+    }
+
     /// A chat line, already cleaned and checked, from the player called `name`; `watching` when
     /// they watch the game from another node.
     pub(crate) async fn chat(
@@ -158,6 +163,8 @@ pub(crate) enum Command {
     Abort {
         from: Requester,
     },
+    /// The server's operator ends the game (aborted).
+    EndByOperator,
     /// The player leaves for good: resign if live, nothing otherwise.
     Leave {
         player: PlayerId,

@@ -21,12 +21,17 @@
 //!   Prometheus, the knobs, refusals, per-address counting, rate limits, invite codes.
 //! - `admin`: backups of a live SQLite database through the metrics port.
 //! - `health`: `/healthz` and `/readyz`, and the draining flag.
+//! - `moderation`, `enforce`, `operator`: mutes, blocks, reports, bans and reserved names folded
+//!   from the store's moderation log; each node reading it forward and enforcing it; the
+//!   operator's `admin` commands that write it.
 //! - `proxy`: the client's address behind a trusted proxy (PROXY protocol v2, forwarding headers).
 
 mod admin;
+mod analysis;
 pub mod cluster;
 mod config;
 mod connection;
+mod enforce;
 mod error;
 mod expiry;
 mod game;
@@ -38,7 +43,9 @@ mod ids;
 mod invite_code;
 mod lobby;
 mod metrics;
+mod moderation;
 mod network;
+mod operator;
 mod outbound;
 mod proxy;
 mod rating;
@@ -62,6 +69,7 @@ pub use config::{ClusterConfig, Config};
 pub use game::rules;
 pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GAMES};
 pub use lobby::DEFAULT_SENDS_PER_SEC as DEFAULT_LOBBY_SENDS;
+pub use operator::{AdminAction, BanTarget, run_admin};
 pub use proxy::{BadCidr, Cidr, ClientAddress, Proxies};
 pub use server::{run, run_with_metrics};
 pub use store::{StoreConfig, StoreError};

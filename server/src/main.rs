@@ -7,7 +7,9 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 use noughts_engine::{Budget, Level, Variant};
-use noughts_server::{Cidr, ClientAddress, ClusterConfig, Config, Proxies, StoreConfig, Tls};
+use noughts_server::{
+    AdminAction, Cidr, ClientAddress, ClusterConfig, Config, Proxies, StoreConfig, Tls,
+};
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
 
@@ -219,6 +221,20 @@ enum Admin {
         #[arg(long, value_name = "FILE")]
         to: PathBuf,
     },
+    /// Moderate: list reports and the audit, mute a player's chat, ban a player or an address
+    /// range, end a game, reserve names. Works on the database of --db (PostgreSQL, or a SQLite
+    /// file no server holds at the moment); every running node applies it within a second or so.
+    Admin {
+        /// The operator's name, kept in the audit (default: $USER).
+        #[arg(long, env = "NOUGHTS_OPERATOR")]
+        operator: Option<String>,
+        /// Run it through the running server whose --metrics-listen address this is (from this
+        /// machine only): needed for a SQLite file, which its running server holds.
+        #[arg(long, value_name = "ADDR")]
+        server: Option<SocketAddr>,
+        #[command(subcommand)]
+        action: AdminAction,
+    },
 }
 
 impl Args {
@@ -335,6 +351,25 @@ async fn main() -> anyhow::Result<()> {
     if let Some(Admin::Backup { from, to }) = &args.command {
         let bytes = noughts_server::fetch_backup(*from, to).await?;
         println!("backed up {bytes} bytes to {}", to.display());
+        return Ok(());
+    }
+    if let Some(Admin::Admin {
+        operator,
+        server,
+        action,
+    }) = &args.command
+    {
+        let operator = operator
+            .clone()
+            .or_else(|| std::env::var("USER").ok())
+            .filter(|name| !name.trim().is_empty())
+            .context("say who you are with --operator (or $USER)")?;
+        let store = args
+            .db
+            .as_deref()
+            .map_or_else(|| StoreConfig::File(default_db()), StoreConfig::from_arg);
+        let said = noughts_server::run_admin(&store, *server, &operator, action.clone()).await?;
+        print!("{said}");
         return Ok(());
     }
     let logs = tracing_subscriber::fmt()

@@ -256,6 +256,12 @@ async fn scrape(source: &Source, mut stream: TcpStream, peer: std::net::SocketAd
         let _ = stream.shutdown().await;
         return;
     }
+    if let (Some(b"POST"), Some(b"/admin")) = (method, path) {
+        let store = &source.backups.store;
+        crate::operator::answer(store, peer, &head, &mut stream).await;
+        let _ = stream.shutdown().await;
+        return;
+    }
     if timeout(SCRAPE_TIMEOUT, answer(source, &head, &mut stream))
         .await
         .is_err()

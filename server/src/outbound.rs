@@ -41,6 +41,11 @@ impl Close {
         code: close::POLICY_VIOLATION,
         reason: "too slow to read updates",
     };
+    /// The server's operator banned the player.
+    pub(crate) const BANNED: Close = Close {
+        code: close::POLICY_VIOLATION,
+        reason: "banned",
+    };
     /// The player logged out: every connection of the session closes.
     pub(crate) const LOGGED_OUT: Close = Close {
         code: close::LOGGED_OUT,

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use dashmap::DashMap;
 use dashmap::mapref::entry::Entry;
-use noughts_protocol::{ClockSpec, GameId, PlayerId, RoomInfo, SeekId, Speed, Variant};
+use noughts_protocol::{ClockSpec, GameId, PlayerId, RoomInfo, SeekId, Variant};
 use subtle::ConstantTimeEq;
 
 use crate::game_handle::GameHandle;
@@ -16,7 +16,7 @@ use crate::ids::Ids;
 use crate::invite_code;
 use crate::network::{Network, Slot};
 use crate::rating::Ratings;
-use crate::session::{OpenSeek, SeekKey, Session, new_token};
+use crate::session::{Bucket, OpenSeek, SeekKey, Session, bucket, new_token};
 use crate::store::{GameStart, StoredPlayer};
 
 /// A room waiting for its second player.
@@ -47,7 +47,7 @@ impl Room {
             code: invite_code::display(&self.code),
             variant: self.variant,
             clock: self.clock,
-            host: self.host.name.clone(),
+            host: self.host.name(),
             rated: self.rated,
         }
     }
@@ -68,6 +68,8 @@ struct Hidden {
 pub(crate) enum JoinRoomError {
     NoSuchRoom,
     OwnRoom,
+    /// The host and the joiner: one of them blocks the other.
+    Blocked,
 }
 
 /// The server's indexes.
@@ -285,13 +287,20 @@ impl Registry {
         }
     }
 
-    /// Takes the room with `code` for `joiner`; it is gone from the index afterwards.
-    pub(crate) fn take_room(&self, code: &str, joiner: PlayerId) -> Result<Room, JoinRoomError> {
+    /// Takes the room with `code` for `joiner`; it is gone from the index afterwards. A room
+    /// whose host `blocked` says is blocked stays.
+    pub(crate) fn take_room(
+        &self,
+        code: &str,
+        joiner: PlayerId,
+        blocked: &dyn Fn(PlayerId) -> bool,
+    ) -> Result<Room, JoinRoomError> {
         match self.rooms.entry(code.to_owned()) {
             Entry::Vacant(_) => Err(JoinRoomError::NoSuchRoom),
             Entry::Occupied(room) if room.get().host.player == joiner => {
                 Err(JoinRoomError::OwnRoom)
             }
+            Entry::Occupied(room) if blocked(room.get().host.player) => Err(JoinRoomError::Blocked),
             Entry::Occupied(room) => Ok(room.remove()),
         }
     }
@@ -344,11 +353,21 @@ impl Registry {
         seeker: &Arc<Session>,
         seek: OpenSeek,
         may_wait: bool,
-        waits: impl FnOnce(),
+        (blocked, waits): (&dyn Fn(PlayerId) -> bool, impl FnOnce()),
     ) -> Option<(SeekId, Arc<Session>, SeekKey)> {
         let bucket = bucket(seek.key);
         let mut queue = self.seeks.entry(bucket).or_default();
-        while let Some((id, other, key)) = queue.pop_front() {
+        // Seeks of players the seeker blocks, or who block the seeker, are passed over and wait on.
+        let mut at = 0;
+        while at < queue.len() {
+            let other = &queue[at].1;
+            if other.player != seeker.player && blocked(other.player) {
+                at += 1;
+                continue;
+            }
+            let Some((id, other, key)) = queue.remove(at) else {
+                break;
+            };
             self.seek_keys.remove(&id);
             if other.player == seeker.player {
                 continue;
@@ -376,6 +395,7 @@ impl Registry {
         &self,
         seek: SeekId,
         taker: PlayerId,
+        blocked: &dyn Fn(PlayerId) -> bool,
     ) -> Result<(SeekKey, Arc<Session>), AcceptSeekError> {
         let key = self
             .seek_keys
@@ -392,6 +412,9 @@ impl Registry {
             .ok_or(AcceptSeekError::NoSuchSeek)?;
         if queue.get()[at].1.player == taker {
             return Err(AcceptSeekError::OwnSeek);
+        }
+        if blocked(queue.get()[at].1.player) {
+            return Err(AcceptSeekError::Blocked);
         }
         let (_, seeker, _) = queue.get_mut().remove(at).expect("found just now");
         if queue.get().is_empty() {
@@ -417,23 +440,13 @@ impl Registry {
     }
 }
 
-/// Which seeks may be paired: the same variant and rating, and clocks of the same speed.
-type Bucket = (Variant, Option<Speed>, bool);
-
-fn bucket((variant, clock, rated): SeekKey) -> Bucket {
-    (variant, clock.map(|clock| clock.speed()), rated)
-}
-
-/// Whether seeks on terms `a` and `b` may be paired.
-pub(crate) fn pairable(a: SeekKey, b: SeekKey) -> bool {
-    bucket(a) == bucket(b)
-}
-
 /// Why a seek could not be accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum AcceptSeekError {
     NoSuchSeek,
     OwnSeek,
+    /// The seeker and the taker: one of them blocks the other.
+    Blocked,
 }
 
 /// How many of one thing each network holds. Entries go when their count reaches zero, so the map
@@ -513,33 +526,43 @@ mod tests {
         let a_seek = open(&registry, classic);
         assert!(a.start_seek(a_seek, None));
         let mut listed = false;
-        assert!(registry.seek(&a, a_seek, true, || listed = true).is_none());
+        assert!(
+            registry
+                .seek(&a, a_seek, true, (&|_| false, || listed = true))
+                .is_none()
+        );
         assert!(listed, "a waiting seek is listed");
         let b_seek = open(&registry, timed);
         assert!(b.start_seek(b_seek, None));
         assert!(
-            registry.seek(&b, b_seek, true, || ()).is_none(),
+            registry
+                .seek(&b, b_seek, true, (&|_| false, || ()))
+                .is_none(),
             "a different clock does not match"
         );
         let c_seek = open(&registry, classic);
         assert!(c.start_seek(c_seek, None));
         let (id, opponent, _) = registry
-            .seek(&c, c_seek, true, || panic!("c does not wait"))
+            .seek(&c, c_seek, true, (&|_| false, || panic!("c does not wait")))
             .expect("c meets a");
         assert_eq!((id, opponent.player), (a_seek.id, a.player));
         assert_eq!(a.seek(), None, "a's seek is used up");
         // Anyone but b may take b's seek, once.
         assert_eq!(
-            registry.accept_seek(b_seek.id, b.player).unwrap_err(),
+            registry
+                .accept_seek(b_seek.id, b.player, &|_| false)
+                .unwrap_err(),
             AcceptSeekError::OwnSeek
         );
         let (key, seeker) = registry
-            .accept_seek(b_seek.id, c.player)
+            .accept_seek(b_seek.id, c.player, &|_| false)
             .expect("c takes it");
         assert_eq!((key, seeker.player), (timed, b.player));
         assert_eq!(b.seek(), None);
         assert_eq!(
-            registry.accept_seek(b_seek.id, a.player).unwrap_err(),
+            registry
+                .accept_seek(b_seek.id, a.player, &|_| false)
+                .unwrap_err(),
             AcceptSeekError::NoSuchSeek
         );
     }
@@ -564,7 +587,7 @@ mod tests {
         let seek = |who: &Arc<Session>, key| {
             let seek = open(&registry, key);
             assert!(who.start_seek(seek, None));
-            let paired = registry.seek(who, seek, true, || ());
+            let paired = registry.seek(who, seek, true, (&|_| false, || ()));
             if paired.is_some() {
                 who.end_seek(seek.id);
             }
@@ -589,12 +612,18 @@ mod tests {
         let key = (Variant::Four, None, false);
         let a_seek = open(&registry, key);
         assert!(a.start_seek(a_seek, None));
-        assert!(registry.seek(&a, a_seek, true, || ()).is_none());
+        assert!(
+            registry
+                .seek(&a, a_seek, true, (&|_| false, || ()))
+                .is_none()
+        );
         assert!(a.end_seek(a_seek.id));
         let b_seek = open(&registry, key);
         assert!(b.start_seek(b_seek, None));
         assert!(
-            registry.seek(&b, b_seek, true, || ()).is_none(),
+            registry
+                .seek(&b, b_seek, true, (&|_| false, || ()))
+                .is_none(),
             "b waits rather than meet a ghost"
         );
     }
@@ -605,7 +634,9 @@ mod tests {
         let [host, guest, late] = ["h", "g", "l"].map(|name| registry.new_session(name).unwrap().0);
         let room = registry.open_room(host.clone(), Variant::Cube, None, true, false, None);
         assert_eq!(
-            registry.take_room(&room.code, host.player).unwrap_err(),
+            registry
+                .take_room(&room.code, host.player, &|_| false)
+                .unwrap_err(),
             JoinRoomError::OwnRoom
         );
         assert!(
@@ -613,11 +644,16 @@ mod tests {
             "only the host closes it"
         );
         assert_eq!(
-            registry.take_room(&room.code, guest.player).unwrap().code,
+            registry
+                .take_room(&room.code, guest.player, &|_| false)
+                .unwrap()
+                .code,
             room.code
         );
         assert_eq!(
-            registry.take_room(&room.code, late.player).unwrap_err(),
+            registry
+                .take_room(&room.code, late.player, &|_| false)
+                .unwrap_err(),
             JoinRoomError::NoSuchRoom
         );
     }

@@ -19,11 +19,13 @@ use crate::cluster::lobby::Heard;
 use crate::cluster::{self, Cluster};
 use crate::config::Config;
 use crate::connection::{self, Gate};
+use crate::enforce;
 use crate::handler;
 use crate::health::{self, Health};
 use crate::ids;
 use crate::lobby::{Change, Lobby};
 use crate::metrics;
+use crate::moderation::Moderation;
 use crate::registry::Registry;
 use crate::shared::Shared;
 use crate::store::Store;
@@ -119,6 +121,7 @@ async fn serve(
     let shared = Arc::new(Shared {
         metrics: Arc::default(),
         ai_slots,
+        analyses: Default::default(),
         config,
         cluster,
         leases,
@@ -135,7 +138,11 @@ async fn serve(
         stop_games: CancellationToken::new(),
         stop_connections,
         health,
+        moderation: Moderation::new(),
     });
+    // The moderation log as it stands, before the first player arrives; then kept up with.
+    enforce::catch_up(&shared).await;
+    shared.connections.spawn(enforce::follow(shared.clone()));
     shared
         .registry
         .continue_ids(startup.last_player, startup.last_game);

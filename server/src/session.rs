@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
 
-use noughts_protocol::{ClockSpec, GameId, PlayerId, SeekId, Variant};
+use noughts_protocol::{ClockSpec, GameId, PlayerId, SeekId, Speed, Variant};
 use tokio::time::Instant;
 
 use crate::invite_code;
@@ -15,6 +15,18 @@ use crate::rating::{Glicko, Ratings};
 
 /// What a quick-match seek asks for (variant, clock, rated); two seeks match when these are equal.
 pub(crate) type SeekKey = (Variant, Option<ClockSpec>, bool);
+
+/// Which seeks may be paired: the same variant and rating, and clocks of the same speed.
+pub(crate) type Bucket = (Variant, Option<Speed>, bool);
+
+pub(crate) fn bucket((variant, clock, rated): SeekKey) -> Bucket {
+    (variant, clock.map(|clock| clock.speed()), rated)
+}
+
+/// Whether seeks on terms `a` and `b` may be paired.
+pub(crate) fn pairable(a: SeekKey, b: SeekKey) -> bool {
+    bucket(a) == bucket(b)
+}
 
 /// An open seek: its id (as the lobby lists it) and what it asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,8 +39,6 @@ pub(crate) struct OpenSeek {
 pub(crate) struct Session {
     /// The public id others see; stays the same when the session resumes.
     pub player: PlayerId,
-    /// The display name given at the first `hello`.
-    pub name: String,
     /// Everything that changes; the lock is held only for quick bookkeeping, never across awaits.
     state: Mutex<State>,
 }
@@ -37,7 +47,7 @@ impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
             .field("player", &self.player)
-            .field("name", &self.name)
+            .field("name", &self.name())
             .finish_non_exhaustive()
     }
 }
@@ -55,6 +65,8 @@ pub(crate) fn new_token() -> String {
 
 #[derive(Debug, Default)]
 struct State {
+    /// The display name: given at the first `hello`, changed by `rename`.
+    name: String,
     /// The connections speaking for this player now, oldest first.
     conns: Vec<Outbound>,
     /// Places held for connections whose `hello` is still being answered: they count against
@@ -108,12 +120,22 @@ impl Session {
     pub(crate) fn new(player: PlayerId, name: String, ratings: Ratings) -> Session {
         Session {
             player,
-            name,
             state: Mutex::new(State {
+                name,
                 ratings,
                 ..State::default()
             }),
         }
+    }
+
+    /// The name others see now: what new games, seeks, rooms and the lobby show.
+    pub(crate) fn name(&self) -> String {
+        self.state().name.clone()
+    }
+
+    /// The player's new name (`rename`), for what starts from now on.
+    pub(crate) fn set_name(&self, name: String) {
+        self.state().name = name;
     }
 
     /// The player's ratings in every variant.

@@ -1,5 +1,5 @@
 //! What every task of the server shares: the configuration, the cluster, the registry, the store, the lobby,
-//! the metrics, the AI's permits, the task trackers and the two shutdown signals. It knows no task:
+//! the metrics, the AI's permits, the verdicts on finished games, the task trackers and the two shutdown signals. It knows no task:
 //! connections, handlers and games hold it; it holds none of them.
 
 use std::sync::Arc;
@@ -8,6 +8,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::analysis::Analyses;
 use crate::cluster::Cluster;
 use crate::cluster::games::{Publication, RemoteWatches};
 use crate::cluster::leases::Leases;
@@ -17,6 +18,7 @@ use crate::config::Config;
 use crate::health::Health;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
+use crate::moderation::Moderation;
 use crate::registry::Registry;
 use crate::store::Store;
 
@@ -49,6 +51,8 @@ pub(crate) struct Shared {
     pub metrics: Arc<Metrics>,
     /// Permits for AI searches ([`Config::ai_threads`]).
     pub ai_slots: Arc<Semaphore>,
+    /// The engine's verdicts on finished games, kept, and the permits to work out more.
+    pub analyses: Analyses,
     /// Game actors, AI searches and war-game keepers, so shutdown can wait for them.
     pub tasks: TaskTracker,
     /// Connection tasks, so shutdown can wait for every goodbye.
@@ -59,4 +63,6 @@ pub(crate) struct Shared {
     pub stop_connections: CancellationToken,
     /// Whether the node is ready for players, and draining.
     pub health: Arc<Health>,
+    /// The moderation log as this node has folded it: mutes, blocks, bans, reserved names.
+    pub moderation: Arc<Moderation>,
 }

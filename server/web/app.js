@@ -12,6 +12,7 @@ import { Connection, storedName, storeName } from "./net.js";
 import { cellName, focusBoard } from "./board.js";
 import { gameView, headline, howText } from "./game.js";
 import { applyLobbyUpdate, browseView, lobbyView } from "./lobby.js";
+import { answered, listed, refused } from "./moderation.js";
 import { historyView, leaderboardView } from "./records.js";
 import { replayView, stepReplay } from "./replay.js";
 import { chime, muted, setMuted } from "./sound.js";
@@ -49,7 +50,7 @@ const state = {
   /** People online, games in play, games per variant. @type {any} */ totals: null,
   /** Browsing all live games: the filter, the cursors of the pages before, the page, the next cursor. */
   browse: { variant: "", cursors: /** @type {(number | undefined)[]} */ ([]), after: /** @type {number | undefined} */ (undefined), games: /** @type {any[]} */ ([]), next: /** @type {number | undefined} */ (undefined), loading: false },
-  /** The name asked for by a rename, until the welcome that answers it. @type {string | null} */ renaming: null,
+  /** The name asked for by a rename, and the request's id once sent, until it is answered. @type {{name: string, id: number | null} | null} */ renaming: null,
   /** A move was tried while offline (said on the board until the connection is back). */ unsent: false,
   /** The address the notice belongs to: it leaves when the player moves on. */ noticeAt: "",
 };
@@ -80,14 +81,14 @@ const net = new Connection(onMessage, (status) => {
 });
 
 nameInput.value = storedName();
-// A new name keeps the player: the hello carries the token, so the games and ratings stay.
-// Starting afresh as a new player is a separate, explicit action (`startAfresh`).
+// A new name keeps the player: `rename` changes the name others see, and the games and ratings
+// stay. Starting afresh as a new player is a separate, explicit action (`startAfresh`).
 nameInput.addEventListener("change", () => {
   const name = nameInput.value.trim();
   if (!name) return;
-  storeName(name);
-  state.renaming = name;
-  net.reconnect();
+  state.renaming = { name, id: null };
+  // Offline, the rename waits for the welcome (which brings the name the server keeps).
+  if (state.online) state.renaming.id = net.send({ type: "rename", name });
 });
 
 /** Forgets this browser's player and comes back as a new one (no games, no ratings). */
@@ -99,19 +100,15 @@ function startAfresh() {
   net.reconnect();
 }
 
-/** After a rename, says what became of the name: taken, or kept by the server. */
-function renamed(/** @type {any} */ welcome) {
-  const asked = state.renaming;
+/** The name the server shows now (after a rename, here or in another tab): said if asked here. */
+function renamed(/** @type {string} */ name) {
+  nameInput.value = name;
+  storeName(name);
+  if (!state.renaming) return;
   state.renaming = null;
-  if (!asked) return;
-  if (welcome.name === asked) {
-    say(`You are now ${asked}: the same player, with your games and ratings.`);
-    return;
-  }
-  storeName(welcome.name);
   notice.replaceChildren(
-    `Your name stays ${welcome.name}: this server keeps the name a player started with, and you are still the same player, with your games and ratings. To play as ${asked}, start afresh as a new player (without them). `,
-    el("button", { type: "button", id: "start-afresh", onclick: () => { storeName(asked); startAfresh(); } }, `Start afresh as ${asked}`));
+    `You are now ${name}: the same player, with your games and ratings. `,
+    el("button", { type: "button", id: "start-afresh", onclick: () => startAfresh() }, `Start afresh as a new player named ${name} instead`));
   state.noticeAt = addressOf();
 }
 
@@ -142,7 +139,10 @@ function onMessage(message) {
     case "welcome":
       state.player = message.player;
       nameInput.value = message.name;
-      renamed(message);
+      storeName(message.name);
+      // A rename asked while offline goes now.
+      if (state.renaming && state.renaming.name !== message.name) state.renaming.id = net.send({ type: "rename", name: state.renaming.name });
+      else state.renaming = null;
       // A new connection follows nothing yet: `followLobby` subscribes if the lobby is shown.
       state.following = false;
       followAddress();
@@ -162,9 +162,16 @@ function onMessage(message) {
     case "game_state": onGameState(message); break;
     case "history": state.history = message.games; break;
     case "game_record":
-      state.replay = { record: message, ply: message.moves.length };
+      state.replay = { record: message, ply: message.moves.length, verdicts: null };
+      // The engine's verdicts come from the server (the page has no engine): finished games only.
+      if (message.result) net.send({ type: "analyse_game", game: message.game });
       if (state.view === "replay" && state.current === message.game) break;
       show("replay", message.game);
+      break;
+    case "renamed": renamed(message.name); break;
+    case "game_analysis":
+      if (state.replay?.record.game !== message.game) return;
+      state.replay.verdicts = message.verdicts;
       break;
     case "leaderboard": state.leaderboard = message.players; break;
     case "game_list":
@@ -172,7 +179,15 @@ function onMessage(message) {
       state.browse.next = message.next;
       state.browse.loading = false;
       break;
-    case "ok": case "pong": return;
+    case "moderation_list": listed(message); break;
+    case "ok": {
+      // A mute, block or report done: said, and shown.
+      const said = answered(message.id);
+      if (!said) return;
+      say(said);
+      break;
+    }
+    case "pong": return;
     default: if (!onUpdate(message)) return;
   }
   // The lobby is followed only while shown; a snapshot or update that arrives as the player
@@ -183,6 +198,12 @@ function onMessage(message) {
 
 /** An error: said, and where it ends a wait for a linked game or replay, back to the lobby. */
 function onError(/** @type {any} */ message) {
+  refused(message.id);
+  if (state.renaming && message.id === state.renaming.id) {
+    // The name was refused: the one the server keeps stays.
+    state.renaming = null;
+    nameInput.value = storedName();
+  }
   if (message.code === "no_such_room") {
     state.room = null;
     if (state.joining) {
@@ -274,7 +295,7 @@ function onUpdate(/** @type {any} */ message) {
       break;
     case "presence": game[message.mark].connected = message.connected; break;
     case "watchers": game.watchers = message.count; break;
-    case "chat": game.chat.push({ from: message.from, mark: message.mark, text: message.text }); break;
+    case "chat": game.chat.push({ from: message.from, player: message.player, mark: message.mark, text: message.text }); break;
     case "rematch_offered": game.rematchBy = message.by; break;
     case "offered": game.offer = { by: message.by, offer: message.offer }; break;
     case "declined": game.offer = null; game.note = `The ${message.offer} offer was declined.`; break;
@@ -381,14 +402,16 @@ function listGames() {
 
 /** What the page's views may do. */
 const actions = {
+  /** Sends `request`; its id (-1 for a move held back while offline). */
   send: (/** @type {any} */ request) => {
     if (!state.online && request.type === "move") {
       state.unsent = true;
       render();
-      return;
+      return -1;
     }
-    net.send(request);
+    return net.send(request);
   },
+  get player() { return state.player; },
   get online() { return state.online; },
   get unsent() { return state.unsent; },
   lobby: () => { show("lobby", null); render(); },
@@ -502,6 +525,12 @@ function errorWords(/** @type {string} */ code) {
     server_full: "The server is full just now; try again in a moment.",
     shutting_down: "The server is restarting; try again in a moment.",
     internal: "Something went wrong on the server; nothing was changed.",
+    own_player: "That is you.",
+    blocked: "One of you has blocked the other.",
+    muted: "The server's operator has muted you for now; the message says until when.",
+    banned: "You are banned from this server.",
+    bad_report: "Say in a few words (at most 500 characters) what happened.",
+    reserved_name: "That name is reserved; choose another.",
   }[code] ?? "The server refused that.");
 }
 

@@ -7,12 +7,13 @@
  */
 
 import { boardView, cellName } from "./board.js";
+import { playerMenu, unmuted } from "./moderation.js";
 import { el, seatText } from "./views.js";
 
 /**
  * What the game view needs from the page: sending requests and the page's own actions.
- * @typedef {{send: (request: any) => void, lobby: () => void, analyse: (game: number) => void,
- *   online: boolean, unsent: boolean, render: () => void,
+ * @typedef {{send: (request: any) => number, lobby: () => void, analyse: (game: number) => void,
+ *   online: boolean, unsent: boolean, render: () => void, player: number | null,
  *   newOpponent: (game: any) => void, chatTab: "players" | "spectators",
  *   setChatTab: (tab: "players" | "spectators") => void}} GameActions
  */
@@ -47,8 +48,11 @@ function signed(/** @type {number} */ change) {
   return change >= 0 ? `+${change}` : `−${-change}`;
 }
 
-/** A seat: its mark, who sits there, the rating (the new one and the change after a rated game). */
-function seatView(/** @type {any} */ game, /** @type {"x" | "o"} */ mark) {
+/**
+ * A seat: its mark, who sits there (with mute, block and report for another player), the rating
+ * (the new one and the change after a rated game).
+ */
+function seatView(/** @type {any} */ game, /** @type {"x" | "o"} */ mark, /** @type {GameActions} */ actions) {
   const seat = game[mark];
   const after = game.ratings?.[mark];
   const rating = after
@@ -60,6 +64,7 @@ function seatView(/** @type {any} */ game, /** @type {"x" | "o"} */ mark) {
   return el("div", { class: `seat${game.to_move === mark ? " to-move" : ""}${won ? " winner" : ""}`, "data-seat": mark },
     el("span", { class: `mark mark-${mark}` }, mark.toUpperCase()), " ",
     text, rating, game.you === mark ? " (you)" : "", seat.connected === false ? " (offline)" : "", " ",
+    game.you === mark ? null : playerMenu(seat, `seat-${mark}`, game.game, actions), " ",
     game.clock ? el("span", { class: "clock", "data-clock": mark }, "") : null);
 }
 
@@ -145,7 +150,7 @@ export function gameView(game, actions) {
         !actions.online && live && you ? el("p", { id: "offline", class: "offline", role: "alert" },
           actions.unsent ? "Offline: your move was not sent. Reconnecting…" : "Offline: reconnecting…") : null),
       el("aside", {},
-        seatView(game, "x"), seatView(game, "o"),
+        seatView(game, "x", actions), seatView(game, "o", actions),
         el("p", { id: "game-status", class: game.result ? "over" : myTurn ? "your-move" : "" }, statusText(game)),
         game.result ? gameOver(game, actions) : null,
         offer,
@@ -159,7 +164,7 @@ export function gameView(game, actions) {
 function chatBox(/** @type {any} */ game, /** @type {GameActions} */ actions) {
   const watcher = !game.you;
   const spectators = watcher && actions.chatTab === "spectators";
-  const lines = game.chat.filter((/** @type {any} */ line) => Boolean(line.mark) !== spectators);
+  const lines = unmuted(game.chat).filter((/** @type {any} */ line) => Boolean(line.mark) !== spectators);
   const tabs = watcher ? el("div", { class: "tabs", role: "tablist", "aria-label": "chat" },
     el("button", { type: "button", role: "tab", "aria-selected": String(!spectators), onclick: () => actions.setChatTab("players") }, "Players"),
     el("button", { type: "button", role: "tab", "aria-selected": String(spectators), onclick: () => actions.setChatTab("spectators") }, "Spectators")) : null;
@@ -172,7 +177,8 @@ function chatBox(/** @type {any} */ game, /** @type {GameActions} */ actions) {
   };
   return el("section", { class: "chat", "aria-label": "chat" },
     tabs,
-    el("ul", { id: "chat-lines" }, ...lines.map((/** @type {any} */ line) => el("li", {}, el("b", {}, line.from), ": ", line.text))),
+    el("ul", { id: "chat-lines" }, ...lines.map((/** @type {any} */ line, /** @type {number} */ i) => el("li", {},
+      el("b", {}, line.from), " ", playerMenu({ player: line.player, name: line.from }, `chat-${i}`, game.game, actions), ": ", line.text))),
     el("div", { class: "row" },
       el("input", { id: "chat-input", maxlength: "280", "aria-label": "chat message", autocomplete: "off",
         onkeydown: (event) => { if (/** @type {KeyboardEvent} */ (event).key === "Enter") send(); } }),

@@ -103,7 +103,7 @@ function gameItem(game, actions) {
 function miniature(/** @type {string} */ variant, /** @type {string} */ board) {
   const side = variant === "four" || variant === "qubic" ? 4 : 3;
   const layers = variant === "cube" || variant === "qubic" ? side : 1;
-  const picture = el("div", { class: `mini ${variant}`, role: "img", "aria-label": `${variant} board` });
+  const picture = el("div", { class: `mini ${variant}`, role: "img", "aria-label": `${variant} board`, "data-board": board });
   for (let layer = 0; layer < layers; layer++) {
     const grid = el("div", { class: "mini-grid" });
     for (let i = 0; i < side * side; i++) {

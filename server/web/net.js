@@ -102,7 +102,7 @@ export class Connection {
     return id;
   }
 
-  /** Says hello again under a new name (a new connection as the same player keeps its name). */
+  /** Closes the connection to say hello again (as a new player once the token is forgotten). */
   reconnect() {
     this.ws?.close();
   }

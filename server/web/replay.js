@@ -1,12 +1,28 @@
 // @ts-check
 /**
  * A finished game replayed from its record: the board at a chosen move, the move list beside it
- * (a move clicked is jumped to), labelled buttons to step, and the arrow keys, Home and End.
+ * with the engine's verdict on each move (best, inaccuracy ?, blunder ??; from `analyse_game`),
+ * a move clicked is jumped to, labelled buttons to step, and the arrow keys, Home and End.
  */
 
 import { boardView, cellName } from "./board.js";
 import { howText, winnerText } from "./game.js";
 import { el, seatText } from "./views.js";
+
+/** What a verdict is called, and the mark a move list puts after the move (as in chess). */
+const VERDICTS = /** @type {Record<string, [string, string]>} */ ({
+  best: ["best", ""], inaccuracy: ["inaccuracy", "?"], blunder: ["blunder", "??"], unknown: ["not judged", ""],
+});
+
+/**
+ * The engine's verdict on move `i` (from 0) as `[word, mark]`, or null while it is awaited.
+ * @param {{verdicts: string[] | null}} replay
+ * @param {number} i
+ */
+function verdictOf(replay, i) {
+  const verdict = replay.verdicts?.[i];
+  return verdict ? VERDICTS[verdict] ?? VERDICTS.unknown : null;
+}
 
 /**
  * Steps `replay` by the key pressed; true if the key was one of the replay's.
@@ -22,7 +38,7 @@ export function stepReplay(replay, key) {
 }
 
 /**
- * @param {{record: any, ply: number}} replay
+ * @param {{record: any, ply: number, verdicts: string[] | null}} replay
  * @param {any} actions the page's actions (render, lobby)
  */
 export function replayView(replay, actions) {
@@ -41,12 +57,19 @@ export function replayView(replay, actions) {
   const control = (/** @type {string} */ id, /** @type {string} */ glyph, /** @type {string} */ label, /** @type {number} */ to) =>
     el("button", { id, type: "button", "aria-label": label, title: label, onclick: () => step(to) }, glyph);
   const moves = el("ol", { class: "moves replay-moves", "aria-label": "moves" },
-    ...record.moves.map((/** @type {any} */ move, /** @type {number} */ i) => el("li", {},
-      el("button", {
-        type: "button", class: "move", "data-ply": String(i + 1),
-        "aria-current": i + 1 === ply ? "step" : false,
-        onclick: () => step(i + 1),
-      }, `${move.mark.toUpperCase()} ${cellName(record.variant, move.cell)}`))));
+    ...record.moves.map((/** @type {any} */ move, /** @type {number} */ i) => {
+      const verdict = verdictOf(replay, i);
+      const text = `${move.mark.toUpperCase()} ${cellName(record.variant, move.cell)}`;
+      return el("li", {},
+        el("button", {
+          type: "button", class: "move", "data-ply": String(i + 1),
+          "data-verdict": replay.verdicts?.[i] ?? false,
+          "aria-current": i + 1 === ply ? "step" : false,
+          "aria-label": verdict ? `${text}, ${verdict[0]}` : text,
+          onclick: () => step(i + 1),
+        }, text, verdict && verdict[1] ? el("span", { class: "verdict", "aria-hidden": "true" }, verdict[1]) : null));
+    }));
+  const judged = last ? verdictOf(replay, ply - 1) : null;
   return el("div", { class: "replay", "data-key": `replay-${record.game}`, "data-ply": String(ply) },
     el("h2", {}, `Replay of game #${record.game} · ${record.variant}: ${seatText(record.x)} vs ${seatText(record.o)}`),
     el("div", { class: "layout" },
@@ -56,7 +79,9 @@ export function replayView(replay, actions) {
       })),
       el("aside", {},
         el("p", { id: "replay-status" },
-          last ? `move ${ply} of ${record.moves.length}: ${last.mark.toUpperCase()} on ${cellName(record.variant, last.cell)}` : `start · ${record.moves.length} moves`),
+          last ? `move ${ply} of ${record.moves.length}: ${last.mark.toUpperCase()} on ${cellName(record.variant, last.cell)}${judged ? `, ${judged[0]}` : ""}` : `start · ${record.moves.length} moves`),
+        record.result ? el("p", { id: "replay-engine", class: "dim" },
+          replay.verdicts ? "The engine's verdicts: ? an inaccuracy (a slower win or a quicker loss), ?? a blunder (a win or draw given away)." : "The engine is judging the moves…") : null,
         end && record.result ? el("p", { id: "replay-result" }, `${winnerText(record.result, record)}, ${howText(record.result, record.variant)}`) : null,
         el("div", { class: "row", role: "group", "aria-label": "step through the game (arrow keys, Home, End)" },
           control("replay-start", "«", "first move", 0),

@@ -129,11 +129,13 @@ pub fn state(variant: Variant, board: &str, moves: &[usize]) -> GameState {
         chat: vec![
             ChatLine {
                 from: "bob".into(),
+                player: None,
                 mark: Some(Mark::O),
                 text: "good luck!".into(),
             },
             ChatLine {
                 from: "eve".into(),
+                player: None,
                 mark: None,
                 text: "\u{1b}[2Jwatching from the back".into(),
             },

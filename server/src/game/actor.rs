@@ -319,13 +319,15 @@ impl Game {
                     .as_ref()
                     .filter(|r| r.out.conn == out.conn)
                     .and_then(|r| r.id.clone());
-                if !out.send(self.snapshot(Some(mark), id, now)) {
+                if !out.send(self.snapshot(Some(mark), None, id, now)) {
                     self.dropped.push((mark, out.conn));
                 }
             }
         }
         if let Some((_, from)) = watcher
-            && !from.out.send(self.snapshot(None, from.id, now))
+            && !from
+                .out
+                .send(self.snapshot(None, Some(from.player), from.id, now))
         {
             self.watchers.remove(&from.out.conn);
             self.watchers_changed();
@@ -395,6 +397,11 @@ impl Game {
             Command::Takeback { from } => self.on_takeback(from).await,
             Command::Decline { from } => self.on_decline(from).await,
             Command::Abort { from } => self.on_abort(from).await,
+            Command::EndByOperator => {
+                if let Some(end) = self.rules.abort() {
+                    self.end(end, None).await;
+                }
+            }
             Command::Leave { player } => {
                 if let Ok(end) = self.rules.resign(player) {
                     self.end(end, None).await;

@@ -1,6 +1,7 @@
 //! A game's people as its actor reaches them: watchers arriving and leaving, players attaching and
 //! going away, and every update sent, serialised once, to both seats and every watcher.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use tracing::error;
@@ -23,7 +24,7 @@ impl Game {
             // Players are not watchers: they already get every update.
             session.set_watching(self.rules.id(), false);
             from.out
-                .send(self.snapshot(Some(mark), from.id.clone(), now()));
+                .send(self.snapshot(Some(mark), None, from.id.clone(), now()));
             return;
         }
         self.add_watcher(session, from);
@@ -47,7 +48,7 @@ impl Game {
             },
         );
         self.watchers_changed();
-        if !out.send(self.snapshot(None, from.id, now())) {
+        if !out.send(self.snapshot(None, Some(from.player), from.id, now())) {
             self.watchers.remove(&conn);
             self.watchers_changed();
         }
@@ -70,7 +71,7 @@ impl Game {
             self.broadcast(update, None).await;
             self.list();
         }
-        if returned.snapshot && !out.send(self.snapshot(Some(mark), None, now)) {
+        if returned.snapshot && !out.send(self.snapshot(Some(mark), None, None, now)) {
             self.dropped.push((mark, out.conn));
         }
     }
@@ -123,8 +124,15 @@ impl Game {
     /// Sends an update to the players and every watcher; the requester's copy echoes its id.
     pub(super) async fn broadcast(&mut self, update: Update, from: Option<Requester>) {
         self.cover_seq().await;
-        let to_seats =
-            [Mark::X, Mark::O].map(|mark| !update.watchers_only && update.skip != Some(mark));
+        let hidden = self.hidden_from(&update.message);
+        let to_seats = [Mark::X, Mark::O].map(|mark| {
+            !update.watchers_only
+                && update.skip != Some(mark)
+                && self
+                    .rules
+                    .player(mark)
+                    .is_none_or(|player| !hidden.contains(&player))
+        });
         match from {
             Some(from) if update.reply && from.id.is_some() => {
                 let shared = frame(None, update.message);
@@ -140,22 +148,36 @@ impl Game {
                         }
                     }
                 }
-                self.send_all(&shared, to_seats, Some(from.out.conn)).await;
+                self.send_all(&shared, to_seats, (Some(from.out.conn), &hidden))
+                    .await;
             }
             _ => {
-                self.send_all(&frame(None, update.message), to_seats, None)
-                    .await
+                let frame = frame(None, update.message);
+                self.send_all(&frame, to_seats, (None, &hidden)).await
             }
         }
     }
 
     /// Sends one frame to the seats that are to get it (`to_seats`, X's then O's) and to every
     /// watcher, except connection `skip_conn`.
+    /// The players who do not get `message`: those who mute the speaker of a chat line.
+    fn hidden_from(&self, message: &ServerMessage) -> HashSet<PlayerId> {
+        match message {
+            ServerMessage::Chat { line, .. } => line
+                .player
+                .map(|speaker| self.shared.moderation.state().muted_by(speaker))
+                .unwrap_or_default(),
+            _ => HashSet::new(),
+        }
+    }
+
+    /// Sends one frame to the seats that are to get it (`to_seats`, X's then O's) and to every
+    /// watcher, except connection `skip_conn` and the watchers in `hidden`.
     pub(super) async fn send_all(
         &mut self,
         frame: &Frame,
         to_seats: [bool; 2],
-        skip_conn: Option<ConnId>,
+        (skip_conn, hidden): (Option<ConnId>, &HashSet<PlayerId>),
     ) {
         for mark in [Mark::X, Mark::O] {
             if !to_seats[index(mark)] {
@@ -185,7 +207,9 @@ impl Game {
         let watchers: Vec<(ConnId, &Outbound)> = self
             .watchers
             .iter()
-            .filter(|(conn, _)| Some(**conn) != skip_conn)
+            .filter(|(conn, watcher)| {
+                Some(**conn) != skip_conn && !hidden.contains(&watcher.session.player)
+            })
             .map(|(conn, watcher)| (*conn, &watcher.out))
             .collect();
         self.publish(Some(frame));
@@ -219,16 +243,26 @@ impl Game {
         }
     }
 
-    /// The full snapshot for one recipient.
+    /// The full snapshot for one recipient: a player (`you`), or a watcher (`watcher`, if the
+    /// watcher is known), without the chat lines of players they mute.
     pub(super) fn snapshot(
         &self,
         you: Option<Mark>,
+        watcher: Option<PlayerId>,
         id: Option<noughts_protocol::RequestId>,
         now: std::time::Instant,
     ) -> Frame {
         let variant = self.rules.board().variant();
         let seats = [self.seats[0].info(variant), self.seats[1].info(variant)];
-        let state = self.rules.state(you, seats, now);
+        let mut state = self.rules.state(you, seats, now);
+        let viewer = you.and_then(|mark| self.rules.player(mark)).or(watcher);
+        if let Some(viewer) = viewer {
+            let moderation = self.shared.moderation.state();
+            state.chat.retain(|line| {
+                line.player
+                    .is_none_or(|speaker| !moderation.mutes(viewer, speaker))
+            });
+        }
         frame(id, ServerMessage::GameState(Box::new(state)))
     }
 
@@ -240,7 +274,7 @@ impl Game {
         {
             let _ = publications.send(Publication {
                 game: self.rules.id(),
-                snapshot: self.snapshot(None, None, std::time::Instant::now()),
+                snapshot: self.snapshot(None, None, None, std::time::Instant::now()),
                 update: update.cloned(),
             });
         }

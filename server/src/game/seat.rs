@@ -23,7 +23,7 @@ impl Sitter<Human> {
     pub(super) fn info(&self, variant: Variant) -> SeatInfo {
         match self {
             Sitter::Human(human) => SeatInfo {
-                name: human.session.name.clone(),
+                name: human.session.name(),
                 player: Some(human.session.player),
                 level: None,
                 connected: !human.outs.is_empty(),

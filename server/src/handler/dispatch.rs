@@ -5,6 +5,7 @@ use noughts_protocol::{ClientMessage, ErrorCode, RequestId, ServerMessage};
 
 use super::client::{Client, Reply, refuse};
 use super::game::AgreementKind;
+use super::moderation::Relation;
 use super::room::RoomRequest;
 use crate::game_handle::Requester;
 
@@ -120,9 +121,36 @@ impl Client {
                 self.record(id, game, session.player);
                 Ok(())
             }
+            ClientMessage::AnalyseGame { game } => {
+                self.analyse(id, game, session.player);
+                Ok(())
+            }
+            ClientMessage::Rename { name } => self.rename(&session, id, &name).await,
             ClientMessage::Profile { player } => {
                 self.profile(id, player.unwrap_or(session.player));
                 Ok(())
+            }
+            ClientMessage::Mute { player } => {
+                self.relate(&session, id, (Relation::Mute, player)).await
+            }
+            ClientMessage::Unmute { player } => {
+                self.relate(&session, id, (Relation::Unmute, player)).await
+            }
+            ClientMessage::Block { player } => {
+                self.relate(&session, id, (Relation::Block, player)).await
+            }
+            ClientMessage::Unblock { player } => {
+                self.relate(&session, id, (Relation::Unblock, player)).await
+            }
+            ClientMessage::ModerationList => self.moderation_list(&session, id).await,
+            ClientMessage::Report {
+                player,
+                category,
+                reason,
+                game,
+            } => {
+                self.report(&session, id, (player, category, reason, game))
+                    .await
             }
         }
     }

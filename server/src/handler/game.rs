@@ -60,11 +60,12 @@ impl Client {
                 );
             }
         };
+        self.check_chat_allowed(session.player)?;
         let handle = self.game(game)?;
         if !self.chat.take(Instant::now()) {
             return refuse(ErrorCode::RateLimited, "too many chat lines; slow down");
         }
-        let name = session.name.clone();
+        let name = session.name();
         let watching = self.watching_elsewhere;
         self.forwarded(handle.chat(from, (name, text), watching).await)
     }

@@ -12,6 +12,7 @@ mod dispatch;
 mod game;
 mod limits;
 mod lobby;
+mod moderation;
 mod record_view;
 mod records;
 mod remote;

@@ -1,15 +1,18 @@
-//! Questions for the store: leaderboards, history, game records and profiles. Each is answered by
-//! a task of its own, so a slow query never holds up the connection's other requests.
+//! Questions for the store: leaderboards, history, game records, the engine's verdicts on a
+//! finished game's moves, and profiles. Each is answered by a task of its own, so a slow query
+//! (or analysis) never holds up the connection's other requests.
 
 use std::future::Future;
 
-use noughts_protocol::{ErrorCode, GameId, PlayerId, RequestId, ServerMessage, Variant};
+use noughts_protocol::{
+    ErrorCode, GameId, GameRecord, PlayerId, RequestId, ServerMessage, Variant,
+};
 use tracing::error;
 
 use super::client::Client;
 use super::record_view;
 use crate::outbound::Outbound;
-use crate::store::StoreError;
+use crate::store::{Store, StoreError};
 
 /// Entries a list holds when the request does not say.
 const DEFAULT_LIMIT: u32 = 20;
@@ -94,22 +97,39 @@ impl Client {
     pub(super) fn record(&self, id: Option<RequestId>, game: GameId, viewer: PlayerId) {
         let store = self.shared.store.clone();
         answer(self.out.clone(), id, async move {
-            Ok(match store.record(game, viewer).await? {
-                Some((stored, moves)) => match record_view::record(stored, moves) {
-                    Ok(record) => Ok(ServerMessage::GameRecord(Box::new(record))),
-                    Err(why) => {
-                        error!(%why, "a stored game does not replay");
-                        Err((
-                            ErrorCode::Internal,
-                            "that game's record is damaged".to_owned(),
-                        ))
-                    }
+            Ok(game_record(&store, game, viewer)
+                .await?
+                .map(|record| ServerMessage::GameRecord(Box::new(record))))
+        });
+    }
+
+    /// `analyse_game`: the engine's verdict on each move of a finished game the viewer may see.
+    pub(super) fn analyse(&self, id: Option<RequestId>, game: GameId, viewer: PlayerId) {
+        let shared = self.shared.clone();
+        answer(self.out.clone(), id, async move {
+            let record = match game_record(&shared.store, game, viewer).await? {
+                Ok(record) => record,
+                Err(refusal) => return Ok(Err(refusal)),
+            };
+            if record.result.is_none() {
+                return Ok(Err((
+                    ErrorCode::GameNotOver,
+                    format!("game {game} is still being played"),
+                )));
+            }
+            let cells = record.moves.iter().map(|m| m.cell).collect();
+            Ok(
+                match shared.analyses.verdicts(game, record.variant, cells).await {
+                    Some(verdicts) => Ok(ServerMessage::GameAnalysis {
+                        game,
+                        verdicts: verdicts.to_vec(),
+                    }),
+                    None => Err((
+                        ErrorCode::Internal,
+                        "the engine could not analyse that game".to_owned(),
+                    )),
                 },
-                None => Err((
-                    ErrorCode::NoSuchGame,
-                    format!("the server has kept no game {game}"),
-                )),
-            })
+            )
         });
     }
 
@@ -124,6 +144,27 @@ impl Client {
             })
         });
     }
+}
+
+/// The record of `game` as `viewer` may see it, or the refusal to give it.
+async fn game_record(
+    store: &Store,
+    game: GameId,
+    viewer: PlayerId,
+) -> Result<Result<GameRecord, (ErrorCode, String)>, StoreError> {
+    Ok(match store.record(game, viewer).await? {
+        Some((stored, moves)) => record_view::record(stored, moves).map_err(|why| {
+            error!(%why, "a stored game does not replay");
+            (
+                ErrorCode::Internal,
+                "that game's record is damaged".to_owned(),
+            )
+        }),
+        None => Err((
+            ErrorCode::NoSuchGame,
+            format!("the server has kept no game {game}"),
+        )),
+    })
 }
 
 fn no_such_player(player: PlayerId) -> (ErrorCode, String) {

@@ -37,7 +37,7 @@ const ATTACH_WAIT: Duration = Duration::from_secs(2);
 pub(super) fn who(session: &Session, network: Network) -> Who {
     Who {
         player: session.player.0,
-        name: session.name.clone(),
+        name: session.name(),
         ratings: session.ratings().parts(),
         network: network.ip(),
     }

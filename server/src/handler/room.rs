@@ -119,8 +119,18 @@ impl Client {
             return refuse(ErrorCode::NoSuchRoom, "no open room has that code");
         };
         self.check_not_stopping()?;
-        let room = match self.shared.registry.take_room(&code, session.player) {
+        let taken = {
+            let moderation = self.shared.moderation.state();
+            let blocked = |host| moderation.blocked(session.player, host);
+            self.shared
+                .registry
+                .take_room(&code, session.player, &blocked)
+        };
+        let room = match taken {
             Ok(room) => room,
+            Err(JoinRoomError::Blocked) => {
+                return refuse(ErrorCode::Blocked, "one of you blocks the other");
+            }
             Err(JoinRoomError::NoSuchRoom) => {
                 return refuse(ErrorCode::NoSuchRoom, "no open room has that code");
             }

@@ -18,8 +18,8 @@ use crate::game_handle::Requester;
 use crate::network::Network;
 use crate::outbound::Outbound;
 use crate::rating;
-use crate::registry::{AcceptSeekError, pairable};
-use crate::session::{OpenSeek, SeekKey, Session};
+use crate::registry::AcceptSeekError;
+use crate::session::{OpenSeek, SeekKey, Session, pairable};
 use crate::shared::Shared;
 use crate::sitter::Sitter;
 
@@ -80,10 +80,15 @@ impl Client {
         }
         let listing = listing(session, open);
         let lobby = &self.shared.lobby;
-        let paired = self
-            .shared
-            .registry
-            .seek(session, open, may_wait, || lobby.add_seek(listing));
+        let moderation = self.shared.moderation.state();
+        let blocked = |other| moderation.blocked(session.player, other);
+        let paired = self.shared.registry.seek(
+            session,
+            open,
+            may_wait,
+            (&blocked, || lobby.add_seek(listing)),
+        );
+        drop(moderation);
         let Some(met) = paired else {
             if may_wait {
                 if self.shared.cluster.is_some() {
@@ -113,8 +118,18 @@ impl Client {
         seek: SeekId,
     ) -> Reply {
         self.check_not_stopping()?;
-        let (key, seeker) = match self.shared.registry.accept_seek(seek, session.player) {
+        let taken = {
+            let moderation = self.shared.moderation.state();
+            let blocked = |other| moderation.blocked(session.player, other);
+            self.shared
+                .registry
+                .accept_seek(seek, session.player, &blocked)
+        };
+        let (key, seeker) = match taken {
             Ok(taken) => taken,
+            Err(AcceptSeekError::Blocked) => {
+                return refuse(ErrorCode::Blocked, "one of you blocks the other");
+            }
             Err(AcceptSeekError::NoSuchSeek) => {
                 return refuse(ErrorCode::NoSuchSeek, "that seek is no longer waiting");
             }
@@ -138,7 +153,7 @@ fn listing(session: &Session, open: OpenSeek) -> SeekInfo {
     SeekInfo {
         seek: open.id,
         player: session.player,
-        name: session.name.clone(),
+        name: session.name(),
         rating: rating::points(session.ratings().get(variant).rating),
         variant,
         clock,
@@ -181,6 +196,12 @@ async fn pair_elsewhere(
         let older = seeks
             .into_iter()
             .filter(|(_, seek)| seek.seek < open.id && seek.player != session.player)
+            .filter(|(_, seek)| {
+                !shared
+                    .moderation
+                    .state()
+                    .blocked(session.player, seek.player)
+            })
             .filter(|(_, seek)| pairable((seek.variant, seek.clock, seek.rated), open.key))
             .min_by_key(|(_, seek)| seek.seek);
         let Some((node, older)) = older else {
@@ -201,9 +222,16 @@ async fn pair_elsewhere(
             return;
         }
         let listing = listing(&session, open);
-        let paired = shared
-            .registry
-            .seek(&session, open, true, || shared.lobby.add_seek(listing));
+        let paired = {
+            let moderation = shared.moderation.state();
+            let blocked = |other| moderation.blocked(session.player, other);
+            shared.registry.seek(
+                &session,
+                open,
+                true,
+                (&blocked, || shared.lobby.add_seek(listing)),
+            )
+        };
         if let Some(met) = paired {
             meet(&shared, &session, open, met);
             return;

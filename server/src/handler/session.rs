@@ -81,6 +81,7 @@ impl Client {
         }
         let name = normalize_name(name)
             .map_err(|err| Refusal::new(ErrorCode::BadName, err.to_string()))?;
+        self.check_address_allowed()?;
         match token {
             Some(token) => self.come_back(id, &token).await,
             None => self.new_player(id, &name).await,
@@ -88,6 +89,7 @@ impl Client {
     }
 
     async fn new_player(&mut self, id: Option<RequestId>, name: &str) -> Reply {
+        self.check_name_free(name)?;
         let Some((session, token)) = self.shared.registry.new_session(name) else {
             return refuse(
                 ErrorCode::ServerFull,
@@ -97,7 +99,7 @@ impl Client {
         let stored = self
             .shared
             .store
-            .add_player(session.player, &session.name, TokenHash::of(&token))
+            .add_player(session.player, &session.name(), TokenHash::of(&token))
             .await;
         if let Err(err) = stored {
             error!(cause = %err, "cannot store a new player");
@@ -134,6 +136,7 @@ impl Client {
                 return refuse(ErrorCode::Internal, "the server cannot look players up now");
             }
         };
+        self.check_player_allowed(stored.player)?;
         let live = self.shared.registry.session(stored.player);
         let was_live = live.is_some();
         let session = live.unwrap_or_else(|| self.shared.registry.stored_session(&stored));
@@ -212,12 +215,39 @@ impl Client {
             ServerMessage::Welcome {
                 protocol: PROTOCOL_VERSION,
                 player: session.player,
-                name: session.name.clone(),
+                name: session.name(),
                 token,
                 resumed,
                 ratings,
             },
         );
+    }
+
+    /// `rename`: the player keeps everything but the name others see from now on; the name is
+    /// stored first, then every connection of the session hears of it (this one as the reply).
+    pub(super) async fn rename(
+        &mut self,
+        session: &Arc<Session>,
+        id: Option<RequestId>,
+        name: &str,
+    ) -> Reply {
+        let name = normalize_name(name)
+            .map_err(|err| Refusal::new(ErrorCode::BadName, err.to_string()))?;
+        self.check_name_free(&name)?;
+        if let Err(err) = self.shared.store.rename_player(session.player, &name).await {
+            error!(cause = %err, "cannot store a new name");
+            return refuse(ErrorCode::Internal, "the server cannot change names now");
+        }
+        info!("renamed");
+        session.set_name(name.clone());
+        let renamed = ServerMessage::Renamed { name };
+        for out in session.outbounds() {
+            if out.conn != self.out.conn {
+                out.reply(None, renamed.clone());
+            }
+        }
+        self.out.reply(id, renamed);
+        Ok(())
     }
 
     /// `logout`: every token of the player stops working, its live games are resigned, its seek

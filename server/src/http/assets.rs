@@ -48,6 +48,10 @@ const ASSETS: &[(&str, Asset)] = &[
     ),
     ("/sound.js", asset(JS, include_bytes!("../../web/sound.js"))),
     (
+        "/moderation.js",
+        asset(JS, include_bytes!("../../web/moderation.js")),
+    ),
+    (
         "/records.js",
         asset(JS, include_bytes!("../../web/records.js")),
     ),

@@ -9,6 +9,7 @@
 use noughts_protocol::{GameId, Mark, PlayerId, Variant};
 use tracing::error;
 
+use super::records::ModerationEntry;
 use super::records::{
     Ending, GameStart, LiveGame, Rerated, Results, SEQ_RESERVE, Startup, StoreError, StoredGame,
     StoredMove, StoredPlayer, StoredProfile, StoredSeat, StoredStanding, TokenHash, TokenRules,
@@ -69,6 +70,8 @@ pub(super) trait Backend: Send {
         now: u64,
     ) -> Result<(), StoreError>;
     fn seen(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError>;
+    /// The player's new name (`rename`); games already stored keep the names they had.
+    fn rename_player(&mut self, player: PlayerId, name: &str) -> Result<(), StoreError>;
     /// The player whose token `presented` still works (see [`Backend::rotate_token`]), changing
     /// nothing; `None` if it does not work.
     fn token_owner(
@@ -128,6 +131,14 @@ pub(super) trait Backend: Send {
     fn game(&mut self, game: GameId) -> Result<Option<GameRow>, StoreError>;
     fn moves(&mut self, game: GameId) -> Result<Vec<StoredMove>, StoreError>;
     fn player_row(&mut self, player: PlayerId) -> Result<Option<PlayerRow>, StoreError>;
+    /// Appends a fact to the moderation log; returns its id.
+    fn add_moderation(&mut self, entry: &ModerationEntry) -> Result<u64, StoreError>;
+    /// The moderation log's entries above id `after`, oldest first, at most `limit`.
+    fn moderation_since(
+        &mut self,
+        after: u64,
+        limit: u32,
+    ) -> Result<Vec<ModerationEntry>, StoreError>;
     fn ratings(&mut self, player: PlayerId) -> Result<Ratings, StoreError>;
     /// Per variant, a player's finished games (aborted ones left out), wins and draws.
     fn results(&mut self, player: PlayerId) -> Result<Vec<(Variant, Results)>, StoreError>;

@@ -13,6 +13,7 @@
 mod backend;
 mod job;
 mod memory;
+mod moderation;
 mod postgres;
 mod queue;
 mod records;
@@ -26,4 +27,5 @@ pub(crate) use records::{
     Ending, GameStart, LiveGame, Rerated, SEQ_RESERVE, StoredGame, StoredMove, StoredPlayer,
     StoredProfile, StoredSeat, StoredStanding, TokenHash, TokenRules, now_ms,
 };
+pub(crate) use records::{MODERATION_PAGE, ModerationEntry};
 pub use records::{StoreConfig, StoreError};

@@ -393,6 +393,17 @@ impl Store {
         .await
     }
 
+    /// The player's new name, stored before the player hears of it.
+    pub(crate) async fn rename_player(
+        &self,
+        player: PlayerId,
+        name: &str,
+    ) -> Result<(), StoreError> {
+        let name = name.to_owned();
+        self.write("rename player", move |db| db.rename_player(player, &name))
+            .await
+    }
+
     /// The player came (or went) just now.
     pub(crate) fn seen(&self, player: PlayerId) {
         let now = now_ms();

@@ -355,3 +355,33 @@ pub(crate) struct StoredProfile {
     /// Per variant, in the same order.
     pub results: [Results; 4],
 }
+
+/// One fact of the moderation log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModerationEntry {
+    /// Its place in the log (0 until stored); ids only grow.
+    pub id: u64,
+    /// When, in milliseconds since the epoch.
+    pub at_ms: u64,
+    /// What: `mute`, `unmute`, `block`, `unblock`, `report` (a player's); `ban`, `unban`,
+    /// `ban_range`, `unban_range`, `chat_mute`, `chat_unmute`, `reserve`, `unreserve`,
+    /// `end_game` (an operator's).
+    pub kind: String,
+    /// The player who did it, for a player's fact.
+    pub actor: Option<PlayerId>,
+    /// The operator who did it, for an operator's fact.
+    pub operator: Option<String>,
+    /// The player it is about.
+    pub target: Option<PlayerId>,
+    /// The game it points at (a report's, an ended game).
+    pub game: Option<GameId>,
+    /// What else it needs: a report's category, a range's CIDR, a reserved name.
+    pub detail: String,
+    /// Why: a report's reason, an operator's `--reason`.
+    pub reason: String,
+    /// Until when it holds (an operator's chat mute), in milliseconds since the epoch.
+    pub until_ms: Option<u64>,
+}
+
+/// The most log entries one read returns.
+pub const MODERATION_PAGE: u32 = 1000;

@@ -11,7 +11,7 @@ use super::{open, page, play_out, server};
 const AXE: &str = include_str!("../../vendor/axe-core/axe.min.js");
 
 /// The serious and critical violations axe finds on the page as it is now, described.
-async fn audit(client: &fantoccini::Client) -> Vec<String> {
+pub(super) async fn audit(client: &fantoccini::Client) -> Vec<String> {
     client
         .execute(&format!("{AXE}\n;return true;"), vec![])
         .await
@@ -46,7 +46,8 @@ async fn audit_every_view(client: &fantoccini::Client, url: &str) {
     wait_for(client, "#game-over").await;
     assert_eq!(audit(client).await, Vec::<String>::new(), "a finished game");
     click(client, "#replay").await;
-    wait_for(client, ".replay .moves").await;
+    // With the engine's verdicts on its moves.
+    wait_for(client, ".replay .moves .move[data-verdict]").await;
     assert_eq!(audit(client).await, Vec::<String>::new(), "a replay");
     click(client, "#lobby").await;
     click(client, "#history").await;

@@ -5,7 +5,7 @@
 use fantoccini::key::Key;
 use noughts_tests::browser::{Driver, assert_no_errors, focused, keys, wait_for, wait_for_text};
 
-use super::{open, over, page, screenshot, server};
+use super::{open, over, page, server};
 
 /// The text of `css` as the page holds it (also for an element shown only to screen readers).
 async fn text_of(client: &fantoccini::Client, css: &str) -> String {
@@ -149,7 +149,6 @@ async fn a_whole_game_is_played_by_keyboard_alone_with_the_focus_kept_on_the_boa
     wait_for_text(&client, "#replay-status", |t| t.starts_with("move 1 ")).await;
     keys(&client, &[Key::Right.into(), Key::Right.into()]).await;
     wait_for_text(&client, "#replay-status", |t| t.starts_with("move 3 ")).await;
-    screenshot(&client, "replay.png").await;
     keys(&client, &[Key::End.into()]).await;
     wait_for_text(&client, "#replay-status", |t| {
         t.starts_with(&format!("move {}", played * 2 - 1))

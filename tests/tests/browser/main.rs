@@ -1,6 +1,6 @@
 //! The web client in a real headless Chromium against a real server on port 0: the lobby, a game
 //! against the AI by clicks, two browsers through an invite link, a reload mid-game, a watcher,
-//! a replay, chat that holds HTML, and a cross-origin upgrade refused. Every test fails on an
+//! a replay with the engine's verdicts, chat that holds HTML, and a cross-origin upgrade refused. Every test fails on an
 //! uncaught error in the page.
 
 mod address;
@@ -10,8 +10,10 @@ mod calls;
 mod churn;
 mod keyboard;
 mod messages;
+mod moderation;
 mod records;
 mod rename;
+mod replay;
 mod result;
 mod sharing;
 mod sizes;
@@ -84,6 +86,23 @@ async fn against_rival(
         .await;
     let state = rival.game_state().await;
     (rival, state)
+}
+
+/// A server, the page open on it (desktop), and an unrated classic game between the page and a
+/// rival over the protocol: the server, the page, the rival and the rival's snapshot.
+async fn page_against_rival(
+    driver: &Driver,
+) -> (
+    TestServer,
+    Client,
+    noughts_tests::Client,
+    noughts_protocol::GameState,
+) {
+    let server = server().await;
+    let client = driver.session().await;
+    open(&client, &page(&server)).await;
+    let (rival, state) = against_rival(&client, &server, false).await;
+    (server, client, rival, state)
 }
 
 /// Whether a status line says the game is over.

@@ -11,17 +11,14 @@ use noughts_tests::browser::{
 use noughts_tests::net::Relay;
 use noughts_tests::{Client, TestServer};
 
-use super::{against_rival, open, page, server};
+use super::{open, page, page_against_rival, server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_declined_offer_leaves_with_the_game_and_a_used_invite_is_said_in_words() {
     let Some(driver) = Driver::start().await else {
         return;
     };
-    let server = server().await;
-    let client = driver.session().await;
-    open(&client, &page(&server)).await;
-    let (mut rival, state) = against_rival(&client, &server, false).await;
+    let (server, client, mut rival, state) = page_against_rival(&driver).await;
     // A draw may be offered once both sides have moved.
     if state.you == Some(noughts_protocol::Mark::X) {
         rival

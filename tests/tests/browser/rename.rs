@@ -16,6 +16,22 @@ async fn rename(client: &fantoccini::Client, to: &str) {
         .unwrap();
 }
 
+/// Waits until the name at the top of the page reads `want`.
+async fn wait_for_name(client: &fantoccini::Client, want: &str) {
+    let deadline = tokio::time::Instant::now() + noughts_tests::WAIT;
+    loop {
+        let value = client
+            .execute("return document.getElementById('name').value;", vec![])
+            .await
+            .unwrap();
+        if value == want {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "still {value}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rename_keeps_the_players_games_and_starting_afresh_is_explicit() {
     let Some(driver) = Driver::start().await else {
@@ -34,41 +50,41 @@ async fn a_rename_keeps_the_players_games_and_starting_afresh_is_explicit() {
         .trim_start_matches("game=")
         .to_owned();
     click(&client, "#lobby").await;
-    // The name at the top changed: the same player comes back, and the page says what happened.
+    // The name at the top changed: the server renames the same player, and the page says so.
     rename(&client, "Bob").await;
-    let said = wait_for_text(&client, "#notice", |t| {
-        t.starts_with("Your name stays") || t.starts_with("You are now Bob")
-    })
-    .await;
-    assert!(said.contains("with your games and ratings"), "{said}");
-    wait_for(&client, "#status[data-status=\"online\"]").await;
+    let said = wait_for_text(&client, "#notice", |t| t.starts_with("You are now Bob")).await;
+    assert!(
+        said.contains("the same player, with your games and ratings"),
+        "{said}"
+    );
+    // The game is still the player's, and its record names the player anew.
     click(&client, "#history").await;
     wait_for(&client, &format!("[data-replay=\"{game}\"]")).await;
-    // Where the server kept the old name, starting afresh as Bob is offered, and does that.
-    if said.starts_with("Your name stays") {
-        click(&client, "#lobby").await;
-        // The offer went with the view it was made in; renaming again brings it back.
-        rename(&client, "Bob").await;
-        click(&client, "#start-afresh").await;
-        let deadline = tokio::time::Instant::now() + noughts_tests::WAIT;
-        loop {
-            let value = client
-                .execute("return document.getElementById('name').value;", vec![])
-                .await
-                .unwrap();
-            if value == "Bob" {
-                break;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "still {value}");
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
-        wait_for(&client, "#status[data-status=\"online\"]").await;
-        click(&client, "#history").await;
-        wait_for_text(&client, ".records", |t| {
-            t.contains("No finished classic games yet")
-        })
-        .await;
-    }
+    wait_for_text(&client, ".records", |t| t.contains("Bob#")).await;
+    // The server keeps the name: a reload says hello with the token, whatever name the page
+    // had kept, and the welcome brings Bob back.
+    client
+        .execute(
+            "localStorage.setItem('noughts.name', 'someone-else');",
+            vec![],
+        )
+        .await
+        .unwrap();
+    client.refresh().await.unwrap();
+    wait_for(&client, "#status[data-status=\"online\"]").await;
+    wait_for_name(&client, "Bob").await;
+    // Starting afresh is offered beside a rename, and makes a new player with no games.
+    click(&client, "#lobby").await;
+    rename(&client, "bob").await;
+    wait_for_text(&client, "#notice", |t| t.starts_with("You are now bob")).await;
+    click(&client, "#start-afresh").await;
+    wait_for(&client, "#status[data-status=\"online\"]").await;
+    wait_for_name(&client, "bob").await;
+    click(&client, "#history").await;
+    wait_for_text(&client, ".records", |t| {
+        t.contains("No finished classic games yet")
+    })
+    .await;
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }

@@ -40,3 +40,59 @@ async fn a_watcher_is_carried_on_to_the_next_war_game() {
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }
+
+/// Every war game's miniature in the lobby as the page draws it: its game id and board text.
+async fn miniatures(client: &fantoccini::Client) -> Vec<(String, String)> {
+    let found = client
+        .execute(
+            "return [...document.querySelectorAll('#war-games li[data-game] .mini')]
+                 .map((mini) => [mini.closest('li').dataset.game, mini.dataset.board]);",
+            vec![],
+        )
+        .await
+        .expect("the page answers");
+    serde_json::from_value(found).expect("pairs of strings")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_war_games_miniature_board_changes_as_it_plays() {
+    let Some(driver) = Driver::start().await else {
+        return;
+    };
+    let server = server().await;
+    let client = driver.session().await;
+    open(&client, &page(&server)).await;
+    wait_for(&client, "#war-games li[data-game] .mini .mini-cell").await;
+    // The first board seen of each war game; the test ends when one of them has moved on.
+    let mut first = std::collections::HashMap::new();
+    let marks = |board: &str| board.chars().filter(|c| *c == 'X' || *c == 'O').count();
+    let deadline = tokio::time::Instant::now() + noughts_tests::WAIT;
+    'watching: loop {
+        for (game, board) in miniatures(&client).await {
+            assert_eq!(board.chars().count(), 9, "a classic board: {board}");
+            let seen = first.entry(game.clone()).or_insert_with(|| board.clone());
+            if marks(&board) > marks(seen) {
+                // What is drawn is that board: a cell per character, marked as it says.
+                let drawn = client
+                    .execute(
+                        "return [...document.querySelectorAll(
+                             `#war-games li[data-game='${arguments[0]}'] .mini-cell`)]
+                             .map((cell) => cell.dataset.mark || '.').join('');",
+                        vec![serde_json::json!(game)],
+                    )
+                    .await
+                    .unwrap();
+                if drawn.as_str() == Some(board.as_str()) {
+                    break 'watching;
+                }
+            }
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no war game's miniature changed: {first:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_no_errors(&client).await;
+    client.close().await.unwrap();
+}

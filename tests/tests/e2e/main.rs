@@ -1,6 +1,7 @@
 //! End-to-end scenarios: a real server on 127.0.0.1:0 and real WebSocket clients.
 
 mod ai;
+mod analysis;
 mod bad_input;
 mod clock;
 mod limits;
@@ -8,6 +9,7 @@ mod lobby;
 mod matchmaking;
 mod private;
 mod records;
+mod rename;
 mod resume;
 mod shutdown;
 mod tls;

@@ -8,6 +8,7 @@ mod faults;
 mod fine_print;
 mod health;
 mod metrics;
+mod moderation;
 mod play;
 mod proxy;
 mod refused_hello;

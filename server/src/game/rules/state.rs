@@ -537,6 +537,7 @@ impl Rules {
         }
         let line = ChatLine {
             from: name,
+            player: Some(player),
             mark,
             text,
         };

@@ -9,6 +9,7 @@ mod tables;
 use noughts_protocol::{GameId, GameResult, PlayerId, Variant};
 
 use super::backend::{Backend, Closed, PlayerRow};
+use super::records::ModerationEntry;
 use super::records::{
     Ending, GameStart, Results, StoreError, StoredMove, StoredStanding, TokenHash, TokenRules,
 };
@@ -125,6 +126,17 @@ impl Backend for Memory {
         if let Some(row) = self.tables.players.get(&player) {
             let row = Player {
                 last_seen_ms: now,
+                ..row.clone()
+            };
+            self.tables.change(Change::Player(player, Some(row)));
+        }
+        Ok(())
+    }
+
+    fn rename_player(&mut self, player: PlayerId, name: &str) -> Result<(), StoreError> {
+        if let Some(row) = self.tables.players.get(&player) {
+            let row = Player {
+                name: name.to_owned(),
                 ..row.clone()
             };
             self.tables.change(Change::Player(player, Some(row)));
@@ -370,6 +382,26 @@ impl Backend for Memory {
 
     fn player_row(&mut self, player: PlayerId) -> Result<Option<PlayerRow>, StoreError> {
         Ok(reads::player_row(&self.tables, player))
+    }
+
+    fn add_moderation(&mut self, entry: &ModerationEntry) -> Result<u64, StoreError> {
+        let id = self.tables.moderation.last().map_or(0, |last| last.id) + 1;
+        let entry = ModerationEntry {
+            id,
+            ..entry.clone()
+        };
+        self.tables.change(Change::AddModeration(entry));
+        Ok(id)
+    }
+
+    fn moderation_since(
+        &mut self,
+        after: u64,
+        limit: u32,
+    ) -> Result<Vec<ModerationEntry>, StoreError> {
+        let log = &self.tables.moderation;
+        let from = log.partition_point(|entry| entry.id <= after);
+        Ok(log[from..].iter().take(limit as usize).cloned().collect())
     }
 
     fn ratings(&mut self, player: PlayerId) -> Result<Ratings, StoreError> {

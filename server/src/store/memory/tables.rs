@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use noughts_protocol::{GameId, Mark, PlayerId, Variant};
 
+use super::super::records::ModerationEntry;
 use super::super::records::{Results, StoreError, StoredMove, TokenHash};
 use super::super::rows::GameRow;
 use crate::rating::{Glicko, Ratings};
@@ -92,6 +93,10 @@ pub(super) enum Change {
     /// Moves put back (after their ply's predecessors).
     RestoreMoves(GameId, Vec<(u32, StoredMove)>),
     Rating(PlayerId, Variant, Option<Rating>),
+    /// A fact appended to the moderation log.
+    AddModeration(ModerationEntry),
+    /// The moderation log's last fact taken off.
+    PopModeration,
 }
 
 /// Everything the memory store keeps.
@@ -116,6 +121,8 @@ pub(super) struct Tables {
     /// Per player and variant, the results of the finished games no longer kept, so that a
     /// profile still counts them.
     pub(super) carried: HashMap<(PlayerId, Variant), Results>,
+    /// The moderation log, oldest first (kept whole: it is small beside the games).
+    pub(super) moderation: Vec<ModerationEntry>,
     /// While a transaction is open, the changes that undo it, oldest first.
     undo: Option<Vec<Change>>,
     /// Where the open savepoint's undo starts.
@@ -176,6 +183,14 @@ impl Tables {
     fn apply(&mut self, change: Change) -> Change {
         match change {
             Change::Player(id, row) => Change::Player(id, set(&mut self.players, id, row)),
+            Change::AddModeration(entry) => {
+                self.moderation.push(entry);
+                Change::PopModeration
+            }
+            Change::PopModeration => match self.moderation.pop() {
+                Some(entry) => Change::AddModeration(entry),
+                None => Change::PopModeration,
+            },
             Change::Token(hash, row) => {
                 let old = set(&mut self.tokens, hash, row);
                 if let Some(old) = &old {

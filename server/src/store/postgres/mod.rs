@@ -3,11 +3,13 @@
 //! thread.
 
 mod client;
+mod moderation;
 mod reads;
 
 use noughts_protocol::{GameId, PlayerId, Variant};
 
 use super::backend::{Backend, Closed, PlayerRow};
+use super::records::ModerationEntry;
 use super::records::{
     Ending, GameStart, Results, StoreError, StoredMove, StoredStanding, TokenHash, TokenRules,
 };
@@ -120,6 +122,14 @@ impl Backend for Postgres {
             "UPDATE players SET last_seen_ms = GREATEST(last_seen_ms, $2) \
              WHERE id = (SELECT id FROM players WHERE id = $1 FOR UPDATE SKIP LOCKED)",
             &[&int(player.0), &int(now)],
+        )?;
+        Ok(())
+    }
+
+    fn rename_player(&mut self, player: PlayerId, name: &str) -> Result<(), StoreError> {
+        self.conn.execute(
+            "UPDATE players SET name = $2 WHERE id = $1",
+            &[&int(player.0), &name],
         )?;
         Ok(())
     }
@@ -357,6 +367,18 @@ impl Backend for Postgres {
 
     fn moves(&mut self, game: GameId) -> Result<Vec<StoredMove>, StoreError> {
         reads::moves(&mut self.conn, game)
+    }
+
+    fn add_moderation(&mut self, entry: &ModerationEntry) -> Result<u64, StoreError> {
+        moderation::add(&mut self.conn, entry)
+    }
+
+    fn moderation_since(
+        &mut self,
+        after: u64,
+        limit: u32,
+    ) -> Result<Vec<ModerationEntry>, StoreError> {
+        moderation::since(&mut self.conn, after, limit)
     }
 
     fn player_row(&mut self, player: PlayerId) -> Result<Option<PlayerRow>, StoreError> {

@@ -2,6 +2,7 @@
 //! fact written; `reads.rs` has the questions. Everything here runs on the store thread.
 
 mod backup;
+mod moderation;
 mod reads;
 
 use std::path::Path;
@@ -10,6 +11,7 @@ use noughts_protocol::{GameId, PlayerId, Variant};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::backend::{Backend, Closed, PlayerRow};
+use super::records::ModerationEntry;
 use super::records::{
     Ending, GameStart, Results, StoreError, StoredMove, StoredStanding, TokenHash, TokenRules,
 };
@@ -46,6 +48,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/002_ratings.sql"),
     include_str!("../migrations/003_tokens.sql"),
     include_str!("../migrations/004_fencing.sql"),
+    include_str!("../migrations/005_moderation.sql"),
 ];
 
 /// Opens the database, sets it up for durable concurrent use and brings its schema up to date.
@@ -224,6 +227,13 @@ impl Backend for Sqlite {
         self.db
             .prepare_cached("UPDATE players SET last_seen_ms = ?2 WHERE id = ?1")?
             .execute(params![int(player.0), int(now)])?;
+        Ok(())
+    }
+
+    fn rename_player(&mut self, player: PlayerId, name: &str) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached("UPDATE players SET name = ?2 WHERE id = ?1")?
+            .execute(params![int(player.0), name])?;
         Ok(())
     }
 
@@ -472,6 +482,18 @@ impl Backend for Sqlite {
 
     fn moves(&mut self, game: GameId) -> Result<Vec<StoredMove>, StoreError> {
         reads::moves(&self.db, game)
+    }
+
+    fn add_moderation(&mut self, entry: &ModerationEntry) -> Result<u64, StoreError> {
+        moderation::add(&self.db, entry)
+    }
+
+    fn moderation_since(
+        &mut self,
+        after: u64,
+        limit: u32,
+    ) -> Result<Vec<ModerationEntry>, StoreError> {
+        moderation::since(&self.db, after, limit)
     }
 
     fn player_row(&mut self, player: PlayerId) -> Result<Option<PlayerRow>, StoreError> {

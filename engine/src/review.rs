@@ -1,0 +1,162 @@
+//! A move judged against the best the position allowed ([`MoveVerdict`]): the best move it could
+//! have been, an inaccuracy (the same outcome, but a slower win or a quicker loss), or a blunder
+//! (it gave away a win or a draw); and a whole game's moves judged in turn ([`review`]).
+
+use crate::ai::{MoveValue, analyse};
+use crate::board::Board;
+use crate::budget::Budget;
+use crate::variant::Variant;
+use crate::verdict::Value;
+
+/// What a move was, against the best the position allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum MoveVerdict {
+    Best,
+    Inaccuracy,
+    Blunder,
+}
+
+impl MoveVerdict {
+    /// The word shown beside the move.
+    pub fn word(self) -> &'static str {
+        match self {
+            MoveVerdict::Best => "best",
+            MoveVerdict::Inaccuracy => "inaccuracy",
+            MoveVerdict::Blunder => "blunder",
+        }
+    }
+
+    /// The annotation a move list puts after the move, as in chess.
+    pub fn mark(self) -> &'static str {
+        match self {
+            MoveVerdict::Best => "",
+            MoveVerdict::Inaccuracy => "?",
+            MoveVerdict::Blunder => "??",
+        }
+    }
+}
+
+/// The verdict on playing `cell` on `before`, searching within `budget`; `None` where the engine
+/// cannot tell (a qubic position it has not proven within the budget, or a cell that is no
+/// legal move). Exact on classic, four and cube, where the budget is not needed.
+pub fn judge_move(before: &Board, cell: usize, budget: Budget) -> Option<MoveVerdict> {
+    let analysis = analyse(before, budget);
+    let best = analysis.moves.first()?;
+    let played = analysis.moves.iter().find(|m| m.cell == cell)?;
+    compare(best, played)
+}
+
+/// The best move the engine finds on `board` within `budget`, for a hint.
+pub fn hint(board: &Board, budget: Budget) -> Option<usize> {
+    analyse(board, budget).moves.first().map(|m| m.cell)
+}
+
+/// Every move of a game of `variant` played from the empty board, judged in turn, each within
+/// `budget`: one verdict per move, `None` where the engine cannot tell. The moves are judged up
+/// to the first that is not legal (there are no more verdicts than legal moves).
+pub fn review(variant: Variant, cells: &[usize], budget: Budget) -> Vec<Option<MoveVerdict>> {
+    let mut board = Board::new(variant);
+    let mut verdicts = Vec::with_capacity(cells.len());
+    for &cell in cells {
+        let Ok(next) = board.play(cell) else {
+            break;
+        };
+        verdicts.push(judge_move(&board, cell, budget));
+        board = next;
+    }
+    verdicts
+}
+
+fn compare(best: &MoveValue, played: &MoveValue) -> Option<MoveVerdict> {
+    let rank = |value: Value| match value {
+        Value::Win => Some(2),
+        Value::Draw => Some(1),
+        Value::Loss => Some(0),
+        Value::Unknown => None,
+    };
+    let (best_rank, played_rank) = (rank(best.value)?, rank(played.value)?);
+    if played_rank < best_rank {
+        return Some(MoveVerdict::Blunder);
+    }
+    let as_good = match played.value {
+        // Sooner is better when winning, later when losing; a draw is a draw.
+        Value::Win => played.plies <= best.plies,
+        Value::Loss => played.plies >= best.plies,
+        _ => true,
+    };
+    Some(if as_good {
+        MoveVerdict::Best
+    } else {
+        MoveVerdict::Inaccuracy
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BUDGET: Budget = Budget::millis(300);
+
+    fn board(text: &str) -> Board {
+        Board::parse(Variant::Classic, text).unwrap()
+    }
+
+    #[test]
+    fn a_block_is_best_and_a_miss_is_a_blunder() {
+        // X threatens the diagonal; O must take the bottom right.
+        let before = board("X.O/.X./...");
+        assert_eq!(judge_move(&before, 8, BUDGET), Some(MoveVerdict::Best));
+        assert_eq!(judge_move(&before, 1, BUDGET), Some(MoveVerdict::Blunder));
+        assert_eq!(judge_move(&before, 0, BUDGET), None, "not a legal move");
+        assert_eq!(hint(&before, BUDGET), Some(8));
+    }
+
+    #[test]
+    fn a_game_is_reviewed_move_by_move() {
+        // X centre, O edge (a blunder: X wins by force), X corner, O blocks, X forks, O, X wins.
+        let verdicts = review(Variant::Classic, &[4, 1, 0, 8, 6, 2, 3], BUDGET);
+        assert_eq!(verdicts.len(), 7);
+        assert_eq!(verdicts[0], Some(MoveVerdict::Best));
+        assert_eq!(verdicts[1], Some(MoveVerdict::Blunder));
+        assert!(verdicts.iter().all(Option::is_some), "{verdicts:?}");
+        // Judging stops at an illegal move.
+        assert_eq!(review(Variant::Classic, &[4, 4, 0], BUDGET).len(), 1);
+    }
+
+    #[test]
+    fn a_slower_win_or_a_quicker_loss_is_an_inaccuracy() {
+        let mv = |value, plies| MoveValue {
+            cell: 0,
+            value,
+            plies: Some(plies),
+        };
+        let verdict = |best, played| compare(&best, &played);
+        assert_eq!(
+            verdict(mv(Value::Win, 3), mv(Value::Win, 3)),
+            Some(MoveVerdict::Best)
+        );
+        assert_eq!(
+            verdict(mv(Value::Win, 3), mv(Value::Win, 5)),
+            Some(MoveVerdict::Inaccuracy)
+        );
+        assert_eq!(
+            verdict(mv(Value::Loss, 6), mv(Value::Loss, 4)),
+            Some(MoveVerdict::Inaccuracy)
+        );
+        assert_eq!(
+            verdict(mv(Value::Draw, 9), mv(Value::Draw, 7)),
+            Some(MoveVerdict::Best)
+        );
+        assert_eq!(
+            verdict(mv(Value::Win, 3), mv(Value::Draw, 9)),
+            Some(MoveVerdict::Blunder)
+        );
+        assert_eq!(
+            verdict(mv(Value::Draw, 9), mv(Value::Loss, 4)),
+            Some(MoveVerdict::Blunder)
+        );
+        assert_eq!(verdict(mv(Value::Unknown, 0), mv(Value::Win, 3)), None);
+    }
+}

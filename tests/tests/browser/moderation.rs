@@ -1,0 +1,109 @@
+//! Mute, block and report beside a player's name in the game view (its seats and chat lines):
+//! a muted player's chat goes from the page and stops coming, a block keeps the two apart (the
+//! blocked player's room cannot be joined), and a report reaches the server.
+
+use fantoccini::Locator;
+use noughts_engine::Variant;
+use noughts_protocol::{ClientMessage, Mark};
+use noughts_tests::browser::{Driver, assert_no_errors, attr, click, wait_for, wait_for_text};
+
+use super::audit::audit;
+use super::page_against_rival;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_is_muted_blocked_and_reported_from_the_game_view() {
+    let Some(driver) = Driver::start().await else {
+        return;
+    };
+    let (_server, client, mut rival, state) = page_against_rival(&driver).await;
+    let game = state.game;
+    let seat = if state.you == Some(Mark::X) { "x" } else { "o" };
+    let menu = format!(
+        "[data-seat=\"{seat}\"] [data-player-menu=\"{}\"]",
+        rival.player
+    );
+    // The rival's seat and chat line offer the menu, labelled; the page's own seat does not.
+    let said = |text: &str| ClientMessage::Chat {
+        game,
+        text: text.to_owned(),
+    };
+    rival.send(said("hello there")).await;
+    wait_for_text(&client, "#chat-lines", |t| t.contains("hello there")).await;
+    wait_for(
+        &client,
+        &format!("#chat-lines [data-player-menu=\"{}\"]", rival.player),
+    )
+    .await;
+    assert_eq!(
+        attr(&client, &menu, "aria-label").await.as_deref(),
+        Some("Mute, block or report rival")
+    );
+    let mine = if seat == "x" { "o" } else { "x" };
+    assert!(
+        client
+            .find(Locator::Css(&format!(
+                "[data-seat=\"{mine}\"] [data-player-menu]"
+            )))
+            .await
+            .is_err(),
+        "no menu beside one's own name"
+    );
+    // Mute: the line already shown goes, and later ones never come.
+    click(&client, &menu).await;
+    click(&client, "[data-action=\"mute\"]").await;
+    wait_for_text(&client, "#notice", |t| {
+        t.starts_with("You have muted rival")
+    })
+    .await;
+    wait_for_text(&client, "#chat-lines", |t| !t.contains("hello there")).await;
+    // The line is sent before the resignation, so once the game is over on the page the line
+    // would have come.
+    rival.send(said("after the mute")).await;
+    rival.send(ClientMessage::Resign { game }).await;
+    wait_for(&client, "#game-over").await;
+    let lines = wait_for_text(&client, "#chat-lines", |_| true).await;
+    assert!(!lines.contains("after the mute"), "{lines}");
+    // The menu now offers to unmute; report from it, with a category and a reason.
+    click(&client, &menu).await;
+    wait_for(&client, "[data-action=\"unmute\"]").await;
+    assert_eq!(audit(&client).await, Vec::<String>::new(), "the menu");
+    click(&client, "[data-action=\"report\"]").await;
+    let category = wait_for(&client, "#report-category").await;
+    assert_eq!(
+        audit(&client).await,
+        Vec::<String>::new(),
+        "the report form"
+    );
+    category.select_by_value("abuse").await.unwrap();
+    wait_for(&client, "#report-reason")
+        .await
+        .send_keys("insults in chat")
+        .await
+        .unwrap();
+    click(&client, "#report-send").await;
+    wait_for_text(&client, "#notice", |t| {
+        t.starts_with("Thank you: your report on rival went to the server's operator")
+    })
+    .await;
+    // Block: the rival's room cannot be joined from the page any more.
+    click(&client, &menu).await;
+    click(&client, "[data-action=\"block\"]").await;
+    wait_for_text(&client, "#notice", |t| {
+        t.starts_with("You have blocked rival")
+    })
+    .await;
+    let code = rival.create_room(60, Variant::Classic, true).await;
+    click(&client, "#lobby").await;
+    wait_for(&client, "#code")
+        .await
+        .send_keys(&code)
+        .await
+        .unwrap();
+    click(&client, "#join").await;
+    wait_for_text(&client, "#notice", |t| {
+        t.starts_with("One of you has blocked the other")
+    })
+    .await;
+    assert_no_errors(&client).await;
+    client.close().await.unwrap();
+}

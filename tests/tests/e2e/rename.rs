@@ -1,0 +1,93 @@
+//! `rename`: the player keeps its id, token, games and ratings under a new name, which new games,
+//! the profile, the records and a later `hello` with the token show.
+
+use noughts_engine::Variant;
+use noughts_protocol::{ClientMessage, ErrorCode, ServerMessage};
+use noughts_tests::{Client, Scratch, TestServer, file_config, pair};
+
+#[tokio::test]
+async fn a_rename_keeps_the_player_and_shows_in_new_games() {
+    let scratch = Scratch::new("rename");
+    let server = TestServer::start(file_config(scratch.db())).await;
+    let url = server.url();
+    let ada = server.join("ada").await;
+    let bob = server.join("bob").await;
+    let player = ada.player;
+    let (mut x, mut o, state) = pair(ada, bob, Variant::Classic).await;
+    let game = state.game;
+    let (ada, bob) = if x.player == player {
+        (&mut x, &mut o)
+    } else {
+        (&mut o, &mut x)
+    };
+    // A second connection of the same player hears of the rename too.
+    let mut elsewhere = Client::resume(&url, "ada", &ada.token.clone()).await;
+    // A name that breaks hello's rules is refused, and changes nothing.
+    for (id, name) in [
+        (1, "  ".to_owned()),
+        (11, "x".repeat(25)),
+        (12, "red\u{1b}[31m".to_owned()),
+        (13, "a\u{202e}b".to_owned()),
+    ] {
+        ada.expect_error(id, ClientMessage::Rename { name }, ErrorCode::BadName)
+            .await;
+    }
+    // A name the server reserves (the AI's, the staff's) is refused as at hello.
+    for (id, name) in [(14, "admin"), (15, "A.I. (Perfect)")] {
+        let name = name.to_owned();
+        ada.expect_error(id, ClientMessage::Rename { name }, ErrorCode::ReservedName)
+            .await;
+    }
+    let reply = ada
+        .request(
+            2,
+            ClientMessage::Rename {
+                name: "  Ada L. ".to_owned(),
+            },
+        )
+        .await;
+    assert_eq!(
+        reply,
+        ServerMessage::Renamed {
+            name: "Ada L.".to_owned()
+        }
+    );
+    elsewhere
+        .saw(|m| matches!(m, ServerMessage::Renamed { name } if name == "Ada L."))
+        .await;
+    // The game's record names its players by id: it shows the new name.
+    ada.request(3, ClientMessage::Resign { game }).await;
+    let record = bob.record(4, game).await;
+    let mine = if record.x.player == Some(player) {
+        &record.x
+    } else {
+        &record.o
+    };
+    assert_eq!(mine.name, "Ada L.");
+    // The profile shows the new name, and a new game seats it.
+    let ServerMessage::Profile(profile) = bob
+        .request(
+            5,
+            ClientMessage::Profile {
+                player: Some(player),
+            },
+        )
+        .await
+    else {
+        panic!("a profile")
+    };
+    assert_eq!(profile.name, "Ada L.");
+    // A hello with the token comes back as the new name (whatever name it says), and a new game
+    // seats the player under it.
+    let again = Client::resume(&url, "whatever", &elsewhere.token).await;
+    let rival = server.join("cy").await;
+    let (x, o, state) = pair(again, rival, Variant::Classic).await;
+    let seat = if x.player == player {
+        &state.x
+    } else {
+        &state.o
+    };
+    assert_eq!(seat.player, Some(player));
+    assert_eq!(seat.name, "Ada L.");
+    drop(o);
+}

@@ -1,0 +1,371 @@
+//! Moderation end to end on one node with a real SQLite file: players muting (their chat no
+//! longer reaches the muter), blocking (never paired, rooms refused) and reporting; and the
+//! operator's `noughts-server admin` commands through the running server: reports listed with
+//! their games, bans of a player and of an address range, chat mutes, reserved names, an ended
+//! game, and the audit of them all.
+
+use std::process::Command;
+
+use noughts_protocol::{
+    ClientFrame, ClientMessage, ErrorCode, GameId, PROTOCOL_VERSION, ReportCategory, ServerMessage,
+    Variant, close,
+};
+use noughts_tests::process::ServerProcess;
+use noughts_tests::{
+    Client, Scratch, TestServer, WAIT, binary, connect, file_config, read_frame, send_frame,
+};
+use tokio::time::{Instant, sleep};
+
+/// `host` opens a room and `guest` joins it; both with the game's snapshot read.
+async fn room_game(host: &mut Client, guest: &mut Client) -> GameId {
+    let code = host.create_room(1, Variant::Classic, false).await;
+    guest.send(ClientMessage::JoinRoom { code }).await;
+    let state = host.game_state().await;
+    let _ = guest.game_state().await;
+    state.game
+}
+
+/// `who` says `text` in `game` and waits for its own line back.
+async fn say(who: &mut Client, game: GameId, text: &str) {
+    who.send(ClientMessage::Chat {
+        game,
+        text: text.to_owned(),
+    })
+    .await;
+    let text = text.to_owned();
+    who.saw(move |m| matches!(m, ServerMessage::Chat { line, .. } if line.text == text))
+        .await;
+}
+
+/// Reads `who`'s frames up to its own chat line `text`; the chat lines seen on the way.
+async fn chat_until_own(who: &mut Client, text: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    loop {
+        if let ServerMessage::Chat { line, .. } = who.next().await.message {
+            if line.text == text {
+                return seen;
+            }
+            seen.push(line.text);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_muted_players_chat_no_longer_reaches_the_muter() {
+    let dir = Scratch::new("mute");
+    let server = TestServer::start(file_config(dir.db())).await;
+    let mut ada = Client::join(&server.url(), "ada").await;
+    let mut bo = Client::join(&server.url(), "bo").await;
+    let game = room_game(&mut ada, &mut bo).await;
+    let mute = ClientMessage::Mute { player: bo.player };
+    assert_eq!(ada.request(10, mute).await, ServerMessage::Ok);
+    say(&mut bo, game, "you will not read this").await;
+    ada.send(ClientMessage::Chat {
+        game,
+        text: "quiet here".to_owned(),
+    })
+    .await;
+    assert_eq!(
+        chat_until_own(&mut ada, "quiet here").await,
+        Vec::<String>::new()
+    );
+    // The list names whom ada mutes; unmuting lets bo's next line through.
+    let list = ada.request(11, ClientMessage::ModerationList).await;
+    let ServerMessage::ModerationList { muted, blocked } = list else {
+        panic!("expected moderation_list, got {list:?}");
+    };
+    assert_eq!(muted.len(), 1);
+    assert_eq!((muted[0].player, muted[0].name.as_str()), (bo.player, "bo"));
+    assert!(blocked.is_empty());
+    let unmute = ClientMessage::Unmute { player: bo.player };
+    assert_eq!(ada.request(12, unmute).await, ServerMessage::Ok);
+    say(&mut bo, game, "hello again").await;
+    ada.send(ClientMessage::Chat {
+        game,
+        text: "welcome back".to_owned(),
+    })
+    .await;
+    assert_eq!(
+        chat_until_own(&mut ada, "welcome back").await,
+        vec!["hello again"]
+    );
+    ada.expect_error(
+        13,
+        ClientMessage::Mute { player: ada.player },
+        ErrorCode::OwnPlayer,
+    )
+    .await;
+    let nobody = noughts_protocol::PlayerId(999_999);
+    ada.expect_error(
+        14,
+        ClientMessage::Block { player: nobody },
+        ErrorCode::NoSuchPlayer,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocked_players_are_never_paired_and_cannot_join_each_others_rooms() {
+    let dir = Scratch::new("block");
+    let server = TestServer::start(file_config(dir.db())).await;
+    let url = server.url();
+    let mut cy = Client::join(&url, "cy").await;
+    let mut di = Client::join(&url, "di").await;
+    let block = ClientMessage::Block { player: di.player };
+    assert_eq!(cy.request(1, block).await, ServerMessage::Ok);
+    // A room of either is refused to the other, whoever blocked.
+    let code = cy.create_room(2, Variant::Classic, false).await;
+    di.expect_error(
+        3,
+        ClientMessage::JoinRoom { code: code.clone() },
+        ErrorCode::Blocked,
+    )
+    .await;
+    let close_room = ClientMessage::CloseRoom { code };
+    assert_eq!(cy.request(4, close_room).await, ServerMessage::Ok);
+    // Quick match passes the blocked seek over: di waits, and the next player meets cy.
+    let seek = || ClientMessage::Seek {
+        variant: Variant::Four,
+        clock: None,
+        rated: false,
+    };
+    let seeking = cy.request(5, seek()).await;
+    assert!(
+        matches!(seeking, ServerMessage::Seeking { .. }),
+        "{seeking:?}"
+    );
+    let seeking = di.request(6, seek()).await;
+    let ServerMessage::Seeking { seek: di_seek, .. } = seeking else {
+        panic!("di should wait, got {seeking:?}");
+    };
+    let mut ed = Client::join(&url, "ed").await;
+    ed.send(seek()).await;
+    let met = ed.game_state().await;
+    let cy_game = cy.game_state().await;
+    assert_eq!(met.game, cy_game.game);
+    // And cy may not take di's seek from the lobby either.
+    let accept = ClientMessage::AcceptSeek { seek: di_seek };
+    cy.expect_error(8, accept, ErrorCode::Blocked).await;
+    assert_eq!(
+        di.request(9, ClientMessage::CancelSeek).await,
+        ServerMessage::Ok
+    );
+    let unblock = ClientMessage::Unblock { player: di.player };
+    assert_eq!(cy.request(10, unblock).await, ServerMessage::Ok);
+    let code = di.create_room(11, Variant::Classic, false).await;
+    cy.send(ClientMessage::JoinRoom { code }).await;
+    let _ = cy.game_state().await;
+}
+
+/// Runs `noughts-server admin` as operator "ops" through the server whose metrics URL is
+/// `metrics`; its output, or a panic with its error.
+fn admin(metrics: &str, args: &[&str]) -> String {
+    let server = metrics
+        .trim_start_matches("http://")
+        .trim_end_matches("/metrics");
+    let output = Command::new(binary::path("noughts-server"))
+        .args(["admin", "--operator", "ops", "--server", server])
+        .args(args)
+        .output()
+        .expect("run noughts-server admin");
+    let said = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "admin {args:?} failed: {said}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    said
+}
+
+/// The first answer to a `hello` as `name` (with `token`) on a new connection.
+async fn hello(url: &str, name: &str, token: Option<String>) -> ServerMessage {
+    let mut socket = connect(url).await;
+    let hello = ClientMessage::Hello {
+        protocol: PROTOCOL_VERSION,
+        name: name.to_owned(),
+        token,
+    };
+    send_frame(&mut socket, &ClientFrame::new(hello)).await;
+    read_frame(&mut socket).await.expect("an answer").message
+}
+
+/// Waits until `hello` as `name` gets the error `code`.
+async fn until_hello_refused(url: &str, name: &str, token: Option<String>, code: ErrorCode) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let answer = hello(url, name, token.clone()).await;
+        if matches!(&answer, ServerMessage::Error { code: got, .. } if *got == code) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "hello as {name} still gets {answer:?}"
+        );
+        sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// Waits until `who`'s chat in `game` is refused as muted.
+async fn until_chat_muted(who: &mut Client, game: GameId) {
+    let deadline = Instant::now() + WAIT;
+    let mut id = 100;
+    loop {
+        id += 1;
+        let chat = ClientMessage::Chat {
+            game,
+            text: "still here?".to_owned(),
+        };
+        match who.request(id, chat).await {
+            ServerMessage::Error {
+                code: ErrorCode::Muted,
+                ..
+            } => break,
+            // Lines sent before the mute holds count against the chat limit.
+            ServerMessage::Chat { .. }
+            | ServerMessage::Error {
+                code: ErrorCode::RateLimited,
+                ..
+            } => {}
+            other => panic!("expected chat or muted, got {other:?}"),
+        }
+        assert!(Instant::now() < deadline, "the chat mute never held");
+        sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+/// Every operator action of the test is in the audit, with who and why.
+fn check_audit(metrics: &str) {
+    let audit = admin(metrics, &["audit"]);
+    for line in [
+        "by ops: end_game game",
+        "by ops: chat_mute player",
+        "by ops: reserve Zed: the owner's name",
+        "by ops: ban player",
+        "by ops: ban_range 127.0.0.0/8: closed for now",
+        "by ops: unban_range 127.0.0.0/8: open again",
+    ] {
+        assert!(audit.contains(line), "no {line:?} in the audit:\n{audit}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operators_commands_hold_on_a_running_server() {
+    let dir = Scratch::new("admin");
+    let bin = binary::path("noughts-server");
+    let live = ServerProcess::start(&bin, &dir.dir, &["--metrics-listen", "127.0.0.1:0"]);
+    let (url, metrics) = (live.url.clone(), live.metrics.clone().expect("metrics"));
+    let mut ada = Client::join(&url, "ada").await;
+    let mut bo = Client::join(&url, "bo").await;
+    let game = room_game(&mut ada, &mut bo).await;
+    // A report, kept with its game and listed for the operator.
+    let report = |reason: &str| ClientMessage::Report {
+        player: bo.player,
+        category: ReportCategory::Abuse,
+        reason: reason.to_owned(),
+        game: Some(game),
+    };
+    ada.expect_error(1, report("  "), ErrorCode::BadReport)
+        .await;
+    assert_eq!(
+        ada.request(2, report("insults after the game")).await,
+        ServerMessage::Ok
+    );
+    let reports = admin(&metrics, &["reports"]);
+    assert!(
+        reports.contains(&format!(
+            "player {} reports player {} for abuse: insults after the game",
+            ada.player.0, bo.player.0
+        )),
+        "{reports}"
+    );
+    assert!(
+        reports.contains(&format!("in game {}: classic", game.0)),
+        "{reports}"
+    );
+    // The operator ends the game: both players hear it ended, aborted.
+    admin(
+        &metrics,
+        &[
+            "end-game",
+            "--game",
+            &game.0.to_string(),
+            "--reason",
+            "test",
+        ],
+    );
+    for player in [&mut ada, &mut bo] {
+        let over = player
+            .until(|m| matches!(m, ServerMessage::GameOver { .. }))
+            .await;
+        let ServerMessage::GameOver { result, .. } = over else {
+            unreachable!()
+        };
+        assert_eq!(result.reason, noughts_protocol::EndReason::Aborted);
+    }
+    // A chat mute for a time.
+    let game = room_game(&mut ada, &mut bo).await;
+    admin(
+        &metrics,
+        &[
+            "mute",
+            "--player",
+            &ada.player.0.to_string(),
+            "--minutes",
+            "5",
+            "--reason",
+            "flooding",
+        ],
+    );
+    until_chat_muted(&mut ada, game).await;
+    // Reserved names: the built-in ones at once, the operator's once written.
+    until_hello_refused(&url, "AI (perfect)", None, ErrorCode::ReservedName).await;
+    until_hello_refused(&url, "Admin", None, ErrorCode::ReservedName).await;
+    admin(
+        &metrics,
+        &["reserve", "--name", "Zed", "--reason", "the owner's name"],
+    );
+    until_hello_refused(&url, "zed", None, ErrorCode::ReservedName).await;
+    // A ban ends bo's live connection and refuses his token.
+    admin(
+        &metrics,
+        &[
+            "ban",
+            "--player",
+            &bo.player.0.to_string(),
+            "--reason",
+            "abuse",
+        ],
+    );
+    let banned = bo.until(|m| matches!(m, ServerMessage::Error { .. })).await;
+    assert!(
+        matches!(&banned, ServerMessage::Error { code: ErrorCode::Banned, message } if message.contains("abuse")),
+        "{banned:?}"
+    );
+    assert_eq!(bo.closed().await, Some(close::POLICY_VIOLATION));
+    until_hello_refused(&url, "bo", Some(bo.token.clone()), ErrorCode::Banned).await;
+    // A range: every new connection from it is refused at hello.
+    admin(
+        &metrics,
+        &[
+            "ban",
+            "--range",
+            "127.0.0.0/8",
+            "--reason",
+            "closed for now",
+        ],
+    );
+    until_hello_refused(&url, "fay", None, ErrorCode::Banned).await;
+    admin(
+        &metrics,
+        &["unban", "--range", "127.0.0.0/8", "--reason", "open again"],
+    );
+    let deadline = Instant::now() + WAIT;
+    while !matches!(
+        hello(&url, "fay", None).await,
+        ServerMessage::Welcome { .. }
+    ) {
+        assert!(Instant::now() < deadline, "the range stayed banned");
+        sleep(std::time::Duration::from_millis(50)).await;
+    }
+    check_audit(&metrics);
+}
