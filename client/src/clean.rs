@@ -48,6 +48,11 @@ pub fn clean(message: &mut ServerMessage) {
             record_seat(&mut record.o);
         }
         ServerMessage::Profile(profile) => clean_text(&mut profile.name),
+        ServerMessage::Registered { username, .. } => clean_text(username),
+        ServerMessage::SessionList { sessions } => sessions
+            .iter_mut()
+            .filter_map(|s| s.device.as_mut())
+            .for_each(clean_text),
         ServerMessage::Ok
         | ServerMessage::Pong
         | ServerMessage::Seeking { .. }

@@ -49,6 +49,11 @@ pub const CLIENT_TYPES: &[&str] = &[
     "history",
     "game_record",
     "profile",
+    "register",
+    "sessions",
+    "revoke_session",
+    "change_password",
+    "close_account",
 ];
 
 /// Reads one text frame from a client.

@@ -119,6 +119,8 @@ fn every_example_parses_as_the_type_it_documents() {
             "history",
             "game_record",
             "profile",
+            "registered",
+            "session_list",
         ]),
         "every server message has an example"
     );

@@ -23,6 +23,7 @@
 //! - `health`: `/healthz` and `/readyz`, and the draining flag.
 //! - `proxy`: the client's address behind a trusted proxy (PROXY protocol v2, forwarding headers).
 
+mod account;
 mod admin;
 pub mod cluster;
 mod config;
@@ -55,6 +56,7 @@ mod token_bucket;
 mod upgrade;
 mod war;
 
+pub use account::AccountConfig;
 pub use admin::fetch_backup;
 pub use config::{ClusterConfig, Config};
 /// The rules of a game as a pure state machine; public only for the fuzz target.

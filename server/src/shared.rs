@@ -8,6 +8,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::account::{Attempts, Passwords};
 use crate::cluster::Cluster;
 use crate::cluster::games::{Publication, RemoteWatches};
 use crate::cluster::leases::Leases;
@@ -43,6 +44,10 @@ pub(crate) struct Shared {
     pub registry: Registry,
     /// Where players, games, moves and ratings are kept.
     pub store: Store,
+    /// Hashes and checks passwords, a few at a time.
+    pub passwords: Passwords,
+    /// The count of password guesses, per account and per address.
+    pub attempts: Attempts,
     /// The lobby's listings and subscribers.
     pub lobby: Lobby,
     /// What operators scrape.

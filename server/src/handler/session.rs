@@ -122,7 +122,7 @@ impl Client {
     /// player's live session (`resumed`), or starts a new session as the same player. The token
     /// is checked, and a place among the session's connections held, before the trade: a
     /// refused `hello` trades nothing.
-    async fn come_back(&mut self, id: Option<RequestId>, token: &str) -> Reply {
+    pub(super) async fn come_back(&mut self, id: Option<RequestId>, token: &str) -> Reply {
         let presented = TokenHash::of(token);
         let rules = self.shared.config.token_rules();
         let store = &self.shared.store;
@@ -148,7 +148,7 @@ impl Client {
             .rotate_token(presented, TokenHash::of(&fresh), rules)
             .await
         {
-            Ok(Some(_)) => {}
+            Ok(Some(_)) => store.device_rotated(presented, TokenHash::of(&fresh)),
             // It stopped working meanwhile (replaced too long ago, or revoked).
             Ok(None) => return refuse_token(),
             Err(err) => {

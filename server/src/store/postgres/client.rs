@@ -15,6 +15,7 @@ use super::super::records::{StoreError, without_password};
 pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/001_initial.sql"),
     include_str!("migrations/002_fencing.sql"),
+    include_str!("migrations/003_accounts.sql"),
 ];
 
 /// Any number that nodes agree on: the advisory lock held while one of them migrates.
