@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{Instrument, error, info, info_span, warn};
 
-use crate::account::{Attempts, Passwords};
+use crate::account::{Attempts, Live, Passwords};
 use crate::admin::Backups;
 use crate::cluster::games::RemoteWatches;
 use crate::cluster::leases::Leases;
@@ -122,6 +122,7 @@ async fn serve(
     let shared = Arc::new(Shared {
         passwords,
         attempts,
+        live: Live::default(),
         metrics: Arc::default(),
         ai_slots,
         config,

@@ -8,7 +8,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::account::{Attempts, Passwords};
+use crate::account::{Attempts, Live, Passwords};
 use crate::cluster::Cluster;
 use crate::cluster::games::{Publication, RemoteWatches};
 use crate::cluster::leases::Leases;
@@ -48,6 +48,8 @@ pub(crate) struct Shared {
     pub passwords: Passwords,
     /// The count of password guesses, per account and per address.
     pub attempts: Attempts,
+    /// The token each open connection holds, to close those of a session that was ended.
+    pub live: Live,
     /// The lobby's listings and subscribers.
     pub lobby: Lobby,
     /// What operators scrape.

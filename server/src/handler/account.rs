@@ -276,8 +276,17 @@ impl Client {
         device: u64,
     ) -> Reply {
         self.own_account(session).await?;
-        match self.shared.store.drop_device(session.player, device).await {
+        let store = &self.shared.store;
+        let ended = match store.devices(session.player).await {
+            Ok(devices) => devices.into_iter().find(|d| d.id == device),
+            Err(err) => return Err(store_failed(&err, "revoke a session")),
+        };
+        match store.drop_device(session.player, device).await {
             Ok(true) => {
+                if let Some(ended) = ended {
+                    let holds = |token| device_holding(std::slice::from_ref(&ended), token);
+                    (self.shared.live).close_ended(session.player, |token| holds(token).is_some());
+                }
                 info!(device, "session revoked");
                 self.ok(id);
                 Ok(())
@@ -302,13 +311,19 @@ impl Client {
         self.check_password(&key, Some(&account), password).await?;
         let phc = self.new_phc(new_password, &account.username).await?;
         let store = &self.shared.store;
-        let keep = match store.devices(session.player).await {
-            Ok(devices) => self.current_device(&devices),
+        let devices = match store.devices(session.player).await {
+            Ok(devices) => devices,
             Err(err) => return Err(store_failed(&err, "change a password")),
         };
+        let keep = self.current_device(&devices);
         if let Err(err) = store.change_password(session.player, phc, keep).await {
             return Err(store_failed(&err, "change a password"));
         }
+        let kept: Vec<StoredDevice> = devices.into_iter().filter(|d| Some(d.id) == keep).collect();
+        let current = self.token;
+        (self.shared.live).close_ended(session.player, |token| {
+            Some(token) != current && device_holding(&kept, token).is_none()
+        });
         info!("password changed");
         self.ok(id);
         Ok(())

@@ -197,6 +197,8 @@ impl Client {
     }
 
     fn welcome(&self, id: Option<RequestId>, session: &Session, token: String, resumed: bool) {
+        let live = &self.shared.live;
+        live.welcomed(session.player, TokenHash::of(&token), &self.out);
         let ratings = session.ratings();
         let ratings = Variant::ALL
             .iter()
@@ -264,6 +266,7 @@ impl Client {
         if let Some(token) = self.token.take() {
             shared.store.touch_token(token);
         }
+        shared.live.gone(session.player, conn);
         shared.lobby.unsubscribe(conn);
         let Some(detached) = session.detach(conn) else {
             // The session has already let this connection go (a logout).

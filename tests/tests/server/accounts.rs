@@ -164,7 +164,7 @@ async fn sessions_are_listed_and_revoked() {
     let url = server.url();
     let mut phone = Client::join(&url, "ada").await;
     registered(&mut phone, "ada", PASSWORD).await;
-    let laptop = try_sign_in(&url, "ada", PASSWORD, Some("laptop \u{1b}[31m"))
+    let mut laptop = try_sign_in(&url, "ada", PASSWORD, Some("laptop \u{1b}[31m"))
         .await
         .expect("signed in");
     let listed = sessions(&mut phone, 1).await;
@@ -186,6 +186,11 @@ async fn sessions_are_listed_and_revoked() {
         )
         .await;
     assert_eq!(ok, ServerMessage::Ok);
+    assert_eq!(
+        laptop.closed().await,
+        Some(noughts_protocol::close::LOGGED_OUT),
+        "the revoked session's open connection is closed"
+    );
     assert!(
         !token_works(&url, &laptop.token).await,
         "a revoked token is refused"
@@ -211,7 +216,7 @@ async fn a_password_change_ends_the_other_sessions() {
     let url = server.url();
     let mut phone = Client::join(&url, "ada").await;
     registered(&mut phone, "ada", PASSWORD).await;
-    let laptop = sign_in(&url, "ada", PASSWORD, phone.player).await;
+    let mut laptop = sign_in(&url, "ada", PASSWORD, phone.player).await;
     let wrong = ClientMessage::ChangePassword {
         password: "not the password at all".to_owned(),
         new_password: NEW_PASSWORD.to_owned(),
@@ -229,6 +234,11 @@ async fn a_password_change_ends_the_other_sessions() {
         new_password: NEW_PASSWORD.to_owned(),
     };
     assert_eq!(phone.request(3, change).await, ServerMessage::Ok);
+    assert_eq!(
+        laptop.closed().await,
+        Some(noughts_protocol::close::LOGGED_OUT),
+        "the laptop's open connection is closed"
+    );
     assert!(
         !token_works(&url, &laptop.token).await,
         "the laptop's session ended"
