@@ -122,5 +122,26 @@ mod tests {
         let shown = format!("{credentials:?}");
         assert!(!shown.contains("horse"), "{shown}");
         assert!(shown.contains("ada"), "{shown}");
+        let password = || "correct horse battery".to_owned();
+        for message in [
+            crate::ClientMessage::Register(credentials.clone()),
+            crate::ClientMessage::Hello {
+                protocol: 2,
+                name: "ada".to_owned(),
+                token: None,
+                credentials: Some(credentials.clone()),
+            },
+            crate::ClientMessage::ChangePassword {
+                password: password(),
+                new_password: password(),
+            },
+            crate::ClientMessage::CloseAccount {
+                password: password(),
+            },
+        ] {
+            for shown in [format!("{message:?}"), format!("{message:#?}")] {
+                assert!(!shown.contains("horse"), "{shown}");
+            }
+        }
     }
 }
