@@ -52,6 +52,11 @@ pub fn clean(message: &mut ServerMessage) {
             .iter_mut()
             .chain(blocked.iter_mut())
             .for_each(|p| clean_text(&mut p.name)),
+        ServerMessage::Registered { username, .. } => clean_text(username),
+        ServerMessage::SessionList { sessions } => sessions
+            .iter_mut()
+            .filter_map(|s| s.device.as_mut())
+            .for_each(clean_text),
         ServerMessage::Ok
         | ServerMessage::Pong
         | ServerMessage::Seeking { .. }

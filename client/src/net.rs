@@ -195,6 +195,7 @@ async fn session(
             protocol: PROTOCOL_VERSION,
             name: options.name.clone(),
             token: token.map(str::to_owned),
+            credentials: None,
         });
         Message::text(frame.to_json())
     };

@@ -162,6 +162,7 @@ async fn connection(
             protocol: PROTOCOL_VERSION,
             name: name.to_owned(),
             token: token.clone(),
+            credentials: None,
         },
     )
     .await?;

@@ -198,6 +198,7 @@ pub async fn join_with(url: &str, name: &str, recv_buffer: Option<u32>) -> anyho
             protocol: PROTOCOL_VERSION,
             name: name.to_owned(),
             token: None,
+            credentials: None,
         },
     )
     .await?;

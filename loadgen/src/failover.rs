@@ -81,6 +81,7 @@ async fn hello(url: &str, name: &str, token: Option<String>) -> anyhow::Result<(
         protocol: PROTOCOL_VERSION,
         name: name.to_owned(),
         token,
+        credentials: None,
     };
     client::send(&mut ws, hello).await?;
     let token = client::until(&mut ws, |m| match m {

@@ -57,6 +57,11 @@ pub const CLIENT_TYPES: &[&str] = &[
     "unblock",
     "moderation_list",
     "report",
+    "register",
+    "sessions",
+    "revoke_session",
+    "change_password",
+    "close_account",
 ];
 
 /// Reads one text frame from a client.

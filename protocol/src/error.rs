@@ -113,6 +113,26 @@ error_codes! {
     /// A `report` whose reason is empty or longer than [`crate::MAX_REPORT_CHARS`] after
     /// cleaning.
     BadReport = "bad_report",
+    /// `hello` with a username and password that do not match an open account: the same answer
+    /// whether the username is unknown or the password wrong.
+    BadCredentials = "bad_credentials",
+    /// `register` with a username another account holds (compared ignoring case).
+    UsernameTaken = "username_taken",
+    /// A username that breaks the rules (2 to 20 ASCII letters, digits, `_` and `-`).
+    BadUsername = "bad_username",
+    /// A password shorter than 8 characters, longer than 128, or among the commonest passwords.
+    WeakPassword = "weak_password",
+    /// Too many wrong passwords for this account or from this address; the message ends with
+    /// `retry after <ms> ms`, when to try again.
+    TooManyAttempts = "too_many_attempts",
+    /// A password sent over a connection that is not encrypted (plain `ws://` from another
+    /// machine, with no TLS proxy declared in front of the server).
+    InsecureTransport = "insecure_transport",
+    /// An account request from a guest (`sessions`, `change_password`, `close_account`), or
+    /// `register` from a player who has an account already.
+    NotAnAccount = "not_an_account",
+    /// `revoke_session` named a session this account does not have.
+    NoSuchSession = "no_such_session",
 }
 
 impl std::fmt::Display for ErrorCode {

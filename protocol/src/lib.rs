@@ -6,6 +6,7 @@
 //! request or into the documented error. `PROTOCOL.md` beside this crate describes it all for
 //! people writing clients in other languages, and a test keeps its examples parsing as these types.
 
+mod account;
 mod decode;
 mod error;
 mod frame;
@@ -18,6 +19,10 @@ mod moderation;
 mod records;
 mod text;
 
+pub use account::{
+    Credentials, DEVICE_MAX_CHARS, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS, SessionInfo,
+    USERNAME_MAX_CHARS, USERNAME_MIN_CHARS, UsernameError, username_key, validate_username,
+};
 pub use decode::{CLIENT_TYPES, DecodeError, decode_client};
 pub use error::{ERROR_CODES, ErrorCode, close};
 pub use frame::{ClientFrame, ServerFrame};

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::account::{Credentials, SessionInfo};
 use crate::error::ErrorCode;
 use crate::game::{
     ChatLine, ClockSpec, Clocks, GameResult, GameState, OfferKind, RatingChanges, SideChoice,
@@ -18,13 +19,35 @@ use noughts_engine::{Level, Mark, Variant};
 #[derive(derive_more::Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientMessage {
-    /// First message on every connection. `token` resumes an earlier session.
+    /// First message on every connection. `token` resumes an earlier session; `username` and
+    /// `password` (instead of a token) sign in to an account, opening a new session for this
+    /// device.
     Hello {
         protocol: u32,
         name: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[debug("{}", if token.is_some() { "Some(<redacted>)" } else { "None" })]
         token: Option<String>,
+        #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+        credentials: Option<Credentials>,
+    },
+    /// Turn this guest into an account: it keeps its id, history and ratings.
+    Register(Credentials),
+    /// List this account's signed-in sessions, one per device.
+    Sessions,
+    /// End one of this account's sessions: its tokens stop working and its connections close.
+    RevokeSession { session: u64 },
+    /// Change the password; every other session of the account ends.
+    ChangePassword {
+        #[debug("<redacted>")]
+        password: String,
+        #[debug("<redacted>")]
+        new_password: String,
+    },
+    /// Close the account for good (the password is asked again): every session ends.
+    CloseAccount {
+        #[debug("<redacted>")]
+        password: String,
     },
     /// Change the name others see, keeping the player (its games and ratings): the name new
     /// games, the lobby and the records show from now on. Same rules as `hello`'s name.
@@ -343,6 +366,10 @@ pub enum ServerMessage {
         muted: Vec<ModeratedPlayer>,
         blocked: Vec<ModeratedPlayer>,
     },
+    /// The answer to `register`: this player is now the account `username`.
+    Registered { player: PlayerId, username: String },
+    /// The answer to `sessions`: the account's sessions, newest first.
+    SessionList { sessions: Vec<SessionInfo> },
 }
 
 #[cfg(test)]
@@ -359,6 +386,7 @@ mod tests {
             protocol: PROTOCOL_VERSION,
             name: "ada".to_owned(),
             token: Some(token.to_owned()),
+            credentials: None,
         };
         let welcome = ServerMessage::Welcome {
             protocol: PROTOCOL_VERSION,
@@ -386,6 +414,7 @@ mod tests {
             protocol: PROTOCOL_VERSION,
             name: "bo".to_owned(),
             token: None,
+            credentials: None,
         };
         assert!(format!("{fresh:?}").contains("token: None"));
     }

@@ -122,6 +122,8 @@ fn every_example_parses_as_the_type_it_documents() {
             "profile",
             "renamed",
             "moderation_list",
+            "registered",
+            "session_list",
         ]),
         "every server message has an example"
     );

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use noughts_engine::{Budget, Level, Variant};
 
+use crate::account::AccountConfig;
 use crate::proxy::Proxies;
 use crate::store::{StoreConfig, TokenRules};
 use crate::tls::Tls;
@@ -113,6 +114,9 @@ pub struct Config {
     /// Zero (the default) stops at once; behind a balancer, give it a little more than the
     /// balancer takes to mark a node down.
     pub drain_delay: Duration,
+    /// Accounts: where passwords may come from, how fast they are hashed, how guesses are
+    /// limited, how long a closed account's name is held.
+    pub accounts: AccountConfig,
 }
 
 /// How a node joins its cluster.
@@ -167,6 +171,7 @@ impl Default for Config {
             lobby_sends_per_sec: crate::lobby::DEFAULT_SENDS_PER_SEC,
             proxies: Proxies::default(),
             drain_delay: Duration::ZERO,
+            accounts: AccountConfig::default(),
         }
     }
 }

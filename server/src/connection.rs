@@ -187,6 +187,9 @@ pub(crate) async fn serve(
     debug!("connected");
     let first_ping = Instant::now() + ping_phase(out.conn.0, config.ping_interval);
     let mut client = Client::new(shared.clone(), out, network);
+    if config.tls.is_some() || config.accounts.tls_proxy || client_ip.is_loopback() {
+        client.allow_credentials();
+    }
     let end = pump(&shared, &mut ws, inbox, &mut client, first_ping).await;
     if let Some(wire) = &wire {
         wire.close();

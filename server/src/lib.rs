@@ -26,6 +26,7 @@
 //!   operator's `admin` commands that write it.
 //! - `proxy`: the client's address behind a trusted proxy (PROXY protocol v2, forwarding headers).
 
+mod account;
 mod admin;
 mod analysis;
 pub mod cluster;
@@ -62,6 +63,7 @@ mod token_bucket;
 mod upgrade;
 mod war;
 
+pub use account::AccountConfig;
 pub use admin::fetch_backup;
 pub use config::{ClusterConfig, Config};
 /// The rules of a game as a pure state machine; public only for the fuzz target.

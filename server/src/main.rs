@@ -8,7 +8,8 @@ use anyhow::Context;
 use clap::Parser;
 use noughts_engine::{Budget, Level, Variant};
 use noughts_server::{
-    AdminAction, Cidr, ClientAddress, ClusterConfig, Config, Proxies, StoreConfig, Tls,
+    AccountConfig, AdminAction, Cidr, ClientAddress, ClusterConfig, Config, Proxies, StoreConfig,
+    Tls,
 };
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
@@ -198,6 +199,17 @@ struct Args {
     /// over (in a cluster) and its players told to come back.
     #[arg(long, env = "NOUGHTS_DRAIN_MS", value_parser = clap::value_parser!(u64).range(0..=600_000), default_value_t = 0)]
     drain_ms: u64,
+    /// A proxy that terminates TLS stands in front of this server: plain connections may carry
+    /// passwords. Without it (and without --tls-cert) only connections from loopback may.
+    #[arg(long, env = "NOUGHTS_TLS_PROXY")]
+    tls_proxy: bool,
+    /// How many passwords may be hashed or checked at once (each takes a core and 19 MiB for a
+    /// moment); more wait their turn.
+    #[arg(long, env = "NOUGHTS_PASSWORD_HASHES", value_parser = clap::value_parser!(u64).range(1..=64), default_value_t = 2)]
+    password_hashes: u64,
+    /// Days a closed account's username stays reserved before anyone may register it.
+    #[arg(long, env = "NOUGHTS_CLOSED_NAME_DAYS", value_parser = clap::value_parser!(u64).range(0..=3650), default_value_t = 30)]
+    closed_name_days: u64,
     /// How log lines are written to standard error: text, or json (one object a line, with the
     /// spans' fields: a connection's id, peer and client address, a game's id).
     #[arg(long, env = "NOUGHTS_LOG_FORMAT", value_parser = ["text", "json"], default_value = "text")]
@@ -303,6 +315,12 @@ impl Args {
                 client_address: self.client_address,
             },
             drain_delay: Duration::from_millis(self.drain_ms),
+            accounts: AccountConfig {
+                tls_proxy: self.tls_proxy,
+                concurrent_hashes: usize::try_from(self.password_hashes).unwrap_or(2),
+                closed_name_hold: Duration::from_secs(self.closed_name_days * 24 * 3600),
+                ..AccountConfig::default()
+            },
         }
     }
 }

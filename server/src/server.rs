@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{Instrument, error, info, info_span, warn};
 
+use crate::account::{Attempts, Live, Passwords};
 use crate::admin::Backups;
 use crate::cluster::games::RemoteWatches;
 use crate::cluster::leases::Leases;
@@ -118,7 +119,12 @@ async fn serve(
     });
     let health = Arc::new(Health::new(store.clone(), redis));
     let lobby = Lobby::new(config.lobby_sends_per_sec);
+    let passwords = Passwords::new(config.accounts.concurrent_hashes);
+    let attempts = Attempts::new(config.accounts.clone());
     let shared = Arc::new(Shared {
+        passwords,
+        attempts,
+        live: Live::default(),
         metrics: Arc::default(),
         ai_slots,
         analyses: Default::default(),

@@ -8,6 +8,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::account::{Attempts, Live, Passwords};
 use crate::analysis::Analyses;
 use crate::cluster::Cluster;
 use crate::cluster::games::{Publication, RemoteWatches};
@@ -45,6 +46,12 @@ pub(crate) struct Shared {
     pub registry: Registry,
     /// Where players, games, moves and ratings are kept.
     pub store: Store,
+    /// Hashes and checks passwords, a few at a time.
+    pub passwords: Passwords,
+    /// The count of password guesses, per account and per address.
+    pub attempts: Attempts,
+    /// The token each open connection holds, to close those of a session that was ended.
+    pub live: Live,
     /// The lobby's listings and subscribers.
     pub lobby: Lobby,
     /// What operators scrape.

@@ -26,6 +26,7 @@ use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
+pub mod accounts;
 pub mod binary;
 pub mod browser;
 pub mod haproxy;
@@ -242,6 +243,17 @@ pub async fn read_frame(socket: &mut Socket) -> Result<ServerFrame, Option<u16>>
 }
 
 impl Client {
+    /// A client welcomed on `socket` as `player` with `token`.
+    pub fn welcomed(socket: Socket, name: &str, player: PlayerId, token: String) -> Client {
+        Client {
+            socket,
+            name: name.to_owned(),
+            player,
+            token,
+            backlog: VecDeque::new(),
+        }
+    }
+
     /// Connects to `url` and says hello as `name`.
     pub async fn join(url: &str, name: &str) -> Client {
         Client::hello(url, None, name, None).await
@@ -281,6 +293,7 @@ impl Client {
             protocol: PROTOCOL_VERSION,
             name: name.to_owned(),
             token,
+            credentials: None,
         };
         // A connection being turned away may already be closing: its answer is read below.
         let _ = socket

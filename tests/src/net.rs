@@ -123,6 +123,7 @@ pub async fn small_watcher(url: &str, game: GameId) -> Socket {
         protocol: PROTOCOL_VERSION,
         name: "stalled".to_owned(),
         token: None,
+        credentials: None,
     };
     send_frame(&mut socket, &ClientFrame::new(hello)).await;
     let welcome = read_frame(&mut socket).await.expect("welcome");

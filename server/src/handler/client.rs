@@ -44,6 +44,9 @@ pub(crate) struct Client {
     /// The hash of the token this connection was welcomed with: it counts as used until the
     /// connection closes.
     pub(super) token: Option<TokenHash>,
+    /// Whether this connection may carry passwords: encrypted (here or by a TLS proxy the
+    /// operator declared), or from loopback.
+    pub(super) credentials_allowed: bool,
 }
 
 /// What handling a request comes to: done (its reply sent), or refused with a reason.
@@ -54,6 +57,11 @@ pub(super) fn refuse(code: ErrorCode, message: impl Into<String>) -> Reply {
 }
 
 impl Client {
+    /// Lets this connection carry passwords (see [`Client::credentials_allowed`]).
+    pub(crate) fn allow_credentials(&mut self) {
+        self.credentials_allowed = true;
+    }
+
     pub(crate) fn new(shared: Arc<Shared>, out: Outbound, network: Network) -> Client {
         let config = &shared.config;
         let requests = Bucket::new(
@@ -75,6 +83,7 @@ impl Client {
             stands_in: false,
             watching_elsewhere: false,
             token: None,
+            credentials_allowed: false,
         }
     }
 

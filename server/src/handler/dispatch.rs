@@ -21,7 +21,15 @@ impl Client {
                     protocol,
                     name,
                     token,
-                } => self.hello(id, protocol, &name, token).await,
+                    credentials,
+                } => match (credentials, token) {
+                    (Some(credentials), None) => self.sign_in(id, protocol, credentials).await,
+                    (Some(_), Some(_)) => refuse(
+                        ErrorCode::BadRequest,
+                        "hello carries a token or a username and password, not both",
+                    ),
+                    (None, token) => self.hello(id, protocol, &name, token).await,
+                },
                 _ => refuse(ErrorCode::HelloFirst, "say hello first"),
             };
         };
@@ -151,6 +159,21 @@ impl Client {
             } => {
                 self.report(&session, id, (player, category, reason, game))
                     .await
+            }
+            ClientMessage::Register(credentials) => self.register(&session, id, credentials).await,
+            ClientMessage::Sessions => self.sessions(&session, id).await,
+            ClientMessage::RevokeSession { session: device } => {
+                self.revoke_session(&session, id, device).await
+            }
+            ClientMessage::ChangePassword {
+                password,
+                new_password,
+            } => {
+                self.change_password(&session, id, password, new_password)
+                    .await
+            }
+            ClientMessage::CloseAccount { password } => {
+                self.close_account(&session, id, password).await
             }
         }
     }

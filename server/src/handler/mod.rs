@@ -6,6 +6,7 @@
 //! other nodes forward here.
 //! Every request with an id gets one reply.
 
+mod account;
 mod ai_games;
 mod client;
 mod dispatch;

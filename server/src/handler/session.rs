@@ -124,7 +124,7 @@ impl Client {
     /// player's live session (`resumed`), or starts a new session as the same player. The token
     /// is checked, and a place among the session's connections held, before the trade: a
     /// refused `hello` trades nothing.
-    async fn come_back(&mut self, id: Option<RequestId>, token: &str) -> Reply {
+    pub(super) async fn come_back(&mut self, id: Option<RequestId>, token: &str) -> Reply {
         let presented = TokenHash::of(token);
         let rules = self.shared.config.token_rules();
         let store = &self.shared.store;
@@ -151,7 +151,7 @@ impl Client {
             .rotate_token(presented, TokenHash::of(&fresh), rules)
             .await
         {
-            Ok(Some(_)) => {}
+            Ok(Some(_)) => store.device_rotated(presented, TokenHash::of(&fresh)),
             // It stopped working meanwhile (replaced too long ago, or revoked).
             Ok(None) => return refuse_token(),
             Err(err) => {
@@ -200,6 +200,8 @@ impl Client {
     }
 
     fn welcome(&self, id: Option<RequestId>, session: &Session, token: String, resumed: bool) {
+        let live = &self.shared.live;
+        live.welcomed(session.player, TokenHash::of(&token), &self.out);
         let ratings = session.ratings();
         let ratings = Variant::ALL
             .iter()
@@ -294,6 +296,7 @@ impl Client {
         if let Some(token) = self.token.take() {
             shared.store.touch_token(token);
         }
+        shared.live.gone(session.player, conn);
         shared.lobby.unsubscribe(conn);
         let Some(detached) = session.detach(conn) else {
             // The session has already let this connection go (a logout).

@@ -9,6 +9,7 @@
 use noughts_protocol::{GameId, Mark, PlayerId, Variant};
 use tracing::error;
 
+use super::accounts::AccountBackend;
 use super::records::ModerationEntry;
 use super::records::{
     Ending, GameStart, LiveGame, Rerated, Results, SEQ_RESERVE, Startup, StoreError, StoredGame,
@@ -36,7 +37,7 @@ pub(super) struct PlayerRow {
 }
 
 /// One database: the transaction around a batch, and each fact it reads or writes.
-pub(super) trait Backend: Send {
+pub(super) trait Backend: AccountBackend + Send {
     /// Opens the transaction a batch of writes commits in.
     fn begin(&mut self) -> Result<(), StoreError>;
     fn commit(&mut self) -> Result<(), StoreError>;

@@ -10,6 +10,8 @@
 //! waiting to broadcast a move) awaits it, everyone else moves on. The thread drives any
 //! of them through one seam, [`backend::Backend`], so all share the game's logic and the tests.
 
+mod account_calls;
+mod accounts;
 mod backend;
 mod job;
 mod memory;
@@ -22,6 +24,7 @@ mod sqlite;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use accounts::{NewAccount, StoredAccount, StoredDevice, device_holding};
 pub(crate) use queue::Store;
 pub(crate) use records::{
     Ending, GameStart, LiveGame, Rerated, SEQ_RESERVE, StoredGame, StoredMove, StoredPlayer,

@@ -142,6 +142,7 @@ async fn logout_ends_the_identity_kept_in_the_token_file() {
         protocol: noughts_protocol::PROTOCOL_VERSION,
         name: "thief".into(),
         token: Some(token),
+        credentials: None,
     };
     noughts_tests::send_frame(&mut socket, &noughts_protocol::ClientFrame::new(hello)).await;
     let answer = noughts_tests::read_frame(&mut socket)

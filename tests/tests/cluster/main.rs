@@ -1,6 +1,7 @@
 //! Several nodes over one real `redis-server`: one lobby on every node, war games run once in
 //! the cluster, and a node that stops is swept out of the lobby.
 
+mod accounts;
 mod deploy;
 mod failover;
 mod handover;

@@ -48,6 +48,7 @@ async fn hello(url: &str, name: &str, token: Option<&str>) -> (Socket, String) {
             protocol: PROTOCOL_VERSION,
             name: name.to_owned(),
             token: token.map(str::to_owned),
+            credentials: None,
         };
         if ws
             .send(Message::text(ClientFrame::new(hello).to_json()))

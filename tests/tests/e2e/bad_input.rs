@@ -223,6 +223,7 @@ async fn bad_hellos(server: &TestServer) {
         protocol: 999,
         name: "future".into(),
         token: None,
+        credentials: None,
     };
     send_frame(&mut early, &ClientFrame::new(hello)).await;
     let frame = read_frame(&mut early).await.expect("a reply");
@@ -241,6 +242,7 @@ async fn bad_hellos(server: &TestServer) {
         protocol: 2,
         name: "\u{1b}[2Jevil".into(),
         token: None,
+        credentials: None,
     };
     send_frame(&mut early, &ClientFrame::new(hello)).await;
     let frame = read_frame(&mut early).await.expect("a reply");

@@ -224,6 +224,7 @@ async fn a_player_comes_back_as_itself_after_its_session_expired() {
                 protocol: noughts_protocol::PROTOCOL_VERSION,
                 name: "someone else".into(),
                 token: Some(token.clone()),
+                credentials: None,
             };
             noughts_tests::send_frame(&mut socket, &noughts_protocol::ClientFrame::new(hello))
                 .await;

@@ -12,6 +12,7 @@ async fn a_forged_token_is_refused() {
         protocol: noughts_protocol::PROTOCOL_VERSION,
         name: "mallory".into(),
         token: Some("00112233445566778899aabbccddeeff".into()),
+        credentials: None,
     };
     noughts_tests::send_frame(&mut socket, &noughts_protocol::ClientFrame::new(hello)).await;
     let frame = noughts_tests::read_frame(&mut socket)

@@ -60,6 +60,7 @@ async fn join(addr: SocketAddr, name: &str) -> Socket {
         protocol: PROTOCOL_VERSION,
         name: name.to_owned(),
         token: None,
+        credentials: None,
     };
     let reply = request(&mut socket, 0, hello).await;
     assert!(matches!(reply, ServerMessage::Welcome { .. }), "{reply:?}");

@@ -184,6 +184,7 @@ async fn hello(url: &str, name: &str, token: Option<String>) -> ServerMessage {
         protocol: PROTOCOL_VERSION,
         name: name.to_owned(),
         token,
+        credentials: None,
     };
     send_frame(&mut socket, &ClientFrame::new(hello)).await;
     read_frame(&mut socket).await.expect("an answer").message

@@ -52,6 +52,7 @@ async fn hello(mut ws: Socket) -> Result<Socket, (ErrorCode, Option<u16>)> {
         protocol: PROTOCOL_VERSION,
         name: "p".to_owned(),
         token: None,
+        credentials: None,
     };
     send_frame(&mut ws, &ClientFrame::new(hello)).await;
     let frame = read_frame(&mut ws).await.expect("an answer to hello");

@@ -13,6 +13,7 @@ fn hello(protocol: u32, name: &str, token: Option<&str>) -> ClientMessage {
         protocol,
         name: name.to_owned(),
         token: token.map(str::to_owned),
+        credentials: None,
     }
 }
 

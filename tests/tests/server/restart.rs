@@ -67,6 +67,7 @@ impl Player {
                 protocol: PROTOCOL_VERSION,
                 name: name.to_owned(),
                 token: token.map(str::to_owned),
+                credentials: None,
             })
             .await;
         let ServerMessage::Welcome { token, .. } = &welcome else {

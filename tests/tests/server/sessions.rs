@@ -19,6 +19,7 @@ async fn refused(url: &str, token: &str) {
         protocol: PROTOCOL_VERSION,
         name: "thief".to_owned(),
         token: Some(token.to_owned()),
+        credentials: None,
     };
     send_frame(&mut socket, &ClientFrame::new(hello)).await;
     match read_frame(&mut socket).await.map(|frame| frame.message) {
@@ -93,6 +94,7 @@ async fn a_token_counts_as_used_while_its_connection_is_open() {
             protocol: PROTOCOL_VERSION,
             name: "ada".to_owned(),
             token: Some(token.clone()),
+            credentials: None,
         };
         send_frame(&mut socket, &ClientFrame::new(hello)).await;
         match read_frame(&mut socket).await.map(|frame| frame.message) {

@@ -125,6 +125,7 @@ async fn serves_wss_with_the_given_certificate() {
             protocol: PROTOCOL_VERSION,
             name: "ada".into(),
             token: None,
+            credentials: None,
         });
         ws.send(Message::text(hello.to_json())).await.unwrap();
         loop {

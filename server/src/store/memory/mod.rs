@@ -3,6 +3,7 @@
 //! is not there is refused; a write inside a batch is undone alone when it fails). `tables.rs`
 //! holds the maps and their undo log, `reads.rs` the questions.
 
+mod accounts;
 mod reads;
 mod tables;
 
@@ -24,6 +25,8 @@ pub(super) struct Memory {
     tables: Tables,
     /// How many finished games keep their records; older ones are forgotten as more end.
     keep_finished: usize,
+    /// Accounts and their devices.
+    accounts: tables::Accounts,
 }
 
 impl Memory {
@@ -32,6 +35,7 @@ impl Memory {
         Memory {
             tables: Tables::default(),
             keep_finished,
+            accounts: tables::Accounts::default(),
         }
     }
 

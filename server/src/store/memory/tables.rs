@@ -2,13 +2,16 @@
 //! with the indexes the questions need (live games, each player's games and tokens, each
 //! variant's leaderboard). Every change is one [`Change`], whose application gives back the change
 //! that undoes it: inside a transaction those are logged, so that one write (a savepoint) or the
-//! whole batch can be undone as SQLite would roll it back.
+//! whole batch can be undone as SQLite would roll it back. Accounts and devices ([`Accounts`])
+//! are plain maps outside that log: each of their writes checks everything before it changes
+//! anything.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use noughts_protocol::{GameId, Mark, PlayerId, Variant};
 
+use super::super::accounts::{StoredAccount, StoredDevice};
 use super::super::records::ModerationEntry;
 use super::super::records::{Results, StoreError, StoredMove, TokenHash};
 use super::super::rows::GameRow;
@@ -395,4 +398,16 @@ impl<K: Eq + std::hash::Hash, V> Map<K, V> for HashMap<K, V> {
 /// as a database's constraint would refuse it.
 pub(super) fn refused(why: String) -> StoreError {
     StoreError::Refused(why)
+}
+
+/// Every account and device.
+#[derive(Debug, Default)]
+pub(super) struct Accounts {
+    /// Each account by its player, with its username key (gone once a closed account's name is
+    /// freed).
+    pub(super) accounts: HashMap<PlayerId, (StoredAccount, Option<String>)>,
+    /// Which player holds each username key.
+    pub(super) by_key: HashMap<String, PlayerId>,
+    /// Each device by id, with its player.
+    pub(super) devices: HashMap<u64, (PlayerId, StoredDevice)>,
 }

@@ -2,6 +2,7 @@
 //! the connection and the schema, `reads.rs` the questions. Everything here runs on the store
 //! thread.
 
+mod accounts;
 mod client;
 mod moderation;
 mod reads;

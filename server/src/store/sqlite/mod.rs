@@ -1,6 +1,7 @@
 //! The store in SQLite: opening the file, the schema and its migrations, and each
 //! fact written; `reads.rs` has the questions. Everything here runs on the store thread.
 
+mod accounts;
 mod backup;
 mod moderation;
 mod reads;
@@ -49,6 +50,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/003_tokens.sql"),
     include_str!("../migrations/004_fencing.sql"),
     include_str!("../migrations/005_moderation.sql"),
+    include_str!("../migrations/006_accounts.sql"),
 ];
 
 /// Opens the database, sets it up for durable concurrent use and brings its schema up to date.

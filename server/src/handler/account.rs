@@ -1,0 +1,350 @@
+//! Accounts: `hello` with a username and password (a new session for this device, welcomed as a
+//! resume is), `register`, `sessions`, `revoke_session`, `change_password` and `close_account`.
+//! Passwords travel only over TLS or from loopback; each guess is counted before it is checked;
+//! nothing here logs a password or a token.
+
+use std::sync::Arc;
+
+use noughts_protocol::{
+    Credentials, DEVICE_MAX_CHARS, ErrorCode, PROTOCOL_VERSION, RequestId, ServerMessage,
+    SessionInfo, sanitize, username_key, validate_username,
+};
+use tracing::{error, info};
+
+use super::client::{Client, Reply, refuse};
+use crate::account::Verdict;
+use crate::error::Refusal;
+use crate::session::{Session, new_token};
+use crate::store::{
+    NewAccount, StoreError, StoredAccount, StoredDevice, TokenHash, device_holding, now_ms,
+};
+
+/// The one answer to a wrong password and to a username no open account holds.
+fn bad_credentials() -> Reply {
+    refuse(
+        ErrorCode::BadCredentials,
+        "that username and password do not match an account",
+    )
+}
+
+/// The refusal of a store that failed.
+fn store_failed(err: &StoreError, doing: &'static str) -> Refusal {
+    error!(cause = %err, doing, "an account request failed");
+    Refusal::new(
+        ErrorCode::Internal,
+        "the server cannot do that now; try again",
+    )
+}
+
+/// A device's label as a client gave it: made safe to show, trimmed and cut short.
+fn label(device: Option<String>) -> Option<String> {
+    let text = sanitize(&device?);
+    let text: String = text.trim().chars().take(DEVICE_MAX_CHARS).collect();
+    (!text.is_empty()).then_some(text)
+}
+
+/// A new device id: random, and small enough for any JSON reader to hold exactly.
+fn device_id() -> u64 {
+    let mut bytes = [0u8; 8];
+    crate::invite_code::fill_random(&mut bytes);
+    (u64::from_le_bytes(bytes) & ((1 << 53) - 1)).max(1)
+}
+
+impl Client {
+    /// Refuses a password on a connection that is not encrypted, unless it comes from loopback
+    /// or the operator declared a TLS proxy in front.
+    fn check_transport(&self) -> Reply {
+        if self.credentials_allowed {
+            return Ok(());
+        }
+        refuse(
+            ErrorCode::InsecureTransport,
+            "passwords are taken only over an encrypted connection (wss://)",
+        )
+    }
+
+    /// Counts a guess at `key`'s password, or refuses it while its account or address must
+    /// wait.
+    fn count_guess(&self, key: &str) -> Reply {
+        match self.shared.attempts.begin(key, self.network) {
+            Verdict::Go => Ok(()),
+            Verdict::Wait(wait) => refuse(
+                ErrorCode::TooManyAttempts,
+                format!(
+                    "too many wrong passwords; retry after {} ms",
+                    wait.as_millis().max(1)
+                ),
+            ),
+        }
+    }
+
+    /// Checks `password` against `account` (an unknown one costs the same time), counting the
+    /// guess first.
+    async fn check_password(
+        &self,
+        key: &str,
+        account: Option<&StoredAccount>,
+        password: String,
+    ) -> Reply {
+        self.count_guess(key)?;
+        let phc = account
+            .filter(|account| account.closed_ms.is_none())
+            .map(|account| account.phc.clone());
+        if !self.shared.passwords.verify(phc, password).await {
+            return bad_credentials();
+        }
+        self.shared.attempts.succeeded(key, self.network);
+        Ok(())
+    }
+
+    /// The PHC string of a new password for `username`; refused if the password is weak.
+    async fn new_phc(&self, password: String, username: &str) -> Result<String, Refusal> {
+        let hashed = self
+            .shared
+            .passwords
+            .hash_new(password, username.to_owned())
+            .await;
+        match hashed {
+            Ok(Ok(phc)) => Ok(phc),
+            Ok(Err(weak)) => Err(Refusal::new(ErrorCode::WeakPassword, weak.reason())),
+            Err(err) => {
+                error!(cause = %err, "cannot hash a password");
+                Err(Refusal::new(
+                    ErrorCode::Internal,
+                    "the server cannot take a password now; try again",
+                ))
+            }
+        }
+    }
+
+    /// `hello` with a username and password: a new token for a new device of the account, then
+    /// welcomed as a `hello` with that token is.
+    pub(super) async fn sign_in(
+        &mut self,
+        id: Option<RequestId>,
+        protocol: u32,
+        credentials: Credentials,
+    ) -> Reply {
+        if protocol != PROTOCOL_VERSION {
+            return refuse(
+                ErrorCode::UnsupportedVersion,
+                format!("this server speaks protocol {PROTOCOL_VERSION}, not {protocol}"),
+            );
+        }
+        self.check_transport()?;
+        let key = username_key(&credentials.username);
+        let account = match self.shared.store.account_by_key(key.clone()).await {
+            Ok(account) => account,
+            Err(err) => return Err(store_failed(&err, "sign in")),
+        };
+        self.check_password(&key, account.as_ref(), credentials.password)
+            .await?;
+        let Some(account) = account else {
+            return bad_credentials();
+        };
+        let token = new_token();
+        let device = StoredDevice {
+            id: device_id(),
+            label: label(credentials.device),
+            created_ms: now_ms(),
+            last_seen_ms: now_ms(),
+            token: TokenHash::of(&token),
+            previous: None,
+        };
+        let added = self.shared.store.add_device(account.player, device, false);
+        if let Err(err) = added.await {
+            return Err(store_failed(&err, "sign in"));
+        }
+        info!(player = account.player.0, "signed in");
+        self.come_back(id, &token).await
+    }
+
+    /// The account of this connection's player; refused for a guest or a closed account.
+    async fn own_account(&self, session: &Session) -> Result<StoredAccount, Refusal> {
+        match self.shared.store.account_of(session.player).await {
+            Ok(Some(account)) if account.closed_ms.is_none() => Ok(account),
+            Ok(_) => Err(Refusal::new(
+                ErrorCode::NotAnAccount,
+                "only an account can do that; register first",
+            )),
+            Err(err) => Err(store_failed(&err, "find an account")),
+        }
+    }
+
+    /// `register`: this guest becomes the account, keeping its id, history and ratings; this
+    /// connection's session becomes the account's first device.
+    pub(super) async fn register(
+        &mut self,
+        session: &Arc<Session>,
+        id: Option<RequestId>,
+        credentials: Credentials,
+    ) -> Reply {
+        self.check_transport()?;
+        validate_username(&credentials.username)
+            .map_err(|err| Refusal::new(ErrorCode::BadUsername, err.to_string()))?;
+        let store = &self.shared.store;
+        match store.account_of(session.player).await {
+            Ok(None) => {}
+            Ok(Some(_)) => {
+                return refuse(
+                    ErrorCode::NotAnAccount,
+                    "this player has an account already",
+                );
+            }
+            Err(err) => return Err(store_failed(&err, "register")),
+        }
+        let Some(token) = self.token else {
+            return refuse(
+                ErrorCode::NotAnAccount,
+                "only a player's own connection can register",
+            );
+        };
+        let username = credentials.username;
+        let phc = self.new_phc(credentials.password, &username).await?;
+        let account = NewAccount {
+            player: session.player,
+            key: username_key(&username),
+            username: username.clone(),
+            phc,
+        };
+        let hold = self.shared.config.accounts.closed_name_hold;
+        let hold_ms = u64::try_from(hold.as_millis()).unwrap_or(u64::MAX);
+        match store.create_account(account, hold_ms).await {
+            Ok(true) => {}
+            Ok(false) => {
+                return refuse(
+                    ErrorCode::UsernameTaken,
+                    "another account has that username",
+                );
+            }
+            Err(err) => return Err(store_failed(&err, "register")),
+        }
+        let device = StoredDevice {
+            id: device_id(),
+            label: None,
+            created_ms: now_ms(),
+            last_seen_ms: now_ms(),
+            token,
+            previous: None,
+        };
+        if let Err(err) = store.add_device(session.player, device, true).await {
+            return Err(store_failed(&err, "register"));
+        }
+        info!(player = session.player.0, "registered");
+        self.out.reply(
+            id,
+            ServerMessage::Registered {
+                player: session.player,
+                username,
+            },
+        );
+        Ok(())
+    }
+
+    /// The id of this connection's device, if it is one of `devices`.
+    fn current_device(&self, devices: &[StoredDevice]) -> Option<u64> {
+        device_holding(devices, self.token?).map(|device| device.id)
+    }
+
+    /// `sessions`: the account's devices, newest first.
+    pub(super) async fn sessions(&mut self, session: &Session, id: Option<RequestId>) -> Reply {
+        self.own_account(session).await?;
+        let devices = match self.shared.store.devices(session.player).await {
+            Ok(devices) => devices,
+            Err(err) => return Err(store_failed(&err, "list sessions")),
+        };
+        let current = self.current_device(&devices);
+        let sessions = devices
+            .into_iter()
+            .map(|device| SessionInfo {
+                session: device.id,
+                current: Some(device.id) == current,
+                device: device.label,
+                created_ms: device.created_ms,
+                last_seen_ms: device.last_seen_ms,
+            })
+            .collect();
+        self.out.reply(id, ServerMessage::SessionList { sessions });
+        Ok(())
+    }
+
+    /// `revoke_session`: one device's tokens stop working.
+    pub(super) async fn revoke_session(
+        &mut self,
+        session: &Session,
+        id: Option<RequestId>,
+        device: u64,
+    ) -> Reply {
+        self.own_account(session).await?;
+        let store = &self.shared.store;
+        let ended = match store.devices(session.player).await {
+            Ok(devices) => devices.into_iter().find(|d| d.id == device),
+            Err(err) => return Err(store_failed(&err, "revoke a session")),
+        };
+        match store.drop_device(session.player, device).await {
+            Ok(true) => {
+                if let Some(ended) = ended {
+                    let holds = |token| device_holding(std::slice::from_ref(&ended), token);
+                    (self.shared.live).close_ended(session.player, |token| holds(token).is_some());
+                }
+                info!(device, "session revoked");
+                self.ok(id);
+                Ok(())
+            }
+            Ok(false) => refuse(ErrorCode::NoSuchSession, "this account has no such session"),
+            Err(err) => Err(store_failed(&err, "revoke a session")),
+        }
+    }
+
+    /// `change_password`: the password is checked, the new one judged and hashed, and every
+    /// other device's tokens stop working.
+    pub(super) async fn change_password(
+        &mut self,
+        session: &Session,
+        id: Option<RequestId>,
+        password: String,
+        new_password: String,
+    ) -> Reply {
+        self.check_transport()?;
+        let account = self.own_account(session).await?;
+        let key = username_key(&account.username);
+        self.check_password(&key, Some(&account), password).await?;
+        let phc = self.new_phc(new_password, &account.username).await?;
+        let store = &self.shared.store;
+        let devices = match store.devices(session.player).await {
+            Ok(devices) => devices,
+            Err(err) => return Err(store_failed(&err, "change a password")),
+        };
+        let keep = self.current_device(&devices);
+        if let Err(err) = store.change_password(session.player, phc, keep).await {
+            return Err(store_failed(&err, "change a password"));
+        }
+        let kept: Vec<StoredDevice> = devices.into_iter().filter(|d| Some(d.id) == keep).collect();
+        let current = self.token;
+        (self.shared.live).close_ended(session.player, |token| {
+            Some(token) != current && device_holding(&kept, token).is_none()
+        });
+        info!("password changed");
+        self.ok(id);
+        Ok(())
+    }
+
+    /// `close_account`: the password is checked, the account closed and every session ended as
+    /// `logout` ends them.
+    pub(super) async fn close_account(
+        &mut self,
+        session: &Arc<Session>,
+        id: Option<RequestId>,
+        password: String,
+    ) -> Reply {
+        self.check_transport()?;
+        let account = self.own_account(session).await?;
+        let key = username_key(&account.username);
+        self.check_password(&key, Some(&account), password).await?;
+        if let Err(err) = self.shared.store.close_account(session.player).await {
+            return Err(store_failed(&err, "close an account"));
+        }
+        info!("account closed");
+        self.logout(session, id).await
+    }
+}

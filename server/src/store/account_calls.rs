@@ -1,0 +1,102 @@
+//! The [`Store`]'s calls for accounts and their devices, each a read or a write of
+//! [`super::accounts::AccountBackend`]'s facts.
+
+use noughts_protocol::PlayerId;
+
+use super::accounts::{NewAccount, StoredAccount, StoredDevice};
+use super::queue::Store;
+use super::records::{StoreError, TokenHash, now_ms};
+
+impl Store {
+    /// Makes a guest an account; false if the username is taken. Durable when it answers.
+    pub(crate) async fn create_account(
+        &self,
+        account: NewAccount,
+        hold_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let now = now_ms();
+        let freed_before = now.saturating_sub(hold_ms);
+        self.write("create account", move |db| {
+            db.create_account(&account, now, freed_before)
+        })
+        .await
+    }
+
+    pub(crate) async fn account_by_key(
+        &self,
+        key: String,
+    ) -> Result<Option<StoredAccount>, StoreError> {
+        self.read(move |db| db.account_by_key(&key)).await
+    }
+
+    pub(crate) async fn account_of(
+        &self,
+        player: PlayerId,
+    ) -> Result<Option<StoredAccount>, StoreError> {
+        self.read(move |db| db.account_of(player)).await
+    }
+
+    /// A new signed-in device of `player`'s, with its first token; the token is issued too
+    /// unless `issued` (a guest registering keeps the token it holds).
+    pub(crate) async fn add_device(
+        &self,
+        player: PlayerId,
+        device: StoredDevice,
+        issued: bool,
+    ) -> Result<(), StoreError> {
+        let now = now_ms();
+        self.write("add device", move |db| {
+            if !issued {
+                db.issue_token(player, device.token, now)?;
+            }
+            db.add_device(player, &device)
+        })
+        .await
+    }
+
+    /// The device that held `old` now holds `fresh`.
+    pub(crate) fn device_rotated(&self, old: TokenHash, fresh: TokenHash) {
+        let now = now_ms();
+        self.write_later("device rotated", move |db| {
+            db.device_rotated(old, fresh, now)
+        });
+    }
+
+    pub(crate) async fn devices(&self, player: PlayerId) -> Result<Vec<StoredDevice>, StoreError> {
+        self.read(move |db| db.devices(player)).await
+    }
+
+    pub(crate) async fn drop_device(
+        &self,
+        player: PlayerId,
+        device: u64,
+    ) -> Result<bool, StoreError> {
+        self.write("drop device", move |db| db.drop_device(player, device))
+            .await
+    }
+
+    /// A new password: every device but `keep` is forgotten and its tokens revoked.
+    pub(crate) async fn change_password(
+        &self,
+        player: PlayerId,
+        phc: String,
+        keep: Option<u64>,
+    ) -> Result<(), StoreError> {
+        self.write("change password", move |db| {
+            db.set_password(player, &phc)?;
+            db.drop_devices_except(player, keep)
+        })
+        .await
+    }
+
+    /// Closes the account: every device forgotten, every token revoked.
+    pub(crate) async fn close_account(&self, player: PlayerId) -> Result<(), StoreError> {
+        let now = now_ms();
+        self.write("close account", move |db| {
+            db.drop_devices_except(player, None)?;
+            db.revoke_tokens(player)?;
+            db.close_account(player, now)
+        })
+        .await
+    }
+}

@@ -1,0 +1,101 @@
+//! Accounts and their sessions in the store: [`AccountBackend`], what each database keeps of
+//! them (a username unique ignoring case, the password's PHC string, and one row per signed-in
+//! device with the token it holds now and the one before).
+
+use noughts_protocol::PlayerId;
+
+use super::records::{StoreError, TokenHash};
+
+/// An account as stored.
+#[derive(Debug, Clone)]
+pub(crate) struct StoredAccount {
+    pub(crate) player: PlayerId,
+    pub(crate) username: String,
+    /// The password's argon2id PHC string (never the password).
+    pub(crate) phc: String,
+    /// When it was closed, if it was.
+    pub(crate) closed_ms: Option<u64>,
+}
+
+/// A signed-in device of an account.
+#[derive(Debug, Clone)]
+pub(crate) struct StoredDevice {
+    pub(crate) id: u64,
+    pub(crate) label: Option<String>,
+    pub(crate) created_ms: u64,
+    pub(crate) last_seen_ms: u64,
+    /// The token the device holds now.
+    pub(crate) token: TokenHash,
+    /// The token it held before, still working for the overlap after a trade.
+    pub(crate) previous: Option<TokenHash>,
+}
+
+/// A new account, as `register` asks for it.
+#[derive(Debug, Clone)]
+pub(crate) struct NewAccount {
+    pub(crate) player: PlayerId,
+    pub(crate) username: String,
+    pub(crate) key: String,
+    pub(crate) phc: String,
+}
+
+/// What one database keeps of accounts. Every write runs inside the store's transaction.
+pub(super) trait AccountBackend {
+    /// Makes `account.player` an account, unless an account holds `account.key` (a closed
+    /// account lets go of its key once it was closed at `freed_before` or earlier); false if the
+    /// key is taken.
+    fn create_account(
+        &mut self,
+        account: &NewAccount,
+        now: u64,
+        freed_before: u64,
+    ) -> Result<bool, StoreError>;
+    /// The account holding the username key `key`.
+    fn account_by_key(&mut self, key: &str) -> Result<Option<StoredAccount>, StoreError>;
+    /// `player`'s account, if it has one.
+    fn account_of(&mut self, player: PlayerId) -> Result<Option<StoredAccount>, StoreError>;
+    fn set_password(&mut self, player: PlayerId, phc: &str) -> Result<(), StoreError>;
+    /// Marks the account closed (its key is kept until freed).
+    fn close_account(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError>;
+    /// A new token of `player`'s, outside any device (as `add_player` issues its first).
+    fn issue_token(
+        &mut self,
+        player: PlayerId,
+        token: TokenHash,
+        now: u64,
+    ) -> Result<(), StoreError>;
+    /// A new device of `player`'s, holding `token`.
+    fn add_device(&mut self, player: PlayerId, device: &StoredDevice) -> Result<(), StoreError>;
+    /// The device that held `old` (now or before) holds `fresh` now.
+    fn device_rotated(
+        &mut self,
+        old: TokenHash,
+        fresh: TokenHash,
+        now: u64,
+    ) -> Result<(), StoreError>;
+    /// `player`'s devices, newest first.
+    fn devices(&mut self, player: PlayerId) -> Result<Vec<StoredDevice>, StoreError>;
+    /// Forgets one device of `player`'s and revokes its tokens; false if it has no such device.
+    fn drop_device(&mut self, player: PlayerId, device: u64) -> Result<bool, StoreError>;
+    /// Forgets every device of `player`'s but `keep`, and revokes every token but `keep`'s.
+    fn drop_devices_except(
+        &mut self,
+        player: PlayerId,
+        keep: Option<u64>,
+    ) -> Result<(), StoreError>;
+}
+
+/// The device among `devices` that holds `token`, now or as its previous one.
+pub(crate) fn device_holding(devices: &[StoredDevice], token: TokenHash) -> Option<&StoredDevice> {
+    devices
+        .iter()
+        .find(|device| device.token == token || device.previous == Some(token))
+}
+
+/// A token hash as a column holds it.
+pub(super) fn token_hash(bytes: Vec<u8>) -> Result<TokenHash, StoreError> {
+    let bytes: [u8; 32] = bytes
+        .try_into()
+        .map_err(|_| StoreError::Corrupt("a token hash is not 32 bytes".to_owned()))?;
+    Ok(TokenHash(bytes))
+}

@@ -1,0 +1,200 @@
+//! Accounts and their devices in SQLite.
+
+use noughts_protocol::PlayerId;
+use rusqlite::{OptionalExtension, Row, params};
+
+use super::Sqlite;
+use crate::store::accounts::{
+    AccountBackend, NewAccount, StoredAccount, StoredDevice, token_hash as hash,
+};
+use crate::store::records::{StoreError, TokenHash};
+use crate::store::rows::{int, uint};
+
+fn account(row: &Row<'_>) -> rusqlite::Result<(i64, String, String, Option<i64>)> {
+    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+}
+
+fn stored((player, username, phc, closed): (i64, String, String, Option<i64>)) -> StoredAccount {
+    StoredAccount {
+        player: PlayerId(uint(player)),
+        username,
+        phc,
+        closed_ms: closed.map(uint),
+    }
+}
+
+/// The tokens a device holds, for `IN` lists.
+const DEVICE_TOKENS: &str = "SELECT token FROM devices WHERE player = ?1 \
+     UNION SELECT previous FROM devices WHERE player = ?1 AND previous IS NOT NULL";
+
+impl AccountBackend for Sqlite {
+    fn create_account(
+        &mut self,
+        account: &NewAccount,
+        now: u64,
+        freed_before: u64,
+    ) -> Result<bool, StoreError> {
+        self.db
+            .prepare_cached(
+                "UPDATE accounts SET username_key = NULL \
+                 WHERE username_key = ?1 AND closed_ms <= ?2",
+            )?
+            .execute(params![account.key, int(freed_before)])?;
+        let added = self
+            .db
+            .prepare_cached(
+                "INSERT INTO accounts (player, username, username_key, phc, created_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+            )?
+            .execute(params![
+                int(account.player.0),
+                account.username,
+                account.key,
+                account.phc,
+                int(now)
+            ])?;
+        Ok(added == 1)
+    }
+
+    fn account_by_key(&mut self, key: &str) -> Result<Option<StoredAccount>, StoreError> {
+        Ok(self
+            .db
+            .prepare_cached(
+                "SELECT player, username, phc, closed_ms FROM accounts WHERE username_key = ?1",
+            )?
+            .query_row([key], account)
+            .optional()?
+            .map(stored))
+    }
+
+    fn account_of(&mut self, player: PlayerId) -> Result<Option<StoredAccount>, StoreError> {
+        Ok(self
+            .db
+            .prepare_cached(
+                "SELECT player, username, phc, closed_ms FROM accounts WHERE player = ?1",
+            )?
+            .query_row([int(player.0)], account)
+            .optional()?
+            .map(stored))
+    }
+
+    fn set_password(&mut self, player: PlayerId, phc: &str) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached("UPDATE accounts SET phc = ?2 WHERE player = ?1")?
+            .execute(params![int(player.0), phc])?;
+        Ok(())
+    }
+
+    fn close_account(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached("UPDATE accounts SET closed_ms = ?2 WHERE player = ?1")?
+            .execute(params![int(player.0), int(now)])?;
+        Ok(())
+    }
+
+    fn issue_token(
+        &mut self,
+        player: PlayerId,
+        token: TokenHash,
+        now: u64,
+    ) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached("INSERT INTO tokens (hash, player, used_ms) VALUES (?1, ?2, ?3)")?
+            .execute(params![&token.0[..], int(player.0), int(now)])?;
+        Ok(())
+    }
+
+    fn add_device(&mut self, player: PlayerId, device: &StoredDevice) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached(
+                "INSERT INTO devices (id, player, label, created_ms, last_seen_ms, token) \
+                 VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+            )?
+            .execute(params![
+                int(device.id),
+                int(player.0),
+                device.label,
+                int(device.created_ms),
+                &device.token.0[..]
+            ])?;
+        Ok(())
+    }
+
+    fn device_rotated(
+        &mut self,
+        old: TokenHash,
+        fresh: TokenHash,
+        now: u64,
+    ) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached(
+                "UPDATE devices SET previous = token, token = ?2, last_seen_ms = ?3 \
+                 WHERE token = ?1 OR previous = ?1",
+            )?
+            .execute(params![&old.0[..], &fresh.0[..], int(now)])?;
+        Ok(())
+    }
+
+    fn devices(&mut self, player: PlayerId) -> Result<Vec<StoredDevice>, StoreError> {
+        let mut statement = self.db.prepare_cached(
+            "SELECT id, label, created_ms, last_seen_ms, token, previous FROM devices \
+             WHERE player = ?1 ORDER BY created_ms DESC, id",
+        )?;
+        let rows = statement.query_map([int(player.0)], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, Option<String>>(1)?,
+                row.get::<_, i64>(2)?,
+                row.get::<_, i64>(3)?,
+                row.get::<_, Vec<u8>>(4)?,
+                row.get::<_, Option<Vec<u8>>>(5)?,
+            ))
+        })?;
+        let mut devices = Vec::new();
+        for row in rows {
+            let (id, label, created, seen, token, previous) = row?;
+            devices.push(StoredDevice {
+                id: uint(id),
+                label,
+                created_ms: uint(created),
+                last_seen_ms: uint(seen),
+                token: hash(token)?,
+                previous: previous.map(hash).transpose()?,
+            });
+        }
+        Ok(devices)
+    }
+
+    fn drop_device(&mut self, player: PlayerId, device: u64) -> Result<bool, StoreError> {
+        self.db
+            .prepare_cached(
+                "DELETE FROM tokens WHERE hash IN (SELECT token FROM devices \
+                 WHERE player = ?1 AND id = ?2 UNION SELECT previous FROM devices \
+                 WHERE player = ?1 AND id = ?2)",
+            )?
+            .execute(params![int(player.0), int(device)])?;
+        let gone = self
+            .db
+            .prepare_cached("DELETE FROM devices WHERE player = ?1 AND id = ?2")?
+            .execute(params![int(player.0), int(device)])?;
+        Ok(gone == 1)
+    }
+
+    fn drop_devices_except(
+        &mut self,
+        player: PlayerId,
+        keep: Option<u64>,
+    ) -> Result<(), StoreError> {
+        // A device id is positive, so -1 keeps none.
+        let keep = keep.map_or(-1, int);
+        self.db
+            .prepare_cached("DELETE FROM devices WHERE player = ?1 AND id <> ?2")?
+            .execute(params![int(player.0), keep])?;
+        self.db
+            .prepare_cached(&format!(
+                "DELETE FROM tokens WHERE player = ?1 AND hash NOT IN ({DEVICE_TOKENS})"
+            ))?
+            .execute([int(player.0)])?;
+        Ok(())
+    }
+}

@@ -1,0 +1,110 @@
+//! What every database must do with accounts: usernames unique ignoring case (a closed
+//! account's held until freed), passwords replaced, and devices that follow their tokens and
+//! take them along when they go.
+
+use noughts_protocol::PlayerId;
+
+use super::super::accounts::{NewAccount, StoredDevice};
+use super::super::{TokenHash, TokenRules};
+use super::Fresh;
+
+on_both_blocking!(accounts_are_unique_ignoring_case_and_devices_take_their_tokens_along);
+
+const RULES: TokenRules = TokenRules {
+    idle_ms: 1_000_000,
+    overlap_ms: 100,
+};
+
+fn account(player: u64, username: &str) -> NewAccount {
+    NewAccount {
+        player: PlayerId(player),
+        username: username.to_owned(),
+        key: username.to_ascii_lowercase(),
+        phc: format!("$argon2id$v=19$m=19456,t=2,p=1$salt{player}$hash"),
+    }
+}
+
+fn device(id: u64, token: TokenHash, now: u64) -> StoredDevice {
+    StoredDevice {
+        id,
+        label: Some(format!("device {id}")),
+        created_ms: now,
+        last_seen_ms: now,
+        token,
+        previous: None,
+    }
+}
+
+fn accounts_are_unique_ignoring_case_and_devices_take_their_tokens_along(db: Fresh) {
+    let mut db = db.backend();
+    let (ada, bo) = (PlayerId(1), PlayerId(2));
+    let t = |n: u32| TokenHash::of(&format!("token {n}"));
+    db.add_player(ada, "ada", t(0), 1_000).unwrap();
+    db.add_player(bo, "bo", t(1), 1_000).unwrap();
+
+    assert!(db.create_account(&account(1, "Ada"), 1_000, 0).unwrap());
+    assert!(
+        !db.create_account(&account(2, "ADA"), 1_000, 0).unwrap(),
+        "taken in any case"
+    );
+    assert!(
+        !db.create_account(&account(1, "ada2"), 1_000, 0).unwrap(),
+        "one per player"
+    );
+    let found = db.account_by_key("ada").unwrap().expect("found by key");
+    assert_eq!((found.player, found.username.as_str()), (ada, "Ada"));
+    assert!(db.account_by_key("bo").unwrap().is_none());
+    db.set_password(ada, "$argon2id$new").unwrap();
+    assert_eq!(db.account_of(ada).unwrap().unwrap().phc, "$argon2id$new");
+
+    // The guest's token becomes a device; a sign-in adds another with a token of its own.
+    db.add_device(ada, &device(10, t(0), 1_000)).unwrap();
+    db.issue_token(ada, t(2), 2_000).unwrap();
+    db.add_device(ada, &device(20, t(2), 2_000)).unwrap();
+    assert_eq!(
+        db.rotate_token(t(2), t(3), RULES, 3_000).unwrap(),
+        Some(ada)
+    );
+    db.device_rotated(t(2), t(3), 3_000).unwrap();
+    let devices = db.devices(ada).unwrap();
+    assert_eq!(
+        devices.iter().map(|d| d.id).collect::<Vec<_>>(),
+        [20, 10],
+        "newest first"
+    );
+    assert!(devices[0].token == t(3) && devices[0].previous == Some(t(2)));
+    assert_eq!(devices[0].last_seen_ms, 3_000);
+
+    // Revoking a device revokes its tokens, the one before included.
+    assert!(db.drop_device(ada, 20).unwrap());
+    assert!(!db.drop_device(ada, 20).unwrap());
+    assert!(!db.drop_device(bo, 10).unwrap(), "not another player's");
+    for gone in [2, 3] {
+        assert_eq!(db.token_owner(t(gone), RULES, 3_000).unwrap(), None);
+    }
+    assert_eq!(db.token_owner(t(0), RULES, 3_000).unwrap(), Some(ada));
+
+    // Keeping one device revokes every other token of the player.
+    db.issue_token(ada, t(4), 4_000).unwrap();
+    db.drop_devices_except(ada, Some(10)).unwrap();
+    assert_eq!(db.token_owner(t(4), RULES, 4_000).unwrap(), None);
+    assert_eq!(db.token_owner(t(0), RULES, 4_000).unwrap(), Some(ada));
+
+    // A closed account keeps its name until it is freed.
+    db.close_account(ada, 5_000).unwrap();
+    assert!(db.account_of(ada).unwrap().unwrap().closed_ms == Some(5_000));
+    assert!(
+        !db.create_account(&account(2, "ada"), 6_000, 4_999).unwrap(),
+        "held"
+    );
+    assert!(
+        db.create_account(&account(2, "ada"), 6_000, 5_000).unwrap(),
+        "freed"
+    );
+    assert_eq!(db.account_by_key("ada").unwrap().unwrap().player, bo);
+    assert_eq!(
+        db.account_of(ada).unwrap().unwrap().username,
+        "Ada",
+        "still shown"
+    );
+}

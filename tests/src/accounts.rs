@@ -1,0 +1,113 @@
+//! Accounts from a test's side: registering a guest, and signing in with a username and a
+//! password on a new connection (a second device).
+
+use noughts_protocol::{
+    ClientFrame, ClientMessage, Credentials, PROTOCOL_VERSION, PlayerId, ServerMessage,
+};
+
+use crate::{Client, Socket, connect, read_frame, send_frame};
+
+/// Credentials for `username` and `password`, from a device called `device`.
+pub fn credentials(username: &str, password: &str, device: Option<&str>) -> Credentials {
+    Credentials {
+        username: username.to_owned(),
+        password: password.to_owned(),
+        device: device.map(str::to_owned),
+    }
+}
+
+/// `register` with request `id`: the reply.
+pub async fn register(
+    client: &mut Client,
+    id: u64,
+    username: &str,
+    password: &str,
+) -> ServerMessage {
+    let message = ClientMessage::Register(credentials(username, password, None));
+    client.request(id, message).await
+}
+
+/// Registers `client` as `username`, asserting that it worked.
+pub async fn registered(client: &mut Client, username: &str, password: &str) {
+    match register(client, 900, username, password).await {
+        ServerMessage::Registered {
+            player,
+            username: got,
+        } => {
+            assert_eq!(player, client.player);
+            assert_eq!(got, username);
+        }
+        other => panic!("expected registered, got {other:?}"),
+    }
+}
+
+/// Says hello on `socket` with a username and password: the client when welcomed, else the
+/// answer.
+pub async fn sign_in_on(
+    mut socket: Socket,
+    username: &str,
+    password: &str,
+    device: Option<&str>,
+) -> Result<(Client, bool), ServerMessage> {
+    let hello = ClientMessage::Hello {
+        protocol: PROTOCOL_VERSION,
+        name: username.to_owned(),
+        token: None,
+        credentials: Some(credentials(username, password, device)),
+    };
+    send_frame(&mut socket, &ClientFrame::new(hello)).await;
+    let frame = read_frame(&mut socket).await.expect("an answer to hello");
+    match frame.message {
+        ServerMessage::Welcome {
+            player,
+            token,
+            resumed,
+            ..
+        } => Ok((Client::welcomed(socket, username, player, token), resumed)),
+        other => Err(other),
+    }
+}
+
+/// Connects to `url` and signs in; the answer when refused.
+pub async fn try_sign_in(
+    url: &str,
+    username: &str,
+    password: &str,
+    device: Option<&str>,
+) -> Result<Client, ServerMessage> {
+    sign_in_on(connect(url).await, username, password, device)
+        .await
+        .map(|(client, _)| client)
+}
+
+/// Connects to `url` and signs in, asserting that it worked and that it is `player`.
+pub async fn sign_in(url: &str, username: &str, password: &str, player: PlayerId) -> Client {
+    match try_sign_in(url, username, password, None).await {
+        Ok(client) => {
+            assert_eq!(client.player, player, "signed in as the account's player");
+            client
+        }
+        Err(answer) => panic!("expected welcome, got {answer:?}"),
+    }
+}
+
+/// Whether `token` still opens a session on `url` (trading it for a new one if it does).
+pub async fn token_works(url: &str, token: &str) -> bool {
+    let mut socket = connect(url).await;
+    let hello = ClientMessage::Hello {
+        protocol: PROTOCOL_VERSION,
+        name: "someone".to_owned(),
+        token: Some(token.to_owned()),
+        credentials: None,
+    };
+    send_frame(&mut socket, &ClientFrame::new(hello)).await;
+    let frame = read_frame(&mut socket).await.expect("an answer to hello");
+    match frame.message {
+        ServerMessage::Welcome { .. } => true,
+        ServerMessage::Error { code, .. } => {
+            assert_eq!(code, noughts_protocol::ErrorCode::UnknownToken);
+            false
+        }
+        other => panic!("welcome or an error, got {other:?}"),
+    }
+}
