@@ -4,6 +4,7 @@
 mod deploy;
 mod failover;
 mod handover;
+mod moderation;
 mod play;
 mod rolling;
 mod rounds;
