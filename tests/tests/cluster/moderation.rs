@@ -4,14 +4,12 @@
 //! node refuses a player of the other.
 
 use std::process::Command;
-use std::time::Duration;
 
 use noughts_protocol::{ClientMessage, ErrorCode, ServerMessage, Variant, close};
 use noughts_server::{Config, StoreConfig};
 use noughts_tests::postgres::Postgres;
 use noughts_tests::redis::TestRedis;
-use noughts_tests::{Client, WAIT, binary, test_config};
-use tokio::time::{Instant, sleep};
+use noughts_tests::{Client, binary, test_config};
 
 /// Runs `noughts-server --db db admin --operator ops ARGS`, straight against the database.
 fn admin(db: &str, args: &[&str]) -> String {
@@ -69,29 +67,7 @@ async fn the_operators_ban_and_mute_hold_on_every_node() {
             "flood",
         ],
     );
-    let deadline = Instant::now() + WAIT;
-    let mut id = 10;
-    loop {
-        id += 1;
-        let chat = ClientMessage::Chat {
-            game,
-            text: "spam".to_owned(),
-        };
-        match bo.request(id, chat).await {
-            ServerMessage::Error {
-                code: ErrorCode::Muted,
-                ..
-            } => break,
-            ServerMessage::Chat { .. }
-            | ServerMessage::Error {
-                code: ErrorCode::RateLimited,
-                ..
-            } => {}
-            other => panic!("expected chat or muted, got {other:?}"),
-        }
-        assert!(Instant::now() < deadline, "the mute never held on node 2");
-        sleep(Duration::from_millis(200)).await;
-    }
+    bo.until_chat_muted(game).await;
     admin(&db, &["ban", "--player", &bo_id, "--reason", "abuse"]);
     let banned = bo.until(|m| matches!(m, ServerMessage::Error { .. })).await;
     assert!(
