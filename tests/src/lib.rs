@@ -500,6 +500,37 @@ impl Client {
         }
     }
 
+    /// Waits until this player's chat in `game` is refused as muted.
+    pub async fn until_chat_muted(&mut self, game: GameId) {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        let mut id = 100;
+        loop {
+            id += 1;
+            let chat = ClientMessage::Chat {
+                game,
+                text: "still here?".to_owned(),
+            };
+            match self.request(id, chat).await {
+                ServerMessage::Error {
+                    code: ErrorCode::Muted,
+                    ..
+                } => break,
+                // Lines sent before the mute holds count against the chat limit.
+                ServerMessage::Chat { .. }
+                | ServerMessage::Error {
+                    code: ErrorCode::RateLimited,
+                    ..
+                } => {}
+                other => panic!("expected chat or muted, got {other:?}"),
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the chat mute never held"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
     /// Waits until the server closes the connection and returns the close code, skipping any
     /// frames before it.
     pub async fn closed(&mut self) -> Option<u16> {

@@ -5,6 +5,7 @@ mod accounts;
 mod deploy;
 mod failover;
 mod handover;
+mod moderation;
 mod play;
 mod rolling;
 mod rounds;

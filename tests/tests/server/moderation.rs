@@ -206,34 +206,6 @@ async fn until_hello_refused(url: &str, name: &str, token: Option<String>, code:
     }
 }
 
-/// Waits until `who`'s chat in `game` is refused as muted.
-async fn until_chat_muted(who: &mut Client, game: GameId) {
-    let deadline = Instant::now() + WAIT;
-    let mut id = 100;
-    loop {
-        id += 1;
-        let chat = ClientMessage::Chat {
-            game,
-            text: "still here?".to_owned(),
-        };
-        match who.request(id, chat).await {
-            ServerMessage::Error {
-                code: ErrorCode::Muted,
-                ..
-            } => break,
-            // Lines sent before the mute holds count against the chat limit.
-            ServerMessage::Chat { .. }
-            | ServerMessage::Error {
-                code: ErrorCode::RateLimited,
-                ..
-            } => {}
-            other => panic!("expected chat or muted, got {other:?}"),
-        }
-        assert!(Instant::now() < deadline, "the chat mute never held");
-        sleep(std::time::Duration::from_millis(200)).await;
-    }
-}
-
 /// Every operator action of the test is in the audit, with who and why.
 fn check_audit(metrics: &str) {
     let audit = admin(metrics, &["audit"]);
@@ -317,7 +289,7 @@ async fn the_operators_commands_hold_on_a_running_server() {
             "flooding",
         ],
     );
-    until_chat_muted(&mut ada, game).await;
+    ada.until_chat_muted(game).await;
     // Reserved names: the built-in ones at once, the operator's once written.
     until_hello_refused(&url, "AI (perfect)", None, ErrorCode::ReservedName).await;
     until_hello_refused(&url, "Admin", None, ErrorCode::ReservedName).await;

@@ -1,0 +1,90 @@
+//! Moderation across two nodes on one real Redis and one real PostgreSQL: what the operator's
+//! `noughts-server admin` writes to the database holds on a node it never spoke to (a ban ends a
+//! player's session there, a chat mute refuses chat there), and a player's block made on one
+//! node refuses a player of the other.
+
+use std::process::Command;
+
+use noughts_protocol::{ClientMessage, ErrorCode, ServerMessage, Variant, close};
+use noughts_server::{Config, StoreConfig};
+use noughts_tests::postgres::Postgres;
+use noughts_tests::redis::TestRedis;
+use noughts_tests::{Client, binary, test_config};
+
+/// Runs `noughts-server --db db admin --operator ops ARGS`, straight against the database.
+fn admin(db: &str, args: &[&str]) -> String {
+    let output = Command::new(binary::path("noughts-server"))
+        .args(["--db", db, "admin", "--operator", "ops"])
+        .args(args)
+        .output()
+        .expect("run noughts-server admin");
+    assert!(
+        output.status.success(),
+        "admin {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operators_ban_and_mute_hold_on_every_node() {
+    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+        return;
+    };
+    let db = postgres.database("moderation");
+    let store = StoreConfig::Postgres(db.clone());
+    let nodes = super::nodes(&redis, 2, || Config {
+        store: store.clone(),
+        ..test_config()
+    })
+    .await;
+    let url = |n: usize| nodes[n].url();
+    // A block made on node 2 refuses a player of node 1 there.
+    let mut ada = Client::join(&url(0), "ada").await;
+    let mut bo = Client::join(&url(1), "bo").await;
+    let block = ClientMessage::Block { player: ada.player };
+    assert_eq!(bo.request(1, block).await, ServerMessage::Ok);
+    let code = bo.create_room(2, Variant::Classic, false).await;
+    ada.expect_error(3, ClientMessage::JoinRoom { code }, ErrorCode::Blocked)
+        .await;
+    // The operator mutes bo's chat and then bans him, writing only to PostgreSQL; node 2, where
+    // bo is connected, learns of both from the database.
+    let mut cy = Client::join(&url(1), "cy").await;
+    let code = cy.create_room(4, Variant::Classic, false).await;
+    bo.send(ClientMessage::JoinRoom { code }).await;
+    let _ = cy.game_state().await;
+    let game = bo.game_state().await.game;
+    let bo_id = bo.player.0.to_string();
+    admin(
+        &db,
+        &[
+            "mute",
+            "--player",
+            &bo_id,
+            "--minutes",
+            "10",
+            "--reason",
+            "flood",
+        ],
+    );
+    bo.until_chat_muted(game).await;
+    admin(&db, &["ban", "--player", &bo_id, "--reason", "abuse"]);
+    let banned = bo.until(|m| matches!(m, ServerMessage::Error { .. })).await;
+    assert!(
+        matches!(
+            banned,
+            ServerMessage::Error {
+                code: ErrorCode::Banned,
+                ..
+            }
+        ),
+        "{banned:?}"
+    );
+    assert_eq!(bo.closed().await, Some(close::POLICY_VIOLATION));
+    let audit = admin(&db, &["audit"]);
+    assert!(audit.contains("by ops: chat_mute player"), "{audit}");
+    assert!(
+        audit.contains(&format!("by ops: ban player {bo_id}: abuse")),
+        "{audit}"
+    );
+}
