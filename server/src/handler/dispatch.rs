@@ -1,6 +1,8 @@
 //! Which handler answers which request: one arm per message, each a call into the file for its
 //! concern. Before `hello`, only `hello` is answered.
 
+use std::sync::Arc;
+
 use noughts_protocol::{ClientMessage, ErrorCode, RequestId, ServerMessage};
 
 use super::client::{Client, Reply, refuse};
@@ -8,6 +10,7 @@ use super::game::AgreementKind;
 use super::moderation::Relation;
 use super::room::RoomRequest;
 use crate::game_handle::Requester;
+use crate::session::Session;
 
 impl Client {
     pub(super) async fn dispatch(
@@ -138,43 +141,57 @@ impl Client {
                 self.profile(id, player.unwrap_or(session.player));
                 Ok(())
             }
+            personal => self.dispatch_personal(&session, id, personal).await,
+        }
+    }
+
+    /// The requests about the player themselves: their relations to other players (mute, block,
+    /// report) and their account.
+    async fn dispatch_personal(
+        &mut self,
+        session: &Arc<Session>,
+        id: Option<RequestId>,
+        message: ClientMessage,
+    ) -> Reply {
+        match message {
             ClientMessage::Mute { player } => {
-                self.relate(&session, id, (Relation::Mute, player)).await
+                self.relate(session, id, (Relation::Mute, player)).await
             }
             ClientMessage::Unmute { player } => {
-                self.relate(&session, id, (Relation::Unmute, player)).await
+                self.relate(session, id, (Relation::Unmute, player)).await
             }
             ClientMessage::Block { player } => {
-                self.relate(&session, id, (Relation::Block, player)).await
+                self.relate(session, id, (Relation::Block, player)).await
             }
             ClientMessage::Unblock { player } => {
-                self.relate(&session, id, (Relation::Unblock, player)).await
+                self.relate(session, id, (Relation::Unblock, player)).await
             }
-            ClientMessage::ModerationList => self.moderation_list(&session, id).await,
+            ClientMessage::ModerationList => self.moderation_list(session, id).await,
             ClientMessage::Report {
                 player,
                 category,
                 reason,
                 game,
             } => {
-                self.report(&session, id, (player, category, reason, game))
+                self.report(session, id, (player, category, reason, game))
                     .await
             }
-            ClientMessage::Register(credentials) => self.register(&session, id, credentials).await,
-            ClientMessage::Sessions => self.sessions(&session, id).await,
+            ClientMessage::Register(credentials) => self.register(session, id, credentials).await,
+            ClientMessage::Sessions => self.sessions(session, id).await,
             ClientMessage::RevokeSession { session: device } => {
-                self.revoke_session(&session, id, device).await
+                self.revoke_session(session, id, device).await
             }
             ClientMessage::ChangePassword {
                 password,
                 new_password,
             } => {
-                self.change_password(&session, id, password, new_password)
+                self.change_password(session, id, password, new_password)
                     .await
             }
             ClientMessage::CloseAccount { password } => {
-                self.close_account(&session, id, password).await
+                self.close_account(session, id, password).await
             }
+            _ => refuse(ErrorCode::BadRequest, "not a request the server knows"),
         }
     }
 }

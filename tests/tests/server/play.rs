@@ -83,7 +83,10 @@ async fn watchers_chat_cleanly_and_cannot_move() {
     )
     .await;
     let (value, _) = recv(&mut eve).await.unwrap();
-    assert!(value["player"].is_u64(), "a chat line names its speaker: {value}");
+    assert!(
+        value["player"].is_u64(),
+        "a chat line names its speaker: {value}"
+    );
     assert_eq!(
         value,
         json!({"type": "chat", "id": 3, "game": game.0, "seq": 2, "from": "eve", "player": value["player"], "text": "hi there"})
