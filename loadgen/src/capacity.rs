@@ -135,9 +135,13 @@ impl fmt::Display for Step {
             format!("{:.0}% of a core", s.cpu_secs * 100.0 / r.secs)
         });
         let per_move = cpu_per_move(r).map_or("?".to_owned(), |us| format!("{us:.0} µs"));
+        // A generator near a whole core measures itself, not the server.
+        let generator = r.generator.map_or("?".to_owned(), |g| {
+            format!("{:.0}% of a core", g.cpu_secs * 100.0 / r.secs)
+        });
         write!(
             f,
-            "{:>6} games, {:>6} connections: {:.0} moves/s, p99 {p99}, server {cpu} ({per_move} a move), {}{}",
+            "{:>6} games, {:>6} connections: {:.0} moves/s, p99 {p99}, server {cpu} ({per_move} a move), generator {generator}, {}{}",
             self.games,
             r.connections,
             r.ops_per_sec,
