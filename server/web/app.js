@@ -45,6 +45,7 @@ const state = {
   /** Connected and welcomed. */ online: false,
   /** Following the lobby (subscribed): only while it is shown, or while a war game's watcher waits for the next. */ following: false,
   /** A finished war game's watcher waits for the lobby to list the next one. */ awaitingWar: false,
+  /** The shown game's lobby entry when it was opened (the lobby may drop it before the watch is answered). @type {any} */ opened: null,
   /** A war game that had ended before its watch arrived, whose next one is awaited. */ warGone: /** @type {{variant: string, game: number} | null} */ (null),
   /** How many seeks and rooms there are, beyond those held. */ seeksTotal: 0, roomsTotal: 0,
   /** People online, games in play, games per variant. @type {any} */ totals: null,
@@ -215,7 +216,8 @@ function onError(/** @type {any} */ message) {
   }
   if (message.code === "no_such_game" && state.current !== null) {
     // A war game that ended before its watch arrived: on to the next one, as on TV.
-    const listed = state.listed.get(state.current);
+    // The lobby may have dropped the game's entry since it was clicked: the entry as it was then.
+    const listed = state.listed.get(state.current) ?? (state.opened?.game === state.current ? state.opened : undefined);
     if (state.view === "game" && !state.games.has(state.current) && listed?.kind === "war") {
       state.warGone = { variant: listed.variant, game: listed.game };
       carryOn(listed.variant, listed.game);
@@ -344,6 +346,7 @@ function show(view, current) {
   }
   state.view = view;
   state.current = current;
+  state.opened = view === "game" && current !== null ? state.listed.get(current) ?? null : null;
   state.awaitingWar = false;
   state.warGone = null;
 }

@@ -134,14 +134,27 @@ fn which(program: &str) -> Option<String> {
         .find(|path| std::path::Path::new(path).is_file())
 }
 
-/// Waits until `css` matches an element (within [`WAIT`]).
+/// Waits until `css` matches an element (within [`WAIT`]); failing, says what the page showed.
 pub async fn wait_for(client: &Client, css: &str) -> fantoccini::elements::Element {
-    client
+    match client
         .wait()
         .at_most(WAIT)
         .for_element(Locator::Css(css))
         .await
-        .unwrap_or_else(|err| panic!("{css} did not appear: {err}"))
+    {
+        Ok(element) => element,
+        Err(err) => panic!("{css} did not appear: {err}; {}", page_state(client).await),
+    }
+}
+
+/// What the page shows, for a failure's message: its address, its `body` data and its text.
+pub async fn page_state(client: &Client) -> String {
+    let script = "return `at ${location.hash}, body ${JSON.stringify(document.body.dataset)}: \
+                  ${document.body.innerText.slice(0, 1500)}`";
+    match client.execute(script, vec![]).await {
+        Ok(serde_json::Value::String(text)) => text,
+        other => format!("(the page could not be read: {other:?})"),
+    }
 }
 
 /// Clicks the element `css` matches, finding it again if the page redrew it meanwhile.

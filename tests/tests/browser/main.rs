@@ -38,12 +38,13 @@ fn page(server: &TestServer) -> String {
     if url.ends_with('/') { url } else { url + "/" }
 }
 
-/// A server with a quick classic war game running.
+/// A server with a quick classic war game running: quick, but each outlives the second between
+/// the lobby's listings of games (the shortest, five moves, takes 1.25 s), so each is listed.
 async fn server() -> TestServer {
     TestServer::start(noughts_server::Config {
         war_games: true,
         war_variants: vec![Variant::Classic],
-        war_move_delay: Duration::from_millis(150),
+        war_move_delay: Duration::from_millis(250),
         war_restart_delay: Duration::from_millis(300),
         ..test_config()
     })

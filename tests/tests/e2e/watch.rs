@@ -158,7 +158,9 @@ async fn war_games_run_from_the_start_and_a_new_one_follows_each_end() {
     let mut config = test_config();
     config.war_games = true;
     config.war_variants = vec![Variant::Classic];
-    config.war_move_delay = Duration::from_millis(30);
+    // The lobby shows games as they stand once a second: a war game must outlive that to be
+    // seen, and the shortest (five moves) at 300 ms a move does.
+    config.war_move_delay = Duration::from_millis(300);
     config.war_restart_delay = Duration::from_millis(200);
     let server = TestServer::start(config).await;
     let mut client = server.join("spectator").await;
