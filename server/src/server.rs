@@ -97,6 +97,7 @@ async fn serve(
         )
     });
     let stop_connections = CancellationToken::new();
+    let moderation = Moderation::new();
     let (publications, remote_watches) = match &cluster {
         Some(cluster) => {
             let (publish, publications) = mpsc::unbounded_channel();
@@ -105,7 +106,12 @@ async fn serve(
                 publications,
                 stop_connections.clone(),
             ));
-            let remote = RemoteWatches::start(cluster.clone(), stop_connections.clone()).await?;
+            let remote = RemoteWatches::start(
+                cluster.clone(),
+                moderation.clone(),
+                stop_connections.clone(),
+            )
+            .await?;
             connections.spawn(remote.clone().keep_reporting(stop_connections.clone()));
             (Some(publish), Some(remote))
         }
@@ -144,7 +150,7 @@ async fn serve(
         stop_games: CancellationToken::new(),
         stop_connections,
         health,
-        moderation: Moderation::new(),
+        moderation,
     });
     // The moderation log as it stands, before the first player arrives; then kept up with.
     enforce::catch_up(&shared).await;

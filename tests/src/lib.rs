@@ -531,6 +531,31 @@ impl Client {
         }
     }
 
+    /// Says `text` in `game` and waits for the line to come back.
+    pub async fn say(&mut self, game: GameId, text: &str) {
+        self.send(ClientMessage::Chat {
+            game,
+            text: text.to_owned(),
+        })
+        .await;
+        let text = text.to_owned();
+        self.saw(move |m| matches!(m, ServerMessage::Chat { line, .. } if line.text == text))
+            .await;
+    }
+
+    /// Reads frames up to the chat line `text`; the chat lines seen on the way.
+    pub async fn chat_until(&mut self, text: &str) -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            if let ServerMessage::Chat { line, .. } = self.next().await.message {
+                if line.text == text {
+                    return seen;
+                }
+                seen.push(line.text);
+            }
+        }
+    }
+
     /// Waits until the server closes the connection and returns the close code, skipping any
     /// frames before it.
     pub async fn closed(&mut self) -> Option<u16> {

@@ -3,22 +3,25 @@
 //! `game:{id}:state`, both in one step, so the snapshot always includes every update published
 //! before it. A node with watchers of a game it does not hold subscribes to that channel (one
 //! subscription per game, on one connection per node), sends each new watcher the snapshot, and
-//! then every update with a higher `seq`.
+//! then every update with a higher `seq`. A watcher here is spared the chat lines of players
+//! they mute, in the snapshot and in the updates, as a watcher on the game's own node is.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use noughts_protocol::{GameId, RequestId};
+use noughts_protocol::{GameId, PlayerId, RequestId, ServerFrame, ServerMessage};
 use redis::aio::PubSubSink;
+use serde::Deserialize;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::warn;
 
 use super::mail::Mail;
 use super::{Cluster, ClusterError};
-use crate::outbound::{ConnId, Frame, Outbound, with_id};
+use crate::moderation::Moderation;
+use crate::outbound::{ConnId, Frame, Outbound, frame, with_id};
 
 /// How long a game's snapshot outlives its last update.
 const STATE_TTL: Duration = Duration::from_secs(600);
@@ -78,6 +81,8 @@ pub(crate) async fn publish(
 #[derive(Debug)]
 struct Watcher {
     out: Outbound,
+    /// Who watches: whose mutes apply to the chat lines.
+    player: PlayerId,
     /// The `seq` of the snapshot it got; `None` until then, while updates wait in `pending`.
     since: Option<u64>,
     pending: Vec<(u64, Frame)>,
@@ -87,17 +92,31 @@ struct Watcher {
 #[derive(Debug)]
 pub(crate) struct RemoteWatches {
     cluster: Cluster,
+    moderation: Arc<Moderation>,
     /// Subscribes and unsubscribes; `None` while the subscription connection is down.
     sink: Mutex<Option<PubSubSink>>,
     games: Mutex<HashMap<GameId, HashMap<ConnId, Watcher>>>,
 }
 
+/// What a node reads of a frame published for watchers: its `seq`, and a chat line's speaker.
+#[derive(Deserialize)]
+struct Published<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<std::borrow::Cow<'a, str>>,
+    seq: Option<u64>,
+    player: Option<PlayerId>,
+}
+
+/// The `seq` of a frame published for watchers, and the speaker if it is a chat line.
+fn read_published(text: &str) -> Option<(u64, Option<PlayerId>)> {
+    let published: Published = serde_json::from_str(text).ok()?;
+    let chat = published.kind.as_deref() == Some("chat");
+    Some((published.seq?, published.player.filter(|_| chat)))
+}
+
 /// The `seq` of a frame published for watchers.
 fn seq_of(text: &str) -> Option<u64> {
-    serde_json::from_str::<serde_json::Value>(text)
-        .ok()?
-        .get("seq")?
-        .as_u64()
+    read_published(text).map(|(seq, _)| seq)
 }
 
 impl RemoteWatches {
@@ -106,11 +125,13 @@ impl RemoteWatches {
     /// snapshot (updates may have been missed meanwhile).
     pub(crate) async fn start(
         cluster: Cluster,
+        moderation: Arc<Moderation>,
         stop: CancellationToken,
     ) -> Result<Arc<RemoteWatches>, ClusterError> {
         let (sink, stream) = cluster.client.get_async_pubsub().await?.split();
         let watches = Arc::new(RemoteWatches {
             cluster,
+            moderation,
             sink: Mutex::new(Some(sink)),
             games: Mutex::default(),
         });
@@ -177,7 +198,9 @@ impl RemoteWatches {
             };
             if let Some(watchers) = self.games().get_mut(&game) {
                 for watcher in watchers.values_mut() {
-                    watcher.out.send(Frame::new(snapshot.clone()));
+                    watcher
+                        .out
+                        .send(self.snapshot_for(&snapshot, watcher.player, None));
                     watcher.since = Some(seq);
                     watcher.pending.clear();
                 }
@@ -195,6 +218,28 @@ impl RemoteWatches {
         snapshot.and_then(|s| seq_of(&s).map(|seq| (s, seq)))
     }
 
+    /// The snapshot `text` as `player` is to get it (echoing `id`): without the chat lines of
+    /// the players they mute. Most watchers mute nobody and get the published text as it is.
+    fn snapshot_for(&self, text: &str, player: PlayerId, id: Option<&RequestId>) -> Frame {
+        let shared = Frame::new(text.to_owned());
+        let moderation = self.moderation.state();
+        if !moderation.mutes_anyone(player) {
+            return with_id(&shared, id);
+        }
+        let Ok(ServerFrame {
+            message: ServerMessage::GameState(mut state),
+            ..
+        }) = serde_json::from_str::<ServerFrame>(text)
+        else {
+            return with_id(&shared, id);
+        };
+        state.chat.retain(|line| {
+            line.player
+                .is_none_or(|speaker| !moderation.mutes(player, speaker))
+        });
+        frame(id.cloned(), ServerMessage::GameState(state))
+    }
+
     /// The subscription connection's sink, if it is up.
     fn sink(&self) -> Option<PubSubSink> {
         self.sink.lock().unwrap_or_else(|p| p.into_inner()).clone()
@@ -208,15 +253,19 @@ impl RemoteWatches {
 
     /// An update of `game` for its watchers here.
     fn deliver(&self, game: GameId, text: &str) {
-        let Some(seq) = seq_of(text) else {
+        let Some((seq, speaker)) = read_published(text) else {
             return;
         };
+        let hidden = speaker
+            .map(|speaker| self.moderation.state().muted_by(speaker))
+            .unwrap_or_default();
         let frame = Frame::new(text.to_owned());
         let mut games = self.games();
         let Some(watchers) = games.get_mut(&game) else {
             return;
         };
         watchers.retain(|_, watcher| match watcher.since {
+            _ if hidden.contains(&watcher.player) => true,
             None => {
                 watcher.pending.push((seq, frame.clone()));
                 true
@@ -228,7 +277,12 @@ impl RemoteWatches {
 
     /// Starts sending `out` the game `game` held by another node: its snapshot (echoing `id`),
     /// then its updates. False if no node publishes such a game.
-    pub(crate) async fn watch(&self, game: GameId, out: Outbound, id: Option<RequestId>) -> bool {
+    pub(crate) async fn watch(
+        &self,
+        game: GameId,
+        (player, out): (PlayerId, Outbound),
+        id: Option<RequestId>,
+    ) -> bool {
         let conn = out.conn;
         let first = {
             let mut games = self.games();
@@ -237,6 +291,7 @@ impl RemoteWatches {
                 conn,
                 Watcher {
                     out: out.clone(),
+                    player,
                     since: None,
                     pending: Vec::new(),
                 },
@@ -258,7 +313,7 @@ impl RemoteWatches {
             let Some(watcher) = games.get_mut(&game).and_then(|w| w.get_mut(&conn)) else {
                 return true;
             };
-            out.send(with_id(&Frame::new(snapshot), id.as_ref()));
+            out.send(self.snapshot_for(&snapshot, player, id.as_ref()));
             for (pending_seq, frame) in watcher.pending.drain(..) {
                 if pending_seq > seq {
                     out.send(frame);

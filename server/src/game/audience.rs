@@ -158,8 +158,6 @@ impl Game {
         }
     }
 
-    /// Sends one frame to the seats that are to get it (`to_seats`, X's then O's) and to every
-    /// watcher, except connection `skip_conn`.
     /// The players who do not get `message`: those who mute the speaker of a chat line.
     fn hidden_from(&self, message: &ServerMessage) -> HashSet<PlayerId> {
         match message {

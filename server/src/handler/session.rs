@@ -189,7 +189,7 @@ impl Client {
             };
             let sent = match (self.shared.registry.game(game), &self.shared.remote_watches) {
                 (Some(handle), _) => handle.watch(session.clone(), from).await,
-                (None, Some(remote)) => remote.watch(game, from.out, None).await,
+                (None, Some(remote)) => remote.watch(game, (from.player, from.out), None).await,
                 (None, None) => false,
             };
             if !sent {

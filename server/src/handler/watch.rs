@@ -29,7 +29,7 @@ impl Client {
         if self.shared.registry.game(game).is_none()
             && let Some(remote) = &self.shared.remote_watches
         {
-            return if remote.watch(game, from.out, from.id).await {
+            return if remote.watch(game, (from.player, from.out), from.id).await {
                 session.set_watching(game, true);
                 Ok(())
             } else {

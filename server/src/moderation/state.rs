@@ -109,6 +109,13 @@ impl State {
         None
     }
 
+    /// Whether `player` mutes anyone.
+    pub(crate) fn mutes_anyone(&self, player: PlayerId) -> bool {
+        self.mutes
+            .get(&player)
+            .is_some_and(|muted| !muted.is_empty())
+    }
+
     /// Whether `player` mutes `other`.
     pub(crate) fn mutes(&self, player: PlayerId, other: PlayerId) -> bool {
         self.muted_by

@@ -88,3 +88,55 @@ async fn the_operators_ban_and_mute_hold_on_every_node() {
         "{audit}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_on_another_node_is_spared_the_chat_of_players_they_mute() {
+    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+        return;
+    };
+    let store = StoreConfig::Postgres(postgres.database("remote_mute"));
+    let nodes = super::nodes(&redis, 2, || Config {
+        store: store.clone(),
+        ..test_config()
+    })
+    .await;
+    // ada and bo play on node 1; cy watches from node 2 and mutes bo.
+    let mut ada = Client::join(&nodes[0].url(), "ada").await;
+    let mut bo = Client::join(&nodes[0].url(), "bo").await;
+    let code = ada.create_room(1, Variant::Classic, false).await;
+    bo.send(ClientMessage::JoinRoom { code }).await;
+    let game = ada.game_state().await.game;
+    let _ = bo.game_state().await;
+    let mut cy = Client::join(&nodes[1].url(), "cy").await;
+    let mute = ClientMessage::Mute { player: bo.player };
+    assert_eq!(cy.request(2, mute).await, ServerMessage::Ok);
+    let watch = ClientMessage::Watch { game, code: None };
+    assert!(matches!(
+        cy.request(3, watch.clone()).await,
+        ServerMessage::GameState(_)
+    ));
+    for (who, text) in [(&mut bo, "from bo"), (&mut ada, "from ada")] {
+        who.say(game, text).await;
+    }
+    assert_eq!(cy.chat_until("from ada").await, Vec::<String>::new());
+    // Watching again, the snapshot holds ada's line and not bo's.
+    assert_eq!(
+        cy.request(4, ClientMessage::Unwatch { game }).await,
+        ServerMessage::Ok
+    );
+    let ServerMessage::GameState(state) = cy.request(5, watch).await else {
+        panic!("watch again");
+    };
+    let lines: Vec<&str> = state.chat.iter().map(|line| line.text.as_str()).collect();
+    assert_eq!(lines, ["from ada"]);
+    // dee, who mutes nobody, watching from node 2 too, reads both.
+    let mut dee = Client::join(&nodes[1].url(), "dee").await;
+    let ServerMessage::GameState(state) = dee
+        .request(1, ClientMessage::Watch { game, code: None })
+        .await
+    else {
+        panic!("dee watches");
+    };
+    let lines: Vec<&str> = state.chat.iter().map(|line| line.text.as_str()).collect();
+    assert_eq!(lines, ["from bo", "from ada"]);
+}

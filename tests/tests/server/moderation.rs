@@ -25,31 +25,6 @@ async fn room_game(host: &mut Client, guest: &mut Client) -> GameId {
     state.game
 }
 
-/// `who` says `text` in `game` and waits for its own line back.
-async fn say(who: &mut Client, game: GameId, text: &str) {
-    who.send(ClientMessage::Chat {
-        game,
-        text: text.to_owned(),
-    })
-    .await;
-    let text = text.to_owned();
-    who.saw(move |m| matches!(m, ServerMessage::Chat { line, .. } if line.text == text))
-        .await;
-}
-
-/// Reads `who`'s frames up to its own chat line `text`; the chat lines seen on the way.
-async fn chat_until_own(who: &mut Client, text: &str) -> Vec<String> {
-    let mut seen = Vec::new();
-    loop {
-        if let ServerMessage::Chat { line, .. } = who.next().await.message {
-            if line.text == text {
-                return seen;
-            }
-            seen.push(line.text);
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_muted_players_chat_no_longer_reaches_the_muter() {
     let dir = Scratch::new("mute");
@@ -59,16 +34,13 @@ async fn a_muted_players_chat_no_longer_reaches_the_muter() {
     let game = room_game(&mut ada, &mut bo).await;
     let mute = ClientMessage::Mute { player: bo.player };
     assert_eq!(ada.request(10, mute).await, ServerMessage::Ok);
-    say(&mut bo, game, "you will not read this").await;
+    bo.say(game, "you will not read this").await;
     ada.send(ClientMessage::Chat {
         game,
         text: "quiet here".to_owned(),
     })
     .await;
-    assert_eq!(
-        chat_until_own(&mut ada, "quiet here").await,
-        Vec::<String>::new()
-    );
+    assert_eq!(ada.chat_until("quiet here").await, Vec::<String>::new());
     // The list names whom ada mutes; unmuting lets bo's next line through.
     let list = ada.request(11, ClientMessage::ModerationList).await;
     let ServerMessage::ModerationList { muted, blocked } = list else {
@@ -79,16 +51,13 @@ async fn a_muted_players_chat_no_longer_reaches_the_muter() {
     assert!(blocked.is_empty());
     let unmute = ClientMessage::Unmute { player: bo.player };
     assert_eq!(ada.request(12, unmute).await, ServerMessage::Ok);
-    say(&mut bo, game, "hello again").await;
+    bo.say(game, "hello again").await;
     ada.send(ClientMessage::Chat {
         game,
         text: "welcome back".to_owned(),
     })
     .await;
-    assert_eq!(
-        chat_until_own(&mut ada, "welcome back").await,
-        vec!["hello again"]
-    );
+    assert_eq!(ada.chat_until("welcome back").await, vec!["hello again"]);
     ada.expect_error(
         13,
         ClientMessage::Mute { player: ada.player },
