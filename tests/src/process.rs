@@ -43,7 +43,24 @@ impl ServerProcess {
         ServerProcess::launch(binary, dir, db, args)
     }
 
+    /// [`ServerProcess::start_with_war_games`] logging what `filter` (a `RUST_LOG` value)
+    /// lets through, rather than everything.
+    pub fn start_logging(binary: &Path, dir: &Path, filter: &str, args: &[&str]) -> ServerProcess {
+        let db = dir.join("noughts.db");
+        ServerProcess::launch_logging(binary, dir, db.as_os_str(), args, filter)
+    }
+
     fn launch(binary: &Path, dir: &Path, db: &OsStr, args: &[&str]) -> ServerProcess {
+        ServerProcess::launch_logging(binary, dir, db, args, "trace")
+    }
+
+    fn launch_logging(
+        binary: &Path,
+        dir: &Path,
+        db: &OsStr,
+        args: &[&str],
+        filter: &str,
+    ) -> ServerProcess {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -54,7 +71,7 @@ impl ServerProcess {
             .args(["--ai-think-ms", "0", "--db"])
             .arg(db)
             .args(args)
-            .env("RUST_LOG", "trace")
+            .env("RUST_LOG", filter)
             .env("HOME", dir)
             .env("XDG_DATA_HOME", dir.join("data"))
             .env("XDG_CONFIG_HOME", dir.join("config"))

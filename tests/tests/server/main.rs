@@ -8,6 +8,7 @@ mod connection;
 mod faults;
 mod fine_print;
 mod health;
+mod logs;
 mod metrics;
 mod moderation;
 mod play;
