@@ -68,6 +68,7 @@ macro_rules! on_both_blocking {
 }
 
 mod accounts;
+mod moderation;
 mod postgres;
 mod sqlite;
 mod suite;
