@@ -87,13 +87,27 @@ impl Driver {
     /// A new browser session as a phone: a 390×844 screen at three device pixels a CSS pixel,
     /// touch events, a mobile user agent.
     pub async fn phone(&self) -> Client {
-        self.open(Some(json!({
-            "deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3.0, "touch": true, "mobile": true},
-            "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36",
-        })))
-        .await
+        self.open(Some(phone_metrics())).await
     }
 
+    /// A new browser session on `screen`: [`Driver::session`] or [`Driver::phone`].
+    pub async fn on(&self, screen: Screen) -> Client {
+        match screen {
+            Screen::Desktop => self.session().await,
+            Screen::Phone => self.phone().await,
+        }
+    }
+}
+
+/// Chromium's emulation of a 390×844 phone with touch.
+fn phone_metrics() -> serde_json::Value {
+    json!({
+        "deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3.0, "touch": true, "mobile": true},
+        "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36",
+    })
+}
+
+impl Driver {
     async fn open(&self, mobile: Option<serde_json::Value>) -> Client {
         let mut caps = Capabilities::new();
         let binary = which("chromium").expect("checked at start");
@@ -132,6 +146,50 @@ fn which(program: &str) -> Option<String> {
         .split(':')
         .map(|dir| format!("{dir}/{program}"))
         .find(|path| std::path::Path::new(path).is_file())
+}
+
+/// The two screens the page is tried on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Screen {
+    /// A 1280×800 desktop, pressed with a mouse.
+    Desktop,
+    /// A 390×844 phone, pressed with a finger (touch events).
+    Phone,
+}
+
+/// Presses the element `css` as a person on `screen` does: a mouse click on the desktop, a tap
+/// on the phone (scrolled into view first); found again if the page redrew it meanwhile.
+pub async fn press(client: &Client, screen: Screen, css: &str) {
+    if screen == Screen::Desktop {
+        return click(client, css).await;
+    }
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        if let Ok(element) = client.find(Locator::Css(css)).await
+            && client
+                .execute(
+                    "arguments[0].scrollIntoView({block: 'center'});",
+                    vec![json!(&element)],
+                )
+                .await
+                .is_ok()
+        {
+            let mut finger = TouchActions::new("finger".to_owned());
+            for action in pointer_press(element, Duration::from_millis(60)) {
+                finger = finger.then(action);
+            }
+            let tapped = client.perform_actions(finger).await.is_ok();
+            client.release_actions().await.expect("the finger lifts");
+            if tapped {
+                return;
+            }
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{css} could not be tapped"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// Waits until `css` matches an element (within [`WAIT`]); failing, says what the page showed.
@@ -251,7 +309,7 @@ pub async fn focused(client: &Client) -> serde_json::Value {
 /// button goes down, stays down for `hold`, and comes up.
 pub async fn hold_click(client: &Client, css: &str, hold: Duration) {
     let mut mouse = MouseActions::new("mouse".to_owned());
-    for action in press(client, css, hold).await {
+    for action in press_at(client, css, hold).await {
         mouse = mouse.then(action);
     }
     client
@@ -264,7 +322,7 @@ pub async fn hold_click(client: &Client, css: &str, hold: Duration) {
 /// Taps the element `css` with a finger (touch events), holding it for `hold`.
 pub async fn tap(client: &Client, css: &str, hold: Duration) {
     let mut finger = TouchActions::new("finger".to_owned());
-    for action in press(client, css, hold).await {
+    for action in press_at(client, css, hold).await {
         finger = finger.then(action);
     }
     client.perform_actions(finger).await.expect("the tap");
@@ -272,8 +330,12 @@ pub async fn tap(client: &Client, css: &str, hold: Duration) {
 }
 
 /// A press on the element `css` (once there is one): onto its middle, down, held, up.
-async fn press(client: &Client, css: &str, hold: Duration) -> [PointerAction; 4] {
-    let element = wait_for(client, css).await;
+async fn press_at(client: &Client, css: &str, hold: Duration) -> [PointerAction; 4] {
+    pointer_press(wait_for(client, css).await, hold)
+}
+
+/// A press on `element`: onto its middle, down, held, up.
+fn pointer_press(element: fantoccini::elements::Element, hold: Duration) -> [PointerAction; 4] {
     [
         PointerAction::MoveToElement {
             element,

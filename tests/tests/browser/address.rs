@@ -2,29 +2,40 @@
 //! Back and Forward move between them, and a used invite link is not followed again.
 
 use noughts_tests::browser::{
-    Driver, assert_no_errors, click, fragment, wait_for, wait_for_fragment,
+    Driver, Screen, assert_no_errors, fragment, press, wait_for, wait_for_fragment,
 };
 
 use super::{open, page, play_out, server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn back_and_forward_move_between_the_lobby_a_game_and_its_replay() {
+    back_and_forward(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_back_and_forward_move_between_the_lobby_a_game_and_its_replay() {
+    back_and_forward(Screen::Phone).await;
+}
+
+/// Back and Forward between the lobby, a game, its replay, My games and a watched war game, the
+/// page pressed as on `screen`.
+async fn back_and_forward(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
     let server = server().await;
-    let client = driver.session().await;
+    let client = driver.on(screen).await;
     open(&client, &page(&server)).await;
     assert_eq!(fragment(&client).await, "");
-    click(&client, "#play-ai").await;
+    press(&client, screen, "#play-ai").await;
     wait_for(&client, ".game .board").await;
     let game = fragment(&client).await;
     assert!(game.starts_with("game="), "{game}");
     // The page follows the lobby only while it shows it.
     wait_for(&client, "body[data-lobby=\"not followed\"]").await;
     let id = game.trim_start_matches("game=").to_owned();
-    play_out(&client).await;
-    click(&client, "#replay").await;
+    play_out(&client, screen).await;
+    press(&client, screen, "#replay").await;
     wait_for_fragment(&client, &format!("replay={id}")).await;
     wait_for(&client, ".replay").await;
     // Back: the game, then the lobby; Forward: the game, then the replay again.
@@ -44,11 +55,11 @@ async fn back_and_forward_move_between_the_lobby_a_game_and_its_replay() {
     wait_for_fragment(&client, &format!("replay={id}")).await;
     wait_for(&client, ".replay").await;
     // My games: its own address, a replay from there, and Back to it.
-    click(&client, "#lobby").await;
+    press(&client, screen, "#lobby").await;
     wait_for_fragment(&client, "").await;
-    click(&client, "#history").await;
+    press(&client, screen, "#history").await;
     wait_for_fragment(&client, "history").await;
-    click(&client, &format!("[data-replay=\"{id}\"]")).await;
+    press(&client, screen, &format!("[data-replay=\"{id}\"]")).await;
     wait_for_fragment(&client, &format!("replay={id}")).await;
     client.back().await.unwrap();
     wait_for_fragment(&client, "history").await;
@@ -56,7 +67,7 @@ async fn back_and_forward_move_between_the_lobby_a_game_and_its_replay() {
     // A war game watched from the lobby has its address; Back stops watching it.
     client.back().await.unwrap();
     wait_for_fragment(&client, "").await;
-    click(&client, "#war-games li button").await;
+    press(&client, screen, "#war-games li button").await;
     wait_for(&client, ".game .board").await;
     let watched = fragment(&client).await;
     assert!(watched.starts_with("game="), "{watched}");

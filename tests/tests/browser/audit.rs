@@ -3,7 +3,7 @@
 //! in play, a finished game and its replay, on a desktop and on a phone, with no serious or
 //! critical violation.
 
-use noughts_tests::browser::{Driver, assert_no_errors, click, wait_for};
+use noughts_tests::browser::{Driver, Screen, assert_no_errors, press, wait_for};
 
 use super::{open, page, play_out, server};
 
@@ -34,23 +34,23 @@ pub(super) async fn audit(client: &fantoccini::Client) -> Vec<String> {
     serde_json::from_value(found["serious"].clone()).expect("a list")
 }
 
-async fn audit_every_view(client: &fantoccini::Client, url: &str) {
+async fn audit_every_view(client: &fantoccini::Client, screen: Screen, url: &str) {
     open(client, url).await;
     wait_for(client, "#war-games li").await;
     assert_eq!(audit(client).await, Vec::<String>::new(), "the lobby");
-    click(client, "#play-ai").await;
-    click(client, ".board [data-cell=\"4\"]").await;
+    press(client, screen, "#play-ai").await;
+    press(client, screen, ".board [data-cell=\"4\"]").await;
     wait_for(client, ".board [data-mark=\"O\"]").await;
     assert_eq!(audit(client).await, Vec::<String>::new(), "a game");
-    play_out(client).await;
+    play_out(client, screen).await;
     wait_for(client, "#game-over").await;
     assert_eq!(audit(client).await, Vec::<String>::new(), "a finished game");
-    click(client, "#replay").await;
+    press(client, screen, "#replay").await;
     // With the engine's verdicts on its moves.
     wait_for(client, ".replay .moves .move[data-verdict]").await;
     assert_eq!(audit(client).await, Vec::<String>::new(), "a replay");
-    click(client, "#lobby").await;
-    click(client, "#history").await;
+    press(client, screen, "#lobby").await;
+    press(client, screen, "#history").await;
     wait_for(client, "table.history").await;
     assert_eq!(audit(client).await, Vec::<String>::new(), "my games");
     assert_no_errors(client).await;
@@ -63,9 +63,9 @@ async fn axe_finds_nothing_serious_on_a_desktop_or_a_phone() {
     };
     let server = server().await;
     let desktop = driver.session().await;
-    audit_every_view(&desktop, &page(&server)).await;
+    audit_every_view(&desktop, Screen::Desktop, &page(&server)).await;
     desktop.close().await.unwrap();
     let phone = driver.phone().await;
-    audit_every_view(&phone, &page(&server)).await;
+    audit_every_view(&phone, Screen::Phone, &page(&server)).await;
     phone.close().await.unwrap();
 }

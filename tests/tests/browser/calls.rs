@@ -2,7 +2,9 @@
 //! mute switch that is remembered; a rematch offer names who made it (see `result.rs`).
 
 use noughts_protocol::{ClientMessage, Mark, ServerMessage};
-use noughts_tests::browser::{Driver, assert_no_errors, attr, click, wait_for, wait_for_text};
+use noughts_tests::browser::{
+    Driver, Screen, assert_no_errors, attr, press, wait_for, wait_for_text,
+};
 
 use super::{against_rival, open, page, server};
 
@@ -32,14 +34,25 @@ async fn sounds(client: &fantoccini::Client) -> serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_title_and_a_chime_call_the_player_and_the_mute_switch_is_remembered() {
+    title_and_chime(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_the_title_and_a_chime_call_the_player_and_the_mute_switch_is_remembered() {
+    title_and_chime(Screen::Phone).await;
+}
+
+/// On `screen`: the title and a chime on "match found" and "your move"; the mute switch,
+/// pressed, is remembered over a reload.
+async fn title_and_chime(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
     let server = server().await;
-    let client = driver.session().await;
+    let client = driver.on(screen).await;
     open(&client, &page(&server)).await;
     assert_eq!(client.title().await.unwrap(), "noughts");
-    let (mut rival, state) = against_rival(&client, &server, false).await;
+    let (mut rival, state) = against_rival(&client, screen, &server, false).await;
     let game = state.game;
     // Match found: a chime, and the title says so (or that it is our move, if we are X).
     wait_for_title(&client, |t| {
@@ -49,7 +62,7 @@ async fn the_title_and_a_chime_call_the_player_and_the_mute_switch_is_remembered
     assert_eq!(sounds(&client).await[0], "match");
     if state.you == Some(Mark::O) {
         // We are X: we move, and the title waits for the rival.
-        click(&client, ".board [data-cell=\"0\"]").await;
+        press(&client, screen, ".board [data-cell=\"0\"]").await;
         wait_for_title(&client, |t| t.starts_with("Waiting for rival")).await;
         rival
             .until(|m| matches!(m, ServerMessage::Moved { .. }))
@@ -59,7 +72,7 @@ async fn the_title_and_a_chime_call_the_player_and_the_mute_switch_is_remembered
     wait_for_title(&client, |t| t.starts_with("Your move")).await;
     assert_eq!(sounds(&client).await, serde_json::json!(["match", "move"]));
     // Muted, and still muted after a reload: no chime on the next move.
-    click(&client, "#mute").await;
+    press(&client, screen, "#mute").await;
     assert_eq!(
         attr(&client, "#mute", "aria-pressed").await.as_deref(),
         Some("true")
@@ -72,7 +85,7 @@ async fn the_title_and_a_chime_call_the_player_and_the_mute_switch_is_remembered
     );
     wait_for_text(&client, "#game-status", |t| t.contains("Your move")).await;
     let mine = 1;
-    click(&client, &format!(".board [data-cell=\"{mine}\"]")).await;
+    press(&client, screen, &format!(".board [data-cell=\"{mine}\"]")).await;
     rival
         .until(|m| matches!(m, ServerMessage::Moved { cell, .. } if *cell == mine))
         .await;

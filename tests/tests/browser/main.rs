@@ -24,7 +24,7 @@ use std::time::Duration;
 use fantoccini::{Client, Locator};
 use noughts_engine::Variant;
 use noughts_tests::browser::{
-    Driver, assert_no_errors, attr, click, fragment, wait_for, wait_for_text,
+    Driver, Screen, assert_no_errors, attr, click, fragment, press, wait_for, wait_for_text,
 };
 use noughts_tests::tls::TestCert;
 use noughts_tests::{TestServer, alternate, quick_match, test_config};
@@ -65,17 +65,18 @@ async fn open(client: &Client, url: &str) {
     }
 }
 
-/// A classic game between the page (by quick match, `rated` or not) and a rival over the
-/// protocol: the rival and its snapshot of the game.
+/// A classic game between the page on `screen` (by quick match, `rated` or not) and a rival
+/// over the protocol: the rival and its snapshot of the game.
 async fn against_rival(
     client: &Client,
+    screen: Screen,
     server: &TestServer,
     rated: bool,
 ) -> (noughts_tests::Client, noughts_protocol::GameState) {
     if rated {
-        click(client, "#rated").await;
+        press(client, screen, "#rated").await;
     }
-    click(client, "#quick-match").await;
+    press(client, screen, "#quick-match").await;
     wait_for(client, "#seeking").await;
     let mut rival = noughts_tests::Client::join(&server.url(), "rival").await;
     rival
@@ -89,10 +90,11 @@ async fn against_rival(
     (rival, state)
 }
 
-/// A server, the page open on it (desktop), and an unrated classic game between the page and a
-/// rival over the protocol: the server, the page, the rival and the rival's snapshot.
+/// A server, the page open on it on `screen`, and an unrated classic game between the page and
+/// a rival over the protocol: the server, the page, the rival and the rival's snapshot.
 async fn page_against_rival(
     driver: &Driver,
+    screen: Screen,
 ) -> (
     TestServer,
     Client,
@@ -100,9 +102,9 @@ async fn page_against_rival(
     noughts_protocol::GameState,
 ) {
     let server = server().await;
-    let client = driver.session().await;
+    let client = driver.on(screen).await;
     open(&client, &page(&server)).await;
-    let (rival, state) = against_rival(&client, &server, false).await;
+    let (rival, state) = against_rival(&client, screen, &server, false).await;
     (server, client, rival, state)
 }
 
@@ -113,8 +115,8 @@ fn over(status: &str) -> bool {
         .any(|end| status.contains(end))
 }
 
-/// Clicks the first empty cell while it is our move, until the game is over.
-async fn play_out(client: &Client) {
+/// Presses (as on `screen`) the first empty cell while it is our move, until the game is over.
+async fn play_out(client: &Client, screen: Screen) {
     for _ in 0..40 {
         let status = wait_for_text(client, "#game-status", |text| {
             text.contains("Your move") || over(text)
@@ -123,7 +125,7 @@ async fn play_out(client: &Client) {
         if !status.contains("Your move") {
             return;
         }
-        click(client, "button.cell:not([data-mark])").await;
+        press(client, screen, "button.cell:not([data-mark])").await;
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     panic!("the game did not end");
@@ -139,18 +141,30 @@ pub(crate) async fn screenshot(client: &Client, name: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lobby_shows_the_war_games_live_and_a_game_against_the_ai_is_played_by_clicks() {
+    lobby_and_a_game_against_the_ai(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_a_game_against_the_ai_is_played_by_touch() {
+    lobby_and_a_game_against_the_ai(Screen::Phone).await;
+}
+
+/// The lobby's war games move on; a game against the AI is played to its end on `screen`.
+async fn lobby_and_a_game_against_the_ai(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
     let server = server().await;
-    let client = driver.session().await;
+    let client = driver.on(screen).await;
     open(&client, &page(&server)).await;
     // The war game's move count goes up on the lobby as it plays.
     let first = wait_for_text(&client, "#war-games li", |t| t.contains("moves")).await;
     wait_for_text(&client, "#war-games li", |t| t != first).await;
-    screenshot(&client, "lobby.png").await;
+    if screen == Screen::Desktop {
+        screenshot(&client, "lobby.png").await;
+    }
     // Play the AI: the form's first choices are classic, no clock, easy, playing X.
-    click(&client, "#play-ai").await;
+    press(&client, screen, "#play-ai").await;
     wait_for(&client, "button.cell[data-cell=\"8\"]").await;
     assert_eq!(
         attr(&client, "button.cell[data-cell=\"4\"]", "aria-label")
@@ -158,14 +172,18 @@ async fn the_lobby_shows_the_war_games_live_and_a_game_against_the_ai_is_played_
             .as_deref(),
         Some("cell 5, empty")
     );
-    click(&client, "button.cell[data-cell=\"4\"]").await;
+    press(&client, screen, "button.cell[data-cell=\"4\"]").await;
     wait_for(&client, "button.cell[data-cell=\"4\"][data-mark=\"X\"]").await;
     wait_for(&client, "button.cell[data-mark=\"O\"]").await;
-    screenshot(&client, "game.png").await;
-    play_out(&client).await;
+    if screen == Screen::Desktop {
+        screenshot(&client, "game.png").await;
+    }
+    play_out(&client, screen).await;
     wait_for_text(&client, "#game-status", over).await;
     wait_for(&client, "#game-over").await;
-    screenshot(&client, "game-over.png").await;
+    if screen == Screen::Desktop {
+        screenshot(&client, "game-over.png").await;
+    }
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }

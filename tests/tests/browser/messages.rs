@@ -18,7 +18,8 @@ async fn a_declined_offer_leaves_with_the_game_and_a_used_invite_is_said_in_word
     let Some(driver) = Driver::start().await else {
         return;
     };
-    let (server, client, mut rival, state) = page_against_rival(&driver).await;
+    let (server, client, mut rival, state) =
+        page_against_rival(&driver, noughts_tests::browser::Screen::Desktop).await;
     // A draw may be offered once both sides have moved.
     if state.you == Some(noughts_protocol::Mark::X) {
         rival

@@ -5,17 +5,29 @@
 use fantoccini::Locator;
 use noughts_engine::Variant;
 use noughts_protocol::{ClientMessage, Mark};
-use noughts_tests::browser::{Driver, assert_no_errors, attr, click, wait_for, wait_for_text};
+use noughts_tests::browser::{
+    Driver, Screen, assert_no_errors, attr, press, wait_for, wait_for_text,
+};
 
 use super::audit::audit;
 use super::page_against_rival;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_is_muted_blocked_and_reported_from_the_game_view() {
+    mute_block_report(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_a_player_is_muted_blocked_and_reported_from_the_game_view() {
+    mute_block_report(Screen::Phone).await;
+}
+
+/// On `screen`: the rival muted, reported and blocked from the menu beside its name.
+async fn mute_block_report(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
-    let (_server, client, mut rival, state) = page_against_rival(&driver).await;
+    let (_server, client, mut rival, state) = page_against_rival(&driver, screen).await;
     let game = state.game;
     let seat = if state.you == Some(Mark::X) { "x" } else { "o" };
     let menu = format!(
@@ -49,8 +61,8 @@ async fn a_player_is_muted_blocked_and_reported_from_the_game_view() {
         "no menu beside one's own name"
     );
     // Mute: the line already shown goes, and later ones never come.
-    click(&client, &menu).await;
-    click(&client, "[data-action=\"mute\"]").await;
+    press(&client, screen, &menu).await;
+    press(&client, screen, "[data-action=\"mute\"]").await;
     wait_for_text(&client, "#notice", |t| {
         t.starts_with("You have muted rival")
     })
@@ -64,10 +76,10 @@ async fn a_player_is_muted_blocked_and_reported_from_the_game_view() {
     let lines = wait_for_text(&client, "#chat-lines", |_| true).await;
     assert!(!lines.contains("after the mute"), "{lines}");
     // The menu now offers to unmute; report from it, with a category and a reason.
-    click(&client, &menu).await;
+    press(&client, screen, &menu).await;
     wait_for(&client, "[data-action=\"unmute\"]").await;
     assert_eq!(audit(&client).await, Vec::<String>::new(), "the menu");
-    click(&client, "[data-action=\"report\"]").await;
+    press(&client, screen, "[data-action=\"report\"]").await;
     let category = wait_for(&client, "#report-category").await;
     assert_eq!(
         audit(&client).await,
@@ -80,26 +92,26 @@ async fn a_player_is_muted_blocked_and_reported_from_the_game_view() {
         .send_keys("insults in chat")
         .await
         .unwrap();
-    click(&client, "#report-send").await;
+    press(&client, screen, "#report-send").await;
     wait_for_text(&client, "#notice", |t| {
         t.starts_with("Thank you: your report on rival went to the server's operator")
     })
     .await;
     // Block: the rival's room cannot be joined from the page any more.
-    click(&client, &menu).await;
-    click(&client, "[data-action=\"block\"]").await;
+    press(&client, screen, &menu).await;
+    press(&client, screen, "[data-action=\"block\"]").await;
     wait_for_text(&client, "#notice", |t| {
         t.starts_with("You have blocked rival")
     })
     .await;
     let code = rival.create_room(60, Variant::Classic, true).await;
-    click(&client, "#lobby").await;
+    press(&client, screen, "#lobby").await;
     wait_for(&client, "#code")
         .await
         .send_keys(&code)
         .await
         .unwrap();
-    click(&client, "#join").await;
+    press(&client, screen, "#join").await;
     wait_for_text(&client, "#notice", |t| {
         t.starts_with("One of you has blocked the other")
     })

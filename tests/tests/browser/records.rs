@@ -3,28 +3,39 @@
 
 use noughts_protocol::ClientMessage;
 use noughts_tests::browser::{
-    Driver, assert_no_errors, click, wait_for, wait_for_fragment, wait_for_text,
+    Driver, Screen, assert_no_errors, press, wait_for, wait_for_fragment, wait_for_text,
 };
 
 use super::{against_rival, open, page, screenshot, server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn my_games_show_dates_rating_changes_and_a_chart_and_the_leaderboard_has_tabs() {
+    records(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_my_games_show_dates_rating_changes_and_a_chart_and_the_leaderboard_has_tabs() {
+    records(Screen::Phone).await;
+}
+
+/// Two rated wins on `screen`, then My games (dates, rating changes, the chart, tabs) and
+/// the leaderboard (its view, address and tabs).
+async fn records(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
     let server = server().await;
-    let client = driver.session().await;
+    let client = driver.on(screen).await;
     open(&client, &page(&server)).await;
     // Two rated wins (the rival resigns at once).
     for _ in 0..2 {
-        let (mut rival, state) = against_rival(&client, &server, true).await;
+        let (mut rival, state) = against_rival(&client, screen, &server, true).await;
         rival.send(ClientMessage::Resign { game: state.game }).await;
         wait_for(&client, "#rating-change").await;
-        click(&client, "#lobby").await;
+        press(&client, screen, "#lobby").await;
         wait_for(&client, "#quick-match").await;
     }
-    click(&client, "#history").await;
+    press(&client, screen, "#history").await;
     wait_for_fragment(&client, "history").await;
     wait_for(
         &client,
@@ -57,19 +68,26 @@ async fn my_games_show_dates_rating_changes_and_a_chart_and_the_leaderboard_has_
         .await
         .unwrap();
     assert_eq!(dots, serde_json::json!(3));
-    screenshot(&client, "my-games.png").await;
-    click(&client, "#history-tabs [data-variant=\"four\"]").await;
+    if screen == Screen::Desktop {
+        screenshot(&client, "my-games.png").await;
+    }
+    press(&client, screen, "#history-tabs [data-variant=\"four\"]").await;
     wait_for_text(&client, ".records h2", |t| t.ends_with("four")).await;
     // The leaderboard: its own view and address, and its heading names the variant.
-    click(&client, "#lobby").await;
-    click(&client, "#leaderboard").await;
+    press(&client, screen, "#lobby").await;
+    press(&client, screen, "#leaderboard").await;
     wait_for_fragment(&client, "leaderboard=classic").await;
     wait_for_text(&client, "#leaderboard-title", |t| {
         t == "Leaderboard · classic"
     })
     .await;
     wait_for_text(&client, "#leaderboard-list", |t| t.contains("2 won")).await;
-    click(&client, "#leaderboard-tabs [data-variant=\"qubic\"]").await;
+    press(
+        &client,
+        screen,
+        "#leaderboard-tabs [data-variant=\"qubic\"]",
+    )
+    .await;
     wait_for_fragment(&client, "leaderboard=qubic").await;
     wait_for_text(&client, ".records .dim", |t| t.contains("rated qubic")).await;
     assert_no_errors(&client).await;

@@ -3,7 +3,9 @@
 
 use fantoccini::Locator;
 use fantoccini::key::Key;
-use noughts_tests::browser::{Driver, assert_no_errors, click, fragment, wait_for, wait_for_text};
+use noughts_tests::browser::{
+    Driver, Screen, assert_no_errors, fragment, press, wait_for, wait_for_text,
+};
 
 use super::{open, page, server};
 
@@ -34,22 +36,32 @@ async fn wait_for_name(client: &fantoccini::Client, want: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rename_keeps_the_players_games_and_starting_afresh_is_explicit() {
+    rename_and_afresh(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_a_rename_keeps_the_players_games_and_starting_afresh_is_explicit() {
+    rename_and_afresh(Screen::Phone).await;
+}
+
+/// On `screen`: a rename keeps the player's games, and starting afresh makes a new player.
+async fn rename_and_afresh(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
     let server = server().await;
-    let client = driver.session().await;
+    let client = driver.on(screen).await;
     open(&client, &page(&server)).await;
     // A finished game: against the AI, resigned at once.
-    click(&client, "#play-ai").await;
-    click(&client, "#resign").await;
-    click(&client, "#resign-confirm").await;
+    press(&client, screen, "#play-ai").await;
+    press(&client, screen, "#resign").await;
+    press(&client, screen, "#resign-confirm").await;
     wait_for(&client, "#game-over").await;
     let game = fragment(&client)
         .await
         .trim_start_matches("game=")
         .to_owned();
-    click(&client, "#lobby").await;
+    press(&client, screen, "#lobby").await;
     // The name at the top changed: the server renames the same player, and the page says so.
     rename(&client, "Bob").await;
     let said = wait_for_text(&client, "#notice", |t| t.starts_with("You are now Bob")).await;
@@ -58,7 +70,7 @@ async fn a_rename_keeps_the_players_games_and_starting_afresh_is_explicit() {
         "{said}"
     );
     // The game is still the player's, and its record names the player anew.
-    click(&client, "#history").await;
+    press(&client, screen, "#history").await;
     wait_for(&client, &format!("[data-replay=\"{game}\"]")).await;
     wait_for_text(&client, ".records", |t| t.contains("Bob#")).await;
     // The server keeps the name: a reload says hello with the token, whatever name the page
@@ -74,13 +86,13 @@ async fn a_rename_keeps_the_players_games_and_starting_afresh_is_explicit() {
     wait_for(&client, "#status[data-status=\"online\"]").await;
     wait_for_name(&client, "Bob").await;
     // Starting afresh is offered beside a rename, and makes a new player with no games.
-    click(&client, "#lobby").await;
+    press(&client, screen, "#lobby").await;
     rename(&client, "bob").await;
     wait_for_text(&client, "#notice", |t| t.starts_with("You are now bob")).await;
-    click(&client, "#start-afresh").await;
+    press(&client, screen, "#start-afresh").await;
     wait_for(&client, "#status[data-status=\"online\"]").await;
     wait_for_name(&client, "bob").await;
-    click(&client, "#history").await;
+    press(&client, screen, "#history").await;
     wait_for_text(&client, ".records", |t| {
         t.contains("No finished classic games yet")
     })

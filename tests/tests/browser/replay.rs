@@ -1,22 +1,33 @@
 //! The replay's engine verdicts: the move list beside the board marks each move best,
 //! inaccuracy (?) or blunder (??) as the engine judges it (the server's `analyse_game`, the
-//! terminal client's verdicts); a move clicked is jumped to, and the arrow keys step.
+//! terminal client's verdicts); a move pressed is jumped to, and the arrow keys step.
 
 use fantoccini::key::Key;
 use noughts_engine::{Budget, Mark, MoveVerdict, Variant, review};
 use noughts_protocol::ClientMessage;
 use noughts_tests::browser::{
-    Driver, assert_no_errors, attr, click, keys, wait_for, wait_for_text,
+    Driver, Screen, assert_no_errors, attr, keys, press, wait_for, wait_for_text,
 };
 
 use super::{page_against_rival, screenshot};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_replay_marks_each_move_with_the_engines_verdict() {
+    verdicts(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_the_replay_marks_each_move_with_the_engines_verdict() {
+    verdicts(Screen::Phone).await;
+}
+
+/// On `screen`: a game played to its end, then its replay with the engine's verdicts; a move
+/// pressed is jumped to (and, on the desktop, the arrow keys step).
+async fn verdicts(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
-    let (_server, client, mut rival, state) = page_against_rival(&driver).await;
+    let (_server, client, mut rival, state) = page_against_rival(&driver, screen).await;
     // X centre, O on an edge (a blunder: X now wins by force), and X goes on to win.
     let cells = [4, 1, 0, 8, 6, 2, 3];
     for (i, &cell) in cells.iter().enumerate() {
@@ -30,7 +41,12 @@ async fn the_replay_marks_each_move_with_the_engines_verdict() {
                 .await;
         } else {
             wait_for_text(&client, "#game-status", |t| t.contains("Your move")).await;
-            click(&client, &format!("button.cell[data-cell=\"{cell}\"]")).await;
+            press(
+                &client,
+                screen,
+                &format!("button.cell[data-cell=\"{cell}\"]"),
+            )
+            .await;
         }
         wait_for(
             &client,
@@ -39,7 +55,7 @@ async fn the_replay_marks_each_move_with_the_engines_verdict() {
         .await;
     }
     wait_for(&client, "#game-over").await;
-    click(&client, "#replay").await;
+    press(&client, screen, "#replay").await;
     // Every move gets the engine's verdict: the ones the terminal client shows.
     wait_for(
         &client,
@@ -68,23 +84,32 @@ async fn the_replay_marks_each_move_with_the_engines_verdict() {
         }
     }
     wait_for_text(&client, "#replay-engine", |t| t.contains("?? a blunder")).await;
-    // A move clicked is jumped to, and its verdict said; the arrow keys step from there.
-    click(&client, ".replay-moves .move[data-ply=\"2\"]").await;
+    // A move pressed is jumped to, and its verdict said.
+    press(&client, screen, ".replay-moves .move[data-ply=\"2\"]").await;
     wait_for(&client, ".replay[data-ply=\"2\"]").await;
     wait_for_text(&client, "#replay-status", |t| {
         t.starts_with("move 2 of 7") && t.ends_with("blunder")
     })
     .await;
-    screenshot(&client, "replay.png").await;
-    keys(&client, &[char::from(Key::Right)]).await;
-    wait_for_text(&client, "#replay-status", |t| t.starts_with("move 3 of 7")).await;
-    wait_for(
-        &client,
-        ".replay-moves .move[data-ply=\"3\"][aria-current=\"step\"]",
-    )
-    .await;
-    keys(&client, &[char::from(Key::Home)]).await;
-    wait_for_text(&client, "#replay-status", |t| t.starts_with("start")).await;
+    if screen == Screen::Desktop {
+        screenshot(&client, "replay.png").await;
+        // The keyboard steps from there (keyboard play is tried on the desktop).
+        keys(&client, &[char::from(Key::Right)]).await;
+        wait_for_text(&client, "#replay-status", |t| t.starts_with("move 3 of 7")).await;
+        wait_for(
+            &client,
+            ".replay-moves .move[data-ply=\"3\"][aria-current=\"step\"]",
+        )
+        .await;
+        keys(&client, &[char::from(Key::Home)]).await;
+        wait_for_text(&client, "#replay-status", |t| t.starts_with("start")).await;
+    } else {
+        // A finger steps with the replay's buttons.
+        press(&client, screen, "#replay-next").await;
+        wait_for_text(&client, "#replay-status", |t| t.starts_with("move 3 of 7")).await;
+        press(&client, screen, "#replay-start").await;
+        wait_for_text(&client, "#replay-status", |t| t.starts_with("start")).await;
+    }
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }

@@ -2,19 +2,30 @@
 //! change, also in the seats) and the next steps at hand.
 
 use noughts_protocol::ClientMessage;
-use noughts_tests::browser::{Driver, assert_no_errors, wait_for, wait_for_text};
+use noughts_tests::browser::{Driver, Screen, assert_no_errors, wait_for, wait_for_text};
 
 use super::{against_rival, open, page, server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rated_win_shows_the_banner_with_the_rating_change_in_the_seats() {
+    rated_win(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_a_rated_win_shows_the_banner_with_the_rating_change_in_the_seats() {
+    rated_win(Screen::Phone).await;
+}
+
+/// A rated game the rival resigns, on `screen`: the banner, the seats, the next steps, and a
+/// rematch offer that names who made it.
+async fn rated_win(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
     let server = server().await;
-    let client = driver.session().await;
+    let client = driver.on(screen).await;
     open(&client, &page(&server)).await;
-    let (mut rival, state) = against_rival(&client, &server, true).await;
+    let (mut rival, state) = against_rival(&client, screen, &server, true).await;
     assert!(state.rated, "the seeks paired as rated");
     rival.send(ClientMessage::Resign { game: state.game }).await;
     let title = wait_for_text(&client, "#game-over h3", |t| !t.is_empty()).await;

@@ -1,19 +1,31 @@
 //! The war games on the page: a watcher is carried on to the next war game when one ends, as
 //! on TV.
 
-use noughts_tests::browser::{Driver, assert_no_errors, click, fragment, wait_for, wait_for_text};
+use noughts_tests::browser::{
+    Driver, Screen, assert_no_errors, fragment, press, wait_for, wait_for_text,
+};
 
 use super::{open, over, page, server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watcher_is_carried_on_to_the_next_war_game() {
+    carried_on(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_a_watcher_is_carried_on_to_the_next_war_game() {
+    carried_on(Screen::Phone).await;
+}
+
+/// A war game watched from the lobby (pressed as on `screen`) ends; the next one follows.
+async fn carried_on(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
     let server = server().await;
-    let client = driver.session().await;
+    let client = driver.on(screen).await;
     open(&client, &page(&server)).await;
-    click(&client, "#war-games li button").await;
+    press(&client, screen, "#war-games li button").await;
     wait_for(&client, ".game .board").await;
     let first = fragment(&client).await;
     assert!(first.starts_with("game="), "{first}");
@@ -56,11 +68,21 @@ async fn miniatures(client: &fantoccini::Client) -> Vec<(String, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_war_games_miniature_board_changes_as_it_plays() {
+    miniature_moves(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_a_war_games_miniature_board_changes_as_it_plays() {
+    miniature_moves(Screen::Phone).await;
+}
+
+/// On `screen`, a war game's miniature in the lobby is redrawn as the game plays.
+async fn miniature_moves(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
     let server = server().await;
-    let client = driver.session().await;
+    let client = driver.on(screen).await;
     open(&client, &page(&server)).await;
     wait_for(&client, "#war-games li[data-game] .mini .mini-cell").await;
     // The first board seen of each war game; the test ends when one of them has moved on.
