@@ -18,6 +18,14 @@ async fn rename(client: &fantoccini::Client, to: &str) {
         .unwrap();
 }
 
+/// The player's token as the page keeps it (null when it has none).
+async fn token(client: &fantoccini::Client) -> serde_json::Value {
+    client
+        .execute("return localStorage.getItem('noughts.token');", vec![])
+        .await
+        .expect("the page answers")
+}
+
 /// Waits until the name at the top of the page reads `want`.
 async fn wait_for_name(client: &fantoccini::Client, want: &str) {
     let deadline = tokio::time::Instant::now() + noughts_tests::WAIT;
@@ -89,7 +97,18 @@ async fn rename_and_afresh(screen: Screen) {
     press(&client, screen, "#lobby").await;
     rename(&client, "bob").await;
     wait_for_text(&client, "#notice", |t| t.starts_with("You are now bob")).await;
+    let old = token(&client).await;
     press(&client, screen, "#start-afresh").await;
+    // The new player is in once its welcome has brought a token of its own.
+    let deadline = tokio::time::Instant::now() + noughts_tests::WAIT;
+    loop {
+        let now = token(&client).await;
+        if !now.is_null() && now != old {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no new player");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     wait_for(&client, "#status[data-status=\"online\"]").await;
     wait_for_name(&client, "bob").await;
     press(&client, screen, "#history").await;
