@@ -37,6 +37,10 @@ pub struct RoomInfo {
     pub clock: Option<ClockSpec>,
     /// The name of the player who opened it.
     pub host: String,
+    /// The host's player id (absent from servers older than moderation), so that a client can
+    /// offer to mute, block or report them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<PlayerId>,
     /// Whether the game counts for ratings.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rated: bool,

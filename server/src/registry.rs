@@ -48,6 +48,7 @@ impl Room {
             variant: self.variant,
             clock: self.clock,
             host: self.host.name(),
+            player: Some(self.host.player),
             rated: self.rated,
         }
     }

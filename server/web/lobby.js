@@ -5,6 +5,7 @@
  * code, game id), so that a change in the lobby touches only its own row.
  */
 
+import { playerMenu } from "./moderation.js";
 import { CLOCKS, chosen, clockSpec, el, seatText, select } from "./views.js";
 
 /**
@@ -39,11 +40,13 @@ export function lobbyView(state, actions) {
       el("button", { id: "leaderboard", type: "button", onclick: () => actions.leaderboard(chosen("variant")) }, "Leaderboard")));
   const seeks = [...state.seeks.values()].map((seek) => el("li", { "data-key": `seek-${seek.seek}` },
     `${seek.name}#${seek.player} (${seek.rating}) · ${seek.variant} · ${clockSpec(seek.clock)}${seek.rated ? " · rated" : ""} `,
+    playerMenu(seek, `seek-${seek.seek}`, null, actions), " ",
     seek.player === state.player ? el("em", {}, "yours")
       : el("button", { type: "button", "data-seek": String(seek.seek), onclick: () => send({ type: "accept_seek", seek: seek.seek }) }, "Play")));
   const rooms = [...state.rooms.values()].map((room) => el("li", { "data-key": `room-${room.code}` },
     `${room.code} · ${room.variant} · ${clockSpec(room.clock)} · ${room.host} `,
-    el("button", { type: "button", onclick: () => send({ type: "join_room", code: room.code }) }, "Join")));
+    playerMenu({ player: room.player, name: room.host }, `room-${room.code}`, null, actions), " ",
+    el("button", { type: "button", "data-join": room.code, onclick: () => send({ type: "join_room", code: room.code }) }, "Join")));
   const listed = [...state.listed.values()].sort((a, b) => a.game - b.game);
   const gameRow = (/** @type {any} */ game) => gameItem(game, actions);
   return el("div", { class: "lobby", "data-key": "lobby" },
@@ -96,6 +99,8 @@ function gameItem(game, actions) {
   return el("li", { "data-key": `game-${game.game}`, "data-game": String(game.game), class: "game-item" },
     game.board ? miniature(game.variant, game.board) : null,
     `#${game.game} ${game.variant}: ${seatText(game.x)} vs ${seatText(game.o)} · ${game.moves} moves · ${game.watchers} watching `,
+    playerMenu(game.x, `listed-${game.game}-x`, game.game, actions), " ",
+    playerMenu(game.o, `listed-${game.game}-o`, game.game, actions), " ",
     el("button", { type: "button", "aria-label": `Watch game ${game.game}`, onclick: () => actions.watch(game.game) }, "Watch"));
 }
 

@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * Mute, block and report, offered beside another player's name (a game's seats and chat lines):
+ * Mute, block and report, offered beside another player's name (a game's seats and chat lines, the
+ * lobby's seeks, rooms and games, the leaderboard, the opponents in "My games"):
  * a button opens a small menu; muting hides the player's chat (the server stops sending it, and
  * lines already shown go), blocking keeps the two apart in quick match and rooms, a report goes
  * to the server's operator with a category and a reason. What the player mutes and blocks is

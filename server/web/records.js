@@ -5,6 +5,7 @@
  * per variant).
  */
 
+import { playerMenu } from "./moderation.js";
 import { el, resultText, seatText } from "./views.js";
 
 const VARIANT_NAMES = ["classic", "four", "cube", "qubic"];
@@ -84,7 +85,7 @@ function ratingChart(points) {
 /**
  * "My games" for `variant`: the chart of the rating, then each game.
  * @param {any} state the page's state (history, player, recordsVariant)
- * @param {any} actions the page's actions (replay, lobby, render)
+ * @param {any} actions the page's actions (replay, lobby, render, send, player)
  */
 export function historyView(state, actions) {
   const variant = state.recordsVariant;
@@ -106,7 +107,8 @@ export function historyView(state, actions) {
       el("thead", {}, el("tr", {}, ...["Date", "Game", "Result", "Rating", ""].map((h) => el("th", { scope: "col" }, h)))),
       el("tbody", {}, ...games.map((/** @type {any} */ game) => el("tr", { "data-key": `history-${game.game}` },
         el("td", {}, when(game.ended_ms)),
-        el("td", {}, `#${game.game}: ${seatText(game.x)} vs ${seatText(game.o)} · ${game.moves} moves`),
+        el("td", {}, `#${game.game}: ${seatText(game.x)} vs ${seatText(game.o)} · ${game.moves} moves `,
+          playerMenu(game.x.player === state.player ? game.o : game.x, `history-${game.game}`, game.game, actions)),
         el("td", {}, resultText(game.result, game)),
         el("td", { class: "rating-change" }, change(mine(game))),
         el("td", {}, el("button", { type: "button", "data-replay": String(game.game), onclick: () => actions.replay(game.game) }, "Replay"))))))
@@ -117,7 +119,7 @@ export function historyView(state, actions) {
 /**
  * The leaderboard of `state.recordsVariant`.
  * @param {any} state the page's state (leaderboard, recordsVariant)
- * @param {any} actions the page's actions (leaderboard, lobby)
+ * @param {any} actions the page's actions (leaderboard, lobby, send, render, player)
  */
 export function leaderboardView(state, actions) {
   const variant = state.recordsVariant;
@@ -125,7 +127,8 @@ export function leaderboardView(state, actions) {
     el("h2", { id: "leaderboard-title" }, `Leaderboard · ${variant}`),
     variantTabs("leaderboard-tabs", variant, (v) => actions.leaderboard(v)),
     state.leaderboard.length ? el("ol", { id: "leaderboard-list" }, ...state.leaderboard.map((/** @type {any} */ p) =>
-      el("li", {}, `${p.name}#${p.player} ${p.rating} (${p.games} games: ${p.wins} won, ${p.draws} drawn, ${p.losses} lost)`)))
+      el("li", {}, `${p.name}#${p.player} ${p.rating} (${p.games} games: ${p.wins} won, ${p.draws} drawn, ${p.losses} lost) `,
+        playerMenu(p, `leaderboard-${p.player}`, null, actions))))
       : el("p", { class: "dim" }, `Nobody has played a rated ${variant} game yet.`),
     el("button", { id: "lobby", type: "button", onclick: () => actions.lobby() }, "Lobby"));
 }

@@ -85,6 +85,7 @@ fn room(code: &str) -> Change {
             variant: Variant::Classic,
             clock: None,
             host: "ada".to_owned(),
+            player: None,
             rated: false,
         },
     }

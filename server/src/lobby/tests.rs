@@ -13,6 +13,7 @@ fn room(code: &str) -> RoomInfo {
         variant: Variant::Classic,
         clock: None,
         host: "ada".to_owned(),
+        player: None,
         rated: false,
     }
 }

@@ -1,6 +1,7 @@
 //! Mute, block and report beside a player's name in the game view (its seats and chat lines):
 //! a muted player's chat goes from the page and stops coming, a block keeps the two apart (the
-//! blocked player's room cannot be joined), and a report reaches the server.
+//! blocked player's room cannot be joined), and a report reaches the server. The same menu beside
+//! the names in the lobby (a seek, a room) and in "My games".
 
 use fantoccini::Locator;
 use noughts_engine::Variant;
@@ -10,7 +11,7 @@ use noughts_tests::browser::{
 };
 
 use super::audit::audit;
-use super::page_against_rival;
+use super::{open, page, page_against_rival, server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_is_muted_blocked_and_reported_from_the_game_view() {
@@ -112,6 +113,76 @@ async fn mute_block_report(screen: Screen) {
         .await
         .unwrap();
     press(&client, screen, "#join").await;
+    wait_for_text(&client, "#notice", |t| {
+        t.starts_with("One of you has blocked the other")
+    })
+    .await;
+    // "My games" offers the menu beside the opponent of the game just played.
+    press(&client, screen, "#history").await;
+    wait_for(
+        &client,
+        &format!(
+            "[data-key=\"history-{}\"] [data-player-menu=\"{}\"]",
+            game.0, rival.player
+        ),
+    )
+    .await;
+    assert_no_errors(&client).await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_seeking_or_hosting_in_the_lobby_is_blocked_from_the_lobby() {
+    lobby_menus(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_a_player_seeking_or_hosting_in_the_lobby_is_blocked_from_the_lobby() {
+    lobby_menus(Screen::Phone).await;
+}
+
+/// On `screen`: the rival's seek offers the menu in the lobby; blocked from it, the rival's
+/// public room shows it blocked and cannot be joined.
+async fn lobby_menus(screen: Screen) {
+    let Some(driver) = Driver::start().await else {
+        return;
+    };
+    let server = server().await;
+    let client = driver.on(screen).await;
+    open(&client, &page(&server)).await;
+    let mut rival = noughts_tests::Client::join(&server.url(), "rival").await;
+    let seek = ClientMessage::Seek {
+        variant: Variant::Four,
+        clock: None,
+        rated: false,
+    };
+    let noughts_protocol::ServerMessage::Seeking { seek, .. } = rival.request(1, seek).await else {
+        panic!("the rival seeks");
+    };
+    let at_seek = format!(
+        "[data-key=\"seek-{}\"] [data-player-menu=\"{}\"]",
+        seek.0, rival.player
+    );
+    press(&client, screen, &at_seek).await;
+    press(&client, screen, "[data-action=\"block\"]").await;
+    wait_for_text(&client, "#notice", |t| {
+        t.starts_with("You have blocked rival")
+    })
+    .await;
+    // The rival's public room: its menu knows the block, and joining it is refused.
+    let code = rival.create_room(2, Variant::Classic, false).await;
+    let at_room = format!(
+        "[data-key=\"room-{code}\"] [data-player-menu=\"{}\"]",
+        rival.player
+    );
+    press(&client, screen, &at_room).await;
+    wait_for(&client, "[data-action=\"unblock\"]").await;
+    press(
+        &client,
+        screen,
+        &format!("[data-key=\"room-{code}\"] [data-join]"),
+    )
+    .await;
     wait_for_text(&client, "#notice", |t| {
         t.starts_with("One of you has blocked the other")
     })
