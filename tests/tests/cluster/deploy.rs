@@ -34,6 +34,10 @@ impl Deployed {
             .env("NOUGHTS_CLUSTER_DIR", dir.join("cluster"))
             .env("NOUGHTS_CLUSTER_PORT", port.to_string())
             .env("NOUGHTS_SERVER_BIN", binary::path("noughts-server"))
+            // Every test client comes from 127.0.0.1: the per-address caps count them all as one.
+            .env("NOUGHTS_MAX_CONNECTIONS_PER_IP", "100000")
+            .env("NOUGHTS_MAX_ROOMS_PER_IP", "100000")
+            .env("NOUGHTS_MAX_SEEKS_PER_IP", "100000")
             .output()
             .expect("run deploy/cluster")
     }
