@@ -1,5 +1,5 @@
 //! Operating a server: a backup of its live SQLite database taken with `noughts-server backup`
-//! while games are being played, restored into a new server that serves every game finished
+//! while a hundred tables play, restored into a new server that serves every game finished
 //! before it; and the systemd unit in `deploy/`, checked by `systemd-analyze verify`.
 
 use std::path::{Path, PathBuf};
@@ -14,6 +14,9 @@ use tokio::time::{Instant, sleep};
 
 /// X's win along the top row.
 const WIN: [usize; 5] = [0, 3, 1, 4, 2];
+
+/// Games played at once, each table starting the next as soon as one ends.
+const TABLES: usize = 100;
 
 /// Two players meet in a room and play [`WIN`] to its end; the game.
 async fn play_one_game(url: &str, n: usize) -> GameId {
@@ -49,12 +52,24 @@ fn run_backup(metrics: &str, to: &Path) -> std::process::Output {
 async fn a_backup_taken_during_play_restores_every_finished_game() {
     let dir = Scratch::new("backup");
     let bin = binary::path("noughts-server");
-    let mut live = ServerProcess::start(&bin, &dir.dir, &["--metrics-listen", "127.0.0.1:0"]);
+    // Every player comes from 127.0.0.1: the per-address caps would count them as one.
+    let mut live = ServerProcess::start(
+        &bin,
+        &dir.dir,
+        &[
+            "--metrics-listen",
+            "127.0.0.1:0",
+            "--max-connections-per-ip",
+            "100000",
+            "--max-rooms-per-ip",
+            "100000",
+        ],
+    );
     let url = live.url.clone();
     let finished = Arc::new(Mutex::new(Vec::new()));
     let stop = Arc::new(AtomicBool::new(false));
     let mut players = Vec::new();
-    for table in 0..4 {
+    for table in 0..TABLES {
         let (url, finished, stop) = (url.clone(), finished.clone(), stop.clone());
         players.push(tokio::spawn(async move {
             let mut n = table * 1000;
@@ -66,11 +81,11 @@ async fn a_backup_taken_during_play_restores_every_finished_game() {
         }));
     }
     let deadline = Instant::now() + WAIT;
-    while finished.lock().unwrap().len() < 8 {
+    while finished.lock().unwrap().len() < TABLES {
         assert!(Instant::now() < deadline, "games did not finish");
         sleep(std::time::Duration::from_millis(20)).await;
     }
-    // Taken while the four tables play on.
+    // Taken while the tables play on.
     let before: Vec<GameId> = finished.lock().unwrap().clone();
     let copy = dir.dir.join("copy.db");
     let metrics = live.metrics.clone().expect("a metrics address");
@@ -86,7 +101,7 @@ async fn a_backup_taken_during_play_restores_every_finished_game() {
     let during = finished.lock().unwrap().len();
     // Play goes on after it, too.
     let deadline = Instant::now() + WAIT;
-    while finished.lock().unwrap().len() < during + 4 {
+    while finished.lock().unwrap().len() < during + TABLES {
         assert!(Instant::now() < deadline, "games stopped after the backup");
         sleep(std::time::Duration::from_millis(20)).await;
     }
@@ -107,7 +122,13 @@ async fn a_backup_taken_during_play_restores_every_finished_game() {
     // Restored: a server on the copy serves every game finished before the backup.
     let restored_dir = Scratch::new("backup-restored");
     let restored_db = restored(&copy, &restored_dir.dir);
-    let restored = ServerProcess::start_on(&bin, &restored_dir.dir, restored_db.as_os_str(), &[]);
+    // One reader asks for every record at once: past the usual rate of requests.
+    let restored = ServerProcess::start_on(
+        &bin,
+        &restored_dir.dir,
+        restored_db.as_os_str(),
+        &["--rate", "10000", "--burst", "10000"],
+    );
     let mut reader = Client::join(&restored.url, "reader").await;
     for (i, game) in before.iter().enumerate() {
         let record = reader.record(i as u64 + 1, *game).await;
