@@ -1,15 +1,16 @@
 //! Moderation across two nodes on one real Redis and one real PostgreSQL: what the operator's
 //! `noughts-server admin` writes to the database holds on a node it never spoke to (a ban ends a
-//! player's session there, a chat mute refuses chat there), and a player's block made on one
+//! player's session there, a chat mute refuses chat there, a game is ended where it is played,
+//! a reserved name and a banned range are refused there), and a player's block made on one
 //! node refuses a player of the other.
 
 use std::process::Command;
 
-use noughts_protocol::{ClientMessage, ErrorCode, ServerMessage, Variant, close};
+use noughts_protocol::{ClientMessage, EndReason, ErrorCode, ServerMessage, Variant, close};
 use noughts_server::{Config, StoreConfig};
 use noughts_tests::postgres::Postgres;
 use noughts_tests::redis::TestRedis;
-use noughts_tests::{Client, binary, test_config};
+use noughts_tests::{Client, WAIT, binary, hello_answer, test_config, until_hello_refused};
 
 /// Runs `noughts-server --db db admin --operator ops ARGS`, straight against the database.
 fn admin(db: &str, args: &[&str]) -> String {
@@ -81,12 +82,69 @@ async fn the_operators_ban_and_mute_hold_on_every_node() {
         "{banned:?}"
     );
     assert_eq!(bo.closed().await, Some(close::POLICY_VIOLATION));
-    let audit = admin(&db, &["audit"]);
-    assert!(audit.contains("by ops: chat_mute player"), "{audit}");
-    assert!(
-        audit.contains(&format!("by ops: ban player {bo_id}: abuse")),
-        "{audit}"
+    // The operator ends a game node 1 plays, and reserves a name and bans a range that node 2
+    // then refuses at hello: all written only to PostgreSQL.
+    let mut dee = Client::join(&url(0), "dee").await;
+    let mut eve = Client::join(&url(0), "eve").await;
+    let code = dee.create_room(10, Variant::Classic, false).await;
+    eve.send(ClientMessage::JoinRoom { code }).await;
+    let game = dee.game_state().await.game;
+    let _ = eve.game_state().await;
+    admin(
+        &db,
+        &[
+            "end-game",
+            "--game",
+            &game.0.to_string(),
+            "--reason",
+            "test",
+        ],
     );
+    for player in [&mut dee, &mut eve] {
+        let over = player
+            .until(|m| matches!(m, ServerMessage::GameOver { .. }))
+            .await;
+        let ServerMessage::GameOver { result, .. } = over else {
+            unreachable!()
+        };
+        assert_eq!(result.reason, EndReason::Aborted);
+    }
+    admin(
+        &db,
+        &["reserve", "--name", "Zed", "--reason", "the owner's name"],
+    );
+    until_hello_refused(&url(1), "zed", None, ErrorCode::ReservedName).await;
+    admin(
+        &db,
+        &["ban", "--range", "127.0.0.0/8", "--reason", "closed"],
+    );
+    until_hello_refused(&url(1), "fay", None, ErrorCode::Banned).await;
+    admin(
+        &db,
+        &["unban", "--range", "127.0.0.0/8", "--reason", "open"],
+    );
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while !matches!(
+        hello_answer(&url(1), "fay", None).await,
+        ServerMessage::Welcome { .. }
+    ) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the range stayed banned"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let audit = admin(&db, &["audit"]);
+    for line in [
+        "by ops: chat_mute player".to_owned(),
+        format!("by ops: ban player {bo_id}: abuse"),
+        format!("by ops: end_game game {}", game.0),
+        "by ops: reserve Zed: the owner's name".to_owned(),
+        "by ops: ban_range 127.0.0.0/8: closed".to_owned(),
+        "by ops: unban_range 127.0.0.0/8: open".to_owned(),
+    ] {
+        assert!(audit.contains(&line), "no {line:?} in the audit:\n{audit}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

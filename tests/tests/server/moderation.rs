@@ -7,13 +7,10 @@
 use std::process::Command;
 
 use noughts_protocol::{
-    ClientFrame, ClientMessage, ErrorCode, GameId, PROTOCOL_VERSION, ReportCategory, ServerMessage,
-    Variant, close,
+    ClientMessage, ErrorCode, GameId, ReportCategory, ServerMessage, Variant, close,
 };
 use noughts_tests::process::ServerProcess;
-use noughts_tests::{
-    Client, Scratch, TestServer, WAIT, binary, connect, file_config, read_frame, send_frame,
-};
+use noughts_tests::{Client, Scratch, TestServer, WAIT, binary, file_config};
 use tokio::time::{Instant, sleep};
 
 /// `host` opens a room and `guest` joins it; both with the game's snapshot read.
@@ -146,35 +143,6 @@ fn admin(metrics: &str, args: &[&str]) -> String {
     said
 }
 
-/// The first answer to a `hello` as `name` (with `token`) on a new connection.
-async fn hello(url: &str, name: &str, token: Option<String>) -> ServerMessage {
-    let mut socket = connect(url).await;
-    let hello = ClientMessage::Hello {
-        protocol: PROTOCOL_VERSION,
-        name: name.to_owned(),
-        token,
-        credentials: None,
-    };
-    send_frame(&mut socket, &ClientFrame::new(hello)).await;
-    read_frame(&mut socket).await.expect("an answer").message
-}
-
-/// Waits until `hello` as `name` gets the error `code`.
-async fn until_hello_refused(url: &str, name: &str, token: Option<String>, code: ErrorCode) {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let answer = hello(url, name, token.clone()).await;
-        if matches!(&answer, ServerMessage::Error { code: got, .. } if *got == code) {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "hello as {name} still gets {answer:?}"
-        );
-        sleep(std::time::Duration::from_millis(50)).await;
-    }
-}
-
 /// Every operator action of the test is in the audit, with who and why.
 fn check_audit(metrics: &str) {
     let audit = admin(metrics, &["audit"]);
@@ -260,13 +228,13 @@ async fn the_operators_commands_hold_on_a_running_server() {
     );
     ada.until_chat_muted(game).await;
     // Reserved names: the built-in ones at once, the operator's once written.
-    until_hello_refused(&url, "AI (perfect)", None, ErrorCode::ReservedName).await;
-    until_hello_refused(&url, "Admin", None, ErrorCode::ReservedName).await;
+    noughts_tests::until_hello_refused(&url, "AI (perfect)", None, ErrorCode::ReservedName).await;
+    noughts_tests::until_hello_refused(&url, "Admin", None, ErrorCode::ReservedName).await;
     admin(
         &metrics,
         &["reserve", "--name", "Zed", "--reason", "the owner's name"],
     );
-    until_hello_refused(&url, "zed", None, ErrorCode::ReservedName).await;
+    noughts_tests::until_hello_refused(&url, "zed", None, ErrorCode::ReservedName).await;
     // A ban ends bo's live connection and refuses his token.
     admin(
         &metrics,
@@ -284,7 +252,7 @@ async fn the_operators_commands_hold_on_a_running_server() {
         "{banned:?}"
     );
     assert_eq!(bo.closed().await, Some(close::POLICY_VIOLATION));
-    until_hello_refused(&url, "bo", Some(bo.token.clone()), ErrorCode::Banned).await;
+    noughts_tests::until_hello_refused(&url, "bo", Some(bo.token.clone()), ErrorCode::Banned).await;
     // A range: every new connection from it is refused at hello.
     admin(
         &metrics,
@@ -296,14 +264,14 @@ async fn the_operators_commands_hold_on_a_running_server() {
             "closed for now",
         ],
     );
-    until_hello_refused(&url, "fay", None, ErrorCode::Banned).await;
+    noughts_tests::until_hello_refused(&url, "fay", None, ErrorCode::Banned).await;
     admin(
         &metrics,
         &["unban", "--range", "127.0.0.0/8", "--reason", "open again"],
     );
     let deadline = Instant::now() + WAIT;
     while !matches!(
-        hello(&url, "fay", None).await,
+        noughts_tests::hello_answer(&url, "fay", None).await,
         ServerMessage::Welcome { .. }
     ) {
         assert!(Instant::now() < deadline, "the range stayed banned");
