@@ -1,12 +1,10 @@
 //! Messages that belong to a moment leave with it, errors come in words (the code only in a
 //! details line), and offline the board says that a move was not sent.
 
-use std::time::Duration;
-
 use noughts_engine::Variant;
 use noughts_protocol::{ClientMessage, ServerMessage};
 use noughts_tests::browser::{
-    Driver, assert_no_errors, click, fragment, tap, wait_for, wait_for_text,
+    Driver, Screen, assert_no_errors, fragment, press, wait_for, wait_for_text,
 };
 use noughts_tests::net::Relay;
 use noughts_tests::{Client, TestServer};
@@ -15,11 +13,21 @@ use super::{open, page, page_against_rival, server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_declined_offer_leaves_with_the_game_and_a_used_invite_is_said_in_words() {
+    declined_and_expired(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_a_declined_offer_leaves_with_the_game_and_a_used_invite_is_said_in_words() {
+    declined_and_expired(Screen::Phone).await;
+}
+
+/// On `screen`: a declined draw offer's note leaves when the game ends; an expired invite is
+/// said in words, and the notice leaves with the lobby.
+async fn declined_and_expired(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
-    let (server, client, mut rival, state) =
-        page_against_rival(&driver, noughts_tests::browser::Screen::Desktop).await;
+    let (server, client, mut rival, state) = page_against_rival(&driver, screen).await;
     // A draw may be offered once both sides have moved.
     if state.you == Some(noughts_protocol::Mark::X) {
         rival
@@ -30,7 +38,7 @@ async fn a_declined_offer_leaves_with_the_game_and_a_used_invite_is_said_in_word
             .await;
     }
     wait_for_text(&client, "#game-status", |t| t.contains("Your move")).await;
-    click(&client, "button.cell:not([data-mark])").await;
+    press(&client, screen, "button.cell:not([data-mark])").await;
     let played = rival
         .until(|m| matches!(m, ServerMessage::Moved { .. }))
         .await;
@@ -49,7 +57,7 @@ async fn a_declined_offer_leaves_with_the_game_and_a_used_invite_is_said_in_word
             .until(|m| matches!(m, ServerMessage::Moved { cell, .. } if *cell == if taken == 0 { 1 } else { 0 }))
             .await;
     }
-    click(&client, "#offer-draw").await;
+    press(&client, screen, "#offer-draw").await;
     rival
         .until(|m| matches!(m, ServerMessage::Offered { .. }))
         .await;
@@ -84,7 +92,7 @@ async fn a_declined_offer_leaves_with_the_game_and_a_used_invite_is_said_in_word
     assert!(details.starts_with("no_such_room"), "{details}");
     assert_eq!(fragment(&client).await, "");
     // The notice belongs to the lobby: it leaves when the player goes elsewhere.
-    click(&client, "#history").await;
+    press(&client, screen, "#history").await;
     wait_for_text(&client, "#notice", str::is_empty).await;
     assert_no_errors(&client).await;
     client.close().await.unwrap();
@@ -92,25 +100,30 @@ async fn a_declined_offer_leaves_with_the_game_and_a_used_invite_is_said_in_word
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn offline_the_board_says_the_move_was_not_sent() {
+    offline(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_offline_the_board_says_the_move_was_not_sent() {
+    offline(Screen::Phone).await;
+}
+
+/// On `screen`: with the server out of reach the board says so, and that a move was not sent.
+async fn offline(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
     let server: TestServer = server().await;
     let relay = Relay::start(server.addr).await;
-    let client = driver.phone().await;
+    let client = driver.on(screen).await;
     open(&client, &format!("http://{}/", relay.addr)).await;
-    tap(&client, "#play-ai", Duration::from_millis(100)).await;
+    press(&client, screen, "#play-ai").await;
     wait_for_text(&client, "#game-status", |t| t.contains("Your move")).await;
     // The connection goes, and with the relay gone it cannot come back.
     drop(relay);
     wait_for(&client, "#status[data-status=\"offline\"]").await;
     wait_for_text(&client, "#offline", |t| t.contains("Offline")).await;
-    tap(
-        &client,
-        ".board [data-cell=\"4\"]",
-        Duration::from_millis(100),
-    )
-    .await;
+    press(&client, screen, ".board [data-cell=\"4\"]").await;
     wait_for_text(&client, "#offline", |t| {
         t.contains("your move was not sent")
     })

@@ -2,19 +2,28 @@
 //! address), the invite code never breaks across lines on a phone, and the page has an icon and
 //! a web app manifest that the strict CSP lets through.
 
-use std::time::Duration;
-
-use noughts_tests::browser::{Driver, assert_no_errors, tap, wait_for, wait_for_text};
+use noughts_tests::browser::{Driver, Screen, assert_no_errors, press, wait_for, wait_for_text};
 
 use super::{open, page, server};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn copy_works_without_a_clipboard_and_the_code_is_never_broken() {
+    copy_without_clipboard(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_copy_works_without_a_clipboard_and_the_code_is_never_broken() {
+    copy_without_clipboard(Screen::Phone).await;
+}
+
+/// On `screen`, as on plain http by address: "Copy" says what it did, the link is selected, and
+/// the code sits on one line.
+async fn copy_without_clipboard(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
     let server = server().await;
-    let client = driver.phone().await;
+    let client = driver.on(screen).await;
     open(&client, &page(&server)).await;
     // As on plain http by address: no `navigator.clipboard`.
     client
@@ -24,7 +33,7 @@ async fn copy_works_without_a_clipboard_and_the_code_is_never_broken() {
         )
         .await
         .unwrap();
-    tap(&client, "#create-room", Duration::from_millis(100)).await;
+    press(&client, screen, "#create-room").await;
     wait_for(&client, "#invite-link").await;
     let lines = client
         .execute(
@@ -38,7 +47,7 @@ async fn copy_works_without_a_clipboard_and_the_code_is_never_broken() {
         serde_json::json!(1),
         "the code is broken across lines"
     );
-    tap(&client, "#copy-link", Duration::from_millis(100)).await;
+    press(&client, screen, "#copy-link").await;
     let said = wait_for_text(&client, "#notice", |t| !t.is_empty()).await;
     assert!(
         said.starts_with("Link copied") || said.starts_with("The link is selected"),
