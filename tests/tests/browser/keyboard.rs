@@ -3,7 +3,9 @@
 //! replay's controls labelled; qubic's 64 cells one tab stop.
 
 use fantoccini::key::Key;
-use noughts_tests::browser::{Driver, assert_no_errors, focused, keys, wait_for, wait_for_text};
+use noughts_tests::browser::{
+    Driver, Screen, assert_no_errors, focused, keys, wait_for, wait_for_text,
+};
 
 use super::{open, over, page, server};
 
@@ -66,11 +68,21 @@ fn path(from: usize, to: usize, side: usize) -> Vec<char> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_game_is_played_by_keyboard_alone_with_the_focus_kept_on_the_board() {
+    whole_game_by_keyboard(Screen::Desktop).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_with_a_keyboard_a_whole_game_is_played_with_the_focus_kept_on_the_board() {
+    whole_game_by_keyboard(Screen::Phone).await;
+}
+
+/// On `screen` (a phone may have a keyboard too): a game against the AI by keys alone.
+async fn whole_game_by_keyboard(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
     };
     let server = server().await;
-    let client = driver.session().await;
+    let client = driver.on(screen).await;
     open(&client, &page(&server)).await;
     tab_to(&client, "play-ai").await;
     keys(&client, &[Key::Enter.into()]).await;
