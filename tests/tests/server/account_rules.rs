@@ -203,10 +203,9 @@ async fn a_closed_accounts_name_is_marked_in_old_games_and_freed_after_the_hold(
     let board = leaderboard(&mut bob, 6).await;
     assert_eq!(board, [("bob".to_owned(), bob.player)]);
     // Nobody may call themselves so.
-    let (answer, _) = Client::try_join(&url, "ada (Closed)")
-        .await
-        .err()
-        .expect("the mark of a closed account is refused as a name");
+    let Err((answer, _)) = Client::try_join(&url, "ada (Closed)").await else {
+        panic!("the mark of a closed account is refused as a name");
+    };
     assert_eq!(refusal(answer).0, ErrorCode::ReservedName);
 
     // The name is free again (held for no time here); the old game still shows the old one.
