@@ -327,10 +327,11 @@ impl Activity {
         if !busy && self.next_activity <= now {
             let roll = rng.f64();
             if roll < 0.45 {
+                // Its players are guests, and rated games are between accounts.
                 let seek = ClientMessage::Seek {
                     variant: Variant::Classic,
                     clock: None,
-                    rated: rng.bool(),
+                    rated: false,
                 };
                 client::send(ws, seek).await?;
                 self.seeking = Some(now + SEEK_WAIT);

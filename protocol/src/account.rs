@@ -83,6 +83,22 @@ pub fn validate_username(username: &str) -> Result<(), UsernameError> {
     Ok(())
 }
 
+/// What follows a closed account's name wherever the records show it (a seat of an old game,
+/// a history, a profile): `ada (closed)`. No player may choose a name that ends so.
+pub const CLOSED_MARK: &str = " (closed)";
+
+/// `name` as the records show it once its account is closed.
+pub fn closed_name(name: &str) -> String {
+    format!("{name}{CLOSED_MARK}")
+}
+
+/// Whether `name` ends as a closed account's does (ignoring case), so that no player may take it.
+pub fn looks_closed(name: &str) -> bool {
+    name.trim_end()
+        .to_lowercase()
+        .ends_with(CLOSED_MARK.trim_start())
+}
+
 /// The key under which a username is unique: the name lower-cased (ASCII only, as it is).
 pub fn username_key(username: &str) -> String {
     username.to_ascii_lowercase()
@@ -110,6 +126,18 @@ mod tests {
             );
         }
         assert_eq!(username_key("AdA"), username_key("aDa"));
+    }
+
+    #[test]
+    fn a_closed_accounts_name_is_marked_and_no_player_may_take_the_mark() {
+        assert_eq!(closed_name("ada"), "ada (closed)");
+        assert!(looks_closed(&closed_name("ada")));
+        for taken in ["bob (Closed)", "bob(CLOSED) ", "(closed)"] {
+            assert!(looks_closed(taken), "{taken}");
+        }
+        for free in ["closed", "unclosed", "bob (closed) again"] {
+            assert!(!looks_closed(free), "{free}");
+        }
     }
 
     #[test]

@@ -128,8 +128,10 @@ error_codes! {
     /// A password sent over a connection that is not encrypted (plain `ws://` from another
     /// machine, with no TLS proxy declared in front of the server).
     InsecureTransport = "insecure_transport",
-    /// An account request from a guest (`sessions`, `change_password`, `close_account`), or
-    /// `register` from a player who has an account already.
+    /// An account request from a guest (`sessions`, `change_password`, `close_account`),
+    /// `register` from a player who has an account already, or a rated game asked for by a guest
+    /// (a rated `seek` or `create_room`, `accept_seek` of a rated seek, `join_room` of a rated
+    /// room): rated games are between accounts.
     NotAnAccount = "not_an_account",
     /// `revoke_session` named a session this account does not have.
     NoSuchSession = "no_such_session",

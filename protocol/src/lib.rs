@@ -20,8 +20,9 @@ mod records;
 mod text;
 
 pub use account::{
-    Credentials, DEVICE_MAX_CHARS, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS, SessionInfo,
-    USERNAME_MAX_CHARS, USERNAME_MIN_CHARS, UsernameError, username_key, validate_username,
+    CLOSED_MARK, Credentials, DEVICE_MAX_CHARS, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS,
+    SessionInfo, USERNAME_MAX_CHARS, USERNAME_MIN_CHARS, UsernameError, closed_name, looks_closed,
+    username_key, validate_username,
 };
 pub use decode::{CLIENT_TYPES, DecodeError, decode_client};
 pub use error::{ERROR_CODES, ErrorCode, close};

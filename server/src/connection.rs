@@ -128,10 +128,10 @@ pub(crate) async fn serve(
         .header_for(peer.ip())
         .map(|header| (header, peer.ip()));
     let upgraded = upgrade::accept(stream, ws_config, HANDSHAKE_TIMEOUT, &origins, forwarded);
-    let mut ws = match upgraded.await {
-        Ok(Accepted::WebSocket(ws, forwarded)) => {
-            client_ip = forwarded.unwrap_or(client_ip);
-            *ws
+    let (mut ws, user_agent) = match upgraded.await {
+        Ok(Accepted::WebSocket(ws, caller)) => {
+            client_ip = caller.forwarded.unwrap_or(client_ip);
+            (*ws, caller.user_agent)
         }
         // A page is the whole exchange.
         Ok(Accepted::Page(mut stream, request)) => {
@@ -187,6 +187,7 @@ pub(crate) async fn serve(
     debug!("connected");
     let first_ping = Instant::now() + ping_phase(out.conn.0, config.ping_interval);
     let mut client = Client::new(shared.clone(), out, network);
+    client.set_user_agent(user_agent);
     if config.tls.is_some() || config.accounts.tls_proxy || client_ip.is_loopback() {
         client.allow_credentials();
     }

@@ -306,14 +306,14 @@ impl Registry {
         }
     }
 
-    /// Whether a room with canonical code `code` is open here.
-    pub(crate) fn has_room(&self, code: &str) -> bool {
-        self.rooms.contains_key(code)
+    /// Whether the room with canonical code `code` is rated; `None` if it is not open here.
+    pub(crate) fn room_rated(&self, code: &str) -> Option<bool> {
+        self.rooms.get(code).map(|room| room.rated)
     }
 
-    /// Whether seek `seek` waits here.
-    pub(crate) fn has_seek(&self, seek: SeekId) -> bool {
-        self.seek_keys.contains_key(&seek)
+    /// The terms of seek `seek`; `None` if it does not wait here.
+    pub(crate) fn seek_terms(&self, seek: SeekId) -> Option<SeekKey> {
+        self.seek_keys.get(&seek).map(|key| *key)
     }
 
     /// The seeks waiting here that could be paired with `key` and are newer than `than`, each

@@ -154,11 +154,21 @@ impl Refusal {
 /// What a request head asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Head {
-    /// A good WebSocket upgrade, with its `Sec-WebSocket-Key` and the client's address as a
-    /// trusted proxy forwarded it (`None` when no header is read).
-    Upgrade(String, Option<IpAddr>),
+    /// A good WebSocket upgrade, with its `Sec-WebSocket-Key` and what it says of its client.
+    Upgrade(String, Caller),
     /// A page of the web client.
     Page(PageRequest),
+}
+
+/// What an upgrade request says of its client.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Caller {
+    /// The client's address as a trusted proxy forwarded it (`None` when no header is read;
+    /// see [`Forwarded`]).
+    pub(crate) forwarded: Option<IpAddr>,
+    /// The `User-Agent` header as sent (the head's size bounds it), for naming the device of a
+    /// session that signs in or registers without naming it.
+    pub(crate) user_agent: Option<String>,
 }
 
 /// Where the client's address is read from a request: a forwarding header, when the request
@@ -168,9 +178,8 @@ pub(crate) type Forwarded<'a> = Option<(proxy::Header<'a>, IpAddr)>;
 /// What a request that was not refused asks for.
 #[derive(Debug)]
 pub(crate) enum Accepted<S> {
-    /// A WebSocket, answered with `101`, and the client's address when a trusted proxy
-    /// forwarded it (see [`Forwarded`]).
-    WebSocket(Box<WebSocketStream<S>>, Option<IpAddr>),
+    /// A WebSocket, answered with `101`, and what its request said of its client.
+    WebSocket(Box<WebSocketStream<S>>, Caller),
     /// A page (of the web client, or a health endpoint), for the caller to answer on the stream.
     Page(S, PageRequest),
 }
@@ -193,8 +202,8 @@ where
         Ok(Err(refusal)) => return Err(answer_refusal(&mut stream, refusal).await),
         Err(_) => return Err(answer_refusal(&mut stream, Refusal::Timeout).await),
     };
-    let (key, client) = match check(&buf[..head_len], origins, forwarded) {
-        Ok(Head::Upgrade(key, client)) => (key, client),
+    let (key, caller) = match check(&buf[..head_len], origins, forwarded) {
+        Ok(Head::Upgrade(key, caller)) => (key, caller),
         Ok(Head::Page(request)) => return Ok(Accepted::Page(stream, request)),
         Err(refusal) => return Err(answer_refusal(&mut stream, refusal).await),
     };
@@ -213,7 +222,7 @@ where
     }
     let rest = buf[head_len..].to_vec();
     let ws = WebSocketStream::from_partially_read(stream, rest, Role::Server, Some(config)).await;
-    Ok(Accepted::WebSocket(Box::new(ws), client))
+    Ok(Accepted::WebSocket(Box::new(ws), caller))
 }
 
 /// Reads until the head's blank line; returns what was read and the head's length.
@@ -296,7 +305,7 @@ fn check(head: &[u8], origins: &Origins, forwarded: Forwarded<'_>) -> Result<Hea
     if header("sec-websocket-version").as_deref() != Some("13") {
         return Err(Refusal::Version);
     }
-    let client = forwarded.map(|(forwarding, peer)| {
+    let forwarded = forwarded.map(|(forwarding, peer)| {
         let values = request
             .headers
             .iter()
@@ -305,7 +314,13 @@ fn check(head: &[u8], origins: &Origins, forwarded: Forwarded<'_>) -> Result<Hea
         forwarding.client(values, peer)
     });
     match header("sec-websocket-key") {
-        Some(key) if is_key(&key) => Ok(Head::Upgrade(key, client)),
+        Some(key) if is_key(&key) => Ok(Head::Upgrade(
+            key,
+            Caller {
+                forwarded,
+                user_agent: header("user-agent"),
+            },
+        )),
         _ => Err(Refusal::Key),
     }
 }

@@ -1,8 +1,9 @@
-//! Accounts from a test's side: registering a guest, and signing in with a username and a
-//! password on a new connection (a second device).
+//! Accounts from a test's side: registering a guest (as any player of a rated game must be),
+//! and signing in with a username and a password on a new connection (a second device).
 
 use noughts_protocol::{
-    ClientFrame, ClientMessage, Credentials, PROTOCOL_VERSION, PlayerId, ServerMessage,
+    ClientFrame, ClientMessage, Credentials, ErrorCode, PROTOCOL_VERSION, PlayerId, ServerMessage,
+    validate_username,
 };
 
 use crate::{Client, Socket, connect, read_frame, send_frame};
@@ -38,6 +39,54 @@ pub async fn registered(client: &mut Client, username: &str, password: &str) {
             assert_eq!(got, username);
         }
         other => panic!("expected registered, got {other:?}"),
+    }
+}
+
+/// A password the server takes, for tests' accounts.
+pub const TEST_PASSWORD: &str = "tangerine umbrella 42";
+
+/// The username a test account of a player called `name` takes: the name itself when the rules
+/// allow it (so that leaderboards show what the test named its players), else
+/// [`numbered_username`].
+pub fn username_for(name: &str, player: PlayerId) -> String {
+    if validate_username(name).is_ok() {
+        return name.to_owned();
+    }
+    numbered_username(name, player)
+}
+
+/// A username no other player's test account takes: the name's first letters and digits and the
+/// player's id.
+pub fn numbered_username(name: &str, player: PlayerId) -> String {
+    let kept: String = name
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(10)
+        .collect();
+    format!("{kept}_{}", player.0)
+}
+
+/// The request that makes the guest called `name` with id `player` an account (see
+/// [`username_for`]), for clients of the tests' own making.
+pub fn register_request(name: &str, player: PlayerId) -> ClientMessage {
+    let username = username_for(name, player);
+    ClientMessage::Register(credentials(&username, TEST_PASSWORD, None))
+}
+
+/// Makes the guest `client` an account, as a rated game needs: named [`username_for`] its name,
+/// or [`numbered_username`] when another account has that.
+pub async fn make_account(client: &mut Client) {
+    let username = username_for(&client.name, client.player);
+    match register(client, 900, &username, TEST_PASSWORD).await {
+        ServerMessage::Registered { player, .. } => assert_eq!(player, client.player),
+        ServerMessage::Error {
+            code: ErrorCode::UsernameTaken,
+            ..
+        } => {
+            let numbered = numbered_username(&client.name, client.player);
+            registered(client, &numbered, TEST_PASSWORD).await;
+        }
+        other => panic!("{}: expected registered, got {other:?}", client.name),
     }
 }
 

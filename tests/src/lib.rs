@@ -36,6 +36,7 @@ pub mod postgres;
 pub mod process;
 pub mod raw;
 pub mod redis;
+pub mod stores;
 pub mod tmux;
 
 /// How long a test waits for any one thing before it fails.

@@ -37,11 +37,15 @@ fn store_failed(err: &StoreError, doing: &'static str) -> Refusal {
 }
 
 /// A device's label as a client gave it: made safe to show, trimmed and cut short.
-fn label(device: Option<String>) -> Option<String> {
-    let text = sanitize(&device?);
+fn label(device: Option<&str>) -> Option<String> {
+    let text = sanitize(device?);
     let text: String = text.trim().chars().take(DEVICE_MAX_CHARS).collect();
-    (!text.is_empty()).then_some(text)
+    let text = text.trim_end();
+    (!text.is_empty()).then(|| text.to_owned())
 }
+
+/// The label of a device that names itself nowhere.
+const UNKNOWN_DEVICE: &str = "unknown";
 
 /// A new device id: random, and small enough for any JSON reader to hold exactly.
 fn device_id() -> u64 {
@@ -51,6 +55,19 @@ fn device_id() -> u64 {
 }
 
 impl Client {
+    /// Keeps the `User-Agent` this connection's upgrade carried, as a device's label.
+    pub(crate) fn set_user_agent(&mut self, user_agent: Option<String>) {
+        self.user_agent = label(user_agent.as_deref()).map(String::into_boxed_str);
+    }
+
+    /// The label of a device opened on this connection: what the client named it, else its
+    /// `User-Agent`, else "unknown".
+    fn device_label(&self, named: Option<String>) -> String {
+        label(named.as_deref())
+            .or_else(|| self.user_agent.as_deref().map(str::to_owned))
+            .unwrap_or_else(|| UNKNOWN_DEVICE.to_owned())
+    }
+
     /// Refuses a password on a connection that is not encrypted, unless it comes from loopback
     /// or the operator declared a TLS proxy in front.
     fn check_transport(&self) -> Reply {
@@ -145,7 +162,7 @@ impl Client {
         let token = new_token();
         let device = StoredDevice {
             id: device_id(),
-            label: label(credentials.device),
+            label: Some(self.device_label(credentials.device)),
             created_ms: now_ms(),
             last_seen_ms: now_ms(),
             token: TokenHash::of(&token),
@@ -161,14 +178,29 @@ impl Client {
 
     /// The account of this connection's player; refused for a guest or a closed account.
     async fn own_account(&self, session: &Session) -> Result<StoredAccount, Refusal> {
+        self.open_account(session, "only an account can do that; register first")
+            .await
+    }
+
+    /// The open account of `session`'s player; refused with `not_an_account` and `why` for a
+    /// guest or a closed account.
+    async fn open_account(
+        &self,
+        session: &Session,
+        why: &'static str,
+    ) -> Result<StoredAccount, Refusal> {
         match self.shared.store.account_of(session.player).await {
             Ok(Some(account)) if account.closed_ms.is_none() => Ok(account),
-            Ok(_) => Err(Refusal::new(
-                ErrorCode::NotAnAccount,
-                "only an account can do that; register first",
-            )),
+            Ok(_) => Err(Refusal::new(ErrorCode::NotAnAccount, why)),
             Err(err) => Err(store_failed(&err, "find an account")),
         }
+    }
+
+    /// Refuses a rated game to a guest: ratings are kept between accounts, so that a rating
+    /// belongs to a name nobody else can take. Asked of the store, which every node shares.
+    pub(super) async fn check_rated_allowed(&self, session: &Session) -> Reply {
+        let why = "rated games are between accounts; register first, or play unrated";
+        self.open_account(session, why).await.map(drop)
     }
 
     /// `register`: this guest becomes the account, keeping its id, history and ratings; this
@@ -200,6 +232,7 @@ impl Client {
             );
         };
         let username = credentials.username;
+        let label = self.device_label(credentials.device);
         let phc = self.new_phc(credentials.password, &username).await?;
         let account = NewAccount {
             player: session.player,
@@ -221,7 +254,7 @@ impl Client {
         }
         let device = StoredDevice {
             id: device_id(),
-            label: None,
+            label: Some(label),
             created_ms: now_ms(),
             last_seen_ms: now_ms(),
             token,

@@ -47,6 +47,9 @@ pub(crate) struct Client {
     /// Whether this connection may carry passwords: encrypted (here or by a TLS proxy the
     /// operator declared), or from loopback.
     pub(super) credentials_allowed: bool,
+    /// The device as the WebSocket upgrade's `User-Agent` names it, made safe to show: the label
+    /// of a session opened here by a sign-in or `register` that names no device.
+    pub(super) user_agent: Option<Box<str>>,
 }
 
 /// What handling a request comes to: done (its reply sent), or refused with a reason.
@@ -84,6 +87,7 @@ impl Client {
             watching_elsewhere: false,
             token: None,
             credentials_allowed: false,
+            user_agent: None,
         }
     }
 

@@ -67,7 +67,7 @@ impl Client {
                 rated,
             } => self.seek(&session, from, (variant, clock, rated)).await,
             ClientMessage::CancelSeek => self.cancel_seek(&session, id),
-            ClientMessage::AcceptSeek { seek } => self.accept_seek(&session, from, seek),
+            ClientMessage::AcceptSeek { seek } => self.accept_seek(&session, from, seek).await,
             ClientMessage::CreateRoom {
                 variant,
                 clock,
@@ -83,7 +83,7 @@ impl Client {
                 self.create_room(&session, id, request).await
             }
             ClientMessage::CloseRoom { code } => self.close_room(&session, id, code),
-            ClientMessage::JoinRoom { code } => self.join_room(&session, from, code),
+            ClientMessage::JoinRoom { code } => self.join_room(&session, from, code).await,
             ClientMessage::PlayAi {
                 variant,
                 level,

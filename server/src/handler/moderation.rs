@@ -224,6 +224,15 @@ impl Client {
 
     /// Refused when no new player may take `name`.
     pub(super) fn check_name_free(&self, name: &str) -> Reply {
+        if noughts_protocol::looks_closed(name) {
+            return refuse(
+                ErrorCode::ReservedName,
+                format!(
+                    "a name may not end with {:?}, which marks a closed account",
+                    noughts_protocol::CLOSED_MARK.trim_start()
+                ),
+            );
+        }
         if self.shared.moderation.state().reserved(name) {
             return refuse(
                 ErrorCode::ReservedName,

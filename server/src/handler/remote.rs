@@ -110,12 +110,14 @@ impl Client {
             }
             ClientMessage::JoinRoom { code } | ClientMessage::CloseRoom { code } => {
                 match invite_code::parse(code) {
-                    Some(code) if !registry.has_room(&code) => cluster.room_node(&code).await,
+                    Some(code) if registry.room_rated(&code).is_none() => {
+                        cluster.room_node(&code).await
+                    }
                     _ => return Where::Here,
                 }
             }
             ClientMessage::AcceptSeek { seek } => {
-                if registry.has_seek(*seek) {
+                if registry.seek_terms(*seek).is_some() {
                     return Where::Here;
                 }
                 cluster.seek_node(*seek).await

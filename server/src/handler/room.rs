@@ -37,6 +37,9 @@ impl Client {
         } = request;
         check_clock(clock)?;
         self.check_not_stopping()?;
+        if rated {
+            self.check_rated_allowed(session).await?;
+        }
         if session.room_count() >= MAX_OPEN_ROOMS {
             return refuse(
                 ErrorCode::LimitReached,
@@ -109,7 +112,8 @@ impl Client {
         Ok(())
     }
 
-    pub(super) fn join_room(
+    /// `join_room`: starts the room's game (a rated room's only for an account).
+    pub(super) async fn join_room(
         &mut self,
         session: &Arc<Session>,
         from: Requester,
@@ -119,6 +123,9 @@ impl Client {
             return refuse(ErrorCode::NoSuchRoom, "no open room has that code");
         };
         self.check_not_stopping()?;
+        if self.shared.registry.room_rated(&code) == Some(true) {
+            self.check_rated_allowed(session).await?;
+        }
         let taken = {
             let moderation = self.shared.moderation.state();
             let blocked = |host| moderation.blocked(session.player, host);

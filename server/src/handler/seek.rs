@@ -48,9 +48,12 @@ impl Client {
         from: Requester,
         key: SeekKey,
     ) -> Reply {
-        let (variant, clock, _) = key;
+        let (variant, clock, rated) = key;
         check_clock(clock)?;
         self.check_not_stopping()?;
+        if rated {
+            self.check_rated_allowed(session).await?;
+        }
         if session.seek().is_some() {
             return refuse(ErrorCode::AlreadySeeking, "you already have a seek open");
         }
@@ -110,14 +113,19 @@ impl Client {
         Ok(())
     }
 
-    /// `accept_seek`: plays the seeker at once, on the seek's terms.
-    pub(super) fn accept_seek(
+    /// `accept_seek`: plays the seeker at once, on the seek's terms (a rated seek only by an
+    /// account).
+    pub(super) async fn accept_seek(
         &mut self,
         session: &Arc<Session>,
         from: Requester,
         seek: SeekId,
     ) -> Reply {
         self.check_not_stopping()?;
+        let terms = self.shared.registry.seek_terms(seek);
+        if terms.is_some_and(|(_, _, rated)| rated) {
+            self.check_rated_allowed(session).await?;
+        }
         let taken = {
             let moderation = self.shared.moderation.state();
             let blocked = |other| moderation.blocked(session.player, other);

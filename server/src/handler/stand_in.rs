@@ -188,7 +188,7 @@ async fn stand_in(
                 out.mark(mark);
             }
             Mail::TakeSeek { seek, mark, .. } => {
-                if client.take_seek(seek) {
+                if client.take_seek(seek).await {
                     out.mark(mark);
                 } else if let Err(err) = cluster.mail(&from, &Mail::Refused { mark }).await {
                     warn!(cause = %err, "cannot answer another node");
@@ -204,7 +204,7 @@ async fn stand_in(
 
 impl Client {
     /// Takes waiting seek `seek` for this stand-in's player; false if it is no longer waiting.
-    fn take_seek(&mut self, seek: SeekId) -> bool {
+    async fn take_seek(&mut self, seek: SeekId) -> bool {
         let Some(session) = self.session.clone() else {
             return false;
         };
@@ -213,6 +213,6 @@ impl Client {
             out: self.out.clone(),
             id: None,
         };
-        self.accept_seek(&session, from, seek).is_ok()
+        self.accept_seek(&session, from, seek).await.is_ok()
     }
 }

@@ -6,7 +6,7 @@
 //! A backend is driven by the store's one thread: it is never shared, and every write runs inside
 //! the transaction the thread opened, each in a savepoint of its own.
 
-use noughts_protocol::{GameId, Mark, PlayerId, Variant};
+use noughts_protocol::{GameId, Mark, PlayerId, Variant, closed_name};
 use tracing::error;
 
 use super::accounts::AccountBackend;
@@ -143,7 +143,7 @@ pub(super) trait Backend: AccountBackend + Send {
     fn ratings(&mut self, player: PlayerId) -> Result<Ratings, StoreError>;
     /// Per variant, a player's finished games (aborted ones left out), wins and draws.
     fn results(&mut self, player: PlayerId) -> Result<Vec<(Variant, Results)>, StoreError>;
-    /// The best-rated players of `variant`, from place `offset` on.
+    /// The best-rated open accounts of `variant`, named by username, from place `offset` on.
     fn leaderboard(
         &mut self,
         variant: Variant,
@@ -330,12 +330,21 @@ fn opposite(score: Score) -> Score {
     }
 }
 
+/// `player`'s name as the records show it: marked when its account is closed.
+fn shown_name(db: &mut dyn Backend, player: PlayerId, name: String) -> Result<String, StoreError> {
+    let closed = db
+        .account_of(player)?
+        .is_some_and(|account| account.closed_ms.is_some());
+    Ok(if closed { closed_name(&name) } else { name })
+}
+
 /// A game's row with the names of the people in it.
 fn stored_game(db: &mut dyn Backend, row: GameRow, moves: u32) -> Result<StoredGame, StoreError> {
     let mut names = [None, None];
     for (name, seat) in names.iter_mut().zip(&row.start.seats) {
         if let Sitter::Human(id) = seat {
-            *name = Some(db.player_row(*id)?.map(|p| p.name).unwrap_or_default());
+            let named = db.player_row(*id)?.map(|p| p.name).unwrap_or_default();
+            *name = Some(shown_name(db, *id, named)?);
         }
     }
     let [x_name, o_name] = names;
@@ -408,7 +417,7 @@ pub(super) fn profile(
     let ratings = db.ratings(id)?;
     let mut profile = StoredProfile {
         player: id,
-        name: row.name,
+        name: shown_name(db, id, row.name)?,
         created_ms: row.created_ms,
         last_seen_ms: row.last_seen_ms,
         ratings: [(rating::NEW, 0); 4],

@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use fantoccini::{Client, Locator};
 use noughts_engine::Variant;
+use noughts_tests::accounts::{make_account, register_request};
 use noughts_tests::browser::{
     Driver, Screen, assert_no_errors, attr, click, fragment, press, wait_for, wait_for_text,
 };
@@ -74,11 +75,16 @@ async fn against_rival(
     rated: bool,
 ) -> (noughts_tests::Client, noughts_protocol::GameState) {
     if rated {
+        // Rated games are between accounts.
+        page_account(client, server).await;
         press(client, screen, "#rated").await;
     }
     press(client, screen, "#quick-match").await;
     wait_for(client, "#seeking").await;
     let mut rival = noughts_tests::Client::join(&server.url(), "rival").await;
+    if rated {
+        make_account(&mut rival).await;
+    }
     rival
         .send(noughts_protocol::ClientMessage::Seek {
             variant: Variant::Classic,
@@ -88,6 +94,28 @@ async fn against_rival(
         .await;
     let state = rival.game_state().await;
     (rival, state)
+}
+
+/// Makes the page's player an account, unless it is one, over a connection of the test's own
+/// that comes back with the page's token (the page keeps its own connection).
+async fn page_account(client: &Client, server: &TestServer) {
+    let token = client
+        .execute("return localStorage.getItem('noughts.token');", vec![])
+        .await
+        .expect("the page's storage");
+    let token = token.as_str().expect("the page has a token");
+    let mut page = noughts_tests::Client::resume(&server.url(), "page", token).await;
+    match page
+        .request(900, register_request("page", page.player))
+        .await
+    {
+        noughts_protocol::ServerMessage::Registered { .. } => {}
+        noughts_protocol::ServerMessage::Error {
+            code: noughts_protocol::ErrorCode::NotAnAccount,
+            ..
+        } => {}
+        other => panic!("expected registered, got {other:?}"),
+    }
 }
 
 /// A server, the page open on it on `screen`, and an unrated classic game between the page and

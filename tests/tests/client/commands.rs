@@ -13,6 +13,14 @@ use noughts_tests::tmux::Tmux;
 use crate::support::{config, run_bin, temp_dir};
 use crate::tui::read_board;
 
+/// Makes a player called `name` an account on `url`, and leaves its token where the client run
+/// with config directory `dir` finds it, so that the client comes back as that account.
+async fn account_for_the_client(url: &str, name: &str, dir: &std::path::Path) {
+    let mut client = noughts_tests::Client::join(url, name).await;
+    noughts_tests::accounts::make_account(&mut client).await;
+    std::fs::write(dir.join("tokens"), format!("{url} {}\n", client.token)).unwrap();
+}
+
 /// whole war game, from its first line to its drawn end.
 /// Runs `noughts --server URL [flags] watch --war classic --plain` and checks that it printed a
 async fn watch_a_war_game(url: &str, flags: &[&str], dir: &str) {
@@ -282,6 +290,10 @@ async fn a_finished_war_game_can_be_replayed() {
 async fn played_games_are_listed_and_replayed_from_the_record() {
     let server = Embedded::start(config()).await.unwrap();
     let (dir_a, dir_b) = (temp_dir("history-a"), temp_dir("history-b"));
+    // The bots seek rated games, which are between accounts: each comes back as one.
+    for (name, dir) in [("ann", &dir_a), ("ben", &dir_b)] {
+        account_for_the_client(&server.url, name, dir).await;
+    }
     let bot = |name: &str, dir: &PathBuf| {
         let args = [
             "--server",

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use noughts_protocol::{ClientMessage, GameId, Mark, ServerMessage, Variant};
 use noughts_server::{Config, StoreConfig};
+use noughts_tests::accounts::make_account;
 use noughts_tests::postgres::Postgres;
 use noughts_tests::redis::TestRedis;
 use noughts_tests::{Client, Scratch, TestServer, alternate, test_config};
@@ -110,6 +111,7 @@ async fn quick_match_pairs_players_on_two_nodes_and_a_player_comes_back_on_a_thi
         rated: true,
     };
     let mut a = nodes[0].join("ari").await;
+    make_account(&mut a).await;
     assert!(matches!(
         a.request(1, seek.clone()).await,
         ServerMessage::Seeking { .. }
@@ -118,6 +120,7 @@ async fn quick_match_pairs_players_on_two_nodes_and_a_player_comes_back_on_a_thi
     // know of it; either way, the two meet.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut b = nodes[1].join("bo").await;
+    make_account(&mut b).await;
     assert!(matches!(
         b.request(1, seek).await,
         ServerMessage::Seeking { .. }
@@ -163,6 +166,7 @@ async fn players_on_two_nodes_keep_their_game_when_the_node_playing_it_is_killed
     let third = node(&dir, &db, &redis, "third");
     // The room, and so the game, is on the first node; the guest plays from the third.
     let mut host = Client::join(&first.url, "hal").await;
+    make_account(&mut host).await;
     let rated = ClientMessage::CreateRoom {
         variant: Variant::Classic,
         clock: None,
@@ -173,6 +177,7 @@ async fn players_on_two_nodes_keep_their_game_when_the_node_playing_it_is_killed
         panic!("a room");
     };
     let mut guest = Client::join(&third.url, "gil").await;
+    make_account(&mut guest).await;
     guest.send(ClientMessage::JoinRoom { code }).await;
     let host_is_x = host.game_state().await.you == Some(Mark::X);
     let game = guest.game_state().await.game;

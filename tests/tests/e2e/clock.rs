@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use noughts_engine::{Mark, Variant};
 use noughts_protocol::{ClientMessage, ClockSpec, EndReason, GameId, ServerMessage};
+use noughts_tests::accounts::make_account;
 use noughts_tests::{TestServer, alternate, follow_to_end, moves_of, test_config};
 
 #[tokio::test]
@@ -67,6 +68,10 @@ async fn timed_match(
 ) -> (noughts_tests::Client, noughts_tests::Client, GameId) {
     let mut a = server.join("ada").await;
     let mut b = server.join("bob").await;
+    if rated {
+        make_account(&mut a).await;
+        make_account(&mut b).await;
+    }
     let seek = ClientMessage::Seek {
         variant: Variant::Classic,
         clock: Some(clock),

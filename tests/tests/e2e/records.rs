@@ -8,6 +8,7 @@ use noughts_engine::{Board, Level, Mark, Variant};
 use noughts_protocol::{
     ClientMessage, EndReason, ErrorCode, GameId, GameState, PlayerId, ServerMessage, SideChoice,
 };
+use noughts_tests::accounts::make_account;
 use noughts_tests::{Client, Scratch, TestServer, file_config};
 
 /// Pairs `a` and `b` by a seek and returns them as (X, O) with the snapshot.
@@ -63,6 +64,9 @@ async fn rated_games_move_ratings_and_everything_is_on_record() {
     let server = TestServer::start(file_config(scratch.db())).await;
     let mut ada = server.join("ada").await;
     let mut bob = server.join("bob").await;
+    // Rated games are between accounts.
+    make_account(&mut ada).await;
+    make_account(&mut bob).await;
 
     let (x, o, state) = seek(&mut ada, &mut bob, true).await;
     assert_eq!(state.x.rating, Some(1500));
@@ -416,6 +420,8 @@ async fn a_restored_game_nobody_returns_to_ends_unrated() {
     let mut server = TestServer::start(config()).await;
     let mut ada = server.join("ada").await;
     let mut bob = server.join("bob").await;
+    make_account(&mut ada).await;
+    make_account(&mut bob).await;
     let (x, o, state) = seek(&mut ada, &mut bob, true).await;
     let game = state.game;
     noughts_tests::alternate(x, o, game, &[4]).await;

@@ -1,9 +1,10 @@
-//! Accounts end to end on a real server with a SQLite file: a guest registers and keeps its
-//! history; a second device signs in as the same player; names are unique ignoring case; a wrong
-//! password and an unknown user get the same answer; guesses are limited; sessions are listed
-//! and revoked; a password change ends the other sessions; a closed account cannot sign in; a
-//! password on a plain connection from another machine is refused; and the database holds
-//! argon2id hashes, never a password.
+//! Accounts end to end on a real server, each scenario on a SQLite file and on PostgreSQL: a
+//! guest registers and keeps its history; a second device signs in as the same player; names are
+//! unique ignoring case; a wrong password and an unknown user get the same answer; guesses are
+//! limited; sessions are listed and revoked; a password change ends the other sessions; a closed
+//! account cannot sign in and its name is held. Then, on one server: a password on a plain
+//! connection from another machine is refused; and the SQLite file holds argon2id hashes, never
+//! a password.
 
 use noughts_protocol::{
     ClientMessage, ErrorCode, Level, ServerMessage, SessionInfo, SideChoice, Variant, VariantStats,
@@ -12,28 +13,41 @@ use noughts_server::{AccountConfig, ClientAddress, Config, Proxies};
 use noughts_tests::accounts::{
     register, registered, sign_in, sign_in_on, token_works, try_sign_in,
 };
+use noughts_tests::on_both_stores;
+use noughts_tests::stores::{Db, OwnDb};
 use noughts_tests::{Client, Scratch, Socket, TestServer, WAIT, file_config};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 const PASSWORD: &str = "tangerine umbrella 42";
 const NEW_PASSWORD: &str = "violet harbour lantern";
 
-/// A server keeping its records in a SQLite file of its own.
-async fn server(name: &str) -> (TestServer, Scratch) {
-    let scratch = Scratch::new(name);
-    let server = TestServer::start(file_config(scratch.db())).await;
-    (server, scratch)
+on_both_stores!(
+    a_guest_registers_keeps_its_history_and_plays_from_a_second_device,
+    names_are_unique_ignoring_case_and_follow_the_rules,
+    a_wrong_password_and_an_unknown_user_get_the_same_answer,
+    the_eleventh_quick_guess_must_wait,
+    sessions_are_listed_and_revoked,
+    a_password_change_ends_the_other_sessions,
+    a_closed_account_cannot_sign_in,
+);
+
+/// A server keeping its records in a database of its own of kind `db`; `None` where there is no
+/// PostgreSQL (said loudly).
+pub(crate) async fn server(db: Db, name: &str) -> Option<(TestServer, OwnDb)> {
+    let own = db.fresh(name)?;
+    let server = TestServer::start(own.config()).await;
+    Some((server, own))
 }
 
 /// The error code and message of a refusal.
-fn refusal(answer: ServerMessage) -> (ErrorCode, String) {
+pub(crate) fn refusal(answer: ServerMessage) -> (ErrorCode, String) {
     match answer {
         ServerMessage::Error { code, message } => (code, message),
         other => panic!("expected an error, got {other:?}"),
     }
 }
 
-async fn sessions(client: &mut Client, id: u64) -> Vec<SessionInfo> {
+pub(crate) async fn sessions(client: &mut Client, id: u64) -> Vec<SessionInfo> {
     match client.request(id, ClientMessage::Sessions).await {
         ServerMessage::SessionList { sessions } => sessions,
         other => panic!("expected the session list, got {other:?}"),
@@ -51,9 +65,10 @@ async fn stats(client: &mut Client, id: u64) -> Vec<VariantStats> {
     }
 }
 
-#[tokio::test]
-async fn a_guest_registers_keeps_its_history_and_plays_from_a_second_device() {
-    let (server, _scratch) = server("register").await;
+async fn a_guest_registers_keeps_its_history_and_plays_from_a_second_device(db: Db) {
+    let Some((server, _db)) = server(db, "register").await else {
+        return;
+    };
     let url = server.url();
     let mut phone = Client::join(&url, "ada").await;
     let state = phone
@@ -87,9 +102,10 @@ async fn a_guest_registers_keeps_its_history_and_plays_from_a_second_device() {
     );
 }
 
-#[tokio::test]
-async fn names_are_unique_ignoring_case_and_follow_the_rules() {
-    let (server, _scratch) = server("names").await;
+async fn names_are_unique_ignoring_case_and_follow_the_rules(db: Db) {
+    let Some((server, _db)) = server(db, "names").await else {
+        return;
+    };
     let url = server.url();
     let mut ada = Client::join(&url, "ada").await;
     registered(&mut ada, "ada_1815", PASSWORD).await;
@@ -113,9 +129,10 @@ async fn names_are_unique_ignoring_case_and_follow_the_rules() {
     );
 }
 
-#[tokio::test]
-async fn a_wrong_password_and_an_unknown_user_get_the_same_answer() {
-    let (server, _scratch) = server("credentials").await;
+async fn a_wrong_password_and_an_unknown_user_get_the_same_answer(db: Db) {
+    let Some((server, _db)) = server(db, "credentials").await else {
+        return;
+    };
     let url = server.url();
     let mut ada = Client::join(&url, "ada").await;
     registered(&mut ada, "ada", PASSWORD).await;
@@ -129,9 +146,10 @@ async fn a_wrong_password_and_an_unknown_user_get_the_same_answer() {
     assert_eq!(wrong, unknown, "one answer for both");
 }
 
-#[tokio::test]
-async fn the_eleventh_quick_guess_must_wait() {
-    let (server, _scratch) = server("guesses").await;
+async fn the_eleventh_quick_guess_must_wait(db: Db) {
+    let Some((server, _db)) = server(db, "guesses").await else {
+        return;
+    };
     let url = server.url();
     let mut ada = Client::join(&url, "ada").await;
     registered(&mut ada, "ada", PASSWORD).await;
@@ -158,9 +176,10 @@ async fn the_eleventh_quick_guess_must_wait() {
     assert!(wait > 0 && wait <= 1000, "{wait}");
 }
 
-#[tokio::test]
-async fn sessions_are_listed_and_revoked() {
-    let (server, _scratch) = server("sessions").await;
+async fn sessions_are_listed_and_revoked(db: Db) {
+    let Some((server, _db)) = server(db, "sessions").await else {
+        return;
+    };
     let url = server.url();
     let mut phone = Client::join(&url, "ada").await;
     registered(&mut phone, "ada", PASSWORD).await;
@@ -210,9 +229,10 @@ async fn sessions_are_listed_and_revoked() {
     assert_eq!(refusal(answer).0, ErrorCode::NotAnAccount);
 }
 
-#[tokio::test]
-async fn a_password_change_ends_the_other_sessions() {
-    let (server, _scratch) = server("password").await;
+async fn a_password_change_ends_the_other_sessions(db: Db) {
+    let Some((server, _db)) = server(db, "password").await else {
+        return;
+    };
     let url = server.url();
     let mut phone = Client::join(&url, "ada").await;
     registered(&mut phone, "ada", PASSWORD).await;
@@ -256,9 +276,10 @@ async fn a_password_change_ends_the_other_sessions() {
     sign_in(&url, "ada", NEW_PASSWORD, phone.player).await;
 }
 
-#[tokio::test]
-async fn a_closed_account_cannot_sign_in() {
-    let (server, _scratch) = server("close").await;
+async fn a_closed_account_cannot_sign_in(db: Db) {
+    let Some((server, _db)) = server(db, "close").await else {
+        return;
+    };
     let url = server.url();
     let mut ada = Client::join(&url, "ada").await;
     registered(&mut ada, "ada", PASSWORD).await;

@@ -7,6 +7,7 @@ use noughts_protocol::{
     SideChoice, Variant,
 };
 
+use noughts_tests::accounts::make_account;
 use noughts_tests::{Client, TestServer, alternate, pair, quick_match, test_config};
 
 fn offered(message: &ServerMessage) -> Option<(Mark, OfferKind)> {
@@ -139,6 +140,8 @@ async fn a_takeback_by_agreement_in_an_unrated_game_and_never_in_a_rated_one() {
     };
     let mut ada = Client::join(&url, "ada").await;
     let mut bob = Client::join(&url, "bob").await;
+    make_account(&mut ada).await;
+    make_account(&mut bob).await;
     ada.request(9, seek.clone()).await;
     bob.send(seek).await;
     let state = ada.game_state().await;

@@ -15,6 +15,7 @@ use noughts_protocol::{
     ClientFrame, ClientMessage, ClockSpec, EndReason, GameId, GameState, Level, Mark,
     PROTOCOL_VERSION, RequestId, ServerFrame, ServerMessage, SideChoice, Variant,
 };
+use noughts_tests::accounts::register_request;
 use noughts_tests::postgres::Postgres;
 use noughts_tests::process::ServerProcess;
 use tokio::net::TcpStream;
@@ -94,6 +95,19 @@ impl Player {
                 Some(Ok(_)) => {}
             }
         }
+    }
+
+    /// Makes this guest an account, as a rated game needs.
+    async fn make_account(&mut self) {
+        let ServerMessage::Welcome { player, .. } = self.welcome else {
+            unreachable!("said hello")
+        };
+        let reply = self.request(register_request(self.name, player)).await;
+        assert!(
+            matches!(reply, ServerMessage::Registered { .. }),
+            "{}: {reply:?}",
+            self.name
+        );
     }
 
     /// Sends `message` with a fresh id and returns the reply that echoes it.
@@ -309,6 +323,8 @@ async fn before_the_crash(dir: &Path, db: &OsStr) -> Before {
     let mut ada = Player::hello(&server.url, "ada", None).await;
     let mut bob = Player::hello(&server.url, "bob", None).await;
     assert_eq!(ada.classic_rating(), (1500, 0));
+    ada.make_account().await;
+    bob.make_account().await;
 
     // Game A, rated, from a room: X wins on the top row.
     let ServerMessage::RoomCreated { code, .. } = ada

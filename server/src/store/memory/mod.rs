@@ -422,7 +422,13 @@ impl Backend for Memory {
         offset: u32,
         limit: u32,
     ) -> Result<Vec<StoredStanding>, StoreError> {
-        Ok(reads::leaderboard(&self.tables, variant, offset, limit))
+        Ok(reads::leaderboard(
+            &self.tables,
+            &self.accounts,
+            variant,
+            offset,
+            limit,
+        ))
     }
 
     fn finished_games(

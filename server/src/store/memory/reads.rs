@@ -6,7 +6,7 @@ use noughts_protocol::{GameId, Mark, PlayerId, Variant};
 use super::super::backend::PlayerRow;
 use super::super::records::{Results, StoredMove, StoredStanding};
 use super::super::rows::GameRow;
-use super::tables::{Game, Tables};
+use super::tables::{Accounts, Game, Tables};
 use crate::rating::{self, Glicko, Ratings};
 
 pub(super) fn game(tables: &Tables, id: GameId) -> Option<GameRow> {
@@ -93,8 +93,10 @@ pub(super) fn results(tables: &Tables, player: PlayerId) -> Vec<(Variant, Result
     found
 }
 
+/// The best-rated open accounts of `variant`, by username.
 pub(super) fn leaderboard(
     tables: &Tables,
+    accounts: &Accounts,
     variant: Variant,
     offset: u32,
     limit: u32,
@@ -102,7 +104,11 @@ pub(super) fn leaderboard(
     tables.boards[Ratings::slot(variant)]
         .iter()
         .filter_map(|(_, player)| {
-            let name = tables.players.get(player)?.name.clone();
+            let (account, _) = accounts.accounts.get(player)?;
+            if account.closed_ms.is_some() {
+                return None;
+            }
+            let name = account.username.clone();
             let kept = tables.ratings.get(&(*player, variant))?;
             Some(StoredStanding {
                 player: *player,

@@ -128,9 +128,9 @@ pub(super) fn leaderboard(
     limit: u32,
 ) -> Result<Vec<StoredStanding>, StoreError> {
     let rows = conn.query(
-        "SELECT r.player, p.name, r.rating, r.deviation, r.games, r.wins, r.draws, r.losses \
-         FROM ratings r JOIN players p ON p.id = r.player \
-         WHERE r.variant = $1 AND r.games > 0 \
+        "SELECT r.player, a.username, r.rating, r.deviation, r.games, r.wins, r.draws, r.losses \
+         FROM ratings r JOIN accounts a ON a.player = r.player \
+         WHERE r.variant = $1 AND r.games > 0 AND a.closed_ms IS NULL \
          ORDER BY r.rating DESC, r.player LIMIT $2 OFFSET $3",
         &[&text(variant), &i64::from(limit), &i64::from(offset)],
     )?;

@@ -1,14 +1,16 @@
 //! What every database must do with accounts: usernames unique ignoring case (a closed
-//! account's held until freed), passwords replaced, and devices that follow their tokens and
-//! take them along when they go.
+//! account's held until freed), passwords replaced, devices that follow their tokens and take
+//! them along when they go, and a closed account marked in the records and off the leaderboard.
 
-use noughts_protocol::PlayerId;
+use noughts_protocol::{EndReason, GameId, Mark, PlayerId, Variant};
 
 use super::super::accounts::{NewAccount, StoredDevice};
 use super::super::{TokenHash, TokenRules};
 use super::Fresh;
+use super::suite::{ADA, BOB, ending, make_accounts, people, start, with_players};
 
 on_both_blocking!(accounts_are_unique_ignoring_case_and_devices_take_their_tokens_along);
+on_both!(a_closed_account_is_marked_in_the_records_and_leaves_the_leaderboard);
 
 const RULES: TokenRules = TokenRules {
     idle_ms: 1_000_000,
@@ -107,4 +109,32 @@ fn accounts_are_unique_ignoring_case_and_devices_take_their_tokens_along(db: Fre
         "Ada",
         "still shown"
     );
+}
+
+async fn a_closed_account_is_marked_in_the_records_and_leaves_the_leaderboard(db: Fresh) {
+    let store = with_players(&db).await;
+    make_accounts(&store).await;
+    store.start_game(start(1, people(), true)).await.unwrap();
+    let ended = store.end_game(GameId(1), ending(Some(Mark::X), EndReason::Resign));
+    ended.await.unwrap().expect("rated");
+    let listed = |board: Vec<crate::store::StoredStanding>| {
+        board
+            .into_iter()
+            .map(|standing| standing.name)
+            .collect::<Vec<_>>()
+    };
+    let board = store.leaderboard(Variant::Classic, 0, 10).await.unwrap();
+    assert_eq!(listed(board), ["ada", "bob"]);
+
+    store.close_account(BOB).await.unwrap();
+    let board = store.leaderboard(Variant::Classic, 0, 10).await.unwrap();
+    assert_eq!(listed(board), ["ada"], "a closed account is not listed");
+    let (record, _) = store.record(GameId(1), ADA).await.unwrap().unwrap();
+    let names = record.seats.map(|seat| seat.name.unwrap_or_default());
+    assert_eq!(names, ["ada", "bob (closed)"]);
+    let (games, _) = store.history(BOB, None, 10, ADA).await.unwrap().unwrap();
+    assert_eq!(games[0].seats[1].name.as_deref(), Some("bob (closed)"));
+    let profile = store.profile(BOB).await.unwrap().unwrap();
+    assert_eq!(profile.name, "bob (closed)");
+    assert_eq!(store.profile(ADA).await.unwrap().unwrap().name, "ada");
 }

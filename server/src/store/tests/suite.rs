@@ -3,6 +3,7 @@
 
 use noughts_protocol::{EndReason, GameId, GameKind, Level, Mark, PlayerId, Variant};
 
+use super::super::accounts::NewAccount;
 use super::super::{
     Ending, GameStart, SEQ_RESERVE, Store, StoreError, StoredMove, TokenHash, TokenRules,
 };
@@ -46,7 +47,7 @@ pub(super) fn start(game: u64, seats: [Sitter; 2], rated: bool) -> GameStart {
     }
 }
 
-fn ending(winner: Option<Mark>, reason: EndReason) -> Ending {
+pub(super) fn ending(winner: Option<Mark>, reason: EndReason) -> Ending {
     Ending {
         seq: 10,
         winner,
@@ -56,15 +57,15 @@ fn ending(winner: Option<Mark>, reason: EndReason) -> Ending {
     }
 }
 
-const ADA: PlayerId = PlayerId(1);
-const BOB: PlayerId = PlayerId(2);
+pub(super) const ADA: PlayerId = PlayerId(1);
+pub(super) const BOB: PlayerId = PlayerId(2);
 
-fn people() -> [Sitter; 2] {
+pub(super) fn people() -> [Sitter; 2] {
     [Sitter::Human(ADA), Sitter::Human(BOB)]
 }
 
 /// The store on `db`, with Ada (1) and Bob (2) in it.
-async fn with_players(db: &Fresh) -> Store {
+pub(super) async fn with_players(db: &Fresh) -> Store {
     let (store, startup) = db.open().await;
     assert_eq!((startup.last_player, startup.last_game), (0, 0));
     for (id, name) in [(ADA, "ada"), (BOB, "bob")] {
@@ -74,6 +75,19 @@ async fn with_players(db: &Fresh) -> Store {
             .unwrap();
     }
     store
+}
+
+/// Makes Ada and Bob accounts, their usernames their names.
+pub(super) async fn make_accounts(store: &Store) {
+    for (player, name) in [(ADA, "ada"), (BOB, "bob")] {
+        let account = NewAccount {
+            player,
+            username: name.to_owned(),
+            key: name.to_owned(),
+            phc: format!("$argon2id$v=19$m=19456,t=2,p=1$salt{}$hash", player.0),
+        };
+        assert!(store.create_account(account, 0).await.unwrap(), "{name}");
+    }
 }
 
 async fn classic_rating(store: &Store, player: PlayerId) -> (u32, u32) {
@@ -104,6 +118,10 @@ async fn a_rated_game_moves_both_ratings_the_right_way(db: Fresh) {
     let (ada, ada_games) = classic_rating(&store, ADA).await;
     let (bob, _) = classic_rating(&store, BOB).await;
     assert!(ada > 1500 && bob < 1500 && ada_games == 1);
+    // The leaderboard lists accounts only.
+    let board = store.leaderboard(Variant::Classic, 0, 10).await.unwrap();
+    assert!(board.is_empty(), "guests are left out: {board:?}");
+    make_accounts(&store).await;
     let board = store.leaderboard(Variant::Classic, 0, 10).await.unwrap();
     let ranks: Vec<_> = board
         .iter()
