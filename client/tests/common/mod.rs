@@ -179,6 +179,7 @@ pub fn lobby_message() -> ServerMessage {
                 increment_ms: 2_000,
             }),
             host: "carol".into(),
+            player: Some(PlayerId(3)),
             rated: false,
         }],
         games: vec![
