@@ -94,35 +94,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     let name = display_name(&cli)?;
     // Asked before anything connects, so that no output comes between the prompts.
     let (account_request, credentials) = account_request(&cli.command)?;
-    let (url, embedded, tokens) = match &connect.server {
-        Some(server) => {
-            let url = if server.contains("://") {
-                server.clone()
-            } else {
-                format!("ws://{server}")
-            };
-            let tokens = config::TokenStore::open(config::config_dir(), &url);
-            (url, None, tokens)
-        }
-        None => {
-            let local = standalone::Local::start_or_join().await?;
-            let tokens = local.tokens(config::config_dir());
-            (local.url.clone(), Some(local), tokens)
-        }
-    };
-    if matches!(cli.command, Some(Command::Logout(_))) && tokens.token().is_none() {
-        // Connecting without a token would only make a new player.
-        anyhow::bail!("this client keeps no identity for {url}: there is nothing to log out of");
-    }
-    if matches!(
-        cli.command,
-        Some(Command::Sessions(_) | Command::Password(_))
-    ) && tokens.token().is_none()
-    {
-        anyhow::bail!(
-            "this client keeps no identity for {url}: sign in first with `noughts login`"
-        );
-    }
+    let (url, embedded, tokens) = server_and_identity(&connect, &cli.command).await?;
     let interactive = !matches!(
         &cli.command,
         Some(
@@ -216,6 +188,42 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         server.stop().await;
     }
     result
+}
+
+/// The server's address, the server started here when none was named, and the identity kept for
+/// it; refused when the command needs an identity this client does not keep.
+async fn server_and_identity(
+    connect: &cli::ConnectArgs,
+    command: &Option<Command>,
+) -> anyhow::Result<(String, Option<standalone::Local>, config::TokenStore)> {
+    let (url, embedded, tokens) = match &connect.server {
+        Some(server) => {
+            let url = if server.contains("://") {
+                server.clone()
+            } else {
+                format!("ws://{server}")
+            };
+            let tokens = config::TokenStore::open(config::config_dir(), &url);
+            (url, None, tokens)
+        }
+        None => {
+            let local = standalone::Local::start_or_join().await?;
+            let tokens = local.tokens(config::config_dir());
+            (local.url.clone(), Some(local), tokens)
+        }
+    };
+    if matches!(command, Some(Command::Logout(_))) && tokens.token().is_none() {
+        // Connecting without a token would only make a new player.
+        anyhow::bail!("this client keeps no identity for {url}: there is nothing to log out of");
+    }
+    if matches!(command, Some(Command::Sessions(_) | Command::Password(_)))
+        && tokens.token().is_none()
+    {
+        anyhow::bail!(
+            "this client keeps no identity for {url}: sign in first with `noughts login`"
+        );
+    }
+    Ok((url, embedded, tokens))
 }
 
 /// What an account command asks of the person (from the terminal, or standard input's lines),
