@@ -274,6 +274,28 @@ async fn the_servers_refusals_show_beside_their_fields_and_the_forms_work_by_key
     assert!(said.contains("do not match an account"), "{said}");
     wait_for(&client, "#status[data-status=\"online\"]").await;
     wait_for(&client, "#account-link[data-account=\"guest\"]").await;
+    // Guess on: after ten wrong passwords the server makes each try wait, and the page says
+    // how long, and until when.
+    let mut code = String::new();
+    for _ in 0..20 {
+        sign_in(&client, "ada_1815", "not the password at all").await;
+        wait_for(&client, "#signin:not([disabled])").await;
+        let answered = wait_for(&client, "#signin-error").await;
+        code = answered
+            .attr("data-code")
+            .await
+            .unwrap()
+            .unwrap_or_default();
+        if code == "too_many_attempts" {
+            break;
+        }
+    }
+    assert_eq!(code, "too_many_attempts");
+    let said = wait_for_text(&client, "#signin-error", |t| !t.is_empty()).await;
+    assert!(
+        said.contains("try again in") && said.contains("(at "),
+        "{said}"
+    );
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }

@@ -168,6 +168,13 @@ async fn register_and_login_in_a_terminal_never_show_the_password() {
     assert_eq!(player_in(&screen), player, "{screen}");
     assert!(!screen.contains("tangerine"), "echoed:\n{screen}");
     drop(tmux);
+    // The lobby plays as the account too.
+    let tmux = in_terminal("lobby", &server.url, &desktop, "");
+    tmux.wait_for("the account's player in the lobby", |s| {
+        s.contains(&format!("you are player {player}"))
+    })
+    .await;
+    drop(tmux);
     let args = |command: &str| vec!["--server".to_owned(), server.url.clone(), command.into()];
     let list = succeeded(
         "sessions",
