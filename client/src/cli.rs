@@ -1,4 +1,5 @@
-//! The command line: `noughts [play]`, `watch`, `bot`, `analyse`, `replay`, `history`, `logout`.
+//! The command line: `noughts [play]`, `watch`, `bot`, `analyse`, `replay`, `history`, the
+//! account commands (`register`, `login`, `sessions`, `password`) and `logout`.
 
 use std::path::PathBuf;
 
@@ -53,7 +54,9 @@ impl Cli {
             Some(Command::Bot(args)) => Some(&args.connect),
             Some(Command::Replay(args)) => Some(&args.connect),
             Some(Command::History(args)) => Some(&args.connect),
-            Some(Command::Logout(connect)) => Some(connect),
+            Some(Command::Logout(connect) | Command::Password(connect)) => Some(connect),
+            Some(Command::Register(args) | Command::Login(args)) => Some(&args.connect),
+            Some(Command::Sessions(args)) => Some(&args.connect),
             Some(Command::Play | Command::Analyse(_)) | None => None,
         };
         let outer = &self.connect;
@@ -84,9 +87,53 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Your finished games (or another player's), newest first, with your ratings.
     History(HistoryArgs),
+    /// Claim a username and a password for the identity this client keeps for the server: it
+    /// becomes an account, with its games and ratings, that can sign in from any machine.
+    ///
+    /// The username is asked for unless given, the password twice, without echo. When standard
+    /// input is not a terminal, they are read from it instead, one line each: the username
+    /// (unless given), then the password once.
+    Register(AccountArgs),
+    /// Sign in to an account: this client plays as it from now on (the identity it kept for the
+    /// server before is forgotten here; an account's stays its own).
+    ///
+    /// The username is asked for unless given, the password without echo. When standard input
+    /// is not a terminal, they are read from it instead, one line each: the username (unless
+    /// given), then the password.
+    Login(AccountArgs),
+    /// The account's signed-in sessions, one per device (this one marked), or end one with
+    /// --revoke.
+    Sessions(SessionsArgs),
+    /// Change the account's password; every other session of the account ends.
+    ///
+    /// The current password is asked for, then the new one twice, without echo. When standard
+    /// input is not a terminal, they are read from it instead, one line each: the current
+    /// password, then the new one once.
+    Password(ConnectArgs),
     /// End this identity on the server: its tokens stop working on every machine that shares
-    /// them, its live games are resigned, and the next start is a new player.
+    /// them (for an account, every signed-in session), its live games are resigned, and the next
+    /// start is a new player.
     Logout(ConnectArgs),
+}
+
+/// `noughts register` and `noughts login`.
+#[derive(Debug, Args)]
+pub struct AccountArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// The account's username (2 to 20 ASCII letters, digits, `_` and `-`); asked for when not
+    /// given.
+    pub username: Option<String>,
+}
+
+/// `noughts sessions`.
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// End this session (an id from the list): its device is signed out at once.
+    #[arg(long, value_name = "ID")]
+    pub revoke: Option<u64>,
 }
 
 /// `noughts history`.
@@ -250,6 +297,30 @@ mod tests {
                 ..
             }))
         ));
+        let cli = Cli::try_parse_from(["noughts", "sessions", "--revoke", "42"]).unwrap();
+        assert!(matches!(
+            cli.command,
+            Some(Command::Sessions(SessionsArgs {
+                revoke: Some(42),
+                ..
+            }))
+        ));
+        let cli =
+            Cli::try_parse_from(["noughts", "login", "ada_1815", "--server", "ws://h:1"]).unwrap();
+        assert_eq!(cli.connect().server.as_deref(), Some("ws://h:1"));
+        assert!(matches!(
+            cli.command,
+            Some(Command::Login(AccountArgs { username: Some(ref name), .. })) if name == "ada_1815"
+        ));
+        // Each account command says how to give the password from a script.
+        for command in ["register", "login", "password"] {
+            let help = Cli::command()
+                .find_subcommand_mut(command)
+                .unwrap()
+                .render_long_help()
+                .to_string();
+            assert!(help.contains("standard input is not a terminal"), "{help}");
+        }
         assert!(Cli::try_parse_from(["noughts", "analyse", "--variant", "hex", "X"]).is_err());
         // analyse never connects, so it takes no server options.
         assert!(Cli::try_parse_from(["noughts", "analyse", "--server", "ws://h:1", "X"]).is_err());

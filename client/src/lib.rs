@@ -11,7 +11,9 @@
 //! - [`tls`]: whom `wss://` trusts: the system's root certificates and `--ca`.
 //! - [`config`]: where the token is kept. [`embedded`]: a server inside the process.
 //! - [`watch`], [`bot`], [`analyse`], [`replay`], [`history`], [`plain`]: the scriptable modes.
+//! - [`account`], [`password`]: the account commands, and the passwords they read without echo.
 
+pub mod account;
 pub mod analyse;
 pub mod app;
 pub mod bot;
@@ -28,6 +30,7 @@ pub mod interactive;
 pub mod logout;
 pub mod net;
 pub mod notation;
+pub mod password;
 pub mod plain;
 pub mod replay;
 pub mod screen;
@@ -89,26 +92,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         );
     }
     let name = display_name(&cli)?;
-    let (url, embedded, tokens) = match &connect.server {
-        Some(server) => {
-            let url = if server.contains("://") {
-                server.clone()
-            } else {
-                format!("ws://{server}")
-            };
-            let tokens = config::TokenStore::open(config::config_dir(), &url);
-            (url, None, tokens)
-        }
-        None => {
-            let local = standalone::Local::start_or_join().await?;
-            let tokens = local.tokens(config::config_dir());
-            (local.url.clone(), Some(local), tokens)
-        }
-    };
-    if matches!(cli.command, Some(Command::Logout(_))) && tokens.token().is_none() {
-        // Connecting without a token would only make a new player.
-        anyhow::bail!("this client keeps no identity for {url}: there is nothing to log out of");
-    }
+    // Asked before anything connects, so that no output comes between the prompts.
+    let (account_request, credentials) = account_request(&cli.command)?;
+    let (url, embedded, tokens) = server_and_identity(&connect, &cli.command).await?;
     let interactive = !matches!(
         &cli.command,
         Some(
@@ -116,6 +102,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 | Command::Replay(_)
                 | Command::History(_)
                 | Command::Logout(_)
+                | Command::Register(_)
+                | Command::Login(_)
+                | Command::Sessions(_)
+                | Command::Password(_)
                 | Command::Watch(cli::WatchArgs { plain: true, .. })
         )
     );
@@ -130,6 +120,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         name: name.clone(),
         tokens,
         reconnect: interactive || matches!(cli.command, Some(Command::Bot(_))),
+        credentials,
     });
     let result = match cli.command {
         None | Some(Command::Play) => {
@@ -185,12 +176,97 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             history::run(link, query, &mut std::io::stdout().lock()).await
         }
         Some(Command::Logout(_)) => logout::run(link).await,
+        Some(
+            Command::Register(_) | Command::Login(_) | Command::Sessions(_) | Command::Password(_),
+        ) => {
+            let request = account_request.context("an account command asks first")?;
+            account::run(link, request, &mut std::io::stdout().lock()).await
+        }
         Some(Command::Analyse(_)) => unreachable!("handled above"),
     };
     if let Some(server) = embedded {
         server.stop().await;
     }
     result
+}
+
+/// The server's address, the server started here when none was named, and the identity kept for
+/// it; refused when the command needs an identity this client does not keep.
+async fn server_and_identity(
+    connect: &cli::ConnectArgs,
+    command: &Option<Command>,
+) -> anyhow::Result<(String, Option<standalone::Local>, config::TokenStore)> {
+    let (url, embedded, tokens) = match &connect.server {
+        Some(server) => {
+            let url = if server.contains("://") {
+                server.clone()
+            } else {
+                format!("ws://{server}")
+            };
+            let tokens = config::TokenStore::open(config::config_dir(), &url);
+            (url, None, tokens)
+        }
+        None => {
+            let local = standalone::Local::start_or_join().await?;
+            let tokens = local.tokens(config::config_dir());
+            (local.url.clone(), Some(local), tokens)
+        }
+    };
+    if matches!(command, Some(Command::Logout(_))) && tokens.token().is_none() {
+        // Connecting without a token would only make a new player.
+        anyhow::bail!("this client keeps no identity for {url}: there is nothing to log out of");
+    }
+    if matches!(command, Some(Command::Sessions(_) | Command::Password(_)))
+        && tokens.token().is_none()
+    {
+        anyhow::bail!(
+            "this client keeps no identity for {url}: sign in first with `noughts login`"
+        );
+    }
+    Ok((url, embedded, tokens))
+}
+
+/// What an account command asks of the person (from the terminal, or standard input's lines),
+/// and, for `login`, the credentials the hello carries; nothing for the other commands.
+fn account_request(
+    command: &Option<Command>,
+) -> anyhow::Result<(
+    Option<account::Request>,
+    Option<noughts_protocol::Credentials>,
+)> {
+    let username = |asker: &mut password::Asker, given: &Option<String>| match given {
+        Some(username) => Ok(username.clone()),
+        None => asker.line("Username: "),
+    };
+    Ok(match command {
+        Some(Command::Register(args)) => {
+            let mut asker = password::Asker::new();
+            let username = username(&mut asker, &args.username)?;
+            let password = asker.new_password("Password: ")?;
+            (
+                Some(account::Request::Register { username, password }),
+                None,
+            )
+        }
+        Some(Command::Login(args)) => {
+            let mut asker = password::Asker::new();
+            let username = username(&mut asker, &args.username)?;
+            let password = asker.password("Password: ")?;
+            let credentials = account::credentials(username, password);
+            (Some(account::Request::Login), Some(credentials))
+        }
+        Some(Command::Sessions(args)) => {
+            let revoke = args.revoke;
+            (Some(account::Request::Sessions { revoke }), None)
+        }
+        Some(Command::Password(_)) => {
+            let mut asker = password::Asker::new();
+            let old = asker.password("Current password: ")?;
+            let new = asker.new_password("New password: ")?;
+            (Some(account::Request::Password { old, new }), None)
+        }
+        _ => (None, None),
+    })
 }
 
 /// Shows a replay: every position as text with `--plain`, else the replay screen.

@@ -1,13 +1,15 @@
-//! The connection to the server: one task that connects, says hello with the saved token, passes
-//! every server message on as a [`NetEvent`], sends what the app asks, and reconnects with backoff
-//! when the connection drops (the server then resumes the session and its games).
+//! The connection to the server: one task that connects, says hello with the saved token (or,
+//! signing in, with a username and password), passes every server message on as a [`NetEvent`],
+//! sends what the app asks, and reconnects with backoff when the connection drops (the server then
+//! resumes the session and its games).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{
-    ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerFrame, ServerMessage, sanitize,
+    ClientFrame, ClientMessage, Credentials, ErrorCode, PROTOCOL_VERSION, RequestId, ServerFrame,
+    ServerMessage, sanitize,
 };
 use tokio::sync::mpsc;
 use tokio_tungstenite::Connector;
@@ -48,6 +50,9 @@ pub struct Options {
     pub tokens: TokenStore,
     /// Whether to reconnect after a drop (once the first connection has succeeded).
     pub reconnect: bool,
+    /// A username and password to sign in with instead of the saved token (`noughts login`):
+    /// the first hello only; the token it brings is saved as any other.
+    pub credentials: Option<Credentials>,
 }
 
 /// Why the connection ended when the server closed it because the player logged out.
@@ -57,7 +62,7 @@ pub const LOGGED_OUT: &str = "logged out";
 #[derive(Debug)]
 pub struct Link {
     /// Requests for the server.
-    outbound: mpsc::UnboundedSender<ClientMessage>,
+    outbound: mpsc::UnboundedSender<ClientFrame>,
     /// What the task reports.
     events: mpsc::UnboundedReceiver<NetEvent>,
 }
@@ -66,7 +71,17 @@ impl Link {
     /// Queues a request. Requests made while disconnected are dropped (the app's state is
     /// rebuilt from the server's snapshots on reconnect).
     pub fn send(&self, message: ClientMessage) {
-        let _ = self.outbound.send(message);
+        let _ = self.outbound.send(ClientFrame::new(message));
+    }
+
+    /// Queues a request with the id `id`, for a request whose success is answered only when
+    /// it carries one (`ok`).
+    pub fn request(&self, id: u64, message: ClientMessage) {
+        let frame = ClientFrame {
+            id: Some(RequestId::Number(id)),
+            message,
+        };
+        let _ = self.outbound.send(frame);
     }
 
     /// The next event; `None` once the task has ended.
@@ -112,7 +127,7 @@ enum End {
 async fn run(
     mut options: Options,
     events: mpsc::UnboundedSender<NetEvent>,
-    mut outbound: mpsc::UnboundedReceiver<ClientMessage>,
+    mut outbound: mpsc::UnboundedReceiver<ClientFrame>,
 ) {
     let mut attempt: u32 = 0;
     let mut ever_welcomed = false;
@@ -173,7 +188,7 @@ fn fastrand_jitter(max: u64) -> u64 {
 async fn session(
     options: &mut Options,
     events: &mpsc::UnboundedSender<NetEvent>,
-    outbound: &mut mpsc::UnboundedReceiver<ClientMessage>,
+    outbound: &mut mpsc::UnboundedReceiver<ClientFrame>,
     welcomed: &mut bool,
 ) -> End {
     let connector = options.tls.clone().map(Connector::Rustls);
@@ -190,17 +205,23 @@ async fn session(
             return End::Lost(format!("cannot reach {}: {why}", options.url));
         }
     };
-    let hello = |token: Option<&str>| {
+    let name = options.name.clone();
+    let hello = move |token: Option<&str>, credentials: Option<Credentials>| {
         let frame = ClientFrame::new(ClientMessage::Hello {
             protocol: PROTOCOL_VERSION,
-            name: options.name.clone(),
+            name: name.clone(),
             token: token.map(str::to_owned),
-            credentials: None,
+            credentials,
         });
         Message::text(frame.to_json())
     };
     options.tokens.reload();
-    if let Err(err) = ws.send(hello(options.tokens.token())).await {
+    // Signing in: the credentials go once, in place of the token.
+    let first = match options.credentials.take() {
+        Some(credentials) => hello(None, Some(credentials)),
+        None => hello(options.tokens.token(), None),
+    };
+    if let Err(err) = ws.send(first).await {
         return End::Lost(format!("connection failed: {err}"));
     }
     loop {
@@ -241,7 +262,7 @@ async fn session(
                         ServerMessage::Error { code: ErrorCode::UnknownToken, .. } => {
                             // The server forgot us (a restart): start a new identity.
                             options.tokens.set(None);
-                            if let Err(err) = ws.send(hello(None)).await {
+                            if let Err(err) = ws.send(hello(None, None)).await {
                                 return End::Lost(format!("connection failed: {err}"));
                             }
                             continue;
@@ -266,7 +287,7 @@ async fn session(
                     let _ = ws.close(None).await;
                     return End::Quit;
                 };
-                if let Err(err) = ws.send(Message::text(ClientFrame::new(request).to_json())).await {
+                if let Err(err) = ws.send(Message::text(request.to_json())).await {
                     return End::Lost(format!("connection lost: {err}"));
                 }
             }

@@ -4,10 +4,12 @@
  * PROTOCOL.md. One state, changed by the server's messages and the player's clicks; each change
  * builds the view afresh and morphs it into the page, so that only what changed is touched.
  * Every view has its own address (`#game=ID`, `#replay=ID`, `#history`, `#leaderboard=VARIANT`,
- * `#games` for all live games, the lobby at `/`), and Back and Forward move between them;
- * `#room=CODE` joins a private room. The lobby is followed only while it is shown.
+ * `#games` for all live games, `#account` for signing up, in and out, the lobby at `/`), and
+ * Back and Forward move between them; `#room=CODE` joins a private room. The lobby is followed
+ * only while it is shown.
  */
 
+import { account, accountActionsFor, accountMessage, accountView, forget, listSessions } from "./account.js";
 import { Connection, storedName, storeName } from "./net.js";
 import { cellName, focusBoard } from "./board.js";
 import { gameView, headline, howText } from "./game.js";
@@ -32,7 +34,7 @@ const state = {
   /** @type {Map<number, any>} */ listed: new Map(),
   /** @type {Map<number, any>} */ games: new Map(),
   /** The game or replay the view shows (or waits for). @type {number | null} */ current: null,
-  /** @type {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse"} */ view: "lobby",
+  /** @type {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse" | "account"} */ view: "lobby",
   /** The variant "My games" and the leaderboard show. */ recordsVariant: "classic",
   /** @type {"players" | "spectators"} */ chatTab: "players",
   /** @type {any} */ seeking: null,
@@ -62,6 +64,7 @@ const notice = /** @type {HTMLElement} */ (document.getElementById("notice"));
 const announcer = /** @type {HTMLElement} */ (document.getElementById("announce"));
 const nameInput = /** @type {HTMLInputElement} */ (document.getElementById("name"));
 const muteButton = /** @type {HTMLButtonElement} */ (document.getElementById("mute"));
+const accountLink = /** @type {HTMLAnchorElement} */ (document.getElementById("account-link"));
 
 /** The mute switch: pressed while the chimes are muted. */
 function showMute() {
@@ -78,8 +81,24 @@ const net = new Connection(onMessage, (status) => {
   statusLine.dataset.status = status;
   state.online = status === "online";
   if (state.online) state.unsent = false;
+  if (status === "logged out") {
+    becameGuest();
+    say(account.farewell || "You have logged out: you play as a new guest now.");
+    account.farewell = "";
+  }
+  render();
+}, (username) => {
+  becameGuest();
+  say(`This device was signed out of ${username} (its session was ended on another device, or the password changed): you play as a new guest now.`);
   render();
 });
+
+/** The page is a new guest: no account, and none of the games of the player it was. */
+function becameGuest() {
+  forget();
+  state.games.clear();
+  state.history = [];
+}
 
 nameInput.value = storedName();
 // A new name keeps the player: `rename` changes the name others see, and the games and ratings
@@ -95,6 +114,7 @@ nameInput.addEventListener("change", () => {
 /** Forgets this browser's player and comes back as a new one (no games, no ratings). */
 function startAfresh() {
   localStorage.removeItem("noughts.token");
+  forget();
   state.games.clear();
   state.history = [];
   say("Starting afresh as a new player…");
@@ -138,7 +158,16 @@ function announce(/** @type {string} */ text) {
 function onMessage(message) {
   switch (message.type) {
     case "welcome":
+      if (message.signedIn) {
+        // Signed in: the page is the account's player now, not the guest it was.
+        account.signingIn = false;
+        account.username = message.signedIn;
+        account.done = `Signed in as ${message.signedIn}.`;
+        state.games.clear();
+        state.history = [];
+      }
       state.player = message.player;
+      if (state.view === "account") listSessions(accountActions);
       nameInput.value = message.name;
       storeName(message.name);
       // A rename asked while offline goes now.
@@ -170,6 +199,7 @@ function onMessage(message) {
       show("replay", message.game);
       break;
     case "renamed": renamed(message.name); break;
+    case "registered": case "session_list": accountMessage(message, accountActions); break;
     case "game_analysis":
       if (state.replay?.record.game !== message.game) return;
       state.replay.verdicts = message.verdicts;
@@ -184,8 +214,8 @@ function onMessage(message) {
     case "ok": {
       // A mute, block or report done: said, and shown.
       const said = answered(message.id);
-      if (!said) return;
-      say(said);
+      if (said) say(said);
+      else if (!accountMessage(message, accountActions)) return;
       break;
     }
     case "pong": return;
@@ -200,6 +230,8 @@ function onMessage(message) {
 /** An error: said, and where it ends a wait for a linked game or replay, back to the lobby. */
 function onError(/** @type {any} */ message) {
   refused(message.id);
+  if (account.waiting.get(message.id) === "logout") net.loggedOut = false;
+  if (accountMessage(message, accountActions)) return;
   if (state.renaming && message.id === state.renaming.id) {
     // The name was refused: the one the server keeps stays.
     state.renaming = null;
@@ -329,13 +361,14 @@ function addressOf() {
     case "history": return "#history";
     case "leaderboard": return `#leaderboard=${state.recordsVariant}`;
     case "browse": return state.browse.variant ? `#games=${state.browse.variant}` : "#games";
+    case "account": return "#account";
     default: return "";
   }
 }
 
 /**
  * Shows `view` (of the game or replay `current`); leaving a watched game stops watching it.
- * @param {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse"} view
+ * @param {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse" | "account"} view
  * @param {number | null} current
  */
 function show(view, current) {
@@ -380,6 +413,9 @@ function followAddress() {
   } else if (location.hash === "#history") {
     show("history", null);
     net.send({ type: "history", limit: 100 });
+  } else if (location.hash === "#account") {
+    show("account", null);
+    listSessions(accountActions);
   } else {
     show("lobby", null);
   }
@@ -464,6 +500,9 @@ const actions = {
   say,
 };
 
+/** What the account view may do. */
+const accountActions = accountActionsFor(net, () => render(), () => state.player);
+
 // ——— Drawing ———
 
 /** The view of the moment, morphed into the page; focus lost with a removed element goes to the board. */
@@ -477,6 +516,7 @@ function render() {
     : state.view === "browse" ? browseView(state.browse, actions)
     : state.view === "replay" && state.replay && state.replay.record.game === state.current ? replayView(state.replay, actions)
     : state.view === "replay" ? waiting(`Fetching the record of game #${state.current}…`)
+    : state.view === "account" ? accountView(accountActions)
     : lobbyView(state, actions);
   const next = document.createElement("main");
   next.append(view);
@@ -488,6 +528,7 @@ function render() {
   }
   if (state.noticeAt !== address && notice.textContent) notice.replaceChildren();
   followLobby();
+  showAccount();
   document.title = title();
   if (hadFocus && (document.activeElement === document.body || document.activeElement === null)) {
     const first = /** @type {HTMLElement | null} */ (main.querySelector("[data-autofocus]"));
@@ -495,6 +536,14 @@ function render() {
     else if (!focusBoard()) main.focus({ preventScroll: true });
   }
   tick();
+}
+
+/** The header's link to the account view: the account's username, or an offer to sign in. */
+function showAccount() {
+  const text = account.username ?? "Sign up or sign in";
+  if (accountLink.textContent !== text) accountLink.textContent = text;
+  accountLink.setAttribute("aria-label", `Account: ${text}`);
+  accountLink.dataset.account = account.username ? "member" : "guest";
 }
 
 /** The tab's title: what calls the player back ("Your move", "Match found"), then the site. */

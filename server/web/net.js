@@ -2,11 +2,14 @@
 /**
  * The connection to the server: says hello with the name and the token kept in localStorage,
  * stores the new token every welcome brings (tokens rotate), and comes back after a drop, reading
- * the stored token again (another tab may have traded it meanwhile).
+ * the stored token again (another tab may have traded it meanwhile). Signing in to an account
+ * tries the username and password on a connection of its own, which takes over once welcomed,
+ * so that a refused try leaves the page as it was.
  */
 
 const TOKEN = "noughts.token";
 const NAME = "noughts.name";
+const USERNAME = "noughts.username";
 
 /** The name to play under: the one chosen before, else a generated one. */
 export function storedName() {
@@ -23,55 +26,98 @@ export function storeName(/** @type {string} */ name) {
   localStorage.setItem(NAME, name);
 }
 
+/** The account this page is signed in to (the server's welcome does not say), or null for a guest. */
+export function storedUsername() {
+  return localStorage.getItem(USERNAME);
+}
+
+/** Keeps the account's username (null forgets it, as a guest). */
+export function storeUsername(/** @type {string | null} */ username) {
+  if (username) localStorage.setItem(USERNAME, username);
+  else localStorage.removeItem(USERNAME);
+}
+
+/** What this browser calls itself in the account's list of sessions: "Chrome on Linux". */
+export function deviceLabel() {
+  const ua = navigator.userAgent;
+  const browser = /Firefox\//.test(ua) ? "Firefox" : /Edg\//.test(ua) ? "Edge"
+    : /Chrome\//.test(ua) ? "Chrome" : /Safari\//.test(ua) ? "Safari" : "A browser";
+  const system = /Android/.test(ua) ? "Android" : /iPhone|iPad/.test(ua) ? "iOS"
+    : /Windows/.test(ua) ? "Windows" : /Mac OS X/.test(ua) ? "macOS" : /Linux/.test(ua) ? "Linux" : "";
+  return system ? `${browser} on ${system}` : browser;
+}
+
 export class Connection {
   /**
    * @param {(message: any) => void} onMessage every message from the server
-   * @param {(status: string) => void} onStatus "online", "connecting…", "offline"
+   * @param {(status: string) => void} onStatus "online", "connecting…", "offline", "logged out"
+   * @param {(username: string) => void} onSignedOut the account's session here has ended
+   *   elsewhere (revoked, a password changed, the account closed): the page is a new guest now
    */
-  constructor(onMessage, onStatus) {
+  constructor(onMessage, onStatus, onSignedOut) {
     this.onMessage = onMessage;
     this.onStatus = onStatus;
+    this.onSignedOut = onSignedOut;
     /** @type {WebSocket | null} */
     this.ws = null;
     this.nextId = 1;
     this.welcomed = false;
     this.attempt = 0;
+    /** The server is about to close the connection because the player logged out here. */
     this.loggedOut = false;
+    /** A sign-in being tried on a connection of its own. @type {WebSocket | null} */
+    this.trying = null;
+  }
+
+  /** The address of the server's socket. */
+  url() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    return `${scheme}://${location.host}/`;
   }
 
   connect() {
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const ws = new WebSocket(`${scheme}://${location.host}/`);
-    this.ws = ws;
+    const ws = new WebSocket(this.url());
     this.welcomed = false;
     this.onStatus("connecting…");
-    ws.onopen = () => this.hello(localStorage.getItem(TOKEN));
+    ws.onopen = () => this.hello(ws, localStorage.getItem(TOKEN));
+    this.adopt(ws);
+  }
+
+  /** Makes `ws` the page's connection: its messages and its end are the page's from now on. */
+  adopt(/** @type {WebSocket} */ ws) {
+    this.ws = ws;
     ws.onmessage = (event) => {
-      let message;
-      try {
-        message = JSON.parse(String(event.data));
-      } catch {
-        return;
-      }
+      const message = parse(event.data);
+      if (!message) return;
       if (!this.welcomed) {
         if (message.type === "welcome") {
-          localStorage.setItem(TOKEN, message.token);
           this.welcomed = true;
           this.attempt = 0;
-          this.onStatus("online");
+          this.welcome(message);
         } else if (message.type === "error" && message.code === "unknown_token") {
-          // The server no longer knows us: start afresh as a new player.
+          // The server no longer knows us (or this device was signed out): start afresh as a
+          // new player.
           localStorage.removeItem(TOKEN);
-          this.hello(null);
+          const username = storedUsername();
+          storeUsername(null);
+          if (username) this.onSignedOut(username);
+          this.hello(ws, null);
           return;
         }
       }
       this.onMessage(message);
     };
     ws.onclose = (event) => {
+      // A connection replaced by a sign-in says nothing.
+      if (ws !== this.ws) return;
       this.welcomed = false;
       if (event.code === 1000 && this.loggedOut) {
+        // Logged out (or the account closed): the page goes on as a new guest.
+        this.loggedOut = false;
+        localStorage.removeItem(TOKEN);
+        storeUsername(null);
         this.onStatus("logged out");
+        this.connect();
         return;
       }
       this.onStatus("offline");
@@ -81,12 +127,67 @@ export class Connection {
     };
   }
 
-  /** @param {string | null} token */
-  hello(token) {
+  /** Keeps the welcome's token and says the page is online. */
+  welcome(/** @type {any} */ message) {
+    localStorage.setItem(TOKEN, message.token);
+    this.onStatus("online");
+  }
+
+  /**
+   * @param {WebSocket} ws
+   * @param {string | null} token
+   * @param {{username: string, password: string, device: string}} [credentials]
+   */
+  hello(ws, token, credentials) {
     /** @type {any} */
-    const hello = { type: "hello", id: this.nextId++, protocol: 2, name: storedName() };
+    const hello = { type: "hello", id: this.nextId++, protocol: 2, name: storedName(), ...credentials };
     if (token) hello.token = token;
-    this.ws?.send(JSON.stringify(hello));
+    ws.send(JSON.stringify(hello));
+  }
+
+  /**
+   * Signs in to the account `username` on a connection of its own; once welcomed it becomes the
+   * page's connection (the guest's is closed and its token forgotten here). A refusal (or a
+   * connection that fails) goes to `onRefused`, and the page stays as it was.
+   * @param {string} username
+   * @param {string} password
+   * @param {(error: any) => void} onRefused the server's error, or `{code: "offline"}`
+   */
+  signIn(username, password, onRefused) {
+    this.trying?.close();
+    const ws = new WebSocket(this.url());
+    this.trying = ws;
+    let answered = false;
+    ws.onopen = () => this.hello(ws, null, { username, password, device: deviceLabel() });
+    ws.onmessage = (event) => {
+      const message = parse(event.data);
+      if (!message || answered) return;
+      answered = true;
+      this.trying = null;
+      if (message.type !== "welcome") {
+        ws.close();
+        onRefused(message);
+        return;
+      }
+      storeUsername(username);
+      const old = this.ws;
+      this.welcomed = true;
+      this.attempt = 0;
+      this.adopt(ws);
+      if (old) {
+        old.onmessage = null;
+        old.close();
+      }
+      this.welcome(message);
+      // Marked, so that the page tells it from the welcome of a connection coming back.
+      this.onMessage({ ...message, signedIn: username });
+    };
+    ws.onclose = () => {
+      if (answered) return;
+      answered = true;
+      this.trying = null;
+      onRefused({ code: "offline", message: "the connection failed" });
+    };
   }
 
   /**
@@ -105,5 +206,14 @@ export class Connection {
   /** Closes the connection to say hello again (as a new player once the token is forgotten). */
   reconnect() {
     this.ws?.close();
+  }
+}
+
+/** A frame's message, or null when it is not JSON. */
+function parse(/** @type {any} */ data) {
+  try {
+    return JSON.parse(String(data));
+  } catch {
+    return null;
   }
 }

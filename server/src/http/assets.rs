@@ -48,6 +48,10 @@ const ASSETS: &[(&str, Asset)] = &[
     ),
     ("/sound.js", asset(JS, include_bytes!("../../web/sound.js"))),
     (
+        "/account.js",
+        asset(JS, include_bytes!("../../web/account.js")),
+    ),
+    (
         "/moderation.js",
         asset(JS, include_bytes!("../../web/moderation.js")),
     ),

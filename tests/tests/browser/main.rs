@@ -3,6 +3,7 @@
 //! a replay with the engine's verdicts, chat that holds HTML, and a cross-origin upgrade refused. Every test fails on an
 //! uncaught error in the page.
 
+mod accounts;
 mod address;
 mod audit;
 mod browse;

@@ -9,7 +9,7 @@ use super::{open, page, screenshot, server};
 
 /// Every control shown that is smaller than 44 px either way (a checkbox is tapped through its
 /// label), described.
-async fn small_targets(client: &fantoccini::Client) -> serde_json::Value {
+pub(super) async fn small_targets(client: &fantoccini::Client) -> serde_json::Value {
     client
         .execute(
             "const small = [];

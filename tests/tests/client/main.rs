@@ -1,6 +1,7 @@
 //! The terminal client end to end: the real `noughts` binary against a real server (under tmux
 //! for the interactive screens), and the app with its connection task against a real server.
 
+mod accounts;
 mod commands;
 mod lobby;
 mod notation;

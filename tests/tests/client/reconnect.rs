@@ -107,6 +107,7 @@ async fn a_dropped_connection_resumes_the_game() {
         name: "ada".into(),
         tokens: TokenStore::open(Some(dir.clone()), &relay.url),
         reconnect: true,
+        credentials: None,
     });
     let mut app = App::new("ada", Instant::now(), true);
     pump(&mut app, &mut link, "the lobby", |a| a.lobby.loaded).await;
