@@ -241,7 +241,7 @@ export function accountView(actions) {
     el("div", { class: "account-forms" }, passwordForm(actions), closeForm(actions)),
     el("div", { class: "row" },
       el("button", { type: "button", id: "logout", onclick: () => actions.logout() }, "Log out"),
-      el("span", { class: "dim" }, "Every device signed in to this account is signed out, and live games are resigned.")));
+      el("span", { class: "dim" }, "This device is signed out; your other devices stay signed in and your games go on.")));
 }
 
 /** A new password's field (`id`), and the same again (`FORM-confirm`). */

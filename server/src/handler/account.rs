@@ -14,6 +14,7 @@ use tracing::{error, info};
 use super::client::{Client, Reply, refuse};
 use crate::account::Verdict;
 use crate::error::Refusal;
+use crate::outbound::Close;
 use crate::session::{Session, new_token};
 use crate::store::{
     NewAccount, StoreError, StoredAccount, StoredDevice, TokenHash, device_holding, now_ms,
@@ -316,17 +317,54 @@ impl Client {
         };
         match store.drop_device(session.player, device).await {
             Ok(true) => {
+                info!(device, "session revoked");
+                // Answered first: the session revoked may be this connection's own.
+                self.ok(id);
                 if let Some(ended) = ended {
                     let holds = |token| device_holding(std::slice::from_ref(&ended), token);
                     (self.shared.live).close_ended(session.player, |token| holds(token).is_some());
                 }
-                info!(device, "session revoked");
-                self.ok(id);
                 Ok(())
             }
             Ok(false) => refuse(ErrorCode::NoSuchSession, "this account has no such session"),
             Err(err) => Err(store_failed(&err, "revoke a session")),
         }
+    }
+
+    /// `logout` from an account: this device's session ends (its tokens stop working, and the
+    /// connections that hold them close after this one's `ok`); the account's other sessions, its
+    /// games and its seek go on. `None` for a guest, whose `logout` ends the player for good.
+    pub(super) async fn logout_device(
+        &mut self,
+        session: &Session,
+        id: Option<RequestId>,
+    ) -> Option<Reply> {
+        match self.shared.store.account_of(session.player).await {
+            Ok(Some(account)) if account.closed_ms.is_none() => {}
+            Ok(_) => return None,
+            Err(err) => return Some(Err(store_failed(&err, "log out"))),
+        }
+        let store = &self.shared.store;
+        let device = match store.devices(session.player).await {
+            Ok(devices) => {
+                let current = self.current_device(&devices);
+                devices.into_iter().find(|d| Some(d.id) == current)
+            }
+            Err(err) => return Some(Err(store_failed(&err, "log out"))),
+        };
+        if let Some(device) = &device
+            && let Err(err) = store.drop_device(session.player, device.id).await
+        {
+            return Some(Err(store_failed(&err, "log out")));
+        }
+        info!("logged out of one session");
+        self.ok(id);
+        if let Some(ended) = device {
+            let holds = |token| device_holding(std::slice::from_ref(&ended), token);
+            (self.shared.live).close_ended(session.player, |token| holds(token).is_some());
+        }
+        self.out.close(Close::LOGGED_OUT);
+        Some(Ok(()))
     }
 
     /// `change_password`: the password is checked, the new one judged and hashed, and every

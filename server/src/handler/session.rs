@@ -252,9 +252,13 @@ impl Client {
         Ok(())
     }
 
-    /// `logout`: every token of the player stops working, its live games are resigned, its seek
-    /// and rooms withdrawn, and every connection of its session closes after this one's `ok`.
+    /// `logout`: an account's ends this device's session only (see `logout_device`); a guest's
+    /// ends the player: every token of the player stops working, its live games are resigned, its
+    /// seek and rooms withdrawn, and every connection of its session closes after this one's `ok`.
     pub(super) async fn logout(&mut self, session: &Arc<Session>, id: Option<RequestId>) -> Reply {
+        if let Some(reply) = self.logout_device(session, id.clone()).await {
+            return reply;
+        }
         if let Err(err) = self.shared.store.revoke_tokens(session.player).await {
             error!(cause = %err, "cannot revoke tokens");
             return refuse(

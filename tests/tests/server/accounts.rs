@@ -1,7 +1,8 @@
 //! Accounts end to end on a real server, each scenario on a SQLite file and on PostgreSQL: a
 //! guest registers and keeps its history; a second device signs in as the same player; names are
 //! unique ignoring case; a wrong password and an unknown user get the same answer; guesses are
-//! limited; sessions are listed and revoked; a password change ends the other sessions; a closed
+//! limited; sessions are listed and revoked; logout ends this device's session only; a password
+//! change ends the other sessions; a closed
 //! account cannot sign in and its name is held. Then, on one server: a password on a plain
 //! connection from another machine is refused; and the SQLite file holds argon2id hashes, never
 //! a password.
@@ -27,6 +28,7 @@ on_both_stores!(
     a_wrong_password_and_an_unknown_user_get_the_same_answer,
     the_eleventh_quick_guess_must_wait,
     sessions_are_listed_and_revoked,
+    logout_ends_this_devices_session_only,
     a_password_change_ends_the_other_sessions,
     a_closed_account_cannot_sign_in,
 );
@@ -227,6 +229,30 @@ async fn sessions_are_listed_and_revoked(db: Db) {
     let mut guest = Client::join(&url, "guest").await;
     let answer = guest.request(5, ClientMessage::Sessions).await;
     assert_eq!(refusal(answer).0, ErrorCode::NotAnAccount);
+}
+
+async fn logout_ends_this_devices_session_only(db: Db) {
+    let Some((server, _db)) = server(db, "logout").await else {
+        return;
+    };
+    let url = server.url();
+    let mut phone = Client::join(&url, "ada").await;
+    registered(&mut phone, "ada", PASSWORD).await;
+    let mut laptop = sign_in(&url, "ada", PASSWORD, phone.player).await;
+    assert_eq!(
+        laptop.request(1, ClientMessage::Logout).await,
+        ServerMessage::Ok
+    );
+    assert_eq!(
+        laptop.closed().await,
+        Some(noughts_protocol::close::LOGGED_OUT)
+    );
+    assert!(!token_works(&url, &laptop.token).await, "its token ends");
+    // The phone's session goes on: the same connection, the same token, one session left.
+    let listed = sessions(&mut phone, 2).await;
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert!(listed[0].current);
+    assert!(token_works(&url, &phone.token).await);
 }
 
 async fn a_password_change_ends_the_other_sessions(db: Db) {
