@@ -376,3 +376,34 @@ async fn a_changed_password_signs_the_others_out_and_a_closed_account_cannot_sig
     first.close().await.unwrap();
     second.close().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guests_rated_quick_match_is_refused_in_words_until_it_signs_up() {
+    let Some(driver) = Driver::start().await else {
+        return;
+    };
+    let server = server().await;
+    let client = driver.session().await;
+    open(&client, &page(&server)).await;
+    click(&client, "#rated").await;
+    click(&client, "#quick-match").await;
+    let said = wait_for_text(&client, "#notice", |t| !t.is_empty()).await;
+    assert!(
+        said.starts_with("Rated games are between registered players"),
+        "{said}"
+    );
+    // Signed up, the same press seeks a rated game.
+    account_view(&client).await;
+    sign_up(&client, "ada_rated", PASSWORD).await;
+    signed_in_as(&client, "ada_rated").await;
+    click(&client, "a.brand").await;
+    wait_for(&client, "#quick-match").await;
+    let rated = wait_for(&client, "#rated").await;
+    if !rated.is_selected().await.unwrap() {
+        click(&client, "#rated").await;
+    }
+    click(&client, "#quick-match").await;
+    wait_for(&client, "#seeking").await;
+    assert_no_errors(&client).await;
+    client.close().await.unwrap();
+}
