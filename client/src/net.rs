@@ -57,7 +57,7 @@ pub const LOGGED_OUT: &str = "logged out";
 #[derive(Debug)]
 pub struct Link {
     /// Requests for the server.
-    outbound: mpsc::UnboundedSender<ClientMessage>,
+    outbound: mpsc::UnboundedSender<ClientFrame>,
     /// What the task reports.
     events: mpsc::UnboundedReceiver<NetEvent>,
 }
@@ -66,7 +66,12 @@ impl Link {
     /// Queues a request. Requests made while disconnected are dropped (the app's state is
     /// rebuilt from the server's snapshots on reconnect).
     pub fn send(&self, message: ClientMessage) {
-        let _ = self.outbound.send(message);
+        self.send_frame(ClientFrame::new(message));
+    }
+
+    /// Queues a request with its id, for a reply that must be told apart from others.
+    pub fn send_frame(&self, frame: ClientFrame) {
+        let _ = self.outbound.send(frame);
     }
 
     /// The next event; `None` once the task has ended.
@@ -112,7 +117,7 @@ enum End {
 async fn run(
     mut options: Options,
     events: mpsc::UnboundedSender<NetEvent>,
-    mut outbound: mpsc::UnboundedReceiver<ClientMessage>,
+    mut outbound: mpsc::UnboundedReceiver<ClientFrame>,
 ) {
     let mut attempt: u32 = 0;
     let mut ever_welcomed = false;
@@ -173,7 +178,7 @@ fn fastrand_jitter(max: u64) -> u64 {
 async fn session(
     options: &mut Options,
     events: &mpsc::UnboundedSender<NetEvent>,
-    outbound: &mut mpsc::UnboundedReceiver<ClientMessage>,
+    outbound: &mut mpsc::UnboundedReceiver<ClientFrame>,
     welcomed: &mut bool,
 ) -> End {
     let connector = options.tls.clone().map(Connector::Rustls);
@@ -266,7 +271,7 @@ async fn session(
                     let _ = ws.close(None).await;
                     return End::Quit;
                 };
-                if let Err(err) = ws.send(Message::text(ClientFrame::new(request).to_json())).await {
+                if let Err(err) = ws.send(Message::text(request.to_json())).await {
                     return End::Lost(format!("connection lost: {err}"));
                 }
             }
