@@ -3,6 +3,7 @@
 
 mod commands;
 mod lobby;
+mod moderation;
 mod notation;
 mod reconnect;
 mod sessions;
