@@ -14,7 +14,6 @@ use ratatui::crossterm::event::{
 
 pub use crate::event::Event;
 use crate::game::GameView;
-use crate::moderation::Moderation;
 use crate::net::NetEvent;
 use crate::replay::ReplayView;
 use crate::screen::action::Action;
@@ -24,6 +23,7 @@ use crate::screen::history::History;
 use crate::screen::leaderboard::Leaderboard;
 use crate::screen::lobby::{Lobby, LobbyView};
 use crate::screen::modal::Modal;
+use crate::screen::people::Moderation;
 use crate::screen::tab::Tab;
 use crate::screen::{game, lobby, modal, replay};
 

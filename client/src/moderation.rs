@@ -1,13 +1,9 @@
-//! Mute, block and report from the terminal: the players this player mutes and blocks (asked of
-//! the server after every `welcome`, kept current from the answers to our own requests), the
-//! requests waiting for their `ok`, the people the `P` menu offers on each screen, and what an
-//! answer changes (a muted player's lines leave the chat on show).
+//! Mute, block and report from the terminal: the players this player mutes and blocks asked of
+//! the server after every `welcome` and kept current from the answers to our own requests, the
+//! people the `P` menu offers on each screen, and what an answer changes (a muted player's lines
+//! leave the chat on show). The state itself is [`crate::screen::people::Moderation`].
 
-use std::collections::BTreeSet;
-
-use noughts_protocol::{
-    ClientFrame, ClientMessage, GameId, PlayerId, RequestId, ServerFrame, ServerMessage,
-};
+use noughts_protocol::{ClientMessage, GameId, PlayerId, ServerFrame, ServerMessage};
 use ratatui::crossterm::event::KeyEvent;
 
 use crate::app::{App, Connection, Effect, Screen};
@@ -18,69 +14,6 @@ use crate::screen::tab::Tab;
 
 /// How many of a game's latest chat speakers the menu offers beside its two seats.
 const SPEAKERS: usize = 6;
-
-/// What this player mutes and blocks, and the moderation requests still waiting for an answer.
-#[derive(Debug, Default)]
-pub struct Moderation {
-    /// The players whose chat the server no longer sends us.
-    pub muted: BTreeSet<PlayerId>,
-    /// The players we are never paired with.
-    pub blocked: BTreeSet<PlayerId>,
-    /// Our requests not yet answered, by request id, with the name of the player each is about
-    /// (for the status line).
-    waiting: Vec<(u64, String, ClientMessage)>,
-    /// The id the next request carries.
-    next_id: u64,
-}
-
-impl Moderation {
-    /// A request with an id of its own, remembered until its answer comes.
-    pub fn ask(&mut self, name: &str, message: ClientMessage) -> Effect {
-        self.next_id += 1;
-        self.waiting
-            .push((self.next_id, name.to_owned(), message.clone()));
-        Effect::Request(ClientFrame {
-            id: Some(RequestId::Number(self.next_id)),
-            message,
-        })
-    }
-
-    /// Takes the request `id` answers off the waiting list: its player's name and the request.
-    fn answered(&mut self, id: &Option<RequestId>) -> Option<(String, ClientMessage)> {
-        let Some(RequestId::Number(id)) = id else {
-            return None;
-        };
-        let at = self.waiting.iter().position(|(n, _, _)| n == id)?;
-        let (_, name, message) = self.waiting.remove(at);
-        Some((name, message))
-    }
-
-    /// What an `ok` to `message` changes, and the line that says so.
-    fn done(&mut self, name: &str, message: &ClientMessage) -> Option<String> {
-        Some(match message {
-            ClientMessage::Mute { player } => {
-                self.muted.insert(*player);
-                format!("Muted {name}: their chat is hidden.")
-            }
-            ClientMessage::Unmute { player } => {
-                self.muted.remove(player);
-                format!("Unmuted {name}: you see their new chat lines.")
-            }
-            ClientMessage::Block { player } => {
-                self.blocked.insert(*player);
-                format!("Blocked {name}: you will not be paired nor join each other's rooms.")
-            }
-            ClientMessage::Unblock { player } => {
-                self.blocked.remove(player);
-                format!("Unblocked {name}.")
-            }
-            ClientMessage::Report { .. } => {
-                format!("Reported {name} to the server's operator. Thank you.")
-            }
-            _ => return None,
-        })
-    }
-}
 
 impl App {
     /// Handles a frame that concerns moderation (the answer to one of our requests, the list of
@@ -122,7 +55,9 @@ impl App {
     /// What was asked on a lost connection will not be answered.
     pub(crate) fn ask_moderation_list(&mut self, effects: &mut Vec<Effect>) {
         self.moderation.waiting.clear();
-        effects.push(self.moderation.ask("", ClientMessage::ModerationList));
+        effects.push(Effect::Request(
+            self.moderation.ask("", ClientMessage::ModerationList),
+        ));
     }
 
     /// Takes the lines of players we mute out of every game's chat we hold, as the server
@@ -178,7 +113,7 @@ impl App {
         let (stay, asked) = people::on_key(menu, key);
         self.modal = stay.map(Modal::People);
         if let Some((name, message)) = asked {
-            effects.push(self.moderation.ask(&name, message));
+            effects.push(Effect::Request(self.moderation.ask(&name, message)));
         }
     }
 

@@ -1,7 +1,10 @@
 //! The `P` menu: pick one of the players on show, then mute or unmute, block or unblock, or
-//! report them (a category and a few words, with the game it points at); its keys and drawing.
+//! report them (a category and a few words, with the game it points at); its keys and drawing;
+//! and whom the player mutes and blocks, with the requests waiting for their answer.
 
-use noughts_protocol::{ClientMessage, GameId, PlayerId, ReportCategory};
+use std::collections::BTreeSet;
+
+use noughts_protocol::{ClientFrame, ClientMessage, GameId, PlayerId, ReportCategory, RequestId};
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
@@ -22,6 +25,69 @@ const CATEGORIES: [(ReportCategory, &str); 5] = [
 
 /// The longest reason the server takes.
 const MAX_REASON: usize = 500;
+
+/// What this player mutes and blocks, and the moderation requests still waiting for an answer.
+#[derive(Debug, Default)]
+pub struct Moderation {
+    /// The players whose chat the server no longer sends us.
+    pub muted: BTreeSet<PlayerId>,
+    /// The players we are never paired with.
+    pub blocked: BTreeSet<PlayerId>,
+    /// Our requests not yet answered, by request id, with the name of the player each is about
+    /// (for the status line).
+    pub(crate) waiting: Vec<(u64, String, ClientMessage)>,
+    /// The id the next request carries.
+    next_id: u64,
+}
+
+impl Moderation {
+    /// A request with an id of its own, remembered until its answer comes.
+    pub fn ask(&mut self, name: &str, message: ClientMessage) -> ClientFrame {
+        self.next_id += 1;
+        self.waiting
+            .push((self.next_id, name.to_owned(), message.clone()));
+        ClientFrame {
+            id: Some(RequestId::Number(self.next_id)),
+            message,
+        }
+    }
+
+    /// Takes the request `id` answers off the waiting list: its player's name and the request.
+    pub(crate) fn answered(&mut self, id: &Option<RequestId>) -> Option<(String, ClientMessage)> {
+        let Some(RequestId::Number(id)) = id else {
+            return None;
+        };
+        let at = self.waiting.iter().position(|(n, _, _)| n == id)?;
+        let (_, name, message) = self.waiting.remove(at);
+        Some((name, message))
+    }
+
+    /// What an `ok` to `message` changes, and the line that says so.
+    pub(crate) fn done(&mut self, name: &str, message: &ClientMessage) -> Option<String> {
+        Some(match message {
+            ClientMessage::Mute { player } => {
+                self.muted.insert(*player);
+                format!("Muted {name}: their chat is hidden.")
+            }
+            ClientMessage::Unmute { player } => {
+                self.muted.remove(player);
+                format!("Unmuted {name}: you see their new chat lines.")
+            }
+            ClientMessage::Block { player } => {
+                self.blocked.insert(*player);
+                format!("Blocked {name}: you will not be paired nor join each other's rooms.")
+            }
+            ClientMessage::Unblock { player } => {
+                self.blocked.remove(player);
+                format!("Unblocked {name}.")
+            }
+            ClientMessage::Report { .. } => {
+                format!("Reported {name} to the server's operator. Thank you.")
+            }
+            _ => return None,
+        })
+    }
+}
 
 /// A player the menu offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
