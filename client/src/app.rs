@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use noughts_protocol::{
-    ClientMessage, ErrorCode, GameId, PlayerId, Rating, ServerMessage, Variant,
+    ClientFrame, ClientMessage, ErrorCode, GameId, PlayerId, Rating, ServerMessage, Variant,
 };
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -23,6 +23,7 @@ use crate::screen::history::History;
 use crate::screen::leaderboard::Leaderboard;
 use crate::screen::lobby::{Lobby, LobbyView};
 use crate::screen::modal::Modal;
+use crate::screen::people::Moderation;
 use crate::screen::tab::Tab;
 use crate::screen::{game, lobby, modal, replay};
 
@@ -34,6 +35,8 @@ const STATUS_FOR: Duration = Duration::from_secs(6);
 pub enum Effect {
     /// Send this request to the server.
     Send(ClientMessage),
+    /// Send this request with its id, for an answer that must be told apart.
+    Request(ClientFrame),
     /// Put this text on the clipboard, through the terminal (OSC 52), where it allows that.
     Copy(String),
     /// Leave the program.
@@ -118,6 +121,8 @@ pub struct App {
     pub war_pending: bool,
     /// Our live games not on screen, kept current from their updates to list them in the lobby.
     pub own: Vec<GameView>,
+    /// Whom we mute and block, and our moderation requests waiting for an answer.
+    pub moderation: Moderation,
 }
 
 impl App {
@@ -150,6 +155,7 @@ impl App {
             following: Some(false),
             war_pending: false,
             own: Vec::new(),
+            moderation: Moderation::default(),
         }
     }
 
@@ -215,7 +221,11 @@ impl App {
                 };
             }
             NetEvent::Closed(reason) => self.connection = Connection::Closed(reason),
-            NetEvent::Frame(frame) => self.on_message(frame.message, effects),
+            NetEvent::Frame(frame) => {
+                if let Some(frame) = self.moderation_frame(frame) {
+                    self.on_message(frame.message, effects);
+                }
+            }
         }
     }
 
@@ -334,6 +344,7 @@ impl App {
         self.ratings = ratings;
         self.name = name;
         self.connection = Connection::Online;
+        self.ask_moderation_list(effects);
         if again {
             self.say(if resumed {
                 "Reconnected."
@@ -450,6 +461,10 @@ impl App {
             }
             return;
         }
+        if matches!(self.modal, Some(Modal::People(_))) {
+            self.people_key(key, effects);
+            return;
+        }
         if let Some(modal) = self.modal.take() {
             let game = self.game.as_ref().map(GameView::id);
             let outcome = modal::on_key(modal, key, game);
@@ -462,6 +477,10 @@ impl App {
         }
         if key.code == KeyCode::Char('?') {
             self.help = true;
+            return;
+        }
+        if key.code == KeyCode::Char('P') {
+            self.open_people();
             return;
         }
         let actions = match self.screen {

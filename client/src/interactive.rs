@@ -109,6 +109,11 @@ fn carry_out(effects: Vec<Effect>, link: Option<&Link>) -> bool {
                     link.send(message);
                 }
             }
+            Effect::Request(frame) => {
+                if let Some(link) = link {
+                    link.send_frame(frame);
+                }
+            }
             Effect::Copy(text) => {
                 use std::io::Write as _;
                 let mut out = std::io::stdout();

@@ -28,6 +28,7 @@ pub mod game;
 pub mod history;
 pub mod interactive;
 pub mod logout;
+pub mod moderation;
 pub mod net;
 pub mod notation;
 pub mod password;

@@ -71,16 +71,20 @@ impl Link {
     /// Queues a request. Requests made while disconnected are dropped (the app's state is
     /// rebuilt from the server's snapshots on reconnect).
     pub fn send(&self, message: ClientMessage) {
-        let _ = self.outbound.send(ClientFrame::new(message));
+        self.send_frame(ClientFrame::new(message));
     }
 
     /// Queues a request with the id `id`, for a request whose success is answered only when
     /// it carries one (`ok`).
     pub fn request(&self, id: u64, message: ClientMessage) {
-        let frame = ClientFrame {
+        self.send_frame(ClientFrame {
             id: Some(RequestId::Number(id)),
             message,
-        };
+        });
+    }
+
+    /// Queues a request with its id, for a reply that must be told apart from others.
+    pub fn send_frame(&self, frame: ClientFrame) {
         let _ = self.outbound.send(frame);
     }
 

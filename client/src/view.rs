@@ -10,6 +10,7 @@ use ratatui::widgets::{Clear, Widget};
 use crate::app::{App, Connection, Screen};
 use crate::screen::game::Around;
 use crate::screen::help::Page;
+use crate::screen::lobby::Entry;
 use crate::screen::tab::Tab;
 use crate::screen::theme::Theme;
 use crate::screen::{game, help, lobby, modal, replay};
@@ -116,7 +117,14 @@ fn footer_bar(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
     }
     let hints = hints(app);
     let mut spans = vec![Span::raw(" ")];
+    let mut room = usize::from(area.width).saturating_sub(1);
     for (key, what) in hints {
+        // A hint shows whole or not at all.
+        let width = key.chars().count() + what.chars().count() + 3;
+        if width > room {
+            break;
+        }
+        room -= width;
         spans.push(Span::styled(key, theme.key()));
         spans.push(Span::styled(format!(" {what}  "), theme.dim()));
     }
@@ -133,6 +141,7 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
             ("Home End", "start/end"),
             ("?", "help"),
             ("q", back),
+            ("P", "people"),
         ];
     }
     match (app.screen, &app.game) {
@@ -155,21 +164,41 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
                 }
                 hints.push(("r", "resign"));
             }
-            hints.extend([("c", "chat"), ("?", "help"), ("q", "lobby")]);
+            hints.extend([
+                ("c", "chat"),
+                ("?", "help"),
+                ("q", "lobby"),
+                ("P", "people"),
+            ]);
             hints
         }
         _ => match app.tab {
-            Tab::Games => vec![
-                ("⇥", "tabs"),
-                ("⏎", "join/watch"),
-                ("m", "match"),
-                ("a", "AI"),
-                ("c", "room"),
-                ("i", "code"),
-                ("g", "war"),
-                ("?", "help"),
-                ("q", "quit"),
-            ],
+            Tab::Games => {
+                let mut hints = vec![
+                    ("⇥", "tabs"),
+                    ("⏎", "join/watch"),
+                    ("m", "match"),
+                    ("a", "AI"),
+                    ("c", "room"),
+                    ("i", "code"),
+                    ("g", "war"),
+                    ("?", "help"),
+                    ("q", "quit"),
+                ];
+                // Last, as it is not always there: the selection names someone else.
+                let other = |player: Option<_>| player.is_some() && player != app.player;
+                let people = match app.lobby.entries().get(app.lobby.selected) {
+                    Some(Entry::Seek(seek)) => other(Some(seek.player)),
+                    Some(Entry::Mine(g) | Entry::Featured(g) | Entry::War(g)) => {
+                        other(g.x.player) || other(g.o.player)
+                    }
+                    _ => false,
+                };
+                if people {
+                    hints.push(("P", "people"));
+                }
+                hints
+            }
             Tab::Browse => vec![
                 ("⇥", "tabs"),
                 ("←→", "variant"),
@@ -177,6 +206,7 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
                 ("⏎", "watch"),
                 ("?", "help"),
                 ("q", "lobby"),
+                ("P", "people"),
             ],
             Tab::Leaderboard => vec![
                 ("⇥", "tabs"),
@@ -185,6 +215,7 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
                 ("⏎", "their games"),
                 ("?", "help"),
                 ("q", "lobby"),
+                ("P", "people"),
             ],
             Tab::History => vec![
                 ("⇥", "tabs"),
@@ -192,6 +223,7 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
                 ("⏎", "replay"),
                 ("?", "help"),
                 ("q", "back"),
+                ("P", "people"),
             ],
         },
     }

@@ -146,3 +146,23 @@ impl Drop for ServerProcess {
         let _ = self.child.wait();
     }
 }
+
+/// Runs `noughts-server admin` as operator "ops" through the server whose metrics URL is
+/// `metrics`; its output, or a panic with its error.
+pub fn admin(metrics: &str, args: &[&str]) -> String {
+    let server = metrics
+        .trim_start_matches("http://")
+        .trim_end_matches("/metrics");
+    let output = Command::new(crate::binary::path("noughts-server"))
+        .args(["admin", "--operator", "ops", "--server", server])
+        .args(args)
+        .output()
+        .expect("run noughts-server admin");
+    let said = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "admin {args:?} failed: {said}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    said
+}

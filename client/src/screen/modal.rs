@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget};
 use noughts_protocol::{ClientMessage, ClockSpec, GameId, Variant};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
+use super::people::{self, People};
 use super::theme::Theme;
 use super::widgets::centered;
 use crate::form::{CLOCKS, Form};
@@ -43,6 +44,9 @@ pub enum Modal {
     Chat(String),
     /// Typing a cell's name (`:` in a game): 1 to 9, `b3`, `2b3`.
     Cell { variant: Variant, text: String },
+    /// Mute, block or report one of the players on show (`P`); its keys are the app's, which
+    /// knows whom we mute and block.
+    People(People),
 }
 
 /// What a key did to a box: the box that stays up, a request to send, a line to show.
@@ -289,6 +293,7 @@ pub fn render(modal: &Modal, theme: Theme, area: Rect, buf: &mut Buffer) {
         ),
         // Chat is typed into the chat pane itself.
         Modal::Chat(_) => return,
+        Modal::People(menu) => return people::render(menu, theme, area, buf),
         Modal::Cell { variant, text } => (
             "Play on",
             vec![

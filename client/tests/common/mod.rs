@@ -57,7 +57,7 @@ pub fn ai(level: Level) -> SeatInfo {
 
 pub fn welcomed(t0: Instant) -> App {
     let mut app = App::new("ada", t0, true);
-    let effects = frame(
+    let effects = asked_moderation_list(frame(
         &mut app,
         ServerMessage::Welcome {
             protocol: 2,
@@ -76,7 +76,7 @@ pub fn welcomed(t0: Instant) -> App {
                 })
                 .collect(),
         },
-    );
+    ));
     assert_eq!(
         effects,
         vec![Effect::Send(ClientMessage::SubscribeLobby)],
@@ -416,7 +416,7 @@ pub fn record() -> GameRecord {
 
 /// `welcome` again after a reconnection: resumed (same player) or a new session.
 pub fn welcome(app: &mut App, resumed: bool) -> Vec<Effect> {
-    frame(
+    asked_moderation_list(frame(
         app,
         ServerMessage::Welcome {
             protocol: 2,
@@ -426,5 +426,19 @@ pub fn welcome(app: &mut App, resumed: bool) -> Vec<Effect> {
             resumed,
             ratings: Vec::new(),
         },
-    )
+    ))
+}
+
+/// The effects of a `welcome` without the `moderation_list` request every welcome makes (with
+/// an id, for its answer), which must be there.
+pub fn asked_moderation_list(mut effects: Vec<Effect>) -> Vec<Effect> {
+    let at = effects
+        .iter()
+        .position(|effect| {
+            matches!(effect, Effect::Request(frame)
+                if frame.message == ClientMessage::ModerationList && frame.id.is_some())
+        })
+        .unwrap_or_else(|| panic!("a welcome asks for the moderation list: {effects:?}"));
+    effects.remove(at);
+    effects
 }

@@ -4,6 +4,7 @@
 mod accounts;
 mod commands;
 mod lobby;
+mod moderation;
 mod notation;
 mod reconnect;
 mod sessions;

@@ -4,12 +4,10 @@
 //! their games, bans of a player and of an address range, chat mutes, reserved names, an ended
 //! game, and the audit of them all.
 
-use std::process::Command;
-
 use noughts_protocol::{
     ClientMessage, ErrorCode, GameId, ReportCategory, ServerMessage, Variant, close,
 };
-use noughts_tests::process::ServerProcess;
+use noughts_tests::process::{ServerProcess, admin};
 use noughts_tests::{Client, Scratch, TestServer, WAIT, binary, file_config};
 use tokio::time::{Instant, sleep};
 
@@ -121,26 +119,6 @@ async fn blocked_players_are_never_paired_and_cannot_join_each_others_rooms() {
     let code = di.create_room(11, Variant::Classic, false).await;
     cy.send(ClientMessage::JoinRoom { code }).await;
     let _ = cy.game_state().await;
-}
-
-/// Runs `noughts-server admin` as operator "ops" through the server whose metrics URL is
-/// `metrics`; its output, or a panic with its error.
-fn admin(metrics: &str, args: &[&str]) -> String {
-    let server = metrics
-        .trim_start_matches("http://")
-        .trim_end_matches("/metrics");
-    let output = Command::new(binary::path("noughts-server"))
-        .args(["admin", "--operator", "ops", "--server", server])
-        .args(args)
-        .output()
-        .expect("run noughts-server admin");
-    let said = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(
-        output.status.success(),
-        "admin {args:?} failed: {said}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    said
 }
 
 /// Every operator action of the test is in the audit, with who and why.
