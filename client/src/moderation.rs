@@ -97,8 +97,7 @@ impl App {
             Some(menu) => self.modal = Some(Modal::People(menu)),
             None => self.say(match (self.screen, self.tab) {
                 (Screen::Lobby, Tab::Games) => {
-                    "Select a seek or a game with other people in it (a room's host shows once \
-                     you play them)."
+                    "Select a seek, a room or a game with other people in it."
                 }
                 _ => "Nobody here to mute, block or report (never yourself nor the AI).",
             }),
@@ -169,7 +168,14 @@ impl App {
                     seat(&info.o, "O");
                     Some(info.game)
                 }
-                Some(Entry::Room(_)) | None => None,
+                Some(Entry::Room(room)) => {
+                    // Servers older than moderation do not name a room's host by id.
+                    if let Some(player) = room.player {
+                        found.push((player, room.host.clone(), "room".to_owned()));
+                    }
+                    None
+                }
+                None => None,
             },
             (Screen::Lobby, Tab::Browse) => {
                 let info = self

@@ -199,3 +199,21 @@ fn the_lists_answer_sets_what_the_lobby_menu_offers() {
         }
     );
 }
+
+#[test]
+fn a_rooms_host_is_offered_from_the_lobby() {
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    // The second row is carol's room (after dave's seek).
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Char('P'));
+    let screen = render(&app);
+    assert!(screen.contains("carol #3"), "{screen}");
+    let (_, message) = request(&key(&mut app, KeyCode::Char('m')));
+    assert_eq!(
+        message,
+        ClientMessage::Mute {
+            player: PlayerId(3)
+        }
+    );
+}
