@@ -38,12 +38,25 @@ impl Driver {
             eprintln!("SKIPPED: {program} is not installed; .ci/run installs it");
             return None;
         }
+        // A free port is found by binding and letting go, so another test may take it before
+        // chromedriver does: then chromedriver exits, and another port is tried.
+        for _ in 0..5 {
+            if let Some(driver) = Driver::launch().await {
+                return Some(driver);
+            }
+        }
+        panic!("chromedriver did not start");
+    }
+
+    /// Starts chromedriver on a free port and waits until it answers its `/status` as itself;
+    /// `None` if it exits first (its port was taken meanwhile).
+    async fn launch() -> Option<Driver> {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .expect("a free port");
         // Held by the driver at once, so that it is killed however this ends.
-        let driver = Driver {
+        let mut driver = Driver {
             child: Command::new("chromedriver")
                 .arg(format!("--port={port}"))
                 .stdout(Stdio::null())
@@ -53,15 +66,15 @@ impl Driver {
             url: format!("http://127.0.0.1:{port}"),
         };
         for _ in 0..200 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
+            if driver.child.try_wait().ok().flatten().is_some() {
+                return None;
+            }
+            if chromedriver_ready(port).await {
                 return Some(driver);
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        panic!("chromedriver did not start");
+        panic!("chromedriver did not answer on port {port}");
     }
 
     /// A new browser session: a fresh headless Chromium profile, a desktop window whose page
@@ -138,6 +151,35 @@ impl Drop for Driver {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Whether chromedriver itself answers on `port`: its `/status` says it is ready (another
+/// program that took the port would not).
+async fn chromedriver_ready(port: u16) -> bool {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let Ok(mut stream) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else {
+        return false;
+    };
+    // Its host check wants the port in `Host`.
+    let request =
+        format!("GET /status HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    if stream.write_all(request.as_bytes()).await.is_err() {
+        return false;
+    }
+    let read = async {
+        let mut answer = Vec::new();
+        let mut chunk = [0; 1024];
+        while let Ok(n @ 1..) = stream.read(&mut chunk).await {
+            answer.extend_from_slice(&chunk[..n]);
+            if String::from_utf8_lossy(&answer).contains("\"ready\":true") {
+                return true;
+            }
+        }
+        false
+    };
+    tokio::time::timeout(Duration::from_secs(5), read)
+        .await
+        .unwrap_or(false)
 }
 
 fn which(program: &str) -> Option<String> {
