@@ -86,7 +86,7 @@ function more(/** @type {number} */ shown, /** @type {number} */ total, /** @typ
 /** The lobby's totals: the connections open to the site, the games in play. */
 function totalsLine(/** @type {any} */ totals) {
   if (!totals) return null;
-  return el("p", { id: "totals", class: "dim" }, `${totals.online} online · ${totals.games} games in play`);
+  return el("p", { id: "totals", class: "dim" }, `${totals.online} online · ${totals.games} ${totals.games === 1 ? "game" : "games"} in play`);
 }
 
 /**
