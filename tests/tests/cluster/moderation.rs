@@ -8,9 +8,10 @@ use std::process::Command;
 
 use noughts_protocol::{ClientMessage, EndReason, ErrorCode, ServerMessage, Variant, close};
 use noughts_server::{Config, StoreConfig};
+use noughts_tests::hello::{hello_answer, until_hello_refused};
 use noughts_tests::postgres::Postgres;
 use noughts_tests::redis::TestRedis;
-use noughts_tests::{Client, WAIT, binary, hello_answer, test_config, until_hello_refused};
+use noughts_tests::{Client, WAIT, binary, test_config};
 
 /// Runs `noughts-server --db db admin --operator ops ARGS`, straight against the database.
 fn admin(db: &str, args: &[&str]) -> String {

@@ -206,13 +206,14 @@ async fn the_operators_commands_hold_on_a_running_server() {
     );
     ada.until_chat_muted(game).await;
     // Reserved names: the built-in ones at once, the operator's once written.
-    noughts_tests::until_hello_refused(&url, "AI (perfect)", None, ErrorCode::ReservedName).await;
-    noughts_tests::until_hello_refused(&url, "Admin", None, ErrorCode::ReservedName).await;
+    noughts_tests::hello::until_hello_refused(&url, "AI (perfect)", None, ErrorCode::ReservedName)
+        .await;
+    noughts_tests::hello::until_hello_refused(&url, "Admin", None, ErrorCode::ReservedName).await;
     admin(
         &metrics,
         &["reserve", "--name", "Zed", "--reason", "the owner's name"],
     );
-    noughts_tests::until_hello_refused(&url, "zed", None, ErrorCode::ReservedName).await;
+    noughts_tests::hello::until_hello_refused(&url, "zed", None, ErrorCode::ReservedName).await;
     // A ban ends bo's live connection and refuses his token.
     admin(
         &metrics,
@@ -230,7 +231,13 @@ async fn the_operators_commands_hold_on_a_running_server() {
         "{banned:?}"
     );
     assert_eq!(bo.closed().await, Some(close::POLICY_VIOLATION));
-    noughts_tests::until_hello_refused(&url, "bo", Some(bo.token.clone()), ErrorCode::Banned).await;
+    noughts_tests::hello::until_hello_refused(
+        &url,
+        "bo",
+        Some(bo.token.clone()),
+        ErrorCode::Banned,
+    )
+    .await;
     // A range: every new connection from it is refused at hello.
     admin(
         &metrics,
@@ -242,14 +249,14 @@ async fn the_operators_commands_hold_on_a_running_server() {
             "closed for now",
         ],
     );
-    noughts_tests::until_hello_refused(&url, "fay", None, ErrorCode::Banned).await;
+    noughts_tests::hello::until_hello_refused(&url, "fay", None, ErrorCode::Banned).await;
     admin(
         &metrics,
         &["unban", "--range", "127.0.0.0/8", "--reason", "open again"],
     );
     let deadline = Instant::now() + WAIT;
     while !matches!(
-        noughts_tests::hello_answer(&url, "fay", None).await,
+        noughts_tests::hello::hello_answer(&url, "fay", None).await,
         ServerMessage::Welcome { .. }
     ) {
         assert!(Instant::now() < deadline, "the range stayed banned");
