@@ -4,14 +4,13 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget};
 
 use noughts_protocol::{ClientMessage, ClockSpec, GameId, Variant};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::people::{self, People};
 use super::theme::Theme;
-use super::widgets::centered;
+use super::widgets::{dialog, hint_line};
 use crate::form::{CLOCKS, Form};
 
 /// A box over the screen that takes the keys until it is closed.
@@ -311,13 +310,7 @@ pub fn render(modal: &Modal, theme: Theme, area: Rect, buf: &mut Buffer) {
             58,
         ),
     };
-    let rect = centered(area, width, lines.len() as u16 + 2);
-    Clear.render(rect, buf);
-    let block = Block::bordered()
-        .border_type(BorderType::Double)
-        .title(Span::styled(format!(" {title} "), theme.title()))
-        .border_style(theme.title());
-    Paragraph::new(lines).block(block).render(rect, buf);
+    dialog(title, lines, width, theme, (area, buf));
 }
 
 fn form_lines<'a>(form: &Form, theme: Theme) -> Vec<Line<'a>> {
@@ -351,15 +344,6 @@ fn form_lines<'a>(form: &Form, theme: Theme) -> Vec<Line<'a>> {
         theme,
     ));
     lines
-}
-
-fn hint_line<'a>(hints: &[(&'a str, &'a str)], theme: Theme) -> Line<'a> {
-    let mut spans = vec![Span::raw(" ")];
-    for (key, what) in hints {
-        spans.push(Span::styled(*key, theme.key()));
-        spans.push(Span::styled(format!(" {what}  "), theme.dim()));
-    }
-    Line::from(spans)
 }
 
 /// The text in a 3-row block font (letters and digits; anything else as a blank).

@@ -9,10 +9,9 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget};
 
 use super::theme::Theme;
-use super::widgets::{centered, truncate};
+use super::widgets::{dialog, hint_line, truncate};
 
 /// The report categories as the menu offers them, in the protocol's order.
 const CATEGORIES: [(ReportCategory, &str); 5] = [
@@ -363,19 +362,8 @@ pub fn render(menu: &People, theme: Theme, area: Rect, buf: &mut Buffer) {
         }
     };
     lines.push(Line::raw(""));
-    let mut spans = vec![Span::raw(" ")];
-    for (key, what) in hints {
-        spans.push(Span::styled(*key, theme.key()));
-        spans.push(Span::styled(format!(" {what}  "), theme.dim()));
-    }
-    lines.push(Line::from(spans));
-    let rect = centered(area, 50, lines.len() as u16 + 2);
-    Clear.render(rect, buf);
-    let block = Block::bordered()
-        .border_type(BorderType::Double)
-        .title(Span::styled(format!(" {title} "), theme.title()))
-        .border_style(theme.title());
-    Paragraph::new(lines).block(block).render(rect, buf);
+    lines.push(hint_line(hints, theme));
+    dialog(&title, lines, 50, theme, (area, buf));
 }
 
 #[cfg(test)]

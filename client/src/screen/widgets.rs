@@ -1,8 +1,13 @@
 //! Pieces every screen draws with: the body between the title and footer bars, a centred box,
 //! text cut to a width, and the split of a body into a board and a side panel.
 
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Widget};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+use super::theme::Theme;
 
 /// Width of the side panel beside a board.
 const SIDE_WIDTH: u16 = 30;
@@ -78,4 +83,32 @@ pub fn split(body: Rect) -> (Rect, Rect) {
             Layout::vertical([Constraint::Min(0), Constraint::Length(9)]).areas(body);
         (board, side)
     }
+}
+
+/// A line of key hints: each key, then what it does.
+pub fn hint_line<'a>(hints: &[(&'a str, &'a str)], theme: Theme) -> Line<'a> {
+    let mut spans = vec![Span::raw(" ")];
+    for (key, what) in hints {
+        spans.push(Span::styled(*key, theme.key()));
+        spans.push(Span::styled(format!(" {what}  "), theme.dim()));
+    }
+    Line::from(spans)
+}
+
+/// Draws a dialog over `area`: `lines` in a double-bordered box `width` wide, titled `title`,
+/// centred, whatever was under it cleared.
+pub fn dialog(
+    title: &str,
+    lines: Vec<Line<'_>>,
+    width: u16,
+    theme: Theme,
+    (area, buf): (Rect, &mut Buffer),
+) {
+    let rect = centered(area, width, lines.len() as u16 + 2);
+    Clear.render(rect, buf);
+    let block = Block::bordered()
+        .border_type(BorderType::Double)
+        .title(Span::styled(format!(" {title} "), theme.title()))
+        .border_style(theme.title());
+    Paragraph::new(lines).block(block).render(rect, buf);
 }
