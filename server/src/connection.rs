@@ -185,7 +185,7 @@ pub(crate) async fn serve(
         outbound::channel(config.outbound_queue, shared.metrics.clone(), wire.clone());
     tracing::Span::current().record("id", out.conn.0);
     debug!("connected");
-    let first_ping = Instant::now() + ping_phase(out.conn.0, config.ping_interval);
+    let first_ping = on_ping_grid(Instant::now() + ping_phase(out.conn.0, config.ping_interval));
     let mut client = Client::new(shared.clone(), out, network);
     client.set_user_agent(user_agent);
     if config.tls.is_some() || config.accounts.tls_proxy || client_ip.is_loopback() {
@@ -210,6 +210,23 @@ fn ping_phase(conn: u64, interval: Duration) -> Duration {
     let spread = conn.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let fraction = (spread >> 11) as f64 / (1u64 << 53) as f64;
     interval.mul_f64(0.5 + fraction / 2.0)
+}
+
+/// How far apart the moments are at which pings go out: every ping falls on this grid, so that
+/// the pings due in one stretch go out together on one wake-up of the server instead of each
+/// waking it alone (a wake-up of an idle runtime costs far more than the ping it sends).
+const PING_GRID: Duration = Duration::from_millis(250);
+
+/// The first moment on the [`PING_GRID`] at or after `at`; the grid is the same for every
+/// connection, as the ping interval is a whole number of grid steps.
+fn on_ping_grid(at: Instant) -> Instant {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    let epoch = *EPOCH.get_or_init(Instant::now);
+    let steps = at
+        .saturating_duration_since(epoch)
+        .as_nanos()
+        .div_ceil(PING_GRID.as_nanos());
+    epoch + PING_GRID * u32::try_from(steps).unwrap_or(u32::MAX)
 }
 
 /// Turns a connection away with an error and close 1013, holding its refusal permit meanwhile.
@@ -476,6 +493,21 @@ mod tests {
             assert!(
                 (100..150).contains(&n),
                 "{n} first pings in eighth {eighth}"
+            );
+        }
+    }
+
+    #[test]
+    fn pings_fall_on_one_grid() {
+        let start = on_ping_grid(Instant::now());
+        for ms in [0, 1, 249, 250, 251, 7_777, 15_000] {
+            let at = start + Duration::from_millis(ms);
+            let due = on_ping_grid(at);
+            assert!(due >= at && due < at + PING_GRID, "{ms} ms");
+            assert_eq!(
+                (due - start).as_millis() % PING_GRID.as_millis(),
+                0,
+                "{ms} ms"
             );
         }
     }
