@@ -12,6 +12,7 @@ use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 use tokio::time::{Instant, sleep_until};
 
+use crate::backing::{Backing, BackingWork};
 use crate::convergence::{self, Convergence};
 use crate::failover::{self, Failover, FailoverOptions};
 use crate::games::{self, Tally};
@@ -111,6 +112,9 @@ pub struct MovesRow {
     pub server_cpu_secs: Vec<f64>,
     pub generator_cpu_secs: Option<f64>,
     pub errors: std::collections::BTreeMap<String, u64>,
+    /// What Redis and PostgreSQL did a move over the window, where the setup has them.
+    #[serde(default)]
+    pub backing: Option<BackingWork>,
     /// Latency by the second of the schedule.
     pub seconds: Vec<Second>,
 }
@@ -160,12 +164,13 @@ pub async fn run(
             Part::Sqlite => {
                 let node =
                     Target::start_server(&launch.server_bin, connections, Some(db_dir), None)?;
-                let row = paced("one node, SQLite", &[node], 0, args).await;
+                let row = paced("one node, SQLite", &[node], 0, args, (None, None)).await;
                 result.rows.push(row);
             }
             Part::Postgres => {
                 let node = launch.lone_postgres("one")?;
-                let row = paced("one node, PostgreSQL", &[node], 0, args).await;
+                let backing = (None, Some(args.postgres.as_str()));
+                let row = paced("one node, PostgreSQL", &[node], 0, args, backing).await;
                 result.rows.push(row);
             }
             Part::Lobby | Part::Nodes => {
@@ -182,7 +187,10 @@ pub async fn run(
                 } else {
                     let cross = (args.games as f64 * args.cross.clamp(0.0, 1.0)).round() as usize;
                     let setup = format!("{} nodes, PostgreSQL + Redis", nodes.len());
-                    result.rows.push(paced(&setup, &nodes, cross, args).await);
+                    let backing = (Some(args.redis.as_str()), Some(args.postgres.as_str()));
+                    result
+                        .rows
+                        .push(paced(&setup, &nodes, cross, args, backing).await);
                 }
             }
             Part::Site => {
@@ -234,8 +242,15 @@ fn places(urls: &[String], games: usize, cross: usize) -> (Places, Places) {
     (same, across)
 }
 
-/// Paced games against `nodes`, `cross` of them with their players on two nodes.
-async fn paced(setup: &str, nodes: &[Target], cross: usize, args: &ClusterArgs) -> MovesRow {
+/// Paced games against `nodes`, `cross` of them with their players on two nodes; what the
+/// Redis and PostgreSQL of `backing` did meanwhile is counted.
+async fn paced(
+    setup: &str,
+    nodes: &[Target],
+    cross: usize,
+    args: &ClusterArgs,
+    backing: (Option<&str>, Option<&str>),
+) -> MovesRow {
     let urls: Vec<String> = nodes.iter().map(|n| n.url.clone()).collect();
     let (same_places, cross_places) = places(&urls, args.games, cross);
     let (same, across) = (Arc::new(Tally::default()), Arc::new(Tally::default()));
@@ -251,6 +266,7 @@ async fn paced(setup: &str, nodes: &[Target], cross: usize, args: &ClusterArgs) 
     across.timeline.start(start);
     sleep_until(start).await;
     let windows: Vec<Window> = nodes.iter().map(|n| Window::start(n.probe)).collect();
+    let backing = Backing::start(backing.0, backing.1).await;
     let measured = tokio::spawn(async move {
         sleep_until(end).await;
         windows.iter().map(Window::end).collect::<Vec<_>>()
@@ -262,6 +278,10 @@ async fn paced(setup: &str, nodes: &[Target], cross: usize, args: &ClusterArgs) 
         games::play_pairs(cross_pairs, Some(period), start + offset, end, &across),
     );
     let ends = measured.await.unwrap_or_default();
+    let backing = match backing {
+        Ok(backing) => backing.end().await,
+        Err(err) => Err(err),
+    };
     let all = Recorder::default();
     let timeline = Timeline::default();
     for tally in [&same, &across] {
@@ -273,6 +293,15 @@ async fn paced(setup: &str, nodes: &[Target], cross: usize, args: &ClusterArgs) 
         *errors.entry(kind).or_default() += n;
     }
     let moves = same.moves.load(Ordering::Relaxed) + across.moves.load(Ordering::Relaxed);
+    let backing = match backing {
+        Ok(work) => Some(work.per(moves as f64)),
+        Err(err) => {
+            *errors
+                .entry(format!("backing counters: {err:#}"))
+                .or_default() += 1;
+            None
+        }
+    };
     let secs = ends.first().map_or(args.secs, |(elapsed, _, _)| {
         elapsed.as_secs_f64().min(args.secs)
     });
@@ -293,6 +322,7 @@ async fn paced(setup: &str, nodes: &[Target], cross: usize, args: &ClusterArgs) 
             .first()
             .and_then(|(_, _, generator)| generator.map(|u| u.cpu_secs)),
         errors,
+        backing,
         seconds: timeline.seconds(),
     }
 }
@@ -387,6 +417,7 @@ impl ClusterResult {
                 percentiles(row.cross_node.as_ref()),
             ));
         }
+        out.push_str(&self.backing_markdown());
         if let Some(c) = &self.convergence {
             out.push_str(&format!(
                 "\nLobby convergence, {} public rooms opened and closed one at a time over the \
@@ -420,6 +451,36 @@ impl ClusterResult {
                 f.moved_on,
                 f.to_move,
                 errors(&f.errors),
+            ));
+        }
+        out
+    }
+
+    /// What Redis and PostgreSQL did a move in each setup that has them.
+    fn backing_markdown(&self) -> String {
+        let rows: Vec<(&MovesRow, &BackingWork)> = (self.rows.iter())
+            .filter_map(|row| Some((row, row.backing.as_ref()?)))
+            .collect();
+        if rows.is_empty() {
+            return String::new();
+        }
+        let mut out = "\nWhat the shared services did a move (counted over the measured window, \
+             divided by its moves):\n\n\
+             | setup | Redis commands | Redis bytes in / out | Redis CPU | PostgreSQL commits | \
+             rows written | WAL bytes | PostgreSQL CPU |\n|---|---|---|---|---|---|---|---|\n"
+            .to_owned();
+        for (row, b) in rows {
+            out.push_str(&format!(
+                "| {} | {:.2} | {:.0} / {:.0} | {:.1} µs | {:.2} | {:.2} | {:.0} | {:.1} µs |\n",
+                row.setup,
+                b.redis_commands,
+                b.redis_bytes_in,
+                b.redis_bytes_out,
+                b.redis_cpu_secs * 1e6,
+                b.pg_commits,
+                b.pg_rows_written,
+                b.pg_wal_bytes,
+                b.pg_cpu_secs * 1e6,
             ));
         }
         out

@@ -37,6 +37,7 @@
 //!   `sizes`: how big each of its scenarios is; `judge`: each target's verdict.
 
 pub mod ai;
+pub mod backing;
 pub mod capacity;
 pub mod churn;
 pub mod client;

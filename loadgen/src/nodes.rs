@@ -154,7 +154,7 @@ impl PgUrl {
 
 /// A PostgreSQL client program: on the `PATH`, or in the newest of Debian's
 /// `/usr/lib/postgresql/*/bin`, which are off it.
-fn pg_program(name: &str) -> PathBuf {
+pub(crate) fn pg_program(name: &str) -> PathBuf {
     let on_path = std::env::var_os("PATH")
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()));
     if on_path {

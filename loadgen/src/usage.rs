@@ -22,12 +22,7 @@ pub struct Sample {
 impl Sample {
     /// Reads `/proc/PID/{stat,status}`; `None` if the process is gone or this is not Linux.
     pub fn of(pid: u32) -> Option<Sample> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // The command name may hold spaces and parentheses; the fields follow the last ')'.
-        let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
-        // utime and stime are fields 14 and 15 of the line, 12th and 13th after the name.
-        let utime: f64 = fields.get(11)?.parse().ok()?;
-        let stime: f64 = fields.get(12)?.parse().ok()?;
+        let cpu_secs = ProcStat::of(pid)?.cpu_secs;
         let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
         let kib = |key: &str| {
             status
@@ -37,9 +32,37 @@ impl Sample {
                 .and_then(|n| n.parse().ok())
         };
         Some(Sample {
-            cpu_secs: (utime + stime) / TICKS_PER_SEC,
+            cpu_secs,
             rss_kib: kib("VmRSS:")?,
             peak_rss_kib: kib("VmHWM:")?,
+        })
+    }
+}
+
+/// The CPU fields of `/proc/PID/stat`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ProcStat {
+    /// The parent's process id.
+    pub ppid: u32,
+    /// User plus system CPU seconds of the process.
+    pub cpu_secs: f64,
+    /// User plus system CPU seconds of its children that have ended and been waited for.
+    pub children_cpu_secs: f64,
+}
+
+impl ProcStat {
+    /// Reads `/proc/PID/stat`; `None` if the process is gone or this is not Linux.
+    pub(crate) fn of(pid: u32) -> Option<ProcStat> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // The command name may hold spaces and parentheses; the fields follow the last ')'.
+        let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+        // The fields after the name: ppid is the 2nd; utime, stime, cutime and cstime the
+        // 12th to 15th (fields 14 to 17 of the line).
+        let ticks = |i: usize| Some(fields.get(i)?.parse::<f64>().ok()? / TICKS_PER_SEC);
+        Some(ProcStat {
+            ppid: fields.get(1)?.parse().ok()?,
+            cpu_secs: ticks(11)? + ticks(12)?,
+            children_cpu_secs: ticks(13)? + ticks(14)?,
         })
     }
 }
