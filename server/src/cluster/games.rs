@@ -1,7 +1,8 @@
 //! Watching a game held by another node. The node that plays a listed game publishes what its
 //! watchers get: each update on the channel `game:{id}`, and the watcher's snapshot under
-//! `game:{id}:state`, both in one step, so the snapshot always includes every update published
-//! before it. A node with watchers of a game it does not hold subscribes to that channel (one
+//! `game:{id}:state`, the snapshot first, so the snapshot always includes every update published
+//! before it (one pipeline a move, in order on one connection: a `MULTI` around it would only
+//! add two commands a move to the cluster's busiest shared part). A node with watchers of a game it does not hold subscribes to that channel (one
 //! subscription per game, on one connection per node), sends each new watcher the snapshot, and
 //! then every update with a higher `seq`. A watcher here is spared the chat lines of players
 //! they mute, in the snapshot and in the updates, as a watcher on the game's own node is.
@@ -59,8 +60,9 @@ pub(crate) async fn publish(
             },
             () = stop.cancelled() => return,
         };
+        // The snapshot is set before the update goes out: whoever reads it then has every
+        // update published before it, and drops the ones it has by their `seq`.
         let mut pipe = redis::pipe();
-        pipe.atomic();
         pipe.cmd("SET")
             .arg(state_key(publication.game))
             .arg(publication.snapshot.as_str())
