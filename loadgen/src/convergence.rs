@@ -14,6 +14,11 @@ use tokio::time::Instant;
 use crate::client::{self, Socket};
 use crate::report::{Errors, Latency, Recorder};
 
+/// How the hosts of the timed rooms are named (and a number): the site's players, when the rooms
+/// are timed beside the site, leave such rooms alone, since a room joined before every node has
+/// shown it would count as missed though the lobby did nothing wrong.
+pub const PROBE_HOST: &str = "probe-host";
+
 /// How long a room may take to show (or go) on every node before it counts as missed.
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -103,7 +108,7 @@ pub async fn run(urls: &[String], rooms: usize, gap: Duration) -> anyhow::Result
     }
     let mut hosts = Vec::new();
     for (node, url) in urls.iter().enumerate() {
-        hosts.push(client::join(url, &format!("host{node}")).await?);
+        hosts.push(client::join(url, &format!("{PROBE_HOST}{node}")).await?);
     }
     let (added, removed, added_here) = (
         Recorder::default(),

@@ -17,12 +17,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use noughts_protocol::{ClientMessage, GameKind, Mark, ServerFrame, ServerMessage, Variant};
+use noughts_protocol::{
+    ClientMessage, GameKind, Mark, RoomInfo, ServerFrame, ServerMessage, Variant,
+};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio::time::{Instant, sleep_until, timeout_at};
 
 use crate::client::{self, Peek, Read, Socket};
+use crate::convergence::PROBE_HOST;
 use crate::games::{CLASSIC_DRAW, SETUP_AT_ONCE};
 use crate::report::{Errors, Recorder, Report};
 use crate::target::{Probe, Run};
@@ -256,6 +259,11 @@ async fn follower(mut ws: Socket, window: Window, tally: &Tally) {
     client::close(ws).await;
 }
 
+/// A listed room's code, unless it is one of the timed rooms of the lobby convergence probe.
+fn joinable(room: &RoomInfo) -> Option<String> {
+    (!room.host.starts_with(PROBE_HOST)).then(|| room.code.clone())
+}
+
 /// What the lobby lists, as a player in it knows it.
 #[derive(Debug, Default)]
 struct Seen {
@@ -267,7 +275,7 @@ impl Seen {
     fn apply(&mut self, message: &ServerMessage) {
         match message {
             ServerMessage::Lobby { rooms, games, .. } => {
-                self.rooms = rooms.iter().map(|room| room.code.clone()).collect();
+                self.rooms = rooms.iter().filter_map(joinable).collect();
                 self.featured = (games.iter())
                     .filter(|game| game.kind != GameKind::War)
                     .map(|game| game.game.0)
@@ -280,8 +288,7 @@ impl Seen {
                 for game in &update.games_removed {
                     self.featured.remove(&game.0);
                 }
-                self.rooms
-                    .extend(update.rooms.iter().map(|room| room.code.clone()));
+                self.rooms.extend(update.rooms.iter().filter_map(joinable));
                 self.featured.extend(
                     (update.games.iter())
                         .filter(|game| game.kind != GameKind::War)
