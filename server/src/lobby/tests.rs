@@ -208,8 +208,9 @@ async fn with_more_followers_than_the_budget_allows_frames_come_further_apart() 
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_frame_to_many_is_spread_over_the_budget() {
-    // 100 sends a second: 200 followers get one frame over two seconds, 32 at a time.
+async fn a_frame_to_many_is_spread_over_a_quarter_of_the_budget() {
+    // 100 sends a second: 200 followers, two seconds of the budget, get one frame over half a
+    // second, 32 at a time (the next frame waits out the rest).
     let lobby = Arc::new(Lobby::new(100));
     let mut followers: Vec<(Outbound, Inbox)> = (0..200).map(|_| follower(&lobby)).collect();
     for (_, inbox) in &mut followers {
@@ -237,11 +238,11 @@ async fn a_frame_to_many_is_spread_over_the_budget() {
     let arrived: Vec<Duration> = arrived.into_iter().map(Option::unwrap).collect();
     let at_once = arrived
         .iter()
-        .filter(|at| **at < Duration::from_millis(100));
+        .filter(|at| **at < Duration::from_millis(50));
     assert_eq!(at_once.count(), PACED_SLICE, "one slice at once");
     let last = arrived.iter().max().unwrap();
     assert!(
-        *last >= Duration::from_millis(1900),
+        *last >= Duration::from_millis(450) && *last < Duration::from_millis(700),
         "the last after {last:?}"
     );
 }
