@@ -2,52 +2,28 @@
 //! into listed games played at a pace, lobby followers, watchers of featured games, as the shipped
 //! clients behave) grown step by step, each step against a fresh server on its core, until the
 //! move p99 passes the line or errors appear. What it prints is the most concurrent games the
-//! server held within the line: what one core serves.
+//! server held within the line: what one core serves. A ramp whose first step is not held steps
+//! down instead, halving, until a step is held. What runs a step is pluggable ([`Stepper`]): the
+//! noughts server here, the Colyseus peer in `peer`; the stepping and the judging are the same.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use anyhow::Context;
+use futures_util::future::LocalBoxFuture;
+use serde::Serialize;
 
 use crate::judge::{errors, ms};
 use crate::lobby_cost::{Server, cpu_per_move};
 use crate::report::Report;
 use crate::site::SiteOptions;
+pub use crate::sizes::CapacityOptions;
 
-/// How the ramp grows.
-#[derive(Debug, Clone, clap::Args)]
-pub struct CapacityOptions {
-    /// Games at the first step.
-    #[arg(long, default_value_t = 500)]
-    pub start: usize,
-    /// Games added at each step.
-    #[arg(long, default_value_t = 500)]
-    pub step: usize,
-    /// The most games tried.
-    #[arg(long, default_value_t = 8000)]
-    pub max: usize,
-    /// Lobby followers beside each game's two players (the site has two).
-    #[arg(long, default_value_t = 2.0)]
-    pub followers_per_game: f64,
-    /// Watchers of featured games per game (the site has one for two games).
-    #[arg(long, default_value_t = 0.5)]
-    pub watchers_per_game: f64,
-    /// Moves per second per game.
-    #[arg(long, default_value_t = 1.0)]
-    pub rate: f64,
-    /// The line: a step whose move p99 passes it (milliseconds) is not held.
-    #[arg(long, default_value_t = 50.0)]
-    pub p99_ms: f64,
-    /// Seconds of warm-up at each step.
-    #[arg(long, default_value_t = 10.0)]
-    pub warmup: f64,
-    /// The measured window of each step, in seconds.
-    #[arg(long, default_value_t = 15.0)]
-    pub secs: f64,
-}
+/// The fewest games a ramp stepping down tries.
+const FLOOR: usize = 8;
 
 impl CapacityOptions {
     /// The site of one step.
-    fn site(&self, games: usize) -> SiteOptions {
+    pub fn site(&self, games: usize) -> SiteOptions {
         SiteOptions {
             games,
             followers: (games as f64 * self.followers_per_game).round() as usize,
@@ -66,8 +42,32 @@ impl CapacityOptions {
     }
 }
 
+/// What runs one step: the site at a size against a fresh server, measured.
+pub trait Stepper {
+    fn step<'a>(&'a self, site: &'a SiteOptions) -> LocalBoxFuture<'a, anyhow::Result<Report>>;
+}
+
+/// The noughts server: the site against a fresh one a step.
+pub struct Noughts<'a>(pub Server<'a>);
+
+impl fmt::Debug for Noughts<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Noughts")
+    }
+}
+
+impl Stepper for Noughts<'_> {
+    fn step<'a>(&'a self, site: &'a SiteOptions) -> LocalBoxFuture<'a, anyhow::Result<Report>> {
+        Box::pin(async move {
+            let connections = site.games * 2 + site.followers + site.watchers;
+            let target = (self.0)(connections)?;
+            crate::site::run(&target.url, target.probe, site).await
+        })
+    }
+}
+
 /// One step of the ramp.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Step {
     pub games: usize,
     pub report: Report,
@@ -75,26 +75,28 @@ pub struct Step {
 }
 
 /// The whole ramp.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Ramp {
     pub line_ms: f64,
     pub steps: Vec<Step>,
 }
 
 impl Ramp {
-    /// The most games held within the line, if any step was.
+    /// The most games held within the line, if any step was: the last step held going up, or
+    /// the first held stepping down.
     pub fn most_held(&self) -> Option<usize> {
         self.steps
             .iter()
-            .take_while(|step| step.held)
+            .filter(|step| step.held)
             .map(|step| step.games)
-            .last()
+            .max()
     }
 }
 
-/// Runs the ramp: one fresh server a step, until a step is not held or `max` is passed.
+/// Runs the ramp: one fresh server a step, until a step is not held or `max` is passed; if the
+/// first step is not held, down from it, halving, until one is or the floor is passed.
 pub async fn run(
-    server: Server<'_>,
+    stepper: &dyn Stepper,
     options: &CapacityOptions,
     say: &dyn Fn(&Step),
 ) -> anyhow::Result<Ramp> {
@@ -103,14 +105,13 @@ pub async fn run(
         steps: Vec::new(),
     };
     let mut games = options.start.max(1);
-    while games <= options.max {
+    let mut down = false;
+    while games <= options.max && games >= FLOOR.min(options.start.max(1)) {
         let site = options.site(games);
-        let connections = site.games * 2 + site.followers + site.watchers;
-        let target = server(connections)?;
-        let report = crate::site::run(&target.url, target.probe, &site)
+        let report = stepper
+            .step(&site)
             .await
             .with_context(|| format!("capacity, {games} games"))?;
-        drop(target);
         let step = Step {
             games,
             held: options.held(&report),
@@ -118,13 +119,46 @@ pub async fn run(
         };
         say(&step);
         let held = step.held;
+        let first = ramp.steps.is_empty();
         ramp.steps.push(step);
-        if !held {
-            break;
+        match (held, first || down) {
+            (true, _) if down => break,
+            (true, _) => games += options.step.max(1),
+            (false, true) => {
+                down = true;
+                games /= 2;
+            }
+            (false, false) => break,
         }
-        games += options.step.max(1);
     }
     Ok(ramp)
+}
+
+/// The steps of ramps side by side, each under its name, as a Markdown table.
+pub fn table(ramps: &[(&str, &Ramp)]) -> String {
+    let mut md = String::from(
+        "| Server | Games | Connections | Moves/s | Move p99 | Server CPU | CPU a move | Errors | Held |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for (name, ramp) in ramps {
+        for step in &ramp.steps {
+            let r = &step.report;
+            let cpu = r.server.map_or("–".to_owned(), |s| {
+                format!("{:.0}%", s.cpu_secs * 100.0 / r.secs.max(1e-9))
+            });
+            let per_move = cpu_per_move(r).map_or("–".to_owned(), |us| format!("{us:.0} µs"));
+            let _ = writeln!(
+                md,
+                "| {name} | {} | {} | {:.0} | {} | {cpu} | {per_move} | {} | {} |",
+                step.games,
+                r.connections,
+                r.ops_per_sec,
+                r.latency.map_or("–".to_owned(), |l| ms(l.p99_us)),
+                r.error_count(),
+                if step.held { "yes" } else { "**no**" }
+            );
+        }
+    }
+    md
 }
 
 impl fmt::Display for Step {
@@ -164,5 +198,74 @@ impl fmt::Display for Ramp {
             ),
             None => writeln!(f, "no step held within {} ms", self.line_ms),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Latency;
+
+    /// A server that holds up to `limit` games: within the line below it, far over above it.
+    struct Holds {
+        limit: usize,
+        tried: std::cell::RefCell<Vec<usize>>,
+    }
+
+    impl Stepper for Holds {
+        fn step<'a>(&'a self, site: &'a SiteOptions) -> LocalBoxFuture<'a, anyhow::Result<Report>> {
+            self.tried.borrow_mut().push(site.games);
+            let p99_us = if site.games <= self.limit {
+                1_000
+            } else {
+                90_000
+            };
+            Box::pin(async move {
+                Ok(Report {
+                    latency: Some(Latency {
+                        p99_us,
+                        ..Latency::default()
+                    }),
+                    ..Report::default()
+                })
+            })
+        }
+    }
+
+    fn ramp(limit: usize) -> (Vec<usize>, Option<usize>) {
+        let options = CapacityOptions {
+            start: 500,
+            step: 500,
+            max: 3000,
+            followers_per_game: 2.0,
+            watchers_per_game: 0.5,
+            rate: 1.0,
+            p99_ms: 50.0,
+            warmup: 0.0,
+            secs: 0.0,
+        };
+        let holds = Holds {
+            limit,
+            tried: Default::default(),
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let ramp = runtime
+            .block_on(run(&holds, &options, &|_| {}))
+            .expect("ramp");
+        (holds.tried.into_inner(), ramp.most_held())
+    }
+
+    #[test]
+    fn the_ramp_climbs_to_the_first_step_not_held_and_steps_down_from_a_first_miss() {
+        assert_eq!(ramp(1700), (vec![500, 1000, 1500, 2000], Some(1500)));
+        assert_eq!(
+            ramp(10_000),
+            (vec![500, 1000, 1500, 2000, 2500, 3000], Some(3000))
+        );
+        assert_eq!(ramp(200), (vec![500, 250, 125], Some(125)));
+        // Down to the floor of eight games, and no further.
+        assert_eq!(ramp(0), (vec![500, 250, 125, 62, 31, 15], None));
     }
 }

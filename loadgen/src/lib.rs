@@ -20,8 +20,8 @@
 //! - `echo`: the echo server and its load.
 //! - `relay`: the relay baseline: pairs of connections, one frame in and two out, as a move.
 //! - `pacer`: precise move times for the paced scenarios.
-//! - `peer`: the same workloads against Colyseus (`bench/peer/colyseus`), and the side-by-side
-//!   table.
+//! - `peer`: the same workloads against Colyseus (`bench/peer/colyseus`), its capacity ramp, and
+//!   the side-by-side table; `peer_judge`: the targets set against it.
 //! - `stamp`: a TCP stream that knows when the kernel received what it read.
 //! - `target`: the server under test (started as a child process, or already running), pinning,
 //!   and `/proc` samples.
@@ -53,6 +53,7 @@ pub mod lobby_cost;
 pub mod nodes;
 pub mod pacer;
 pub mod peer;
+pub mod peer_judge;
 pub mod relay;
 pub mod report;
 pub mod site;

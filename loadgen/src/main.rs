@@ -214,7 +214,14 @@ enum Command {
     Site(noughts_loadgen::site::SiteOptions),
     /// The capacity ramp: the site grown step by step, a fresh server each step, until the move
     /// p99 passes the line or errors appear; prints the most concurrent games held.
-    Capacity(noughts_loadgen::capacity::CapacityOptions),
+    Capacity {
+        #[command(flatten)]
+        options: noughts_loadgen::capacity::CapacityOptions,
+        /// Ramp the Colyseus peer in this folder instead (bench/peer/colyseus, its
+        /// node_modules installed; needs node): its site on Colyseus's LobbyRoom.
+        #[arg(long)]
+        peer: Option<PathBuf>,
+    },
     /// One process of a spread `idle` run (started by `idle --procs N`).
     #[command(hide = true)]
     IdleShard {
@@ -248,7 +255,7 @@ impl Command {
             Command::Suite { .. } => 10_000,
             Command::Cluster(args) => args.games * 2,
             Command::Site(site) => site.games * 2 + site.followers + site.watchers,
-            Command::Capacity(_) => 0,
+            Command::Capacity { .. } => 0,
         }
     }
 }
@@ -408,12 +415,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Cluster(args) => {
                 return cluster_command(args, &servers, common).await;
             }
-            Command::Capacity(options) => {
-                let server = |connections| servers.server(connections);
-                let say = |step: &noughts_loadgen::capacity::Step| eprintln!("  {step}");
-                let ramp = noughts_loadgen::capacity::run(&server, options, &say).await?;
-                print!("{ramp}");
-                return Ok(ExitCode::SUCCESS);
+            Command::Capacity { options, peer } => {
+                return capacity_command(&servers, common, options, peer.as_deref()).await;
             }
             Command::Echo {
                 connections,
@@ -493,6 +496,28 @@ async fn suite_command(
     if !output.no_write {
         suite::write_benchmarks(output.write, &result)?;
         eprintln!("wrote {}", output.write.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `capacity`: the ramp against noughts, or with `peer` against the Colyseus peer; prints each
+/// step as it goes and the most concurrent games held.
+async fn capacity_command(
+    servers: &Servers,
+    common: &Common,
+    options: &noughts_loadgen::capacity::CapacityOptions,
+    peer: Option<&std::path::Path>,
+) -> anyhow::Result<ExitCode> {
+    use noughts_loadgen::capacity::{self, Noughts, Step};
+    let say = |step: &Step| eprintln!("  {step}");
+    let ramp = match peer.map(|dir| Peer::at(dir, servers.cpus.clone())) {
+        Some(peer) => capacity::run(&peer?, options, &say).await?,
+        None => capacity::run(&Noughts(&|c| servers.server(c)), options, &say).await?,
+    };
+    if common.json {
+        println!("{}", serde_json::to_string_pretty(&ramp)?);
+    } else {
+        print!("{ramp}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -666,7 +691,7 @@ async fn scenario(command: &Command, target: &Target) -> anyhow::Result<Report> 
         | Command::Suite { .. }
         | Command::Soak { .. }
         | Command::Cluster(_)
-        | Command::Capacity(_)
+        | Command::Capacity { .. }
         | Command::IdleShard { .. } => {
             unreachable!("handled before")
         }

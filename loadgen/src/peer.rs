@@ -6,9 +6,12 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use futures_util::future::LocalBoxFuture;
 
+use crate::capacity::Stepper;
 use crate::judge::cpu_us_per_op;
 use crate::report::Report;
+use crate::site::SiteOptions;
 use crate::sizes::Sizes;
 use crate::target::Target;
 
@@ -115,6 +118,29 @@ impl Peer {
             reports.push(report);
         }
         Ok(reports)
+    }
+}
+
+/// The peer's capacity ramp: its site (`load.js site`: players in Colyseus's LobbyRoom who
+/// match into listed rooms, lobby followers, spectators) against a fresh server a step.
+impl Stepper for Peer {
+    fn step<'a>(&'a self, site: &'a SiteOptions) -> LocalBoxFuture<'a, anyhow::Result<Report>> {
+        Box::pin(async move {
+            let target = self.server()?;
+            let args = [
+                ("games", site.games.to_string()),
+                ("followers", site.followers.to_string()),
+                ("watchers", site.watchers.to_string()),
+                ("rate", site.rate.to_string()),
+                ("warmup", site.warmup.to_string()),
+                ("secs", site.secs.to_string()),
+            ];
+            let mut line = vec!["site".to_owned()];
+            for (name, value) in args {
+                line.extend([format!("--{name}"), value]);
+            }
+            self.load(&target, &line).await
+        })
     }
 }
 

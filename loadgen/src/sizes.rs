@@ -33,6 +33,63 @@ pub struct Sizes {
     pub site: SiteOptions,
     /// The same listed games beside more and more lobby followers (and no watchers).
     pub flat: Vec<SiteOptions>,
+    /// The capacity ramp (on the memory store), and with the peer, the peer's.
+    pub capacity: CapacityOptions,
+}
+
+/// A ramp from `start` by `step` up to `max` games at `rate` moves a second, the site shaped as
+/// the suite's (two followers and half a watcher a game).
+fn ramp(
+    start: usize,
+    step: usize,
+    max: usize,
+    rate: f64,
+    warmup: f64,
+    secs: f64,
+) -> CapacityOptions {
+    CapacityOptions {
+        start,
+        step,
+        max,
+        followers_per_game: 2.0,
+        watchers_per_game: 0.5,
+        rate,
+        p99_ms: 50.0,
+        warmup,
+        secs,
+    }
+}
+
+/// How the ramp grows.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CapacityOptions {
+    /// Games at the first step.
+    #[arg(long, default_value_t = 500)]
+    pub start: usize,
+    /// Games added at each step.
+    #[arg(long, default_value_t = 500)]
+    pub step: usize,
+    /// The most games tried.
+    #[arg(long, default_value_t = 8000)]
+    pub max: usize,
+    /// Lobby followers beside each game's two players (the site has two).
+    #[arg(long, default_value_t = 2.0)]
+    pub followers_per_game: f64,
+    /// Watchers of featured games per game (the site has one for two games).
+    #[arg(long, default_value_t = 0.5)]
+    pub watchers_per_game: f64,
+    /// Moves per second per game.
+    #[arg(long, default_value_t = 1.0)]
+    pub rate: f64,
+    /// The line: a step whose move p99 passes it (milliseconds) is not held.
+    #[arg(long, default_value_t = 50.0)]
+    pub p99_ms: f64,
+    /// Seconds of warm-up at each step.
+    #[arg(long, default_value_t = 10.0)]
+    pub warmup: f64,
+    /// The measured window of each step, in seconds.
+    #[arg(long, default_value_t = 15.0)]
+    pub secs: f64,
 }
 
 /// A site of `games` listed games at `rate` moves a second.
@@ -106,6 +163,8 @@ impl Sizes {
             flat: [0, 1000, 5000]
                 .map(|followers| site(500, followers, 0, 1.0, 20.0))
                 .to_vec(),
+            // Some 20 s a step; noughts held 1,500 games on one core of the reference machine.
+            capacity: ramp(500, 500, 8000, 1.0, 8.0, 10.0),
         }
     }
 
@@ -169,6 +228,7 @@ impl Sizes {
             flat: [0, 10, 50]
                 .map(|followers| site(5, followers, 0, 5.0, 1.5))
                 .to_vec(),
+            capacity: ramp(4, 4, 8, 5.0, 1.5, 1.5),
         }
     }
 }

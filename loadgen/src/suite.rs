@@ -8,6 +8,7 @@ use std::path::Path;
 use anyhow::Context;
 use serde::Serialize;
 
+use crate::capacity::{self, Noughts, Ramp, Step};
 use crate::judge::{self, Measured, Verdict, ms};
 use crate::peer::{self, Peer, Sides};
 use crate::report::Report;
@@ -39,6 +40,12 @@ pub struct SuiteResult {
     pub verdicts: Vec<Verdict>,
     /// The peer's saturated games, paced games and idle connections, when it was run.
     pub peer: Vec<Report>,
+    /// The capacity ramp on the memory store.
+    pub capacity: Ramp,
+    /// With the peer: its capacity ramp, and noughts' paced games on the memory store (the
+    /// paced games of the run are on its store).
+    pub peer_capacity: Option<Ramp>,
+    pub memory_games: Option<Report>,
 }
 
 /// Runs every scenario, each against its own fresh server, and judges the targets.
@@ -108,12 +115,22 @@ pub async fn run(
             .context("idle")?
     };
     say(&idle);
+    // 7. The capacity ramp, on the memory store (the peer keeps no store).
+    let memory = |connections| launcher.memory_server(connections);
+    let ramp = capacity::run(&Noughts(&memory), &sizes.capacity, &|step| {
+        say_step(step, progress)
+    })
+    .await?;
     // The peer, its servers pinned as ours were.
-    let peer = match peer {
-        Some(peer) => peer.run(sizes, progress).await.context("the peer")?,
-        None => Vec::new(),
+    let (peer_reports, peer_capacity, memory_games) = match peer {
+        Some(peer) => {
+            let (reports, ramp, memory_games) =
+                against_peer(launcher, peer, sizes, progress).await?;
+            say(&memory_games);
+            (reports, Some(ramp), Some(memory_games))
+        }
+        None => (Vec::new(), None, None),
     };
-
     let mut verdicts = judge::judge(
         sizes,
         Measured {
@@ -130,6 +147,19 @@ pub async fn run(
         },
     );
     verdicts.extend(crate::lobby_cost::verdicts(sizes, &lobby, &games));
+    if let (Some(theirs), Some(memory_games)) = (&peer_capacity, &memory_games) {
+        verdicts.extend(crate::peer_judge::verdicts(
+            sizes,
+            crate::peer_judge::Against {
+                ours: &ramp,
+                theirs,
+                idle: &idle,
+                games: &games,
+                memory_games,
+                peer: &peer_reports,
+            },
+        ));
+    }
     Ok(SuiteResult {
         date: today(),
         cores: crate::target::cores(),
@@ -152,8 +182,38 @@ pub async fn run(
         .chain(lobby.flat)
         .collect(),
         verdicts,
-        peer,
+        peer: peer_reports,
+        capacity: ramp,
+        peer_capacity,
+        memory_games,
     })
+}
+
+/// A step of a capacity ramp, printed as it ends.
+fn say_step(step: &Step, progress: bool) {
+    if progress {
+        eprintln!("capacity: {step}");
+    }
+}
+
+/// The peer's workloads and capacity ramp, and the paced games on noughts' memory store to set
+/// beside its paced games (the run's paced games are on the run's store).
+async fn against_peer(
+    launcher: &dyn Launcher,
+    peer: &Peer,
+    sizes: &Sizes,
+    progress: bool,
+) -> anyhow::Result<(Vec<Report>, Ramp, Report)> {
+    let reports = peer.run(sizes, progress).await.context("the peer")?;
+    let ramp = capacity::run(peer, &sizes.capacity, &|step| say_step(step, progress))
+        .await
+        .context("the peer's capacity")?;
+    let target = launcher.memory_server(sizes.games.games * 2)?;
+    let mut memory_games = crate::games::run(&target.url, target.probe, &sizes.games)
+        .await
+        .context("games, memory store")?;
+    memory_games.scenario.push_str(", memory store");
+    Ok((reports, ramp, memory_games))
 }
 
 /// The saturation runs judged against the relay: for each store, the reports of its median round.
@@ -320,8 +380,32 @@ pub fn markdown(result: &SuiteResult) -> String {
             peer: &result.peer,
         }));
     }
+    let _ = write!(
+        md,
+        "\nThe capacity ramp (7.: the site, two lobby followers and half a watcher a game, grown step by step on the memory store, a fresh server a step, until the move p99 passes {} ms or errors appear; a ramp whose first step is not held steps down, halving){}:\n\n",
+        result.capacity.line_ms,
+        if result.peer_capacity.is_some() {
+            ", noughts and Colyseus (its site on its LobbyRoom) in the same run"
+        } else {
+            ""
+        }
+    );
+    let mut ramps = vec![("noughts", &result.capacity)];
+    ramps.extend(result.peer_capacity.iter().map(|ramp| ("Colyseus", ramp)));
+    md.push_str(&capacity::table(&ramps));
+    for (name, ramp) in &ramps {
+        let _ = writeln!(
+            md,
+            "\n{name}: most concurrent games held, {}.",
+            ramp.most_held()
+                .map_or("none".to_owned(), |games| format!("**{games}**"))
+        );
+    }
     md.push_str("\n| Scenario | Connections | Rate | p50 | p99 | p99.9 | Errors | Server CPU | Server RSS | Generator CPU |\n|---|---|---|---|---|---|---|---|---|---|\n");
-    for r in result.reports.iter().chain(&result.peer) {
+    for r in (result.reports.iter())
+        .chain(&result.memory_games)
+        .chain(&result.peer)
+    {
         let (p50, p99, p999) = r.latency.map_or(
             ("–".to_owned(), "–".to_owned(), "–".to_owned()),
             |l| (ms(l.p50_us), ms(l.p99_us), ms(l.p999_us)),
@@ -426,6 +510,12 @@ mod tests {
                 command: "noughts-loadgen games".to_owned(),
             }],
             peer: Vec::new(),
+            capacity: Ramp {
+                line_ms: 50.0,
+                steps: Vec::new(),
+            },
+            peer_capacity: None,
+            memory_games: None,
         }
     }
 

@@ -82,14 +82,19 @@ fn loadgen(args: &[&str]) -> String {
 /// Runs the generator with `args` against the server at `url` and returns its stdout.
 fn loadgen_at(url: &str, args: &[&str]) -> String {
     let pid = std::process::id().to_string();
-    let output = Command::new(noughts_tests::binary::path("noughts-loadgen"))
-        .args(["--server", url, "--server-pid", &pid, "--json"])
-        .args(args)
-        .output()
-        .expect("run noughts-loadgen");
+    succeeded(
+        Command::new(noughts_tests::binary::path("noughts-loadgen"))
+            .args(["--server", url, "--server-pid", &pid, "--json"])
+            .args(args),
+    )
+}
+
+/// Runs `command` and returns its stdout, failing the test if it fails.
+fn succeeded(command: &mut Command) -> String {
+    let output = command.output().expect("run noughts-loadgen");
     assert!(
         output.status.success(),
-        "noughts-loadgen {args:?} failed: {}",
+        "{command:?} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).expect("utf-8 output")
@@ -160,6 +165,81 @@ fn the_site_plays_listed_games_through_the_lobby_and_counts_its_frames() {
         report.figures
     );
     assert!(figure("server_cpu_us_per_move") > 0.0);
+}
+
+#[test]
+fn the_capacity_ramp_grows_the_site_step_by_step() {
+    let out = loadgen(&[
+        "capacity", "--start", "2", "--step", "2", "--max", "4", "--rate", "5", "--warmup", "1",
+        "--secs", "2",
+    ]);
+    let ramp: Value = serde_json::from_str(&out).expect("a JSON ramp");
+    let steps = ramp["steps"].as_array().expect("steps");
+    // 2 games then 4 if 2 was held within the line; 2 then 1 if it was not (a noisy machine).
+    assert!(matches!(steps.len(), 1 | 2), "{ramp}");
+    assert_eq!(steps[0]["games"], 2);
+    for step in steps {
+        let report: Report = serde_json::from_value(step["report"].clone()).expect("a report");
+        let games = step["games"].as_u64().expect("games") as usize;
+        // Two players, two followers and half a watcher a game.
+        assert_eq!(report.connections, games * 4 + games.div_ceil(2), "{ramp}");
+        assert!(report.errors.is_empty(), "{:?}", report.errors);
+        assert!(report.ops > 0, "no move in the window: {ramp}");
+    }
+}
+
+/// The Colyseus peer's folder, if node and its packages are here to run it. Without node (CI
+/// does not install it) the test skips, loudly; with node but without the packages it skips
+/// too, except under CI, where that fails (`.ci/run` installs them where node is).
+fn peer_dir() -> Option<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/peer/colyseus");
+    if Command::new("node").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: node is not installed; the Colyseus peer cannot run");
+        return None;
+    }
+    if !dir.join("node_modules").is_dir() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "node is here but bench/peer/colyseus has no node_modules, and CI must run the peer's test"
+        );
+        eprintln!("SKIPPED: bench/peer/colyseus has no node_modules (`npm ci` there)");
+        return None;
+    }
+    Some(dir)
+}
+
+#[test]
+fn the_peers_capacity_ramp_plays_its_site_on_the_lobby_room() {
+    let Some(dir) = peer_dir() else {
+        return;
+    };
+    let out = succeeded(
+        Command::new(noughts_tests::binary::path("noughts-loadgen"))
+            .args(["--no-pin", "--json", "capacity", "--peer"])
+            .arg(&dir)
+            .args(["--start", "4", "--step", "4", "--max", "4", "--rate", "5"])
+            .args(["--warmup", "2", "--secs", "3"]),
+    );
+    let ramp: Value = serde_json::from_str(&out).expect("a JSON ramp");
+    let steps = ramp["steps"].as_array().expect("steps");
+    assert_eq!(steps[0]["games"], 4, "{ramp}");
+    let report: Report = serde_json::from_value(steps[0]["report"].clone()).expect("a report");
+    assert!(report.scenario.starts_with("colyseus site"), "{ramp}");
+    assert_eq!(
+        report.connections,
+        4 * 2 + 8 + 2,
+        "every client joined the lobby"
+    );
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert!(report.ops > 0 && report.latency.is_some(), "{ramp}");
+    let figure = |name: &str| report.figures.get(name).copied().unwrap_or_default();
+    assert!(figure("games_done") >= 1.0, "{:?}", report.figures);
+    assert!(
+        figure("lobby_frames_per_follower_per_sec") > 0.0,
+        "the followers saw the listing change: {:?}",
+        report.figures
+    );
+    assert!(report.server.is_some(), "the peer's /proc figures");
 }
 
 #[test]
@@ -245,6 +325,11 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
     );
     let idle: Report = serde_json::from_value(reports[8].clone()).expect("idle");
     assert_eq!(idle.connections, 50, "held over two processes");
+    let steps = result["capacity"]["steps"]
+        .as_array()
+        .expect("the capacity ramp");
+    assert!(!steps.is_empty() && steps[0]["games"] == 4, "{steps:?}");
+    assert!(result["peer_capacity"].is_null(), "no peer asked for");
     let verdicts = result["verdicts"].as_array().expect("verdicts");
     assert_eq!(verdicts.len(), 9);
     for (verdict, label) in verdicts
@@ -266,6 +351,10 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
     assert!(written.starts_with("# Benchmarks\n\n## Engine\n\nkept as it is\n"));
     assert!(written.contains("## Server"));
     assert!(written.contains("| Target | Measured | | Command |"));
+    assert!(
+        written.contains("| Server | Games | Connections |"),
+        "the ramp's table"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -3,6 +3,8 @@
 //
 //   node load.js games --url ws://HOST:PORT [--games 1000] [--rate 1 | --saturate] [--secs 30]
 //   node load.js idle  --url ws://HOST:PORT [--connections 10000] [--settle-secs 3]
+//   node load.js site  --url ws://HOST:PORT [--games 1000] [--followers 2000] [--watchers 500]
+//                      [--rate 1] [--warmup 10] [--secs 30]
 //   (either with --server-pid PID to read the server's CPU and memory from /proc)
 //
 // Games are measured as noughts-loadgen measures them: each pair plays the drawn line
@@ -11,6 +13,9 @@
 // scheduled time to the moment the mover's opponent sees it in the room's state; a move held back
 // by a late update is sent at once and still measured from its scheduled time. Unpaced
 // (--saturate), each game sends its next move as soon as the opponent has seen the last one.
+//
+// The site is noughts-loadgen's `site` on Colyseus's own parts (site.js): players in the
+// LobbyRoom who match into listed games, followers, and spectators of running games.
 
 "use strict";
 
@@ -299,6 +304,9 @@ async function idle(url, pid) {
   return report;
 }
 
+/** What the site mode needs of this file. */
+const shared = { arg, sample, usage, latency, errors, error, withTimeout, stateWhere, marks, CLASSIC_DRAW, SETUP_AT_ONCE };
+
 async function main() {
   const url = arg("url", null);
   if (!url) throw new Error("--url ws://HOST:PORT is needed");
@@ -307,7 +315,8 @@ async function main() {
   let report;
   if (scenario === "games") report = await games(url, pid);
   else if (scenario === "idle") report = await idle(url, pid);
-  else throw new Error(`unknown scenario ${scenario}: games or idle`);
+  else if (scenario === "site") report = await require("./site.js").site(url, pid, shared);
+  else throw new Error(`unknown scenario ${scenario}: games, idle or site`);
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   // Connections still closing need not hold the process.
   process.exit(0);

@@ -7,6 +7,12 @@
 // server's and not the patch clock's. After a game both players ask for a rematch and the room
 // starts the next game with the marks swapped. An "idle" room holds connections that only stay.
 //
+// The site (load.js site): Colyseus's built-in LobbyRoom ("lobby"), and "listed" rooms, a game
+// each, listed in it as they change (`enableRealtimeListing`). Players find a game by
+// matchmaking (`joinOrCreate`, which fills a room waiting for its second player); once both are
+// in, the game starts, the room stops taking players and opens seats for spectators, who see the
+// game and cannot move. Players leave when the game ends; the room goes when the last one has.
+//
 //   node server.js [--port 0] [--host 127.0.0.1]
 //
 // Prints `ws://HOST:PORT` once it listens.
@@ -14,7 +20,7 @@
 "use strict";
 
 const http = require("http");
-const { Server, Room } = require("@colyseus/core");
+const { Server, Room, LobbyRoom } = require("@colyseus/core");
 const { WebSocketTransport } = require("@colyseus/ws-transport");
 const { schema, ArraySchema } = require("@colyseus/schema");
 
@@ -141,6 +147,46 @@ class NoughtsRoom extends Room {
   }
 }
 
+/** Spectator seats in a listed game, beside its two players. */
+const SPECTATOR_SEATS = 8;
+
+/**
+ * A game of the site: listed in the lobby, matched into by `joinOrCreate("listed", { open: true
+ * })`, watched by spectators (`joinById(id, { watch: true })`) once it runs. `open` is a filter
+ * field of its listing (`filterBy`), true while it waits for its second player; the two player
+ * seats are taken atomically by the matchmaker (the room locks at two reservations) and then the
+ * room closes to players (`open: false`) before it reopens with its spectator seats.
+ */
+class ListedRoom extends NoughtsRoom {
+  onCreate(options) {
+    super.onCreate(options);
+    this.watchers = new Set();
+    this.setMetadata({ playing: false });
+  }
+
+  onJoin(client, options) {
+    if (options && options.watch) {
+      this.watchers.add(client.sessionId);
+      return;
+    }
+    super.onJoin(client);
+    if (this.state.o !== "") {
+      this.listing.updateOne({ $set: { open: false } });
+      this.setMetadata({ playing: true });
+      // Raising the seats unlocks the room: it is listed as running and takes spectators.
+      this.maxClients = 2 + SPECTATOR_SEATS;
+    }
+  }
+
+  onLeave(client) {
+    if (this.watchers.delete(client.sessionId)) return;
+    super.onLeave(client);
+  }
+
+  // One game a room: no rematch.
+  askRematch() {}
+}
+
 /** Connections that join and stay: the peer of noughts' idle connections. */
 class IdleRoom extends Room {
   onCreate() {
@@ -164,6 +210,8 @@ async function main() {
   });
   gameServer.define("noughts", NoughtsRoom);
   gameServer.define("idle", IdleRoom);
+  gameServer.define("lobby", LobbyRoom);
+  gameServer.define("listed", ListedRoom).filterBy(["open"]).enableRealtimeListing();
   await gameServer.listen(port, host);
   console.log(`colyseus listening on ws://${host}:${server.address().port}`);
 }
