@@ -236,9 +236,7 @@ async fn a_frame_to_many_is_spread_over_a_quarter_of_the_budget() {
     stop.cancel();
     task.await.unwrap();
     let arrived: Vec<Duration> = arrived.into_iter().map(Option::unwrap).collect();
-    let at_once = arrived
-        .iter()
-        .filter(|at| **at < Duration::from_millis(50));
+    let at_once = arrived.iter().filter(|at| **at < Duration::from_millis(50));
     assert_eq!(at_once.count(), PACED_SLICE, "one slice at once");
     let last = arrived.iter().max().unwrap();
     assert!(
