@@ -159,7 +159,7 @@ impl Client {
                 && self.handing_over()
             {
                 // Not refused: the game lives on, on the node that takes it over.
-                debug!(
+                info!(
                     game = game.0,
                     "a request about a game handed over is left to its next node"
                 );

@@ -347,6 +347,7 @@ pub(super) async fn retry(
             _ => break,
         }
     }
+    info!(game = game.0, %from, "serving again a request another node handed back");
     let mut client = Client::new(shared.clone(), link.out.clone(), link.network);
     client.session = Some(session);
     if let Some(why) = client.receive(&text).await {

@@ -217,6 +217,11 @@ async fn stand_in(
 /// Hands request `text` about `game`, which this node (stopping) has just handed over, back to
 /// connection `conn` of node `from`, for that node to serve again.
 async fn hand_back(cluster: &Cluster, (from, conn): (&str, u64), game: GameId, text: String) {
+    tracing::info!(
+        game = game.0,
+        node = from,
+        "handing a request back to its connection's node"
+    );
     let retry = Mail::Retry {
         from: cluster.node().to_owned(),
         conn,

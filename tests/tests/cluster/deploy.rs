@@ -45,7 +45,7 @@ impl Deployed {
 
 impl Drop for Deployed {
     fn drop(&mut self) {
-        if std::thread::panicking() {
+        if std::thread::panicking() || std::env::var_os("NOUGHTS_KEEP_CLUSTER_LOGS").is_some() {
             self.keep_logs();
         }
         let _ = self.run("down");

@@ -153,10 +153,15 @@ async fn send(seat: &mut Seat, message: ClientMessage) {
         .await;
 }
 
-/// Reads `seat` until `what` picks a message out; `None` if the connection closes first.
+/// Reads `seat` until `what` picks a message out; `None` if the connection closes first, or a
+/// request is refused (a room's node stopping refuses to start its game, as a person would be
+/// told, and they try again).
 async fn read_until<T>(seat: &mut Seat, what: impl Fn(ServerMessage) -> Option<T>) -> Option<T> {
     loop {
         let frame = seat.frame("meeting its opponent").await.ok()?;
+        if let ServerMessage::Error { .. } = frame.message {
+            return None;
+        }
         if let Some(found) = what(frame.message) {
             return Some(found);
         }
