@@ -1,4 +1,4 @@
-//! A rolling restart of `deploy/cluster` while people play: pairs of players (20 players by
+//! A rolling restart of `deploy/cluster` while people play: pairs of players (200 players by
 //! default; `NOUGHTS_ROLLING_PAIRS` sets the pairs) play game after game through the balancer
 //! while `deploy/cluster restart` drains and restarts the three nodes one at a time. Each player
 //! whose connection closes comes back through the balancer with its token and finds its game
@@ -321,7 +321,7 @@ async fn a_rolling_restart_behind_haproxy_loses_no_game_and_no_move() {
     let pairs: usize = std::env::var("NOUGHTS_ROLLING_PAIRS")
         .ok()
         .and_then(|p| p.parse().ok())
-        .unwrap_or(10);
+        .unwrap_or(100);
     let deployed = Deployed {
         dir: Scratch::new("rolling"),
         port: free_ports(),
