@@ -5,11 +5,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use noughts_protocol::{ErrorCode, GameId, RequestId, ServerMessage, close, decode_client};
+use noughts_protocol::{
+    ClientMessage, ErrorCode, GameId, RequestId, ServerMessage, close, decode_client,
+};
 use tokio::time::Instant;
 use tracing::{debug, info};
 
-use super::remote::played_game;
 use crate::error::Refusal;
 use crate::game_handle::GameHandle;
 use crate::network::{Network, Slot};
@@ -233,6 +234,21 @@ impl Client {
             return refuse(ErrorCode::ShuttingDown, "the server is shutting down");
         }
         Ok(())
+    }
+}
+
+/// The game a player's request in it is about (a move, a resignation, an offer, chat).
+pub(super) fn played_game(message: &ClientMessage) -> Option<GameId> {
+    match message {
+        ClientMessage::Move { game, .. }
+        | ClientMessage::Resign { game }
+        | ClientMessage::Rematch { game }
+        | ClientMessage::OfferDraw { game }
+        | ClientMessage::Takeback { game }
+        | ClientMessage::Decline { game }
+        | ClientMessage::Abort { game }
+        | ClientMessage::Chat { game, .. } => Some(*game),
+        _ => None,
     }
 }
 

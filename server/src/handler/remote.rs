@@ -11,7 +11,7 @@ use noughts_protocol::{ClientFrame, ClientMessage, ErrorCode, GameId, PlayerId};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
-use super::client::Client;
+use super::client::{Client, played_game};
 use crate::cluster::ClusterError;
 use crate::cluster::mail::{Mail, Who};
 use crate::invite_code;
@@ -40,21 +40,6 @@ pub(super) fn who(session: &Session, network: Network) -> Who {
         name: session.name(),
         ratings: session.ratings().parts(),
         network: network.ip(),
-    }
-}
-
-/// The game a player's request in it is about (a move, a resignation, an offer, chat).
-pub(super) fn played_game(message: &ClientMessage) -> Option<GameId> {
-    match message {
-        ClientMessage::Move { game, .. }
-        | ClientMessage::Resign { game }
-        | ClientMessage::Rematch { game }
-        | ClientMessage::OfferDraw { game }
-        | ClientMessage::Takeback { game }
-        | ClientMessage::Decline { game }
-        | ClientMessage::Abort { game }
-        | ClientMessage::Chat { game, .. } => Some(*game),
-        _ => None,
     }
 }
 
