@@ -20,6 +20,16 @@ pub fn path(name: &str) -> PathBuf {
         build
             .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
             .args(["build", "--locked", "-p", package_of(name), "--bin", name]);
+        // What cargo sets for this test process describes this package; a build script that
+        // watches those variables (ring's does) would otherwise run again, and its crate and
+        // every crate above it be built again, each time a test builds a binary and each time
+        // cargo builds the tests after that.
+        for (key, _) in std::env::vars_os() {
+            let key = key.to_string_lossy();
+            if is_package_variable(&key) {
+                build.env_remove(key.as_ref());
+            }
+        }
         if profile_dir().ends_with("release") {
             build.arg("--release");
         }
@@ -31,6 +41,19 @@ pub fn path(name: &str) -> PathBuf {
     }
     assert!(path.exists(), "{} was not built", path.display());
     path
+}
+
+/// Whether `key` is one of the variables cargo sets for a package's test or build script.
+fn is_package_variable(key: &str) -> bool {
+    [
+        "CARGO_PKG_",
+        "CARGO_MANIFEST_",
+        "CARGO_CRATE_",
+        "CARGO_BIN_",
+    ]
+    .iter()
+    .any(|prefix| key.starts_with(prefix))
+        || ["CARGO_PRIMARY_PACKAGE", "CARGO_TARGET_TMPDIR", "OUT_DIR"].contains(&key)
 }
 
 /// The workspace package that builds the binary `name`.

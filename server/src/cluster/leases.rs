@@ -117,6 +117,17 @@ impl Leases {
         });
     }
 
+    /// Forgets `lease` if it is still the one held for its game: false if it was given back
+    /// (or taken again, under a new epoch) meanwhile.
+    fn forget(&self, lease: Lease) -> bool {
+        let mut held = self.held();
+        if held.get(&lease.game) != Some(&lease) {
+            return false;
+        }
+        held.remove(&lease.game);
+        true
+    }
+
     /// Whether this node holds `game`'s lease.
     pub fn holds(&self, game: GameId) -> bool {
         self.held().contains_key(&game)
@@ -131,18 +142,32 @@ impl Leases {
                 () = tokio::time::sleep(self.cluster.lease() / 3) => {}
                 () = stop.cancelled() => return,
             }
-            let leases: Vec<Lease> = self.held().values().copied().collect();
-            for lease in leases {
-                match self.cluster.renew(lease).await {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        self.held().remove(&lease.game);
-                        if !self.take(lease.game).await {
-                            error!(game = lease.game.0, "lost a game's lease to another node");
-                        }
+            self.renew(self.held_now()).await;
+        }
+    }
+
+    /// The leases held now.
+    pub(super) fn held_now(&self) -> Vec<Lease> {
+        self.held().values().copied().collect()
+    }
+
+    /// Renews `leases`, taken from those held a moment ago: one given back since is left alone.
+    pub(super) async fn renew(&self, leases: Vec<Lease>) {
+        for lease in leases {
+            match self.cluster.renew(lease).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    // Given back meanwhile (its game closed here, or the node is stopping and
+                    // handed it over): it is not this node's to take again, and another node may
+                    // be taking it over right now.
+                    if !self.forget(lease) {
+                        continue;
                     }
-                    Err(err) => warn!(cause = %err, game = lease.game.0, "cannot renew a lease"),
+                    if !self.take(lease.game).await {
+                        error!(game = lease.game.0, "lost a game's lease to another node");
+                    }
                 }
+                Err(err) => warn!(cause = %err, game = lease.game.0, "cannot renew a lease"),
             }
         }
     }

@@ -50,6 +50,11 @@ impl Links {
         }
     }
 
+    /// The link of connection `conn`, if it has one.
+    pub(crate) fn get(&self, conn: ConnId) -> Option<Link> {
+        self.links().get(&conn).cloned()
+    }
+
     /// Where frames mailed for `conn` go, if it is linked.
     pub(crate) fn out(&self, conn: ConnId) -> Option<Outbound> {
         self.links().get(&conn).map(|link| link.out.clone())

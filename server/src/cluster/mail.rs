@@ -95,6 +95,15 @@ pub(crate) enum Mail {
     Refused { mark: u64 },
     /// Connection `conn` of node `from` has gone: whatever stood in for it here goes too.
     Gone { from: String, conn: u64 },
+    /// Node `from`, stopping, has handed `game` over before it could serve request `text` of
+    /// connection `conn` of the receiving node: that node serves it again, now that the game is
+    /// to be found elsewhere (or taken over there).
+    Retry {
+        from: String,
+        conn: u64,
+        game: GameId,
+        text: String,
+    },
     /// Node `from` still has connections `conns` with stand-ins on the receiving node (sent every
     /// half lease time): a stand-in left out twice has lost its `Gone`, and ends.
     Alive { from: String, conns: Vec<u64> },
@@ -429,6 +438,12 @@ mod tests {
             Mail::Gone {
                 from: "b".into(),
                 conn: 4,
+            },
+            Mail::Retry {
+                from: "b".into(),
+                conn: 4,
+                game: GameId(1),
+                text: r#"{"type":"move","game":1,"cell":4}"#.into(),
             },
         ];
         for mail in all {

@@ -414,6 +414,19 @@ async fn a_node_keeps_its_games_leases_gives_them_back_and_notices_one_lost() {
     tasks.close();
     tasks.wait().await;
     assert!(b.take(given).await);
+    // Given back while its renewal is on the way (a node stopping hands its games over while it
+    // still renews): a does not take it again, and the node taking it over gets it.
+    let handed = GameId(5);
+    assert!(a.take(handed).await);
+    let renewing = a.held_now();
+    a.give_back(handed);
+    tasks.wait().await;
+    a.renew(renewing).await;
+    assert!(!a.holds(handed));
+    assert!(
+        b.take(handed).await,
+        "the game handed over is free for another node"
+    );
     // Taken from under a (its lease deleted, as if it had expired), a notices and lets go.
     let _: () = redis::cmd("DEL")
         .arg("game:3:owner")

@@ -268,6 +268,7 @@ impl Game {
                     {
                         self.end(end, None).await;
                     }
+                    self.last_commands(&mut commands).await;
                     Flow::Close
                 }
             };
@@ -290,6 +291,17 @@ impl Game {
             }
         }
         self.close();
+    }
+
+    /// At a stop: what was queued before it is answered (a move played is stored, and the game
+    /// restored elsewhere has it); what comes after finds the game closed.
+    async fn last_commands(&mut self, commands: &mut mpsc::Receiver<Command>) {
+        commands.close();
+        while let Ok(command) = commands.try_recv() {
+            if let Flow::Close = self.handle(command).await {
+                break;
+            }
+        }
     }
 
     /// Sends the first snapshots, lists the game and sets the first turn going.

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use noughts_protocol::{ErrorCode, GameId, RequestId, ServerMessage, close, decode_client};
+use noughts_protocol::{
+    ClientMessage, ErrorCode, GameId, RequestId, ServerMessage, close, decode_client,
+};
 use tokio::time::Instant;
 use tracing::{debug, info};
 
@@ -41,6 +43,9 @@ pub(crate) struct Client {
     /// For a stand-in, while it handles a request: whether the connection watches the game the
     /// request is about from its own node.
     pub(super) watching_elsewhere: bool,
+    /// The game of the last request left unanswered because this node, stopping, has just
+    /// handed that game over (see [`Client::handing_over`]).
+    pub(super) handed_over: Option<GameId>,
     /// The hash of the token this connection was welcomed with: it counts as used until the
     /// connection closes.
     pub(super) token: Option<TokenHash>,
@@ -85,6 +90,7 @@ impl Client {
             network,
             stands_in: false,
             watching_elsewhere: false,
+            handed_over: None,
             token: None,
             credentials_allowed: false,
             user_agent: None,
@@ -148,11 +154,34 @@ impl Client {
             return None;
         }
         let id = frame.id.clone();
+        let game = played_game(&frame.message);
         if let Err(refusal) = self.dispatch(frame.id, frame.message).await {
+            if let Some(game) = game.filter(|_| refusal.code == ErrorCode::NoSuchGame)
+                && self.handing_over()
+            {
+                // Not refused: the game lives on, on the node that takes it over.
+                info!(
+                    game = game.0,
+                    "a request about a game handed over is left to its next node"
+                );
+                self.handed_over = Some(game);
+                return None;
+            }
             debug!(code = %refusal.code, "refused");
             self.out.error(id, refusal.code, refusal.message);
         }
         None
+    }
+
+    /// Whether this node is stopping and has handed its games over (to be taken over from the
+    /// shared store by the node each player comes back to). A request about one of them is not
+    /// refused (the game is not over, it is between nodes): a connection of this node is left
+    /// unanswered, since it is told to come back elsewhere a moment later, and finds the game
+    /// there; a stand-in hands the request back to its connection's node (see `stand_in`).
+    pub(super) fn handing_over(&self) -> bool {
+        self.shared.cluster.is_some()
+            && self.shared.stop_games.is_cancelled()
+            && self.shared.store.is_persistent()
     }
 
     pub(super) fn game(&self, id: GameId) -> Result<GameHandle, Refusal> {
@@ -205,6 +234,21 @@ impl Client {
             return refuse(ErrorCode::ShuttingDown, "the server is shutting down");
         }
         Ok(())
+    }
+}
+
+/// The game a player's request in it is about (a move, a resignation, an offer, chat).
+pub(super) fn played_game(message: &ClientMessage) -> Option<GameId> {
+    match message {
+        ClientMessage::Move { game, .. }
+        | ClientMessage::Resign { game }
+        | ClientMessage::Rematch { game }
+        | ClientMessage::OfferDraw { game }
+        | ClientMessage::Takeback { game }
+        | ClientMessage::Decline { game }
+        | ClientMessage::Abort { game }
+        | ClientMessage::Chat { game, .. } => Some(*game),
+        _ => None,
     }
 }
 

@@ -11,12 +11,12 @@ use noughts_protocol::{ClientFrame, ClientMessage, ErrorCode, GameId, PlayerId};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
-use super::client::Client;
+use super::client::{Client, played_game};
 use crate::cluster::ClusterError;
 use crate::cluster::mail::{Mail, Who};
 use crate::invite_code;
 use crate::network::Network;
-use crate::outbound::Outbound;
+use crate::outbound::{ConnId, Outbound};
 use crate::session::Session;
 use crate::shared::Shared;
 
@@ -40,21 +40,6 @@ pub(super) fn who(session: &Session, network: Network) -> Who {
         name: session.name(),
         ratings: session.ratings().parts(),
         network: network.ip(),
-    }
-}
-
-/// The game a player's request in it is about (a move, a resignation, an offer, chat).
-fn played_game(message: &ClientMessage) -> Option<GameId> {
-    match message {
-        ClientMessage::Move { game, .. }
-        | ClientMessage::Resign { game }
-        | ClientMessage::Rematch { game }
-        | ClientMessage::OfferDraw { game }
-        | ClientMessage::Takeback { game }
-        | ClientMessage::Decline { game }
-        | ClientMessage::Abort { game }
-        | ClientMessage::Chat { game, .. } => Some(*game),
-        _ => None,
     }
 }
 
@@ -169,7 +154,8 @@ impl Client {
         if self.shared.cluster.is_none() || self.stands_in {
             return false;
         }
-        let mut found_again = false;
+        // A node that is stopping takes no game over: its players find theirs on other nodes.
+        let mut found_again = self.handing_over();
         loop {
             let node = match self.elsewhere(&frame.message).await {
                 // One of the player's games that no node holds: its node has just handed it
@@ -317,6 +303,40 @@ pub(super) async fn attach_elsewhere(
             warn!("another node did not attach a connection to its games in time");
             shared.marks.forget(mark);
         }
+    }
+}
+
+/// Serves again request `text` of this node's connection `conn`, which node `from` (stopping)
+/// could not serve because it has just handed `game` over: once `from` no longer holds the game
+/// (it gives its lease back as the game stops there), the request goes where the game is now,
+/// or the game is taken over here first, as for any request about a game without a node.
+pub(super) async fn retry(
+    shared: Arc<Shared>,
+    from: String,
+    conn: ConnId,
+    game: GameId,
+    text: String,
+) {
+    let (Some(cluster), Some(link)) = (&shared.cluster, shared.links.get(conn)) else {
+        return;
+    };
+    let Some(session) = shared.registry.session(link.player) else {
+        return;
+    };
+    let deadline = tokio::time::Instant::now() + cluster.lease();
+    while tokio::time::Instant::now() < deadline {
+        match cluster.player_node(game).await {
+            Ok(Some(node)) if node == from => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            _ => break,
+        }
+    }
+    info!(game = game.0, %from, "serving again a request another node handed back");
+    let mut client = Client::new(shared.clone(), link.out.clone(), link.network);
+    client.session = Some(session);
+    if let Some(why) = client.receive(&text).await {
+        link.out.close(why);
     }
 }
 

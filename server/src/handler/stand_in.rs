@@ -10,7 +10,8 @@ use tokio::sync::mpsc;
 use tracing::warn;
 
 use super::client::Client;
-use super::remote::attach_elsewhere;
+use super::remote::{attach_elsewhere, retry};
+use crate::cluster::Cluster;
 use crate::cluster::mail::{Mail, Who};
 use crate::game_handle::Requester;
 use crate::network::Network;
@@ -66,6 +67,14 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
         }
         Mail::Marked { mark } => shared.marks.answer(mark, true),
         Mail::Refused { mark } => shared.marks.answer(mark, false),
+        Mail::Retry {
+            from,
+            conn,
+            game,
+            text,
+        } => {
+            tokio::spawn(retry(shared.clone(), from, ConnId(conn), game, text));
+        }
         Mail::Gone { ref from, conn } => {
             if let Some(stand_in) = shared.stand_ins.get(from, conn) {
                 let _ = stand_in.try_send(mail);
@@ -172,6 +181,9 @@ async fn stand_in(
                     out.close(why);
                 }
                 client.watching_elsewhere = false;
+                if let Some(game) = client.handed_over.take() {
+                    hand_back(&cluster, (&from, conn), game, text).await;
+                }
             }
             Mail::Attach { mark, .. } => {
                 // The games it sits in here now, some perhaps taken over since it was made.
@@ -200,6 +212,25 @@ async fn stand_in(
     }
     shared.stand_ins.remove(&from, conn);
     client.disconnected().await;
+}
+
+/// Hands request `text` about `game`, which this node (stopping) has just handed over, back to
+/// connection `conn` of node `from`, for that node to serve again.
+async fn hand_back(cluster: &Cluster, (from, conn): (&str, u64), game: GameId, text: String) {
+    tracing::info!(
+        game = game.0,
+        node = from,
+        "handing a request back to its connection's node"
+    );
+    let retry = Mail::Retry {
+        from: cluster.node().to_owned(),
+        conn,
+        game,
+        text,
+    };
+    if let Err(err) = cluster.mail(from, &retry).await {
+        warn!(cause = %err, "cannot hand a request back to another node");
+    }
 }
 
 impl Client {

@@ -45,20 +45,50 @@ impl Deployed {
 
 impl Drop for Deployed {
     fn drop(&mut self) {
+        if std::thread::panicking() || std::env::var_os("NOUGHTS_KEEP_CLUSTER_LOGS").is_some() {
+            self.keep_logs();
+        }
         let _ = self.run("down");
     }
 }
 
+impl Deployed {
+    /// Copies the nodes', the balancer's and Redis's logs out of the cluster's directory (which
+    /// `down` removes) to a directory of their own, and says where.
+    fn keep_logs(&self) {
+        let from = self.dir.dir.join("cluster");
+        let kept = std::env::temp_dir().join(format!(
+            "noughts-cluster-logs-{}-{}",
+            std::process::id(),
+            self.port
+        ));
+        if std::fs::create_dir_all(&kept).is_err() {
+            return;
+        }
+        for entry in std::fs::read_dir(&from).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path
+                .extension()
+                .is_some_and(|ext| ext == "log" || ext == "cfg")
+            {
+                let _ = std::fs::copy(&path, kept.join(entry.file_name()));
+            }
+        }
+        let _ = std::fs::copy(from.join("pg/log"), kept.join("postgresql.log"));
+        eprintln!("the cluster's logs are kept in {}", kept.display());
+    }
+}
+
 /// A port with the five after it free too: the balancer's, the nodes', Redis's and PostgreSQL's.
+/// They are taken below the range the system picks the local ports of outgoing connections from
+/// (32768 and up on Linux): the cluster's own hundreds of connections could otherwise take a
+/// node's port while the node restarts.
 pub(super) fn free_ports() -> u16 {
-    for _ in 0..100 {
-        let base = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
-        if base < 60_000
-            && (base..base + 6).all(|port| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok())
-        {
+    use std::hash::{BuildHasher, RandomState};
+    for attempt in 0..1000_u64 {
+        let random = RandomState::new().hash_one((std::process::id(), attempt));
+        let base = 20_000 + u16::try_from(random % 12_000).expect("below 12000");
+        if (base..base + 6).all(|port| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok()) {
             return base;
         }
     }

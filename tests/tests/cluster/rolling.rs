@@ -1,19 +1,20 @@
-//! A rolling restart of `deploy/cluster` while people play: pairs of players (20 players by
+//! A rolling restart of `deploy/cluster` while people play: pairs of players (200 players by
 //! default; `NOUGHTS_ROLLING_PAIRS` sets the pairs) play game after game through the balancer
 //! while `deploy/cluster restart` drains and restarts the three nodes one at a time. Each player
 //! whose connection closes comes back through the balancer with its token and finds its game
 //! with every move it saw acknowledged; afterwards every game is stored whole and finished.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::SinkExt;
 use noughts_protocol::{
-    ClientFrame, ClientMessage, EndReason, GameId, GameState, Mark, PROTOCOL_VERSION,
+    ClientFrame, ClientMessage, EndReason, GameId, GameState, Mark, PROTOCOL_VERSION, ServerFrame,
     ServerMessage, Variant,
 };
-use noughts_tests::{Client, Scratch, Socket, connect_with, read_frame};
+use noughts_tests::{Client, Scratch, Socket, WAIT, connect_with, read_frame};
 use tokio::time::{Instant, sleep, timeout};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -32,6 +33,10 @@ struct Seat {
     mark: Mark,
     /// Times it came back after its connection closed.
     returns: u64,
+    /// How long each return into a game took, from the close to the game's state.
+    comebacks: Vec<Duration>,
+    /// The last frames it was sent, to say what it saw when something goes wrong.
+    seen: VecDeque<String>,
 }
 
 /// Connects through the balancer and says hello (with `token`, to come back); tries again while
@@ -57,7 +62,8 @@ async fn hello(url: &str, name: &str, token: Option<&str>) -> (Socket, String) {
         {
             continue;
         }
-        match read_frame(&mut ws).await {
+        let welcome = timeout(WAIT - Duration::from_secs(1), read_frame(&mut ws)).await;
+        match welcome.unwrap_or_else(|_| panic!("{name}: no welcome")) {
             Ok(frame) => match frame.message {
                 ServerMessage::Welcome { token, .. } => return (ws, token),
                 other => panic!("{name}: welcome, got {other:?}"),
@@ -69,24 +75,53 @@ async fn hello(url: &str, name: &str, token: Option<&str>) -> (Socket, String) {
 }
 
 impl Seat {
+    /// The next frame, or how the connection closed; a connection silent for longer than the
+    /// harness's wait fails the test, saying who waited, for what, and what it saw last.
+    async fn frame(&mut self, doing: &str) -> Result<ServerFrame, Option<u16>> {
+        // Within the harness's own wait, which would fail without saying who waited.
+        let wait = WAIT - Duration::from_secs(1);
+        let Ok(frame) = timeout(wait, read_frame(&mut self.ws)).await else {
+            panic!(
+                "{}: no frame for {wait:?} while {doing}; the last it was sent: {:?}",
+                self.name, self.seen
+            );
+        };
+        if let Ok(frame) = &frame {
+            if self.seen.len() == 6 {
+                self.seen.pop_front();
+            }
+            let text = format!("{:?}", frame.message);
+            self.seen.push_back(text.chars().take(160).collect());
+        }
+        frame
+    }
+
     /// Comes back with the token and returns the game's state as the server has it.
     async fn come_back(&mut self, url: &str, game: GameId) -> GameState {
-        let (ws, token) = hello(url, &self.name, Some(&self.token)).await;
-        self.ws = ws;
-        self.token = token;
-        self.returns += 1;
-        let deadline = Instant::now() + BACK_WITHIN;
-        loop {
-            let frame = timeout(deadline - Instant::now(), read_frame(&mut self.ws))
-                .await
-                .unwrap_or_else(|_| panic!("{}: its game never came back", self.name));
-            match frame {
-                Ok(frame) => match frame.message {
-                    ServerMessage::GameState(state) if state.game == game => return *state,
-                    _ => {}
-                },
-                // Closed again (the node it landed on is the next to stop): again.
-                Err(_) => return Box::pin(self.come_back(url, game)).await,
+        let closed = Instant::now();
+        'again: loop {
+            let (ws, token) = hello(url, &self.name, Some(&self.token)).await;
+            self.ws = ws;
+            self.token = token;
+            self.returns += 1;
+            let deadline = Instant::now() + BACK_WITHIN;
+            loop {
+                assert!(
+                    Instant::now() < deadline,
+                    "{}: game {game:?} never came back",
+                    self.name
+                );
+                match self.frame(&format!("coming back to game {game:?}")).await {
+                    Ok(frame) => match frame.message {
+                        ServerMessage::GameState(state) if state.game == game => {
+                            self.comebacks.push(closed.elapsed());
+                            return *state;
+                        }
+                        _ => {}
+                    },
+                    // Closed again (the node it landed on is the next to stop): again.
+                    Err(_) => continue 'again,
+                }
             }
         }
     }
@@ -106,6 +141,8 @@ fn first_empty(board: &str) -> usize {
 struct Played {
     games: Vec<(GameId, Vec<usize>)>,
     returns: [u64; 2],
+    /// How long each of its players' returns into a game took.
+    comebacks: Vec<Duration>,
 }
 
 /// Sends `message` on `seat` (a send on a closed connection shows at the next read).
@@ -116,10 +153,15 @@ async fn send(seat: &mut Seat, message: ClientMessage) {
         .await;
 }
 
-/// Reads `seat` until `what` picks a message out; `None` if the connection closes first.
+/// Reads `seat` until `what` picks a message out; `None` if the connection closes first, or a
+/// request is refused (a room's node stopping refuses to start its game, as a person would be
+/// told, and they try again).
 async fn read_until<T>(seat: &mut Seat, what: impl Fn(ServerMessage) -> Option<T>) -> Option<T> {
     loop {
-        let frame = read_frame(&mut seat.ws).await.ok()?;
+        let frame = seat.frame("meeting its opponent").await.ok()?;
+        if let ServerMessage::Error { .. } = frame.message {
+            return None;
+        }
         if let Some(found) = what(frame.message) {
             return Some(found);
         }
@@ -199,6 +241,8 @@ async fn pair(url: String, n: usize, stop: Arc<AtomicBool>, moves: Arc<AtomicU64
             name,
             mark: Mark::X,
             returns: 0,
+            comebacks: Vec::new(),
+            seen: VecDeque::new(),
         });
     }
     let mut seats = seats.map(|s| s.expect("a seat"));
@@ -216,8 +260,9 @@ async fn pair(url: String, n: usize, stop: Arc<AtomicBool>, moves: Arc<AtomicU64
             sleep(PACE).await;
             let sent = ClientFrame::new(ClientMessage::Move { game, cell }).to_json();
             let _ = seat.ws.send(Message::text(sent)).await;
+            let doing = format!("waiting for its move {cell} in game {game:?} to be acknowledged");
             loop {
-                match read_frame(&mut seat.ws).await {
+                match seat.frame(&doing).await {
                     Ok(frame) => match frame.message {
                         ServerMessage::Moved {
                             game: g,
@@ -233,7 +278,10 @@ async fn pair(url: String, n: usize, stop: Arc<AtomicBool>, moves: Arc<AtomicU64
                             break;
                         }
                         ServerMessage::Error { code, message, .. } => {
-                            panic!("{}: {code}: {message}", seat.name)
+                            panic!(
+                                "{}: move {cell} in game {game:?}: {code}: {message}",
+                                seat.name
+                            )
                         }
                         _ => {}
                     },
@@ -259,6 +307,9 @@ async fn pair(url: String, n: usize, stop: Arc<AtomicBool>, moves: Arc<AtomicU64
         played.games.push((game, acked));
     }
     played.returns = [seats[0].returns, seats[1].returns];
+    for seat in &mut seats {
+        played.comebacks.append(&mut seat.comebacks);
+    }
     played
 }
 
@@ -270,7 +321,7 @@ async fn a_rolling_restart_behind_haproxy_loses_no_game_and_no_move() {
     let pairs: usize = std::env::var("NOUGHTS_ROLLING_PAIRS")
         .ok()
         .and_then(|p| p.parse().ok())
-        .unwrap_or(10);
+        .unwrap_or(100);
     let deployed = Deployed {
         dir: Scratch::new("rolling"),
         port: free_ports(),
@@ -351,10 +402,17 @@ async fn a_rolling_restart_behind_haproxy_loses_no_game_and_no_move() {
         );
         games += 1;
     }
+    let mut comebacks: Vec<Duration> = played.iter().flat_map(|p| &p.comebacks).copied().collect();
+    comebacks.sort();
+    let at = |q: f64| comebacks.get(((comebacks.len() as f64 - 1.0) * q) as usize);
     eprintln!(
-        "{} players, {games} games, {} moves, {} comebacks",
+        "{} players, {games} games, {} moves, {} comebacks; back in the game within \
+         {:?} (median), {:?} (95th percentile), {:?} (slowest)",
         pairs * 2,
         moves.load(Ordering::Relaxed),
-        returns.iter().sum::<u64>()
+        returns.iter().sum::<u64>(),
+        at(0.5),
+        at(0.95),
+        comebacks.last()
     );
 }

@@ -187,9 +187,15 @@ impl Backend for Postgres {
     }
 
     fn touch_token(&mut self, hash: TokenHash, now: u64) -> Result<(), StoreError> {
+        // A node whose connections close together notes their tokens used in one batch, while
+        // their players come back on other nodes and trade those tokens in batches of their own:
+        // waiting for a row another transaction holds would let two such batches deadlock. That
+        // transaction is trading the token (it expires, so its last use no longer counts) or
+        // noting it used too, so the row is skipped rather than waited for.
         self.conn.execute(
             "UPDATE tokens SET used_ms = GREATEST(used_ms, $2) \
-             WHERE hash = $1 AND expires_ms IS NULL",
+             WHERE hash = (SELECT hash FROM tokens WHERE hash = $1 AND expires_ms IS NULL \
+             FOR UPDATE SKIP LOCKED)",
             &[&&hash.0[..], &int(now)],
         )?;
         Ok(())

@@ -128,3 +128,41 @@ async fn execute(db: &Fresh, sql: &'static str) -> Result<(), StoreError> {
         .await
         .unwrap()
 }
+
+#[tokio::test]
+async fn a_token_noted_used_does_not_wait_for_another_node_trading_it() {
+    let Some(db) = Fresh::postgres("touch_skips") else {
+        return;
+    };
+    let (store, _) = db.open().await;
+    let token = TokenHash::of("a");
+    store.add_player(PlayerId(1), "ada", token).await.unwrap();
+    // Another node's batch holds the token's row (it is trading it) until told to let go.
+    let StoreConfig::Postgres(url) = db.config.clone() else {
+        unreachable!()
+    };
+    let hex: String = token.0.iter().map(|b| format!("{b:02x}")).collect();
+    let (held, holding) = tokio::sync::oneshot::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let other = tokio::task::spawn_blocking(move || {
+        let mut other = Postgres::connect(&url)?;
+        other.execute("BEGIN")?;
+        other.execute(&format!(
+            "UPDATE tokens SET expires_ms = 1 WHERE hash = '\\x{hex}'::bytea"
+        ))?;
+        let _ = held.send(());
+        let _ = released.recv();
+        other.execute("ROLLBACK")
+    });
+    holding.await.unwrap();
+    // The node whose connection closed notes the token used: that write, and the batch it is
+    // in, go through while the row is held (waiting for it is how two nodes' batches deadlock).
+    store.touch_token(token);
+    let flushed = tokio::time::timeout(std::time::Duration::from_secs(30), store.flush()).await;
+    release.send(()).unwrap();
+    other.await.unwrap().unwrap();
+    assert!(
+        matches!(flushed, Ok(Ok(()))),
+        "the batch waited for a row another transaction holds: {flushed:?}"
+    );
+}
