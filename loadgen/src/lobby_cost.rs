@@ -100,6 +100,7 @@ fn site(sizes: &Sizes, site: &Report, games: &Report) -> Verdict {
             && frames.is_some_and(|f| f <= 2.0)
             && site.error_count() == 0,
         judged: true,
+        info: false,
         command: command(o),
     }
 }
@@ -136,6 +137,7 @@ fn flat(sizes: &Sizes, flat: &[Report]) -> Verdict {
         ),
         pass: spread.is_some_and(|s| s <= 1.15) && flat.iter().all(|r| r.error_count() == 0),
         judged: true,
+        info: false,
         command: sizes.flat.first().map_or(String::new(), |o| {
             format!("{} (--followers as listed)", command(o))
         }),

@@ -483,10 +483,10 @@ async fn suite_command(
         for verdict in &result.verdicts {
             println!(
                 "{} {}\n    {}",
-                match (verdict.judged, verdict.pass) {
-                    (false, _) => "----",
-                    (true, true) => "pass",
-                    (true, false) => "MISS",
+                match verdict.label() {
+                    "miss" => "MISS",
+                    "not judged" => "----",
+                    label => label,
                 },
                 verdict.target,
                 verdict.measured

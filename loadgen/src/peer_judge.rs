@@ -61,6 +61,7 @@ fn capacity(sizes: &Sizes, ours: &Ramp, theirs: &Ramp) -> Verdict {
         ),
         pass: held.is_some() && ratio.is_some_and(|r| r >= 2.0),
         judged: true,
+        info: false,
         command: format!(
             "noughts-loadgen --memory-store capacity --start {} --step {} --warmup {} --secs {} [--peer bench/peer/colyseus]",
             c.start, c.step, c.warmup, c.secs
@@ -88,6 +89,7 @@ fn idle_memory(sizes: &Sizes, ours: &Report, theirs: &Report) -> Verdict {
             && ours.error_count() == 0
             && theirs.error_count() == 0,
         judged: true,
+        info: false,
         command: format!(
             "noughts-loadgen idle --connections {} --procs {}; node load.js idle --connections {}",
             sizes.idle.connections, sizes.idle.procs, sizes.idle.connections
@@ -124,6 +126,7 @@ fn paced_cpu(sizes: &Sizes, a: Against<'_>, paced: &Report) -> Verdict {
             && durable_ratio.is_some_and(|r| r <= 1.0)
             && clean,
         judged: true,
+        info: false,
         command: format!(
             "{}; noughts-loadgen --memory-store games …; node load.js games --games {} --rate {} --secs {}",
             crate::judge::games_command(g),

@@ -357,10 +357,9 @@ pub fn markdown(result: &SuiteResult) -> String {
             "| {} | {} | {} | `{}` |",
             v.target,
             v.measured,
-            match (v.judged, v.pass) {
-                (false, _) => "not judged",
-                (true, true) => "pass",
-                (true, false) => "**miss**",
+            match v.label() {
+                "miss" => "**miss**",
+                label => label,
             },
             v.command
         );
@@ -507,6 +506,7 @@ mod tests {
                 measured: measured.to_owned(),
                 pass: true,
                 judged: true,
+                info: false,
                 command: "noughts-loadgen games".to_owned(),
             }],
             peer: Vec::new(),

@@ -339,6 +339,12 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
         let target = verdict["target"].as_str().expect("a target");
         assert!(target.starts_with(label), "{target}");
     }
+    for ratio in &verdicts[1..3] {
+        assert_eq!(
+            ratio["info"], true,
+            "the relay ratios are information: {ratio}"
+        );
+    }
     assert!(
         verdicts[1]["measured"]
             .as_str()
