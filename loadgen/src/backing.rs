@@ -2,7 +2,7 @@
 //! transactions, rows and bytes, and their CPU, read before and after. Divided by the moves of
 //! the window they are the per-move costs a capacity model is built from.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::Command;
 
@@ -13,9 +13,11 @@ use crate::nodes::pg_program;
 use crate::usage::ProcStat;
 
 /// Redis's counters at one moment (from `INFO`).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct RedisCounters {
     commands: f64,
+    /// Calls by command name (`INFO commandstats`).
+    calls: BTreeMap<String, f64>,
     bytes_in: f64,
     bytes_out: f64,
     cpu_secs: f64,
@@ -41,6 +43,9 @@ pub struct Backing {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct BackingWork {
     pub redis_commands: f64,
+    /// Redis calls by command name.
+    #[serde(default)]
+    pub redis_calls: BTreeMap<String, f64>,
     pub redis_bytes_in: f64,
     pub redis_bytes_out: f64,
     pub redis_cpu_secs: f64,
@@ -78,6 +83,12 @@ impl Backing {
         if let Some((client, before)) = &self.redis {
             let after = redis_counters(client).await?;
             work.redis_commands = after.commands - before.commands;
+            for (name, calls) in &after.calls {
+                let was = before.calls.get(name).copied().unwrap_or(0.0);
+                if calls > &was {
+                    work.redis_calls.insert(name.clone(), calls - was);
+                }
+            }
             work.redis_bytes_in = after.bytes_in - before.bytes_in;
             work.redis_bytes_out = after.bytes_out - before.bytes_out;
             work.redis_cpu_secs = after.cpu_secs - before.cpu_secs;
@@ -99,6 +110,9 @@ impl BackingWork {
         let d = moves.max(1.0);
         BackingWork {
             redis_commands: self.redis_commands / d,
+            redis_calls: (self.redis_calls.iter())
+                .map(|(name, calls)| (name.clone(), calls / d))
+                .collect(),
             redis_bytes_in: self.redis_bytes_in / d,
             redis_bytes_out: self.redis_bytes_out / d,
             redis_cpu_secs: self.redis_cpu_secs / d,
@@ -119,8 +133,16 @@ async fn redis_counters(client: &redis::Client) -> anyhow::Result<RedisCounters>
     let fields = info_fields(&info);
     let get = |name: &str| fields.get(name).copied().unwrap_or(0.0);
     // The INFO command that reads these counts itself once; the window's two reads cancel out.
+    let calls = (info.lines())
+        .filter_map(|line| {
+            let (name, stats) = line.strip_prefix("cmdstat_")?.split_once(':')?;
+            let calls = stats.split(',').find_map(|s| s.strip_prefix("calls="))?;
+            Some((name.to_owned(), calls.parse().ok()?))
+        })
+        .collect();
     Ok(RedisCounters {
         commands: get("total_commands_processed"),
+        calls,
         bytes_in: get("total_net_input_bytes"),
         bytes_out: get("total_net_output_bytes"),
         cpu_secs: get("used_cpu_sys") + get("used_cpu_user"),

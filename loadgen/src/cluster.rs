@@ -469,7 +469,7 @@ impl ClusterResult {
              | setup | Redis commands | Redis bytes in / out | Redis CPU | PostgreSQL commits | \
              rows written | WAL bytes | PostgreSQL CPU |\n|---|---|---|---|---|---|---|---|\n"
             .to_owned();
-        for (row, b) in rows {
+        for (row, b) in &rows {
             out.push_str(&format!(
                 "| {} | {:.2} | {:.0} / {:.0} | {:.1} µs | {:.2} | {:.2} | {:.0} | {:.1} µs |\n",
                 row.setup,
@@ -481,6 +481,18 @@ impl ClusterResult {
                 b.pg_rows_written,
                 b.pg_wal_bytes,
                 b.pg_cpu_secs * 1e6,
+            ));
+        }
+        for (row, b) in rows.iter().filter(|(_, b)| !b.redis_calls.is_empty()) {
+            let mut calls: Vec<(&String, &f64)> = b.redis_calls.iter().collect();
+            calls.sort_by(|a, b| b.1.total_cmp(a.1));
+            let calls: Vec<String> = (calls.iter().take(8))
+                .map(|(name, n)| format!("{name} {n:.2}"))
+                .collect();
+            out.push_str(&format!(
+                "\n{}: Redis calls a move by command: {}.\n",
+                row.setup,
+                calls.join(", ")
             ));
         }
         out
