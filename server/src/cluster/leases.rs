@@ -12,7 +12,7 @@ use tokio_util::task::TaskTracker;
 use tracing::{error, warn};
 
 use super::Cluster;
-use super::lease::Lease;
+use super::lease::{Lease, RENEW_AT_ONCE};
 
 /// This node's leases.
 pub struct Leases {
@@ -151,23 +151,30 @@ impl Leases {
         self.held().values().copied().collect()
     }
 
-    /// Renews `leases`, taken from those held a moment ago: one given back since is left alone.
+    /// Renews `leases`, taken from those held a moment ago, [`RENEW_AT_ONCE`] to a call: one
+    /// given back since is left alone.
     pub(super) async fn renew(&self, leases: Vec<Lease>) {
-        for lease in leases {
-            match self.cluster.renew(lease).await {
-                Ok(true) => {}
-                Ok(false) => {
-                    // Given back meanwhile (its game closed here, or the node is stopping and
-                    // handed it over): it is not this node's to take again, and another node may
-                    // be taking it over right now.
-                    if !self.forget(lease) {
-                        continue;
-                    }
-                    if !self.take(lease.game).await {
-                        error!(game = lease.game.0, "lost a game's lease to another node");
-                    }
+        for leases in leases.chunks(RENEW_AT_ONCE) {
+            let renewed = match self.cluster.renew_all(leases).await {
+                Ok(renewed) => renewed,
+                Err(err) => {
+                    warn!(cause = %err, leases = leases.len(), "cannot renew leases");
+                    continue;
                 }
-                Err(err) => warn!(cause = %err, game = lease.game.0, "cannot renew a lease"),
+            };
+            for (lease, renewed) in leases.iter().zip(renewed) {
+                if renewed {
+                    continue;
+                }
+                // Given back meanwhile (its game closed here, or the node is stopping and
+                // handed it over): it is not this node's to take again, and another node may
+                // be taking it over right now.
+                if !self.forget(*lease) {
+                    continue;
+                }
+                if !self.take(lease.game).await {
+                    error!(game = lease.game.0, "lost a game's lease to another node");
+                }
             }
         }
     }

@@ -19,6 +19,29 @@ mod redis_server;
 use redis_server::TestRedis as Redis;
 
 #[tokio::test]
+async fn leases_renewed_together_each_say_whether_they_were_kept() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let lease = Duration::from_secs(30);
+    let a = Cluster::join(&redis.url, "a", lease).await.unwrap();
+    let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
+    let mut held = Vec::new();
+    for game in 1..=3 {
+        held.push(a.acquire(GameId(game)).await.unwrap().expect("free"));
+    }
+    // The second one is given back and taken by another node: lost to a.
+    assert!(a.release(held[1]).await.unwrap());
+    b.acquire(GameId(2)).await.unwrap().expect("given back");
+    assert_eq!(a.renew_all(&held).await.unwrap(), [true, false, true]);
+    assert_eq!(a.renew_all(&[]).await.unwrap(), Vec::<bool>::new());
+    assert_eq!(
+        b.owner(GameId(2)).await.unwrap().map(|o| o.0),
+        Some("b".to_owned())
+    );
+}
+
+#[tokio::test]
 async fn one_node_at_a_time_holds_a_game_and_a_lost_lease_stays_lost() {
     let Some(redis) = Redis::start().await else {
         return;
