@@ -26,7 +26,7 @@
 //! in through [`Lobby::apply_remote`], so every node's lobby lists the whole cluster.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
@@ -157,6 +157,8 @@ struct View {
 struct Inner {
     /// Every listed live game (private-room games are not listed).
     games: BTreeMap<GameId, GameInfo>,
+    /// Those of `games` this node plays: other nodes' changes about them are not applied.
+    own_games: HashSet<GameId>,
     /// Public rooms waiting for an opponent.
     rooms: Rooms,
     /// Quick-match seeks waiting, oldest first (ids only grow).
@@ -534,6 +536,15 @@ impl Lobby {
     /// A change made on this node: applied, and relayed to the cluster if it changed anything.
     fn local(&self, change: Change) {
         let mut inner = self.inner();
+        match &change {
+            Change::Game { game } => {
+                inner.own_games.insert(game.game);
+            }
+            Change::GameRemoved { game } => {
+                inner.own_games.remove(game);
+            }
+            _ => {}
+        }
         if inner.apply(&change) {
             if change.is_urgent() {
                 self.urgent.notify_one();
@@ -545,9 +556,21 @@ impl Lobby {
         }
     }
 
-    /// A change another node made.
+    /// A change another node made. One about a game this node plays now is left out: it is an
+    /// earlier holder's (the removal of a dead node's listing, swept as this node carries the
+    /// game on, say), and applying it would drop this node's listing, whose own removal would
+    /// then never reach the cluster when the game ends here.
     pub(crate) fn apply_remote(&self, change: &Change) {
-        if self.inner().apply(change) && change.is_urgent() {
+        let mut inner = self.inner();
+        if let Change::Game {
+            game: GameInfo { game, .. },
+        }
+        | Change::GameRemoved { game } = change
+            && inner.own_games.contains(game)
+        {
+            return;
+        }
+        if inner.apply(change) && change.is_urgent() {
             self.urgent.notify_one();
         }
     }

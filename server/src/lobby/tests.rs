@@ -367,3 +367,42 @@ async fn a_game_that_stops_being_featured_is_removed_and_its_replacement_added()
         [GameId(2)]
     );
 }
+
+#[test]
+fn a_remote_removal_of_a_game_played_here_leaves_its_listing_and_its_end_goes_out() {
+    let lobby = Lobby::default();
+    let (relay, mut relayed) = mpsc::unbounded_channel();
+    lobby.relay_to(relay);
+    let listed = |lobby: &Lobby| {
+        let (games, _) = lobby.page(None, None, 10);
+        games.iter().map(|g| g.game).collect::<Vec<_>>()
+    };
+    // Another node's game: its changes are applied.
+    lobby.apply_remote(&Change::Game {
+        game: war(7, Variant::Four),
+    });
+    assert_eq!(listed(&lobby), [GameId(7)]);
+    lobby.apply_remote(&Change::GameRemoved { game: GameId(7) });
+    assert!(listed(&lobby).is_empty());
+    // A war game this node carries on, whose dead holder's listing is swept meanwhile.
+    lobby.update_game(war(16_002, Variant::Cube));
+    assert!(matches!(relayed.try_recv(), Ok(Change::Game { .. })));
+    lobby.apply_remote(&Change::GameRemoved {
+        game: GameId(16_002),
+    });
+    assert_eq!(listed(&lobby), [GameId(16_002)], "still played here");
+    lobby.remove_game(GameId(16_002));
+    assert!(listed(&lobby).is_empty());
+    assert!(
+        matches!(
+            relayed.try_recv(),
+            Ok(Change::GameRemoved { game }) if game == GameId(16_002)
+        ),
+        "its end reaches the cluster"
+    );
+    // Once it ended here, another node's listing of it is applied again.
+    lobby.apply_remote(&Change::Game {
+        game: war(16_002, Variant::Cube),
+    });
+    assert_eq!(listed(&lobby), [GameId(16_002)]);
+}
