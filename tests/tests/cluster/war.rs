@@ -79,7 +79,7 @@ fn one_each(wars: &[Wars]) -> bool {
 
 /// Waits (up to [`AGREE_WITHIN`]) until the nodes `lookers` look at agree on one war game per
 /// variant, twice in a row; what they listed last if they do not.
-async fn agree(lookers: &mut [Client], next_id: &mut u64) -> Result<(), String> {
+async fn agree(lookers: &mut [Client], next_id: &mut u64, url: &str) -> Result<(), String> {
     let deadline = tokio::time::Instant::now() + AGREE_WITHIN;
     let mut agreed = 0;
     loop {
@@ -93,10 +93,53 @@ async fn agree(lookers: &mut [Client], next_id: &mut u64) -> Result<(), String> 
             return Ok(());
         }
         if tokio::time::Instant::now() > deadline {
-            return Err(format!("the nodes list {seen:?}"));
+            return Err(format!(
+                "the nodes list {seen:?}; Redis: {}",
+                redis_state(url)
+            ));
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// What Redis at `url` holds of the war games: the lobby's games, the war slots and what each
+/// holder noted, the games' leases and the nodes; for a failure to say.
+fn redis_state(url: &str) -> String {
+    let port = url.rsplit(':').next().unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("redis-cli")
+            .args(["-p", port])
+            .args(args)
+            .output()
+            .expect("run redis-cli");
+        String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .replace('\n', " | ")
+    };
+    let mut state = format!("lobby:games = {}", run(&["HGETALL", "lobby:games"]));
+    for pattern in ["slot:*", "game:*:owner"] {
+        for key in run(&["KEYS", pattern])
+            .split(" | ")
+            .filter(|k| !k.is_empty())
+        {
+            state += &format!("; {key} = {}", run(&["GET", key]));
+        }
+    }
+    state + &format!("; nodes = {}", run(&["SMEMBERS", "nodes"]))
+}
+
+/// Copies the nodes' logs out of `dir` (removed when the test ends) to a directory of their own,
+/// and says where.
+fn keep_logs(dir: &Scratch, names: &[&str]) {
+    let kept = std::env::temp_dir().join(format!("noughts-war-logs-{}", std::process::id()));
+    if std::fs::create_dir_all(&kept).is_err() {
+        return;
+    }
+    for name in names {
+        let from = dir.dir.join(name).join("server.log");
+        let _ = std::fs::copy(from, kept.join(format!("{name}.log")));
+    }
+    eprintln!("the nodes' logs are kept in {}", kept.display());
 }
 
 /// The node holding `variant`'s war slot, as Redis at `url` says.
@@ -127,7 +170,7 @@ async fn each_variant_has_one_war_game_on_every_node_after_every_kill_and_restar
     for node in nodes.iter().flatten() {
         lookers.push(Client::join(&node.url, "looker").await);
     }
-    agree(&mut lookers, &mut next_id)
+    agree(&mut lookers, &mut next_id, &redis.url)
         .await
         .expect("one war game per variant from the start");
     let mut failed = Vec::new();
@@ -148,7 +191,7 @@ async fn each_variant_has_one_war_game_on_every_node_after_every_kill_and_restar
         for node in nodes.iter().flatten() {
             survivors.push(Client::join(&node.url, "looker").await);
         }
-        if let Err(why) = agree(&mut survivors, &mut next_id).await {
+        if let Err(why) = agree(&mut survivors, &mut next_id, &redis.url).await {
             failed.push(format!("round {round}, after killing {killed:?}: {why}"));
         }
         for &k in &killed {
@@ -158,12 +201,15 @@ async fn each_variant_has_one_war_game_on_every_node_after_every_kill_and_restar
         for node in nodes.iter().flatten() {
             lookers.push(Client::join(&node.url, "looker").await);
         }
-        if let Err(why) = agree(&mut lookers, &mut next_id).await {
+        if let Err(why) = agree(&mut lookers, &mut next_id, &redis.url).await {
             failed.push(format!("round {round}, after restarting {killed:?}: {why}"));
         }
     }
     for why in &failed {
         eprintln!("{why}");
+    }
+    if !failed.is_empty() {
+        keep_logs(&dir, &names);
     }
     assert!(
         failed.is_empty(),
