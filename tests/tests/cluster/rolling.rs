@@ -183,18 +183,27 @@ async fn try_meet(seats: &mut [Seat; 2]) -> Option<GameState> {
     })
     .await?;
     send(&mut seats[1], ClientMessage::JoinRoom { code }).await;
-    let mut state = None;
-    for seat in seats.iter_mut() {
-        let s = read_until(seat, |m| match m {
-            ServerMessage::GameState(s) => Some(*s),
-            _ => None,
-        })
-        .await?;
-        seat.mark = s.you.expect("a seat");
-        state = Some(s);
-    }
-    state
+    // A join that reaches a node as it stops may go unanswered: that node tells its clients to
+    // come back elsewhere, and the room's host, on another node, waits for nobody. After a
+    // while both come back and meet again, as two people would.
+    let seated = timeout(MEET_WITHIN, async {
+        let mut state = None;
+        for seat in seats.iter_mut() {
+            let s = read_until(seat, |m| match m {
+                ServerMessage::GameState(s) => Some(*s),
+                _ => None,
+            })
+            .await?;
+            seat.mark = s.you.expect("a seat");
+            state = Some(s);
+        }
+        state
+    });
+    seated.await.ok().flatten()
 }
+
+/// How long two players wait for their room's game to start before they both come back.
+const MEET_WITHIN: Duration = Duration::from_secs(8);
 
 /// [`try_meet`] until it works; when a connection closes on the way, both players come back,
 /// and a game that did start comes back with them and is played on.
