@@ -264,9 +264,10 @@ async fn paced(
     let end = start + Duration::from_secs_f64(args.secs);
     same.timeline.start(start);
     across.timeline.start(start);
+    // Read before the window (psql takes some milliseconds), so the first moves go out on time.
+    let backing = Backing::start(backing.0, backing.1).await;
     sleep_until(start).await;
     let windows: Vec<Window> = nodes.iter().map(|n| Window::start(n.probe)).collect();
-    let backing = Backing::start(backing.0, backing.1).await;
     let measured = tokio::spawn(async move {
         sleep_until(end).await;
         windows.iter().map(Window::end).collect::<Vec<_>>()

@@ -83,15 +83,9 @@ impl Cluster {
         Ok(epoch.map(|epoch| Lease { game, epoch }))
     }
 
-    /// Extends `lease` for another lease time; false if it has been lost (expired, and maybe
-    /// taken by another node): the game is no longer this node's to advance.
-    pub async fn renew(&self, lease: Lease) -> Result<bool, ClusterError> {
-        let renewed = self.renew_all(&[lease]).await?;
-        Ok(renewed.first().copied().unwrap_or(false))
-    }
-
     /// Extends each of `leases` (at most [`RENEW_AT_ONCE`]) for another lease time, in one call;
-    /// for each, false if it has been lost, as [`Cluster::renew`] says.
+    /// for each, false if it has been lost (expired, and maybe taken by another node): that game
+    /// is no longer this node's to advance.
     pub async fn renew_all(&self, leases: &[Lease]) -> Result<Vec<bool>, ClusterError> {
         if leases.is_empty() {
             return Ok(Vec::new());

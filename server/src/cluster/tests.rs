@@ -58,14 +58,14 @@ async fn one_node_at_a_time_holds_a_game_and_a_lost_lease_stays_lost() {
     // Renewed, it outlives its first term.
     for _ in 0..5 {
         tokio::time::sleep(Duration::from_millis(300)).await;
-        assert!(a.renew(first).await.unwrap());
+        assert_eq!(a.renew_all(&[first]).await.unwrap(), [true]);
     }
     assert_eq!(b.acquire(game).await.unwrap(), None);
     // Left to expire (a node that stopped), it goes to the next node with a higher epoch.
     let second = until_some(|| b.acquire(game)).await;
     assert!(second.epoch > first.epoch);
     // The old holder can neither renew nor give back what is no longer its.
-    assert!(!a.renew(first).await.unwrap());
+    assert_eq!(a.renew_all(&[first]).await.unwrap(), [false]);
     assert!(!a.release(first).await.unwrap());
     assert_eq!(
         b.owner(game).await.unwrap(),
