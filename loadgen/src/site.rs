@@ -502,9 +502,11 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poison| poison.into_inner())
 }
 
-/// A watcher: picks a featured game from the lobby, watches it to its end, and goes back.
+/// A watcher: picks a featured game from the lobby, watches it to its end, and goes back. As a
+/// person would, it does not pick again a game it found over, until the lobby offers another.
 async fn watcher(mut ws: Socket, seed: u64, window: Window, tally: &Tally) {
     let mut rng = fastrand::Rng::with_seed(seed ^ 0x5eed);
+    let mut finished: BTreeSet<u64> = BTreeSet::new();
     'lobby: while Instant::now() < window.end {
         if client::send(&mut ws, ClientMessage::SubscribeLobby)
             .await
@@ -521,7 +523,7 @@ async fn watcher(mut ws: Socket, seed: u64, window: Window, tally: &Tally) {
                 break 'lobby;
             };
             seen.apply(&message);
-            if let Some(game) = pick(&seen.featured, &mut rng) {
+            if let Some(game) = pick(&(&seen.featured - &finished), &mut rng) {
                 break game;
             }
         };
@@ -549,6 +551,10 @@ async fn watcher(mut ws: Socket, seed: u64, window: Window, tally: &Tally) {
             let ended = (peek.kind == "game_over" || over) && peek.game == Some(game);
             let gone = peek.kind == "error" && peek.code == Some("no_such_game");
             if ended || gone {
+                if finished.len() >= 64 {
+                    finished.clear();
+                }
+                finished.insert(game);
                 if ended {
                     let _ = client::send(
                         &mut ws,

@@ -390,9 +390,11 @@ impl Lobby {
 
     /// Sends the snapshot to `out` (echoing `id`), then every change until [`Lobby::unsubscribe`].
     /// Seeks and rooms are as they stand (a frame on its way may then tell of one again, or of the
-    /// removal of one it never had: both harmless); the games and totals are those the others
-    /// were last sent, so that the next frame's difference is right for everyone (the first
-    /// follower gets the games as they stand).
+    /// removal of one it never had: both harmless). The games are those the others were last
+    /// sent, so that the next frame's difference is right for everyone, but each as it stands,
+    /// and without those that ended since: a newcomer is never offered a finished game to watch
+    /// (the next frame may then tell it of a game again, or of the removal of one it never had).
+    /// The first follower gets the games as they stand.
     pub(crate) fn subscribe(&self, out: Outbound, id: Option<RequestId>) {
         let mut inner = self.inner();
         // The first follower need not wait for the next second: nobody else holds the view.
@@ -407,7 +409,9 @@ impl Lobby {
             seeks_total: count(inner.seeks.len()),
             rooms: inner.rooms.newest(LOBBY_ROOMS),
             rooms_total: count(inner.rooms.by_code.len()),
-            games: inner.view.games.clone(),
+            games: (inner.view.games.iter())
+                .filter_map(|game| inner.games.get(&game.game).cloned())
+                .collect(),
             totals: inner.view.totals,
         };
         if out.reply(id, snapshot) {

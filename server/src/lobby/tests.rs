@@ -368,6 +368,29 @@ async fn a_game_that_stops_being_featured_is_removed_and_its_replacement_added()
     );
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_newcomer_is_not_offered_a_featured_game_that_ended_since_the_last_frame() {
+    let lobby = Arc::new(Lobby::default());
+    for id in 1..=3 {
+        lobby.update_game(game(id, 0, 1));
+    }
+    let (_first, mut first_inbox) = follower(&lobby);
+    run_for(&lobby, Duration::from_millis(1100)).await;
+    lobby.remove_game(GameId(2));
+    lobby.update_game(game(3, 4, 1));
+    let (_out, mut inbox) = follower(&lobby);
+    let Some(ServerMessage::Lobby { games, .. }) = next(&mut inbox) else {
+        panic!("the snapshot");
+    };
+    let shown: Vec<(GameId, u32)> = games.iter().map(|g| (g.game, g.moves)).collect();
+    assert_eq!(shown, [(GameId(3), 4), (GameId(1), 0)], "as they stand");
+    while next(&mut first_inbox).is_some() {}
+    run_for(&lobby, Duration::from_millis(1100)).await;
+    let told = update(next(&mut inbox));
+    assert_eq!(told.games_removed, [GameId(2)], "harmless to the newcomer");
+    assert_eq!(update(next(&mut first_inbox)), told, "one frame for all");
+}
+
 #[test]
 fn a_remote_removal_of_a_game_played_here_leaves_its_listing_and_its_end_goes_out() {
     let lobby = Lobby::default();
