@@ -60,7 +60,8 @@ pub struct Config {
     pub war_move_delay: Duration,
     /// How long a finished game stays reachable for a rematch or a last look.
     pub finished_linger: Duration,
-    /// How often the server pings each connection.
+    /// How often the server pings a connection whose player sits in a live game (others at every
+    /// other interval, where the idle timeout allows).
     pub ping_interval: Duration,
     /// A connection that sends nothing (not even a pong) for this long is closed.
     pub idle_timeout: Duration,

@@ -217,6 +217,23 @@ fn ping_phase(conn: u64, interval: Duration) -> Duration {
 /// waking it alone (a wake-up of an idle runtime costs far more than the ping it sends).
 const PING_GRID: Duration = Duration::from_millis(250);
 
+/// A connection whose player sits in no live game (in the lobby, watching, idle) is pinged at
+/// every this many ticks of the ping interval rather than at each: nobody waits on it, and with
+/// thousands of such connections their pings (each a wake-up of the server for the pong) are
+/// most of what they cost. Only where that spacing is at most two thirds of the idle timeout (30
+/// of 45 s by default), so that a slow pong still comes in time.
+const UNSEATED_PING_EVERY: u32 = 2;
+
+/// At every how many ticks of its ping interval an unseated connection is pinged.
+fn unseated_ping_every(config: &crate::Config) -> u32 {
+    let spacing = config.ping_interval * UNSEATED_PING_EVERY;
+    if spacing * 3 <= config.idle_timeout * 2 {
+        UNSEATED_PING_EVERY
+    } else {
+        1
+    }
+}
+
 /// The first moment on the [`PING_GRID`] at or after `at`; the grid is the same for every
 /// connection, as the ping interval is a whole number of grid steps.
 fn on_ping_grid(at: Instant) -> Instant {
@@ -264,6 +281,9 @@ async fn pump(
     tokio::pin!(stopped);
     let mut ping = interval_at(first_ping, config.ping_interval);
     ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let unseated_every = unseated_ping_every(config);
+    // Ticks since the last ping.
+    let mut unpinged = 0;
     let mut last_heard = Instant::now();
     // Fires at the idle deadline as it stood when it was set; checked against `last_heard` then.
     let idle = sleep_until(last_heard + config.idle_timeout);
@@ -354,6 +374,11 @@ async fn pump(
                 }
             }
             _ = ping.tick() => {
+                unpinged += 1;
+                if unpinged < unseated_every && !client.seated() {
+                    continue;
+                }
+                unpinged = 0;
                 let ping = Message::Ping(Default::default());
                 match write(ws, &mut inbox.kick, [ping]).await {
                     Wrote::Done | Wrote::Failed => {}

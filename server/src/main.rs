@@ -115,7 +115,7 @@ struct Args {
     /// Milliseconds between a war game's end and the next.
     #[arg(long, env = "NOUGHTS_WAR_RESTART_MS", value_parser = clap::value_parser!(u64).range(0..=86_400_000), default_value_t = 3_000)]
     war_restart_ms: u64,
-    /// Seconds between pings.
+    /// Seconds between pings to a player in a live game (twice that for other connections).
     #[arg(long, env = "NOUGHTS_PING_SECS", value_parser = clap::value_parser!(u64).range(1..=86_400), default_value_t = 15)]
     ping_secs: u64,
     /// Seconds of silence before a connection is dropped.

@@ -271,6 +271,11 @@ impl Session {
         state.conns.clone()
     }
 
+    /// Whether this player sits in a live game.
+    pub(crate) fn seated(&self) -> bool {
+        !self.state().games.is_empty()
+    }
+
     /// The games this player sits in.
     pub(crate) fn games(&self) -> Vec<GameId> {
         self.state().games.iter().copied().collect()

@@ -102,6 +102,14 @@ impl Client {
         self.session.is_some()
     }
 
+    /// Whether the player sits in a live game: its connections are pinged more often, so that
+    /// its opponent soon hears of a connection gone dead.
+    pub(crate) fn seated(&self) -> bool {
+        self.session
+            .as_ref()
+            .is_some_and(|session| session.seated())
+    }
+
     /// A ping or pong from the client: it counts against the request rate, and a flood of them
     /// closes the connection as a flood of requests does.
     pub(crate) fn control_frame(&mut self) -> Option<Close> {

@@ -9,7 +9,7 @@ use serde_json::json;
 use tokio_tungstenite::tungstenite::Message;
 
 use noughts_tests::raw::*;
-use noughts_tests::{TestServer, WAIT, connect};
+use noughts_tests::{Socket, TestServer, WAIT, connect};
 
 #[tokio::test]
 async fn bad_input_gets_documented_errors() {
@@ -134,6 +134,58 @@ async fn pings_keep_a_reading_client_and_the_silent_one_is_closed() {
         matches!(closed, Err(Some(1008) | None)),
         "the silent client got {closed:?}"
     );
+}
+
+/// The times at which `ws` received pings over `span`, answering them as it reads.
+async fn ping_times(ws: &mut Socket, span: Duration) -> Vec<tokio::time::Instant> {
+    let until = tokio::time::Instant::now() + span;
+    let mut times = Vec::new();
+    while let Ok(Some(Ok(frame))) = tokio::time::timeout_at(until, ws.next()).await {
+        if matches!(frame, Message::Ping(_)) {
+            times.push(tokio::time::Instant::now());
+        }
+    }
+    times
+}
+
+#[tokio::test]
+async fn a_player_in_a_game_is_pinged_every_interval_and_one_in_the_lobby_every_other() {
+    let server = TestServer::start(Config {
+        ping_interval: Duration::from_millis(100),
+        idle_timeout: Duration::from_millis(1000),
+        ..quiet()
+    })
+    .await;
+    let (mut lobby, _) = hello(&server.url(), "ada").await;
+    send(&mut lobby, json!({"type": "subscribe_lobby", "id": 1})).await;
+    let (mut player, _) = hello(&server.url(), "bob").await;
+    send(
+        &mut player,
+        json!({"type": "play_ai", "id": 1, "variant": "classic", "level": "easy", "side": "x"}),
+    )
+    .await;
+    let span = Duration::from_secs(2);
+    let (in_lobby, seated) =
+        tokio::join!(ping_times(&mut lobby, span), ping_times(&mut player, span));
+    let gaps = in_lobby.windows(2).map(|pair| pair[1] - pair[0]);
+    assert!(
+        gaps.clone().all(|gap| gap >= Duration::from_millis(150)),
+        "the lobby's pings came {:?} apart",
+        gaps.collect::<Vec<_>>()
+    );
+    assert!(
+        seated.len() >= in_lobby.len() + 3,
+        "{} pings to the player, {} to the lobby",
+        seated.len(),
+        in_lobby.len()
+    );
+    // Pinged half as often, the follower is still well within the idle timeout.
+    send(&mut lobby, json!({"type": "ping", "id": 2})).await;
+    loop {
+        if matches!(next(&mut lobby).await, ServerMessage::Pong) {
+            break;
+        }
+    }
 }
 
 #[tokio::test]
