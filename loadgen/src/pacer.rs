@@ -2,7 +2,10 @@
 //! late (it rounds deadlines up to whole milliseconds), which would be counted as the server's
 //! latency; instead one thread sleeps to each scheduled time and rings that game's bell.
 
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
+use std::sync::mpsc as std_mpsc;
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -52,6 +55,63 @@ impl Pacer {
     /// The first move time of game `i` of `count`.
     pub fn first(start: Instant, period: Duration, i: usize, count: usize) -> Instant {
         start + period * i as u32 / count.max(1) as u32
+    }
+}
+
+/// Precise alarms at any times, for scenarios whose moves are not on a fixed schedule (the site's
+/// games start and end as players find each other): one thread sleeps to the earliest time asked
+/// for and rings its bell. It stops when the last handle is dropped.
+#[derive(Debug)]
+pub struct Alarms {
+    asks: std_mpsc::Sender<(std::time::Instant, Arc<Notify>)>,
+}
+
+impl Default for Alarms {
+    fn default() -> Self {
+        let (asks, asked) = std_mpsc::channel::<(std::time::Instant, Arc<Notify>)>();
+        std::thread::spawn(move || {
+            // Earliest first; the number breaks ties, so that bells need no order.
+            let mut due: BinaryHeap<Reverse<(std::time::Instant, u64)>> = BinaryHeap::new();
+            let mut bells: HashMap<u64, Arc<Notify>> = HashMap::new();
+            let mut next = 0u64;
+            loop {
+                let asked = match due.peek() {
+                    Some(Reverse((at, _))) => {
+                        let wait = at.saturating_duration_since(std::time::Instant::now());
+                        asked.recv_timeout(wait)
+                    }
+                    None => asked
+                        .recv()
+                        .map_err(|_| std_mpsc::RecvTimeoutError::Disconnected),
+                };
+                match asked {
+                    Ok((at, bell)) => {
+                        next += 1;
+                        due.push(Reverse((at, next)));
+                        bells.insert(next, bell);
+                    }
+                    Err(std_mpsc::RecvTimeoutError::Disconnected) => return,
+                    Err(std_mpsc::RecvTimeoutError::Timeout) => {}
+                }
+                let now = std::time::Instant::now() + SLACK;
+                while let Some(Reverse((at, n))) = due.peek().copied()
+                    && at <= now
+                {
+                    due.pop();
+                    if let Some(bell) = bells.remove(&n) {
+                        bell.notify_one();
+                    }
+                }
+            }
+        });
+        Alarms { asks }
+    }
+}
+
+impl Alarms {
+    /// Rings `bell` at `at`; wait for it with [`ring`].
+    pub fn set(&self, at: Instant, bell: Arc<Notify>) {
+        let _ = self.asks.send((at.into_std(), bell));
     }
 }
 

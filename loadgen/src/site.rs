@@ -20,13 +20,14 @@ use futures_util::StreamExt;
 use noughts_protocol::{
     ClientMessage, GameKind, Mark, RoomInfo, ServerFrame, ServerMessage, Variant,
 };
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
-use tokio::time::{Instant, sleep_until, timeout_at};
+use tokio::time::{Instant, sleep_until};
 
 use crate::client::{self, Peek, Read, Socket};
 use crate::convergence::PROBE_HOST;
 use crate::games::{CLASSIC_DRAW, SETUP_AT_ONCE};
+use crate::pacer::{Alarms, ring};
 use crate::report::{Errors, Recorder, Report};
 use crate::target::{Probe, Run};
 
@@ -78,6 +79,9 @@ struct Tally {
     watched: AtomicU64,
     /// Each move's scheduled time, by game and ply, for the opponent to measure from.
     schedule: Mutex<HashMap<(u64, usize), Instant>>,
+    /// What wakes a player at its move's time (tokio's timer alone fires up to 2 ms late, which
+    /// would count as the server's latency).
+    alarms: Alarms,
 }
 
 /// The measured window, known to every client before it starts.
@@ -210,9 +214,20 @@ async fn joined(url: &str, name: &str, gate: &Semaphore, tally: &Tally) -> Optio
 /// Reads the next text frame before `deadline`; `None` at the deadline or when the connection
 /// ends (counted).
 async fn next_text(ws: &mut Socket, deadline: Instant, errors: &Errors) -> Option<Next> {
+    next_text_or(ws, sleep_until(deadline), errors).await
+}
+
+/// The next text frame, or [`Next::Deadline`] once `wake` is done.
+async fn next_text_or(
+    ws: &mut Socket,
+    wake: impl Future<Output = ()>,
+    errors: &Errors,
+) -> Option<Next> {
+    tokio::pin!(wake);
     loop {
-        let Ok(message) = timeout_at(deadline, ws.next()).await else {
-            return Some(Next::Deadline);
+        let message = tokio::select! {
+            message = ws.next() => message,
+            () = &mut wake => return Some(Next::Deadline),
         };
         match Read::of(message, errors) {
             Read::Text(text) => return Some(Next::Text(text)),
@@ -426,11 +441,19 @@ async fn play(
     tally: &Tally,
 ) -> bool {
     let mut ply = 0;
+    let bell = Arc::new(Notify::new());
+    let set = |at: Instant| {
+        tally.alarms.set(at, bell.clone());
+        at
+    };
     // When our next move is due, once it is our turn.
-    let mut due = (start.mark == Mark::X).then(|| Instant::now() + period.mul_f64(rng.f64()));
+    let mut due = (start.mark == Mark::X).then(|| set(Instant::now() + period.mul_f64(rng.f64())));
     loop {
-        let deadline = due.unwrap_or(window.end + Duration::from_secs(5));
-        let text = match next_text(ws, deadline, &tally.errors).await {
+        let next = match due {
+            Some(at) => next_text_or(ws, ring(&bell, at), &tally.errors).await,
+            None => next_text(ws, window.end + Duration::from_secs(5), &tally.errors).await,
+        };
+        let text = match next {
             None => return false,
             Some(Next::Deadline) if due.is_some() => {
                 let scheduled = due.take().unwrap_or_else(Instant::now);
@@ -479,7 +502,7 @@ async fn play(
                         tally.moves.fetch_add(1, Ordering::Relaxed);
                     }
                     if ply < CLASSIC_DRAW.len() {
-                        due = Some((scheduled + period).max(now));
+                        due = Some(set((scheduled + period).max(now)));
                     }
                 }
             }
