@@ -22,15 +22,20 @@ pub use crate::sizes::CapacityOptions;
 const FLOOR: usize = 8;
 
 impl CapacityOptions {
-    /// The site of one step.
+    /// The site of one step. Its warm-up grows by a second for each 1,000 connections: a big
+    /// step's start (every client connecting, saying hello and finding its first game at once)
+    /// takes longer than a small one's, and measured it would be counted as the steady state.
     pub fn site(&self, games: usize) -> SiteOptions {
+        let followers = (games as f64 * self.followers_per_game).round() as usize;
+        let watchers = (games as f64 * self.watchers_per_game).round() as usize;
+        let connections = games * 2 + followers + watchers;
         SiteOptions {
             games,
-            followers: (games as f64 * self.followers_per_game).round() as usize,
-            watchers: (games as f64 * self.watchers_per_game).round() as usize,
+            followers,
+            watchers,
             rate: self.rate,
             host_share: 0.05,
-            warmup: self.warmup,
+            warmup: self.warmup + connections as f64 / 1000.0,
             secs: self.secs,
         }
     }

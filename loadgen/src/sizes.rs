@@ -84,7 +84,7 @@ pub struct CapacityOptions {
     /// The line: a step whose move p99 passes it (milliseconds) is not held.
     #[arg(long, default_value_t = 50.0)]
     pub p99_ms: f64,
-    /// Seconds of warm-up at each step.
+    /// Seconds of warm-up at each step, and one more for each 1,000 connections of the step.
     #[arg(long, default_value_t = 10.0)]
     pub warmup: f64,
     /// The measured window of each step, in seconds.
