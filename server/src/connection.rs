@@ -221,7 +221,9 @@ const PING_GRID: Duration = Duration::from_millis(250);
 /// every this many ticks of the ping interval rather than at each: nobody waits on it, and with
 /// thousands of such connections their pings (each a wake-up of the server for the pong) are
 /// most of what they cost. Only where that spacing is at most two thirds of the idle timeout (30
-/// of 45 s by default), so that a slow pong still comes in time.
+/// of 45 s by default), so that a slow pong still comes in time. A player in a live game keeps
+/// every tick, so that one pong lost does not drop it mid-game; a dead connection is found by
+/// the idle timeout alone, however often it is pinged.
 const UNSEATED_PING_EVERY: u32 = 2;
 
 /// At every how many ticks of its ping interval an unseated connection is pinged.

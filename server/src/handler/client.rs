@@ -102,8 +102,9 @@ impl Client {
         self.session.is_some()
     }
 
-    /// Whether the player sits in a live game: its connections are pinged more often, so that
-    /// its opponent soon hears of a connection gone dead.
+    /// Whether the player sits in a live game: its connections are pinged more often, so that a
+    /// pong lost or late does not let the idle timeout drop a player mid-game (a dead connection
+    /// is found by that timeout either way).
     pub(crate) fn seated(&self) -> bool {
         self.session
             .as_ref()
