@@ -423,11 +423,13 @@ impl ClusterResult {
             out.push_str(&format!(
                 "\nLobby convergence, {} public rooms opened and closed one at a time over the \
                  nodes: shown on another node {}; gone from another node {}; shown on the room's \
-                 own node {}; missed within 5 s: {} and {} of {}; errors {}.\n",
+                 own node {}; listed in a fresh snapshot from another node {}; missed within 5 \
+                 s: {} and {} of {}; errors {}.\n",
                 c.rooms,
                 percentiles(c.added.as_ref()),
                 percentiles(c.removed.as_ref()),
                 percentiles(c.added_here.as_ref()),
+                percentiles(c.listed.as_ref()),
                 c.missed_added,
                 c.missed_removed,
                 c.expected,

@@ -99,12 +99,13 @@ impl ClusterSite {
         if let Some(c) = &self.convergence {
             out.push_str(&format!(
                 "Under it, {} public rooms opened and closed one at a time: shown on another \
-                 node p99 {}, gone p99 {} (shown on the room's own node p99 {}); missed within \
-                 5 s: {} and {} of {}.\n",
+                 node p99 {}, gone p99 {} (shown on the room's own node p99 {}); listed in a \
+                 fresh snapshot from another node p99 {}; missed within 5 s: {} and {} of {}.\n",
                 c.rooms,
                 c.added.map_or("—".to_owned(), |l| ms(l.p99_us)),
                 c.removed.map_or("—".to_owned(), |l| ms(l.p99_us)),
                 c.added_here.map_or("—".to_owned(), |l| ms(l.p99_us)),
+                c.listed.map_or("—".to_owned(), |l| ms(l.p99_us)),
                 c.missed_added,
                 c.missed_removed,
                 c.expected,

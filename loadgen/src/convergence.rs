@@ -1,6 +1,9 @@
 //! Lobby convergence between the nodes of a cluster: a public room is opened on one node, and a
 //! lobby subscriber on every other node times the `lobby_update` that lists it; then the room is
 //! closed and they time the one that removes it. One room at a time, the nodes taking turns.
+//! Beside the subscribers, a client on every other node asks for a fresh lobby snapshot every few
+//! milliseconds until it lists the room: when the node itself has it, whatever its followers'
+//! frames then wait for (the exchange between the nodes, apart from the lobby's own pacing).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -21,6 +24,8 @@ pub const PROBE_HOST: &str = "probe-host";
 
 /// How long a room may take to show (or go) on every node before it counts as missed.
 const WAIT: Duration = Duration::from_secs(5);
+/// How often a client asks another node for a fresh snapshot while it waits for a room.
+const POLL: Duration = Duration::from_millis(5);
 
 /// What a convergence run measured.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -33,6 +38,10 @@ pub struct Convergence {
     pub removed: Option<Latency>,
     /// The same, by the subscriber on the room's own node, for comparison.
     pub added_here: Option<Latency>,
+    /// `create_room` sent → a fresh `lobby` snapshot from another node lists it (asked for every
+    /// [`POLL`]): the node has the room, whatever its followers' frames wait for.
+    #[serde(default)]
+    pub listed: Option<Latency>,
     /// Sightings expected on other nodes (rooms × (nodes − 1)) and those that did not come
     /// within 5 s, for opening and for closing.
     pub expected: u64,
@@ -92,6 +101,28 @@ async fn sightings(
     }
 }
 
+/// Asks `ws`'s node for a fresh lobby snapshot every [`POLL`] until it lists `code`; when it did,
+/// or `None` if [`WAIT`] passed first.
+async fn listed(ws: &mut Socket, code: &str) -> anyhow::Result<Option<Instant>> {
+    let deadline = Instant::now() + WAIT;
+    while Instant::now() < deadline {
+        client::send(ws, ClientMessage::SubscribeLobby).await?;
+        let rooms = client::until(ws, |m| match m {
+            ServerMessage::Lobby { rooms, .. } => Some(rooms),
+            _ => None,
+        })
+        .await?;
+        if rooms.iter().any(|room| room.code == code) {
+            let now = Instant::now();
+            client::send(ws, ClientMessage::UnsubscribeLobby).await?;
+            return Ok(Some(now));
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    client::send(ws, ClientMessage::UnsubscribeLobby).await?;
+    Ok(None)
+}
+
 /// Opens and closes `rooms` public rooms, the nodes of `urls` taking turns, `gap` apart.
 pub async fn run(urls: &[String], rooms: usize, gap: Duration) -> anyhow::Result<Convergence> {
     let nodes = urls.len();
@@ -106,11 +137,13 @@ pub async fn run(urls: &[String], rooms: usize, gap: Duration) -> anyhow::Result
         .await?;
         followers.spawn(follow(ws, node, seen.clone()));
     }
-    let mut hosts = Vec::new();
+    let (mut hosts, mut lookers) = (Vec::new(), Vec::new());
     for (node, url) in urls.iter().enumerate() {
         hosts.push(client::join(url, &format!("{PROBE_HOST}{node}")).await?);
+        lookers.push(client::join(url, &format!("ask{node}")).await?);
     }
-    let (added, removed, added_here) = (
+    let (added, removed, added_here, listed_at) = (
+        Recorder::default(),
         Recorder::default(),
         Recorder::default(),
         Recorder::default(),
@@ -140,7 +173,21 @@ pub async fn run(urls: &[String], rooms: usize, gap: Duration) -> anyhow::Result
             }
             (nodes - 1).saturating_sub(count) as u64
         };
-        missed_added += others(sightings(&seen.added, &code, nodes).await, opened, &added);
+        let asks = (lookers.iter_mut().enumerate())
+            .filter(|(at, _)| *at != node)
+            .map(|(_, ws)| listed(ws, &code));
+        let (seen_added, asked) = tokio::join!(
+            sightings(&seen.added, &code, nodes),
+            futures_util::future::join_all(asks)
+        );
+        for asked in asked {
+            match asked {
+                Ok(Some(at)) => listed_at.record(at.saturating_duration_since(opened)),
+                Ok(None) => errors.add("not listed within 5 s"),
+                Err(err) => errors.add_err(&err),
+            }
+        }
+        missed_added += others(seen_added, opened, &added);
         let closing = Instant::now();
         if let Err(err) = client::send(host, ClientMessage::CloseRoom { code: code.clone() }).await
         {
@@ -152,8 +199,8 @@ pub async fn run(urls: &[String], rooms: usize, gap: Duration) -> anyhow::Result
         missed_removed += others(gone, closing, &removed);
         tokio::time::sleep(gap).await;
     }
-    for host in hosts {
-        client::close(host).await;
+    for ws in hosts.into_iter().chain(lookers) {
+        client::close(ws).await;
     }
     followers.abort_all();
     Ok(Convergence {
@@ -161,6 +208,7 @@ pub async fn run(urls: &[String], rooms: usize, gap: Duration) -> anyhow::Result
         added: added.latency(),
         removed: removed.latency(),
         added_here: added_here.latency(),
+        listed: listed_at.latency(),
         expected: (rooms * (nodes - 1)) as u64,
         missed_added,
         missed_removed,

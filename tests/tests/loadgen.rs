@@ -498,6 +498,8 @@ async fn the_cluster_benchmark_runs_every_part_on_real_redis_and_postgres() {
         .expect("rooms timed under the site");
     assert_eq!((under.missed_added, under.missed_removed), (0, 0));
     assert_eq!(lobby.added.expect("rooms seen").count, 12);
+    assert_eq!(lobby.listed.expect("rooms listed").count, 12, "{lobby:?}");
+    assert!(lobby.errors.is_empty(), "{:?}", lobby.errors);
     let failover = result.failover.as_ref().expect("failover");
     assert!(failover.errors.is_empty(), "{:?}", failover.errors);
     assert_eq!((failover.players, failover.intact), (7, 7));
