@@ -2,9 +2,9 @@
 //! watchers get: each update on the channel `game:{id}`, and the watcher's snapshot under
 //! `game:{id}:state`, the snapshot first, so the snapshot always includes every update published
 //! before it (one pipeline a move, in order on one connection: a `MULTI` around it would only
-//! add two commands a move to the cluster's busiest shared part). A node with watchers of a game it does not hold subscribes to that channel (one
-//! subscription per game, on one connection per node), sends each new watcher the snapshot, and
-//! then every update with a higher `seq`. A watcher here is spared the chat lines of players
+//! add two commands a move to the cluster's busiest shared part). A node with watchers of a game
+//! it does not hold subscribes to that channel (one subscription per game, on one connection per
+//! node), sends each new watcher the snapshot, and then every update with a higher `seq`. A watcher here is spared the chat lines of players
 //! they mute, in the snapshot and in the updates, as a watcher on the game's own node is.
 
 use std::collections::HashMap;
