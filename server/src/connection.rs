@@ -541,7 +541,8 @@ mod tests {
 
     #[test]
     fn the_tls_required_answer_has_the_right_length() {
-        let text = std::str::from_utf8(tls::TLS_REQUIRED).unwrap();
+        let answer = tls::tls_required();
+        let text = std::str::from_utf8(&answer).unwrap();
         let (head, body) = text.split_once("\r\n\r\n").unwrap();
         let length = head
             .lines()

@@ -26,12 +26,12 @@ use crate::shared_socket::Tap;
 const TLS_HANDSHAKE_RECORD: u8 = 0x16;
 
 /// The answer to a plain HTTP request (`ws://`, `http://`) on a TLS port.
-pub(crate) const TLS_REQUIRED: &[u8] = b"HTTP/1.1 400 Bad Request\r\n\
-Connection: close\r\n\
-Content-Type: text/plain; charset=utf-8\r\n\
-Content-Length: 64\r\n\
-\r\n\
-This noughts server speaks TLS only: connect with a wss:// URL.\n";
+pub(crate) fn tls_required() -> Vec<u8> {
+    crate::http::response(crate::http::Answer::text(
+        "400 Bad Request",
+        "This noughts server speaks TLS only: connect with a wss:// URL.\n",
+    ))
+}
 
 /// A certificate chain and its private key, ready to serve TLS with (ring as the crypto provider,
 /// TLS 1.2 and 1.3).
@@ -148,7 +148,7 @@ pub(crate) async fn accept(tls: &Tls, mut stream: TcpStream, limit: Duration) ->
         let mut first = [0u8; 1];
         if stream.peek(&mut first).await? == 1 && first[0] != TLS_HANDSHAKE_RECORD {
             if first[0].is_ascii_alphabetic() {
-                stream.write_all(TLS_REQUIRED).await?;
+                stream.write_all(&tls_required()).await?;
                 stream.shutdown().await?;
             }
             return Err(io::Error::new(

@@ -3,7 +3,8 @@
 //! to tungstenite, keeping any bytes read past the head. A bad upgrade gets an HTTP answer and a
 //! count in the metrics by reason: `426` with `Sec-WebSocket-Version: 13` for another version
 //! (§4.4), `400` with the reason for anything else malformed, and a plain `GET` without an
-//! upgrade the `426` that says what this server is.
+//! upgrade the `426` that says what this server is. Each answer carries the headers every page
+//! does (`crate::http::response`).
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -14,7 +15,7 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 
-use crate::http::PageRequest;
+use crate::http::{self, Answer, PageRequest};
 use crate::proxy;
 
 /// The longest request head read; a WebSocket client's is a few hundred bytes.
@@ -344,13 +345,10 @@ pub(crate) async fn answer_refusal<S: AsyncWrite + Unpin>(
         return refusal;
     }
     let (status, headers, body) = refusal.answer();
-    let response = format!(
-        "HTTP/1.1 {status}\r\n{headers}Connection: close\r\n\
-         Content-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
+    // The same headers as every page: a browser may show this answer as a page of the origin.
+    let response = http::response(Answer::text(status, body).header(headers));
     let _ = timeout(WRITE_TIMEOUT, async {
-        stream.write_all(response.as_bytes()).await?;
+        stream.write_all(&response).await?;
         stream.shutdown().await
     })
     .await;

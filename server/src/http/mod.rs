@@ -3,7 +3,9 @@
 //! deploy, nothing fetched from another host). Each answer carries its content type, an `ETag`
 //! (so browsers revalidate with `If-None-Match` and get `304`), `Cache-Control: no-cache`, and
 //! headers that keep the page to itself: a content security policy allowing scripts, styles and
-//! connections from this origin only, `nosniff`, no referrer, no framing.
+//! connections from this origin only, `nosniff`, no referrer, no framing. Every answer on the
+//! main port is built by [`response`], so those headers go on every one of them: the pages, a
+//! `404`, the health endpoints', and the upgrade's refusals (`400`, `403`, `405`, `426`, …).
 
 mod assets;
 
@@ -37,7 +39,12 @@ pub(crate) async fn serve<S: AsyncWrite + Unpin>(
     health: &Health,
 ) {
     let answer = match health.answer(&request.path).await {
-        Some(health) => health.response(request.head_only),
+        Some(health) => response(
+            Answer::text(health.status, &health.body)
+                .header("Cache-Control: no-store\r\n")
+                .host(&request.host)
+                .head_only(request.head_only),
+        ),
         None => answer(request),
     };
     let _ = timeout(WRITE_TIMEOUT, async {
@@ -50,7 +57,11 @@ pub(crate) async fn serve<S: AsyncWrite + Unpin>(
 /// The whole HTTP answer to `request`.
 fn answer(request: &PageRequest) -> Vec<u8> {
     let Some(asset) = assets::find(&request.path) else {
-        return plain("404 Not Found", "no such page\n");
+        return response(
+            Answer::text("404 Not Found", "no such page\n")
+                .host(&request.host)
+                .head_only(request.head_only),
+        );
     };
     let etag = asset.etag();
     let fresh = request
@@ -62,18 +73,77 @@ fn answer(request: &PageRequest) -> Vec<u8> {
     } else {
         ("200 OK", asset.body)
     };
-    let mut head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {}\r\nContent-Length: {}\r\nETag: {etag}\r\n\
-         Cache-Control: no-cache\r\n{}Connection: close\r\n\r\n",
-        asset.content_type,
-        body.len(),
-        policy_headers(&request.host),
+    let headers = format!("ETag: {etag}\r\nCache-Control: no-cache\r\n");
+    response(Answer {
+        status,
+        content_type: asset.content_type,
+        headers: &headers,
+        body,
+        host: &request.host,
+        head_only: request.head_only,
+    })
+}
+
+/// One HTTP answer on the main port, before [`response`] writes it out.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Answer<'a> {
+    /// The status line's code and words, as `404 Not Found`.
+    pub status: &'a str,
+    pub content_type: &'a str,
+    /// Header lines of this answer's own (each ending in CRLF), such as `Allow` or `ETag`.
+    pub headers: &'a str,
+    pub body: &'a [u8],
+    /// The request's `Host`, for the policy's WebSocket origin; empty when unknown.
+    pub host: &'a str,
+    /// A `HEAD`: the head without the body.
+    pub head_only: bool,
+}
+
+impl<'a> Answer<'a> {
+    /// A plain-text answer.
+    pub(crate) fn text(status: &'a str, body: &'a str) -> Answer<'a> {
+        Answer {
+            status,
+            content_type: "text/plain; charset=utf-8",
+            headers: "",
+            body: body.as_bytes(),
+            host: "",
+            head_only: false,
+        }
+    }
+
+    /// With these header lines of its own.
+    pub(crate) fn header(self, headers: &'a str) -> Answer<'a> {
+        Answer { headers, ..self }
+    }
+
+    /// To a request addressed to `host`.
+    pub(crate) fn host(self, host: &'a str) -> Answer<'a> {
+        Answer { host, ..self }
+    }
+
+    /// Without its body, for `HEAD`.
+    pub(crate) fn head_only(self, head_only: bool) -> Answer<'a> {
+        Answer { head_only, ..self }
+    }
+}
+
+/// The bytes of `answer`: its status, type, length and own headers, the headers that keep a page
+/// to itself (which every answer carries, errors included), and `Connection: close`.
+pub(crate) fn response(answer: Answer<'_>) -> Vec<u8> {
+    let mut bytes = format!(
+        "HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n{}{}Connection: close\r\n\r\n",
+        answer.status,
+        answer.content_type,
+        answer.body.len(),
+        answer.headers,
+        policy_headers(answer.host),
     )
     .into_bytes();
-    if !request.head_only {
-        head.extend_from_slice(body);
+    if !answer.head_only {
+        bytes.extend_from_slice(answer.body);
     }
-    head
+    bytes
 }
 
 /// The headers that keep the page to itself. Scripts and styles come from this origin only (no
@@ -96,16 +166,6 @@ fn policy_headers(host: &str) -> String {
          frame-ancestors 'none'\r\nX-Content-Type-Options: nosniff\r\n\
          Referrer-Policy: no-referrer\r\nX-Frame-Options: DENY\r\n"
     )
-}
-
-/// A short plain-text answer.
-fn plain(status: &str, body: &str) -> Vec<u8> {
-    format!(
-        "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\
-         X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
 }
 
 #[cfg(test)]
@@ -138,6 +198,27 @@ mod tests {
         assert!(style.contains("Content-Type: text/css; charset=utf-8\r\n"));
         assert!(ask("/nothing", None).starts_with("HTTP/1.1 404 "));
         assert!(ask("/../Cargo.toml", None).starts_with("HTTP/1.1 404 "));
+    }
+
+    #[test]
+    fn every_answer_carries_the_policy_headers() {
+        for path in ["/", "/app.js", "/nothing"] {
+            let answer = ask(path, None);
+            for header in [
+                "Content-Security-Policy: default-src 'none';",
+                "X-Content-Type-Options: nosniff\r\n",
+                "Referrer-Policy: no-referrer\r\n",
+                "X-Frame-Options: DENY\r\n",
+            ] {
+                assert!(answer.contains(header), "{path}: {answer}");
+            }
+        }
+        let error = String::from_utf8(response(Answer::text("400 Bad Request", "no\n"))).unwrap();
+        assert!(error.contains("frame-ancestors 'none'"), "{error}");
+        assert!(
+            error.contains("connect-src 'self';"),
+            "no host, no socket origin: {error}"
+        );
     }
 
     #[test]

@@ -188,3 +188,53 @@ async fn a_page_not_there_gets_a_plain_404_and_every_page_answer_closes_the_conn
     assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
     assert!(answer.contains("\r\nConnection: close\r\n"), "{answer}");
 }
+
+/// The headers SECURITY.md promises on every answer of the main port.
+const SECURITY_HEADERS: [&str; 4] = [
+    "\r\nContent-Security-Policy: default-src 'none';",
+    "\r\nX-Content-Type-Options: nosniff\r\n",
+    "\r\nReferrer-Policy: no-referrer\r\n",
+    "\r\nX-Frame-Options: DENY\r\n",
+];
+
+#[tokio::test]
+async fn every_answer_errors_included_carries_the_security_headers() {
+    let server = TestServer::start(test_config()).await;
+    let origin = format!("GET / HTTP/1.1\r\n{GOOD}Origin: http://evil.example\r\n\r\n");
+    let cases = [
+        (
+            "200",
+            "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned(),
+        ),
+        (
+            "404",
+            "GET /nothing HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned(),
+        ),
+        (
+            "405",
+            "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n".to_owned(),
+        ),
+        ("403", origin),
+        ("400", upgrade("dGhlIHNhbXBsZSBub25jZQ==", "not-a-key")),
+        ("400", "GET / HTTP/1.1\r\nHost localhost\r\n\r\n".to_owned()),
+        ("426", upgrade("Version: 13", "Version: 8")),
+        ("426", upgrade("Upgrade: websocket", "Upgrade: h2c")),
+        (
+            "200",
+            "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned(),
+        ),
+    ];
+    for (status, request) in cases {
+        let answer = ask(&server, &request).await;
+        assert!(
+            answer.starts_with(&format!("HTTP/1.1 {status} ")),
+            "{request:?}: {answer}"
+        );
+        for header in SECURITY_HEADERS {
+            assert!(
+                answer.contains(header),
+                "{request:?} lacks {header:?}: {answer}"
+            );
+        }
+    }
+}
