@@ -4,13 +4,14 @@
 //! a moment, so that polling it every second from several balancers costs one store read and one
 //! Redis `PING` a second at most.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::time::{Instant, timeout};
 
-use crate::store::Store;
+use crate::metrics::Metrics;
+use crate::store::{Store, StoreConfig};
 
 /// Asks the cluster's Redis whether it answers: `Err` says why not.
 pub(crate) type Ping = Box<
@@ -28,12 +29,16 @@ pub(crate) struct Health {
     draining: AtomicBool,
     /// The store, asked whether it answers.
     store: Store,
+    /// The store's kind, as its dependency series are labelled: `postgres`, `sqlite`, `memory`.
+    store_kind: &'static str,
     /// Asks the cluster's Redis whether it answers; `None` for a lone server.
     redis: Option<Ping>,
     /// The last answer and when it was made; one check runs at a time, the others wait for it.
     last: tokio::sync::Mutex<Option<(Instant, Result<(), String>)>>,
     /// What the node last answered, to log a change once rather than every poll.
     logged: Mutex<Option<bool>>,
+    /// Where each probe and the answer are shown.
+    metrics: Arc<Metrics>,
 }
 
 impl std::fmt::Debug for Health {
@@ -52,19 +57,27 @@ pub(crate) struct Answer {
 }
 
 impl Health {
-    pub(crate) fn new(store: Store, redis: Option<Ping>) -> Health {
+    pub(crate) fn new(
+        store: Store,
+        kind: &StoreConfig,
+        redis: Option<Ping>,
+        metrics: Arc<Metrics>,
+    ) -> Health {
         Health {
             draining: AtomicBool::new(false),
             store,
+            store_kind: store_kind(kind),
             redis,
             last: tokio::sync::Mutex::new(None),
             logged: Mutex::new(None),
+            metrics,
         }
     }
 
     /// From now on the node answers not ready.
     pub(crate) fn drain(&self) {
         self.draining.store(true, Ordering::Relaxed);
+        self.metrics.ready.set(0);
     }
 
     /// Whether the node is draining.
@@ -84,19 +97,28 @@ impl Health {
             return answer.clone();
         }
         let answer = self.check().await;
+        self.metrics.ready.set(i64::from(answer.is_ok()));
         self.log_change(&answer);
         *last = Some((Instant::now(), answer.clone()));
         answer
     }
 
     async fn check(&self) -> Result<(), String> {
-        match timeout(CHECK_TIMEOUT, self.store.ping()).await {
+        let started = Instant::now();
+        let store = timeout(CHECK_TIMEOUT, self.store.ping()).await;
+        let up = matches!(store, Ok(Ok(())));
+        self.metrics.probed(self.store_kind, up, started.elapsed());
+        match store {
             Ok(Ok(())) => {}
             Ok(Err(err)) => return Err(format!("the store does not answer: {err}")),
             Err(_) => return Err("the store does not answer in time".to_owned()),
         }
         if let Some(redis) = &self.redis {
-            match timeout(CHECK_TIMEOUT, redis()).await {
+            let started = Instant::now();
+            let answer = timeout(CHECK_TIMEOUT, redis()).await;
+            let up = matches!(answer, Ok(Ok(())));
+            self.metrics.probed("redis", up, started.elapsed());
+            match answer {
                 Ok(Ok(())) => {}
                 Ok(Err(err)) => return Err(format!("Redis does not answer: {err}")),
                 Err(_) => return Err("Redis does not answer in time".to_owned()),
@@ -140,6 +162,15 @@ impl Health {
             }),
             _ => None,
         }
+    }
+}
+
+/// How the dependency series name a store: by its kind.
+fn store_kind(config: &StoreConfig) -> &'static str {
+    match config {
+        StoreConfig::Memory => "memory",
+        StoreConfig::File(_) => "sqlite",
+        StoreConfig::Postgres(_) => "postgres",
     }
 }
 

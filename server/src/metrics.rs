@@ -42,6 +42,19 @@ struct ReasonLabel {
     reason: &'static str,
 }
 
+/// The label of the dependency series: what the node depends on, `redis` (a node of a
+/// cluster) or its store by kind, `postgres`, `sqlite` or `memory`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct DependencyLabel {
+    dependency: &'static str,
+}
+
+/// The buckets of a health probe's round trip: from half a millisecond to about 4 s, twice
+/// as wide each; a probe gives up at 2 s.
+fn probe_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.0005, 2.0, 14))
+}
+
 /// One server's metrics. Cheap to update: each is an atomic, and errors a lookup by code.
 #[derive(Debug)]
 pub(crate) struct Metrics {
@@ -66,10 +79,60 @@ pub(crate) struct Metrics {
     errors: Family<CodeLabel, Counter>,
     /// WebSocket upgrades refused, by reason.
     bad_upgrades: Family<ReasonLabel, Counter>,
+    /// Whether each dependency answered its last health probe (1) or not (0): the first thing
+    /// to look at when players are refused or games pause. Kept current by the health probe.
+    dependency_up: Family<DependencyLabel, Gauge>,
+    /// Each health probe's round trip, by dependency: a Redis or PostgreSQL that slows down
+    /// shows here before it fails.
+    dependency_latency: Family<DependencyLabel, Histogram, fn() -> Histogram>,
+    /// What `/readyz` answers now (1 ready, 0 not): what the balancer sees of this node.
+    pub ready: Gauge,
+    /// Leases of live games this node holds: the games it plays in a cluster.
+    #[allow(
+        dead_code,
+        reason = "counted where it happens, as the cluster code learns to"
+    )]
+    pub leases_held: Gauge,
+    /// Leases this node lost to another node or to time (it could not renew them): each is a
+    /// game it stopped serving, a sign of Redis trouble or of a node too slow to renew.
+    #[allow(
+        dead_code,
+        reason = "counted where it happens, as the cluster code learns to"
+    )]
+    pub leases_lost: Counter,
+    /// Games this node took over from a node that stopped renewing their leases: a node died,
+    /// stalled or was cut off from Redis.
+    #[allow(
+        dead_code,
+        reason = "counted where it happens, as the cluster code learns to"
+    )]
+    pub leases_taken_over: Counter,
+    /// Games on this node paused because it cannot confirm its lease (Redis unreachable): their
+    /// players wait, so this should be zero but for seconds.
+    #[allow(
+        dead_code,
+        reason = "counted where it happens, as the cluster code learns to"
+    )]
+    pub games_paused: Gauge,
+    /// Messages from other nodes dropped because their MAC did not verify: something that is
+    /// not a node (or a node with the wrong secret) writes to the cluster's Redis.
+    #[allow(
+        dead_code,
+        reason = "counted where it happens, as the cluster code learns to"
+    )]
+    pub forged_messages: Counter,
 }
 
 impl Default for Metrics {
     fn default() -> Self {
+        Metrics::new(Counter::default())
+    }
+}
+
+impl Metrics {
+    /// A server's metrics, `noughts_store_errors_total` being the store's own count
+    /// ([`crate::store::Store::errors`]).
+    pub(crate) fn new(store_errors: Counter) -> Metrics {
         let mut registry = Registry::with_prefix("noughts");
         let connections = Gauge::default();
         let live_games = Gauge::default();
@@ -119,6 +182,65 @@ impl Default for Metrics {
             "WebSocket upgrades refused with an HTTP error, by reason",
             bad_upgrades.clone(),
         );
+        let dependency_up = Family::<DependencyLabel, Gauge>::default();
+        registry.register(
+            "dependency_up",
+            "Whether each dependency (redis, or the store: postgres, sqlite, memory) answered its last health probe",
+            dependency_up.clone(),
+        );
+        let dependency_latency =
+            Family::<DependencyLabel, Histogram, fn() -> Histogram>::new_with_constructor(
+                probe_histogram,
+            );
+        registry.register_with_unit(
+            "dependency_latency",
+            "Round trip of each dependency's health probe",
+            Unit::Seconds,
+            dependency_latency.clone(),
+        );
+        let ready = Gauge::default();
+        registry.register(
+            "ready",
+            "What /readyz answers now: 1 ready, 0 not",
+            ready.clone(),
+        );
+        // Store jobs (writes and reads) that failed: the database refused, lost its connection
+        // or could not commit. The store counts them; a rising count means moves are refused.
+        registry.register(
+            "store_errors",
+            "Store writes and reads that failed",
+            store_errors.clone(),
+        );
+        let leases_held = Gauge::default();
+        registry.register(
+            "leases_held",
+            "Leases of live games this node holds",
+            leases_held.clone(),
+        );
+        let leases_lost = Counter::default();
+        registry.register(
+            "leases_lost",
+            "Leases of live games this node lost (to another node, or not renewed in time)",
+            leases_lost.clone(),
+        );
+        let leases_taken_over = Counter::default();
+        registry.register(
+            "leases_taken_over",
+            "Games this node took over from a node that stopped renewing their leases",
+            leases_taken_over.clone(),
+        );
+        let games_paused = Gauge::default();
+        registry.register(
+            "games_paused",
+            "Games on this node paused until it can confirm their leases",
+            games_paused.clone(),
+        );
+        let forged_messages = Counter::default();
+        registry.register(
+            "forged_messages",
+            "Messages from other nodes dropped because their MAC did not verify",
+            forged_messages.clone(),
+        );
         Metrics {
             registry,
             connections,
@@ -130,6 +252,14 @@ impl Default for Metrics {
             queue_drops,
             errors,
             bad_upgrades,
+            dependency_up,
+            dependency_latency,
+            ready,
+            leases_held,
+            leases_lost,
+            leases_taken_over,
+            games_paused,
+            forged_messages,
         }
     }
 }
@@ -151,6 +281,16 @@ impl Metrics {
                 reason: refusal.as_str(),
             })
             .inc();
+    }
+
+    /// Records a health probe of `dependency` (`redis`, or the store's kind): whether it
+    /// answered, and how long it took to answer or to fail.
+    pub(crate) fn probed(&self, dependency: &'static str, up: bool, took: Duration) {
+        let label = DependencyLabel { dependency };
+        self.dependency_up.get_or_create(&label).set(i64::from(up));
+        self.dependency_latency
+            .get_or_create(&label)
+            .observe(took.as_secs_f64());
     }
 
     /// The metrics in the OpenMetrics text format, with `live_games` and the runtime's tasks as of
@@ -349,6 +489,7 @@ mod tests {
         metrics.moves.inc();
         metrics.ai_think.observe(0.002);
         metrics.error(ErrorCode::IllegalMove);
+        metrics.probed("redis", true, Duration::from_millis(3));
         let text = metrics.encode(3);
         for line in [
             "noughts_connections 1",
@@ -359,6 +500,15 @@ mod tests {
             "noughts_ai_think_seconds_count 1",
             "noughts_outbound_drops_total 0",
             "noughts_errors_total{code=\"illegal_move\"} 1",
+            "noughts_ready 0",
+            "noughts_store_errors_total 0",
+            "noughts_leases_held 0",
+            "noughts_leases_lost_total 0",
+            "noughts_leases_taken_over_total 0",
+            "noughts_games_paused 0",
+            "noughts_forged_messages_total 0",
+            "noughts_dependency_up{dependency=\"redis\"} 1",
+            "noughts_dependency_latency_seconds_count{dependency=\"redis\"} 1",
         ] {
             assert!(text.lines().any(|l| l == line), "no {line:?} in\n{text}");
         }

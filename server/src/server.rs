@@ -123,7 +123,13 @@ async fn serve(
             Box::pin(async move { cluster.ping().await.map_err(|err| err.to_string()) })
         })
     });
-    let health = Arc::new(Health::new(store.clone(), redis));
+    let metrics = Arc::new(metrics::Metrics::new(store.errors()));
+    let health = Arc::new(Health::new(
+        store.clone(),
+        &config.store,
+        redis,
+        metrics.clone(),
+    ));
     let lobby = Lobby::new(config.lobby_sends_per_sec);
     let passwords = Passwords::new(config.accounts.concurrent_hashes);
     let attempts = Attempts::new(config.accounts.clone());
@@ -131,7 +137,7 @@ async fn serve(
         passwords,
         attempts,
         live: Live::default(),
-        metrics: Arc::default(),
+        metrics,
         ai_slots,
         analyses: Default::default(),
         config,

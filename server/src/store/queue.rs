@@ -12,6 +12,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use noughts_protocol::{GameId, PlayerId, Variant};
+use prometheus_client::metrics::counter::Counter;
 use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tracing::error;
@@ -188,6 +189,8 @@ pub(crate) struct Store {
     /// In a cluster, the lease epoch under which this node plays each game: every write of the
     /// game carries it, and the database refuses it if the game was written under a higher one.
     fences: Arc<Mutex<HashMap<GameId, u64>>>,
+    /// Jobs that failed, counted for `noughts_store_errors_total` (shared by every handle).
+    errors: Counter,
 }
 
 impl Store {
@@ -229,6 +232,7 @@ impl Store {
             records: Records::Inline(Arc::new(inline)),
             persistent: false,
             fences: Arc::default(),
+            errors: Counter::default(),
         };
         Ok((store, startup?))
     }
@@ -272,6 +276,7 @@ impl Store {
             })),
             persistent,
             fences: Arc::default(),
+            errors: Counter::default(),
         };
         Ok((store, startup))
     }
@@ -297,6 +302,20 @@ impl Store {
         }
     }
 
+    /// The count of jobs that failed (a write refused or not committed, a read not answered),
+    /// for the metrics.
+    pub(crate) fn errors(&self) -> Counter {
+        self.errors.clone()
+    }
+
+    /// `result`, counted in [`Store::errors`] if it is an error.
+    fn counted<T>(&self, result: Result<T, StoreError>) -> Result<T, StoreError> {
+        if result.is_err() {
+            self.errors.inc();
+        }
+        result
+    }
+
     fn epoch(&self, game: GameId) -> Option<u64> {
         self.fences
             .lock()
@@ -312,16 +331,24 @@ impl Store {
     {
         match &self.records {
             Records::Inline(inline) => {
-                if let Err(err) = inline.write(what, work) {
+                if let Err(err) = self.counted(inline.write(what, work)) {
                     error!(what, cause = %err, "a write failed");
                 }
             }
-            Records::Thread(feed) => feed.push(Job::Write(Box::new(WriteJob {
-                work: Some(work),
-                outcome: None,
-                reply: None,
-                what,
-            }))),
+            Records::Thread(feed) => {
+                let errors = self.errors.clone();
+                let work = move |db: Db<'_>| {
+                    work(db).inspect_err(|_| {
+                        errors.inc();
+                    })
+                };
+                feed.push(Job::Write(Box::new(WriteJob {
+                    work: Some(work),
+                    outcome: None,
+                    reply: None,
+                    what,
+                })));
+            }
         }
     }
 
@@ -332,7 +359,7 @@ impl Store {
         F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send + 'static,
     {
         let feed = match &self.records {
-            Records::Inline(inline) => return inline.write(what, work),
+            Records::Inline(inline) => return self.counted(inline.write(what, work)),
             Records::Thread(feed) => feed,
         };
         let (reply, answer) = oneshot::channel();
@@ -342,7 +369,7 @@ impl Store {
             reply: Some(reply),
             what,
         })));
-        answer.await.map_err(|_| StoreError::Stopped)?
+        self.counted(answer.await.map_err(|_| StoreError::Stopped)?)
     }
 
     /// Runs a query on the store thread, after every write queued before it has committed.
@@ -352,14 +379,14 @@ impl Store {
         F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send + 'static,
     {
         let feed = match &self.records {
-            Records::Inline(inline) => return inline.read(work),
+            Records::Inline(inline) => return self.counted(inline.read(work)),
             Records::Thread(feed) => feed,
         };
         let (reply, answer) = oneshot::channel();
         feed.push(Job::Read(Box::new(move |db: Db<'_>| {
             let _ = reply.send(work(db));
         })));
-        answer.await.map_err(|_| StoreError::Stopped)?
+        self.counted(answer.await.map_err(|_| StoreError::Stopped)?)
     }
 
     /// Whether the database answers a question (for the readiness check): a read behind the
