@@ -314,6 +314,9 @@ impl App {
             ServerMessage::Shutdown { message } => {
                 self.say(format!("Server: {}", message));
             }
+            ServerMessage::GamePaused { message, .. } => {
+                self.say(format!("Paused: {message}"));
+            }
             other => {
                 self.update_own(&other);
                 let now = self.now;

@@ -10,9 +10,9 @@ use noughts_protocol::{
 pub fn clean(message: &mut ServerMessage) {
     match message {
         ServerMessage::Welcome { name, .. } | ServerMessage::Renamed { name } => clean_text(name),
-        ServerMessage::Error { message, .. } | ServerMessage::Shutdown { message } => {
-            clean_text(message)
-        }
+        ServerMessage::Error { message, .. }
+        | ServerMessage::Shutdown { message }
+        | ServerMessage::GamePaused { message, .. } => clean_text(message),
         ServerMessage::Lobby {
             rooms,
             games,

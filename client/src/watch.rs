@@ -120,6 +120,7 @@ pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow
             ServerMessage::Shutdown { message } => {
                 bail!("the server is shutting down: {}", message)
             }
+            ServerMessage::GamePaused { message, .. } => eprintln!("paused: {message}"),
             _ => {}
         }
     }

@@ -90,6 +90,10 @@ error_codes! {
     ShuttingDown = "shutting_down",
     /// Something went wrong inside the server; the request had no effect.
     Internal = "internal",
+    /// The game is paused for a moment: the site is reconnecting a part it needs to keep it
+    /// (its coordination store or its database). Nothing was played; the game's `game_state`
+    /// comes when it resumes.
+    GamePaused = "game_paused",
     /// The player already has as many open rooms, or live games it started, as one player may.
     LimitReached = "limit_reached",
     /// No player has that id.

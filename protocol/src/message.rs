@@ -335,6 +335,10 @@ pub enum ServerMessage {
     },
     /// The server is going away; the connection closes with 1001 next.
     Shutdown { message: String },
+    /// A game of yours, or one you watch, is paused: the site lost, for a moment, a part it
+    /// needs to keep the game. No clock runs and no move counts until the game's next
+    /// `game_state`, which says it resumed.
+    GamePaused { game: GameId, message: String },
     /// The answer to `leaderboard`.
     Leaderboard {
         variant: Variant,

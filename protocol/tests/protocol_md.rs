@@ -115,6 +115,7 @@ fn every_example_parses_as_the_type_it_documents() {
             "chat",
             "rematch_offered",
             "shutdown",
+            "game_paused",
             "leaderboard",
             "history",
             "game_record",

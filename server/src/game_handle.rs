@@ -76,6 +76,11 @@ impl GameHandle {
         self.send(Command::EndByOperator).await
     }
 
+    /// This node's lease on the game lapsed or was lost: it stops being served here at once.
+    pub(crate) async fn step_down(&self) -> bool {
+        self.send(Command::StepDown).await
+    }
+
     /// A chat line, already cleaned and checked, from the player called `name`; `watching` when
     /// they watch the game from another node.
     pub(crate) async fn chat(
@@ -165,6 +170,8 @@ pub(crate) enum Command {
     },
     /// The server's operator ends the game (aborted).
     EndByOperator,
+    /// This node's lease on the game lapsed or was lost: the game steps down here.
+    StepDown,
     /// The player leaves for good: resign if live, nothing otherwise.
     Leave {
         player: PlayerId,

@@ -15,7 +15,7 @@ use tracing::{Instrument, error, info, info_span, warn};
 use crate::account::{Attempts, Live, Passwords};
 use crate::admin::Backups;
 use crate::cluster::games::RemoteWatches;
-use crate::cluster::leases::Leases;
+use crate::cluster::leases::{Claim, Judge, Leases};
 use crate::cluster::lobby::Heard;
 use crate::cluster::{self, Cluster};
 use crate::config::Config;
@@ -29,10 +29,10 @@ use crate::metrics;
 use crate::moderation::Moderation;
 use crate::registry::Registry;
 use crate::shared::Shared;
-use crate::store::Store;
+use crate::store::{Store, StoreConfig};
 use crate::takeover;
 use crate::war;
-use noughts_protocol::Totals;
+use noughts_protocol::{GameId, Totals};
 
 /// The whole shutdown, from the signal to the last connection closed, takes no longer than this.
 const SHUTDOWN_LIMIT: Duration = Duration::from_secs(5);
@@ -88,14 +88,14 @@ async fn serve(
     };
     let ai_slots = Arc::new(Semaphore::new(config.ai_threads.max(1)));
     let connections = TaskTracker::new();
-    let leases = cluster.as_ref().map(|cluster| {
-        let fences = store.clone();
-        Leases::new(
-            cluster.clone(),
-            connections.clone(),
-            Box::new(move |game, epoch| fences.fence(game, epoch)),
-        )
-    });
+    let (leases, lapsed) = match &cluster {
+        Some(cluster) => {
+            let judge = Box::new(StoreJudge(store.clone()));
+            let (leases, lapsed) = Leases::new(cluster.clone(), connections.clone(), judge);
+            (Some(leases), Some(lapsed))
+        }
+        None => (None, None),
+    };
     let stop_connections = CancellationToken::new();
     let moderation = Moderation::new();
     let (publications, remote_watches) = match &cluster {
@@ -158,6 +158,11 @@ async fn serve(
         health,
         moderation,
     });
+    if let Some(lapsed) = lapsed {
+        shared
+            .connections
+            .spawn(step_down_lapsed(shared.clone(), lapsed));
+    }
     // The moderation log as it stands, before the first player arrives; then kept up with.
     enforce::catch_up(&shared).await;
     shared.connections.spawn(enforce::follow(shared.clone()));
@@ -272,7 +277,7 @@ async fn join_cluster(
     cluster.heartbeat().await?;
     for &(kind, floor) in stored_ids {
         let ids = shared.registry.ids(kind);
-        ids.use_blocks(cluster.reserve_ids(kind, ids::BLOCK, floor).await?);
+        ids.use_blocks(reserve_ids(shared, &cluster, kind, floor).await?);
         shared
             .connections
             .spawn(refill_ids(cluster.clone(), shared.clone(), kind, floor));
@@ -316,6 +321,10 @@ async fn join_cluster(
     tasks.spawn(cluster.clone().keep_alive(stop.clone()));
     if let Some(leases) = &shared.leases {
         tasks.spawn(leases.clone().keep(stop.clone()));
+        tasks.spawn(takeover::keep_resuming(
+            shared.clone(),
+            shared.stop_games.clone(),
+        ));
         tasks.spawn(takeover::keep_taking_over(
             shared.clone(),
             shared.stop_games.clone(),
@@ -324,6 +333,46 @@ async fn join_cluster(
     info!(node = %cluster.node(), "joined the cluster");
     tasks.spawn(cluster::nodes::sweep_gone(cluster, stop));
     Ok(())
+}
+
+/// The store as the judge of the cluster's leases: it counts each game's fencing epoch.
+struct StoreJudge(Store);
+
+impl Judge for StoreJudge {
+    fn claim(&self, game: GameId, held: Option<u64>) -> Claim {
+        let store = self.0.clone();
+        Box::pin(async move { store.claim(game, held).await.map_err(|err| err.to_string()) })
+    }
+
+    fn fence(&self, game: GameId, epoch: Option<u64>) {
+        self.0.fence(game, epoch);
+    }
+}
+
+/// Steps down, here, each game whose lease lapsed or was lost: it stops being served at once,
+/// its people told it is paused, until a node takes it again.
+async fn step_down_lapsed(shared: Arc<Shared>, mut lapsed: mpsc::UnboundedReceiver<GameId>) {
+    while let Some(game) = lapsed.recv().await {
+        if let Some(handle) = shared.registry.game(game) {
+            handle.step_down().await;
+        }
+    }
+}
+
+/// The next block of `kind` ids: from PostgreSQL, which remembers every block given, when the
+/// nodes share it; from Redis when each node keeps records of its own (tests of the cluster
+/// alone), where no store is shared to count them.
+async fn reserve_ids(
+    shared: &Shared,
+    cluster: &Cluster,
+    kind: &'static str,
+    floor: u64,
+) -> anyhow::Result<std::ops::Range<u64>> {
+    if matches!(shared.config.store, StoreConfig::Postgres(_)) {
+        Ok(shared.store.reserve_ids(kind, ids::BLOCK, floor).await?)
+    } else {
+        Ok(cluster.reserve_ids(kind, ids::BLOCK, floor).await?)
+    }
 }
 
 /// This node's connections and live games, for the lobby's totals.
@@ -344,7 +393,7 @@ async fn refill_ids(cluster: Cluster, shared: Arc<Shared>, kind: &'static str, f
             () = ids.spare_wanted() => {}
             () = stop.cancelled() => return,
         }
-        match cluster.reserve_ids(kind, ids::BLOCK, floor).await {
+        match reserve_ids(&shared, &cluster, kind, floor).await {
             Ok(block) => ids.add_spare(block),
             Err(err) => {
                 warn!(cause = %err, kind, "cannot take ids from the cluster; trying again");

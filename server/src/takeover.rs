@@ -152,7 +152,7 @@ async fn orphans(
 /// the server's is left to its variant's slot if it is the variant's war game, and ended if not.
 async fn take(
     shared: &Arc<Shared>,
-    leases: &Leases,
+    leases: &Arc<Leases>,
     games: Vec<GameId>,
     wanted: impl Fn(&LiveGame) -> bool,
 ) {
@@ -171,11 +171,62 @@ async fn take(
         if shared.config.war_games && war::is_the_servers(&game.start) {
             end_if_not_current(shared, &game).await;
         } else if wanted(&game) && leases.take(id).await {
-            info!(game = id.0, "taking over a game whose node is gone");
-            taken.push(game);
+            // Read again under the new epoch: a write its last holder made before the epoch was
+            // raised is in it, and none can come after.
+            match shared.store.live_game(id).await {
+                Ok(game) => {
+                    info!(game = id.0, "taking over a game no node serves");
+                    taken.push(game);
+                }
+                Err(err) => {
+                    warn!(cause = %err, game = id.0, "cannot read a game taken over");
+                    leases.give_back(id);
+                }
+            }
         }
     }
     restore_and_reach(shared, taken).await;
+}
+
+/// Takes again, as soon as Redis answers (and every lease time), the games that stepped down
+/// here because their lease lapsed: at once, without the two sightings a gone node's games wait
+/// for, since this node knows it stopped serving them. Another node may win one first: it is
+/// that node's then, and the players here reach it there when it tells them.
+pub(crate) async fn keep_resuming(shared: Arc<Shared>, stop: CancellationToken) {
+    let Some(leases) = shared.leases.clone() else {
+        return;
+    };
+    loop {
+        tokio::select! {
+            () = leases.answered() => {}
+            () = tokio::time::sleep(leases.cluster().lease() / 2) => {}
+            () = stop.cancelled() => return,
+        }
+        if !leases.has_paused() {
+            continue;
+        }
+        // A game still closing here is taken again next time.
+        let paused: Vec<GameId> = leases
+            .paused()
+            .await
+            .into_iter()
+            .filter(|&game| shared.registry.game(game).is_none())
+            .collect();
+        take(&shared, &leases, paused.clone(), |_| true).await;
+        // Those now held (here or elsewhere) or ended are done with; a war game is left to its
+        // variant's slot, whose holder takes it within a few lease times.
+        let Ok(owners) = leases.cluster().owners(&paused).await else {
+            continue;
+        };
+        let Ok(live) = shared.store.live_ids().await else {
+            continue;
+        };
+        for (game, owner) in paused.into_iter().zip(owners) {
+            if owner.is_some() || !live.contains(&game) {
+                leases.unpause(game);
+            }
+        }
+    }
 }
 
 /// Restores `taken` here, and has every connection of their players reach them: those of this

@@ -190,6 +190,15 @@ function onMessage(message) {
     case "seeking": state.seeking = message; break;
     case "room_created": state.room = message.code; break;
     case "game_state": onGameState(message); break;
+    case "game_paused": {
+      // The site lost a part it needs for a moment: the next `game_state` says it resumed.
+      const game = state.games.get(message.game);
+      if (!game) return;
+      game.note = "Paused: the site is reconnecting. The game resumes in a moment.";
+      if (state.view !== "game" || state.current !== message.game) return;
+      announce(game.note);
+      break;
+    }
     case "history": state.history = message.games; break;
     case "game_record":
       state.replay = { record: message, ply: message.moves.length, verdicts: null };

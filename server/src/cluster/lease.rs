@@ -1,13 +1,15 @@
-//! Who owns a live game: a lease in Redis with a fencing epoch.
+//! Who plays a live game: a lease in Redis, and a fencing epoch in the store.
 //!
-//! `game:{id}:owner` holds `NODE:EPOCH` and expires unless its node renews it; `game:{id}:epoch`
-//! counts every lease ever taken on the game and never goes down. A node takes a game only when
-//! no lease stands, and gets the next epoch; it renews and gives back only its own lease (checked
-//! inside Redis, in one script, so a lease that expired and was taken by another node is never
-//! touched). Every write of a game's log carries its owner's epoch, and the store refuses a write
-//! whose epoch is below the highest it has seen for the game: so a node that lost its lease
-//! (paused, partitioned, presumed dead) can never advance the game after another node has taken
-//! it, however late its writes arrive.
+//! `game:{id}:owner` holds `NODE:TOKEN` and expires unless its node renews it; the token is new
+//! at each taking, so that a holder renews and gives back only the lease it took (checked inside
+//! Redis, in one script: a lease that expired and was taken by another node is never touched).
+//! The lease is the fast path that keeps two nodes from taking a game at once. It is not what
+//! makes a second writer harmless: Redis may restart empty or stall past a lease time. That is
+//! the fencing epoch, which the store (PostgreSQL) counts and raises each time a node takes a
+//! game: every write of a game's log carries its holder's epoch, and the store refuses one under
+//! an older epoch. So a node that lost its lease (paused, partitioned, presumed dead, or the
+//! lease forgotten by Redis) can never advance the game after another node has taken it, however
+//! late its writes arrive.
 
 use noughts_protocol::GameId;
 use redis::Script;
@@ -18,16 +20,16 @@ use super::{Cluster, ClusterError};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lease {
     pub game: GameId,
-    /// Above every epoch given before on this game: what fences the holder's writes.
+    /// The game's fencing epoch in the store when this node took it: what fences its writes.
     pub epoch: u64,
+    /// Names this taking in Redis, beside the node's name.
+    pub token: u64,
 }
 
-/// Takes the lease if none stands: the next epoch, or nil.
+/// Takes the lease if none stands: 1 if taken, else 0.
 const ACQUIRE: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 1 then return false end
-local epoch = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], ARGV[1] .. ':' .. epoch, 'PX', ARGV[2])
-return epoch
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+return 0
 ";
 
 /// Extends each lease `KEYS[i]` that is still holder `ARGV[i + 1]`'s by `ARGV[1]` ms: 1 for each
@@ -58,29 +60,25 @@ fn owner_key(game: GameId) -> String {
     format!("game:{}:owner", game.0)
 }
 
-fn epoch_key(game: GameId) -> String {
-    format!("game:{}:epoch", game.0)
-}
-
 impl Cluster {
-    fn holder(&self, lease: Lease) -> String {
-        format!("{}:{}", self.node, lease.epoch)
+    fn holder(&self, token: u64) -> String {
+        format!("{}:{token}", self.node)
     }
 
     pub(super) fn lease_ms(&self) -> u64 {
         u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX)
     }
 
-    /// Takes `game` unless another node holds it.
-    pub async fn acquire(&self, game: GameId) -> Result<Option<Lease>, ClusterError> {
-        let epoch: Option<u64> = Script::new(ACQUIRE)
+    /// Takes `game`'s lease in Redis under `token` unless another node holds it: true if taken.
+    /// The caller then takes the game's fencing epoch from the store.
+    pub async fn acquire(&self, game: GameId, token: u64) -> Result<bool, ClusterError> {
+        let taken: u64 = Script::new(ACQUIRE)
             .key(owner_key(game))
-            .key(epoch_key(game))
-            .arg(&self.node)
+            .arg(self.holder(token))
             .arg(self.lease_ms())
             .invoke_async(&mut self.redis.clone())
             .await?;
-        Ok(epoch.map(|epoch| Lease { game, epoch }))
+        Ok(taken == 1)
     }
 
     /// Extends each of `leases` (at most [`RENEW_AT_ONCE`]) for another lease time, in one call;
@@ -94,7 +92,8 @@ impl Cluster {
         let mut call = script.prepare_invoke();
         call.arg(self.lease_ms());
         for lease in leases {
-            call.key(owner_key(lease.game)).arg(self.holder(*lease));
+            call.key(owner_key(lease.game))
+                .arg(self.holder(lease.token));
         }
         let renewed: Vec<u64> = call.invoke_async(&mut self.redis.clone()).await?;
         Ok(renewed.into_iter().map(|renewed| renewed == 1).collect())
@@ -105,26 +104,17 @@ impl Cluster {
     pub async fn release(&self, lease: Lease) -> Result<bool, ClusterError> {
         let released: u64 = Script::new(RELEASE)
             .key(owner_key(lease.game))
-            .arg(self.holder(lease))
+            .arg(self.holder(lease.token))
             .invoke_async(&mut self.redis.clone())
             .await?;
         Ok(released == 1)
     }
 
-    /// The node holding `game` and its epoch, if a lease stands.
-    pub async fn owner(&self, game: GameId) -> Result<Option<(String, u64)>, ClusterError> {
-        let holder: Option<String> = redis::cmd("GET")
-            .arg(owner_key(game))
-            .query_async(&mut self.redis.clone())
-            .await?;
-        Ok(holder.and_then(|holder| {
-            let (node, epoch) = holder.rsplit_once(':')?;
-            Some((node.to_owned(), epoch.parse().ok()?))
-        }))
+    /// The node holding `game`, if a lease stands.
+    pub async fn owner(&self, game: GameId) -> Result<Option<String>, ClusterError> {
+        Ok(self.owners(&[game]).await?.pop().flatten())
     }
-}
 
-impl Cluster {
     /// The node holding each of `games`, if a lease stands: one round trip for all of them.
     pub async fn owners(&self, games: &[GameId]) -> Result<Vec<Option<String>>, ClusterError> {
         if games.is_empty() {

@@ -146,11 +146,7 @@ impl Cluster {
 
     /// The node that plays `game`, if it is not this one and its lease stands.
     pub(crate) async fn player_node(&self, game: GameId) -> Result<Option<String>, ClusterError> {
-        Ok(self
-            .owner(game)
-            .await?
-            .map(|(node, _)| node)
-            .filter(|node| *node != self.node))
+        Ok(self.owner(game).await?.filter(|node| *node != self.node))
     }
 
     /// Notes that `player` is connected to this node (for a day at most, renewed at each
@@ -383,18 +379,19 @@ impl Cluster {
         self.is_alive(node).await && self.is_listening(node).await
     }
 
-    /// Whether the node `node` reads its mail now.
+    /// Whether the node `node` reads its mail now. If Redis cannot say, it is presumed to: a
+    /// node is never taken for dead because Redis is out of reach (its players would be cut
+    /// from their games, and lose them by abandonment, for a fault of the site's own).
     pub(crate) async fn is_listening(&self, node: &str) -> bool {
-        let counts: Vec<(String, u64)> = redis::cmd("PUBSUB")
+        let counts: Result<Vec<(String, u64)>, _> = redis::cmd("PUBSUB")
             .arg("NUMSUB")
             .arg(mailbox(node))
             .query_async(&mut self.redis.clone())
-            .await
-            .unwrap_or_default();
-        counts.first().is_some_and(|(_, n)| *n > 0)
+            .await;
+        counts.map_or(true, |counts| counts.first().is_some_and(|(_, n)| *n > 0))
     }
 
-    /// Whether the node `node` is alive (its heartbeat stands).
+    /// Whether the node `node` is alive (its heartbeat stands); presumed so if Redis cannot say.
     pub(crate) async fn is_alive(&self, node: &str) -> bool {
         redis::cmd("EXISTS")
             .arg(format!("node:{node}"))

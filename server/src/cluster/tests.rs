@@ -8,13 +8,14 @@ use noughts_protocol::{GameId, RoomInfo, Totals, Variant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::lease::Lease;
 use super::lobby::Heard;
 use super::{Cluster, ClusterError};
 use crate::lobby::Change;
 
 // The harness's Redis server, shared with `noughts-tests`.
 #[path = "../../../tests/src/redis.rs"]
-mod redis_server;
+pub(super) mod redis_server;
 
 use redis_server::TestRedis as Redis;
 
@@ -28,17 +29,20 @@ async fn leases_renewed_together_each_say_whether_they_were_kept() {
     let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
     let mut held = Vec::new();
     for game in 1..=3 {
-        held.push(a.acquire(GameId(game)).await.unwrap().expect("free"));
+        let lease = Lease {
+            game: GameId(game),
+            epoch: 0,
+            token: game,
+        };
+        assert!(a.acquire(lease.game, lease.token).await.unwrap(), "free");
+        held.push(lease);
     }
     // The second one is given back and taken by another node: lost to a.
     assert!(a.release(held[1]).await.unwrap());
-    b.acquire(GameId(2)).await.unwrap().expect("given back");
+    assert!(b.acquire(GameId(2), 9).await.unwrap(), "given back");
     assert_eq!(a.renew_all(&held).await.unwrap(), [true, false, true]);
     assert_eq!(a.renew_all(&[]).await.unwrap(), Vec::<bool>::new());
-    assert_eq!(
-        b.owner(GameId(2)).await.unwrap().map(|o| o.0),
-        Some("b".to_owned())
-    );
+    assert_eq!(b.owner(GameId(2)).await.unwrap(), Some("b".to_owned()));
 }
 
 #[tokio::test]
@@ -51,34 +55,35 @@ async fn one_node_at_a_time_holds_a_game_and_a_lost_lease_stays_lost() {
     let a = Cluster::join(&redis.url, "a", lease).await.unwrap();
     let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
     let game = GameId(7);
-    let first = a.acquire(game).await.unwrap().expect("nobody held it");
-    assert_eq!(first.epoch, 1);
-    assert_eq!(b.acquire(game).await.unwrap(), None, "a holds it");
-    assert_eq!(a.owner(game).await.unwrap(), Some(("a".to_owned(), 1)));
+    let first = Lease {
+        game,
+        epoch: 0,
+        token: 1,
+    };
+    assert!(
+        a.acquire(game, first.token).await.unwrap(),
+        "nobody held it"
+    );
+    assert!(!b.acquire(game, 2).await.unwrap(), "a holds it");
+    assert_eq!(a.owner(game).await.unwrap(), Some("a".to_owned()));
     // Renewed, it outlives its first term.
     for _ in 0..5 {
         tokio::time::sleep(Duration::from_millis(300)).await;
         assert_eq!(a.renew_all(&[first]).await.unwrap(), [true]);
     }
-    assert_eq!(b.acquire(game).await.unwrap(), None);
-    // Left to expire (a node that stopped), it goes to the next node with a higher epoch.
-    let second = until_some(|| b.acquire(game)).await;
-    assert!(second.epoch > first.epoch);
-    // The old holder can neither renew nor give back what is no longer its.
+    assert!(!b.acquire(game, 2).await.unwrap());
+    // Left to expire (a node that stopped), it goes to the next node.
+    until_some(|| async { Ok(b.acquire(game, 2).await?.then_some(())) }).await;
+    let second = Lease { token: 2, ..first };
+    // The old holder can neither renew nor give back what is no longer its, even under the
+    // same token as the new holder's: the node's name is part of the lease.
     assert_eq!(a.renew_all(&[first]).await.unwrap(), [false]);
     assert!(!a.release(first).await.unwrap());
-    assert_eq!(
-        b.owner(game).await.unwrap(),
-        Some(("b".to_owned(), second.epoch))
-    );
-    // Given back, it is free at once; epochs never go back.
+    assert!(!a.release(second).await.unwrap());
+    assert_eq!(b.owner(game).await.unwrap(), Some("b".to_owned()));
+    // Given back, it is free at once.
     assert!(b.release(second).await.unwrap());
-    let third = a.acquire(game).await.unwrap().expect("free");
-    assert!(third.epoch > second.epoch);
-    assert_eq!(
-        a.acquire(GameId(8)).await.unwrap().map(|l| l.epoch),
-        Some(1)
-    );
+    assert!(a.acquire(game, 3).await.unwrap(), "free");
 }
 
 #[tokio::test]
@@ -157,17 +162,6 @@ where
     for _ in 0..1_000 {
         if let Some(found) = ask().await.unwrap() {
             return found;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("never came");
-}
-
-/// Waits (bounded) until `holds` is true.
-async fn until(holds: impl Fn() -> bool) {
-    for _ in 0..1_000 {
-        if holds() {
-            return;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -408,76 +402,6 @@ async fn nodes_take_ids_in_blocks_that_never_overlap_and_start_above_the_stored_
         "a node whose store knows more raises the count"
     );
     assert_eq!(a.reserve_ids("player", 5, 0).await.unwrap(), 1..6);
-}
-
-#[tokio::test]
-async fn a_node_keeps_its_games_leases_gives_them_back_and_notices_one_lost() {
-    use super::leases::Leases;
-    use tokio_util::task::TaskTracker;
-    let Some(redis) = Redis::start().await else {
-        return;
-    };
-    let lease = Duration::from_millis(300);
-    let tasks = TaskTracker::new();
-    let leases = |cluster| Leases::new(cluster, tasks.clone(), Box::new(|_, _| {}));
-    let a = leases(Cluster::join(&redis.url, "a", lease).await.unwrap());
-    let b = leases(Cluster::join(&redis.url, "b", lease).await.unwrap());
-    let stop = CancellationToken::new();
-    tokio::spawn(a.clone().keep(stop.clone()));
-    let (kept, given, lost) = (GameId(1), GameId(2), GameId(3));
-    for game in [kept, given, lost] {
-        assert!(a.take(game).await);
-        assert!(!b.take(game).await, "a holds it");
-    }
-    // Renewed, a keeps its games past their first lease time.
-    tokio::time::sleep(Duration::from_millis(450)).await;
-    assert!(!b.take(kept).await);
-    // Given back, a game is free at once.
-    a.give_back(given);
-    tasks.close();
-    tasks.wait().await;
-    assert!(b.take(given).await);
-    // Given back while its renewal is on the way (a node stopping hands its games over while it
-    // still renews): a does not take it again, and the node taking it over gets it.
-    let handed = GameId(5);
-    assert!(a.take(handed).await);
-    let renewing = a.held_now();
-    a.give_back(handed);
-    tasks.wait().await;
-    a.renew(renewing).await;
-    assert!(!a.holds(handed));
-    assert!(
-        b.take(handed).await,
-        "the game handed over is free for another node"
-    );
-    // Taken from under a (its lease deleted, as if it had expired), a notices and lets go.
-    let _: () = redis::cmd("DEL")
-        .arg("game:3:owner")
-        .query_async(&mut b.cluster().redis.clone())
-        .await
-        .unwrap();
-    assert!(b.take(lost).await);
-    until(|| !a.holds(lost)).await;
-    assert!(a.holds(kept));
-    // Redis loses everything (a restart without persistence): a takes its game again.
-    let _: () = redis::cmd("FLUSHALL")
-        .query_async(&mut b.cluster().redis.clone())
-        .await
-        .unwrap();
-    until_some(|| async {
-        let owner = a.cluster().owner(kept).await?;
-        Ok(owner.filter(|(node, _)| node == "a"))
-    })
-    .await;
-    assert!(a.holds(kept));
-    assert!(!b.take(kept).await, "a holds it again");
-    // A game that closes before its new lease is even taken still gives it back.
-    let brief = GameId(4);
-    a.take_new(brief);
-    a.give_back(brief);
-    until(|| !a.holds(brief)).await;
-    until_some(|| async { Ok(b.take(brief).await.then_some(())) }).await;
-    stop.cancel();
 }
 
 #[tokio::test]

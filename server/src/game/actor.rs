@@ -13,13 +13,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use noughts_engine::{Budget, Rng, cells_of, choose_move};
+use noughts_engine::{Budget, Rng, choose_move};
 use noughts_protocol::{ErrorCode, GameId, GameKind, Mark, ServerMessage};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
 
-use super::rules::{Decision, Due, EndRecord, PendingMove, Rematch, Rules, Table};
+use super::rules::{Decision, Due, PendingMove, Rematch, Rules, Table};
 use super::seat::{Held, Human, Watcher, index};
 use super::setup::{Setup, Starter};
 use crate::error::Refusal;
@@ -29,7 +29,7 @@ use crate::outbound::ConnId;
 use crate::session::Session;
 use crate::shared::Shared;
 use crate::sitter::Sitter;
-use crate::store::{Ending, GameStart, LiveGame, SEQ_RESERVE, StoreError, StoredMove, now_ms};
+use crate::store::{GameStart, LiveGame, SEQ_RESERVE, StoreError, StoredMove, now_ms};
 
 /// Commands handled before the actor settles (sends a pending `watchers` update, handles dropped
 /// connections) and looks at its timers again.
@@ -59,8 +59,9 @@ pub(crate) struct Game {
     pub(super) watchers: HashMap<ConnId, Watcher>,
     /// Whether an AI search for the current position is under way.
     pub(super) thinking: bool,
-    /// Set when the store refused a write because another node has taken the game over: the
-    /// game stops here at once, without a word to anyone (they will find it on that node).
+    /// Set when this node may no longer serve the game: the store refused a write (another
+    /// node has taken it over), or its lease lapsed or was lost (see `pause`). The game stops
+    /// here at once; its people find it where it is taken over.
     pub(super) fenced: bool,
     /// Takebacks so far: an AI move chosen before the latest is dropped.
     pub(super) takebacks: u32,
@@ -283,7 +284,7 @@ impl Game {
             }
             self.settle().await;
             if self.fenced {
-                error!("another node has taken this game over; it stops here");
+                warn!("this node no longer holds the game; it stops here");
                 break;
             }
             if let Flow::Close = flow {
@@ -395,6 +396,9 @@ impl Game {
     }
 
     async fn handle(&mut self, command: Command) -> Flow {
+        if self.lease_lapsed() {
+            return Flow::Close;
+        }
         match command {
             Command::Move { from, cell } => match self.rules.try_move(from.player, cell, now()) {
                 Ok(decision) => self.decided(decision, Some(from)).await,
@@ -409,6 +413,8 @@ impl Game {
             Command::Takeback { from } => self.on_takeback(from).await,
             Command::Decline { from } => self.on_decline(from).await,
             Command::Abort { from } => self.on_abort(from).await,
+            // Its lease lapsed: handled above, as before every command.
+            Command::StepDown => {}
             Command::EndByOperator => {
                 if let Some(end) = self.rules.abort() {
                     self.end(end, None).await;
@@ -496,7 +502,7 @@ impl Game {
         // alone; a move that ends the game needs none, as a finished game is never restored.
         let seq_mark = (record.ending.is_none() && record.seq + SEQ_RESERVE / 2 > self.stored_seq)
             .then_some(record.seq + SEQ_RESERVE);
-        let stored_ending = record.ending.map(|end| stored(&end));
+        let stored_ending = record.ending.map(|end| super::ending::stored(&end));
         let stored = self
             .shared
             .store
@@ -647,6 +653,9 @@ impl Game {
     }
 
     async fn on_timer(&mut self) -> Flow {
+        if self.lease_lapsed() {
+            return Flow::Close;
+        }
         match self.rules.due(now()) {
             Some(Due::Close) => Flow::Close,
             Some(Due::End(end)) => {
@@ -679,17 +688,6 @@ impl Game {
             watcher.session.set_watching(id, false);
         }
         debug!("game closed");
-    }
-}
-
-/// The end as the store keeps it.
-pub(super) fn stored(end: &EndRecord) -> Ending {
-    Ending {
-        seq: end.seq,
-        winner: end.winner,
-        reason: end.reason,
-        cells: cells_of(end.cells).collect(),
-        ended_ms: now_ms(),
     }
 }
 

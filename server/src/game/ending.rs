@@ -4,12 +4,13 @@
 use noughts_protocol::{GameKind, Mark, RatingChange, RatingChanges, ServerMessage};
 use tracing::{debug, error, info};
 
-use super::actor::{Game, now, stored};
+use super::actor::{Game, now};
 use super::rules::{EndRecord, Update};
 use super::seat::index;
 use crate::game_handle::Requester;
 use crate::sitter::Sitter;
-use crate::store::{Rerated, StoreError};
+use crate::store::{Ending, Rerated, StoreError, now_ms};
+use noughts_engine::cells_of;
 
 impl Game {
     /// Ends the game: stores the end (and rates a rated game), then tells everyone.
@@ -84,5 +85,16 @@ impl Game {
         if let Some(on_end) = self.on_end.take() {
             let _ = on_end.send(());
         }
+    }
+}
+
+/// The end as the store keeps it.
+pub(super) fn stored(end: &EndRecord) -> Ending {
+    Ending {
+        seq: end.seq,
+        winner: end.winner,
+        reason: end.reason,
+        cells: cells_of(end.cells).collect(),
+        ended_ms: now_ms(),
     }
 }

@@ -7,6 +7,7 @@ mod agreements;
 mod audience;
 pub(crate) mod clock;
 mod ending;
+mod pause;
 #[doc(hidden)]
 pub mod rules;
 mod seat;

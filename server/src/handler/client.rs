@@ -194,10 +194,13 @@ impl Client {
     }
 
     pub(super) fn game(&self, id: GameId) -> Result<GameHandle, Refusal> {
-        self.shared
-            .registry
-            .game(id)
-            .ok_or_else(|| no_such_game(id))
+        self.shared.registry.game(id).ok_or_else(|| {
+            match &self.shared.leases {
+                // It stepped down here, its lease lapsed: it is between nodes, not over.
+                Some(leases) if leases.is_paused(id) => Refusal::new(ErrorCode::GamePaused, PAUSED),
+                _ => no_such_game(id),
+            }
+        })
     }
 
     /// The reply to a request handed to a game: done, or the game had just closed.
@@ -260,6 +263,10 @@ pub(super) fn played_game(message: &ClientMessage) -> Option<GameId> {
         _ => None,
     }
 }
+
+/// What a request about a paused game is answered (`game_paused`).
+pub(super) const PAUSED: &str =
+    "the site is reconnecting; the game is paused and resumes in a moment";
 
 pub(super) fn no_such_game(id: GameId) -> Refusal {
     Refusal::new(ErrorCode::NoSuchGame, format!("no live game has id {id}"))

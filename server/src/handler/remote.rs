@@ -11,7 +11,7 @@ use noughts_protocol::{ClientFrame, ClientMessage, ErrorCode, GameId, PlayerId};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
-use super::client::{Client, played_game};
+use super::client::{Client, PAUSED, played_game};
 use crate::cluster::ClusterError;
 use crate::cluster::mail::{Mail, Who};
 use crate::invite_code;
@@ -185,11 +185,16 @@ impl Client {
                 }
             }
         }
-        self.out.error(
-            frame.id.clone(),
-            ErrorCode::Internal,
-            "the cluster cannot be reached just now; try again in a moment",
-        );
+        if played_game(&frame.message).is_some() {
+            self.out
+                .error(frame.id.clone(), ErrorCode::GamePaused, PAUSED);
+        } else {
+            self.out.error(
+                frame.id.clone(),
+                ErrorCode::Internal,
+                "the cluster cannot be reached just now; try again in a moment",
+            );
+        }
         true
     }
 
@@ -359,11 +364,14 @@ async fn rejoin(shared: Arc<Shared>, player: PlayerId, out: Outbound, network: N
 /// Every half lease time until `stop`: tells each node this node's connections reach which of
 /// them live, and finds the nodes they reach, and the nodes whose connections it stands in for,
 /// that have died. Connections that played games on a dead node find them again; stand-ins for
-/// a dead node's connections end.
+/// a dead node's connections end. A node counts as dead only when found so twice in a row: a
+/// Redis that restarted empty, or stalled past the heartbeats' time, shows every node dead until
+/// their next heartbeat, and ending stand-ins then would start their players' grace for nothing.
 pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
     let Some(cluster) = shared.cluster.clone() else {
         return;
     };
+    let mut suspects = std::collections::HashSet::new();
     loop {
         tokio::select! {
             () = tokio::time::sleep(cluster.lease() / 2) => {}
@@ -379,8 +387,13 @@ pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
                 warn!(cause = %err, %node, "cannot tell another node which connections live");
             }
         }
+        let suspected = std::mem::take(&mut suspects);
         for node in shared.links.nodes() {
             if cluster.is_serving(&node).await {
+                continue;
+            }
+            if !suspected.contains(&node) {
+                suspects.insert(node);
                 continue;
             }
             info!(%node, "a node this node's players play on is gone; finding their games");
@@ -390,6 +403,10 @@ pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
         }
         for node in shared.stand_ins.nodes() {
             if cluster.is_alive(&node).await {
+                continue;
+            }
+            if !suspected.contains(&node) {
+                suspects.insert(node);
                 continue;
             }
             for stand_in in shared.stand_ins.of_node(&node) {

@@ -109,6 +109,15 @@ pub(super) trait Backend: AccountBackend + Send {
     /// written under a higher epoch (another node took it over), or is not stored (a game's
     /// writes all come after its start is stored); otherwise the epoch is kept as the game's.
     fn fence(&mut self, game: GameId, epoch: u64) -> Result<bool, StoreError>;
+    /// Takes `game` for a new holder (`held` `None`): raises its fencing epoch by one and
+    /// returns the new one, so that every write under an older epoch is refused from now on.
+    /// With `held` `Some(epoch)`, confirms that epoch is still the game's, and returns it. `None`
+    /// if it is not a live game (or, confirming, another holder has raised the epoch). The
+    /// database, not Redis, counts the epochs: they never go back.
+    fn claim(&mut self, game: GameId, held: Option<u64>) -> Result<Option<u64>, StoreError>;
+    /// Takes the next `size` ids of `kind`, all above `floor` and above every id taken before;
+    /// returns the last of them.
+    fn reserve_ids(&mut self, kind: &str, size: u64, floor: u64) -> Result<u64, StoreError>;
     fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError>;
     /// Records the end of a game still live; `None` if it had already ended.
     fn close_game(&mut self, game: GameId, ending: &Ending) -> Result<Option<Closed>, StoreError>;

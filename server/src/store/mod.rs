@@ -13,6 +13,7 @@
 mod account_calls;
 mod accounts;
 mod backend;
+mod holders;
 mod job;
 mod memory;
 mod moderation;

@@ -27,6 +27,9 @@ pub(super) struct Memory {
     keep_finished: usize,
     /// Accounts and their devices.
     accounts: tables::Accounts,
+    /// The last id of the newest block of each kind taken. Never undone: an id given out in a
+    /// batch that failed is only skipped, never given again.
+    id_blocks: std::collections::HashMap<String, u64>,
 }
 
 impl Memory {
@@ -36,6 +39,7 @@ impl Memory {
             tables: Tables::default(),
             keep_finished,
             accounts: tables::Accounts::default(),
+            id_blocks: std::collections::HashMap::new(),
         }
     }
 
@@ -286,6 +290,31 @@ impl Backend for Memory {
                 Ok(true)
             }
         }
+    }
+
+    fn claim(&mut self, game: GameId, held: Option<u64>) -> Result<Option<u64>, StoreError> {
+        let Some(epoch) = self
+            .tables
+            .games
+            .get(&game)
+            .filter(|g| g.row.ended_ms.is_none())
+            .map(|g| g.owner_epoch)
+        else {
+            return Ok(None);
+        };
+        match held {
+            Some(held) => Ok((held == epoch).then_some(epoch)),
+            None => {
+                self.tables.edit_game(game, |g| g.owner_epoch = epoch + 1)?;
+                Ok(Some(epoch + 1))
+            }
+        }
+    }
+
+    fn reserve_ids(&mut self, kind: &str, size: u64, floor: u64) -> Result<u64, StoreError> {
+        let last = self.id_blocks.entry(kind.to_owned()).or_insert(0);
+        *last = (*last).max(floor) + size;
+        Ok(*last)
     }
 
     fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError> {

@@ -17,6 +17,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/002_fencing.sql"),
     include_str!("migrations/003_moderation.sql"),
     include_str!("migrations/004_accounts.sql"),
+    include_str!("migrations/005_id_blocks.sql"),
 ];
 
 /// Any number that nodes agree on: the advisory lock held while one of them migrates.

@@ -277,6 +277,34 @@ impl Backend for Postgres {
         Ok(kept == 1)
     }
 
+    fn claim(&mut self, game: GameId, held: Option<u64>) -> Result<Option<u64>, StoreError> {
+        // Both take the row's lock, so a write of the game under way commits before (and is
+        // read by the new holder) or is refused after.
+        let row = match held {
+            None => self.conn.query_opt(
+                "UPDATE games SET owner_epoch = owner_epoch + 1 \
+                 WHERE id = $1 AND ended_ms IS NULL RETURNING owner_epoch",
+                &[&int(game.0)],
+            )?,
+            Some(epoch) => self.conn.query_opt(
+                "SELECT owner_epoch FROM games \
+                 WHERE id = $1 AND ended_ms IS NULL AND owner_epoch = $2 FOR UPDATE",
+                &[&int(game.0), &int(epoch)],
+            )?,
+        };
+        row.map(|row| Ok(uint(row.try_get(0)?))).transpose()
+    }
+
+    fn reserve_ids(&mut self, kind: &str, size: u64, floor: u64) -> Result<u64, StoreError> {
+        let row = self.conn.query_one(
+            "INSERT INTO id_blocks (kind, last) VALUES ($1, $2::BIGINT + $3::BIGINT) \
+             ON CONFLICT (kind) DO UPDATE \
+             SET last = GREATEST(id_blocks.last, $2::BIGINT) + $3::BIGINT RETURNING last",
+            &[&kind, &int(floor), &int(size)],
+        )?;
+        Ok(uint(row.try_get(0)?))
+    }
+
     fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError> {
         self.conn.execute(
             "UPDATE games SET seq = GREATEST(seq, $2) WHERE id = $1",

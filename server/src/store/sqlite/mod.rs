@@ -51,6 +51,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/004_fencing.sql"),
     include_str!("../migrations/005_moderation.sql"),
     include_str!("../migrations/006_accounts.sql"),
+    include_str!("../migrations/007_id_blocks.sql"),
 ];
 
 /// Opens the database, sets it up for durable concurrent use and brings its schema up to date.
@@ -377,6 +378,33 @@ impl Backend for Sqlite {
             )?
             .execute(params![int(game.0), int(epoch)])?;
         Ok(kept == 1)
+    }
+
+    fn claim(&mut self, game: GameId, held: Option<u64>) -> Result<Option<u64>, StoreError> {
+        let epoch = self
+            .db
+            .prepare_cached(
+                "UPDATE games SET owner_epoch = owner_epoch + (?2 IS NULL) WHERE id = ?1 \
+                 AND ended_ms IS NULL AND (?2 IS NULL OR owner_epoch = ?2) RETURNING owner_epoch",
+            )?
+            .query_row(params![int(game.0), held.map(int)], |row| {
+                row.get::<_, i64>(0)
+            })
+            .optional()?;
+        Ok(epoch.map(uint))
+    }
+
+    fn reserve_ids(&mut self, kind: &str, size: u64, floor: u64) -> Result<u64, StoreError> {
+        let last = self
+            .db
+            .prepare_cached(
+                "INSERT INTO id_blocks (kind, last) VALUES (?1, ?2 + ?3) ON CONFLICT (kind) \
+                 DO UPDATE SET last = MAX(id_blocks.last, ?2) + ?3 RETURNING last",
+            )?
+            .query_row(params![kind, int(floor), int(size)], |row| {
+                row.get::<_, i64>(0)
+            })?;
+        Ok(uint(last))
     }
 
     fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError> {

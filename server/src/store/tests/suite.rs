@@ -21,6 +21,8 @@ on_both!(
     history_pages_and_private_games,
     tokens_are_kept_as_hashes_that_never_show,
     a_write_under_an_older_lease_is_refused,
+    a_claim_raises_the_epoch_and_shuts_out_the_last_holder,
+    ids_come_in_blocks_that_never_repeat,
 );
 on_both_blocking!(
     a_token_is_traded_for_a_new_one_works_a_little_longer_and_expires_unused_or_revoked
@@ -549,4 +551,54 @@ async fn a_write_under_an_older_lease_is_refused(db: Fresh) {
         .unwrap();
     let record = store.record(game, ADA).await.unwrap().unwrap();
     assert_eq!(record.1.len(), 2, "only the rightful node's moves are kept");
+}
+
+/// Taking a game raises its epoch in the store: the last holder's writes are refused from then
+/// on; a holder whose lease Redis forgot confirms its own epoch without raising it; an ended game
+/// is nobody's to take.
+async fn a_claim_raises_the_epoch_and_shuts_out_the_last_holder(db: Fresh) {
+    let store = with_players(&db).await;
+    let game = GameId(1);
+    assert_eq!(store.claim(game, None).await.unwrap(), None, "not stored");
+    store.start_game(start(1, people(), false)).await.unwrap();
+    // The node that started it writes under the epoch it is stored with.
+    store.fence(game, Some(0));
+    store
+        .record_move(game, 0, Some(2 + SEQ_RESERVE), at(4, 10), None)
+        .await
+        .unwrap();
+    assert_eq!(store.claim(game, Some(0)).await.unwrap(), Some(0));
+    // Another node takes it over: epoch 1. The first node's next move is refused.
+    assert_eq!(store.claim(game, None).await.unwrap(), Some(1));
+    assert!(matches!(
+        store
+            .record_move(game, 1, Some(3 + SEQ_RESERVE), at(0, 20), None)
+            .await,
+        Err(StoreError::Fenced(g)) if g == game
+    ));
+    // Confirming its old epoch fails: it is another's now.
+    assert_eq!(store.claim(game, Some(0)).await.unwrap(), None);
+    store.fence(game, Some(1));
+    store
+        .record_move(game, 1, Some(3 + SEQ_RESERVE), at(0, 20), None)
+        .await
+        .unwrap();
+    assert_eq!(store.claim(game, Some(1)).await.unwrap(), Some(1));
+    store
+        .end_game(game, ending(None, EndReason::Resign))
+        .await
+        .unwrap();
+    assert_eq!(store.claim(game, None).await.unwrap(), None, "ended");
+    let record = store.record(game, ADA).await.unwrap().unwrap();
+    assert_eq!(record.1.len(), 2, "one move from each holder in turn");
+}
+
+/// Blocks of ids follow each other whatever floor is asked, and never go below it.
+async fn ids_come_in_blocks_that_never_repeat(db: Fresh) {
+    let (store, _) = db.open().await;
+    assert_eq!(store.reserve_ids("game", 10, 0).await.unwrap(), 1..11);
+    assert_eq!(store.reserve_ids("game", 10, 5).await.unwrap(), 11..21);
+    assert_eq!(store.reserve_ids("game", 10, 100).await.unwrap(), 101..111);
+    assert_eq!(store.reserve_ids("player", 3, 0).await.unwrap(), 1..4);
+    assert_eq!(store.reserve_ids("game", 1, 0).await.unwrap(), 111..112);
 }

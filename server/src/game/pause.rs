@@ -1,0 +1,62 @@
+//! A game stepping down on this node: its lease lapsed (Redis did not confirm it in time) or was
+//! lost to another node. It stops being served here before its lease can have expired anywhere:
+//! no move is taken, no clock or grace runs out, no frame goes out as if it were live. Its players
+//! and watchers here are told it is paused; it is taken again from the store, as after a
+//! restart, by whichever node wins its lease once Redis answers, and they get its `game_state`
+//! from there.
+
+use noughts_protocol::{Mark, ServerMessage};
+use tracing::warn;
+
+use super::actor::Game;
+use super::seat::{Human, index};
+use crate::outbound::frame;
+use crate::sitter::Sitter;
+
+/// What players and watchers are told when the game pauses.
+const PAUSED: &str = "the site is reconnecting; the game is paused and resumes in a moment";
+
+impl Game {
+    /// Whether this node may no longer serve the game; if so, it steps down (once).
+    pub(super) fn lease_lapsed(&mut self) -> bool {
+        if self.fenced {
+            return true;
+        }
+        let id = self.rules.id();
+        let lapsed = self
+            .shared
+            .leases
+            .as_ref()
+            .is_some_and(|leases| !leases.holds(id));
+        if lapsed {
+            self.step_down();
+        }
+        lapsed
+    }
+
+    /// Stops serving the game here without ending it: everyone here is told it is paused.
+    fn step_down(&mut self) {
+        warn!("this node's lease on the game lapsed; the game pauses here");
+        self.fenced = true;
+        if self.rules.is_over() {
+            return;
+        }
+        let paused = frame(
+            None,
+            ServerMessage::GamePaused {
+                game: self.rules.id(),
+                message: PAUSED.to_owned(),
+            },
+        );
+        for mark in [Mark::X, Mark::O] {
+            if let Sitter::Human(Human { outs, .. }) = &self.seats[index(mark)] {
+                for out in outs {
+                    out.send(paused.clone());
+                }
+            }
+        }
+        for watcher in self.watchers.values() {
+            watcher.out.send(paused.clone());
+        }
+    }
+}

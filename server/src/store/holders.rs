@@ -1,0 +1,40 @@
+//! What a cluster's nodes ask of the store they share, beside the records: which node may write
+//! a game (its fencing epoch), and the ids no two nodes give. PostgreSQL counts both, so a Redis
+//! that restarts empty or stalls can cost time but never a second writer of a game or an id
+//! given twice.
+
+use std::ops::Range;
+
+use noughts_protocol::GameId;
+
+use super::queue::Store;
+use super::records::StoreError;
+
+impl Store {
+    /// Takes `game` for this node: its fencing epoch in the store is raised, so that any other
+    /// node's writes of the game (under an older epoch) are refused from now on. With `held`, this node's own epoch is only confirmed (its lease was
+    /// taken again after Redis forgot it), unless another node has raised it since. `None` if
+    /// the game is not live (it ended, or is not stored), or is another node's.
+    pub(crate) async fn claim(
+        &self,
+        game: GameId,
+        held: Option<u64>,
+    ) -> Result<Option<u64>, StoreError> {
+        self.write("claim game", move |db| db.claim(game, held))
+            .await
+    }
+
+    /// The next `size` ids of `kind` (`player`, `game`, `seek`), all above `floor` and above
+    /// every id of that kind taken before from this store.
+    pub(crate) async fn reserve_ids(
+        &self,
+        kind: &'static str,
+        size: u64,
+        floor: u64,
+    ) -> Result<Range<u64>, StoreError> {
+        let last = self
+            .write("reserve ids", move |db| db.reserve_ids(kind, size, floor))
+            .await?;
+        Ok(last + 1 - size..last + 1)
+    }
+}
