@@ -81,6 +81,10 @@ pub struct ClusterArgs {
     /// The nodes' lease (--lease-ms): a dead node's games are taken over after it.
     #[arg(long, default_value_t = 5000)]
     pub lease_ms: u64,
+    /// The cluster's secret (the nodes' --cluster-secret-file), under which the nodes sign what
+    /// they send each other; without it they run with --insecure-cluster and sign nothing.
+    #[arg(long, value_name = "PATH")]
+    pub cluster_secret_file: Option<PathBuf>,
     /// The parts to run, in order.
     #[arg(
         long,
@@ -127,6 +131,9 @@ pub struct ClusterResult {
     pub load_end: String,
     pub nodes: usize,
     pub lease_ms: u64,
+    /// Whether the nodes signed what they sent each other (a cluster secret was given).
+    #[serde(default)]
+    pub signed: bool,
     /// Paced games in each games part, and the seconds each was measured.
     pub games: usize,
     pub secs: f64,
@@ -152,6 +159,7 @@ pub async fn run(
         load_start: load_average(),
         nodes: args.nodes,
         lease_ms: args.lease_ms,
+        signed: args.cluster_secret_file.is_some(),
         games: args.games,
         secs: args.secs,
         ..ClusterResult::default()
@@ -375,8 +383,18 @@ impl ClusterResult {
     pub fn markdown(&self) -> String {
         let mut out = format!(
             "Load average {} at the start, {} at the end; {} games at {} s each, {} nodes, \
-             lease {} ms.\n\n",
-            self.load_start, self.load_end, self.games, self.secs, self.nodes, self.lease_ms
+             lease {} ms, messages between nodes {}.\n\n",
+            self.load_start,
+            self.load_end,
+            self.games,
+            self.secs,
+            self.nodes,
+            self.lease_ms,
+            if self.signed {
+                "signed (HMAC-SHA256)"
+            } else {
+                "unsigned (--insecure-cluster)"
+            }
         );
         if !self.rows.is_empty() {
             out.push_str(

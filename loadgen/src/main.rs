@@ -599,6 +599,7 @@ async fn cluster_command(
         redis: args.redis.clone(),
         postgres: args.postgres.clone(),
         connections: args.games * 2,
+        secret: args.cluster_secret_file.clone(),
     };
     let db_dir = servers.db_dir.clone().unwrap_or_else(std::env::temp_dir);
     let result = noughts_loadgen::cluster::run(args, &launch, &db_dir).await?;

@@ -22,6 +22,9 @@ pub struct Launch {
     pub postgres: String,
     /// Connections each server must admit.
     pub connections: usize,
+    /// The cluster's secret file, given to every node; `None` runs them with
+    /// `--insecure-cluster`, signing nothing.
+    pub secret: Option<PathBuf>,
 }
 
 impl Launch {
@@ -58,6 +61,13 @@ impl Launch {
                     ]
                     .map(str::to_owned),
                 );
+                match &self.secret {
+                    Some(secret) => args.extend([
+                        "--cluster-secret-file".to_owned(),
+                        secret.display().to_string(),
+                    ]),
+                    None => args.push("--insecure-cluster".to_owned()),
+                }
                 Target::start(&self.server_bin, &args, None)
             })
             .collect()

@@ -130,6 +130,10 @@ pub struct ClusterConfig {
     /// How long a node's hold on its games outlives its last word: the time another node waits
     /// before it takes over the games of one that died.
     pub lease: Duration,
+    /// The secret every node of the cluster holds, under which each signs what it sends the
+    /// others and checks what they send; `None` sends and takes everything unsigned, so that
+    /// anything that reaches Redis may speak as a node (the binary asks `--insecure-cluster`).
+    pub secret: Option<crate::ClusterSecret>,
 }
 
 impl Default for Config {

@@ -65,6 +65,7 @@ mod war;
 
 pub use account::AccountConfig;
 pub use admin::fetch_backup;
+pub use cluster::seal::{ClusterSecret, SecretError};
 pub use config::{ClusterConfig, Config};
 /// The rules of a game as a pure state machine; public only for the fuzz target.
 #[doc(hidden)]

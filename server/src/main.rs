@@ -8,8 +8,8 @@ use anyhow::Context;
 use clap::Parser;
 use noughts_engine::{Budget, Level, Variant};
 use noughts_server::{
-    AccountConfig, AdminAction, Cidr, ClientAddress, ClusterConfig, Config, Proxies, StoreConfig,
-    Tls,
+    AccountConfig, AdminAction, Cidr, ClientAddress, ClusterConfig, ClusterSecret, Config, Proxies,
+    StoreConfig, Tls,
 };
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
@@ -156,6 +156,20 @@ struct Args {
     /// takes over the games of one that died.
     #[arg(long, env = "NOUGHTS_LEASE_MS", value_parser = clap::value_parser!(u64).range(100..=600_000), default_value_t = 5_000)]
     lease_ms: u64,
+    /// The cluster's secret: a file readable by its owner alone (mode 600) holding a secret of
+    /// at least 32 bytes, the same on every node, with which nodes sign what they send each
+    /// other; a second line holds another secret accepted while the secret changes.
+    #[arg(long, env = "NOUGHTS_CLUSTER_SECRET_FILE", value_name = "PATH")]
+    cluster_secret_file: Option<PathBuf>,
+    /// Run a node of a cluster without --cluster-secret-file: nodes then take whatever comes
+    /// through Redis as another node's word, so anything that reaches Redis can move, chat and
+    /// resign for any player. For tests and benchmarks.
+    #[arg(
+        long,
+        env = "NOUGHTS_INSECURE_CLUSTER",
+        conflicts_with = "cluster_secret_file"
+    )]
+    insecure_cluster: bool,
     /// Seconds each side of a timed game has for its first move (no clock runs before both
     /// have moved once); a game whose first moves do not come in time is aborted, unrated.
     #[arg(long, env = "NOUGHTS_FIRST_MOVE_SECS", value_parser = clap::value_parser!(u64).range(1..=86_400), default_value_t = 30)]
@@ -250,6 +264,27 @@ enum Admin {
 }
 
 impl Args {
+    /// The secret of --cluster-secret-file; `None` only with --insecure-cluster.
+    fn cluster_secret(&self) -> anyhow::Result<Option<ClusterSecret>> {
+        match &self.cluster_secret_file {
+            Some(path) => ClusterSecret::from_file(path)
+                .map(Some)
+                .with_context(|| format!("the cluster secret file {}", path.display())),
+            None if self.insecure_cluster => {
+                tracing::warn!(
+                    "--insecure-cluster: nodes sign nothing they send each other, and anything \
+                     that reaches Redis may speak as a node"
+                );
+                Ok(None)
+            }
+            None => anyhow::bail!(
+                "a node of a cluster (--redis) needs the cluster's secret, the same on every \
+                 node: give --cluster-secret-file PATH (a file of mode 600 holding at least 32 \
+                 random bytes, e.g. made by `openssl rand -hex 32`), or --insecure-cluster"
+            ),
+        }
+    }
+
     /// The certificate and key of --tls-cert and --tls-key, if given (clap sees to it that both
     /// or neither are).
     fn tls(&self) -> anyhow::Result<Option<Tls>> {
@@ -302,6 +337,7 @@ impl Args {
                 redis: redis.clone(),
                 node: self.node_id.clone().unwrap_or_else(generated_node_id),
                 lease: Duration::from_millis(self.lease_ms),
+                secret: None,
             }),
             store: self
                 .db
@@ -403,10 +439,13 @@ async fn main() -> anyhow::Result<()> {
             .init();
     }
     let tls = args.tls()?;
-    let config = Config {
+    let mut config = Config {
         tls,
         ..args.config()
     };
+    if let Some(cluster) = &mut config.cluster {
+        cluster.secret = args.cluster_secret()?;
+    }
     if config.cluster.is_some() && !matches!(config.store, StoreConfig::Postgres(_)) {
         anyhow::bail!(
             "a node of a cluster (--redis) needs PostgreSQL to keep its games where the other \

@@ -79,7 +79,13 @@ async fn serve(
 ) -> anyhow::Result<()> {
     let (store, startup) = Store::open_keeping(&config.store, config.memory_finished_games).await?;
     let cluster = match &config.cluster {
-        Some(cluster) => Some(Cluster::join(&cluster.redis, &cluster.node, cluster.lease).await?),
+        Some(cluster) => {
+            let joined = Cluster::join(&cluster.redis, &cluster.node, cluster.lease).await?;
+            Some(match &cluster.secret {
+                Some(secret) => joined.with_secret(secret)?,
+                None => joined,
+            })
+        }
         None => None,
     };
     let gate = Gate {
@@ -274,6 +280,7 @@ async fn join_cluster(
     cluster: Cluster,
     stored_ids: &[(&'static str, u64)],
 ) -> anyhow::Result<()> {
+    cluster.count_forged_in(shared.metrics.forged_messages.clone());
     cluster.heartbeat().await?;
     for &(kind, floor) in stored_ids {
         let ids = shared.registry.ids(kind);

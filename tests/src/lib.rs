@@ -29,6 +29,7 @@ use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 pub mod accounts;
 pub mod binary;
 pub mod browser;
+pub mod cluster;
 pub mod haproxy;
 pub mod hello;
 pub mod lobby;

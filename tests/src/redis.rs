@@ -1,6 +1,10 @@
 //! A real `redis-server` of the test's own on a free loopback port, nothing saved to disk,
-//! stopped when dropped: what the nodes of a test cluster coordinate through.
+//! stopped when dropped: what the nodes of a test cluster coordinate through; and the cluster's
+//! secret in a file of mode 600, which every node of a test cluster is given unless a test says
+//! otherwise.
 
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -10,6 +14,8 @@ pub struct TestRedis {
     child: Child,
     /// `redis://127.0.0.1:PORT`.
     pub url: String,
+    /// The cluster's secret, mode 600: removed when dropped.
+    pub secret_file: PathBuf,
 }
 
 impl TestRedis {
@@ -37,9 +43,16 @@ impl TestRedis {
                 return None;
             }
         };
+        let secret_file =
+            std::env::temp_dir().join(format!("noughts-test-secret-{}-{port}", std::process::id()));
+        write_private(
+            &secret_file,
+            &format!("the test cluster's secret, Redis on port {port}\n"),
+        );
         let redis = TestRedis {
             child,
             url: format!("redis://127.0.0.1:{port}"),
+            secret_file,
         };
         for _ in 0..200 {
             if tokio::net::TcpStream::connect(("127.0.0.1", port))
@@ -54,9 +67,22 @@ impl TestRedis {
     }
 }
 
+/// Writes `text` to a new file at `path` that its owner alone may read (mode 600).
+pub fn write_private(path: &std::path::Path, text: &str) {
+    let _ = std::fs::remove_file(path);
+    let mut file = std::fs::OpenOptions::new();
+    file.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut file, 0o600);
+    file.open(path)
+        .and_then(|mut file| file.write_all(text.as_bytes()))
+        .expect("write a private file");
+}
+
 impl Drop for TestRedis {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.secret_file);
     }
 }

@@ -434,6 +434,8 @@ async fn the_cluster_benchmark_runs_every_part_on_real_redis_and_postgres() {
             &redis.url,
             "--postgres",
             &postgres.url("bench"),
+            "--cluster-secret-file",
+            redis.secret_file.to_str().expect("utf-8 path"),
         ])
         .args([
             "--games",

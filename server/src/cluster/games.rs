@@ -5,7 +5,9 @@
 //! add two commands a move to the cluster's busiest shared part). A node with watchers of a game
 //! it does not hold subscribes to that channel (one subscription per game, on one connection per
 //! node), sends each new watcher the snapshot, and then every update with a higher `seq`. A watcher here is spared the chat lines of players
-//! they mute, in the snapshot and in the updates, as a watcher on the game's own node is.
+//! they mute, in the snapshot and in the updates, as a watcher on the game's own node is. Both are
+//! sealed ([`super::seal`]): an update is taken only from its own game's channel, a snapshot only
+//! from its own game's key.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -63,15 +65,25 @@ pub(crate) async fn publish(
         // The snapshot is set before the update goes out: whoever reads it then has every
         // update published before it, and drops the ones it has by their `seq`.
         let mut pipe = redis::pipe();
+        let key = state_key(publication.game);
         pipe.cmd("SET")
-            .arg(state_key(publication.game))
-            .arg(publication.snapshot.as_str())
+            .arg(&key)
+            .arg(
+                cluster
+                    .seal
+                    .keep(&key, publication.snapshot.as_str())
+                    .as_ref(),
+            )
             .arg("PX")
             .arg(ttl)
             .ignore();
         if let Some(update) = &publication.update {
-            pipe.publish(channel(publication.game), update.as_str())
-                .ignore();
+            let channel = channel(publication.game);
+            pipe.publish(
+                &channel,
+                cluster.seal.publish(&channel, update.as_str()).as_ref(),
+            )
+            .ignore();
         }
         if let Err(err) = pipe.exec_async(&mut cluster.redis.clone()).await {
             warn!(cause = %err, game = publication.game.0, "cannot publish a game's update");
@@ -173,13 +185,15 @@ impl RemoteWatches {
                 warn!("lost the subscription to other nodes' games");
                 return;
             };
-            let game = message
-                .get_channel_name()
+            let name = message.get_channel_name();
+            let game = name
                 .strip_prefix("game:")
                 .and_then(|id| id.parse().ok())
                 .map(GameId);
-            if let (Some(game), Ok(text)) = (game, message.get_payload::<String>()) {
-                self.deliver(game, &text);
+            if let (Some(game), Ok(text)) = (game, message.get_payload::<String>())
+                && let Some(text) = self.cluster.seal.open(name, &text)
+            {
+                self.deliver(game, text);
             }
         }
     }
@@ -212,12 +226,15 @@ impl RemoteWatches {
 
     /// The watchers' snapshot of `game`, and its `seq`, if its node publishes one.
     async fn snapshot(&self, game: GameId) -> Option<(String, u64)> {
+        let key = state_key(game);
         let snapshot: Option<String> = redis::cmd("GET")
-            .arg(state_key(game))
+            .arg(&key)
             .query_async(&mut self.cluster.redis.clone())
             .await
             .unwrap_or(None);
-        snapshot.and_then(|s| seq_of(&s).map(|seq| (s, seq)))
+        let snapshot = snapshot.as_deref()?;
+        let snapshot = self.cluster.seal.open_kept(&key, snapshot)?;
+        seq_of(snapshot).map(|seq| (snapshot.to_owned(), seq))
     }
 
     /// The snapshot `text` as `player` is to get it (echoing `id`): without the chat lines of

@@ -8,7 +8,8 @@
 //! nodes' changes to its own lobby; it subscribes first and then reads the hashes, so no change
 //! falls between the snapshot and the stream (a change seen twice is the same change: each one
 //! sets or removes one listing). When a node is gone, whichever node notices removes its listings
-//! and publishes their removal.
+//! and publishes their removal. Batches and listings are sealed ([`super::seal`]): a listing is
+//! taken only under the field it was kept in, and a batch only from the channel.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -29,9 +30,14 @@ use crate::lobby::{Change, GAMES_EVERY};
 pub(crate) const CHANNEL: &str = "lobby";
 /// How long to wait before trying Redis again.
 const RETRY: Duration = Duration::from_millis(250);
-/// Removes a listing (`KEYS[1]`, field `ARGV[1]`) only if node `ARGV[2]` still holds it.
+/// Removes a listing (`KEYS[1]`, field `ARGV[1]`) only if node `ARGV[2]` still holds it (the
+/// listing is its last line, after the header a sealed one starts with).
 const SWEEP_ONE: &str = r"
 local value = redis.call('HGET', KEYS[1], ARGV[1])
+if value then
+    local at = string.find(value, '\n', 1, true)
+    value = string.sub(value, (at or 0) + 1)
+end
 if value and cjson.decode(value)['node'] == ARGV[2] then
     return redis.call('HDEL', KEYS[1], ARGV[1])
 end
@@ -95,6 +101,11 @@ impl Listing {
     }
 }
 
+/// The name a listing is sealed under: its hash and field.
+fn kept_as(hash: &str, field: &str) -> String {
+    format!("{hash} {field}")
+}
+
 fn is_removal(change: &Change) -> bool {
     matches!(
         change,
@@ -123,6 +134,7 @@ impl Cluster {
                     change: change.clone(),
                 })
                 .expect("a change serialises");
+                let entry = self.seal.keep(&kept_as(hash, &field), &entry).into_owned();
                 pipe.hset(hash, field, entry).ignore();
             }
         }
@@ -132,24 +144,33 @@ impl Cluster {
             totals,
         })
         .expect("a batch serialises");
-        pipe.publish(CHANNEL, batch).ignore();
+        pipe.publish(CHANNEL, self.seal.publish(CHANNEL, &batch).as_ref())
+            .ignore();
         pipe.exec_async(&mut self.redis.clone()).await?;
         Ok(())
     }
 
+    /// The listings kept in `hash` that a node sealed there.
+    async fn kept(&self, hash: &str) -> Result<Vec<Published>, ClusterError> {
+        let fields: Vec<(String, String)> = redis::cmd("HGETALL")
+            .arg(hash)
+            .query_async(&mut self.redis.clone())
+            .await?;
+        Ok(fields
+            .iter()
+            .filter_map(|(field, value)| self.seal.open_kept(&kept_as(hash, field), value))
+            .filter_map(|value| serde_json::from_str::<Published>(value).ok())
+            .collect())
+    }
+
     /// Every listing kept in Redis, with the node that made it.
     async fn listings(&self) -> Result<Vec<(String, Change)>, ClusterError> {
-        let mut redis = self.redis.clone();
         let mut all = Vec::new();
         for hash in ["lobby:games", "lobby:rooms", "lobby:seeks"] {
-            let values: Vec<String> = redis::cmd("HVALS")
-                .arg(hash)
-                .query_async(&mut redis)
-                .await?;
             all.extend(
-                values
-                    .iter()
-                    .filter_map(|value| serde_json::from_str::<Published>(value).ok())
+                self.kept(hash)
+                    .await?
+                    .into_iter()
                     .map(|published| (published.node, published.change)),
             );
         }
@@ -158,13 +179,10 @@ impl Cluster {
 
     /// The seeks other nodes list, each with its node.
     pub(crate) async fn seeks_elsewhere(&self) -> Result<Vec<(String, SeekInfo)>, ClusterError> {
-        let values: Vec<String> = redis::cmd("HVALS")
-            .arg("lobby:seeks")
-            .query_async(&mut self.redis.clone())
-            .await?;
-        Ok(values
-            .iter()
-            .filter_map(|value| serde_json::from_str::<Published>(value).ok())
+        Ok(self
+            .kept("lobby:seeks")
+            .await?
+            .into_iter()
             .filter(|published| published.node != self.node)
             .filter_map(|published| match published.change {
                 Change::Seek { seek } => Some((published.node, seek)),
@@ -180,7 +198,11 @@ impl Cluster {
             .arg(seek.0)
             .query_async(&mut self.redis.clone())
             .await?;
-        let published = value.and_then(|v| serde_json::from_str::<Published>(&v).ok());
+        let kept = kept_as("lobby:seeks", &seek.0.to_string());
+        let published = value
+            .as_deref()
+            .and_then(|v| self.seal.open_kept(&kept, v))
+            .and_then(|v| serde_json::from_str::<Published>(v).ok());
         Ok(published
             .map(|published| published.node)
             .filter(|node| *node != self.node))
@@ -213,7 +235,7 @@ impl Cluster {
                 .expect("a batch serialises");
                 redis::cmd("PUBLISH")
                     .arg(CHANNEL)
-                    .arg(message)
+                    .arg(self.seal.publish(CHANNEL, &message).as_ref())
                     .exec_async(&mut self.redis.clone())
                     .await?;
                 swept += 1;
@@ -382,7 +404,10 @@ async fn follow_once(
         let Ok(payload) = message.get_payload::<String>() else {
             continue;
         };
-        let Ok(batch) = serde_json::from_str::<Batch>(&payload) else {
+        let Some(payload) = cluster.seal.open(CHANNEL, &payload) else {
+            continue;
+        };
+        let Ok(batch) = serde_json::from_str::<Batch>(payload) else {
             warn!("a lobby message this node cannot read");
             continue;
         };

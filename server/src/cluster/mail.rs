@@ -6,8 +6,9 @@
 //! Redis keeps the order of what one connection publishes on a channel, so each stand-in's frames
 //! arrive in the order they were sent.
 //!
-//! Redis is trusted (see SECURITY.md): what comes by mail is taken as the sending node says, and a
-//! message this node cannot read is logged and dropped.
+//! Mail is sealed ([`super::seal`]): what comes by mail is taken as the sending node says once its
+//! MAC shows that a node sent it to this mailbox; mail that fails the check, or that this node
+//! cannot read, is dropped. So is a room's note of its node, kept under the room's key.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -41,6 +42,17 @@ fn player_key(player: u64) -> String {
 fn room_key(code: &str) -> String {
     format!("room:{code}")
 }
+
+/// Forgets a room's note (`KEYS[1]`) if it names node `ARGV[1]`: the note's last line, after the
+/// header a sealed note starts with.
+const DROP_ROOM: &str = r"
+local note = redis.call('GET', KEYS[1])
+if note then
+    local at = string.find(note, '\n', 1, true)
+    if string.sub(note, (at or 0) + 1) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+end
+return 0
+";
 
 /// A player as the node that forwards their requests knows them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -125,9 +137,10 @@ impl Cluster {
     /// Mails `mail` to `node`; false if no node listens under that name (it is gone).
     pub(crate) async fn mail(&self, node: &str, mail: &Mail) -> Result<bool, ClusterError> {
         let text = serde_json::to_string(mail).expect("mail serialises");
+        let mailbox = mailbox(node);
         let listeners: u64 = redis::cmd("PUBLISH")
-            .arg(mailbox(node))
-            .arg(text)
+            .arg(&mailbox)
+            .arg(self.seal.publish(&mailbox, &text).as_ref())
             .query_async(&mut self.redis.clone())
             .await?;
         Ok(listeners > 0)
@@ -136,9 +149,11 @@ impl Cluster {
     /// Mails several messages to `node` in one round trip, in order.
     pub(crate) async fn mail_all(&self, node: &str, mails: &[Mail]) -> Result<(), ClusterError> {
         let mut pipe = redis::pipe();
+        let mailbox = mailbox(node);
         for mail in mails {
             let text = serde_json::to_string(mail).expect("mail serialises");
-            pipe.publish(mailbox(node), text).ignore();
+            pipe.publish(&mailbox, self.seal.publish(&mailbox, &text).as_ref())
+                .ignore();
         }
         pipe.exec_async(&mut self.redis.clone()).await?;
         Ok(())
@@ -206,9 +221,10 @@ impl Cluster {
     /// Notes that this node holds the room with canonical code `code` (for a day at most: a
     /// room's host leaves long before, and a stale note only leads to a "no such room").
     pub(crate) async fn hold_room(&self, code: &str) -> Result<(), ClusterError> {
+        let key = room_key(code);
         redis::cmd("SET")
-            .arg(room_key(code))
-            .arg(&self.node)
+            .arg(&key)
+            .arg(self.seal.keep(&key, &self.node).as_ref())
             .arg("EX")
             .arg(86_400)
             .exec_async(&mut self.redis.clone())
@@ -218,23 +234,26 @@ impl Cluster {
 
     /// Forgets the room with canonical code `code`, if this node held it.
     pub(crate) async fn drop_room(&self, code: &str) -> Result<(), ClusterError> {
-        redis::Script::new(
-            "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end return 0",
-        )
-        .key(room_key(code))
-        .arg(&self.node)
-        .invoke_async::<u64>(&mut self.redis.clone())
-        .await?;
+        redis::Script::new(DROP_ROOM)
+            .key(room_key(code))
+            .arg(&self.node)
+            .invoke_async::<u64>(&mut self.redis.clone())
+            .await?;
         Ok(())
     }
 
     /// The node holding the room with canonical code `code`, if another node does.
     pub(crate) async fn room_node(&self, code: &str) -> Result<Option<String>, ClusterError> {
-        let node: Option<String> = redis::cmd("GET")
-            .arg(room_key(code))
+        let key = room_key(code);
+        let note: Option<String> = redis::cmd("GET")
+            .arg(&key)
             .query_async(&mut self.redis.clone())
             .await?;
-        Ok(node.filter(|node| *node != self.node))
+        Ok(note
+            .as_deref()
+            .and_then(|note| self.seal.open_kept(&key, note))
+            .filter(|node| *node != self.node)
+            .map(str::to_owned))
     }
 
     /// Hands every message mailed to this node to `receive`, in order, until `stop`; subscribes
@@ -277,7 +296,10 @@ impl Cluster {
             let Ok(text) = message.get_payload::<String>() else {
                 continue;
             };
-            match serde_json::from_str::<Mail>(&text) {
+            let Some(text) = self.seal.open(message.get_channel_name(), &text) else {
+                continue;
+            };
+            match serde_json::from_str::<Mail>(text) {
                 Ok(mail) => receive(mail),
                 Err(err) => warn!(cause = %err, "mail this node cannot read"),
             }

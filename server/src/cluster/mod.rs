@@ -4,7 +4,8 @@
 //! war games), watching games other nodes hold ([`games`]), mail between nodes, which lets a
 //! player on one node play a game another node holds ([`mail`], [`links`]), and the ownership of live games by leases with fencing epochs ([`lease`]), the
 //! rule that lets exactly one node advance a game at a time; and the per-address caps on rooms
-//! and seeks, counted across nodes ([`limits`]).
+//! and seeks, counted across nodes ([`limits`]). What nodes send each other is signed under the
+//! cluster's secret ([`seal`]).
 
 pub(crate) mod games;
 pub mod ids;
@@ -15,6 +16,7 @@ pub(crate) mod links;
 pub(crate) mod lobby;
 pub(crate) mod mail;
 pub mod nodes;
+pub mod seal;
 pub mod slot;
 #[cfg(test)]
 mod tests;
@@ -34,6 +36,9 @@ pub struct Cluster {
     client: redis::Client,
     /// How long a lease lasts without renewal: a node that dies loses its games this long after.
     lease: Duration,
+    /// Signs what this node sends the others and checks what they send (off until
+    /// [`Cluster::with_secret`]).
+    seal: seal::Seal,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -41,6 +46,7 @@ impl std::fmt::Debug for Cluster {
         f.debug_struct("Cluster")
             .field("node", &self.node)
             .field("lease", &self.lease)
+            .field("seal", &self.seal)
             .finish_non_exhaustive()
     }
 }
@@ -86,7 +92,27 @@ impl Cluster {
             redis,
             client,
             lease,
+            seal: seal::Seal::default(),
         })
+    }
+
+    /// This node signs what it sends with `secret` and takes from the others only what is
+    /// signed with it; refused for a node whose name holds a control character.
+    pub fn with_secret(mut self, secret: &seal::ClusterSecret) -> Result<Cluster, ClusterError> {
+        self.seal = seal::Seal::new(&self.node, secret).ok_or(ClusterError::Broken(
+            "a node's name may hold no control character",
+        ))?;
+        Ok(self)
+    }
+
+    /// Counts the messages this node drops for failing the cluster's check in `metric` too.
+    pub(crate) fn count_forged_in(&self, metric: prometheus_client::metrics::counter::Counter) {
+        self.seal.count_in(metric);
+    }
+
+    /// Messages this node dropped for failing the cluster's check.
+    pub fn forged(&self) -> u64 {
+        self.seal.dropped()
     }
 
     /// This node's name.

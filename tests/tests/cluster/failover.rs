@@ -45,7 +45,8 @@ pub(super) fn launch(
 ) -> ServerProcess {
     let dir = dir.dir.join(name);
     std::fs::create_dir_all(&dir).unwrap();
-    let cluster = ["--redis", &redis.url, "--node-id", name];
+    let cluster = noughts_tests::cluster::args(redis, name);
+    let cluster: Vec<&str> = cluster.iter().map(String::as_str).collect();
     start(
         &binary::path("noughts-server"),
         &dir,

@@ -14,7 +14,7 @@ mod war;
 use std::time::Duration;
 
 use noughts_protocol::{ClientMessage, GameKind, ServerMessage, Variant};
-use noughts_server::{ClusterConfig, Config};
+use noughts_server::Config;
 use noughts_tests::lobby::LobbyView;
 use noughts_tests::redis::TestRedis;
 use noughts_tests::{Client, TestServer, alternate, test_config};
@@ -28,11 +28,11 @@ async fn nodes(redis: &TestRedis, n: usize, config: impl Fn() -> Config) -> Vec<
     for i in 1..=n {
         nodes.push(
             TestServer::start(Config {
-                cluster: Some(ClusterConfig {
-                    redis: redis.url.clone(),
-                    node: format!("node{i}"),
-                    lease: LEASE,
-                }),
+                cluster: Some(noughts_tests::cluster::config(
+                    redis,
+                    &format!("node{i}"),
+                    LEASE,
+                )),
                 ..config()
             })
             .await,

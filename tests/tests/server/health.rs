@@ -129,6 +129,8 @@ fn node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerProcess
             &redis.url,
             "--node-id",
             name,
+            "--cluster-secret-file",
+            redis.secret_file.to_str().unwrap(),
             "--metrics-listen",
             "127.0.0.1:0",
         ],
