@@ -89,8 +89,9 @@ enum Next {
 }
 
 /// What the node that has just come to hold `variant`'s slot does: carry on the war game the
-/// last holder noted, if it is still being played and no node holds it; wait while one does;
-/// start another only when there is none.
+/// last holder noted (or, if Redis forgot it, the newest the store has live), if it is still
+/// being played and no node holds it; wait while one does; start another only when there is
+/// none.
 async fn next(shared: &Arc<Shared>, cluster: &Cluster, variant: Variant) -> Next {
     let Some(leases) = &shared.leases else {
         return Next::Start;
@@ -102,9 +103,25 @@ async fn next(shared: &Arc<Shared>, cluster: &Cluster, variant: Variant) -> Next
             return Next::Wait;
         }
     };
+    // Redis forgot which (a restart without its data, or a flush): the store still knows the
+    // variant's war games, and the newest goes on; the others end when no node holds them.
+    let noted = match noted {
+        Some(game) => Some(game),
+        None => match shared.store.live_war_games(variant).await {
+            Ok(live) => live.first().copied(),
+            Err(err) => {
+                warn!(cause = %err, %variant, "cannot read the live war games");
+                return Next::Wait;
+            }
+        },
+    };
     let Some(game) = noted else {
         return Next::Start;
     };
+    if let Err(err) = cluster.note_work(&slot_name(variant), game.0).await {
+        warn!(cause = %err, %variant, "cannot note the war game being played");
+        return Next::Wait;
+    }
     if shared.registry.game(game).is_some() {
         // Played here already, by an earlier keeper of this node: it ends by itself.
         return Next::Wait;

@@ -519,8 +519,8 @@ impl Game {
                 match from {
                     Some(from) => from.out.error(
                         from.id,
-                        ErrorCode::Internal,
-                        "the server could not save that move; try again",
+                        ErrorCode::GamePaused,
+                        "the site could not save that move just now; nothing was played, try again",
                     ),
                     None => {
                         self.thinking = false;

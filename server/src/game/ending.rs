@@ -2,7 +2,7 @@
 //! anyone hears of it, then `game_over` to everyone, with each player's rating change.
 
 use noughts_protocol::{GameKind, Mark, RatingChange, RatingChanges, ServerMessage};
-use tracing::{debug, error, info};
+use tracing::{debug, error, info, warn};
 
 use super::actor::{Game, now};
 use super::rules::{EndRecord, Update};
@@ -12,25 +12,47 @@ use crate::sitter::Sitter;
 use crate::store::{Ending, Rerated, StoreError, now_ms};
 use noughts_engine::cells_of;
 
+/// How long a game waits between tries to store its end.
+const END_RETRY: std::time::Duration = std::time::Duration::from_millis(250);
+/// Tries to store a game's end before it is told unstored (a minute): a database that long gone
+/// on a lone server is an outage the operator sees; in a cluster the lease lapses well before.
+const END_TRIES: u32 = 240;
+
 impl Game {
     /// Ends the game: stores the end (and rates a rated game), then tells everyone.
     pub(super) async fn end(&mut self, end: EndRecord, from: Option<Requester>) {
-        let rerated = match self
-            .shared
-            .store
-            .end_game(self.rules.id(), stored(&end))
-            .await
-        {
-            Ok(rerated) => rerated,
-            Err(StoreError::Fenced(_)) => {
-                // Another node plays it now: it is not this node's to end.
-                self.fenced = true;
-                return;
-            }
-            Err(err) => {
-                // The game is over for the players all the same; only the store lags behind.
-                error!(cause = %err, "the end of the game could not be stored");
-                None
+        let mut tries = 0;
+        let rerated = loop {
+            match self
+                .shared
+                .store
+                .end_game(self.rules.id(), stored(&end))
+                .await
+            {
+                Ok(rerated) => break rerated,
+                Err(StoreError::Fenced(_)) => {
+                    // Another node plays it now: it is not this node's to end.
+                    self.fenced = true;
+                    return;
+                }
+                // A store that keeps the game would restore it live: a result told now but not
+                // stored would be followed by another. The end is tried again until it is
+                // stored, or (in a cluster) the game's lease lapses and it steps down here.
+                Err(err) if self.shared.store.is_persistent() && tries < END_TRIES => {
+                    if tries == 0 {
+                        warn!(cause = %err, "the end of the game cannot be stored yet; trying again");
+                    }
+                    tries += 1;
+                    tokio::time::sleep(END_RETRY).await;
+                    if self.lease_lapsed() {
+                        return;
+                    }
+                }
+                Err(err) => {
+                    // The game is over for the players all the same; only the store lags behind.
+                    error!(cause = %err, "the end of the game could not be stored");
+                    break None;
+                }
             }
         };
         let reply = from.as_ref().is_some_and(|from| from.id.is_some());

@@ -118,6 +118,9 @@ pub(super) trait Backend: AccountBackend + Send {
     /// Takes the next `size` ids of `kind`, all above `floor` and above every id taken before;
     /// returns the last of them.
     fn reserve_ids(&mut self, kind: &str, size: u64, floor: u64) -> Result<u64, StoreError>;
+    /// The server's own war games of `variant` still live (not one a player started), newest
+    /// first.
+    fn live_war_games(&mut self, variant: Variant) -> Result<Vec<GameId>, StoreError>;
     fn raise_seq(&mut self, game: GameId, seq: u64) -> Result<(), StoreError>;
     /// Records the end of a game still live; `None` if it had already ended.
     fn close_game(&mut self, game: GameId, ending: &Ending) -> Result<Option<Closed>, StoreError>;

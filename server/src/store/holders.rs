@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use noughts_protocol::GameId;
+use noughts_protocol::{GameId, Variant};
 
 use super::queue::Store;
 use super::records::StoreError;
@@ -36,5 +36,13 @@ impl Store {
             .write("reserve ids", move |db| db.reserve_ids(kind, size, floor))
             .await?;
         Ok(last + 1 - size..last + 1)
+    }
+}
+
+impl Store {
+    /// The server's own war games of `variant` still live, newest first: what a cluster's war
+    /// slot holder carries on when Redis has forgotten which one it noted.
+    pub(crate) async fn live_war_games(&self, variant: Variant) -> Result<Vec<GameId>, StoreError> {
+        self.read(move |db| db.live_war_games(variant)).await
     }
 }

@@ -311,6 +311,23 @@ impl Backend for Memory {
         }
     }
 
+    fn live_war_games(&mut self, variant: Variant) -> Result<Vec<GameId>, StoreError> {
+        Ok(self
+            .tables
+            .games
+            .iter()
+            .rev()
+            .filter(|(_, game)| {
+                let start = &game.row.start;
+                game.row.ended_ms.is_none()
+                    && start.kind == GameKind::War
+                    && start.owner.is_none()
+                    && start.variant == variant
+            })
+            .map(|(&id, _)| id)
+            .collect())
+    }
+
     fn reserve_ids(&mut self, kind: &str, size: u64, floor: u64) -> Result<u64, StoreError> {
         let last = self.id_blocks.entry(kind.to_owned()).or_insert(0);
         *last = (*last).max(floor) + size;

@@ -295,6 +295,18 @@ impl Backend for Postgres {
         row.map(|row| Ok(uint(row.try_get(0)?))).transpose()
     }
 
+    fn live_war_games(&mut self, variant: Variant) -> Result<Vec<GameId>, StoreError> {
+        self.conn
+            .query(
+                "SELECT id FROM games WHERE ended_ms IS NULL AND kind = $1 \
+                 AND started_by IS NULL AND variant = $2 ORDER BY id DESC",
+                &[&text(GameKind::War), &text(variant)],
+            )?
+            .iter()
+            .map(|row| Ok(GameId(uint(row.try_get(0)?))))
+            .collect()
+    }
+
     fn reserve_ids(&mut self, kind: &str, size: u64, floor: u64) -> Result<u64, StoreError> {
         let row = self.conn.query_one(
             "INSERT INTO id_blocks (kind, last) VALUES ($1, $2::BIGINT + $3::BIGINT) \

@@ -394,6 +394,17 @@ impl Backend for Sqlite {
         Ok(epoch.map(uint))
     }
 
+    fn live_war_games(&mut self, variant: Variant) -> Result<Vec<GameId>, StoreError> {
+        let mut query = self.db.prepare_cached(
+            "SELECT id FROM games WHERE ended_ms IS NULL AND kind = ?1 \
+             AND started_by IS NULL AND variant = ?2 ORDER BY id DESC",
+        )?;
+        let ids = query.query_map(params![text(GameKind::War), text(variant)], |row| {
+            row.get::<_, i64>(0)
+        })?;
+        ids.map(|id| Ok(GameId(uint(id?)))).collect()
+    }
+
     fn reserve_ids(&mut self, kind: &str, size: u64, floor: u64) -> Result<u64, StoreError> {
         let last = self
             .db
