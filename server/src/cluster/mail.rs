@@ -419,7 +419,7 @@ impl Cluster {
             .arg(format!("node:{node}"))
             .query_async::<bool>(&mut self.redis.clone())
             .await
-            .unwrap_or(false)
+            .unwrap_or(true)
     }
 }
 
