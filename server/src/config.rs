@@ -115,6 +115,11 @@ pub struct Config {
     /// Zero (the default) stops at once; behind a balancer, give it a little more than the
     /// balancer takes to mark a node down.
     pub drain_delay: Duration,
+    /// How long the store or Redis may fail without a break before the node answers not ready
+    /// on `/readyz`. Meanwhile it goes on serving the lobby, watchers and the games it holds,
+    /// so that a short blip of a dependency every node shares does not take every node out of
+    /// the balancer at once.
+    pub readiness_grace: Duration,
     /// Accounts: where passwords may come from, how fast they are hashed, how guesses are
     /// limited, how long a closed account's name is held.
     pub accounts: AccountConfig,
@@ -176,6 +181,7 @@ impl Default for Config {
             lobby_sends_per_sec: crate::lobby::DEFAULT_SENDS_PER_SEC,
             proxies: Proxies::default(),
             drain_delay: Duration::ZERO,
+            readiness_grace: Duration::from_secs(15),
             accounts: AccountConfig::default(),
         }
     }

@@ -1,44 +1,137 @@
 //! Health for load balancers and supervisors: `/healthz` (the process serves) and `/readyz` (the
-//! store answers, Redis answers on a node of a cluster, and the node is not draining), served
-//! for `GET` and `HEAD` on the main port and on the metrics port. A readiness answer is kept for
-//! a moment, so that polling it every second from several balancers costs one store read and one
-//! Redis `PING` a second at most.
+//! node can take new players), served for `GET` and `HEAD` on the main port and on the metrics
+//! port; and the probes of what the node depends on (its store, and Redis on a node of a
+//! cluster), which keep the `noughts_dependency_*` and `noughts_ready` series current.
+//!
+//! Readiness does not amplify a blip. A node serves the lobby, watchers and the games it holds
+//! through a short Redis or PostgreSQL outage, so a dependency counts against readiness only once
+//! it has failed continuously for longer than a grace ([`crate::Config::readiness_grace`], 15 s
+//! by default); meanwhile `/readyz` still answers `200`, and its body says what is failing and for
+//! how long (`ready (redis failing for 3.2 s: …)`). Otherwise a 5 s Redis restart would take every
+//! node out of the balancer at once, and the whole site with them. A draining node answers `503`
+//! at once.
+//!
+//! A probe's answer is kept for a moment, so that polling `/readyz` every second from several
+//! balancers costs one store read and one Redis `PING` a second at most; on a node of a cluster,
+//! or one that serves metrics, a task probes every second whether anyone asks or not, so the
+//! series and the failures' durations are current.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::time::{Instant, timeout};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use tokio::time::{Instant, sleep, timeout};
+use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
 
-use crate::metrics::Metrics;
 use crate::store::{Store, StoreConfig};
 
-/// Asks the cluster's Redis whether it answers: `Err` says why not.
-pub(crate) type Ping = Box<
-    dyn Fn() -> std::pin::Pin<Box<dyn Future<Output = Result<(), String>> + Send>> + Send + Sync,
->;
+/// Asks a dependency whether it answers: `Err` says why not.
+pub(crate) type Ping =
+    Box<dyn Fn() -> Pin<Box<dyn Future<Output = Result<(), String>> + Send>> + Send + Sync>;
 
-/// How long the store and Redis each have to answer before the node counts as not ready.
+/// How long a dependency has to answer a probe before it counts as failing.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long a readiness answer is kept.
+/// How long a probe's answer is kept.
 const KEPT: Duration = Duration::from_millis(500);
+/// How often the node probes by itself (see [`Health::keep_probing`]).
+const PROBE_EVERY: Duration = Duration::from_secs(1);
 
-/// What the health checks read: the node's draining flag, and the store and Redis to ask.
+/// The label of the dependency series: what the node depends on, `redis` (a node of a
+/// cluster) or its store by kind, `postgres`, `sqlite` or `memory`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+pub(crate) struct DependencyLabel {
+    dependency: &'static str,
+}
+
+/// The buckets of a probe's round trip: from half a millisecond to about 4 s, twice as wide
+/// each; a probe gives up at 2 s.
+fn probe_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.0005, 2.0, 14))
+}
+
+/// The series the probes keep, registered with the server's others (`crate::metrics`).
+#[derive(Debug, Clone)]
+pub(crate) struct Series {
+    /// Whether each dependency answered its last probe (1) or not (0): the first thing to look
+    /// at when players are refused or games pause.
+    pub up: Family<DependencyLabel, Gauge>,
+    /// Each probe's round trip, by dependency: a Redis or PostgreSQL that slows down shows here
+    /// before it fails.
+    pub latency: Family<DependencyLabel, Histogram, fn() -> Histogram>,
+    /// What `/readyz` answers now (1 ready, 0 not): what the balancer sees of this node.
+    pub ready: Gauge,
+}
+
+impl Default for Series {
+    fn default() -> Series {
+        Series {
+            up: Family::default(),
+            latency: Family::new_with_constructor(probe_histogram),
+            ready: Gauge::default(),
+        }
+    }
+}
+
+impl Series {
+    /// Records a probe of `dependency`: whether it answered, and how long it took to answer or
+    /// to fail.
+    pub(crate) fn probed(&self, dependency: &'static str, up: bool, took: Duration) {
+        let label = DependencyLabel { dependency };
+        self.up.get_or_create(&label).set(i64::from(up));
+        self.latency
+            .get_or_create(&label)
+            .observe(took.as_secs_f64());
+    }
+}
+
+/// Something the node depends on, and how to ask it whether it answers.
+pub(crate) struct Dependency {
+    /// Its name in the body of `/readyz` and in the `dependency` label: `redis`, or the store's
+    /// kind (`postgres`, `sqlite`, `memory`).
+    pub name: &'static str,
+    /// Asks it.
+    pub ping: Ping,
+}
+
+/// What the probes found of one dependency.
+#[derive(Debug, Clone, Default)]
+struct Standing {
+    /// When the probe that found it failing began, if it has failed at every probe since.
+    failing_since: Option<Instant>,
+    /// Why its last probe failed.
+    why: String,
+}
+
+/// The probes' findings, and when they were made.
+#[derive(Debug, Default)]
+struct Findings {
+    /// When the last probe began; `None` before the first.
+    at: Option<Instant>,
+    /// Each dependency's standing, in the order of [`Health::dependencies`].
+    standings: Vec<Standing>,
+}
+
+/// What the health checks read: the node's draining flag, and the dependencies to probe.
 pub(crate) struct Health {
     /// Set when the node starts to drain (SIGTERM): from then on it is not ready.
     draining: AtomicBool,
-    /// The store, asked whether it answers.
-    store: Store,
-    /// The store's kind, as its dependency series are labelled: `postgres`, `sqlite`, `memory`.
-    store_kind: &'static str,
-    /// Asks the cluster's Redis whether it answers; `None` for a lone server.
-    redis: Option<Ping>,
-    /// The last answer and when it was made; one check runs at a time, the others wait for it.
-    last: tokio::sync::Mutex<Option<(Instant, Result<(), String>)>>,
+    /// What the node depends on: its store, and Redis on a node of a cluster.
+    dependencies: Vec<Dependency>,
+    /// How long a dependency may fail without interruption before the node counts as not ready.
+    grace: Duration,
+    /// The last findings; one probe runs at a time, and other askers wait for it.
+    findings: tokio::sync::Mutex<Findings>,
     /// What the node last answered, to log a change once rather than every poll.
     logged: Mutex<Option<bool>>,
     /// Where each probe and the answer are shown.
-    metrics: Arc<Metrics>,
+    series: Series,
 }
 
 impl std::fmt::Debug for Health {
@@ -56,28 +149,61 @@ pub(crate) struct Answer {
     pub body: String,
 }
 
+/// What `/readyz` says: whether the node takes new players, and what is failing meanwhile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Readiness {
+    /// Whether the node takes new players.
+    pub ready: bool,
+    /// Why not, or what is failing while the node is still ready: one phrase per dependency
+    /// (`redis failing for 3.2 s: …`), or `draining`.
+    pub notes: Vec<String>,
+}
+
 impl Health {
+    /// The health of a node on `store` (of the kind `kind` names) and, in a cluster, `redis`.
     pub(crate) fn new(
         store: Store,
         kind: &StoreConfig,
         redis: Option<Ping>,
-        metrics: Arc<Metrics>,
+        grace: Duration,
+        series: Series,
     ) -> Health {
+        let mut dependencies = vec![Dependency {
+            name: store_kind(kind),
+            ping: Box::new(move || {
+                let store = store.clone();
+                Box::pin(async move { store.ping().await.map_err(|err| err.to_string()) })
+            }),
+        }];
+        if let Some(ping) = redis {
+            dependencies.push(Dependency {
+                name: "redis",
+                ping,
+            });
+        }
+        Health::of(dependencies, grace, series)
+    }
+
+    /// The health of a node that depends on `dependencies`.
+    pub(crate) fn of(dependencies: Vec<Dependency>, grace: Duration, series: Series) -> Health {
+        let standings = vec![Standing::default(); dependencies.len()];
         Health {
             draining: AtomicBool::new(false),
-            store,
-            store_kind: store_kind(kind),
-            redis,
-            last: tokio::sync::Mutex::new(None),
+            dependencies,
+            grace,
+            findings: tokio::sync::Mutex::new(Findings {
+                at: None,
+                standings,
+            }),
             logged: Mutex::new(None),
-            metrics,
+            series,
         }
     }
 
     /// From now on the node answers not ready.
     pub(crate) fn drain(&self) {
         self.draining.store(true, Ordering::Relaxed);
-        self.metrics.ready.set(0);
+        self.series.ready.set(0);
     }
 
     /// Whether the node is draining.
@@ -85,59 +211,117 @@ impl Health {
         self.draining.load(Ordering::Relaxed)
     }
 
-    /// Whether the node can take players: `Err` says why not.
-    pub(crate) async fn ready(&self) -> Result<(), String> {
-        if self.is_draining() {
-            return Err("draining".to_owned());
-        }
-        let mut last = self.last.lock().await;
-        if let Some((at, answer)) = &*last
-            && at.elapsed() < KEPT
-        {
-            return answer.clone();
-        }
-        let answer = self.check().await;
-        self.metrics.ready.set(i64::from(answer.is_ok()));
-        self.log_change(&answer);
-        *last = Some((Instant::now(), answer.clone()));
-        answer
-    }
-
-    async fn check(&self) -> Result<(), String> {
-        let started = Instant::now();
-        let store = timeout(CHECK_TIMEOUT, self.store.ping()).await;
-        let up = matches!(store, Ok(Ok(())));
-        self.metrics.probed(self.store_kind, up, started.elapsed());
-        match store {
-            Ok(Ok(())) => {}
-            Ok(Err(err)) => return Err(format!("the store does not answer: {err}")),
-            Err(_) => return Err("the store does not answer in time".to_owned()),
-        }
-        if let Some(redis) = &self.redis {
-            let started = Instant::now();
-            let answer = timeout(CHECK_TIMEOUT, redis()).await;
-            let up = matches!(answer, Ok(Ok(())));
-            self.metrics.probed("redis", up, started.elapsed());
-            match answer {
-                Ok(Ok(())) => {}
-                Ok(Err(err)) => return Err(format!("Redis does not answer: {err}")),
-                Err(_) => return Err("Redis does not answer in time".to_owned()),
+    /// Probes every second until `stop`, so that the dependency series, the readiness gauge and
+    /// the failures' durations stay current when nobody polls `/readyz`.
+    pub(crate) async fn keep_probing(self: Arc<Self>, stop: CancellationToken) {
+        loop {
+            self.readiness().await;
+            tokio::select! {
+                () = sleep(PROBE_EVERY) => {}
+                () = stop.cancelled() => return,
             }
         }
-        Ok(())
     }
 
-    fn log_change(&self, answer: &Result<(), String>) {
+    /// Whether the node can take new players, and what is failing; probes first if the last
+    /// findings are older than [`KEPT`].
+    pub(crate) async fn readiness(&self) -> Readiness {
+        let readiness = {
+            let mut findings = self.findings.lock().await;
+            if findings.at.is_none_or(|at| at.elapsed() >= KEPT) {
+                self.probe(&mut findings).await;
+            }
+            self.judge(&findings)
+        };
+        let readiness = if self.is_draining() {
+            Readiness {
+                ready: false,
+                notes: vec!["draining".to_owned()],
+            }
+        } else {
+            readiness
+        };
+        self.series.ready.set(i64::from(readiness.ready));
+        self.log_change(&readiness);
+        readiness
+    }
+
+    /// Asks every dependency at once, each within [`CHECK_TIMEOUT`], and notes what it found.
+    async fn probe(&self, findings: &mut Findings) {
+        let began = Instant::now();
+        let asked = self.dependencies.iter().map(|dependency| async move {
+            let answer = match timeout(CHECK_TIMEOUT, (dependency.ping)()).await {
+                Ok(answer) => answer,
+                Err(_) => Err(format!("no answer in {} s", CHECK_TIMEOUT.as_secs_f64())),
+            };
+            (answer, began.elapsed())
+        });
+        let answers = futures_util::future::join_all(asked).await;
+        findings.at = Some(began);
+        for ((dependency, standing), (answer, took)) in self
+            .dependencies
+            .iter()
+            .zip(findings.standings.iter_mut())
+            .zip(answers)
+        {
+            self.series.probed(dependency.name, answer.is_ok(), took);
+            match (answer, standing.failing_since) {
+                (Ok(()), None) => {}
+                (Ok(()), Some(since)) => {
+                    info!(
+                        dependency = dependency.name,
+                        failed_secs = since.elapsed().as_secs_f64(),
+                        "a dependency answers again"
+                    );
+                    standing.failing_since = None;
+                }
+                (Err(why), since) => {
+                    if since.is_none() {
+                        warn!(dependency = dependency.name, why = %why, "a dependency does not answer");
+                        standing.failing_since = Some(began);
+                    }
+                    standing.why = why;
+                }
+            }
+        }
+    }
+
+    /// What the findings say: not ready once a dependency has failed for longer than the grace.
+    fn judge(&self, findings: &Findings) -> Readiness {
+        let mut readiness = Readiness {
+            ready: true,
+            notes: Vec::new(),
+        };
+        for (dependency, standing) in self.dependencies.iter().zip(&findings.standings) {
+            let Some(since) = standing.failing_since else {
+                continue;
+            };
+            let failing = since.elapsed();
+            if failing > self.grace {
+                readiness.ready = false;
+            }
+            readiness.notes.push(format!(
+                "{} failing for {:.1} s: {}",
+                dependency.name,
+                failing.as_secs_f64(),
+                standing.why
+            ));
+        }
+        readiness
+    }
+
+    fn log_change(&self, readiness: &Readiness) {
         let mut logged = self.logged.lock().unwrap_or_else(|p| p.into_inner());
-        let ready = answer.is_ok();
+        let ready = readiness.ready;
         if *logged == Some(ready) {
             return;
         }
         // The first answer is news only when it is bad.
         if logged.is_some() || !ready {
-            match answer {
-                Ok(()) => tracing::info!("ready again"),
-                Err(why) => tracing::warn!(why = %why, "not ready"),
+            if ready {
+                info!("ready again");
+            } else {
+                warn!(why = %readiness.notes.join("; "), "not ready");
             }
         }
         *logged = Some(ready);
@@ -150,17 +334,30 @@ impl Health {
                 status: "200 OK",
                 body: "ok\n".to_owned(),
             }),
-            "/readyz" => Some(match self.ready().await {
-                Ok(()) => Answer {
-                    status: "200 OK",
-                    body: "ready\n".to_owned(),
-                },
-                Err(why) => Answer {
-                    status: "503 Service Unavailable",
-                    body: format!("not ready: {why}\n"),
-                },
-            }),
+            "/readyz" => Some(self.readiness().await.answer()),
             _ => None,
+        }
+    }
+}
+
+impl Readiness {
+    /// The answer to `/readyz`: `200` with `ready` (and what is failing, in brackets), or `503`
+    /// with `not ready:` and why.
+    pub(crate) fn answer(&self) -> Answer {
+        let notes = self.notes.join("; ");
+        match (self.ready, notes.is_empty()) {
+            (true, true) => Answer {
+                status: "200 OK",
+                body: "ready\n".to_owned(),
+            },
+            (true, false) => Answer {
+                status: "200 OK",
+                body: format!("ready ({notes})\n"),
+            },
+            (false, _) => Answer {
+                status: "503 Service Unavailable",
+                body: format!("not ready: {notes}\n"),
+            },
         }
     }
 }
@@ -191,3 +388,6 @@ impl Answer {
         response
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -213,6 +213,10 @@ struct Args {
     /// over (in a cluster) and its players told to come back.
     #[arg(long, env = "NOUGHTS_DRAIN_MS", value_parser = clap::value_parser!(u64).range(0..=600_000), default_value_t = 0)]
     drain_ms: u64,
+    /// Milliseconds the store or Redis may fail without a break before /readyz answers 503;
+    /// meanwhile the node goes on serving what it can, and /readyz says what is failing.
+    #[arg(long, env = "NOUGHTS_READINESS_GRACE_MS", value_parser = clap::value_parser!(u64).range(0..=3_600_000), default_value_t = 15_000)]
+    readiness_grace_ms: u64,
     /// A proxy that terminates TLS stands in front of this server: plain connections may carry
     /// passwords. Without it (and without --tls-cert) only connections from loopback may.
     #[arg(long, env = "NOUGHTS_TLS_PROXY")]
@@ -351,6 +355,7 @@ impl Args {
                 client_address: self.client_address,
             },
             drain_delay: Duration::from_millis(self.drain_ms),
+            readiness_grace: Duration::from_millis(self.readiness_grace_ms),
             accounts: AccountConfig {
                 tls_proxy: self.tls_proxy,
                 concurrent_hashes: usize::try_from(self.password_hashes).unwrap_or(2),

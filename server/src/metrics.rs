@@ -21,7 +21,7 @@ use tokio_util::task::TaskTracker;
 use tracing::{debug, info, warn};
 
 use crate::admin::{BACKUP_TIMEOUT, Backups};
-use crate::health::Health;
+use crate::health::{self, Health};
 
 /// How long one scrape may take, from accept to the last byte.
 const SCRAPE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -40,19 +40,6 @@ struct CodeLabel {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct ReasonLabel {
     reason: &'static str,
-}
-
-/// The label of the dependency series: what the node depends on, `redis` (a node of a
-/// cluster) or its store by kind, `postgres`, `sqlite` or `memory`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
-struct DependencyLabel {
-    dependency: &'static str,
-}
-
-/// The buckets of a health probe's round trip: from half a millisecond to about 4 s, twice
-/// as wide each; a probe gives up at 2 s.
-fn probe_histogram() -> Histogram {
-    Histogram::new(exponential_buckets(0.0005, 2.0, 14))
 }
 
 /// One server's metrics. Cheap to update: each is an atomic, and errors a lookup by code.
@@ -79,14 +66,9 @@ pub(crate) struct Metrics {
     errors: Family<CodeLabel, Counter>,
     /// WebSocket upgrades refused, by reason.
     bad_upgrades: Family<ReasonLabel, Counter>,
-    /// Whether each dependency answered its last health probe (1) or not (0): the first thing
-    /// to look at when players are refused or games pause. Kept current by the health probe.
-    dependency_up: Family<DependencyLabel, Gauge>,
-    /// Each health probe's round trip, by dependency: a Redis or PostgreSQL that slows down
-    /// shows here before it fails.
-    dependency_latency: Family<DependencyLabel, Histogram, fn() -> Histogram>,
-    /// What `/readyz` answers now (1 ready, 0 not): what the balancer sees of this node.
-    pub ready: Gauge,
+    /// What the health probes keep: whether each dependency answers and how fast, and what
+    /// `/readyz` answers.
+    pub health: health::Series,
     /// Leases of live games this node holds: the games it plays in a cluster.
     #[allow(
         dead_code,
@@ -182,27 +164,22 @@ impl Metrics {
             "WebSocket upgrades refused with an HTTP error, by reason",
             bad_upgrades.clone(),
         );
-        let dependency_up = Family::<DependencyLabel, Gauge>::default();
+        let health = health::Series::default();
         registry.register(
             "dependency_up",
             "Whether each dependency (redis, or the store: postgres, sqlite, memory) answered its last health probe",
-            dependency_up.clone(),
+            health.up.clone(),
         );
-        let dependency_latency =
-            Family::<DependencyLabel, Histogram, fn() -> Histogram>::new_with_constructor(
-                probe_histogram,
-            );
         registry.register_with_unit(
             "dependency_latency",
             "Round trip of each dependency's health probe",
             Unit::Seconds,
-            dependency_latency.clone(),
+            health.latency.clone(),
         );
-        let ready = Gauge::default();
         registry.register(
             "ready",
             "What /readyz answers now: 1 ready, 0 not",
-            ready.clone(),
+            health.ready.clone(),
         );
         // Store jobs (writes and reads) that failed: the database refused, lost its connection
         // or could not commit. The store counts them; a rising count means moves are refused.
@@ -252,9 +229,7 @@ impl Metrics {
             queue_drops,
             errors,
             bad_upgrades,
-            dependency_up,
-            dependency_latency,
-            ready,
+            health,
             leases_held,
             leases_lost,
             leases_taken_over,
@@ -281,16 +256,6 @@ impl Metrics {
                 reason: refusal.as_str(),
             })
             .inc();
-    }
-
-    /// Records a health probe of `dependency` (`redis`, or the store's kind): whether it
-    /// answered, and how long it took to answer or to fail.
-    pub(crate) fn probed(&self, dependency: &'static str, up: bool, took: Duration) {
-        let label = DependencyLabel { dependency };
-        self.dependency_up.get_or_create(&label).set(i64::from(up));
-        self.dependency_latency
-            .get_or_create(&label)
-            .observe(took.as_secs_f64());
     }
 
     /// The metrics in the OpenMetrics text format, with `live_games` and the runtime's tasks as of
@@ -489,7 +454,9 @@ mod tests {
         metrics.moves.inc();
         metrics.ai_think.observe(0.002);
         metrics.error(ErrorCode::IllegalMove);
-        metrics.probed("redis", true, Duration::from_millis(3));
+        metrics
+            .health
+            .probed("redis", true, Duration::from_millis(3));
         let text = metrics.encode(3);
         for line in [
             "noughts_connections 1",

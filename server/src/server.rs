@@ -123,19 +123,11 @@ async fn serve(
         }
         None => (None, None),
     };
-    let redis = cluster.clone().map(|cluster| -> health::Ping {
-        Box::new(move || {
-            let cluster = cluster.clone();
-            Box::pin(async move { cluster.ping().await.map_err(|err| err.to_string()) })
-        })
-    });
     let metrics = Arc::new(metrics::Metrics::new(store.errors()));
-    let health = Arc::new(Health::new(
-        store.clone(),
-        &config.store,
-        redis,
-        metrics.clone(),
-    ));
+    let health = node_health(&store, &config, cluster.as_ref(), &metrics);
+    if cluster.is_some() || metrics_listener.is_some() {
+        connections.spawn(health.clone().keep_probing(stop_connections.clone()));
+    }
     let lobby = Lobby::new(config.lobby_sends_per_sec);
     let passwords = Passwords::new(config.accounts.concurrent_hashes);
     let attempts = Attempts::new(config.accounts.clone());
@@ -224,6 +216,28 @@ async fn serve(
     drop(listener);
     stop(&shared).await;
     Ok(())
+}
+
+/// The node's health checks: its store and, in a cluster, Redis.
+fn node_health(
+    store: &Store,
+    config: &Config,
+    cluster: Option<&Cluster>,
+    metrics: &metrics::Metrics,
+) -> Arc<Health> {
+    let redis = cluster.cloned().map(|cluster| -> health::Ping {
+        Box::new(move || {
+            let cluster = cluster.clone();
+            Box::pin(async move { cluster.ping().await.map_err(|err| err.to_string()) })
+        })
+    });
+    Arc::new(Health::new(
+        store.clone(),
+        &config.store,
+        redis,
+        config.readiness_grace,
+        metrics.health.clone(),
+    ))
 }
 
 /// Serves an accepted connection on a task of its own, or waits a moment after an accept error.

@@ -1,6 +1,7 @@
 //! The health endpoints of the real `noughts-server`: `/healthz` and `/readyz`, for `GET` and
 //! `HEAD`, on the main port and on the metrics port; a healthy node, a draining one (SIGTERM
-//! with a drain time), and nodes of a cluster whose PostgreSQL or Redis is stopped.
+//! with a drain time), and nodes of a cluster whose PostgreSQL or Redis is stopped: still ready
+//! (saying what fails) for the readiness grace, then not.
 
 use std::time::Duration;
 
@@ -80,6 +81,14 @@ async fn a_healthy_node_answers_get_and_head_on_both_ports() {
         assert_eq!(ask(addr, "HEAD", "/readyz").await, (200, String::new()));
         assert_eq!(ask(addr, "GET", "/readyz?verbose").await.0, 200);
     }
+    // The metrics say what the probes found and what /readyz answers.
+    let (_, scraped) = ask(&metrics, "GET", "/metrics").await;
+    for line in [
+        "noughts_dependency_up{dependency=\"sqlite\"} 1",
+        "noughts_ready 1",
+    ] {
+        assert!(scraped.lines().any(|l| l == line), "no {line} in {scraped}");
+    }
     // The page answers HEAD too, without its body; other methods are still refused.
     assert_eq!(ask(&main, "HEAD", "/").await, (200, String::new()));
     assert_eq!(ask(&main, "POST", "/healthz").await.0, 405);
@@ -133,8 +142,28 @@ fn node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerProcess
             redis.secret_file.to_str().unwrap(),
             "--metrics-listen",
             "127.0.0.1:0",
+            "--readiness-grace-ms",
+            "3000",
         ],
     )
+}
+
+/// Waits (bounded) until `/readyz` on `addr` says, while still ready, that `dependency` fails.
+async fn ready_while_failing(addr: &str, dependency: &str) -> String {
+    let deadline = Instant::now() + WAIT;
+    let failing = format!("ready ({dependency} failing for ");
+    loop {
+        let (status, body) = ask(addr, "GET", "/readyz").await;
+        if body.starts_with(&failing) {
+            assert_eq!(status, 200, "{body}");
+            return body;
+        }
+        assert!(
+            status == 200 && Instant::now() < deadline,
+            "/readyz answered {status} {body:?} before it said {dependency} fails"
+        );
+        sleep(Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -149,9 +178,10 @@ async fn a_node_whose_postgres_stops_is_not_ready() {
     let metrics = host(node.metrics.as_deref().unwrap());
     assert_eq!(readyz_becomes(&main, 200).await, "ready\n");
     drop(postgres);
+    ready_while_failing(&main, "postgres").await;
     let body = readyz_becomes(&main, 503).await;
     assert!(
-        body.starts_with("not ready: the store does not answer"),
+        body.starts_with("not ready: postgres failing for "),
         "{body}"
     );
     assert_eq!(ask(&metrics, "GET", "/readyz").await.0, 503);
@@ -169,10 +199,17 @@ async fn a_node_whose_redis_stops_is_not_ready() {
     let main = host(&node.url);
     assert_eq!(readyz_becomes(&main, 200).await, "ready\n");
     drop(redis);
+    ready_while_failing(&main, "redis").await;
     let body = readyz_becomes(&main, 503).await;
-    assert!(
-        body.starts_with("not ready: Redis does not answer"),
-        "{body}"
-    );
+    assert!(body.starts_with("not ready: redis failing for "), "{body}");
+    let metrics = host(node.metrics.as_deref().unwrap());
+    let (_, scraped) = ask(&metrics, "GET", "/metrics").await;
+    for line in [
+        "noughts_dependency_up{dependency=\"redis\"} 0",
+        "noughts_dependency_up{dependency=\"postgres\"} 1",
+        "noughts_ready 0",
+    ] {
+        assert!(scraped.lines().any(|l| l == line), "no {line} in {scraped}");
+    }
     assert_eq!(ask(&main, "GET", "/healthz").await.0, 200);
 }
