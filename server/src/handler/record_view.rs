@@ -1,16 +1,17 @@
 //! The one place stored records become the protocol's: ratings rounded to whole points, an AI
 //! seat named for its level, places on a leaderboard numbered, a record's moves replayed to say
-//! who made each and the board they left.
+//! who made each and the board they left, and a game that ended while its player was away shown
+//! as its final snapshot.
 
 use noughts_engine::Board;
 use noughts_protocol::{
-    GameRecord, GameSummary, LeaderboardEntry, MoveRecord, Profile, RecordSeat, Variant,
-    VariantStats,
+    Clocks, EndReason, GameRecord, GameState, GameSummary, LeaderboardEntry, Mark, MoveRecord,
+    PlayerId, Profile, RecordSeat, SeatInfo, Variant, VariantStats,
 };
 
 use crate::rating;
 use crate::sitter::Sitter;
-use crate::store::{StoredGame, StoredMove, StoredProfile, StoredSeat, StoredStanding};
+use crate::store::{EndedGame, StoredGame, StoredMove, StoredProfile, StoredSeat, StoredStanding};
 
 /// A leaderboard's entries, the first at place `offset + 1`.
 pub(super) fn leaderboard(offset: u32, standings: Vec<StoredStanding>) -> Vec<LeaderboardEntry> {
@@ -113,6 +114,94 @@ pub(super) fn record(game: StoredGame, played: Vec<StoredMove>) -> Result<GameRe
         board: board.to_compact(),
         result: game.result,
         rematch_of: game.start.rematch_of,
+    })
+}
+
+/// The final `game_state` of a game that ended while `you` was away, from its record: the board
+/// its moves leave, its result and `seq`, each person's rating now and whether `connected` says
+/// they are; the clocks as the last moves left them (the loser's at zero after a timeout). Chat
+/// and watchers are not stored: none are shown. An error if the moves are not a legal game.
+pub(super) fn final_state(
+    ended: EndedGame,
+    you: PlayerId,
+    connected: impl Fn(PlayerId) -> bool,
+) -> Result<GameState, String> {
+    let EndedGame {
+        game,
+        moves: played,
+        seq,
+        ratings,
+    } = ended;
+    let start = game.start;
+    let mut board = Board::new(start.variant);
+    let mut left = [None, None];
+    for stored in &played {
+        let mark = board.to_move();
+        board = board
+            .play(stored.cell)
+            .map_err(|err| format!("game {}: {err}", start.game))?;
+        if stored.clock_ms.is_some() {
+            left[usize::from(mark == Mark::O)] = stored.clock_ms;
+        }
+    }
+    let clocks = start.clock.map(|clock| {
+        let mut ms = left.map(|left| left.unwrap_or(clock.initial_ms));
+        if let Some(result) = &game.result
+            && result.reason == EndReason::Timeout
+            && let Some(winner) = result.winner
+        {
+            ms[usize::from(winner == Mark::X)] = 0;
+        }
+        Clocks {
+            x_ms: ms[0],
+            o_ms: ms[1],
+            running: None,
+        }
+    });
+    let mut seats =
+        start
+            .seats
+            .iter()
+            .zip(game.seats)
+            .zip(ratings)
+            .map(|((sitter, stored), rating)| match *sitter {
+                Sitter::Human(player) => SeatInfo {
+                    name: stored.name.unwrap_or_default(),
+                    player: Some(player),
+                    level: None,
+                    connected: connected(player),
+                    rating: rating.map(rating::points),
+                },
+                Sitter::Ai(level) => SeatInfo {
+                    name: format!("AI ({level})"),
+                    player: None,
+                    level: Some(level),
+                    connected: true,
+                    rating: None,
+                },
+            });
+    let (Some(x), Some(o)) = (seats.next(), seats.next()) else {
+        return Err(format!("game {}: not two seats", start.game));
+    };
+    let plays = |mark: Mark| start.seats[usize::from(mark == Mark::O)].human() == Some(&you);
+    Ok(GameState {
+        game: start.game,
+        variant: start.variant,
+        kind: start.kind,
+        x,
+        o,
+        you: [Mark::X, Mark::O].into_iter().find(|&mark| plays(mark)),
+        seq,
+        board: board.to_compact(),
+        moves: played.iter().map(|stored| stored.cell).collect(),
+        to_move: None,
+        clock: start.clock,
+        clocks,
+        result: game.result,
+        watchers: 0,
+        chat: Vec::new(),
+        rematch_of: start.rematch_of,
+        rated: start.rated,
     })
 }
 

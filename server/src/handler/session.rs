@@ -3,14 +3,17 @@
 //! goes.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use noughts_protocol::{
-    ErrorCode, PROTOCOL_VERSION, Rating, RequestId, ServerMessage, Variant, normalize_name,
+    ErrorCode, GameState, PROTOCOL_VERSION, PlayerId, Rating, RequestId, ServerMessage, Variant,
+    normalize_name,
 };
 
 use tracing::{error, info};
 
 use super::client::{Client, Reply, refuse};
+use super::record_view::final_state;
 use super::remote::attach_elsewhere;
 use super::seek::withdraw_seek;
 use crate::error::Refusal;
@@ -21,6 +24,13 @@ use crate::rating;
 use crate::session::{Attached, MAX_CONNECTIONS, Session, new_token};
 use crate::shared::Shared;
 use crate::store::TokenHash;
+
+/// The most games that ended while a player was away shown when it comes back: the latest.
+const ENDED_SHOWN: u32 = 8;
+
+/// How long ago a game may have ended to be shown to a player coming back: one gone longer
+/// finds its results in its history.
+const ENDED_WINDOW: Duration = Duration::from_secs(60 * 60);
 
 /// The refusal of a token that does not work.
 fn refuse_token() -> Reply {
@@ -162,8 +172,13 @@ impl Client {
         // In a cluster, the player's games whose node is gone come here first.
         let elsewhere = crate::takeover::take_over_games_of(&self.shared, stored.player).await;
         let session = place.session.clone();
-        // A session made just now is a resumed one if games taken over were restored into it.
-        let resumed = was_live || !session.games().is_empty();
+        // Then what ended while it was away (looked for after its live games, so that a game
+        // ending meanwhile is one or the other), but for the games it still sits in here, whose
+        // snapshots show their end.
+        let ended = self.ended_while_away(&session, presented).await;
+        // A session made just now is a resumed one if games taken over were restored into it,
+        // or games that ended while it was away are shown.
+        let resumed = was_live || !session.games().is_empty() || !ended.is_empty();
         let attached = place.take(self.out.clone());
         self.note_presence(session.player, true);
         tracing::Span::current().record("player", session.player.0);
@@ -178,6 +193,10 @@ impl Client {
             }
         }
         attach_elsewhere(&self.shared, &session, &self.out, self.network, elsewhere).await;
+        for state in ended {
+            self.out
+                .reply(None, ServerMessage::GameState(Box::new(state)));
+        }
         if attached.lobby {
             self.shared.lobby.subscribe(self.out.clone(), None);
         }
@@ -197,6 +216,41 @@ impl Client {
             }
         }
         Ok(())
+    }
+
+    /// The final snapshots of `session`'s player's games that ended since token `presented` was
+    /// last in use (at most [`ENDED_SHOWN`], within [`ENDED_WINDOW`]), but for those it still
+    /// sits in here, the earliest ended first. None if the store cannot say just now: the
+    /// player is welcomed all the same, and their results are in its history.
+    async fn ended_while_away(&self, session: &Session, presented: TokenHash) -> Vec<GameState> {
+        let player = session.player;
+        let store = &self.shared.store;
+        let ended = match store
+            .ended_while_away(player, presented, ENDED_WINDOW, ENDED_SHOWN)
+            .await
+        {
+            Ok(ended) => ended,
+            Err(err) => {
+                error!(cause = %err, "cannot look up the games that ended while a player was away");
+                return Vec::new();
+            }
+        };
+        let seated = session.games();
+        let registry = &self.shared.registry;
+        let connected = |other: PlayerId| {
+            other == player || registry.session(other).is_some_and(|s| s.is_connected())
+        };
+        ended
+            .into_iter()
+            .filter(|game| !seated.contains(&game.game.start.game))
+            .filter_map(|game| match final_state(game, player, connected) {
+                Ok(state) => Some(state),
+                Err(why) => {
+                    error!(%why, "cannot show a game that ended while its player was away");
+                    None
+                }
+            })
+            .collect()
     }
 
     fn welcome(&self, id: Option<RequestId>, session: &Session, token: String, resumed: bool) {

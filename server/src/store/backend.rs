@@ -12,8 +12,9 @@ use tracing::error;
 use super::accounts::AccountBackend;
 use super::records::ModerationEntry;
 use super::records::{
-    Ending, GameStart, LiveGame, Rerated, Results, SEQ_RESERVE, Startup, StoreError, StoredGame,
-    StoredMove, StoredPlayer, StoredProfile, StoredSeat, StoredStanding, TokenHash, TokenRules,
+    EndedGame, Ending, GameStart, LiveGame, Rerated, Results, SEQ_RESERVE, Startup, StoreError,
+    StoredGame, StoredMove, StoredPlayer, StoredProfile, StoredSeat, StoredStanding, TokenHash,
+    TokenRules,
 };
 use super::rows::GameRow;
 use crate::rating::{self, Glicko, Ratings, Score};
@@ -171,6 +172,18 @@ pub(super) trait Backend: AccountBackend + Send {
         limit: u32,
         viewer: PlayerId,
     ) -> Result<Vec<(GameRow, u32)>, StoreError>;
+    /// When token `hash` was issued, or last in use (see [`Backend::touch_token`]); `None` if it
+    /// is not stored.
+    fn token_used_ms(&mut self, hash: TokenHash) -> Result<Option<u64>, StoreError>;
+    /// At most `limit` games of `player` that ended at `since_ms` or later, the latest ended
+    /// first, looked for among the player's `recent` or so latest games only (by id).
+    fn ended_since(
+        &mut self,
+        player: PlayerId,
+        since_ms: u64,
+        recent: u32,
+        limit: u32,
+    ) -> Result<Vec<GameRow>, StoreError>;
 
     /// Makes a stored game unreadable, as a bug or a hand editing the records might, for the
     /// tests of what the store does then.
@@ -396,6 +409,52 @@ pub(super) fn history(
         games.push(stored_game(db, row, moves)?);
     }
     Ok(Some((games, more)))
+}
+
+/// How many of a player's latest games are looked through for those that ended while it was
+/// away: those were live when it left, or began since (a room it had open), and a player does
+/// not have that many live at once, while looking no further keeps the question cheap for a
+/// player with thousands of games behind it.
+const RECENT_GAMES: u32 = 64;
+
+/// The games of `player` that ended since token `presented` was last in use (issued, or held by
+/// a connection until it closed) and within `window_ms` of `now`, at most `limit`, the earliest
+/// ended first; none if the token is not stored.
+pub(super) fn ended_while_away(
+    db: &mut dyn Backend,
+    player: PlayerId,
+    presented: TokenHash,
+    (now, window_ms): (u64, u64),
+    limit: u32,
+) -> Result<Vec<EndedGame>, StoreError> {
+    let Some(used) = db.token_used_ms(presented)? else {
+        return Ok(Vec::new());
+    };
+    let since = used.max(now.saturating_sub(window_ms));
+    let mut ended = Vec::new();
+    for row in db.ended_since(player, since, RECENT_GAMES, limit)? {
+        if row.result.is_none() {
+            continue;
+        }
+        let moves = db.moves(row.start.game)?;
+        let seq = row.seq;
+        let count = u32::try_from(moves.len()).unwrap_or(u32::MAX);
+        let mut ratings = [None, None];
+        for (rating, seat) in ratings.iter_mut().zip(&row.start.seats) {
+            if let Sitter::Human(person) = seat {
+                *rating = Some(db.ratings(*person)?.get(row.start.variant).rating);
+            }
+        }
+        let game = stored_game(db, row, count)?;
+        ended.push(EndedGame {
+            game,
+            moves,
+            seq,
+            ratings,
+        });
+    }
+    ended.reverse();
+    Ok(ended)
 }
 
 /// A game and its moves, if `viewer` may see it: any listed game, and a game from a private room

@@ -28,8 +28,8 @@ mod tests;
 pub(crate) use accounts::{NewAccount, StoredAccount, StoredDevice, device_holding};
 pub(crate) use queue::Store;
 pub(crate) use records::{
-    Ending, GameStart, LiveGame, Rerated, SEQ_RESERVE, StoredGame, StoredMove, StoredPlayer,
-    StoredProfile, StoredSeat, StoredStanding, TokenHash, TokenRules, now_ms,
+    EndedGame, Ending, GameStart, LiveGame, Rerated, SEQ_RESERVE, StoredGame, StoredMove,
+    StoredPlayer, StoredProfile, StoredSeat, StoredStanding, TokenHash, TokenRules, now_ms,
 };
 pub(crate) use records::{MODERATION_PAGE, ModerationEntry};
 pub use records::{StoreConfig, StoreError};

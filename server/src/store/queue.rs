@@ -22,8 +22,8 @@ use super::job::{Db, Job, WriteJob, Writes, commit_together, guarded};
 use super::memory::Memory;
 use super::postgres::Postgres;
 use super::records::{
-    Ending, GameStart, LiveGame, Rerated, Startup, StoreConfig, StoreError, StoredGame, StoredMove,
-    StoredPlayer, StoredProfile, StoredStanding, TokenHash, TokenRules, now_ms,
+    EndedGame, Ending, GameStart, LiveGame, Rerated, Startup, StoreConfig, StoreError, StoredGame,
+    StoredMove, StoredPlayer, StoredProfile, StoredStanding, TokenHash, TokenRules, now_ms,
 };
 use super::sqlite::Sqlite;
 
@@ -598,6 +598,24 @@ impl Store {
         viewer: PlayerId,
     ) -> Result<Option<(StoredGame, Vec<StoredMove>)>, StoreError> {
         self.read(move |db| backend::record(db, game, viewer)).await
+    }
+
+    /// The games of `player` that ended since token `presented` was last in use and within
+    /// `window` of now, at most `limit`, the earliest ended first: what a player coming back with
+    /// that token missed.
+    pub(crate) async fn ended_while_away(
+        &self,
+        player: PlayerId,
+        presented: TokenHash,
+        window: std::time::Duration,
+        limit: u32,
+    ) -> Result<Vec<EndedGame>, StoreError> {
+        let within = (
+            now_ms(),
+            u64::try_from(window.as_millis()).unwrap_or(u64::MAX),
+        );
+        self.read(move |db| backend::ended_while_away(db, player, presented, within, limit))
+            .await
     }
 
     pub(crate) async fn profile(

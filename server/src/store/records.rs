@@ -312,6 +312,20 @@ pub(crate) struct StoredGame {
     pub moves: u32,
 }
 
+/// A game of a returning player's that ended while it was away, as its final `game_state` needs
+/// it.
+#[derive(Debug, Clone)]
+pub(crate) struct EndedGame {
+    /// The game, its seats and how it ended.
+    pub game: StoredGame,
+    /// Every move, in order.
+    pub moves: Vec<StoredMove>,
+    /// The `seq` stored for it: at least its `game_over`'s.
+    pub seq: u64,
+    /// X's and O's rating in the game's variant now, for a person.
+    pub ratings: [Option<f64>; 2],
+}
+
 /// A player's standing in one variant's ratings.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct StoredStanding {

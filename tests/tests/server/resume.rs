@@ -6,7 +6,7 @@ use noughts_protocol::{ErrorCode, Mark, ServerMessage};
 use serde_json::json;
 
 use noughts_tests::raw::*;
-use noughts_tests::{TestServer, connect};
+use noughts_tests::{Socket, TestServer, connect};
 
 #[tokio::test]
 async fn resume_and_abandon() {
@@ -238,6 +238,114 @@ async fn a_game_that_ended_while_away_is_shown_on_return() {
     let result = last.result.expect("the final snapshot has the result");
     assert_eq!(result.reason, noughts_protocol::EndReason::Resign);
     assert_eq!(last.to_move, None);
+}
+
+/// Ada and Bob quick-matched on classic, with their tokens: (X's socket and token, O's, game).
+async fn matched_with_tokens(url: &str) -> ((Socket, String), (Socket, String), u64) {
+    let (mut a, token_a) = hello(url, "ada").await;
+    let (mut b, token_b) = hello(url, "bob").await;
+    for socket in [&mut a, &mut b] {
+        send(socket, json!({"type": "seek", "variant": "classic"})).await;
+        let ServerMessage::Seeking { .. } = next(socket).await else {
+            panic!()
+        };
+    }
+    let ServerMessage::GameState(state) = next(&mut a).await else {
+        panic!()
+    };
+    let ServerMessage::GameState(_) = next(&mut b).await else {
+        panic!()
+    };
+    let game = state.game.0;
+    if state.you == Some(Mark::X) {
+        ((a, token_a), (b, token_b), game)
+    } else {
+        ((b, token_b), (a, token_a), game)
+    }
+}
+
+/// A `hello` with `token` on a new connection: its `welcome`'s `resumed`, then every frame up to
+/// the answer to a `ping` sent after it.
+async fn come_back(url: &str, token: &str) -> (bool, Vec<ServerMessage>) {
+    let mut ws = connect(url).await;
+    send(
+        &mut ws,
+        json!({"type": "hello", "protocol": noughts_protocol::PROTOCOL_VERSION, "name": "back", "token": token}),
+    )
+    .await;
+    let ServerMessage::Welcome { resumed, .. } = next(&mut ws).await else {
+        panic!("a welcome first")
+    };
+    send(&mut ws, json!({"type": "ping", "id": 9})).await;
+    let mut frames = Vec::new();
+    loop {
+        match next(&mut ws).await {
+            ServerMessage::Pong => return (resumed, frames),
+            other => frames.push(other),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_game_that_ended_after_the_session_expired_is_shown_on_return() {
+    // The grace is 300 ms: O's session is long gone when it comes back.
+    let server = TestServer::start(quiet()).await;
+    let url = server.url();
+    let ((mut x, x_token), (mut o, o_token), game) = matched_with_tokens(&url).await;
+    for (ply, cell) in [0, 3, 1, 4].into_iter().enumerate() {
+        let (mover, other) = if ply % 2 == 0 {
+            (&mut x, &mut o)
+        } else {
+            (&mut o, &mut x)
+        };
+        send(mover, json!({"type": "move", "game": game, "cell": cell})).await;
+        for socket in [mover, other] {
+            let ServerMessage::Moved { .. } = next(socket).await else {
+                panic!()
+            };
+        }
+    }
+    // O drops; X completes its line while O is away.
+    drop(o);
+    let ServerMessage::Presence {
+        connected: false, ..
+    } = next(&mut x).await
+    else {
+        panic!()
+    };
+    send(&mut x, json!({"type": "move", "game": game, "cell": 2})).await;
+    let ServerMessage::Moved { .. } = next(&mut x).await else {
+        panic!()
+    };
+    let ServerMessage::GameOver {
+        seq, board, result, ..
+    } = next(&mut x).await
+    else {
+        panic!()
+    };
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    // O comes back to a new session, and is told how the game ended, as X was.
+    let (resumed, frames) = come_back(&url, &o_token).await;
+    assert!(resumed, "O comes back to a game: {frames:?}");
+    let [ServerMessage::GameState(last)] = &frames[..] else {
+        panic!("the final snapshot alone: {frames:?}")
+    };
+    assert_eq!(last.game.0, game);
+    assert_eq!(last.you, Some(Mark::O));
+    assert_eq!(last.result.as_ref(), Some(&result));
+    assert_eq!(result.winner, Some(Mark::X));
+    assert_eq!(last.board, board);
+    assert_eq!(board, "XXXOO....");
+    assert_eq!(last.moves, vec![0, 3, 1, 4, 2]);
+    assert_eq!(last.to_move, None);
+    assert!(last.seq >= seq, "{} then {seq}", last.seq);
+    // X, who saw the end before leaving, is not shown it again.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    drop(x);
+    tokio::time::sleep(Duration::from_millis(1_000)).await;
+    let (resumed, frames) = come_back(&url, &x_token).await;
+    assert!(!resumed);
+    assert!(frames.is_empty(), "{frames:?}");
 }
 
 #[tokio::test]

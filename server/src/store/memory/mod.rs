@@ -493,6 +493,26 @@ impl Backend for Memory {
         ))
     }
 
+    fn token_used_ms(&mut self, hash: TokenHash) -> Result<Option<u64>, StoreError> {
+        Ok(reads::token_used_ms(&self.tables, hash))
+    }
+
+    fn ended_since(
+        &mut self,
+        player: PlayerId,
+        since_ms: u64,
+        recent: u32,
+        limit: u32,
+    ) -> Result<Vec<GameRow>, StoreError> {
+        Ok(reads::ended_since(
+            &self.tables,
+            player,
+            since_ms,
+            recent,
+            limit,
+        ))
+    }
+
     /// A game whose X is a person who is not stored: the one way a game in memory can be
     /// unreadable, since nothing here is decoded.
     #[cfg(test)]

@@ -4,7 +4,7 @@
 use noughts_protocol::{GameId, Mark, PlayerId, Variant};
 
 use super::super::backend::PlayerRow;
-use super::super::records::{Results, StoredMove, StoredStanding};
+use super::super::records::{Results, StoredMove, StoredStanding, TokenHash};
 use super::super::rows::GameRow;
 use super::tables::{Accounts, Game, Tables};
 use crate::rating::{self, Glicko, Ratings};
@@ -150,4 +150,25 @@ pub(super) fn finished_games(
             (game.row.clone(), u32::try_from(moves).unwrap_or(u32::MAX))
         })
         .collect()
+}
+
+pub(super) fn token_used_ms(tables: &Tables, hash: TokenHash) -> Option<u64> {
+    tables.tokens.get(&hash).map(|token| token.used_ms)
+}
+
+pub(super) fn ended_since(
+    tables: &Tables,
+    player: PlayerId,
+    since_ms: u64,
+    recent: u32,
+    limit: u32,
+) -> Vec<GameRow> {
+    let mut ended: Vec<GameRow> = games_of(tables, player, None)
+        .take(recent as usize)
+        .filter(|(_, game)| game.row.ended_ms.is_some_and(|at| at >= since_ms))
+        .map(|(_, game)| game.row.clone())
+        .collect();
+    ended.sort_by_key(|row| std::cmp::Reverse((row.ended_ms, row.start.game)));
+    ended.truncate(limit as usize);
+    ended
 }

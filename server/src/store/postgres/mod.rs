@@ -459,6 +459,20 @@ impl Backend for Postgres {
         reads::finished_games(&mut self.conn, player, before, limit, viewer)
     }
 
+    fn token_used_ms(&mut self, hash: TokenHash) -> Result<Option<u64>, StoreError> {
+        reads::token_used_ms(&mut self.conn, hash)
+    }
+
+    fn ended_since(
+        &mut self,
+        player: PlayerId,
+        since_ms: u64,
+        recent: u32,
+        limit: u32,
+    ) -> Result<Vec<GameRow>, StoreError> {
+        reads::ended_since(&mut self.conn, player, since_ms, recent, limit)
+    }
+
     /// An unknown variant: the row no longer decodes.
     #[cfg(test)]
     fn spoil(&mut self, game: GameId) -> Result<(), StoreError> {

@@ -5,7 +5,7 @@ use noughts_protocol::{GameId, PlayerId, Variant};
 use postgres::Row;
 
 use super::super::backend::PlayerRow;
-use super::super::records::{Results, StoreError, StoredMove, StoredStanding};
+use super::super::records::{Results, StoreError, StoredMove, StoredStanding, TokenHash};
 use super::super::rows::{GAME_COLUMNS, GameRow, RawGame, count, int, parse, tally, text, uint};
 use super::client::Conn;
 use crate::rating::{self, Glicko, Ratings};
@@ -179,6 +179,47 @@ pub(super) fn finished_games(
     for row in rows {
         let moves: i64 = row.try_get(23)?;
         games.push((raw_game(&row)?.decode()?, count(moves)));
+    }
+    Ok(games)
+}
+
+pub(super) fn token_used_ms(conn: &mut Conn, hash: TokenHash) -> Result<Option<u64>, StoreError> {
+    let found = conn.query_opt(
+        "SELECT used_ms FROM tokens WHERE hash = $1",
+        &[&&hash.0[..]],
+    )?;
+    match found {
+        Some(row) => Ok(Some(uint(row.try_get(0)?))),
+        None => Ok(None),
+    }
+}
+
+pub(super) fn ended_since(
+    conn: &mut Conn,
+    player: PlayerId,
+    since_ms: u64,
+    recent: u32,
+    limit: u32,
+) -> Result<Vec<GameRow>, StoreError> {
+    // Each seat's latest games by its index, then those that ended since.
+    let sql = format!(
+        "SELECT {GAME_COLUMNS} FROM games \
+         WHERE id IN ((SELECT id FROM games WHERE x_player = $1 ORDER BY id DESC LIMIT $3) \
+                      UNION (SELECT id FROM games WHERE o_player = $1 ORDER BY id DESC LIMIT $3)) \
+         AND ended_ms >= $2 ORDER BY ended_ms DESC, id DESC LIMIT $4"
+    );
+    let rows = conn.query(
+        &sql,
+        &[
+            &int(player.0),
+            &int(since_ms),
+            &i64::from(recent),
+            &i64::from(limit),
+        ],
+    )?;
+    let mut games = Vec::with_capacity(rows.len());
+    for row in rows {
+        games.push(raw_game(&row)?.decode()?);
     }
     Ok(games)
 }

@@ -569,6 +569,20 @@ impl Backend for Sqlite {
     }
 
     /// An unknown variant: the row no longer decodes.
+    fn token_used_ms(&mut self, hash: TokenHash) -> Result<Option<u64>, StoreError> {
+        reads::token_used_ms(&self.db, hash)
+    }
+
+    fn ended_since(
+        &mut self,
+        player: PlayerId,
+        since_ms: u64,
+        recent: u32,
+        limit: u32,
+    ) -> Result<Vec<GameRow>, StoreError> {
+        reads::ended_since(&self.db, player, since_ms, recent, limit)
+    }
+
     #[cfg(test)]
     fn spoil(&mut self, game: GameId) -> Result<(), StoreError> {
         self.db.execute(

@@ -5,7 +5,7 @@ use noughts_protocol::{GameId, PlayerId, Variant};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::super::backend::PlayerRow;
-use super::super::records::{Results, StoreError, StoredMove, StoredStanding};
+use super::super::records::{Results, StoreError, StoredMove, StoredStanding, TokenHash};
 use super::super::rows::{GAME_COLUMNS, GameRow, RawGame, count, int, parse, tally, text, uint};
 use crate::rating::{self, Glicko, Ratings};
 
@@ -173,6 +173,47 @@ pub(super) fn finished_games(
     for row in rows {
         let (raw, moves) = row?;
         games.push((raw.decode()?, count(moves)));
+    }
+    Ok(games)
+}
+
+pub(super) fn token_used_ms(db: &Connection, hash: TokenHash) -> Result<Option<u64>, StoreError> {
+    let used: Option<i64> = db
+        .prepare_cached("SELECT used_ms FROM tokens WHERE hash = ?1")?
+        .query_row([&hash.0[..]], |row| row.get(0))
+        .optional()?;
+    Ok(used.map(uint))
+}
+
+pub(super) fn ended_since(
+    db: &Connection,
+    player: PlayerId,
+    since_ms: u64,
+    recent: u32,
+    limit: u32,
+) -> Result<Vec<GameRow>, StoreError> {
+    // Each seat's latest games by its index, then those that ended since.
+    let query = format!(
+        "SELECT {GAME_COLUMNS} FROM games \
+         WHERE id IN (SELECT id FROM (SELECT id FROM games WHERE x_player = ?1 \
+                                      ORDER BY id DESC LIMIT ?3) \
+                      UNION SELECT id FROM (SELECT id FROM games WHERE o_player = ?1 \
+                                            ORDER BY id DESC LIMIT ?3)) \
+         AND ended_ms >= ?2 ORDER BY ended_ms DESC, id DESC LIMIT ?4"
+    );
+    let mut statement = db.prepare_cached(&query)?;
+    let rows = statement.query_map(
+        params![
+            int(player.0),
+            int(since_ms),
+            i64::from(recent),
+            i64::from(limit)
+        ],
+        raw_game,
+    )?;
+    let mut games = Vec::new();
+    for row in rows {
+        games.push(row?.decode()?);
     }
     Ok(games)
 }

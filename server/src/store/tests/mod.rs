@@ -68,6 +68,7 @@ macro_rules! on_both_blocking {
 }
 
 mod accounts;
+mod ended;
 mod moderation;
 mod postgres;
 mod sqlite;
