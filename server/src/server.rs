@@ -346,6 +346,7 @@ async fn join_cluster(
             shared.clone(),
             shared.stop_games.clone(),
         ));
+        tasks.spawn(report_leases(shared.clone(), stop.clone()));
         tasks.spawn(takeover::keep_taking_over(
             shared.clone(),
             shared.stop_games.clone(),
@@ -367,6 +368,30 @@ impl Judge for StoreJudge {
 
     fn fence(&self, game: GameId, epoch: Option<u64>) {
         self.0.fence(game, epoch);
+    }
+}
+
+/// Keeps the leases' series current, every second until `stop`: held, paused, lost.
+async fn report_leases(shared: Arc<Shared>, stop: CancellationToken) {
+    let Some(leases) = shared.leases.clone() else {
+        return;
+    };
+    let mut lost = 0;
+    loop {
+        let metrics = &shared.metrics;
+        metrics
+            .leases_held
+            .set(i64::try_from(leases.count()).unwrap_or(i64::MAX));
+        metrics
+            .games_paused
+            .set(i64::try_from(leases.paused_count()).unwrap_or(i64::MAX));
+        let now = leases.lost();
+        metrics.leases_lost.inc_by(now.saturating_sub(lost));
+        lost = now;
+        tokio::select! {
+            () = sleep(Duration::from_secs(1)) => {}
+            () = stop.cancelled() => return,
+        }
     }
 }
 

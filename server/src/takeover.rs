@@ -176,6 +176,7 @@ async fn take(
             match shared.store.live_game(id).await {
                 Ok(game) => {
                     info!(game = id.0, "taking over a game no node serves");
+                    shared.metrics.leases_taken_over.inc();
                     taken.push(game);
                 }
                 Err(err) => {

@@ -287,6 +287,11 @@ impl Leases {
         self.lost.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How many games stepped down here wait to be taken again.
+    pub fn paused_count(&self) -> usize {
+        lock(&self.paused).len()
+    }
+
     /// Whether any game stepped down here waits to be taken again.
     pub fn has_paused(&self) -> bool {
         !lock(&self.paused).is_empty()
