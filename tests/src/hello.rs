@@ -1,5 +1,6 @@
-//! One-off hellos on connections of their own: the first answer, and waiting until a hello is
-//! refused (a ban or a reservation that takes a moment to reach the server).
+//! One-off hellos on connections of their own: the first answer, what a player coming back with
+//! its token is sent, and waiting until a hello is refused (a ban or a reservation that takes a
+//! moment to reach the server).
 
 use std::time::Duration;
 
@@ -18,6 +19,31 @@ pub async fn hello_answer(url: &str, name: &str, token: Option<String>) -> Serve
     };
     send_frame(&mut socket, &ClientFrame::new(hello)).await;
     read_frame(&mut socket).await.expect("an answer").message
+}
+
+/// A `hello` with `token` on a new connection: whether its `welcome` says `resumed`, and every
+/// frame that follows up to the answer to a `ping` sent after it (a player's snapshots).
+pub async fn come_back(url: &str, token: &str) -> (bool, Vec<ServerMessage>) {
+    let mut socket = connect(url).await;
+    let hello = ClientMessage::Hello {
+        protocol: PROTOCOL_VERSION,
+        name: "back".to_owned(),
+        token: Some(token.to_owned()),
+        credentials: None,
+    };
+    send_frame(&mut socket, &ClientFrame::new(hello)).await;
+    let welcome = read_frame(&mut socket).await.expect("an answer").message;
+    let ServerMessage::Welcome { resumed, .. } = welcome else {
+        panic!("expected welcome, got {welcome:?}")
+    };
+    send_frame(&mut socket, &ClientFrame::new(ClientMessage::Ping)).await;
+    let mut frames = Vec::new();
+    loop {
+        match read_frame(&mut socket).await.expect("a frame").message {
+            ServerMessage::Pong => return (resumed, frames),
+            other => frames.push(other),
+        }
+    }
 }
 
 /// Waits until `hello` as `name` gets the error `code` (a ban or a reservation that takes a

@@ -4,6 +4,7 @@
 mod accounts;
 mod deploy;
 mod failover;
+mod forgery;
 mod handover;
 mod moderation;
 mod play;

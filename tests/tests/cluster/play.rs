@@ -1,13 +1,15 @@
 //! Playing across nodes, on one real Redis and one real PostgreSQL: a room made on one node is
 //! joined from another, quick match pairs players on two nodes, a player comes back on a third
-//! node while the game's node lives on, and players on other nodes keep their rated game when the
-//! node that played it is killed, and are rated once.
+//! node while the game's node lives on, a player away while its game ended is shown the end on
+//! another node, and players on other nodes keep their rated game when the node that played it is
+//! killed, and are rated once.
 
 use std::time::Duration;
 
 use noughts_protocol::{ClientMessage, GameId, Mark, ServerMessage, Variant};
 use noughts_server::{Config, StoreConfig};
 use noughts_tests::accounts::make_account;
+use noughts_tests::hello::come_back;
 use noughts_tests::postgres::Postgres;
 use noughts_tests::redis::TestRedis;
 use noughts_tests::{Client, Scratch, TestServer, alternate, test_config};
@@ -222,6 +224,50 @@ async fn players_on_two_nodes_keep_their_game_when_the_node_playing_it_is_killed
             "the rating moved"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_back_on_another_node_is_shown_how_its_game_ended_meanwhile() {
+    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+        return;
+    };
+    let nodes = nodes_on(&redis, &postgres.database("play_ended_away"), 2).await;
+    let (mut x, mut o, state) = nodes[0].quick_match(Variant::Classic).await;
+    let game = state.game;
+    alternate(&mut x, &mut o, game, &[0, 3, 1, 4]).await;
+    // O's connection goes (its node restarting, say); X completes its line meanwhile.
+    let token = o.token.clone();
+    drop(o);
+    x.until(|m| {
+        matches!(
+            m,
+            ServerMessage::Presence {
+                connected: false,
+                ..
+            }
+        )
+    })
+    .await;
+    x.send(ClientMessage::Move { game, cell: 2 }).await;
+    let ServerMessage::GameOver { result, board, .. } = x
+        .until(|m| matches!(m, ServerMessage::GameOver { .. }))
+        .await
+    else {
+        unreachable!()
+    };
+    // O comes back on the other node, which has never seen it, and is told how the game ended.
+    let (resumed, frames) = come_back(&nodes[1].url(), &token).await;
+    assert!(resumed, "O comes back to its game: {frames:?}");
+    let [ServerMessage::GameState(last)] = &frames[..] else {
+        panic!("the final snapshot alone: {frames:?}")
+    };
+    assert_eq!((last.game, last.you), (game, Some(Mark::O)));
+    assert_eq!(last.result.as_ref(), Some(&result), "the result X was told");
+    assert_eq!(
+        (last.board.as_str(), board.as_str()),
+        ("XXXOO....", "XXXOO....")
+    );
+    assert_eq!(last.to_move, None);
 }
 
 /// Starts a room game on `node` between two players there: (X, O, game, the room's code).

@@ -5,6 +5,7 @@ use std::time::Duration;
 use noughts_protocol::{ErrorCode, Mark, ServerMessage};
 use serde_json::json;
 
+use noughts_tests::hello::come_back;
 use noughts_tests::raw::*;
 use noughts_tests::{Socket, TestServer, connect};
 
@@ -261,28 +262,6 @@ async fn matched_with_tokens(url: &str) -> ((Socket, String), (Socket, String), 
         ((a, token_a), (b, token_b), game)
     } else {
         ((b, token_b), (a, token_a), game)
-    }
-}
-
-/// A `hello` with `token` on a new connection: its `welcome`'s `resumed`, then every frame up to
-/// the answer to a `ping` sent after it.
-async fn come_back(url: &str, token: &str) -> (bool, Vec<ServerMessage>) {
-    let mut ws = connect(url).await;
-    send(
-        &mut ws,
-        json!({"type": "hello", "protocol": noughts_protocol::PROTOCOL_VERSION, "name": "back", "token": token}),
-    )
-    .await;
-    let ServerMessage::Welcome { resumed, .. } = next(&mut ws).await else {
-        panic!("a welcome first")
-    };
-    send(&mut ws, json!({"type": "ping", "id": 9})).await;
-    let mut frames = Vec::new();
-    loop {
-        match next(&mut ws).await {
-            ServerMessage::Pong => return (resumed, frames),
-            other => frames.push(other),
-        }
     }
 }
 
