@@ -330,6 +330,9 @@ async fn a_message_under_another_secret_replayed_or_copied_to_another_game_is_dr
     assert!(second.forged().await >= 1, "counted on the second node");
 }
 
+/// The lines of a node's secret file, the signing one first.
+type Secrets<'a> = &'a [&'a [u8]];
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nodes_play_across_nodes_at_every_step_of_a_change_of_secret() {
     let Some(postgres) = Postgres::shared() else {
@@ -339,7 +342,7 @@ async fn nodes_play_across_nodes_at_every_step_of_a_change_of_secret() {
     let new: &[u8] = b"the cluster's new secret, at least 32 bytes long too";
     // A rolling restart goes from each step to the next: the new secret added second, then
     // swapped first, then the old one dropped; the two nodes of each pair are a step apart.
-    let steps: [(&[&[u8]], &[&[u8]]); 3] = [
+    let steps: [(Secrets, Secrets); 3] = [
         (&[old], &[old, new]),
         (&[old, new], &[new, old]),
         (&[new, old], &[new]),
