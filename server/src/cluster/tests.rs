@@ -526,3 +526,55 @@ async fn a_node_listens_while_it_reads_its_mail_and_not_after() {
     }
     assert!(stopped, "b stopped reading");
 }
+
+#[tokio::test]
+async fn a_lobby_listing_or_batch_not_sealed_by_a_node_is_never_shown() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let secret = super::seal::ClusterSecret::from_file(&redis.secret_file).unwrap();
+    let lease = Duration::from_secs(30);
+    let join = |node| {
+        let (url, secret) = (redis.url.clone(), secret.clone());
+        async move {
+            Cluster::join(&url, node, lease)
+                .await
+                .unwrap()
+                .with_secret(&secret)
+                .unwrap()
+        }
+    };
+    let (a, b) = (join("a").await, join("b").await);
+    let stop = CancellationToken::new();
+    let mut intruder = ::redis::Client::open(redis.url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    // A listing in the nodes' own format, kept without a MAC, and a real one.
+    let unsealed = |code| serde_json::json!({ "node": "a", "change": room(code) }).to_string();
+    ::redis::cmd("HSET")
+        .arg("lobby:rooms")
+        .arg("FAKE-FAKE-FA")
+        .arg(unsealed("FAKE-FAKE-FA"))
+        .exec_async(&mut intruder)
+        .await
+        .unwrap();
+    let relay = relay(&a, Arc::default(), &stop);
+    relay.send(room("AAAA-AAAA-AA")).unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let seen = follow(&b, &stop);
+    until_seen(&seen, &[room("AAAA-AAAA-AA")]).await;
+    // A batch published as a's, without a MAC, is not applied; a's next real one is.
+    let batch = serde_json::json!({ "node": "a", "changes": [room("FAKE-FAKE-FB")] });
+    ::redis::cmd("PUBLISH")
+        .arg(super::lobby::CHANNEL)
+        .arg(batch.to_string())
+        .exec_async(&mut intruder)
+        .await
+        .unwrap();
+    relay.send(room("BBBB-BBBB-BB")).unwrap();
+    until_seen(&seen, &[room("AAAA-AAAA-AA"), room("BBBB-BBBB-BB")]).await;
+    assert_eq!(b.forged(), 2, "the listing and the batch are counted");
+    stop.cancel();
+}

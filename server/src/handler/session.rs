@@ -3,7 +3,6 @@
 //! goes.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use noughts_protocol::{
     ErrorCode, GameState, PROTOCOL_VERSION, PlayerId, Rating, RequestId, ServerMessage, Variant,
@@ -28,9 +27,9 @@ use crate::store::TokenHash;
 /// The most games that ended while a player was away shown when it comes back: the latest.
 const ENDED_SHOWN: u32 = 8;
 
-/// How long ago a game may have ended to be shown to a player coming back: one gone longer
-/// finds its results in its history.
-const ENDED_WINDOW: Duration = Duration::from_secs(60 * 60);
+/// How long ago (in milliseconds: an hour) a game may have ended to be shown to a player coming
+/// back: one gone longer finds its results in its history.
+const ENDED_WINDOW_MS: u64 = 60 * 60 * 1000;
 
 /// The refusal of a token that does not work.
 fn refuse_token() -> Reply {
@@ -219,14 +218,14 @@ impl Client {
     }
 
     /// The final snapshots of `session`'s player's games that ended since token `presented` was
-    /// last in use (at most [`ENDED_SHOWN`], within [`ENDED_WINDOW`]), but for those it still
+    /// last in use (at most [`ENDED_SHOWN`], within [`ENDED_WINDOW_MS`]), but for those it still
     /// sits in here, the earliest ended first. None if the store cannot say just now: the
     /// player is welcomed all the same, and their results are in its history.
     async fn ended_while_away(&self, session: &Session, presented: TokenHash) -> Vec<GameState> {
         let player = session.player;
         let store = &self.shared.store;
         let ended = match store
-            .ended_while_away(player, presented, ENDED_WINDOW, ENDED_SHOWN)
+            .ended_while_away(player, presented, ENDED_WINDOW_MS, ENDED_SHOWN)
             .await
         {
             Ok(ended) => ended,

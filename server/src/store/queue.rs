@@ -601,19 +601,15 @@ impl Store {
     }
 
     /// The games of `player` that ended since token `presented` was last in use and within
-    /// `window` of now, at most `limit`, the earliest ended first: what a player coming back with
-    /// that token missed.
+    /// `window_ms` of now, at most `limit`, the earliest ended first.
     pub(crate) async fn ended_while_away(
         &self,
         player: PlayerId,
         presented: TokenHash,
-        window: std::time::Duration,
+        window_ms: u64,
         limit: u32,
     ) -> Result<Vec<EndedGame>, StoreError> {
-        let within = (
-            now_ms(),
-            u64::try_from(window.as_millis()).unwrap_or(u64::MAX),
-        );
+        let within = (now_ms(), window_ms);
         self.read(move |db| backend::ended_while_away(db, player, presented, within, limit))
             .await
     }
