@@ -67,6 +67,37 @@ impl TestRedis {
     }
 }
 
+impl TestRedis {
+    /// Kills the server (as `kill -9` would): everything it held is gone.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts a fresh, empty server on the same port, as a Redis restarted without its data.
+    pub async fn restart(&mut self) {
+        self.kill();
+        let port = self.url.rsplit(':').next().expect("a port").to_owned();
+        self.child = Command::new("redis-server")
+            .args(["--port", &port, "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts again");
+        for _ in 0..200 {
+            if tokio::net::TcpStream::connect(format!("127.0.0.1:{port}"))
+                .await
+                .is_ok()
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("redis-server did not start again");
+    }
+}
+
 /// Writes `text` to a new file at `path` that its owner alone may read (mode 600).
 pub fn write_private(path: &std::path::Path, text: &str) {
     let _ = std::fs::remove_file(path);

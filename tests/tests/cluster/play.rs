@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use noughts_protocol::{ClientMessage, GameId, Mark, ServerMessage, Variant};
+use noughts_protocol::{ClientMessage, ErrorCode, GameId, Mark, ServerMessage, Variant};
 use noughts_server::{Config, StoreConfig};
 use noughts_tests::accounts::make_account;
 use noughts_tests::hello::come_back;
@@ -391,8 +391,8 @@ async fn a_rooms_host_who_moved_to_another_node_closes_it_from_there_and_hears_w
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_redis_a_node_plays_its_own_games_and_says_why_it_cannot_reach_others() {
-    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+async fn without_redis_games_pause_and_say_so_and_go_on_when_it_returns() {
+    let (Some(mut redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
         return;
     };
     let nodes = nodes_on(&redis, &postgres.database("play_no_redis"), 2).await;
@@ -403,9 +403,9 @@ async fn without_redis_a_node_plays_its_own_games_and_says_why_it_cannot_reach_o
     let mut guest = nodes[1].join("gina").await;
     guest.send(ClientMessage::JoinRoom { code }).await;
     let across = guest.game_state().await.game;
-    drop(redis);
-    // The second node cannot reach the game's node: it says so rather than leave the request
-    // unanswered or call the game unknown.
+    redis.kill();
+    // The second node cannot reach the game's node: it says the game is paused rather than
+    // leave the request unanswered, call the game unknown or call it an internal error.
     guest
         .expect_error(
             5,
@@ -413,10 +413,30 @@ async fn without_redis_a_node_plays_its_own_games_and_says_why_it_cannot_reach_o
                 game: across,
                 cell: 4,
             },
-            noughts_protocol::ErrorCode::Internal,
+            ErrorCode::GamePaused,
         )
         .await;
-    // The first node's own game goes on.
+    // The first node's own game pauses within a lease time, before another node could have
+    // taken it, and says so to its players; a move meanwhile is not played.
+    let paused =
+        |m: &ServerMessage| matches!(m, ServerMessage::GamePaused { game, .. } if *game == local);
+    x.saw(paused).await;
+    o.saw(paused).await;
+    x.expect_error(
+        6,
+        ClientMessage::Move {
+            game: local,
+            cell: 4,
+        },
+        ErrorCode::GamePaused,
+    )
+    .await;
+    // Redis comes back, empty: the game is taken again and its players get its state.
+    redis.restart().await;
+    let resumed =
+        |m: &ServerMessage| matches!(m, ServerMessage::GameState(state) if state.game == local);
+    x.saw(resumed).await;
+    o.saw(resumed).await;
     alternate(&mut x, &mut o, local, &[4, 0]).await;
     drop(host);
 }
