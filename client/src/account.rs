@@ -50,6 +50,7 @@ pub fn credentials(username: String, password: String) -> Credentials {
         username,
         password,
         device: Some(device_label()),
+        device_cookie: None,
     }
 }
 
@@ -78,9 +79,13 @@ pub async fn run(mut link: Link, request: Request, out: &mut impl Write) -> anyh
                     username,
                     password,
                     device: Some(device_label()),
+                    device_cookie: None,
                 }),
             );
-            if let ServerMessage::Registered { player, username } = answer(&mut link).await? {
+            if let ServerMessage::Registered {
+                player, username, ..
+            } = answer(&mut link).await?
+            {
                 writeln!(
                     out,
                     "registered {username}: player #{player} is now an account, with its games \

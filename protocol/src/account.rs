@@ -3,6 +3,7 @@
 //! `sessions` lists it.
 
 use serde::{Deserialize, Serialize};
+use unicode_normalization::UnicodeNormalization;
 
 /// The fewest characters in a username.
 pub const USERNAME_MIN_CHARS: usize = 2;
@@ -26,6 +27,13 @@ pub struct Credentials {
     /// `sessions`; optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<String>,
+    /// The device cookie this device was given when it last signed in to (or registered) the
+    /// account, in `welcome` or `registered`; optional. It shows that the device signed in
+    /// before, so strangers' wrong passwords for the username do not make it wait (see
+    /// PROTOCOL.md, "Accounts"). Never shown in `Debug`.
+    #[debug("{}", if device_cookie.is_some() { "Some(<redacted>)" } else { "None" })]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_cookie: Option<String>,
 }
 
 /// One signed-in device of an account, as `sessions` lists it.
@@ -92,16 +100,45 @@ pub fn closed_name(name: &str) -> String {
     format!("{name}{CLOSED_MARK}")
 }
 
-/// Whether `name` ends as a closed account's does (ignoring case), so that no player may take it.
+/// Whether `name` ends as a closed account's does, or looks as if it did: compared by
+/// [`skeleton`] with white space left out, so that `bob (CLOSED)`, `bob ( closed )`,
+/// `bob （closed）` (full-width) and `bob (cl0sed)` are all refused.
 pub fn looks_closed(name: &str) -> bool {
-    name.trim_end()
-        .to_lowercase()
-        .ends_with(CLOSED_MARK.trim_start())
+    let bare = |text: &str| -> String {
+        skeleton(text)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect()
+    };
+    bare(name).ends_with(&bare(CLOSED_MARK))
 }
 
-/// The key under which a username is unique: the name lower-cased (ASCII only, as it is).
+/// What `text` looks like, for comparing names: Unicode's confusables skeleton (UTS #39, after
+/// NFKC) lower-cased, taken twice so that case and look-alikes meet whichever comes first
+/// (`I` and `l` and `1`, `0` and `o`, `m` and `rn`, Cyrillic `а` and Latin `a`, full-width and
+/// ordinary forms). Two names with one skeleton look alike; the skeleton itself is never shown.
+pub fn skeleton(text: &str) -> String {
+    let pass = |text: &str| -> String {
+        unicode_security::skeleton(text)
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let compatible: String = text.nfkc().collect();
+    pass(&pass(&compatible))
+}
+
+/// The key under which a username is looked up when signing in: the name lower-cased (ASCII
+/// only, as it is).
 pub fn username_key(username: &str) -> String {
     username.to_ascii_lowercase()
+}
+
+/// The key under which a username is unique: its [`skeleton`] with `-` read as `_`, so that
+/// `Reuse-X`, `reuse_x` and `reuse_X` are one name, and so are `bob1`, `BobI` and `bobl`.
+/// On the ASCII that usernames hold this is: `I` as `l`, then lower case, then `-` as `_`,
+/// `m` as `rn`, `0` as `o` and `1` as `l` (the stores' migrations fill it so for old rows).
+pub fn username_skeleton(username: &str) -> String {
+    skeleton(&username.replace('-', "_"))
 }
 
 #[cfg(test)]
@@ -135,9 +172,66 @@ mod tests {
         for taken in ["bob (Closed)", "bob(CLOSED) ", "(closed)"] {
             assert!(looks_closed(taken), "{taken}");
         }
-        for free in ["closed", "unclosed", "bob (closed) again"] {
+        for free in ["closed", "unclosed", "bob (closed) again", "bob [closed]"] {
             assert!(!looks_closed(free), "{free}");
         }
+    }
+
+    #[test]
+    fn an_imitation_of_the_closed_mark_is_refused_too() {
+        for imitation in [
+            "orig ( closed )",
+            "orig (c l o s e d)",
+            "orig \u{ff08}closed\u{ff09}",
+            "orig (\u{ff43}\u{ff4c}osed)",
+            "orig \u{207d}closed\u{207e}",
+            "orig (cl0sed)",
+            "orig (cIosed)",
+            "orig (\u{0441}losed)",
+            "orig(closed)",
+        ] {
+            assert!(looks_closed(imitation), "{imitation}");
+        }
+    }
+
+    #[test]
+    fn usernames_that_look_alike_share_a_skeleton() {
+        let same = |a: &str, b: &str| username_skeleton(a) == username_skeleton(b);
+        assert!(same("reuse-x", "reuse_x"));
+        assert!(same("Reuse-X", "reuse_x"));
+        assert!(same("bob1", "BobI") && same("bobl", "bob1"));
+        assert!(same("m0m", "rnorn"));
+        assert!(!same("ada", "adb"));
+        assert!(!same("bob2", "bob1"));
+    }
+
+    /// The stores' migrations fill the skeleton of old rows in SQL, one character at a time;
+    /// this is the same mapping, checked against the Rust function for every character a
+    /// username may hold.
+    #[test]
+    fn the_skeleton_of_a_username_is_the_per_character_mapping_the_migrations_apply() {
+        let by_hand = |c: char| -> String {
+            let c = if c == 'I' {
+                'l'
+            } else {
+                c.to_ascii_lowercase()
+            };
+            match c {
+                '-' => "_".to_owned(),
+                'm' => "rn".to_owned(),
+                '0' => "o".to_owned(),
+                '1' => "l".to_owned(),
+                other => other.to_string(),
+            }
+        };
+        let allowed = ('a'..='z')
+            .chain('A'..='Z')
+            .chain('0'..='9')
+            .chain(['_', '-']);
+        for c in allowed {
+            assert_eq!(username_skeleton(&c.to_string()), by_hand(c), "{c:?}");
+        }
+        assert_eq!(username_skeleton("Mim-I_01"), "rnirn_l_ol");
     }
 
     #[test]
@@ -146,9 +240,11 @@ mod tests {
             username: "ada".to_owned(),
             password: "correct horse battery".to_owned(),
             device: None,
+            device_cookie: Some("0123456789abcdef".to_owned()),
         };
         let shown = format!("{credentials:?}");
         assert!(!shown.contains("horse"), "{shown}");
+        assert!(!shown.contains("0123456789abcdef"), "{shown}");
         assert!(shown.contains("ada"), "{shown}");
         let password = || "correct horse battery".to_owned();
         for message in [

@@ -22,7 +22,7 @@ mod text;
 pub use account::{
     CLOSED_MARK, Credentials, DEVICE_MAX_CHARS, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS,
     SessionInfo, USERNAME_MAX_CHARS, USERNAME_MIN_CHARS, UsernameError, closed_name, looks_closed,
-    username_key, validate_username,
+    skeleton, username_key, username_skeleton, validate_username,
 };
 pub use decode::{CLIENT_TYPES, DecodeError, decode_client};
 pub use error::{ERROR_CODES, ErrorCode, close};

@@ -212,6 +212,11 @@ pub enum ServerMessage {
         /// The player's rating in each variant.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         ratings: Vec<Rating>,
+        /// After a sign-in with a password: this device's cookie, to keep beside the token and
+        /// present in the next sign-in's credentials (see [`crate::Credentials`]).
+        #[debug("{}", if device_cookie.is_some() { "Some(<redacted>)" } else { "None" })]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        device_cookie: Option<String>,
     },
     /// A request was refused. `code` is stable and documented; `message` is for people.
     Error { code: ErrorCode, message: String },
@@ -371,7 +376,14 @@ pub enum ServerMessage {
         blocked: Vec<ModeratedPlayer>,
     },
     /// The answer to `register`: this player is now the account `username`.
-    Registered { player: PlayerId, username: String },
+    Registered {
+        player: PlayerId,
+        username: String,
+        /// This device's cookie, as `welcome` gives one after a sign-in.
+        #[debug("{}", if device_cookie.is_some() { "Some(<redacted>)" } else { "None" })]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        device_cookie: Option<String>,
+    },
     /// The answer to `sessions`: the account's sessions, newest first.
     SessionList { sessions: Vec<SessionInfo> },
 }
@@ -399,6 +411,7 @@ mod tests {
             token: token.to_owned(),
             resumed: true,
             ratings: Vec::new(),
+            device_cookie: Some(token.to_owned()),
         };
         let frame = ClientFrame {
             id: Some(RequestId::Number(1)),

@@ -14,6 +14,7 @@ pub fn credentials(username: &str, password: &str, device: Option<&str>) -> Cred
         username: username.to_owned(),
         password: password.to_owned(),
         device: device.map(str::to_owned),
+        device_cookie: None,
     }
 }
 
@@ -34,6 +35,7 @@ pub async fn registered(client: &mut Client, username: &str, password: &str) {
         ServerMessage::Registered {
             player,
             username: got,
+            ..
         } => {
             assert_eq!(player, client.player);
             assert_eq!(got, username);

@@ -75,6 +75,7 @@ pub fn welcomed(t0: Instant) -> App {
                     games: [14, 0, 3, 0][i],
                 })
                 .collect(),
+            device_cookie: None,
         },
     ));
     assert_eq!(
@@ -425,6 +426,7 @@ pub fn welcome(app: &mut App, resumed: bool) -> Vec<Effect> {
             token: "secret".into(),
             resumed,
             ratings: Vec::new(),
+            device_cookie: None,
         },
     ))
 }

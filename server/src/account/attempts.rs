@@ -2,6 +2,11 @@
 //! user and by IP): a number of tries are free, and each one past them makes the next wait
 //! twice as long, up to a cap. A try is counted before its password is checked, so guesses sent
 //! all at once count as much as guesses sent one by one, and a refused try costs no hashing.
+//!
+//! A device that shows it signed in to the account before (its device cookie, or the session it
+//! is connected with) is counted under itself instead of the username, as OWASP's device cookies
+//! are: strangers' wrong passwords make strangers wait, never the owner's own devices, and a
+//! stolen cookie or session guesses no faster than a stranger. The address is counted either way.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -18,9 +23,21 @@ const MAX_KEYS: usize = 100_000;
 /// What a count is kept under.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
-    /// A username, lower-cased (known or not, so that unknown names say nothing).
+    /// A username, lower-cased (known or not, so that unknown names say nothing): the tries
+    /// of devices the account does not know.
     Account(String),
+    /// A device the account knows (see [`Device`]).
+    Device(Device),
     Address(Network),
+}
+
+/// A device that has signed in to an account before, as a try shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Device {
+    /// The SHA-256 of a device cookie the account gave it.
+    Cookie([u8; 32]),
+    /// The id of the account's session it is connected with.
+    Session(u64),
 }
 
 /// The tries counted under one key.
@@ -55,11 +72,27 @@ impl Attempts {
         }
     }
 
-    /// A try at `username`'s password from `network`: refused while either must wait, and
-    /// otherwise counted (as a failure until [`Attempts::succeeded`] says otherwise).
-    pub(crate) fn begin(&self, username_key: &str, network: Network) -> Verdict {
+    /// The keys a try is counted under: the address, and the device if the account knows it,
+    /// else the username.
+    fn keys(username_key: &str, network: Network, device: Option<Device>) -> [Key; 2] {
+        let who = match device {
+            Some(device) => Key::Device(device),
+            None => Key::Account(username_key.to_owned()),
+        };
+        [who, Key::Address(network)]
+    }
+
+    /// A try at `username`'s password from `network`, by `device` if the account knows it:
+    /// refused while either of its keys must wait, and otherwise counted (as a failure until
+    /// [`Attempts::succeeded`] says otherwise).
+    pub(crate) fn begin(
+        &self,
+        username_key: &str,
+        network: Network,
+        device: Option<Device>,
+    ) -> Verdict {
         let now = Instant::now();
-        let keys = [Key::Account(username_key.to_owned()), Key::Address(network)];
+        let keys = Self::keys(username_key, network, device);
         let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
         let wait = keys
             .iter()
@@ -98,11 +131,14 @@ impl Attempts {
         Verdict::Go
     }
 
-    /// The try was right: the account's count is cleared, and the address's try uncounted.
-    pub(crate) fn succeeded(&self, username_key: &str, network: Network) {
+    /// The try was right: the count of whoever made it (the username's, or the known
+    /// device's) is cleared, and the address's try uncounted. Strangers' failures stay counted
+    /// against the username when a known device gets in.
+    pub(crate) fn succeeded(&self, username_key: &str, network: Network, device: Option<Device>) {
+        let [who, address] = Self::keys(username_key, network, device);
         let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
-        counts.remove(&Key::Account(username_key.to_owned()));
-        if let Some(count) = counts.get_mut(&Key::Address(network)) {
+        counts.remove(&who);
+        if let Some(count) = counts.get_mut(&address) {
             count.tries = count.tries.saturating_sub(1);
             count.wait_until = count.last + self.delay(count.tries);
         }
@@ -134,27 +170,56 @@ mod tests {
     async fn the_eleventh_quick_try_waits_and_waits_grow() {
         let attempts = Attempts::new(AccountConfig::default());
         for _ in 0..10 {
-            assert_eq!(attempts.begin("ada", net(1)), Verdict::Go);
+            assert_eq!(attempts.begin("ada", net(1), None), Verdict::Go);
         }
         assert_eq!(
-            attempts.begin("ada", net(2)),
+            attempts.begin("ada", net(2), None),
             Verdict::Wait(Duration::from_secs(1)),
             "another address guessing the same account waits too"
         );
         assert_eq!(
-            attempts.begin("bo", net(1)),
+            attempts.begin("bo", net(1), None),
             Verdict::Wait(Duration::from_secs(1)),
             "the same address guessing another account waits too"
         );
-        assert_eq!(attempts.begin("cy", net(3)), Verdict::Go);
+        assert_eq!(attempts.begin("cy", net(3), None), Verdict::Go);
         tokio::time::advance(Duration::from_secs(1)).await;
-        assert_eq!(attempts.begin("ada", net(2)), Verdict::Go);
+        assert_eq!(attempts.begin("ada", net(2), None), Verdict::Go);
         assert_eq!(
-            attempts.begin("ada", net(4)),
+            attempts.begin("ada", net(4), None),
             Verdict::Wait(Duration::from_secs(2))
         );
         tokio::time::advance(Duration::from_secs(2)).await;
-        attempts.succeeded("ada", net(2));
-        assert_eq!(attempts.begin("ada", net(5)), Verdict::Go);
+        attempts.succeeded("ada", net(2), None);
+        assert_eq!(attempts.begin("ada", net(5), None), Verdict::Go);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_known_device_does_not_wait_for_strangers_failures_but_for_its_own() {
+        let attempts = Attempts::new(AccountConfig::default());
+        for stranger in 1..=10 {
+            assert_eq!(attempts.begin("ada", net(stranger), None), Verdict::Go);
+        }
+        assert!(matches!(
+            attempts.begin("ada", net(11), None),
+            Verdict::Wait(_)
+        ));
+        let phone = Some(Device::Cookie([7; 32]));
+        assert_eq!(attempts.begin("ada", net(20), phone), Verdict::Go);
+        attempts.succeeded("ada", net(20), phone);
+        let laptop = Some(Device::Session(42));
+        assert_eq!(attempts.begin("ada", net(21), laptop), Verdict::Go);
+        assert!(
+            matches!(attempts.begin("ada", net(12), None), Verdict::Wait(_)),
+            "strangers still wait"
+        );
+        for _ in 1..10 {
+            assert_eq!(attempts.begin("ada", net(21), laptop), Verdict::Go);
+        }
+        assert!(
+            matches!(attempts.begin("ada", net(22), laptop), Verdict::Wait(_)),
+            "a known device guessing waits after its own failures"
+        );
+        assert_eq!(attempts.begin("ada", net(23), phone), Verdict::Go);
     }
 }

@@ -4,10 +4,14 @@
 
 mod attempts;
 mod config;
+mod fair;
 mod live;
 mod password;
 
-pub(crate) use attempts::{Attempts, Verdict};
+pub(crate) use attempts::{Attempts, Device, Verdict};
 pub use config::AccountConfig;
 pub(crate) use live::Live;
 pub(crate) use password::Passwords;
+
+/// The device cookies kept per account, the newest; an older one no longer exempts its device.
+pub(crate) const DEVICE_COOKIES_KEPT: u32 = 32;

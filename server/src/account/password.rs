@@ -1,14 +1,16 @@
 //! Passwords: hashed with argon2id (OWASP's minimum: 19 MiB, two passes, one lane) into PHC
 //! strings, checked against them, and judged for strength, all on the blocking pool and no more
-//! at once than a small semaphore allows. An unknown username is checked against a fixed dummy
-//! hash, so it costs as long as a wrong password.
+//! at once than a few turns allow, the turns shared fairly between addresses. An unknown username
+//! is checked against a fixed dummy hash, so it costs as long as a wrong password.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 use noughts_protocol::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS};
-use tokio::sync::Semaphore;
+
+use super::fair::FairTurns;
+use crate::network::Network;
 
 /// OWASP's minimum for argon2id: 19 MiB of memory, two passes, one lane.
 const MEMORY_KIB: u32 = 19 * 1024;
@@ -85,30 +87,28 @@ fn strength_now(password: &str, username: &str) -> Strength {
     Strength::Ok
 }
 
-/// Hashes and checks passwords on the blocking pool, a few at a time.
+/// Hashes and checks passwords on the blocking pool, a few at a time, each address in turn.
 #[derive(Debug, Clone)]
 pub(crate) struct Passwords {
-    /// Bounds the hashes in progress; each takes a core and 19 MiB for a moment.
-    permits: Arc<Semaphore>,
+    /// Bounds the hashes in progress (each takes a core and 19 MiB for a moment), and shares
+    /// the turns fairly between the addresses asking.
+    turns: FairTurns,
 }
 
 impl Passwords {
     pub(crate) fn new(concurrent: usize) -> Passwords {
         Passwords {
-            permits: Arc::new(Semaphore::new(concurrent.max(1))),
+            turns: FairTurns::new(concurrent),
         }
     }
 
-    /// Runs `work` on the blocking pool once a permit is free.
+    /// Runs `work` on the blocking pool once `network` has its turn.
     async fn run<T: Send + 'static>(
         &self,
+        network: Network,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, String> {
-        let _permit = self
-            .permits
-            .acquire()
-            .await
-            .map_err(|err| err.to_string())?;
+        let _turn = self.turns.turn(network).await;
         tokio::task::spawn_blocking(work)
             .await
             .map_err(|err| err.to_string())
@@ -117,10 +117,11 @@ impl Passwords {
     /// A PHC string for `password`, if its strength allows it.
     pub(crate) async fn hash_new(
         &self,
+        network: Network,
         password: String,
         username: String,
     ) -> Result<Result<String, Strength>, String> {
-        self.run(move || match strength_now(&password, &username) {
+        self.run(network, move || match strength_now(&password, &username) {
             Strength::Ok => hash_now(&password).map(Ok),
             weak => Ok(Err(weak)),
         })
@@ -129,8 +130,13 @@ impl Passwords {
 
     /// Whether `password` matches `phc`; with no `phc` (an unknown username), it is checked
     /// against the dummy hash, taking as long, and is false.
-    pub(crate) async fn verify(&self, phc: Option<String>, password: String) -> bool {
-        self.run(move || match phc {
+    pub(crate) async fn verify(
+        &self,
+        network: Network,
+        phc: Option<String>,
+        password: String,
+    ) -> bool {
+        self.run(network, move || match phc {
             Some(phc) => verify_now(&phc, &password),
             None => {
                 let _ = verify_now(dummy(), &password);

@@ -6,13 +6,13 @@
 use std::sync::Arc;
 
 use noughts_protocol::{
-    Credentials, DEVICE_MAX_CHARS, ErrorCode, PROTOCOL_VERSION, RequestId, ServerMessage,
-    SessionInfo, sanitize, username_key, validate_username,
+    Credentials, DEVICE_MAX_CHARS, ErrorCode, PROTOCOL_VERSION, PlayerId, RequestId, ServerMessage,
+    SessionInfo, sanitize, username_key, username_skeleton, validate_username,
 };
 use tracing::{error, info};
 
 use super::client::{Client, Reply, refuse};
-use crate::account::Verdict;
+use crate::account::{DEVICE_COOKIES_KEPT, Device, Verdict};
 use crate::error::Refusal;
 use crate::outbound::Close;
 use crate::session::{Session, new_token};
@@ -25,6 +25,14 @@ fn bad_credentials() -> Reply {
     refuse(
         ErrorCode::BadCredentials,
         "that username and password do not match an account",
+    )
+}
+
+/// The answer to a username another account holds, or one that looks like it.
+fn username_taken() -> Reply {
+    refuse(
+        ErrorCode::UsernameTaken,
+        "another account has that username, or one that looks like it",
     )
 }
 
@@ -81,10 +89,10 @@ impl Client {
         )
     }
 
-    /// Counts a guess at `key`'s password, or refuses it while its account or address must
-    /// wait.
-    fn count_guess(&self, key: &str) -> Reply {
-        match self.shared.attempts.begin(key, self.network) {
+    /// Counts a guess at `key`'s password by `device` (if the account knows it), or refuses it
+    /// while its account (or device) or address must wait.
+    fn count_guess(&self, key: &str, device: Option<Device>) -> Reply {
+        match self.shared.attempts.begin(key, self.network, device) {
             Verdict::Go => Ok(()),
             Verdict::Wait(wait) => refuse(
                 ErrorCode::TooManyAttempts,
@@ -97,22 +105,63 @@ impl Client {
     }
 
     /// Checks `password` against `account` (an unknown one costs the same time), counting the
-    /// guess first.
+    /// guess first, under `device` if the account knows the device making it.
     async fn check_password(
         &self,
         key: &str,
         account: Option<&StoredAccount>,
         password: String,
+        device: Option<Device>,
     ) -> Reply {
-        self.count_guess(key)?;
+        self.count_guess(key, device)?;
         let phc = account
             .filter(|account| account.closed_ms.is_none())
             .map(|account| account.phc.clone());
-        if !self.shared.passwords.verify(phc, password).await {
+        if !self
+            .shared
+            .passwords
+            .verify(self.network, phc, password)
+            .await
+        {
             return bad_credentials();
         }
-        self.shared.attempts.succeeded(key, self.network);
+        self.shared.attempts.succeeded(key, self.network, device);
         Ok(())
+    }
+
+    /// The device cookie `presented`, if the store gave it to `player` (asked whoever the
+    /// account is, so that an unknown username takes as long).
+    async fn known_cookie(
+        &self,
+        player: Option<PlayerId>,
+        presented: Option<&str>,
+    ) -> Result<Option<TokenHash>, Refusal> {
+        let Some(cookie) = presented else {
+            return Ok(None);
+        };
+        let hash = TokenHash::of(cookie);
+        match self.shared.store.device_cookie_player(hash).await {
+            Ok(owner) => Ok((owner.is_some() && owner == player).then_some(hash)),
+            Err(err) => Err(store_failed(&err, "sign in")),
+        }
+    }
+
+    /// A new device cookie for a device of `player`'s, kept (hashed) by the store; `None` if
+    /// the store cannot keep it now (the device then waits with strangers until it has one).
+    async fn new_device_cookie(&self, player: PlayerId) -> Option<String> {
+        let cookie = new_token();
+        let kept = self.shared.store.add_device_cookie(
+            player,
+            TokenHash::of(&cookie),
+            DEVICE_COOKIES_KEPT,
+        );
+        match kept.await {
+            Ok(()) => Some(cookie),
+            Err(err) => {
+                error!(cause = %err, "cannot keep a device cookie");
+                None
+            }
+        }
     }
 
     /// The PHC string of a new password for `username`; refused if the password is weak.
@@ -120,7 +169,7 @@ impl Client {
         let hashed = self
             .shared
             .passwords
-            .hash_new(password, username.to_owned())
+            .hash_new(self.network, password, username.to_owned())
             .await;
         match hashed {
             Ok(Ok(phc)) => Ok(phc),
@@ -155,10 +204,19 @@ impl Client {
             Ok(account) => account,
             Err(err) => return Err(store_failed(&err, "sign in")),
         };
-        self.check_password(&key, account.as_ref(), credentials.password)
+        let presented = credentials.device_cookie;
+        let player = account.as_ref().map(|account| account.player);
+        let known = self.known_cookie(player, presented.as_deref()).await?;
+        let device = known.map(|hash| Device::Cookie(hash.0));
+        self.check_password(&key, account.as_ref(), credentials.password, device)
             .await?;
         let Some(account) = account else {
             return bad_credentials();
+        };
+        // A known device keeps its cookie; any other is given one.
+        let cookie = match known {
+            Some(_) => presented,
+            None => self.new_device_cookie(account.player).await,
         };
         let token = new_token();
         let device = StoredDevice {
@@ -173,8 +231,12 @@ impl Client {
         if let Err(err) = added.await {
             return Err(store_failed(&err, "sign in"));
         }
-        info!(player = account.player.0, "signed in");
-        self.come_back(id, &token).await
+        info!(
+            player = account.player.0,
+            known = known.is_some(),
+            "signed in"
+        );
+        self.come_back(id, &token, cookie).await
     }
 
     /// The account of this connection's player; refused for a guest or a closed account.
@@ -233,24 +295,30 @@ impl Client {
             );
         };
         let username = credentials.username;
+        let (key, skeleton) = (username_key(&username), username_skeleton(&username));
+        let hold = self.shared.config.accounts.closed_name_hold;
+        let hold_ms = u64::try_from(hold.as_millis()).unwrap_or(u64::MAX);
+        // A name taken (or one that looks like it) is refused before any hashing.
+        match store
+            .name_taken(key.clone(), skeleton.clone(), hold_ms)
+            .await
+        {
+            Ok(false) => {}
+            Ok(true) => return username_taken(),
+            Err(err) => return Err(store_failed(&err, "register")),
+        }
         let label = self.device_label(credentials.device);
         let phc = self.new_phc(credentials.password, &username).await?;
         let account = NewAccount {
             player: session.player,
-            key: username_key(&username),
+            key,
+            skeleton,
             username: username.clone(),
             phc,
         };
-        let hold = self.shared.config.accounts.closed_name_hold;
-        let hold_ms = u64::try_from(hold.as_millis()).unwrap_or(u64::MAX);
         match store.create_account(account, hold_ms).await {
             Ok(true) => {}
-            Ok(false) => {
-                return refuse(
-                    ErrorCode::UsernameTaken,
-                    "another account has that username",
-                );
-            }
+            Ok(false) => return username_taken(),
             Err(err) => return Err(store_failed(&err, "register")),
         }
         let device = StoredDevice {
@@ -265,11 +333,13 @@ impl Client {
             return Err(store_failed(&err, "register"));
         }
         info!(player = session.player.0, "registered");
+        let device_cookie = self.new_device_cookie(session.player).await;
         self.out.reply(
             id,
             ServerMessage::Registered {
                 player: session.player,
                 username,
+                device_cookie,
             },
         );
         Ok(())
@@ -379,14 +449,17 @@ impl Client {
         self.check_transport()?;
         let account = self.own_account(session).await?;
         let key = username_key(&account.username);
-        self.check_password(&key, Some(&account), password).await?;
-        let phc = self.new_phc(new_password, &account.username).await?;
         let store = &self.shared.store;
         let devices = match store.devices(session.player).await {
             Ok(devices) => devices,
             Err(err) => return Err(store_failed(&err, "change a password")),
         };
+        // This connection's session shows a device that signed in before.
         let keep = self.current_device(&devices);
+        let device = keep.map(Device::Session);
+        self.check_password(&key, Some(&account), password, device)
+            .await?;
+        let phc = self.new_phc(new_password, &account.username).await?;
         if let Err(err) = store.change_password(session.player, phc, keep).await {
             return Err(store_failed(&err, "change a password"));
         }
@@ -411,7 +484,12 @@ impl Client {
         self.check_transport()?;
         let account = self.own_account(session).await?;
         let key = username_key(&account.username);
-        self.check_password(&key, Some(&account), password).await?;
+        let device = match self.shared.store.devices(session.player).await {
+            Ok(devices) => self.current_device(&devices).map(Device::Session),
+            Err(err) => return Err(store_failed(&err, "close an account")),
+        };
+        self.check_password(&key, Some(&account), password, device)
+            .await?;
         if let Err(err) = self.shared.store.close_account(session.player).await {
             return Err(store_failed(&err, "close an account"));
         }

@@ -92,7 +92,7 @@ impl Client {
             .map_err(|err| Refusal::new(ErrorCode::BadName, err.to_string()))?;
         self.check_address_allowed()?;
         match token {
-            Some(token) => self.come_back(id, &token).await,
+            Some(token) => self.come_back(id, &token, None).await,
             None => self.new_player(id, &name).await,
         }
     }
@@ -124,7 +124,7 @@ impl Client {
         tracing::Span::current().record("player", session.player.0);
         info!("welcome");
         self.token = Some(TokenHash::of(&token));
-        self.welcome(id, &session, token, false);
+        self.welcome(id, &session, token, false, None);
         self.session = Some(session);
         Ok(())
     }
@@ -132,8 +132,14 @@ impl Client {
     /// `hello` with a token: the token is traded for a new one, and the connection joins the
     /// player's live session (`resumed`), or starts a new session as the same player. The token
     /// is checked, and a place among the session's connections held, before the trade: a
-    /// refused `hello` trades nothing.
-    pub(super) async fn come_back(&mut self, id: Option<RequestId>, token: &str) -> Reply {
+    /// refused `hello` trades nothing. `device_cookie` goes out with the `welcome` (after a
+    /// sign-in with a password).
+    pub(super) async fn come_back(
+        &mut self,
+        id: Option<RequestId>,
+        token: &str,
+        device_cookie: Option<String>,
+    ) -> Reply {
         let presented = TokenHash::of(token);
         let rules = self.shared.config.token_rules();
         let store = &self.shared.store;
@@ -183,7 +189,7 @@ impl Client {
         tracing::Span::current().record("player", session.player.0);
         info!(resumed, "came back");
         self.token = Some(TokenHash::of(&fresh));
-        self.welcome(id, &session, fresh, resumed);
+        self.welcome(id, &session, fresh, resumed, device_cookie);
         self.session = Some(session.clone());
         // Games first (each answers with its snapshot), then the lobby, then watched games.
         for game in attached.games {
@@ -252,7 +258,14 @@ impl Client {
             .collect()
     }
 
-    fn welcome(&self, id: Option<RequestId>, session: &Session, token: String, resumed: bool) {
+    fn welcome(
+        &self,
+        id: Option<RequestId>,
+        session: &Session,
+        token: String,
+        resumed: bool,
+        device_cookie: Option<String>,
+    ) {
         let live = &self.shared.live;
         live.welcomed(session.player, TokenHash::of(&token), &self.out);
         let ratings = session.ratings();
@@ -274,6 +287,7 @@ impl Client {
                 token,
                 resumed,
                 ratings,
+                device_cookie,
             },
         );
     }

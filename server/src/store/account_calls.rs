@@ -22,6 +22,19 @@ impl Store {
         .await
     }
 
+    /// Whether a username is taken: its key or its skeleton held by an open account, or by one
+    /// closed less than `hold_ms` ago.
+    pub(crate) async fn name_taken(
+        &self,
+        key: String,
+        skeleton: String,
+        hold_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let freed_before = now_ms().saturating_sub(hold_ms);
+        self.read(move |db| db.name_taken(&key, &skeleton, freed_before))
+            .await
+    }
+
     pub(crate) async fn account_by_key(
         &self,
         key: String,
@@ -98,5 +111,28 @@ impl Store {
             db.close_account(player, now)
         })
         .await
+    }
+
+    /// Keeps a device cookie given to a device of `player`'s (its hash), and at most `keep` of
+    /// the player's newest.
+    pub(crate) async fn add_device_cookie(
+        &self,
+        player: PlayerId,
+        cookie: TokenHash,
+        keep: u32,
+    ) -> Result<(), StoreError> {
+        let now = now_ms();
+        self.write("add device cookie", move |db| {
+            db.add_device_cookie(player, cookie, now, keep)
+        })
+        .await
+    }
+
+    /// The player a device cookie was given to.
+    pub(crate) async fn device_cookie_player(
+        &self,
+        cookie: TokenHash,
+    ) -> Result<Option<PlayerId>, StoreError> {
+        self.read(move |db| db.device_cookie_player(cookie)).await
     }
 }

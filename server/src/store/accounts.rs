@@ -1,6 +1,6 @@
 //! Accounts and their sessions in the store: [`AccountBackend`], what each database keeps of
-//! them (a username unique ignoring case, the password's PHC string, and one row per signed-in
-//! device with the token it holds now and the one before).
+//! them (a username unique by its skeleton, the password's PHC string, one row per signed-in
+//! device with the token it holds now and the one before, and the hashes of device cookies).
 
 use noughts_protocol::PlayerId;
 
@@ -35,19 +35,30 @@ pub(crate) struct StoredDevice {
 pub(crate) struct NewAccount {
     pub(crate) player: PlayerId,
     pub(crate) username: String,
+    /// The key it is looked up by ([`noughts_protocol::username_key`]).
     pub(crate) key: String,
+    /// The key it is unique by ([`noughts_protocol::username_skeleton`]).
+    pub(crate) skeleton: String,
     pub(crate) phc: String,
 }
 
 /// What one database keeps of accounts. Every write runs inside the store's transaction.
 pub(super) trait AccountBackend {
-    /// Makes `account.player` an account, unless an account holds `account.key` (a closed
-    /// account lets go of its key once it was closed at `freed_before` or earlier); false if the
-    /// key is taken.
+    /// Makes `account.player` an account, unless an account holds `account.key` or
+    /// `account.skeleton` (a closed account lets go of both once it was closed at
+    /// `freed_before` or earlier); false if either is taken.
     fn create_account(
         &mut self,
         account: &NewAccount,
         now: u64,
+        freed_before: u64,
+    ) -> Result<bool, StoreError>;
+    /// Whether an account holds the username key `key` or the skeleton `skeleton`, counting a
+    /// closed one only if it was closed after `freed_before`.
+    fn name_taken(
+        &mut self,
+        key: &str,
+        skeleton: &str,
         freed_before: u64,
     ) -> Result<bool, StoreError>;
     /// The account holding the username key `key`.
@@ -83,6 +94,17 @@ pub(super) trait AccountBackend {
         player: PlayerId,
         keep: Option<u64>,
     ) -> Result<(), StoreError>;
+    /// Keeps the hash of a device cookie given to a device of `player`'s, and forgets all but
+    /// the newest `keep` of the player's cookies.
+    fn add_device_cookie(
+        &mut self,
+        player: PlayerId,
+        cookie: TokenHash,
+        now: u64,
+        keep: u32,
+    ) -> Result<(), StoreError>;
+    /// The player a device cookie was given to, if it is kept.
+    fn device_cookie_player(&mut self, cookie: TokenHash) -> Result<Option<PlayerId>, StoreError>;
 }
 
 /// The device among `devices` that holds `token`, now or as its previous one.

@@ -1,6 +1,7 @@
 //! The server end to end: its own corners at small scale (connections, play, resume), its metrics
 //! endpoint, and the real `noughts-server` binary under faults, restarts and TLS flags.
 
+mod account_abuse;
 mod account_rules;
 mod accounts;
 mod agreements;

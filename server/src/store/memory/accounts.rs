@@ -32,7 +32,11 @@ impl AccountBackend for Memory {
         freed_before: u64,
     ) -> Result<bool, StoreError> {
         let accounts = &mut self.accounts;
-        if let Some(holder) = accounts.by_key.get(&account.key).copied() {
+        let holders = [
+            accounts.by_key.get(&account.key).copied(),
+            accounts.by_skeleton.get(&account.skeleton).copied(),
+        ];
+        for holder in holders.into_iter().flatten() {
             let (held, key) = accounts
                 .accounts
                 .get_mut(&holder)
@@ -41,7 +45,8 @@ impl AccountBackend for Memory {
                 return Ok(false);
             }
             *key = None;
-            accounts.by_key.remove(&account.key);
+            accounts.by_key.retain(|_, player| *player != holder);
+            accounts.by_skeleton.retain(|_, player| *player != holder);
         }
         if accounts.accounts.contains_key(&account.player) {
             return Ok(false);
@@ -53,10 +58,26 @@ impl AccountBackend for Memory {
             closed_ms: None,
         };
         accounts.by_key.insert(account.key.clone(), account.player);
+        (accounts.by_skeleton).insert(account.skeleton.clone(), account.player);
         accounts
             .accounts
             .insert(account.player, (stored, Some(account.key.clone())));
         Ok(true)
+    }
+
+    fn name_taken(
+        &mut self,
+        key: &str,
+        skeleton: &str,
+        freed_before: u64,
+    ) -> Result<bool, StoreError> {
+        let accounts = &self.accounts;
+        let holders = [accounts.by_key.get(key), accounts.by_skeleton.get(skeleton)];
+        Ok(holders
+            .into_iter()
+            .flatten()
+            .filter_map(|holder| accounts.accounts.get(holder))
+            .any(|(held, _)| held.closed_ms.is_none_or(|closed| closed > freed_before)))
     }
 
     fn account_by_key(&mut self, key: &str) -> Result<Option<StoredAccount>, StoreError> {
@@ -157,5 +178,33 @@ impl AccountBackend for Memory {
             !kept.as_ref().is_some_and(|device| holds(device, token))
         });
         Ok(())
+    }
+
+    fn add_device_cookie(
+        &mut self,
+        player: PlayerId,
+        cookie: TokenHash,
+        now: u64,
+        keep: u32,
+    ) -> Result<(), StoreError> {
+        let cookies = &mut self.accounts.cookies;
+        cookies.entry(cookie).or_insert((player, now));
+        let mut own: Vec<(u64, TokenHash)> = (cookies.iter())
+            .filter(|(_, (owner, _))| *owner == player)
+            .map(|(hash, (_, at))| (*at, *hash))
+            .collect();
+        own.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.0.cmp(&b.1.0)));
+        for (_, gone) in own.into_iter().skip(keep as usize) {
+            cookies.remove(&gone);
+        }
+        Ok(())
+    }
+
+    fn device_cookie_player(&mut self, cookie: TokenHash) -> Result<Option<PlayerId>, StoreError> {
+        Ok(self
+            .accounts
+            .cookies
+            .get(&cookie)
+            .map(|(player, _)| *player))
     }
 }

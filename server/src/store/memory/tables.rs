@@ -408,6 +408,10 @@ pub(super) struct Accounts {
     pub(super) accounts: HashMap<PlayerId, (StoredAccount, Option<String>)>,
     /// Which player holds each username key.
     pub(super) by_key: HashMap<String, PlayerId>,
+    /// Which player holds each username skeleton.
+    pub(super) by_skeleton: HashMap<String, PlayerId>,
     /// Each device by id, with its player.
     pub(super) devices: HashMap<u64, (PlayerId, StoredDevice)>,
+    /// Each device cookie's hash, with its player and when it was given.
+    pub(super) cookies: HashMap<TokenHash, (PlayerId, u64)>,
 }

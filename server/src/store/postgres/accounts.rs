@@ -28,21 +28,40 @@ impl AccountBackend for Postgres {
         freed_before: u64,
     ) -> Result<bool, StoreError> {
         self.conn.execute(
-            "UPDATE accounts SET username_key = NULL WHERE username_key = $1 AND closed_ms <= $2",
-            &[&account.key, &int(freed_before)],
+            "UPDATE accounts SET username_key = NULL, username_skeleton = NULL \
+             WHERE (username_key = $1 OR username_skeleton = $2) AND closed_ms <= $3",
+            &[&account.key, &account.skeleton, &int(freed_before)],
         )?;
         let added = self.conn.execute(
-            "INSERT INTO accounts (player, username, username_key, phc, created_ms) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+            "INSERT INTO accounts \
+             (player, username, username_key, username_skeleton, phc, created_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
             &[
                 &int(account.player.0),
                 &account.username,
                 &account.key,
+                &account.skeleton,
                 &account.phc,
                 &int(now),
             ],
         )?;
         Ok(added == 1)
+    }
+
+    fn name_taken(
+        &mut self,
+        key: &str,
+        skeleton: &str,
+        freed_before: u64,
+    ) -> Result<bool, StoreError> {
+        Ok(self
+            .conn
+            .query_opt(
+                "SELECT 1 FROM accounts WHERE (username_key = $1 OR username_skeleton = $2) \
+                 AND (closed_ms IS NULL OR closed_ms > $3) LIMIT 1",
+                &[&key, &skeleton, &int(freed_before)],
+            )?
+            .is_some())
     }
 
     fn account_by_key(&mut self, key: &str) -> Result<Option<StoredAccount>, StoreError> {
@@ -179,5 +198,38 @@ impl AccountBackend for Postgres {
             &[&int(player.0)],
         )?;
         Ok(())
+    }
+
+    fn add_device_cookie(
+        &mut self,
+        player: PlayerId,
+        cookie: TokenHash,
+        now: u64,
+        keep: u32,
+    ) -> Result<(), StoreError> {
+        self.conn.execute(
+            "INSERT INTO device_cookies (hash, player, created_ms) VALUES ($1, $2, $3) \
+             ON CONFLICT DO NOTHING",
+            &[&&cookie.0[..], &int(player.0), &int(now)],
+        )?;
+        self.conn.execute(
+            "DELETE FROM device_cookies WHERE player = $1 AND hash NOT IN \
+             (SELECT hash FROM device_cookies WHERE player = $1 \
+             ORDER BY created_ms DESC, hash LIMIT $2)",
+            &[&int(player.0), &i64::from(keep)],
+        )?;
+        Ok(())
+    }
+
+    fn device_cookie_player(&mut self, cookie: TokenHash) -> Result<Option<PlayerId>, StoreError> {
+        Ok(self
+            .conn
+            .query_opt(
+                "SELECT player FROM device_cookies WHERE hash = $1",
+                &[&&cookie.0[..]],
+            )?
+            .map(|row| row.try_get::<_, i64>(0))
+            .transpose()?
+            .map(|player| PlayerId(uint(player))))
     }
 }

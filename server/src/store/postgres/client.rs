@@ -18,6 +18,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/003_moderation.sql"),
     include_str!("migrations/004_accounts.sql"),
     include_str!("migrations/005_id_blocks.sql"),
+    include_str!("migrations/006_account_guards.sql"),
 ];
 
 /// Any number that nodes agree on: the advisory lock held while one of them migrates.

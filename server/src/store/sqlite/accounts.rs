@@ -36,24 +36,43 @@ impl AccountBackend for Sqlite {
     ) -> Result<bool, StoreError> {
         self.db
             .prepare_cached(
-                "UPDATE accounts SET username_key = NULL \
-                 WHERE username_key = ?1 AND closed_ms <= ?2",
+                "UPDATE accounts SET username_key = NULL, username_skeleton = NULL \
+                 WHERE (username_key = ?1 OR username_skeleton = ?2) AND closed_ms <= ?3",
             )?
-            .execute(params![account.key, int(freed_before)])?;
+            .execute(params![account.key, account.skeleton, int(freed_before)])?;
         let added = self
             .db
             .prepare_cached(
-                "INSERT INTO accounts (player, username, username_key, phc, created_ms) \
-                 VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+                "INSERT INTO accounts \
+                 (player, username, username_key, username_skeleton, phc, created_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
             )?
             .execute(params![
                 int(account.player.0),
                 account.username,
                 account.key,
+                account.skeleton,
                 account.phc,
                 int(now)
             ])?;
         Ok(added == 1)
+    }
+
+    fn name_taken(
+        &mut self,
+        key: &str,
+        skeleton: &str,
+        freed_before: u64,
+    ) -> Result<bool, StoreError> {
+        Ok(self
+            .db
+            .prepare_cached(
+                "SELECT 1 FROM accounts WHERE (username_key = ?1 OR username_skeleton = ?2) \
+                 AND (closed_ms IS NULL OR closed_ms > ?3) LIMIT 1",
+            )?
+            .query_row(params![key, skeleton, int(freed_before)], |_| Ok(()))
+            .optional()?
+            .is_some())
     }
 
     fn account_by_key(&mut self, key: &str) -> Result<Option<StoredAccount>, StoreError> {
@@ -196,5 +215,37 @@ impl AccountBackend for Sqlite {
             ))?
             .execute([int(player.0)])?;
         Ok(())
+    }
+
+    fn add_device_cookie(
+        &mut self,
+        player: PlayerId,
+        cookie: TokenHash,
+        now: u64,
+        keep: u32,
+    ) -> Result<(), StoreError> {
+        self.db
+            .prepare_cached(
+                "INSERT INTO device_cookies (hash, player, created_ms) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT DO NOTHING",
+            )?
+            .execute(params![&cookie.0[..], int(player.0), int(now)])?;
+        self.db
+            .prepare_cached(
+                "DELETE FROM device_cookies WHERE player = ?1 AND hash NOT IN \
+                 (SELECT hash FROM device_cookies WHERE player = ?1 \
+                 ORDER BY created_ms DESC, hash LIMIT ?2)",
+            )?
+            .execute(params![int(player.0), i64::from(keep)])?;
+        Ok(())
+    }
+
+    fn device_cookie_player(&mut self, cookie: TokenHash) -> Result<Option<PlayerId>, StoreError> {
+        Ok(self
+            .db
+            .prepare_cached("SELECT player FROM device_cookies WHERE hash = ?1")?
+            .query_row([&cookie.0[..]], |row| row.get::<_, i64>(0))
+            .optional()?
+            .map(|player| PlayerId(uint(player))))
     }
 }

@@ -1,6 +1,7 @@
 //! What every database must do with accounts: usernames unique ignoring case (a closed
 //! account's held until freed), passwords replaced, devices that follow their tokens and take
-//! them along when they go, and a closed account marked in the records and off the leaderboard.
+//! them along when they go, a closed account marked in the records and off the leaderboard,
+//! usernames that look alike taken as one, and the newest device cookies kept.
 
 use noughts_protocol::{EndReason, GameId, Mark, PlayerId, Variant};
 
@@ -10,6 +11,7 @@ use super::Fresh;
 use super::suite::{ADA, BOB, ending, make_accounts, people, start, with_players};
 
 on_both_blocking!(accounts_are_unique_ignoring_case_and_devices_take_their_tokens_along);
+on_both_blocking!(look_alike_usernames_are_one_name_and_device_cookies_are_kept);
 on_both!(a_closed_account_is_marked_in_the_records_and_leaves_the_leaderboard);
 
 const RULES: TokenRules = TokenRules {
@@ -22,6 +24,7 @@ fn account(player: u64, username: &str) -> NewAccount {
         player: PlayerId(player),
         username: username.to_owned(),
         key: username.to_ascii_lowercase(),
+        skeleton: noughts_protocol::username_skeleton(username),
         phc: format!("$argon2id$v=19$m=19456,t=2,p=1$salt{player}$hash"),
     }
 }
@@ -137,4 +140,66 @@ async fn a_closed_account_is_marked_in_the_records_and_leaves_the_leaderboard(db
     let profile = store.profile(BOB).await.unwrap().unwrap();
     assert_eq!(profile.name, "bob (closed)");
     assert_eq!(store.profile(ADA).await.unwrap().unwrap().name, "ada");
+}
+
+fn look_alike_usernames_are_one_name_and_device_cookies_are_kept(db: Fresh) {
+    let mut db = db.backend();
+    let t = |n: u32| TokenHash::of(&format!("token {n}"));
+    for (player, name) in [(1, "one"), (2, "two"), (3, "three")] {
+        db.add_player(PlayerId(player), name, t(player as u32), 1_000)
+            .unwrap();
+    }
+    assert!(db.create_account(&account(1, "reuse_x"), 1_000, 0).unwrap());
+    for look_alike in ["reuse-x", "Reuse-X", "REUSE_X"] {
+        let skeleton = noughts_protocol::username_skeleton(look_alike);
+        let key = look_alike.to_ascii_lowercase();
+        assert!(db.name_taken(&key, &skeleton, 0).unwrap(), "{look_alike}");
+        assert!(
+            !db.create_account(&account(2, look_alike), 1_000, 0)
+                .unwrap(),
+            "{look_alike}"
+        );
+    }
+    assert!(!db.name_taken("reuse_y", "reuse_y", 0).unwrap());
+
+    // A closed account holds its skeleton too, until it is freed.
+    db.close_account(PlayerId(1), 5_000).unwrap();
+    assert!(db.name_taken("reuse-x", "reuse_x", 4_999).unwrap());
+    assert!(!db.name_taken("reuse-x", "reuse_x", 5_000).unwrap());
+    assert!(
+        !db.create_account(&account(2, "reuse-x"), 6_000, 4_999)
+            .unwrap()
+    );
+    assert!(
+        db.create_account(&account(2, "reuse-x"), 6_000, 5_000)
+            .unwrap()
+    );
+    assert!(db.name_taken("reuse_x", "reuse_x", 5_000).unwrap());
+    assert_eq!(
+        db.account_by_key("reuse-x").unwrap().unwrap().player,
+        PlayerId(2)
+    );
+
+    // The newest cookies of each account are kept.
+    let ada = PlayerId(2);
+    let cookie = |n: u32| TokenHash::of(&format!("cookie {n}"));
+    for n in 1..=3 {
+        db.add_device_cookie(ada, cookie(n), 1_000 * u64::from(n), 2)
+            .unwrap();
+    }
+    db.add_device_cookie(PlayerId(3), cookie(9), 9_000, 2)
+        .unwrap();
+    assert_eq!(
+        db.device_cookie_player(cookie(1)).unwrap(),
+        None,
+        "the oldest goes"
+    );
+    for n in [2, 3] {
+        assert_eq!(db.device_cookie_player(cookie(n)).unwrap(), Some(ada));
+    }
+    assert_eq!(
+        db.device_cookie_player(cookie(9)).unwrap(),
+        Some(PlayerId(3))
+    );
+    assert_eq!(db.device_cookie_player(cookie(4)).unwrap(), None);
 }

@@ -101,6 +101,78 @@ async fn a_version_1_database_opens_under_the_current_schema() {
 }
 
 #[tokio::test]
+async fn usernames_stored_before_skeletons_are_given_theirs_and_look_alikes_keep_their_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("before.db");
+    let before = MIGRATIONS
+        .iter()
+        .position(|script| script.contains("username_skeleton"))
+        .expect("the migration that adds skeletons");
+    {
+        let db = Connection::open(&path).unwrap();
+        for script in &MIGRATIONS[..before] {
+            db.execute_batch(script).unwrap();
+        }
+        db.pragma_update(None, "user_version", i64::try_from(before).unwrap())
+            .unwrap();
+        for (player, username, key, closed) in [
+            (1, "Reuse-X", Some("reuse-x"), None),
+            (2, "reuse_x", Some("reuse_x"), None),
+            (3, "BobI", Some("bobi"), Some(10)),
+            (4, "gone", None, Some(10)),
+            (5, "m0m", Some("m0m"), None),
+        ] {
+            db.execute(
+                "INSERT INTO players (id, name, created_ms, last_seen_ms) VALUES (?1, ?2, 0, 0)",
+                rusqlite::params![player, username],
+            )
+            .unwrap();
+            db.execute(
+                "INSERT INTO accounts (player, username, username_key, phc, created_ms, closed_ms) \
+                 VALUES (?1, ?2, ?3, 'phc', 0, ?4)",
+                rusqlite::params![player, username, key, closed],
+            )
+            .unwrap();
+        }
+    }
+    let (store, _) = Store::open(&StoreConfig::File(path.clone())).await.unwrap();
+    for key in ["reuse-x", "reuse_x", "bobi", "m0m"] {
+        let found = store.account_by_key(key.to_owned()).await.unwrap();
+        assert!(found.is_some(), "{key} still signs in");
+    }
+    // Held however long ago a closed account closed.
+    for look_alike in ["REUSE_X", "reuse-X", "bob1", "bobl", "rnorn"] {
+        let skeleton = noughts_protocol::username_skeleton(look_alike);
+        let key = look_alike.to_ascii_lowercase();
+        assert!(
+            store.name_taken(key, skeleton, u64::MAX).await.unwrap(),
+            "{look_alike} is taken"
+        );
+    }
+    drop(store);
+    let db = Connection::open(&path).unwrap();
+    let skeletons: Vec<(i64, Option<String>)> = db
+        .prepare("SELECT player, username_skeleton FROM accounts ORDER BY player")
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let expected = |name: &str| Some(noughts_protocol::username_skeleton(name));
+    assert_eq!(
+        skeletons,
+        [
+            (1, expected("Reuse-X")),
+            (2, None),
+            (3, expected("BobI")),
+            (4, None),
+            (5, expected("m0m")),
+        ],
+        "the oldest of look-alikes holds the skeleton, as the Rust function makes it"
+    );
+}
+
+#[tokio::test]
 async fn a_database_from_a_newer_server_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("new.db");

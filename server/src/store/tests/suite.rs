@@ -86,6 +86,7 @@ pub(super) async fn make_accounts(store: &Store) {
             player,
             username: name.to_owned(),
             key: name.to_owned(),
+            skeleton: noughts_protocol::username_skeleton(name),
             phc: format!("$argon2id$v=19$m=19456,t=2,p=1$salt{}$hash", player.0),
         };
         assert!(store.create_account(account, 0).await.unwrap(), "{name}");
