@@ -5,7 +5,7 @@ use std::time::Duration;
 use noughts_engine::{Budget, Level, Variant};
 
 use crate::account::AccountConfig;
-use crate::proxy::Proxies;
+use crate::proxy::{Proxies, ProxySocket};
 use crate::store::{StoreConfig, TokenRules};
 use crate::tls::Tls;
 
@@ -120,6 +120,11 @@ pub struct Config {
     /// so that a short blip of a dependency every node shares does not take every node out of
     /// the balancer at once.
     pub readiness_grace: Duration,
+    /// Also listen on this Unix socket, for the proxy in front alone: every connection there
+    /// starts with a PROXY protocol v2 header naming its client, which is believed. Connections
+    /// to the TCP port are then taken for what they are (unless [`Config::proxies`] trusts their
+    /// peer), so no other local process can speak for a client. `None` (the default): no socket.
+    pub proxy_socket: Option<ProxySocket>,
     /// Accounts: where passwords may come from, how fast they are hashed, how guesses are
     /// limited, how long a closed account's name is held.
     pub accounts: AccountConfig,
@@ -182,6 +187,7 @@ impl Default for Config {
             proxies: Proxies::default(),
             drain_delay: Duration::ZERO,
             readiness_grace: Duration::from_secs(15),
+            proxy_socket: None,
             accounts: AccountConfig::default(),
         }
     }

@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{ErrorCode, ServerMessage, close};
-use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::time::{Instant, MissedTickBehavior, interval_at, sleep_until, timeout};
 use tokio_tungstenite::WebSocketStream;
@@ -27,6 +26,7 @@ use crate::outbound::{self, Close, Inbox, Queued, error_frame, frame};
 use crate::proxy;
 use crate::shared::Shared;
 use crate::shared_socket::{Tap, Wire};
+use crate::socket;
 use crate::tls::{self, Stream};
 use crate::upgrade::{self, Accepted, Refusal};
 
@@ -79,18 +79,22 @@ impl Gate {
     }
 }
 
-/// Serves one accepted TCP connection from `peer` to its end.
+/// Serves one accepted connection from `peer` to its end. One through the proxy's socket
+/// ([`socket::Socket::Unix`], `peer` standing for the proxy on this machine) must start with a PROXY
+/// protocol header, whose address is the client's; one on the TCP port does if its peer is a
+/// proxy the operator trusts for it.
 pub(crate) async fn serve(
     shared: Arc<Shared>,
-    mut stream: TcpStream,
+    mut stream: socket::Socket,
     peer: SocketAddr,
     admission: Admission,
     gate: Gate,
 ) {
-    let _ = stream.set_nodelay(true);
+    stream.set_nodelay();
     let config = &shared.config;
     let mut client_ip = peer.ip();
-    if config.proxies.expects_proxy_header(peer.ip()) {
+    let proxied = stream.is_proxied();
+    if proxied || config.proxies.expects_proxy_header(peer.ip()) {
         match proxy::read_header(&mut stream, HANDSHAKE_TIMEOUT).await {
             Ok(Some(client)) => client_ip = client.ip(),
             Ok(None) => {}
@@ -126,6 +130,7 @@ pub(crate) async fn serve(
     let forwarded = config
         .proxies
         .header_for(peer.ip())
+        .filter(|_| !proxied)
         .map(|header| (header, peer.ip()));
     let upgraded = upgrade::accept(stream, ws_config, HANDSHAKE_TIMEOUT, &origins, forwarded);
     let (mut ws, user_agent) = match upgraded.await {

@@ -9,7 +9,7 @@ use clap::Parser;
 use noughts_engine::{Budget, Level, Variant};
 use noughts_server::{
     AccountConfig, AdminAction, Cidr, ClientAddress, ClusterConfig, ClusterSecret, Config, Proxies,
-    StoreConfig, Tls,
+    ProxySocket, StoreConfig, Tls,
 };
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
@@ -217,6 +217,21 @@ struct Args {
     /// meanwhile the node goes on serving what it can, and /readyz says what is failing.
     #[arg(long, env = "NOUGHTS_READINESS_GRACE_MS", value_parser = clap::value_parser!(u64).range(0..=3_600_000), default_value_t = 15_000)]
     readiness_grace_ms: u64,
+    /// Also listen on this Unix socket for the proxy in front (HAProxy: `server NAME unix@PATH
+    /// send-proxy-v2`): made readable and writable by this server's user alone, every connection
+    /// there must start with a PROXY protocol v2 header, whose client address is believed. The
+    /// TCP port then believes no PROXY header (unless --trusted-proxy names its peer).
+    #[arg(long, env = "NOUGHTS_PROXY_SOCKET", value_name = "PATH")]
+    proxy_socket: Option<PathBuf>,
+    /// Let this group too connect to --proxy-socket (mode 0660): the proxy's, when it runs as
+    /// another user.
+    #[arg(
+        long,
+        env = "NOUGHTS_PROXY_SOCKET_GROUP",
+        value_name = "GROUP",
+        requires = "proxy_socket"
+    )]
+    proxy_socket_group: Option<String>,
     /// A proxy that terminates TLS stands in front of this server: plain connections may carry
     /// passwords. Without it (and without --tls-cert) only connections from loopback may.
     #[arg(long, env = "NOUGHTS_TLS_PROXY")]
@@ -356,6 +371,10 @@ impl Args {
             },
             drain_delay: Duration::from_millis(self.drain_ms),
             readiness_grace: Duration::from_millis(self.readiness_grace_ms),
+            proxy_socket: self.proxy_socket.clone().map(|path| ProxySocket {
+                path,
+                group: self.proxy_socket_group.clone(),
+            }),
             accounts: AccountConfig {
                 tls_proxy: self.tls_proxy,
                 concurrent_hashes: usize::try_from(self.password_hashes).unwrap_or(2),

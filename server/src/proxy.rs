@@ -306,5 +306,10 @@ fn parse(header: &[u8]) -> Result<Option<SocketAddr>, BadHeader> {
     })
 }
 
+mod door;
+
+pub(crate) use door::Door;
+pub use door::{DoorError, ProxySocket};
+
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,7 @@
 //! the cap, starts the war games, and shuts everything down in order when asked.
 
 use std::future::Future;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,8 +28,10 @@ use crate::ids;
 use crate::lobby::{Change, Lobby};
 use crate::metrics;
 use crate::moderation::Moderation;
+use crate::proxy::Door;
 use crate::registry::Registry;
 use crate::shared::Shared;
+use crate::socket::Socket;
 use crate::store::{Store, StoreConfig};
 use crate::takeover;
 use crate::war;
@@ -77,6 +80,7 @@ async fn serve(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    let entrances = Entrances::open(listener, &config)?;
     let (store, startup) = Store::open_keeping(&config.store, config.memory_finished_games).await?;
     let cluster = match &config.cluster {
         Some(cluster) => {
@@ -123,7 +127,7 @@ async fn serve(
         }
         None => (None, None),
     };
-    let metrics = Arc::new(metrics::Metrics::new(store.errors()));
+    let metrics = Arc::new(metrics::Metrics::new(store.errors.clone()));
     let health = node_health(&store, &config, cluster.as_ref(), &metrics);
     if cluster.is_some() || metrics_listener.is_some() {
         connections.spawn(health.clone().keep_probing(stop_connections.clone()));
@@ -178,9 +182,7 @@ async fn serve(
     }
     // A node of a cluster restores only the games no other node plays.
     let restored = takeover::restore_at_start(&shared, startup.live).await;
-    if let Ok(addr) = listener.local_addr() {
-        info!(%addr, "listening");
-    }
+    entrances.say_where();
     if let Some(metrics_listener) = metrics_listener {
         let registry = shared.clone();
         let source = metrics::Source {
@@ -209,11 +211,11 @@ async fn serve(
     loop {
         tokio::select! {
             () = &mut shutdown => break,
-            accepted = listener.accept() => take(&shared, &gate, accepted).await,
+            accepted = entrances.accept() => take(&shared, &gate, accepted).await,
         }
     }
-    drain(&shared, &listener, &gate).await;
-    drop(listener);
+    drain(&shared, &entrances, &gate).await;
+    drop(entrances);
     stop(&shared).await;
     Ok(())
 }
@@ -240,18 +242,64 @@ fn node_health(
     ))
 }
 
+/// Where connections come in: the TCP port, and the proxy's own socket if there is one.
+struct Entrances {
+    /// The node's port, open to anyone: a peer there is who it is, unless the operator trusts
+    /// it as a proxy (`--trusted-proxy`).
+    tcp: TcpListener,
+    /// The proxy's socket (`--proxy-socket`), where every connection speaks for its client.
+    proxy: Option<Door>,
+}
+
+/// Who a connection through the proxy's socket comes from, until its PROXY header says: the
+/// proxy, on this machine.
+const PROXY_PEER: SocketAddr = SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0);
+
+impl Entrances {
+    /// The node's port, and the proxy's socket if the configuration asks for one.
+    fn open(tcp: TcpListener, config: &Config) -> anyhow::Result<Entrances> {
+        let proxy = config.proxy_socket.as_ref().map(Door::open).transpose()?;
+        Ok(Entrances { tcp, proxy })
+    }
+
+    /// Logs where the node listens.
+    fn say_where(&self) {
+        if let Ok(addr) = self.tcp.local_addr() {
+            info!(%addr, "listening");
+        }
+        if let Some(door) = &self.proxy {
+            info!(path = %door.path().display(), "listening for the proxy");
+        }
+    }
+
+    /// The next connection, on either.
+    async fn accept(&self) -> std::io::Result<(Socket, SocketAddr)> {
+        let proxied = async {
+            match &self.proxy {
+                Some(door) => door.accept().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            accepted = self.tcp.accept() => accepted.map(|(tcp, peer)| (Socket::Tcp(tcp), peer)),
+            accepted = proxied => accepted.map(|unix| (Socket::Unix(unix), PROXY_PEER)),
+        }
+    }
+}
+
 /// Serves an accepted connection on a task of its own, or waits a moment after an accept error.
-async fn take(
-    shared: &Arc<Shared>,
-    gate: &Gate,
-    accepted: std::io::Result<(tokio::net::TcpStream, std::net::SocketAddr)>,
-) {
+async fn take(shared: &Arc<Shared>, gate: &Gate, accepted: std::io::Result<(Socket, SocketAddr)>) {
     match accepted {
         Ok((stream, peer)) => {
+            let shown: &dyn std::fmt::Display = if stream.is_proxied() {
+                &"proxy socket"
+            } else {
+                &peer
+            };
             let span = info_span!(
                 "conn",
                 id = tracing::field::Empty,
-                %peer,
+                peer = %shown,
                 client = tracing::field::Empty,
                 player = tracing::field::Empty,
             );
@@ -273,7 +321,7 @@ async fn take(
 /// [`Config::drain_delay`], the time its load balancer takes to notice and send new players
 /// elsewhere. Then it stops taking connections, and [`stop`] hands its games over and tells its
 /// players to come back (through the balancer, to another node).
-async fn drain(shared: &Arc<Shared>, listener: &TcpListener, gate: &Gate) {
+async fn drain(shared: &Arc<Shared>, entrances: &Entrances, gate: &Gate) {
     shared.health.drain();
     let delay = shared.config.drain_delay;
     info!(delay_ms = delay.as_millis() as u64, "draining");
@@ -282,7 +330,7 @@ async fn drain(shared: &Arc<Shared>, listener: &TcpListener, gate: &Gate) {
     loop {
         tokio::select! {
             () = &mut until => return,
-            accepted = listener.accept() => take(shared, gate, accepted).await,
+            accepted = entrances.accept() => take(shared, gate, accepted).await,
         }
     }
 }

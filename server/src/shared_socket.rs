@@ -18,7 +18,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, ready};
 
 use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
-use tokio::net::TcpStream;
+
+use crate::socket::Socket;
 use tokio_tungstenite::tungstenite::protocol::frame::FrameHeader;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::{Control, OpCode};
 
@@ -28,7 +29,7 @@ const LEFTOVER_LIMIT: usize = 64 * 1024;
 /// One plain connection's socket and the state of what is written to it.
 #[derive(Debug)]
 pub(crate) struct Wire {
-    socket: TcpStream,
+    socket: Socket,
     lane: Mutex<Lane>,
 }
 
@@ -70,7 +71,7 @@ pub(crate) enum Sent {
 
 impl Wire {
     /// Shares an accepted socket; frames may be written directly once [`Wire::open`] is called.
-    pub(crate) fn new(socket: TcpStream) -> Arc<Wire> {
+    pub(crate) fn new(socket: Socket) -> Arc<Wire> {
         Arc::new(Wire {
             socket,
             lane: Mutex::new(Lane::default()),
@@ -265,7 +266,7 @@ impl AsyncWrite for Tap {
 mod tests {
     use super::*;
     use tokio::io::AsyncReadExt;
-    use tokio::net::TcpListener;
+    use tokio::net::{TcpListener, TcpStream};
     use tokio_tungstenite::tungstenite::protocol::frame::{CloseFrame, Frame};
 
     fn encode(frame: Frame) -> Vec<u8> {
@@ -301,7 +302,7 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let client = TcpStream::connect(listener.local_addr().unwrap());
         let (client, accepted) = tokio::join!(client, listener.accept());
-        (Wire::new(accepted.unwrap().0), client.unwrap())
+        (Wire::new(Socket::Tcp(accepted.unwrap().0)), client.unwrap())
     }
 
     #[tokio::test]

@@ -14,13 +14,13 @@ use rustls::crypto::ring;
 use rustls::pki_types::pem::{self, PemObject};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
-use tokio::net::TcpStream;
 use tokio::time::timeout;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
 use tracing::debug;
 
 use crate::shared_socket::Tap;
+use crate::socket::Socket;
 
 /// The first byte of every TLS connection: a handshake record.
 const TLS_HANDSHAKE_RECORD: u8 = 0x16;
@@ -137,16 +137,16 @@ pub(crate) enum Stream {
     /// `ws://`: the socket is shared with direct senders (see `wire`).
     Plain(Tap),
     /// `wss://`; boxed, as rustls's state is large and plain connections should not pay for it.
-    Tls(Box<TlsStream<TcpStream>>),
+    Tls(Box<TlsStream<Socket>>),
 }
 
 /// Runs the TLS handshake on an accepted connection, all of it within `limit`. A client that
 /// speaks plain HTTP (a `ws://` URL) is told to use `wss://`. `None` if the handshake failed or
 /// took too long; the reason is logged.
-pub(crate) async fn accept(tls: &Tls, mut stream: TcpStream, limit: Duration) -> Option<Stream> {
+pub(crate) async fn accept(tls: &Tls, mut stream: Socket, limit: Duration) -> Option<Stream> {
     let handshake = async {
         let mut first = [0u8; 1];
-        if stream.peek(&mut first).await? == 1 && first[0] != TLS_HANDSHAKE_RECORD {
+        if stream.peek_byte(&mut first).await? == 1 && first[0] != TLS_HANDSHAKE_RECORD {
             if first[0].is_ascii_alphabetic() {
                 stream.write_all(&tls_required()).await?;
                 stream.shutdown().await?;

@@ -31,6 +31,21 @@ impl TestHaproxy {
     /// Starts one in front of `servers`, telling them the client as `tell` says; or `None`
     /// (said loudly) on a machine without `haproxy`; in CI (`CI` set) a missing one fails.
     pub async fn start(servers: &[SocketAddr], tell: Tell) -> Option<TestHaproxy> {
+        let servers: Vec<String> = servers.iter().map(ToString::to_string).collect();
+        TestHaproxy::launch(&servers, tell).await
+    }
+
+    /// Starts one in front of servers' proxy sockets (`--proxy-socket`), reached as
+    /// `unix@PATH` with a PROXY protocol v2 header on every connection.
+    pub async fn start_on_sockets(sockets: &[&std::path::Path]) -> Option<TestHaproxy> {
+        let servers: Vec<String> = sockets
+            .iter()
+            .map(|path| format!("unix@{}", path.display()))
+            .collect();
+        TestHaproxy::launch(&servers, Tell::ProxyProtocol).await
+    }
+
+    async fn launch(servers: &[String], tell: Tell) -> Option<TestHaproxy> {
         if Command::new("haproxy").arg("-v").output().is_err() {
             assert!(
                 std::env::var_os("CI").is_none(),
@@ -51,7 +66,7 @@ impl TestHaproxy {
         let servers: String = servers
             .iter()
             .enumerate()
-            .map(|(i, addr)| format!("    server s{i} {addr}{server_option}\n"))
+            .map(|(i, server)| format!("    server s{i} {server}{server_option}\n"))
             .collect();
         let config = format!(
             "global\n    maxconn 1000\ndefaults\n    mode http\n    timeout connect 5s\n\

@@ -189,8 +189,9 @@ pub(crate) struct Store {
     /// In a cluster, the lease epoch under which this node plays each game: every write of the
     /// game carries it, and the database refuses it if the game was written under a higher one.
     fences: Arc<Mutex<HashMap<GameId, u64>>>,
-    /// Jobs that failed, counted for `noughts_store_errors_total` (shared by every handle).
-    errors: Counter,
+    /// Jobs that failed (a write refused or not committed, a read not answered), counted for
+    /// `noughts_store_errors_total`; shared by every handle.
+    pub(crate) errors: Counter,
 }
 
 impl Store {
@@ -300,12 +301,6 @@ impl Store {
                 fences.remove(&game);
             }
         }
-    }
-
-    /// The count of jobs that failed (a write refused or not committed, a read not answered),
-    /// for the metrics.
-    pub(crate) fn errors(&self) -> Counter {
-        self.errors.clone()
     }
 
     /// `result`, counted in [`Store::errors`] if it is an error.

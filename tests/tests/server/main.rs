@@ -15,6 +15,7 @@ mod metrics;
 mod moderation;
 mod play;
 mod proxy;
+mod proxy_socket;
 mod refused_hello;
 mod restart;
 mod resume;
