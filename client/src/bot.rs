@@ -59,6 +59,26 @@ pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow:
             Some(NetEvent::Connecting) => continue,
             Some(NetEvent::Frame(frame)) => frame.message,
         };
+        // The game being played may have ended while the bot was away: coming back, it gets
+        // the final snapshot instead of `game_over`, and takes it as the end.
+        let message = match message {
+            ServerMessage::GameState(mut state)
+                if current.as_ref().is_some_and(|c| c.game == state.game) =>
+            {
+                match state.result.take() {
+                    Some(result) => ServerMessage::GameOver {
+                        game: state.game,
+                        seq: state.seq,
+                        board: std::mem::take(&mut state.board),
+                        result,
+                        ratings: None,
+                        clocks: state.clocks,
+                    },
+                    None => ServerMessage::GameState(state),
+                }
+            }
+            other => other,
+        };
         let to_play = match message {
             ServerMessage::Welcome { resumed, .. } => {
                 if current.is_none() || !resumed {
