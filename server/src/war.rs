@@ -143,16 +143,18 @@ async fn next(shared: &Arc<Shared>, cluster: &Cluster, variant: Variant) -> Next
     if !cluster.gone_nodes().await.is_ok_and(|gone| gone.is_empty()) {
         return Next::Wait;
     }
+    if !leases.take(game).await {
+        return Next::Wait;
+    }
+    // Read under the epoch just taken: whatever its last holder stored is in it.
     let live = match shared.store.live_game(game).await {
         Ok(live) => live,
         Err(err) => {
             warn!(cause = %err, game = game.0, "cannot read the war game to carry on");
+            leases.give_back(game);
             return Next::Wait;
         }
     };
-    if !leases.take(game).await {
-        return Next::Wait;
-    }
     info!(game = game.0, %variant, "carrying on the war game another node played");
     match game::restore_all(shared, vec![live]).remove(&variant) {
         Some(ended) => Next::CarryOn(ended),

@@ -103,8 +103,10 @@ impl Cluster {
 }
 
 /// Every lease time until `stop`: finds the nodes whose heartbeat stopped and removes what they
-/// listed in the lobby.
+/// listed in the lobby. A node is swept only when found gone twice in a row: a Redis that stalled
+/// past the heartbeats' time shows every node gone until their next heartbeat.
 pub(crate) async fn sweep_gone(cluster: Cluster, stop: CancellationToken) {
+    let mut suspects = std::collections::HashSet::new();
     loop {
         tokio::select! {
             () = tokio::time::sleep(cluster.lease) => {}
@@ -117,7 +119,8 @@ pub(crate) async fn sweep_gone(cluster: Cluster, stop: CancellationToken) {
                 continue;
             }
         };
-        for node in gone {
+        let suspected = std::mem::replace(&mut suspects, gone.iter().cloned().collect());
+        for node in gone.into_iter().filter(|node| suspected.contains(node)) {
             match cluster.sweep_listings(&node).await {
                 Ok(swept) => {
                     tracing::info!(%node, swept, "a node is gone; its listings are removed");
