@@ -1,6 +1,9 @@
 //! `deploy/cluster`, the local cluster anyone can start: Redis, PostgreSQL, three nodes and
 //! HAProxy in front. Players who connect through the load balancer land on different nodes and
-//! see one lobby, with one war game per variant.
+//! see one lobby, with one war game per variant; `status` shows every part, each node serves
+//! its metrics and answers a plain `/readyz` on its own port (where a PROXY header is not
+//! believed), Redis keeps its append-only file in the cluster's directory, and `down` keeps
+//! the logs.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -8,9 +11,11 @@ use std::process::Command;
 use std::time::Duration;
 
 use noughts_protocol::{ClientMessage, GameKind, ServerMessage};
-use noughts_tests::{Client, Scratch, binary};
+use noughts_tests::{Client, Scratch, WAIT, binary};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
-/// The cluster started by the script, stopped (and its files removed) when dropped.
+/// The cluster started by the script, stopped and its files removed (`purge`) when dropped.
 pub(super) struct Deployed {
     pub(super) dir: Scratch,
     pub(super) port: u16,
@@ -48,13 +53,13 @@ impl Drop for Deployed {
         if std::thread::panicking() || std::env::var_os("NOUGHTS_KEEP_CLUSTER_LOGS").is_some() {
             self.keep_logs();
         }
-        let _ = self.run("down");
+        let _ = self.run("purge");
     }
 }
 
 impl Deployed {
     /// Copies the nodes', the balancer's and Redis's logs out of the cluster's directory (which
-    /// `down` removes) to a directory of their own, and says where.
+    /// `purge` removes) to a directory of their own, and says where.
     fn keep_logs(&self) {
         let from = self.dir.dir.join("cluster");
         let kept = std::env::temp_dir().join(format!(
@@ -79,7 +84,8 @@ impl Deployed {
     }
 }
 
-/// A port with the five after it free too: the balancer's, the nodes', Redis's and PostgreSQL's.
+/// A port with the eight after it free too: the balancer's, the nodes', Redis's, PostgreSQL's
+/// and the nodes' metrics ports.
 /// They are taken below the range the system picks the local ports of outgoing connections from
 /// (32768 and up on Linux): the cluster's own hundreds of connections could otherwise take a
 /// node's port while the node restarts.
@@ -88,11 +94,11 @@ pub(super) fn free_ports() -> u16 {
     for attempt in 0..1000_u64 {
         let random = RandomState::new().hash_one((std::process::id(), attempt));
         let base = 20_000 + u16::try_from(random % 12_000).expect("below 12000");
-        if (base..base + 6).all(|port| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok()) {
+        if (base..base + 9).all(|port| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok()) {
             return base;
         }
     }
-    panic!("no six free ports in a row");
+    panic!("no nine free ports in a row");
 }
 
 /// Whether every program the script needs is here; under CI they must be.
@@ -130,6 +136,63 @@ async fn war_games(url: &str, name: &str) -> HashSet<u64> {
     }
 }
 
+/// The whole answer to `request`, sent raw to `port` on this machine.
+async fn ask(port: u16, request: &[u8]) -> String {
+    let exchange = async {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).await?;
+        stream.write_all(request).await?;
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 4096];
+        // A reset after the answer (the node closes on bytes it did not read) ends it too.
+        while let Ok(n @ 1..) = stream.read(&mut buf).await {
+            answer.extend_from_slice(&buf[..n]);
+        }
+        Ok::<_, std::io::Error>(String::from_utf8_lossy(&answer).into_owned())
+    };
+    tokio::time::timeout(WAIT, exchange)
+        .await
+        .expect("an answer in time")
+        .unwrap_or_else(|err| panic!("nothing answers on port {port}: {err}"))
+}
+
+/// `GET path` on `port`, as a plain client asks it.
+async fn get(port: u16, path: &str) -> String {
+    let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    ask(port, request.as_bytes()).await
+}
+
+/// What `deploy/cluster status` says, checked to show every part running and every node ready.
+fn everything_runs(deployed: &Deployed) -> String {
+    let status = deployed.run("status");
+    assert!(status.status.success(), "{status:?}");
+    let said = String::from_utf8_lossy(&status.stdout).into_owned();
+    let line = |part: &str| {
+        said.lines()
+            .find(|line| line.starts_with(&format!("{part}: ")))
+            .unwrap_or_else(|| panic!("status says nothing of {part}:\n{said}"))
+    };
+    assert!(
+        line("redis").contains("running") && line("redis").ends_with("PING: PONG"),
+        "{said}"
+    );
+    assert!(
+        line("postgres").starts_with("postgres: running (pid "),
+        "{said}"
+    );
+    assert!(
+        line("haproxy").starts_with("haproxy: running (pid "),
+        "{said}"
+    );
+    for i in 1..=3 {
+        let node = line(&format!("node{i}"));
+        assert!(
+            node.contains("running") && node.ends_with("/readyz: 200 ready"),
+            "{said}"
+        );
+    }
+    said
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_local_cluster_serves_one_lobby_through_its_load_balancer() {
     if !programs_present() || noughts_tests::postgres::Postgres::shared().is_none() {
@@ -140,23 +203,74 @@ async fn the_local_cluster_serves_one_lobby_through_its_load_balancer() {
         port: free_ports(),
     };
     let up = deployed.run("up");
+    let said = String::from_utf8_lossy(&up.stdout);
     assert!(
         up.status.success(),
-        "deploy/cluster up failed: {}{}",
-        String::from_utf8_lossy(&up.stdout),
+        "deploy/cluster up failed: {said}{}",
         String::from_utf8_lossy(&up.stderr)
     );
-    let url = format!("ws://127.0.0.1:{}/", deployed.port);
+    let (port, cluster) = (deployed.port, deployed.dir.dir.join("cluster"));
+    everything_runs(&deployed);
+    for i in 1..=3 {
+        let (node, metrics) = (port + i, port + 5 + i);
+        assert!(
+            said.contains(&format!("http://127.0.0.1:{metrics}/metrics")),
+            "{said}"
+        );
+        let scraped = get(metrics, "/metrics").await;
+        assert!(scraped.starts_with("HTTP/1.1 200 "), "{scraped}");
+        assert!(
+            scraped.contains("noughts_dependency_up{dependency=\"redis\"} 1"),
+            "{scraped}"
+        );
+        // A node's own port answers a plain request, and believes no PROXY header: one that
+        // claims another client is a malformed request.
+        let ready = get(node, "/readyz").await;
+        assert!(ready.starts_with("HTTP/1.1 200 "), "{ready}");
+        let mut forged = b"\r\n\r\n\0\r\nQUIT\n\x21\x11\x00\x0c".to_vec();
+        forged.extend_from_slice(&[203, 0, 113, 7, 127, 0, 0, 1, 0x12, 0x67, 0x1e, 0xde]);
+        forged.extend_from_slice(b"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        let refused = ask(node, &forged).await;
+        assert!(refused.starts_with("HTTP/1.1 400 "), "{refused}");
+    }
+    // Redis keeps its append-only file in the cluster's directory.
+    let aof = cluster.join("redis/appendonlydir");
+    let files = std::fs::read_dir(&aof).map_or(0, |dir| dir.count());
+    assert!(files > 0, "no append-only file in {}", aof.display());
+
     // Players spread over the nodes by the balancer; each sees the four war games, the same ones.
+    let url = format!("ws://127.0.0.1:{port}/");
+    let mut one_lobby = false;
     for _ in 0..200 {
         let mut seen = Vec::new();
         for i in 0..3 {
             seen.push(war_games(&url, &format!("p{i}")).await);
         }
         if seen.iter().all(|wars| wars.len() == 4 && *wars == seen[0]) {
-            return;
+            one_lobby = true;
+            break;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    panic!("the nodes behind the balancer never showed one lobby");
+    assert!(
+        one_lobby,
+        "the nodes behind the balancer never showed one lobby"
+    );
+
+    // `down` drains the nodes and stops everything, and keeps the logs.
+    let down = deployed.run("down");
+    assert!(down.status.success(), "{down:?}");
+    let status = String::from_utf8_lossy(&deployed.run("status").stdout).into_owned();
+    for part in ["redis", "postgres", "haproxy", "node1", "node2", "node3"] {
+        assert!(status.contains(&format!("{part}: stopped")), "{status}");
+    }
+    for log in ["node1.log", "node2.log", "node3.log", "redis.log", "pg/log"] {
+        let kept = std::fs::metadata(cluster.join(log)).map_or(0, |file| file.len());
+        assert!(kept > 0, "{log} was not kept");
+    }
+    let node_log = std::fs::read_to_string(cluster.join("node1.log")).unwrap();
+    assert!(
+        node_log.contains("draining"),
+        "node1 was not drained:\n{node_log}"
+    );
 }
