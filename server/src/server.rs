@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{Instrument, error, info, info_span, warn};
 
-use crate::account::{Attempts, Live, Passwords};
+use crate::account::{Attempts, Live, Passwords, Quotas};
 use crate::admin::Backups;
 use crate::cluster::games::RemoteWatches;
 use crate::cluster::leases::{Claim, Judge, Leases};
@@ -135,9 +135,11 @@ async fn serve(
     let lobby = Lobby::new(config.lobby_sends_per_sec);
     let passwords = Passwords::new(config.accounts.concurrent_hashes);
     let attempts = Attempts::new(config.accounts.clone());
+    let quotas = Quotas::new(&config.accounts);
     let shared = Arc::new(Shared {
         passwords,
         attempts,
+        quotas,
         live: Live::default(),
         metrics,
         ai_slots,

@@ -8,7 +8,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::account::{Attempts, Live, Passwords};
+use crate::account::{Attempts, Live, Passwords, Quotas};
 use crate::analysis::Analyses;
 use crate::cluster::Cluster;
 use crate::cluster::games::{Publication, RemoteWatches};
@@ -50,6 +50,8 @@ pub(crate) struct Shared {
     pub passwords: Passwords,
     /// The count of password guesses, per account and per address.
     pub attempts: Attempts,
+    /// What one address or player may pile up: registrations, accounts, reports.
+    pub quotas: Quotas,
     /// The token each open connection holds, to close those of a session that was ended.
     pub live: Live,
     /// The lobby's listings and subscribers.

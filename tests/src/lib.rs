@@ -58,10 +58,17 @@ pub fn test_config() -> Config {
         war_move_delay: Duration::from_millis(5),
         messages_per_second: 500,
         message_burst: 1000,
-        // Every test client comes from 127.0.0.1; the per-address caps have tests of their own.
+        // Every test client comes from 127.0.0.1; the per-address caps and quotas have tests of
+        // their own.
         max_connections_per_ip: 100_000,
         max_rooms_per_ip: 100_000,
         max_seeks_per_ip: 100_000,
+        accounts: noughts_server::AccountConfig {
+            registrations_per_hour: 100_000,
+            accounts_per_day: 100_000,
+            address_reports_per_hour: 100_000,
+            ..noughts_server::AccountConfig::default()
+        },
         ..Config::default()
     }
 }

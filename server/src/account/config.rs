@@ -1,8 +1,9 @@
-//! The operator's knobs for accounts.
+//! The operator's knobs for accounts, and for what one address or player may pile up.
 
 use std::time::Duration;
 
-/// How accounts behave.
+/// How accounts behave, and how much one address or player may pile up (registrations,
+/// accounts, sessions, reports).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AccountConfig {
     /// A TLS-terminating proxy stands in front of the server, so a plain connection is encrypted
@@ -23,6 +24,19 @@ pub struct AccountConfig {
     pub max_delay: Duration,
     /// How long a count of failures is kept after the last one.
     pub forget_after: Duration,
+    /// `register` requests one address may make in an hour (a taken name counts too); more get
+    /// `rate_limited`.
+    pub registrations_per_hour: u32,
+    /// Accounts one address may make in a day; more get `rate_limited`.
+    pub accounts_per_day: u32,
+    /// Sessions (signed-in devices) one account may hold; signing in past it ends the least
+    /// recently used.
+    pub sessions_per_account: usize,
+    /// Reports one player may send in an hour.
+    pub reports_per_hour: u32,
+    /// Reports one address may send in an hour, whichever players send them (so fresh guests
+    /// share their address's quota).
+    pub address_reports_per_hour: u32,
 }
 
 impl Default for AccountConfig {
@@ -35,6 +49,11 @@ impl Default for AccountConfig {
             first_delay: Duration::from_secs(1),
             max_delay: Duration::from_secs(15 * 60),
             forget_after: Duration::from_secs(24 * 3600),
+            registrations_per_hour: 5,
+            accounts_per_day: 20,
+            sessions_per_account: 20,
+            reports_per_hour: 10,
+            address_reports_per_hour: 20,
         }
     }
 }

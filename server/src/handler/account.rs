@@ -12,7 +12,7 @@ use noughts_protocol::{
 use tracing::{error, info};
 
 use super::client::{Client, Reply, refuse};
-use crate::account::{DEVICE_COOKIES_KEPT, Device, Verdict};
+use crate::account::{DEVICE_COOKIES_KEPT, Device, Verdict, in_words};
 use crate::error::Refusal;
 use crate::outbound::Close;
 use crate::session::{Session, new_token};
@@ -231,12 +231,39 @@ impl Client {
         if let Err(err) = added.await {
             return Err(store_failed(&err, "sign in"));
         }
+        self.end_sessions_past_the_cap(account.player).await;
         info!(
             player = account.player.0,
             known = known.is_some(),
             "signed in"
         );
         self.come_back(id, &token, cookie).await
+    }
+
+    /// Ends the least recently used sessions of `player`'s account past the most one account
+    /// may hold, as `revoke_session` ends one.
+    async fn end_sessions_past_the_cap(&self, player: PlayerId) {
+        let cap = self.shared.config.accounts.sessions_per_account.max(1);
+        let store = &self.shared.store;
+        let mut devices = match store.devices(player).await {
+            Ok(devices) if devices.len() > cap => devices,
+            Ok(_) => return,
+            Err(err) => {
+                error!(cause = %err, "cannot list an account's sessions");
+                return;
+            }
+        };
+        devices.sort_by_key(|device| std::cmp::Reverse((device.last_seen_ms, device.created_ms)));
+        for ended in devices.split_off(cap) {
+            match store.drop_device(player, ended.id).await {
+                Ok(_) => {
+                    info!(device = ended.id, "the least recently used session ended");
+                    let holds = |token| device_holding(std::slice::from_ref(&ended), token);
+                    (self.shared.live).close_ended(player, |token| holds(token).is_some());
+                }
+                Err(err) => error!(cause = %err, "cannot end a session past the cap"),
+            }
+        }
     }
 
     /// The account of this connection's player; refused for a guest or a closed account.
@@ -294,6 +321,18 @@ impl Client {
                 "only a player's own connection can register",
             );
         };
+        let quotas = &self.shared.quotas;
+        let limits = &self.shared.config.accounts;
+        if let Err(wait) = quotas.register(self.network) {
+            return refuse(
+                ErrorCode::RateLimited,
+                format!(
+                    "at most {} registrations an hour from one address; retry in {}",
+                    limits.registrations_per_hour,
+                    in_words(wait)
+                ),
+            );
+        }
         let username = credentials.username;
         let (key, skeleton) = (username_key(&username), username_skeleton(&username));
         let hold = self.shared.config.accounts.closed_name_hold;
@@ -307,19 +346,35 @@ impl Client {
             Ok(true) => return username_taken(),
             Err(err) => return Err(store_failed(&err, "register")),
         }
+        if let Err(wait) = quotas.new_account(self.network) {
+            return refuse(
+                ErrorCode::RateLimited,
+                format!(
+                    "at most {} new accounts a day from one address; retry in {}",
+                    limits.accounts_per_day,
+                    in_words(wait)
+                ),
+            );
+        }
         let label = self.device_label(credentials.device);
-        let phc = self.new_phc(credentials.password, &username).await?;
-        let account = NewAccount {
-            player: session.player,
-            key,
-            skeleton,
-            username: username.clone(),
-            phc,
+        let made = async {
+            let phc = self.new_phc(credentials.password, &username).await?;
+            let account = NewAccount {
+                player: session.player,
+                key,
+                skeleton,
+                username: username.clone(),
+                phc,
+            };
+            match store.create_account(account, hold_ms).await {
+                Ok(true) => Ok(()),
+                Ok(false) => username_taken(),
+                Err(err) => Err(store_failed(&err, "register")),
+            }
         };
-        match store.create_account(account, hold_ms).await {
-            Ok(true) => {}
-            Ok(false) => return username_taken(),
-            Err(err) => return Err(store_failed(&err, "register")),
+        if let Err(refusal) = made.await {
+            quotas.no_account(self.network);
+            return Err(refusal);
         }
         let device = StoredDevice {
             id: device_id(),

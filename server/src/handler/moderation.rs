@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use noughts_protocol::{
     ErrorCode, GameId, MAX_MODERATED_PLAYERS, MAX_REPORT_CHARS, ModeratedPlayer, PlayerId,
-    REPORTS_PER_HOUR, ReportCategory, RequestId, ServerMessage, sanitize,
+    ReportCategory, RequestId, ServerMessage, sanitize,
 };
 use tracing::{error, info};
 
@@ -139,14 +139,17 @@ impl Client {
                 }
             }
         }
-        if !self
-            .shared
-            .moderation
-            .may_report(session.player, REPORTS_PER_HOUR)
-        {
+        if let Err(wait) = self.shared.quotas.report(session.player, self.network) {
+            let limits = &self.shared.config.accounts;
             return refuse(
                 ErrorCode::RateLimited,
-                format!("at most {REPORTS_PER_HOUR} reports an hour; the operator has yours"),
+                format!(
+                    "at most {} reports an hour from one player, {} from one address; the \
+                     operator has yours; retry in {}",
+                    limits.reports_per_hour,
+                    limits.address_reports_per_hour,
+                    crate::account::in_words(wait)
+                ),
             );
         }
         let mut fact = players_fact(session.player, "report", target);

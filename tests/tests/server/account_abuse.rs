@@ -75,7 +75,7 @@ async fn a_display_name_that_imitates_the_closed_mark_is_refused() {
 
 /// A server that takes client addresses from a proxy on loopback, behind which TLS ends, with
 /// a long first wait so that nothing here outlasts it.
-async fn behind_proxy() -> TestServer {
+pub(crate) async fn behind_proxy() -> TestServer {
     TestServer::start(Config {
         proxies: Proxies {
             trusted: vec!["127.0.0.1".parse().unwrap()],
@@ -92,7 +92,7 @@ async fn behind_proxy() -> TestServer {
 }
 
 /// A WebSocket whose trusted proxy says it comes from `address`.
-async fn from(server: &TestServer, address: &str) -> Socket {
+pub(crate) async fn from(server: &TestServer, address: &str) -> Socket {
     let mut request = server.url().into_client_request().unwrap();
     request
         .headers_mut()
@@ -106,7 +106,7 @@ async fn from(server: &TestServer, address: &str) -> Socket {
 
 /// Signs in from `address` with `cookie`: the client and the device cookie its `welcome`
 /// gave, or the refusal.
-async fn sign_in_from(
+pub(crate) async fn sign_in_from(
     server: &TestServer,
     address: &str,
     (username, password): (&str, &str),

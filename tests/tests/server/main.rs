@@ -2,6 +2,7 @@
 //! endpoint, and the real `noughts-server` binary under faults, restarts and TLS flags.
 
 mod account_abuse;
+mod account_quotas;
 mod account_rules;
 mod accounts;
 mod agreements;
