@@ -6,7 +6,7 @@
  * concern, in words, with their code kept in `data-code`.
  */
 
-import { deviceLabel, storedUsername, storeUsername } from "./net.js";
+import { deviceLabel, storeDeviceCookie, storedUsername, storeUsername } from "./net.js";
 import { el } from "./views.js";
 
 /**
@@ -97,6 +97,7 @@ export function accountMessage(message, actions) {
   if (message.type === "registered") {
     account.username = message.username;
     storeUsername(message.username);
+    storeDeviceCookie(message.username, message.device_cookie);
     account.waiting.delete(message.id);
     account.done = `You are now ${message.username}: the same player, with your games and ratings. Sign in with this username and password on any device.`;
     clearPasswords();

@@ -4,12 +4,14 @@
  * stores the new token every welcome brings (tokens rotate), and comes back after a drop, reading
  * the stored token again (another tab may have traded it meanwhile). Signing in to an account
  * tries the username and password on a connection of its own, which takes over once welcomed,
- * so that a refused try leaves the page as it was.
+ * so that a refused try leaves the page as it was; it presents the device cookie the account gave
+ * this browser before, and keeps the one each welcome brings.
  */
 
 const TOKEN = "noughts.token";
 const NAME = "noughts.name";
 const USERNAME = "noughts.username";
+const DEVICE_COOKIES = "noughts.deviceCookies";
 
 /** The name to play under: the one chosen before, else a generated one. */
 export function storedName() {
@@ -35,6 +37,33 @@ export function storedUsername() {
 export function storeUsername(/** @type {string | null} */ username) {
   if (username) localStorage.setItem(USERNAME, username);
   else localStorage.removeItem(USERNAME);
+}
+
+/** The device cookies this browser was given, by username in lower case. */
+function deviceCookies() {
+  try {
+    const cookies = JSON.parse(localStorage.getItem(DEVICE_COOKIES) || "{}");
+    return cookies && typeof cookies === "object" ? cookies : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The device cookie the account `username` gave this browser, if any: signing in with it shows
+ * the server that this browser signed in before, so strangers' wrong passwords do not make it wait.
+ */
+export function storedDeviceCookie(/** @type {string} */ username) {
+  const cookie = deviceCookies()[username.toLowerCase()];
+  return typeof cookie === "string" ? cookie : null;
+}
+
+/** Keeps the device cookie a `welcome` or `registered` for `username` brought, if any. */
+export function storeDeviceCookie(/** @type {string} */ username, /** @type {any} */ cookie) {
+  if (typeof cookie !== "string") return;
+  const cookies = deviceCookies();
+  cookies[username.toLowerCase()] = cookie;
+  localStorage.setItem(DEVICE_COOKIES, JSON.stringify(cookies));
 }
 
 /** What this browser calls itself in the account's list of sessions: "Chrome on Linux". */
@@ -136,7 +165,7 @@ export class Connection {
   /**
    * @param {WebSocket} ws
    * @param {string | null} token
-   * @param {{username: string, password: string, device: string}} [credentials]
+   * @param {{username: string, password: string, device: string, device_cookie?: string}} [credentials]
    */
   hello(ws, token, credentials) {
     /** @type {any} */
@@ -158,7 +187,11 @@ export class Connection {
     const ws = new WebSocket(this.url());
     this.trying = ws;
     let answered = false;
-    ws.onopen = () => this.hello(ws, null, { username, password, device: deviceLabel() });
+    /** @type {{username: string, password: string, device: string, device_cookie?: string}} */
+    const credentials = { username, password, device: deviceLabel() };
+    const cookie = storedDeviceCookie(username);
+    if (cookie) credentials.device_cookie = cookie;
+    ws.onopen = () => this.hello(ws, null, credentials);
     ws.onmessage = (event) => {
       const message = parse(event.data);
       if (!message || answered) return;
@@ -170,6 +203,7 @@ export class Connection {
         return;
       }
       storeUsername(username);
+      storeDeviceCookie(username, message.device_cookie);
       const old = this.ws;
       this.welcomed = true;
       this.attempt = 0;

@@ -1,15 +1,21 @@
 //! Accounts on the page: a guest signs up and stays signed in over a reload, a second browser
 //! signs in as the same player, the server's refusals show beside their fields, a session ended
 //! from one browser signs the other out, a changed password and a closed account hold, all by
-//! keyboard or clicks at a desktop's size and a phone's.
+//! keyboard or clicks at a desktop's size and a phone's; and a browser that signed in before
+//! keeps its device cookie, so a stranger's guesses do not lock it out.
+
+use std::time::Duration;
 
 use fantoccini::Client;
 use fantoccini::key::Key;
-use noughts_tests::TestServer;
-use noughts_tests::accounts::{token_works, try_sign_in};
+use noughts_protocol::{ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerMessage};
+use noughts_server::{AccountConfig, ClientAddress, Config, Proxies};
+use noughts_tests::accounts::{credentials, token_works, try_sign_in};
 use noughts_tests::browser::{
     Driver, assert_no_errors, click, focused, keys, wait_for, wait_for_text,
 };
+use noughts_tests::{TestServer, read_frame, send_frame};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use super::audit::audit;
 use super::sizes::small_targets;
@@ -404,6 +410,87 @@ async fn a_guests_rated_quick_match_is_refused_in_words_until_it_signs_up() {
     }
     click(&client, "#quick-match").await;
     wait_for(&client, "#seeking").await;
+    assert_no_errors(&client).await;
+    client.close().await.unwrap();
+}
+
+/// A stranger's wrong password for `username`, from `address` as a trusted proxy says.
+async fn strangers_guess(server: &TestServer, address: &str, username: &str) -> ErrorCode {
+    let mut request = server.url().into_client_request().unwrap();
+    let forwarded = address.parse().unwrap();
+    request.headers_mut().append("x-forwarded-for", forwarded);
+    let (mut socket, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let hello = ClientMessage::Hello {
+        protocol: PROTOCOL_VERSION,
+        name: "stranger".to_owned(),
+        token: None,
+        credentials: Some(credentials(username, "not the password at all", None)),
+    };
+    send_frame(&mut socket, &ClientFrame::new(hello)).await;
+    match read_frame(&mut socket).await.expect("an answer").message {
+        ServerMessage::Error { code, .. } => code,
+        other => panic!("a stranger's guess is refused, not {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_that_signed_in_before_is_not_locked_out_by_a_strangers_guesses() {
+    let Some(driver) = Driver::start().await else {
+        return;
+    };
+    // Strangers come through a trusted proxy from addresses of their own; the page comes from
+    // loopback itself. The first wait is long, so the username stays locked meanwhile.
+    let server = TestServer::start(Config {
+        proxies: Proxies {
+            trusted: vec!["127.0.0.1".parse().unwrap()],
+            client_address: ClientAddress::XForwardedFor,
+        },
+        accounts: AccountConfig {
+            tls_proxy: true,
+            first_delay: Duration::from_secs(600),
+            ..AccountConfig::default()
+        },
+        ..noughts_tests::test_config()
+    })
+    .await;
+    let client = driver.session().await;
+    open(&client, &page(&server)).await;
+    account_view(&client).await;
+    sign_up(&client, "ada_1815", PASSWORD).await;
+    signed_in_as(&client, "ada_1815").await;
+    let kept = client
+        .execute(
+            "return localStorage.getItem('noughts.deviceCookies');",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(
+        kept.as_str().is_some_and(|c| c.contains("ada_1815")),
+        "the page keeps the cookie registering gave it: {kept:?}"
+    );
+
+    for n in 1..=10 {
+        let code = strangers_guess(&server, &format!("203.0.113.{n}"), "ada_1815").await;
+        assert_eq!(code, ErrorCode::BadCredentials, "guess {n}");
+    }
+    let code = strangers_guess(&server, "203.0.113.11", "ada_1815").await;
+    assert_eq!(code, ErrorCode::TooManyAttempts, "the username is locked");
+
+    // This browser, a guest again, signs in at once with the cookie it kept.
+    client
+        .execute(
+            "localStorage.removeItem('noughts.token'); \
+             localStorage.removeItem('noughts.username');",
+            vec![],
+        )
+        .await
+        .unwrap();
+    client.refresh().await.unwrap();
+    wait_for(&client, "#account-link[data-account=\"guest\"]").await;
+    account_view(&client).await;
+    sign_in(&client, "ada_1815", PASSWORD).await;
+    signed_in_as(&client, "ada_1815").await;
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }
