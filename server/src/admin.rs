@@ -133,9 +133,16 @@ async fn send_file<S: AsyncWrite + Unpin>(path: &Path, stream: &mut S) -> std::i
 }
 
 /// Asks the server whose metrics port is `admin` for a backup of its database, and writes it to
-/// `to` (through a temporary file beside it, renamed when whole, so `to` is never half a copy).
-/// Returns the backup's size in bytes.
-pub async fn fetch_backup(admin: SocketAddr, to: &Path) -> anyhow::Result<u64> {
+/// `to` (through a temporary file beside it, put in place when whole, so `to` is never half a
+/// copy). An existing `to` is refused, before anything is fetched, unless `overwrite`. Returns
+/// the backup's size in bytes.
+pub async fn fetch_backup(admin: SocketAddr, to: &Path, overwrite: bool) -> anyhow::Result<u64> {
+    if !overwrite && std::fs::symlink_metadata(to).is_ok() {
+        bail!(
+            "{} exists; give --force to overwrite it, or another file",
+            to.display()
+        );
+    }
     let fetch = async {
         let mut stream = TcpStream::connect(admin)
             .await
@@ -181,12 +188,31 @@ pub async fn fetch_backup(admin: SocketAddr, to: &Path) -> anyhow::Result<u64> {
             let _ = std::fs::remove_file(&partial);
             return Err(err);
         }
-        std::fs::rename(&partial, to).with_context(|| format!("cannot write {}", to.display()))?;
+        place(&partial, to, overwrite)?;
         Ok(length)
     };
     timeout(BACKUP_TIMEOUT, fetch)
         .await
         .context("the backup took too long")?
+}
+
+/// Puts the whole copy at `partial` in its place `to`: over what is there if `overwrite`, and
+/// otherwise only if nothing is there (a file made there meanwhile is left alone).
+fn place(partial: &Path, to: &Path, overwrite: bool) -> anyhow::Result<()> {
+    let placed = if overwrite {
+        std::fs::rename(partial, to)
+    } else {
+        std::fs::hard_link(partial, to)
+    };
+    let _ = std::fs::remove_file(partial);
+    match placed {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => bail!(
+            "{} exists; give --force to overwrite it, or another file",
+            to.display()
+        ),
+        Err(err) => Err(err).with_context(|| format!("cannot write {}", to.display())),
+    }
 }
 
 /// Writes `length` bytes of `body` to the new file `path` (readable by this user alone), and

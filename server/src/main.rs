@@ -262,9 +262,13 @@ enum Admin {
         /// The running server's --metrics-listen address.
         #[arg(long, value_name = "ADDR")]
         from: SocketAddr,
-        /// Where to write the copy (written whole, or not at all).
+        /// Where to write the copy (written whole, or not at all); an existing file is
+        /// refused unless --force.
         #[arg(long, value_name = "FILE")]
         to: PathBuf,
+        /// Overwrite --to if it exists.
+        #[arg(long)]
+        force: bool,
     },
     /// Moderate: list reports and the audit, mute a player's chat, ban a player or an address
     /// range, end a game, reserve names. Works on the database of --db (PostgreSQL, or a SQLite
@@ -426,8 +430,8 @@ fn default_db() -> PathBuf {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    if let Some(Admin::Backup { from, to }) = &args.command {
-        let bytes = noughts_server::fetch_backup(*from, to).await?;
+    if let Some(Admin::Backup { from, to, force }) = &args.command {
+        let bytes = noughts_server::fetch_backup(*from, to, *force).await?;
         println!("backed up {bytes} bytes to {}", to.display());
         return Ok(());
     }

@@ -138,11 +138,28 @@ pub(crate) async fn execute(
         AdminAction::Audit { last } => audit(store, last).await,
         action => {
             let fact = fact(operator, action)?;
+            stored(store, &fact).await?;
             let what = format!("{} {}", fact.kind, subject(&fact));
             let id = store.add_moderation(fact).await?;
             Ok(format!("done: {what} (audit entry {id})\n"))
         }
     }
+}
+
+/// Refuses a fact about a player or a game the database does not hold: the operator mistyped
+/// an id, and "done" would say something was.
+async fn stored(store: &Store, fact: &ModerationEntry) -> anyhow::Result<()> {
+    if let Some(player) = fact.target
+        && store.profile(player).await?.is_none()
+    {
+        bail!("there is no player {}: nothing done", player.0);
+    }
+    if let Some(game) = fact.game
+        && store.game_summary(game).await?.is_none()
+    {
+        bail!("there is no game {}: nothing done", game.0);
+    }
+    Ok(())
 }
 
 /// The fact `action` writes.

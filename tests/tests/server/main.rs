@@ -14,6 +14,7 @@ mod health;
 mod logs;
 mod metrics;
 mod moderation;
+mod operator_refusals;
 mod play;
 mod proxy;
 mod proxy_socket;
