@@ -37,6 +37,27 @@ struct Current {
     board: Board,
 }
 
+/// The game being played may have ended while the bot was away: coming back, it gets the final
+/// snapshot instead of `game_over`, and takes it as the end.
+fn final_as_end(message: ServerMessage, current: Option<&Current>) -> ServerMessage {
+    match message {
+        ServerMessage::GameState(mut state) if current.is_some_and(|c| c.game == state.game) => {
+            match state.result.take() {
+                Some(result) => ServerMessage::GameOver {
+                    game: state.game,
+                    seq: state.seq,
+                    board: std::mem::take(&mut state.board),
+                    result,
+                    ratings: None,
+                    clocks: state.clocks,
+                },
+                None => ServerMessage::GameState(state),
+            }
+        }
+        other => other,
+    }
+}
+
 /// Plays `plan.games` games, printing one line per game to `out`.
 pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow::Result<()> {
     let mut rng = Rng::new();
@@ -59,27 +80,7 @@ pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow:
             Some(NetEvent::Connecting) => continue,
             Some(NetEvent::Frame(frame)) => frame.message,
         };
-        // The game being played may have ended while the bot was away: coming back, it gets
-        // the final snapshot instead of `game_over`, and takes it as the end.
-        let message = match message {
-            ServerMessage::GameState(mut state)
-                if current.as_ref().is_some_and(|c| c.game == state.game) =>
-            {
-                match state.result.take() {
-                    Some(result) => ServerMessage::GameOver {
-                        game: state.game,
-                        seq: state.seq,
-                        board: std::mem::take(&mut state.board),
-                        result,
-                        ratings: None,
-                        clocks: state.clocks,
-                    },
-                    None => ServerMessage::GameState(state),
-                }
-            }
-            other => other,
-        };
-        let to_play = match message {
+        let to_play = match final_as_end(message, current.as_ref()) {
             ServerMessage::Welcome { resumed, .. } => {
                 if current.is_none() || !resumed {
                     current = None;

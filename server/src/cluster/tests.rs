@@ -14,6 +14,7 @@ use super::{Cluster, ClusterError};
 use crate::lobby::Change;
 
 // The harness's Redis server, shared with `noughts-tests`.
+#[allow(dead_code)]
 #[path = "../../../tests/src/redis.rs"]
 pub(super) mod redis_server;
 

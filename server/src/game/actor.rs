@@ -502,7 +502,7 @@ impl Game {
         // alone; a move that ends the game needs none, as a finished game is never restored.
         let seq_mark = (record.ending.is_none() && record.seq + SEQ_RESERVE / 2 > self.stored_seq)
             .then_some(record.seq + SEQ_RESERVE);
-        let stored_ending = record.ending.map(|end| super::ending::stored(&end));
+        let stored_ending = record.ending.map(|end| super::stored::stored(&end));
         let stored = self
             .shared
             .store

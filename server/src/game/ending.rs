@@ -7,10 +7,10 @@ use tracing::{debug, error, info, warn};
 use super::actor::{Game, now};
 use super::rules::{EndRecord, Update};
 use super::seat::index;
+use super::stored::stored;
 use crate::game_handle::Requester;
 use crate::sitter::Sitter;
-use crate::store::{Ending, Rerated, StoreError, now_ms};
-use noughts_engine::cells_of;
+use crate::store::{Rerated, StoreError};
 
 /// How long a game waits between tries to store its end.
 const END_RETRY: std::time::Duration = std::time::Duration::from_millis(250);
@@ -107,16 +107,5 @@ impl Game {
         if let Some(on_end) = self.on_end.take() {
             let _ = on_end.send(());
         }
-    }
-}
-
-/// The end as the store keeps it.
-pub(super) fn stored(end: &EndRecord) -> Ending {
-    Ending {
-        seq: end.seq,
-        winner: end.winner,
-        reason: end.reason,
-        cells: cells_of(end.cells).collect(),
-        ended_ms: now_ms(),
     }
 }

@@ -12,6 +12,7 @@ mod pause;
 pub mod rules;
 mod seat;
 mod setup;
+mod stored;
 
 pub(crate) use setup::Setup;
 use setup::Starter;

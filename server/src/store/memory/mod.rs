@@ -7,7 +7,7 @@ mod accounts;
 mod reads;
 mod tables;
 
-use noughts_protocol::{GameId, GameResult, PlayerId, Variant};
+use noughts_protocol::{GameId, GameKind, GameResult, PlayerId, Variant};
 
 use super::backend::{Backend, Closed, PlayerRow};
 use super::records::ModerationEntry;

@@ -7,7 +7,7 @@ mod client;
 mod moderation;
 mod reads;
 
-use noughts_protocol::{GameId, PlayerId, Variant};
+use noughts_protocol::{GameId, GameKind, PlayerId, Variant};
 
 use super::backend::{Backend, Closed, PlayerRow};
 use super::records::ModerationEntry;

@@ -8,7 +8,7 @@ mod reads;
 
 use std::path::Path;
 
-use noughts_protocol::{GameId, PlayerId, Variant};
+use noughts_protocol::{GameId, GameKind, PlayerId, Variant};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::backend::{Backend, Closed, PlayerRow};
