@@ -7,6 +7,7 @@ use std::io::Write;
 use anyhow::bail;
 use noughts_protocol::{ClientMessage, Credentials, ErrorCode, ServerMessage, SessionInfo};
 
+use crate::config::TokenStore;
 use crate::history::date_time;
 use crate::net::{LOGGED_OUT, Link};
 
@@ -15,8 +16,8 @@ use crate::net::{LOGGED_OUT, Link};
 pub enum Request {
     /// Turn the identity this client keeps into the account `username`.
     Register { username: String, password: String },
-    /// Sign in: the hello carried the credentials; nothing more to ask.
-    Login,
+    /// Sign in as `username`: the hello carried the credentials; nothing more to ask.
+    Login { username: String },
     /// List the account's sessions, after ending `revoke` if given.
     Sessions { revoke: Option<u64> },
     /// Change the password from `old` to `new`.
@@ -30,7 +31,9 @@ impl std::fmt::Debug for Request {
                 .debug_struct("Register")
                 .field("username", username)
                 .finish_non_exhaustive(),
-            Request::Login => f.write_str("Login"),
+            Request::Login { username } => {
+                f.debug_struct("Login").field("username", username).finish()
+            }
             Request::Sessions { revoke } => {
                 f.debug_struct("Sessions").field("revoke", revoke).finish()
             }
@@ -54,18 +57,36 @@ pub fn credentials(username: String, password: String) -> Credentials {
     }
 }
 
-/// Carries out `request` over `link`, saying what became of it on `out`.
-pub async fn run(mut link: Link, request: Request, out: &mut impl Write) -> anyhow::Result<()> {
+/// Carries out `request` over `link`, saying what became of it on `out`; keeps the device
+/// cookie a sign-in or `register` brings in `kept`.
+pub async fn run(
+    mut link: Link,
+    request: Request,
+    kept: &TokenStore,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
     let (player, name) = loop {
         match link.next_message().await {
-            Ok(ServerMessage::Welcome { player, name, .. }) => break (player, name),
+            Ok(ServerMessage::Welcome {
+                player,
+                name,
+                device_cookie,
+                ..
+            }) => {
+                if let (Request::Login { username }, Some(cookie)) = (&request, device_cookie) {
+                    kept.set_device_cookie(username, &cookie);
+                }
+                break (player, name);
+            }
             Ok(_) => {}
-            Err(err) if matches!(request, Request::Login) => bail!("cannot sign in: {err}"),
+            Err(err) if matches!(request, Request::Login { .. }) => {
+                bail!("cannot sign in: {err}")
+            }
             Err(err) => return Err(err),
         }
     };
     match request {
-        Request::Login => {
+        Request::Login { .. } => {
             writeln!(
                 out,
                 "signed in: player #{player} ({name}); this client plays as the account from now on"
@@ -83,9 +104,14 @@ pub async fn run(mut link: Link, request: Request, out: &mut impl Write) -> anyh
                 }),
             );
             if let ServerMessage::Registered {
-                player, username, ..
+                player,
+                username,
+                device_cookie,
             } = answer(&mut link).await?
             {
+                if let Some(cookie) = device_cookie {
+                    kept.set_device_cookie(&username, &cookie);
+                }
                 writeln!(
                     out,
                     "registered {username}: player #{player} is now an account, with its games \

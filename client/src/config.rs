@@ -8,6 +8,8 @@ pub const CONFIG_DIR_ENV: &str = "NOUGHTS_CONFIG_DIR";
 
 /// The file, inside the config directory, that maps servers to tokens.
 const TOKENS_FILE: &str = "tokens";
+/// The file, beside it, that keeps each account's device cookie, by server and username.
+const DEVICE_COOKIES_FILE: &str = "device-cookies";
 
 /// The config directory, if one can be found.
 pub fn config_dir() -> Option<PathBuf> {
@@ -70,6 +72,43 @@ impl TokenStore {
         }
     }
 
+    /// The device cookies file, beside the tokens file.
+    fn cookies_path(&self) -> Option<PathBuf> {
+        Some(self.path.as_ref()?.with_file_name(DEVICE_COOKIES_FILE))
+    }
+
+    /// The device cookie the account `username` of this server gave this client, if kept: a
+    /// sign-in that presents it is not made to wait by strangers' wrong passwords.
+    pub fn device_cookie(&self, username: &str) -> Option<String> {
+        let text = std::fs::read_to_string(self.cookies_path()?).ok()?;
+        let username = username.to_ascii_lowercase();
+        text.lines().find_map(|line| {
+            let mut fields = line.split(' ');
+            let (server, name, cookie) = (fields.next()?, fields.next()?, fields.next()?);
+            (server == self.server && name == username).then(|| cookie.trim().to_owned())
+        })
+    }
+
+    /// Keeps the device cookie the account `username` of this server gave this client, in a
+    /// file as private as the tokens'. A failure to write is not fatal.
+    pub fn set_device_cookie(&self, username: &str, cookie: &str) {
+        let Some(path) = self.cookies_path() else {
+            return;
+        };
+        let username = username.to_ascii_lowercase();
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let mut lines: Vec<String> = text
+            .lines()
+            .filter(|line| {
+                let mut fields = line.split(' ');
+                (fields.next(), fields.next()) != (Some(self.server.as_str()), Some(&username))
+            })
+            .map(str::to_owned)
+            .collect();
+        lines.push(format!("{} {username} {cookie}", self.server));
+        let _ = write_private(&path, &(lines.join("\n") + "\n"));
+    }
+
     /// The token for this server, if any.
     pub fn token(&self) -> Option<&str> {
         self.token.as_deref()
@@ -122,6 +161,33 @@ fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keeps_a_device_cookie_per_server_and_username() {
+        let dir = std::env::temp_dir().join(format!("noughts-cookies-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let a = TokenStore::open(Some(dir.clone()), "ws://a");
+        let b = TokenStore::open(Some(dir.clone()), "ws://b");
+        assert_eq!(a.device_cookie("ada"), None);
+        a.set_device_cookie("Ada", "c1");
+        b.set_device_cookie("ada", "c2");
+        a.set_device_cookie("bo", "c3");
+        assert_eq!(a.device_cookie("ADA").as_deref(), Some("c1"));
+        assert_eq!(b.device_cookie("ada").as_deref(), Some("c2"));
+        a.set_device_cookie("ada", "c4");
+        assert_eq!(a.device_cookie("ada").as_deref(), Some("c4"));
+        assert_eq!(a.device_cookie("bo").as_deref(), Some("c3"));
+        assert_eq!(TokenStore::in_memory("ws://a").device_cookie("ada"), None);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.join(DEVICE_COOKIES_FILE))
+                .unwrap()
+                .permissions();
+            assert_eq!(mode.mode() & 0o777, 0o600);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn keeps_one_token_per_server() {

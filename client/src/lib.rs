@@ -96,6 +96,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     // Asked before anything connects, so that no output comes between the prompts.
     let (account_request, credentials) = account_request(&cli.command)?;
     let (url, embedded, tokens) = server_and_identity(&connect, &cli.command).await?;
+    // A sign-in presents the device cookie this client was given for the account, if kept.
+    let kept = tokens.clone();
+    let credentials = credentials.map(|mut credentials| {
+        credentials.device_cookie = kept.device_cookie(&credentials.username);
+        credentials
+    });
     let interactive = !matches!(
         &cli.command,
         Some(
@@ -181,7 +187,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Register(_) | Command::Login(_) | Command::Sessions(_) | Command::Password(_),
         ) => {
             let request = account_request.context("an account command asks first")?;
-            account::run(link, request, &mut std::io::stdout().lock()).await
+            account::run(link, request, &kept, &mut std::io::stdout().lock()).await
         }
         Some(Command::Analyse(_)) => unreachable!("handled above"),
     };
@@ -253,8 +259,11 @@ fn account_request(
             let mut asker = password::Asker::new();
             let username = username(&mut asker, &args.username)?;
             let password = asker.password("Password: ")?;
-            let credentials = account::credentials(username, password);
-            (Some(account::Request::Login), Some(credentials))
+            let credentials = account::credentials(username.clone(), password);
+            (
+                Some(account::Request::Login { username }),
+                Some(credentials),
+            )
         }
         Some(Command::Sessions(args)) => {
             let revoke = args.revoke;

@@ -162,3 +162,32 @@ pub async fn token_works(url: &str, token: &str) -> bool {
         other => panic!("welcome or an error, got {other:?}"),
     }
 }
+
+/// The first answer to a sign-in of `username` with `password` (and a device cookie, if given),
+/// on a new connection to `url` whose trusted proxy says it comes from `address`.
+pub async fn sign_in_answer_from(
+    url: &str,
+    address: &str,
+    (username, password): (&str, &str),
+    device_cookie: Option<&str>,
+) -> ServerMessage {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = url.into_client_request().expect("a WebSocket URL");
+    let forwarded = address.parse().expect("an address");
+    request.headers_mut().append("x-forwarded-for", forwarded);
+    let connecting = tokio_tungstenite::connect_async(request);
+    let (mut socket, _) = tokio::time::timeout(crate::WAIT, connecting)
+        .await
+        .expect("connected in time")
+        .expect("connected");
+    let mut credentials = credentials(username, password, Some(address));
+    credentials.device_cookie = device_cookie.map(str::to_owned);
+    let hello = ClientMessage::Hello {
+        protocol: PROTOCOL_VERSION,
+        name: username.to_owned(),
+        token: None,
+        credentials: Some(credentials),
+    };
+    send_frame(&mut socket, &ClientFrame::new(hello)).await;
+    read_frame(&mut socket).await.expect("an answer").message
+}

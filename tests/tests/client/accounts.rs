@@ -1,14 +1,18 @@
 //! The account commands of the real `noughts` binary against a real server: `register` and
 //! `login` typed into a real terminal (tmux), the password never shown on it; a second config
 //! directory signed in as the same player; a wrong password's message; `sessions` listed and one
-//! ended; `password` changed; and each command reading its answers from standard input in a
-//! script.
+//! ended; `password` changed; each command reading its answers from standard input in a
+//! script; and each client keeping its device cookie, so a stranger's guesses do not lock it out.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 use noughts_client::embedded::Embedded;
+use noughts_protocol::{ErrorCode, ServerMessage};
+use noughts_server::{AccountConfig, ClientAddress, Proxies};
+use noughts_tests::accounts::sign_in_answer_from;
 use noughts_tests::tmux::Tmux;
 
 use crate::support::{bin, config, run_bin, temp_dir};
@@ -263,5 +267,70 @@ async fn sessions_are_listed_and_ended_and_a_password_change_holds_from_a_script
     assert!(succeeded("logout", &out).contains("logged out"));
     let out = scripted(&url, &desktop, &["sessions"], "").await;
     assert!(failed("after logout", &out).contains("noughts login"));
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_signed_in_before_is_not_locked_out_by_a_strangers_guesses() {
+    // Strangers come through a trusted proxy from addresses of their own; the clients come from
+    // loopback itself. The first wait is long, so the username stays locked meanwhile.
+    let server = Embedded::start(noughts_server::Config {
+        proxies: Proxies {
+            trusted: vec!["127.0.0.1".parse().unwrap()],
+            client_address: ClientAddress::XForwardedFor,
+        },
+        accounts: AccountConfig {
+            tls_proxy: true,
+            first_delay: Duration::from_secs(600),
+            ..AccountConfig::default()
+        },
+        ..config()
+    })
+    .await
+    .unwrap();
+    let url = server.url.clone();
+    let (laptop, desktop, fresh) = (
+        temp_dir("acct-c-laptop"),
+        temp_dir("acct-c-desk"),
+        temp_dir("acct-c-fresh"),
+    );
+    let input = format!("grace\n{PASSWORD}\n");
+    succeeded(
+        "register",
+        &scripted(&url, &laptop, &["register"], &input).await,
+    );
+    succeeded("login", &login(&url, &desktop, PASSWORD).await);
+
+    for n in 1..=10 {
+        let address = format!("203.0.113.{n}");
+        let guess = sign_in_answer_from(&url, &address, ("grace", "not it at all"), None).await;
+        assert!(
+            matches!(
+                &guess,
+                ServerMessage::Error {
+                    code: ErrorCode::BadCredentials,
+                    ..
+                }
+            ),
+            "{guess:?}"
+        );
+    }
+    let locked = sign_in_answer_from(&url, "203.0.113.11", ("grace", PASSWORD), None).await;
+    assert!(
+        matches!(
+            &locked,
+            ServerMessage::Error {
+                code: ErrorCode::TooManyAttempts,
+                ..
+            }
+        ),
+        "the username is locked: {locked:?}"
+    );
+
+    // Each client that registered or signed in before kept its device cookie, and gets in.
+    succeeded("the laptop again", &login(&url, &laptop, PASSWORD).await);
+    succeeded("the desktop again", &login(&url, &desktop, PASSWORD).await);
+    let out = login(&url, &fresh, PASSWORD).await;
+    assert!(failed("a new client", &out).contains("too_many_attempts"));
     server.stop().await;
 }
