@@ -6,6 +6,7 @@ mod account_quotas;
 mod account_rules;
 mod accounts;
 mod agreements;
+mod alerts;
 mod backup;
 mod connection;
 mod faults;
