@@ -334,6 +334,12 @@ impl Client {
             );
         }
         let username = credentials.username;
+        if self.shared.moderation.state().reserved(&username) {
+            return refuse(
+                ErrorCode::ReservedName,
+                format!("the name {username:?} is reserved; choose another"),
+            );
+        }
         let (key, skeleton) = (username_key(&username), username_skeleton(&username));
         let hold = self.shared.config.accounts.closed_name_hold;
         let hold_ms = u64::try_from(hold.as_millis()).unwrap_or(u64::MAX);

@@ -18,7 +18,8 @@ const PASSWORD: &str = "tangerine umbrella 42";
 const NEW_PASSWORD: &str = "violet harbour lantern";
 
 #[tokio::test]
-async fn a_username_that_looks_like_a_held_one_is_taken_even_a_closed_accounts() {
+async fn a_username_that_looks_like_a_held_one_is_taken_even_a_closed_accounts_and_reserved_ones_are_refused()
+ {
     let server = TestServer::start(test_config()).await;
     let url = server.url();
     let mut holder = Client::join(&url, "holder").await;
@@ -39,6 +40,12 @@ async fn a_username_that_looks_like_a_held_one_is_taken_even_a_closed_accounts()
         "a closed account holds its look-alikes too"
     );
     registered(&mut other, "reuse-y", PASSWORD).await;
+    // A name reserved as display names are is refused too.
+    let mut third = Client::join(&url, "third").await;
+    for (id, reserved) in [(6, "admin"), (7, "AI-perfect")] {
+        let answer = register(&mut third, id, reserved, PASSWORD).await;
+        assert_eq!(refusal(answer).0, ErrorCode::ReservedName, "{reserved}");
+    }
 }
 
 #[tokio::test]
