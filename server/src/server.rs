@@ -447,8 +447,15 @@ async fn report_leases(shared: Arc<Shared>, stop: CancellationToken) {
 
 /// Steps down, here, each game whose lease lapsed or was lost: it stops being served at once,
 /// its people told it is paused, until a node takes it again.
+/// Ends when connections stop, so that the node's shutdown does not wait for it.
 async fn step_down_lapsed(shared: Arc<Shared>, mut lapsed: mpsc::UnboundedReceiver<GameId>) {
-    while let Some(game) = lapsed.recv().await {
+    let stop = shared.stop_connections.clone();
+    loop {
+        let game = tokio::select! {
+            game = lapsed.recv() => game,
+            () = stop.cancelled() => return,
+        };
+        let Some(game) = game else { return };
         if let Some(handle) = shared.registry.game(game) {
             handle.step_down().await;
         }
