@@ -243,6 +243,22 @@ struct Args {
     /// Days a closed account's username stays reserved before anyone may register it.
     #[arg(long, env = "NOUGHTS_CLOSED_NAME_DAYS", value_parser = clap::value_parser!(u64).range(0..=3650), default_value_t = 30)]
     closed_name_days: u64,
+    /// `register` requests one address may make in an hour (a taken name counts too).
+    #[arg(long, env = "NOUGHTS_REGISTRATIONS_PER_HOUR", value_parser = clap::value_parser!(u32).range(1..), default_value_t = 5)]
+    registrations_per_hour: u32,
+    /// Accounts one address may make in a day.
+    #[arg(long, env = "NOUGHTS_ACCOUNTS_PER_DAY", value_parser = clap::value_parser!(u32).range(1..), default_value_t = 20)]
+    accounts_per_day: u32,
+    /// Sessions (signed-in devices) one account may hold; a sign-in past them ends the least
+    /// recently used.
+    #[arg(long, env = "NOUGHTS_SESSIONS_PER_ACCOUNT", value_parser = clap::value_parser!(u32).range(1..=1000), default_value_t = 20)]
+    sessions_per_account: u32,
+    /// Reports one player may send in an hour.
+    #[arg(long, env = "NOUGHTS_REPORTS_PER_HOUR", value_parser = clap::value_parser!(u32).range(1..), default_value_t = 10)]
+    reports_per_hour: u32,
+    /// Reports the players of one address may send in an hour, between them.
+    #[arg(long, env = "NOUGHTS_ADDRESS_REPORTS_PER_HOUR", value_parser = clap::value_parser!(u32).range(1..), default_value_t = 20)]
+    address_reports_per_hour: u32,
     /// How log lines are written to standard error: text, or json (one object a line, with the
     /// spans' fields: a connection's id, peer and client address, a game's id).
     #[arg(long, env = "NOUGHTS_LOG_FORMAT", value_parser = ["text", "json"], default_value = "text")]
@@ -383,6 +399,11 @@ impl Args {
                 tls_proxy: self.tls_proxy,
                 concurrent_hashes: usize::try_from(self.password_hashes).unwrap_or(2),
                 closed_name_hold: Duration::from_secs(self.closed_name_days * 24 * 3600),
+                registrations_per_hour: self.registrations_per_hour,
+                accounts_per_day: self.accounts_per_day,
+                sessions_per_account: usize::try_from(self.sessions_per_account).unwrap_or(20),
+                reports_per_hour: self.reports_per_hour,
+                address_reports_per_hour: self.address_reports_per_hour,
                 ..AccountConfig::default()
             },
         }
