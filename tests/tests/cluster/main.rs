@@ -4,10 +4,12 @@
 mod accounts;
 mod deploy;
 mod failover;
+mod faults;
 mod forgery;
 mod handover;
 mod moderation;
 mod play;
+mod players;
 mod rolling;
 mod rounds;
 mod war;

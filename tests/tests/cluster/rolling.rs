@@ -4,137 +4,22 @@
 //! whose connection closes comes back through the balancer with its token and finds its game
 //! with every move it saw acknowledged; afterwards every game is stored whole and finished.
 
-use std::collections::VecDeque;
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::SinkExt;
-use noughts_protocol::{
-    ClientFrame, ClientMessage, EndReason, GameId, GameState, Mark, PROTOCOL_VERSION, ServerFrame,
-    ServerMessage, Variant,
-};
-use noughts_tests::{Client, Scratch, Socket, WAIT, connect_with, read_frame};
-use tokio::time::{Instant, sleep, timeout};
+use noughts_protocol::{ClientFrame, ClientMessage, EndReason, GameId, ServerMessage};
+use noughts_tests::{Client, Scratch};
+use tokio::time::{Instant, sleep};
 use tokio_tungstenite::tungstenite::Message;
 
 use super::deploy::{Deployed, free_ports, programs_present};
+use super::players::{BACK_WITHIN, Seat, first_empty, meet};
 
 /// Time between two moves of one game.
 const PACE: Duration = Duration::from_millis(400);
-/// How long a player may take to come back into its game.
-const BACK_WITHIN: Duration = Duration::from_secs(30);
-
-/// One player's connection, and what it needs to come back.
-struct Seat {
-    ws: Socket,
-    token: String,
-    name: String,
-    mark: Mark,
-    /// Times it came back after its connection closed.
-    returns: u64,
-    /// How long each return into a game took, from the close to the game's state.
-    comebacks: Vec<Duration>,
-    /// The last frames it was sent, to say what it saw when something goes wrong.
-    seen: VecDeque<String>,
-}
-
-/// Connects through the balancer and says hello (with `token`, to come back); tries again while
-/// the balancer has no node for it, within [`BACK_WITHIN`].
-async fn hello(url: &str, name: &str, token: Option<&str>) -> (Socket, String) {
-    let deadline = Instant::now() + BACK_WITHIN;
-    loop {
-        assert!(Instant::now() < deadline, "{name} could not connect");
-        let Ok(mut ws) = connect_with(url, None).await else {
-            sleep(Duration::from_millis(100)).await;
-            continue;
-        };
-        let hello = ClientMessage::Hello {
-            protocol: PROTOCOL_VERSION,
-            name: name.to_owned(),
-            token: token.map(str::to_owned),
-            credentials: None,
-        };
-        if ws
-            .send(Message::text(ClientFrame::new(hello).to_json()))
-            .await
-            .is_err()
-        {
-            continue;
-        }
-        let welcome = timeout(WAIT - Duration::from_secs(1), read_frame(&mut ws)).await;
-        match welcome.unwrap_or_else(|_| panic!("{name}: no welcome")) {
-            Ok(frame) => match frame.message {
-                ServerMessage::Welcome { token, .. } => return (ws, token),
-                other => panic!("{name}: welcome, got {other:?}"),
-            },
-            // Closed at once: a node stopping under it.
-            Err(_) => sleep(Duration::from_millis(100)).await,
-        }
-    }
-}
-
-impl Seat {
-    /// The next frame, or how the connection closed; a connection silent for longer than the
-    /// harness's wait fails the test, saying who waited, for what, and what it saw last.
-    async fn frame(&mut self, doing: &str) -> Result<ServerFrame, Option<u16>> {
-        // Within the harness's own wait, which would fail without saying who waited.
-        let wait = WAIT - Duration::from_secs(1);
-        let Ok(frame) = timeout(wait, read_frame(&mut self.ws)).await else {
-            panic!(
-                "{}: no frame for {wait:?} while {doing}; the last it was sent: {:?}",
-                self.name, self.seen
-            );
-        };
-        if let Ok(frame) = &frame {
-            if self.seen.len() == 6 {
-                self.seen.pop_front();
-            }
-            let text = format!("{:?}", frame.message);
-            self.seen.push_back(text.chars().take(160).collect());
-        }
-        frame
-    }
-
-    /// Comes back with the token and returns the game's state as the server has it.
-    async fn come_back(&mut self, url: &str, game: GameId) -> GameState {
-        let closed = Instant::now();
-        'again: loop {
-            let (ws, token) = hello(url, &self.name, Some(&self.token)).await;
-            self.ws = ws;
-            self.token = token;
-            self.returns += 1;
-            let deadline = Instant::now() + BACK_WITHIN;
-            loop {
-                assert!(
-                    Instant::now() < deadline,
-                    "{}: game {game:?} never came back",
-                    self.name
-                );
-                match self.frame(&format!("coming back to game {game:?}")).await {
-                    Ok(frame) => match frame.message {
-                        ServerMessage::GameState(state) if state.game == game => {
-                            self.comebacks.push(closed.elapsed());
-                            return *state;
-                        }
-                        _ => {}
-                    },
-                    // Closed again (the node it landed on is the next to stop): again.
-                    Err(_) => continue 'again,
-                }
-            }
-        }
-    }
-}
-
-/// The first empty cell of a board.
-fn first_empty(board: &str) -> usize {
-    board
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != '/')
-        .position(|c| c == '.')
-        .expect("an empty cell while the game goes on")
-}
 
 /// What one pair did: its games, each with the moves acknowledged to its players.
 #[derive(Default)]
@@ -145,119 +30,17 @@ struct Played {
     comebacks: Vec<Duration>,
 }
 
-/// Sends `message` on `seat` (a send on a closed connection shows at the next read).
-async fn send(seat: &mut Seat, message: ClientMessage) {
-    let _ = seat
-        .ws
-        .send(Message::text(ClientFrame::new(message).to_json()))
-        .await;
-}
-
-/// Reads `seat` until `what` picks a message out; `None` if the connection closes first, or a
-/// request is refused (a room's node stopping refuses to start its game, as a person would be
-/// told, and they try again).
-async fn read_until<T>(seat: &mut Seat, what: impl Fn(ServerMessage) -> Option<T>) -> Option<T> {
-    loop {
-        let frame = seat.frame("meeting its opponent").await.ok()?;
-        if let ServerMessage::Error { .. } = frame.message {
-            return None;
-        }
-        if let Some(found) = what(frame.message) {
-            return Some(found);
-        }
-    }
-}
-
-/// Two players meet in a room: the new game's state, each seat's mark set.
-async fn try_meet(seats: &mut [Seat; 2]) -> Option<GameState> {
-    let room = ClientMessage::CreateRoom {
-        variant: Variant::Four,
-        clock: None,
-        private: false,
-        rated: false,
-    };
-    send(&mut seats[0], room).await;
-    let code = read_until(&mut seats[0], |m| match m {
-        ServerMessage::RoomCreated { code, .. } => Some(code),
-        _ => None,
-    })
-    .await?;
-    send(&mut seats[1], ClientMessage::JoinRoom { code }).await;
-    // A join that reaches a node as it stops may go unanswered: that node tells its clients to
-    // come back elsewhere, and the room's host, on another node, waits for nobody. After a
-    // while both come back and meet again, as two people would.
-    let seated = timeout(MEET_WITHIN, async {
-        let mut state = None;
-        for seat in seats.iter_mut() {
-            let s = read_until(seat, |m| match m {
-                ServerMessage::GameState(s) => Some(*s),
-                _ => None,
-            })
-            .await?;
-            seat.mark = s.you.expect("a seat");
-            state = Some(s);
-        }
-        state
-    });
-    seated.await.ok().flatten()
-}
-
-/// How long two players wait for their room's game to start before they both come back.
-const MEET_WITHIN: Duration = Duration::from_secs(8);
-
-/// [`try_meet`] until it works; when a connection closes on the way, both players come back,
-/// and a game that did start comes back with them and is played on.
-async fn meet(url: &str, seats: &mut [Seat; 2]) -> GameState {
-    loop {
-        if let Some(state) = try_meet(seats).await {
-            return state;
-        }
-        let mut started = None;
-        for seat in seats.iter_mut() {
-            let (ws, token) = hello(url, &seat.name, Some(&seat.token)).await;
-            seat.ws = ws;
-            seat.token = token;
-            seat.returns += 1;
-            let live = timeout(
-                Duration::from_secs(2),
-                read_until(seat, |m| match m {
-                    ServerMessage::GameState(s) if s.result.is_none() => Some(*s),
-                    _ => None,
-                }),
-            )
-            .await;
-            if let Ok(Some(state)) = live {
-                seat.mark = state.you.expect("a seat");
-                started = Some(state);
-            }
-        }
-        if let Some(state) = started {
-            return state;
-        }
-    }
-}
-
 /// Plays games of four (each mover takes the first empty cell) until `stop`, coming back
 /// whenever a connection closes.
 async fn pair(url: String, n: usize, stop: Arc<AtomicBool>, moves: Arc<AtomicU64>) -> Played {
-    let mut seats = [0, 1].map(|_| None::<Seat>);
-    for (i, seat) in seats.iter_mut().enumerate() {
-        let name = format!("p{n}{}", ["a", "b"][i]);
-        let (ws, token) = hello(&url, &name, None).await;
-        *seat = Some(Seat {
-            ws,
-            token,
-            name,
-            mark: Mark::X,
-            returns: 0,
-            comebacks: Vec::new(),
-            seen: VecDeque::new(),
-        });
-    }
-    let mut seats = seats.map(|s| s.expect("a seat"));
+    let mut seats = [
+        Seat::join(&url, format!("p{n}a"), BACK_WITHIN).await,
+        Seat::join(&url, format!("p{n}b"), BACK_WITHIN).await,
+    ];
     let mut played = Played::default();
+    let mut known = HashSet::new();
     while !stop.load(Ordering::Relaxed) {
-        let state = meet(&url, &mut seats).await;
+        let state = meet(&url, &mut seats, &known).await;
         let game = state.game;
         let mut board = state.board;
         let mut acked: Vec<usize> = Vec::new();
@@ -313,6 +96,7 @@ async fn pair(url: String, n: usize, stop: Arc<AtomicBool>, moves: Arc<AtomicU64
                 }
             }
         }
+        known.insert(game);
         played.games.push((game, acked));
     }
     played.returns = [seats[0].returns, seats[1].returns];
