@@ -85,11 +85,7 @@ struct Round {
     healed: Instant,
     /// How long after healing every pair moved again; or which did not.
     plays_again: Result<Duration, String>,
-    /// How long after the site played again its war games were one per variant, stored and
-    /// listed; or what was seen last.
-    wars: Result<Duration, String>,
-    /// Samples of the store after healing with two live war games of one variant, of all.
-    doubled: (usize, usize),
+    wars: Wars,
 }
 
 /// Waits until every pair still playing has moved on since `since`.
@@ -123,41 +119,72 @@ async fn plays_again(logs: &[Log], since: Instant) -> Result<Duration, String> {
     }
 }
 
+/// How the war games settled after a round.
+struct Wars {
+    /// How long after the site played again they were one per variant, stored and listed; or
+    /// what was seen last.
+    settled: Result<Duration, String>,
+    /// Samples of the store with two live war games of one variant, of all.
+    doubled: (usize, usize),
+    /// Samples where the balancer (or the node) turned the looker away.
+    turned_away: usize,
+}
+
 /// Waits until PostgreSQL has at most one live war game per variant and the lobby lists exactly
-/// one per variant; counts the samples of the store with two.
-async fn wars_settle(site: &Site) -> (Result<Duration, String>, (usize, usize)) {
+/// one per variant.
+async fn wars_settle(site: &Site) -> Wars {
     let variants: Vec<String> = Variant::ALL
         .iter()
         .map(|v| wire(serde_json::to_value(v)))
         .collect();
     let start = Instant::now();
-    let (mut doubled, mut samples) = (0, 0);
+    let mut wars = Wars {
+        settled: Err(String::new()),
+        doubled: (0, 0),
+        turned_away: 0,
+    };
     loop {
         let last = match site.war_games().await {
             Ok((stored, listed)) => {
-                samples += 1;
+                wars.doubled.1 += 1;
                 if stored.values().any(|&n| n > 1) {
-                    doubled += 1;
+                    wars.doubled.0 += 1;
                 }
-                let one_each = variants.iter().all(|v| listed.get(v) == Some(&1))
-                    && listed.len() == variants.len();
+                let one_each = listed.as_ref().is_ok_and(|listed| {
+                    variants.iter().all(|v| listed.get(v) == Some(&1))
+                        && listed.len() == variants.len()
+                });
+                wars.turned_away += usize::from(listed.is_err());
                 if stored.values().all(|&n| n <= 1) && one_each {
-                    return (Ok(start.elapsed()), (doubled, samples));
+                    wars.settled = Ok(start.elapsed());
+                    return wars;
                 }
                 format!("live in PostgreSQL {stored:?}, listed {listed:?}")
             }
             Err(err) => err,
         };
         if start.elapsed() > WARS_WITHIN {
-            return (
-                Err(format!(
-                    "not one war game per variant within {WARS_WITHIN:?}: {last}"
-                )),
-                (doubled, samples),
-            );
+            wars.settled = Err(format!(
+                "not one war game per variant within {WARS_WITHIN:?}: {last}"
+            ));
+            return wars;
         }
         sleep(Duration::from_millis(500)).await;
     }
+}
+
+/// The time of day (UTC) of `at`, as the nodes' logs write it.
+fn clock(at: Instant) -> String {
+    let now = (std::time::SystemTime::now() - at.elapsed())
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let (secs, millis) = (now.as_secs() % 86_400, now.subsec_millis());
+    format!(
+        "{:02}:{:02}:{:02}.{millis:03}",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
 }
 
 /// Each fault `rounds` times: inject, hold, heal, wait until the site plays again, and check
@@ -171,7 +198,12 @@ async fn inject_faults(
     let mut done = Vec::new();
     for round in 0..rounds {
         for fault in Fault::ALL {
-            eprintln!("round {}: {}", round + 1, fault.describe());
+            eprintln!(
+                "{} round {}: {}",
+                clock(Instant::now()),
+                round + 1,
+                fault.describe()
+            );
             let injected = Instant::now();
             let detail = site.inject(fault, round).await;
             let healed = Instant::now();
@@ -179,8 +211,8 @@ async fn inject_faults(
             if fault == Fault::RedisKilledEmpty {
                 site.redis.persist_again().await;
             }
-            let (wars, doubled) = wars_settle(site).await;
-            for (what, outcome) in [("play", &again), ("war games", &wars)] {
+            let wars = wars_settle(site).await;
+            for (what, outcome) in [("play", &again), ("war games", &wars.settled)] {
                 if let Err(err) = outcome {
                     failures.push(format!(
                         "round {} of {} ({detail}): {what}: {err}",
@@ -196,7 +228,6 @@ async fn inject_faults(
                 healed,
                 plays_again: again,
                 wars,
-                doubled,
             });
         }
     }
@@ -244,7 +275,9 @@ fn check_ids(logs: &[PairLog], site: &Site, failures: &mut Vec<String>) {
     }
     let duplicates = site.log_lines("duplicate key", 20);
     if !duplicates.is_empty() {
-        failures.push(format!("an id given twice: {duplicates:#?}"));
+        failures.push(format!(
+            "a duplicate key (an id or a ply written twice): {duplicates:#?}"
+        ));
     }
 }
 
@@ -268,6 +301,11 @@ struct Figures {
     apart: Vec<usize>,
     refused: Vec<usize>,
     stalls: Vec<Duration>,
+    /// Players who heard nothing for a while and came back on their own: what each waited for
+    /// and had last been sent.
+    quiet: Vec<Vec<String>>,
+    /// Connections the balancer refused the players.
+    turned_away: Vec<usize>,
     games: usize,
     acked: usize,
 }
@@ -292,6 +330,8 @@ fn judge_all(
         apart: vec![0; slots],
         refused: vec![0; slots],
         stalls: vec![Duration::ZERO; slots],
+        quiet: vec![Vec::new(); slots],
+        turned_away: vec![0; slots],
         games: 0,
         acked: 0,
     };
@@ -302,12 +342,21 @@ fn judge_all(
                 log.names[0], log.names[1]
             ));
         }
-        for &(at, waited) in &log.stalls {
-            let slot = rounds_during(done, at, at)
+        let slot_at = |at: Instant| {
+            rounds_during(done, at, at)
                 .last()
                 .copied()
-                .unwrap_or(done.len());
+                .unwrap_or(done.len())
+        };
+        for &(at, waited) in &log.stalls {
+            let slot = slot_at(at);
             figures.stalls[slot] = figures.stalls[slot].max(waited);
+        }
+        for (at, what) in &log.quiet {
+            figures.quiet[slot_at(*at)].push(what.clone());
+        }
+        for &at in &log.turned_away {
+            figures.turned_away[slot_at(at)] += 1;
         }
         for game in &log.games {
             figures.games += 1;
@@ -380,12 +429,13 @@ fn secs(d: Duration) -> String {
     format!("{:.1} s", d.as_secs_f64())
 }
 
-/// The table of what each fault cost: a row per fault, a figure per round.
+/// The table of what each fault cost: a row per fault, a figure per round; then a line per
+/// round, and what each player left waiting had last been sent.
 fn table(done: &[Round], figures: &Figures) -> String {
     let mut table = String::from(
         "| fault | acked moves lost | acked moves the opponent never saw | games that \
          diverged | games wrongly ended | players told different results | war games doubled \
-         | longest stall |\n|---|---|---|---|---|---|---|---|\n",
+         | players left waiting | longest stall |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for fault in Fault::ALL {
         let slots: Vec<usize> = (0..done.len())
@@ -395,7 +445,7 @@ fn table(done: &[Round], figures: &Figures) -> String {
         let worst = slots.iter().map(|&i| figures.stalls[i]).max();
         let _ = writeln!(
             table,
-            "| {} | {} | {} | {} | {} | {} | {} | {} ({}) |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) |",
             fault.describe(),
             figure(&figures.lost),
             figure(&figures.unseen),
@@ -403,12 +453,12 @@ fn table(done: &[Round], figures: &Figures) -> String {
             figure(&figures.wrongly),
             figure(&figures.apart),
             per_round(slots.iter().map(|&i| {
-                let round = &done[i];
-                match (&round.wars, round.doubled.0) {
-                    (Ok(_), 0) => "no".to_owned(),
-                    (_, n) => format!("yes ({n} of {})", round.doubled.1),
+                match (&done[i].wars.settled, done[i].wars.doubled) {
+                    (Ok(_), (0, _)) => "no".to_owned(),
+                    (_, (n, of)) => format!("yes ({n} of {of} samples)"),
                 }
             })),
+            per_round(slots.iter().map(|&i| figures.quiet[i].len())),
             secs(worst.unwrap_or_default()),
             per_round(slots.iter().map(|&i| secs(figures.stalls[i]))),
         );
@@ -416,18 +466,22 @@ fn table(done: &[Round], figures: &Figures) -> String {
     let before = done.len();
     let _ = writeln!(
         table,
-        "| none (before the first fault) | {} | {} | {} | {} | {} | no | {} |",
+        "| none (before the first fault) | {} | {} | {} | {} | {} | no | {} | {} |",
         figures.lost[before],
         figures.unseen[before],
         figures.diverged[before],
         figures.wrongly[before],
         figures.apart[before],
+        figures.quiet[before].len(),
         secs(figures.stalls[before])
     );
-    for round in done {
+    let mut waiting = String::new();
+    for (i, round) in done.iter().enumerate() {
         let _ = writeln!(
             table,
-            "{} {}: healed after {}; every pair moved again {}; one war game per variant {}",
+            "{} {}: healed after {}; every pair moved again {}; one war game per variant {}; \
+             the balancer turned away {} players' connections and {} of {} lookers; {} players \
+             heard nothing for a while and came back on their own",
             round.fault.describe(),
             round.detail,
             secs(round.healed - round.injected),
@@ -437,9 +491,20 @@ fn table(done: &[Round], figures: &Figures) -> String {
                 .map_or("NOT".to_owned(), |d| format!("{} later", secs(*d))),
             round
                 .wars
+                .settled
                 .as_ref()
                 .map_or("NOT".to_owned(), |d| format!("{} after that", secs(*d))),
+            figures.turned_away[i],
+            round.wars.turned_away,
+            round.wars.doubled.1,
+            figures.quiet[i].len(),
         );
+        for what in &figures.quiet[i] {
+            let _ = writeln!(waiting, "{}: {what}", round.fault.describe());
+        }
+    }
+    if !waiting.is_empty() {
+        let _ = write!(table, "players left waiting:\n{waiting}");
     }
     table
 }
@@ -476,7 +541,7 @@ async fn redis_postgresql_and_a_node_failing_under_play_lose_no_move_and_give_on
     if let Err(err) = plays_again(&logs, began).await {
         panic!("the players never got going: {err}");
     }
-    if let (Err(err), _) = wars_settle(&site).await {
+    if let Err(err) = wars_settle(&site).await.settled {
         panic!("before any fault: {err}");
     }
     let mut failures = Vec::new();

@@ -40,21 +40,26 @@ pub(super) struct Seat {
     pub(super) seen: VecDeque<String>,
     /// How long it keeps trying to come back (to connect, be welcomed and find its game).
     pub(super) patience: Duration,
+    /// When the balancer refused it a connection (it had no node ready, or the node refused).
+    pub(super) turned_away: Vec<Instant>,
 }
 
 /// Connects through the balancer and says hello (with `token`, to come back); tries again while
-/// the balancer has no node for it or no welcome comes, for up to `patience`. Returns the socket,
-/// the new token and the player's id.
+/// the balancer has no node for it or no welcome comes, for up to `patience`, noting in
+/// `turned_away` when a connection was refused. Returns the socket, the new token and the
+/// player's id.
 pub(super) async fn hello(
     url: &str,
     name: &str,
     token: Option<&str>,
     patience: Duration,
+    turned_away: &mut Vec<Instant>,
 ) -> (Socket, String, PlayerId) {
     let deadline = Instant::now() + patience;
     loop {
         assert!(Instant::now() < deadline, "{name} could not connect");
         let Ok(mut ws) = connect_with(url, None).await else {
+            turned_away.push(Instant::now());
             sleep(Duration::from_millis(100)).await;
             continue;
         };
@@ -90,7 +95,8 @@ pub(super) async fn hello(
 impl Seat {
     /// A new player, welcomed through the balancer at `url`.
     pub(super) async fn join(url: &str, name: String, patience: Duration) -> Seat {
-        let (ws, token, player) = hello(url, &name, None, patience).await;
+        let mut turned_away = Vec::new();
+        let (ws, token, player) = hello(url, &name, None, patience, &mut turned_away).await;
         Seat {
             ws,
             token,
@@ -101,6 +107,7 @@ impl Seat {
             comebacks: Vec::new(),
             seen: VecDeque::new(),
             patience,
+            turned_away,
         }
     }
 
@@ -142,7 +149,14 @@ impl Seat {
 
     /// Says hello again with its token, on a new connection.
     pub(super) async fn reconnect(&mut self, url: &str) {
-        let (ws, token, _) = hello(url, &self.name, Some(&self.token), self.patience).await;
+        let (ws, token, _) = hello(
+            url,
+            &self.name,
+            Some(&self.token),
+            self.patience,
+            &mut self.turned_away,
+        )
+        .await;
         self.ws = ws;
         self.token = token;
         self.returns += 1;

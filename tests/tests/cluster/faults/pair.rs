@@ -14,15 +14,15 @@ use tokio::time::{Instant, sleep};
 use super::super::players::{Seat, cells, first_empty, meet};
 
 /// Time between two moves of one game: about two moves a second.
-pub(super) const PACE: Duration = Duration::from_millis(500);
+const PACE: Duration = Duration::from_millis(500);
 /// How long a player keeps trying to come back into its game.
 pub(super) const PATIENCE: Duration = Duration::from_secs(60);
 /// A player that hears nothing for this long while it waits comes back on a new connection, as
 /// a client whose connection went quiet does.
-pub(super) const SILENT: Duration = Duration::from_secs(20);
+const SILENT: Duration = Duration::from_secs(20);
 /// How long a refused move (`game_paused`) waits for the game's next state before it is sent
 /// again.
-pub(super) const RESEND: Duration = Duration::from_secs(1);
+const RESEND: Duration = Duration::from_secs(1);
 /// A game that has not moved for this long is stuck: the pair gives up, and the test fails.
 pub(super) const STUCK: Duration = Duration::from_secs(90);
 
@@ -93,6 +93,11 @@ pub(super) struct PairLog {
     /// Why the pair stopped, if it did not finish.
     pub(super) failure: Option<String>,
     pub(super) finished: bool,
+    /// Each time a player heard nothing for [`SILENT`] and came back on its own: since when,
+    /// and what it was waiting for and had last been sent.
+    pub(super) quiet: Vec<(Instant, String)>,
+    /// When the balancer refused its players a connection.
+    pub(super) turned_away: Vec<Instant>,
 }
 
 pub(super) type Log = Arc<Mutex<PairLog>>;
@@ -103,7 +108,7 @@ pub(super) fn lock(log: &Log) -> std::sync::MutexGuard<'_, PairLog> {
 }
 
 /// The game as the pair knows it: the newest of what either player was sent.
-pub(super) struct View {
+struct View {
     pub(super) game: GameId,
     pub(super) seq: u64,
     pub(super) board: String,
@@ -118,7 +123,7 @@ impl View {
 }
 
 /// What a frame meant to the player waiting for its move.
-pub(super) enum Heard {
+enum Heard {
     /// The mover's own move, acknowledged.
     Acked,
     /// The game moved on, resumed or ended.
@@ -131,7 +136,7 @@ pub(super) enum Heard {
 }
 
 /// Takes in `message`, sent to seat `seat` whose mark is `mark`.
-pub(super) fn hear(
+fn hear(
     view: &mut View,
     game: &mut GameLog,
     seat: usize,
@@ -217,7 +222,7 @@ pub(super) fn hear(
 }
 
 /// The next frame either player is sent within `wait`, and whose it is.
-pub(super) async fn next_frame(
+async fn next_frame(
     seats: &mut [Seat; 2],
     wait: Duration,
 ) -> Option<(usize, Result<ServerFrame, Option<u16>>)> {
@@ -239,12 +244,7 @@ pub(super) async fn pair(url: String, n: usize, stop: Arc<AtomicBool>, log: Log)
     }
 }
 
-pub(super) async fn play_games(
-    url: &str,
-    n: usize,
-    stop: &AtomicBool,
-    log: &Log,
-) -> Result<(), String> {
+async fn play_games(url: &str, n: usize, stop: &AtomicBool, log: &Log) -> Result<(), String> {
     let mut seats = [
         Seat::join(url, format!("f{n}a"), PATIENCE).await,
         Seat::join(url, format!("f{n}b"), PATIENCE).await,
@@ -259,6 +259,7 @@ pub(super) async fn play_games(
         let meeting = Instant::now();
         lock(log).doing = "meeting in a room".to_owned();
         let state = meet(url, &mut seats, &known).await;
+        gather(log, &mut seats);
         known.insert(state.game);
         play_game(url, &mut seats, state, meeting, log).await?;
     }
@@ -266,7 +267,7 @@ pub(super) async fn play_games(
 }
 
 /// Plays one game to its end, then waits until both players are told how it ended.
-pub(super) async fn play_game(
+async fn play_game(
     url: &str,
     seats: &mut [Seat; 2],
     state: GameState,
@@ -313,14 +314,22 @@ pub(super) async fn play_game(
     result
 }
 
+/// Moves the times its players were turned away into the pair's log.
+fn gather(log: &Log, seats: &mut [Seat; 2]) {
+    let mut log = lock(log);
+    for seat in seats {
+        log.turned_away.append(&mut seat.turned_away);
+    }
+}
+
 /// Runs `f` on the pair's log of its current game.
-pub(super) fn with_game<T>(log: &Log, index: usize, f: impl FnOnce(&mut GameLog) -> T) -> T {
+fn with_game<T>(log: &Log, index: usize, f: impl FnOnce(&mut GameLog) -> T) -> T {
     f(&mut lock(log).games[index])
 }
 
 /// A seat's connection closed, or went quiet: it comes back with its token, and takes in the
 /// game's state it is given.
-pub(super) async fn bring_back(
+async fn bring_back(
     url: &str,
     seats: &mut [Seat; 2],
     seat: usize,
@@ -328,7 +337,9 @@ pub(super) async fn bring_back(
     log: &Log,
     index: usize,
 ) -> Result<(), String> {
-    let state = seats[seat].try_come_back(url, view.game).await?;
+    let state = seats[seat].try_come_back(url, view.game).await;
+    gather(log, seats);
+    let state = state?;
     let mark = seats[seat].mark;
     with_game(log, index, |game| {
         hear(
@@ -342,8 +353,25 @@ pub(super) async fn bring_back(
     Ok(())
 }
 
+/// Notes that `seat` heard nothing for [`SILENT`] while it waited in game `view`.
+fn went_quiet(log: &Log, seat: &Seat, view: &View, since: Instant) {
+    let mut log = lock(log);
+    let what = format!(
+        "{} (player {}) heard nothing from {} for {SILENT:?} in game {:?} (seq {}) while: {}; \
+         last sent: {:?}",
+        seat.name,
+        seat.player.0,
+        super::clock(since),
+        view.game,
+        view.seq,
+        log.doing,
+        seat.seen
+    );
+    log.quiet.push((since, what));
+}
+
 /// Plays the game's moves until it is over.
-pub(super) async fn play_moves(
+async fn play_moves(
     url: &str,
     seats: &mut [Seat; 2],
     view: &mut View,
@@ -377,7 +405,7 @@ pub(super) async fn play_moves(
             ));
         };
         if waiting.1.elapsed() > STUCK {
-            return Err(stuck(seats, view, &waiting, sent));
+            return Err(stuck(seats, view, &waiting, sent, log));
         }
         let mover = usize::from(seats[0].mark != mark);
         let cell = first_empty(&view.board);
@@ -403,11 +431,12 @@ pub(super) async fn play_moves(
         while view.plies() == plies && !view.over && resend_at.is_none_or(|at| Instant::now() < at)
         {
             if waiting.1.elapsed() > STUCK {
-                return Err(stuck(seats, view, &waiting, sent));
+                return Err(stuck(seats, view, &waiting, sent, log));
             }
             match next_frame(seats, Duration::from_millis(250)).await {
                 None => {
                     if heard.elapsed() > SILENT {
+                        went_quiet(log, &seats[mover], view, heard);
                         bring_back(url, seats, mover, view, log, index).await?;
                         heard = Instant::now();
                         // Its move may be lost with the connection: it is sent again.
@@ -463,13 +492,15 @@ pub(super) async fn play_moves(
     }
 }
 
-/// Why a pair gives up on a game that stopped moving.
-pub(super) fn stuck(
+/// Why a pair gives up on a game that stopped moving; its wait counts as a stall.
+fn stuck(
     seats: &[Seat; 2],
     view: &View,
     waiting: &(usize, Instant),
     sent: u32,
+    log: &Log,
 ) -> String {
+    lock(log).stalls.push((Instant::now(), waiting.1.elapsed()));
     format!(
         "game {:?} has not moved for {:?}: waiting for ply {} (board {}, seq {}), the move sent \
          {sent} times; {} was last sent {:?}; {} was last sent {:?}",
@@ -487,7 +518,7 @@ pub(super) fn stuck(
 
 /// After the game's last move: reads until both players are told how it ended, each coming back
 /// if its connection closes or nothing comes.
-pub(super) async fn hear_the_end(
+async fn hear_the_end(
     url: &str,
     seats: &mut [Seat; 2],
     view: &mut View,
@@ -519,6 +550,7 @@ pub(super) async fn hear_the_end(
         }
         for seat in 0..2 {
             if !told[seat] && quiet[seat].elapsed() > SILENT {
+                went_quiet(log, &seats[seat], view, quiet[seat]);
                 bring_back(url, seats, seat, view, log, index).await?;
                 quiet[seat] = Instant::now();
             }

@@ -7,18 +7,20 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use noughts_protocol::{ClientMessage, GameKind, ServerMessage};
-use noughts_tests::Client;
+use futures_util::SinkExt;
+use noughts_protocol::{ClientFrame, ClientMessage, GameKind, PROTOCOL_VERSION, ServerMessage};
+use noughts_tests::{connect_with, read_frame};
 use tokio::time::{Instant, sleep, timeout};
+use tokio_tungstenite::tungstenite::Message;
 
 use super::super::deploy::Deployed;
 use super::Fault;
 
 /// The nodes' lease: `deploy/cluster` leaves the default.
-pub(super) const LEASE: Duration = Duration::from_secs(5);
+const LEASE: Duration = Duration::from_secs(5);
 
 /// Runs `command` off the players' threads: its output.
-pub(super) async fn run(mut command: Command) -> std::process::Output {
+async fn run(mut command: Command) -> std::process::Output {
     let what = format!("{command:?}");
     tokio::task::spawn_blocking(move || command.output())
         .await
@@ -27,7 +29,7 @@ pub(super) async fn run(mut command: Command) -> std::process::Output {
 }
 
 /// `kill -SIGNAL pid`.
-pub(super) async fn signal(pid: u32, signal: &str) {
+async fn signal(pid: u32, signal: &str) {
     let mut kill = Command::new("kill");
     kill.args([&format!("-{signal}"), &pid.to_string()]);
     let out = run(kill).await;
@@ -39,7 +41,7 @@ pub(super) async fn signal(pid: u32, signal: &str) {
 }
 
 /// `command` run as `user` (when this test runs as root and `user` is someone else).
-pub(super) fn as_user(user: &str, program: &Path) -> Command {
+fn as_user(user: &str, program: &Path) -> Command {
     let root = Command::new("id")
         .arg("-u")
         .output()
@@ -56,7 +58,7 @@ pub(super) fn as_user(user: &str, program: &Path) -> Command {
 /// A setting a node was started with: `--NAME` (or `--NAME-file`) on its command line, or
 /// `NOUGHTS_NAME` (or `NOUGHTS_NAME_FILE`, `NOUGHTS_NAME_URL_FILE`) in its environment; a file
 /// named is read.
-pub(super) fn node_setting(pid: u32, name: &str) -> Option<String> {
+fn node_setting(pid: u32, name: &str) -> Option<String> {
     let split = |path: String| -> Vec<String> {
         std::fs::read(path)
             .unwrap_or_default()
@@ -444,7 +446,7 @@ impl Postgres {
 }
 
 /// The first file named `name` under `dir`, at most `depth` directories down.
-pub(super) fn find_file(dir: &Path, name: &str, depth: usize) -> Option<PathBuf> {
+fn find_file(dir: &Path, name: &str, depth: usize) -> Option<PathBuf> {
     let entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .flatten()
@@ -464,6 +466,9 @@ pub(super) fn find_file(dir: &Path, name: &str, depth: usize) -> Option<PathBuf>
         .filter(|path| path.is_dir())
         .find_map(|path| find_file(path, name, depth - 1))
 }
+
+/// A count per variant, by its name.
+pub(super) type PerVariant = HashMap<String, usize>;
 
 /// The parts of `deploy/cluster` the faults are injected into.
 pub(super) struct Site {
@@ -574,11 +579,12 @@ impl Site {
         lines
     }
 
-    /// The live war games per variant in PostgreSQL, and the war games the lobby lists per
-    /// variant to a new player through the balancer.
+    /// The live war games per variant in PostgreSQL (an error if it cannot say), and the war
+    /// games the lobby lists per variant to a new player through the balancer (an error if the
+    /// balancer or the node turns it away).
     pub(super) async fn war_games(
         &self,
-    ) -> Result<(HashMap<String, usize>, HashMap<String, usize>), String> {
+    ) -> Result<(PerVariant, Result<PerVariant, String>), String> {
         let rows = self
             .postgres
             .select(
@@ -590,27 +596,50 @@ impl Site {
             .into_iter()
             .map(|row| (row[0].clone(), row[1].parse().unwrap_or(0)))
             .collect();
-        let url = self.url.clone();
-        let listed = tokio::spawn(async move {
-            let mut looker = Client::join(&url, "looker").await;
-            match looker.request(1, ClientMessage::SubscribeLobby).await {
-                ServerMessage::Lobby { games, .. } => {
-                    let mut listed = HashMap::new();
-                    for game in games.iter().filter(|g| g.kind == GameKind::War) {
-                        *listed
-                            .entry(wire(serde_json::to_value(game.variant)))
-                            .or_default() += 1;
-                    }
-                    Ok(listed)
-                }
-                other => Err(format!("a lobby snapshot, got {other:?}")),
-            }
-        });
-        let listed = timeout(Duration::from_secs(10), listed)
+        let listed = timeout(Duration::from_secs(10), listed_wars(&self.url))
             .await
             .map_err(|_| "no lobby within 10 s".to_owned())?
-            .map_err(|err| format!("the lobby: {err}"))??;
+            .map_err(|err| format!("the lobby: {err}"));
         Ok((stored, listed))
+    }
+}
+
+/// The war games the lobby lists per variant to a new player through the balancer; an error if
+/// the balancer turns it away.
+async fn listed_wars(url: &str) -> Result<PerVariant, String> {
+    let mut ws = connect_with(url, None)
+        .await
+        .map_err(|err| err.to_string())?;
+    for message in [
+        ClientMessage::Hello {
+            protocol: PROTOCOL_VERSION,
+            name: "looker".to_owned(),
+            token: None,
+            credentials: None,
+        },
+        ClientMessage::SubscribeLobby,
+    ] {
+        ws.send(Message::text(ClientFrame::new(message).to_json()))
+            .await
+            .map_err(|err| err.to_string())?;
+    }
+    loop {
+        let frame = read_frame(&mut ws)
+            .await
+            .map_err(|code| format!("closed ({code:?})"))?;
+        match frame.message {
+            ServerMessage::Lobby { games, .. } => {
+                let mut listed = HashMap::new();
+                for game in games.iter().filter(|g| g.kind == GameKind::War) {
+                    *listed
+                        .entry(wire(serde_json::to_value(game.variant)))
+                        .or_default() += 1;
+                }
+                return Ok(listed);
+            }
+            ServerMessage::Error { code, message } => return Err(format!("{code}: {message}")),
+            _ => {}
+        }
     }
 }
 
