@@ -189,6 +189,58 @@ async fn a_page_not_there_gets_a_plain_404_and_every_page_answer_closes_the_conn
     assert!(answer.contains("\r\nConnection: close\r\n"), "{answer}");
 }
 
+/// PROTOCOL.md, whose table of HTTP answers a client author reads.
+const PROTOCOL_MD: &str = include_str!("../../../protocol/PROTOCOL.md");
+
+#[tokio::test]
+async fn other_methods_get_the_405_protocol_md_gives_and_head_gets_a_head() {
+    let row = PROTOCOL_MD
+        .lines()
+        .find(|line| line.starts_with("| a method other than"))
+        .expect("PROTOCOL.md's HTTP table has a row for other methods");
+    let allow = row
+        .split('`')
+        .find(|part| part.starts_with("Allow: "))
+        .expect("the row names the Allow header");
+    let server = TestServer::start(test_config()).await;
+    let upgrade_by_head = format!("HEAD / HTTP/1.1\r\n{GOOD}\r\n");
+    for request in [
+        "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n",
+        "DELETE /app.js HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        upgrade_by_head.as_str(),
+    ] {
+        let answer = ask(&server, request).await;
+        assert!(
+            answer.starts_with("HTTP/1.1 405 Method Not Allowed\r\n"),
+            "{request:?}: {answer}"
+        );
+        assert!(
+            answer.contains(&format!("\r\n{allow}\r\n")),
+            "{request:?}: PROTOCOL.md says {allow:?}: {answer}"
+        );
+    }
+    // A HEAD gets what a GET would, without the body.
+    for (path, status) in [("/", "200 OK"), ("/app.js", "200 OK"), ("/nothing", "404 ")] {
+        let get = ask(
+            &server,
+            &format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n"),
+        )
+        .await;
+        let head = ask(
+            &server,
+            &format!("HEAD {path} HTTP/1.1\r\nHost: localhost\r\n\r\n"),
+        )
+        .await;
+        assert!(
+            head.starts_with(&format!("HTTP/1.1 {status}")),
+            "{path}: {head}"
+        );
+        let (get_head, body) = get.split_once("\r\n\r\n").unwrap();
+        assert!(!body.is_empty(), "{path}");
+        assert_eq!(head, format!("{get_head}\r\n\r\n"), "{path}");
+    }
+}
+
 /// The headers SECURITY.md promises on every answer of the main port.
 const SECURITY_HEADERS: [&str; 4] = [
     "\r\nContent-Security-Policy: default-src 'none';",
