@@ -13,7 +13,7 @@ mod pair;
 mod site;
 mod verdict;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -299,7 +299,8 @@ struct Figures {
     diverged: Vec<usize>,
     wrongly: Vec<usize>,
     apart: Vec<usize>,
-    refused: Vec<usize>,
+    /// Refusals of a move other than `game_paused`, by what they said.
+    refused: BTreeMap<String, usize>,
     stalls: Vec<Duration>,
     /// Players who heard nothing for a while and came back on their own: what each waited for
     /// and had last been sent.
@@ -328,7 +329,7 @@ fn judge_all(
         diverged: vec![0; slots],
         wrongly: vec![0; slots],
         apart: vec![0; slots],
-        refused: vec![0; slots],
+        refused: BTreeMap::new(),
         stalls: vec![Duration::ZERO; slots],
         quiet: vec![Vec::new(); slots],
         turned_away: vec![0; slots],
@@ -373,7 +374,12 @@ fn judge_all(
                 figures.diverged[slot] += usize::from(verdict.diverged);
                 figures.wrongly[slot] += usize::from(verdict.wrongly_ended);
                 figures.apart[slot] += usize::from(verdict.told_apart);
-                figures.refused[slot] += game.errors.len();
+            }
+            for error in &game.errors {
+                let said = error
+                    .split_once("): ")
+                    .map_or(error.as_str(), |(_, said)| said);
+                *figures.refused.entry(said.to_owned()).or_default() += 1;
             }
             // The game a pair gave up in is told of by the pair's failure.
             let unfinished = game.ended.is_none() && log.failure.is_some();
@@ -558,12 +564,12 @@ async fn redis_postgresql_and_a_node_failing_under_play_lose_no_move_and_give_on
     let figures = judge_all(&logs, &done, &stored, &site, ended, &mut failures);
     eprintln!(
         "{PAIRS} pairs, {} games, {} acknowledged moves, {rounds} rounds of each of {} faults in \
-         {}; {} moves refused with another code than game_paused\n{}",
+         {}; moves refused with another code than game_paused: {:?}\n{}",
         figures.games,
         figures.acked,
         Fault::ALL.len(),
         secs(began.elapsed()),
-        figures.refused.iter().sum::<usize>(),
+        figures.refused,
         table(&done, &figures)
     );
     assert!(
