@@ -289,8 +289,11 @@ async fn pump(
     let mut ping = interval_at(first_ping, config.ping_interval);
     ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let unseated_every = unseated_ping_every(config);
-    // Ticks since the last ping.
-    let mut unpinged = 0;
+    // Ticks since the last ping, as if one had gone out a tick before the first: the first tick
+    // pings every connection, seated or not, so each hears from the server early (PROTOCOL.md
+    // promises the first ping within about one interval of opening), and a connection not
+    // seated is pinged every other tick from then on.
+    let mut unpinged = unseated_every.saturating_sub(1);
     let mut last_heard = Instant::now();
     // Fires at the idle deadline as it stood when it was set; checked against `last_heard` then.
     let idle = sleep_until(last_heard + config.idle_timeout);

@@ -189,6 +189,31 @@ async fn a_player_in_a_game_is_pinged_every_interval_and_one_in_the_lobby_every_
 }
 
 #[tokio::test]
+async fn a_connection_in_the_lobby_is_first_pinged_within_the_first_interval() {
+    // With a 2 s interval (and so 4 s between the pings of a connection not seated), the first
+    // ping is due between 1 and 2 s after opening, on the quarter-second grid.
+    let interval = Duration::from_secs(2);
+    let server = TestServer::start(Config {
+        ping_interval: interval,
+        idle_timeout: Duration::from_secs(6),
+        ..quiet()
+    })
+    .await;
+    let opened = tokio::time::Instant::now();
+    let (mut lobby, _) = hello(&server.url(), "ada").await;
+    send(&mut lobby, json!({"type": "subscribe_lobby", "id": 1})).await;
+    let pings = ping_times(&mut lobby, interval * 3 / 2).await;
+    let first = pings.first().map(|at| *at - opened);
+    assert!(
+        first.is_some_and(|first| {
+            first >= interval / 2 - Duration::from_millis(50)
+                && first <= interval + Duration::from_millis(500)
+        }),
+        "the first ping came {first:?} after opening"
+    );
+}
+
+#[tokio::test]
 async fn a_full_server_refuses_cleanly() {
     let server = TestServer::start(Config {
         max_connections: 1,
