@@ -113,7 +113,7 @@ impl Game {
         let seats = setup.seats.clone().map(|seat| {
             seat.map(|session| {
                 let outs = session.join_game(id);
-                Human { session, outs }
+                Human::seated(session, outs)
             })
         });
         let connected =
@@ -200,10 +200,7 @@ impl Game {
         let seats = setup.seats.clone().map(|seat| {
             seat.map(|session| {
                 session.join_game(id);
-                Human {
-                    session,
-                    outs: Vec::new(),
-                }
+                Human::seated(session, Vec::new())
             })
         });
         let moves: Vec<(usize, Option<u64>)> = live

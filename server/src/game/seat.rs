@@ -11,11 +11,27 @@ use crate::sitter::Sitter;
 /// A person's seat.
 #[derive(Debug)]
 pub(super) struct Human {
-    /// The player: its id and name for snapshots, and its set of games to leave when this closes.
+    /// The player: its id and rating for snapshots, and its set of games to leave when this
+    /// closes.
     pub(super) session: Arc<Session>,
+    /// The name this seat shows until the game ends: the player's when the game started (or was
+    /// taken up here after a restart or from another node). A `rename` meanwhile is for what
+    /// starts later, so every snapshot and lobby entry of one game names its players alike.
+    name: String,
     /// The connections to send to (a player may be connected from several places); none while
     /// the player is away.
     pub(super) outs: Vec<Outbound>,
+}
+
+impl Human {
+    /// `session`'s player takes the seat, reached through `outs`, under the name it has now.
+    pub(super) fn seated(session: Arc<Session>, outs: Vec<Outbound>) -> Human {
+        Human {
+            name: session.name(),
+            session,
+            outs,
+        }
+    }
 }
 
 impl Sitter<Human> {
@@ -23,7 +39,7 @@ impl Sitter<Human> {
     pub(super) fn info(&self, variant: Variant) -> SeatInfo {
         match self {
             Sitter::Human(human) => SeatInfo {
-                name: human.session.name(),
+                name: human.name.clone(),
                 player: Some(human.session.player),
                 level: None,
                 connected: !human.outs.is_empty(),

@@ -91,3 +91,61 @@ async fn a_rename_keeps_the_player_and_shows_in_new_games() {
     assert_eq!(seat.name, "Ada L.");
     drop(o);
 }
+
+#[tokio::test]
+async fn a_game_being_played_keeps_the_names_it_started_with_until_it_ends() {
+    let server = TestServer::start(noughts_tests::test_config()).await;
+    let ada = server.join("ada").await;
+    let bob = server.join("bob").await;
+    let player = ada.player;
+    let (mut x, mut o, state) = pair(ada, bob, Variant::Classic).await;
+    let game = state.game;
+    let (ada, bob) = if x.player == player {
+        (&mut x, &mut o)
+    } else {
+        (&mut o, &mut x)
+    };
+    let rename = ClientMessage::Rename {
+        name: "Ada L.".to_owned(),
+    };
+    assert!(matches!(
+        ada.request(2, rename).await,
+        ServerMessage::Renamed { .. }
+    ));
+    let ada_seat = |x: &noughts_protocol::SeatInfo, o: &noughts_protocol::SeatInfo| {
+        if x.player == Some(player) {
+            x.name.clone()
+        } else {
+            o.name.clone()
+        }
+    };
+    // A new watcher's snapshot, the opponent's and the player's own all show the name the game
+    // started with, as the lobby's entry does.
+    let mut cy = server.join("cy").await;
+    let watch = ClientMessage::Watch { game, code: None };
+    for (who, client) in [("cy", &mut cy), ("bob", &mut *bob), ("ada", &mut *ada)] {
+        let ServerMessage::GameState(state) = client.request(3, watch.clone()).await else {
+            panic!("{who}: a snapshot")
+        };
+        assert_eq!(ada_seat(&state.x, &state.o), "ada", "{who}'s snapshot");
+    }
+    let list = ClientMessage::ListGames {
+        variant: None,
+        after: None,
+        limit: None,
+    };
+    let ServerMessage::GameList { games, .. } = cy.request(4, list).await else {
+        panic!("a game list")
+    };
+    let entry = games.iter().find(|entry| entry.game == game).unwrap();
+    assert_eq!(ada_seat(&entry.x, &entry.o), "ada", "the lobby's entry");
+    // Once it has ended, its record names the player as it is now.
+    ada.request(5, ClientMessage::Resign { game }).await;
+    let record = bob.record(6, game).await;
+    let mine = if record.x.player == Some(player) {
+        &record.x
+    } else {
+        &record.o
+    };
+    assert_eq!(mine.name, "Ada L.");
+}
