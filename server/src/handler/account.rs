@@ -199,6 +199,8 @@ impl Client {
             );
         }
         self.check_transport()?;
+        // A sign-in is a hello: one from a banned range is refused before any password is read.
+        self.check_address_allowed()?;
         let key = username_key(&credentials.username);
         let account = match self.shared.store.account_by_key(key.clone()).await {
             Ok(account) => account,

@@ -27,3 +27,4 @@ mod seq_after_kill;
 mod sessions;
 mod tls_files;
 mod upgrade;
+mod written_answers;

@@ -1,0 +1,106 @@
+//! What PROTOCOL.md answers where a client author would otherwise guess: a sign-in from a banned
+//! range, what a `hello` with a password checks and in which order, a game started from one
+//! connection reaching the player's others, which reports count, and what `totals.online`
+//! counts.
+
+use noughts_protocol::{ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerMessage};
+use noughts_tests::accounts::{TEST_PASSWORD, registered, try_sign_in};
+use noughts_tests::process::{ServerProcess, admin};
+use noughts_tests::raw::{recv, send};
+use noughts_tests::{Client, Scratch, TestServer, binary, test_config};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_in_from_a_banned_range_is_refused_as_a_hello_is() {
+    let dir = Scratch::new("banned-sign-in");
+    let bin = binary::path("noughts-server");
+    let live = ServerProcess::start(&bin, &dir.dir, &["--metrics-listen", "127.0.0.1:0"]);
+    let (url, metrics) = (live.url.clone(), live.metrics.clone().expect("metrics"));
+    let mut ada = Client::join(&url, "ada").await;
+    registered(&mut ada, "ada_ranged", TEST_PASSWORD).await;
+    admin(
+        &metrics,
+        &["ban", "--range", "127.0.0.0/8", "--reason", "closed"],
+    );
+    noughts_tests::hello::until_hello_refused(&url, "fay", None, ErrorCode::Banned).await;
+    let answer = try_sign_in(&url, "ada_ranged", TEST_PASSWORD, None).await;
+    assert!(
+        matches!(
+            &answer,
+            Err(ServerMessage::Error {
+                code: ErrorCode::Banned,
+                ..
+            })
+        ),
+        "a sign-in from the banned range got {:?}",
+        answer.map(|client| client.player)
+    );
+    drop(ada);
+}
+
+/// The first answer to `hello` (sent as it is) on a new connection.
+async fn first_answer(url: &str, hello: serde_json::Value) -> serde_json::Value {
+    let mut ws = noughts_tests::connect(url).await;
+    send(&mut ws, hello).await;
+    recv(&mut ws).await.expect("an answer").0
+}
+
+#[tokio::test]
+async fn a_sign_in_needs_a_name_it_does_not_check_and_takes_the_username_in_any_case() {
+    let server = TestServer::start(test_config()).await;
+    let url = server.url();
+    let mut ada = server.join("ada").await;
+    registered(&mut ada, "ada_1815", TEST_PASSWORD).await;
+    let token = ada.token.clone();
+    let sign_in = |name: Option<&str>, username: &str| {
+        let mut hello = json!({
+            "type": "hello", "id": 1, "protocol": PROTOCOL_VERSION,
+            "username": username, "password": TEST_PASSWORD,
+        });
+        if let Some(name) = name {
+            hello["name"] = json!(name);
+        }
+        hello
+    };
+    // Without `name`: bad_request, as any request without a field it needs.
+    let answer = first_answer(&url, sign_in(None, "ada_1815")).await;
+    assert_eq!(answer["code"], "bad_request", "{answer}");
+    // A name hello would refuse is neither checked nor used; the username's case is ignored.
+    let answer = first_answer(&url, sign_in(Some("\u{1b}[31m"), "ADA_1815")).await;
+    assert_eq!(
+        (answer["type"].as_str(), answer["name"].as_str()),
+        (Some("welcome"), Some("ada")),
+        "{answer}"
+    );
+    // Only the case: `-` for `_` is another username.
+    let answer = first_answer(&url, sign_in(Some("ada"), "ada-1815")).await;
+    assert_eq!(answer["code"], "bad_credentials", "{answer}");
+    // A token with credentials is bad_request, before the protocol version is looked at.
+    let mut both = sign_in(Some("ada"), "ada_1815");
+    both["token"] = json!(token);
+    both["protocol"] = json!(1);
+    let answer = first_answer(&url, both).await;
+    assert_eq!(answer["code"], "bad_request", "{answer}");
+    let mut old = sign_in(Some("ada"), "ada_1815");
+    old["protocol"] = json!(1);
+    let answer = first_answer(&url, old).await;
+    assert_eq!(answer["code"], "unsupported_version", "{answer}");
+}
+
+#[tokio::test]
+async fn a_device_label_has_its_tabs_and_line_breaks_turned_into_spaces() {
+    let server = TestServer::start(test_config()).await;
+    let mut ada = server.join("ada").await;
+    registered(&mut ada, "ada_1815", TEST_PASSWORD).await;
+    let label = " my\tlaptop\r\nat\u{200b} home\u{1b}[31m ";
+    let mut signed_in = try_sign_in(&server.url(), "ada_1815", TEST_PASSWORD, Some(label))
+        .await
+        .expect("signed in");
+    let ServerMessage::SessionList { sessions } =
+        signed_in.request(2, ClientMessage::Sessions).await
+    else {
+        panic!("a session list")
+    };
+    let current = sessions.iter().find(|session| session.current).unwrap();
+    assert_eq!(current.device.as_deref(), Some("my laptop at home"));
+}
