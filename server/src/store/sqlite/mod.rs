@@ -569,7 +569,6 @@ impl Backend for Sqlite {
         reads::finished_games(&self.db, player, before, limit, viewer)
     }
 
-    /// An unknown variant: the row no longer decodes.
     fn token_used_ms(&mut self, hash: TokenHash) -> Result<Option<u64>, StoreError> {
         reads::token_used_ms(&self.db, hash)
     }
@@ -584,6 +583,7 @@ impl Backend for Sqlite {
         reads::ended_since(&self.db, player, since_ms, recent, limit)
     }
 
+    /// An unknown variant: the row no longer decodes.
     #[cfg(test)]
     fn spoil(&mut self, game: GameId) -> Result<(), StoreError> {
         self.db.execute(
