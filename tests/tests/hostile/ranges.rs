@@ -1,5 +1,6 @@
 //! Values the decoder accepts and the server refuses: clocks, levels and sides out of range,
-//! cells off the board, games and players that do not exist, requests in the wrong place.
+//! cells off the board, games and players that do not exist, requests in the wrong place; and
+//! limits out of bounds, which it takes as the nearest bound.
 
 use noughts_protocol::{ErrorCode, GameId};
 
@@ -24,7 +25,7 @@ async fn misplaced_requests_are_refused_by_the_server() {
 /// Out-of-range values.
 fn out_of_range() -> Vec<Case> {
     use ErrorCode::*;
-    use Expect::Error;
+    use Expect::{Error, Reply};
     vec![
         // Out-of-range values the decoder accepts and the server refuses.
         text(
@@ -100,6 +101,19 @@ fn out_of_range() -> Vec<Case> {
             "profile of nobody",
             "{\"type\":\"profile\",\"id\":7,\"player\":999999}",
             Error(NoSuchPlayer),
+            true,
+        ),
+        // A limit out of bounds is taken as the nearest bound.
+        text(
+            "a limit of none",
+            "{\"type\":\"list_games\",\"id\":7,\"limit\":0}",
+            Reply("game_list"),
+            true,
+        ),
+        text(
+            "a limit past 100",
+            "{\"type\":\"leaderboard\",\"id\":7,\"variant\":\"classic\",\"limit\":4294967295}",
+            Reply("leaderboard"),
             true,
         ),
     ]

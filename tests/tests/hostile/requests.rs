@@ -395,6 +395,30 @@ fn wrong_types(game: GameId) -> Vec<Case> {
             true,
         ),
         text(
+            "a negative limit",
+            "{\"type\":\"list_games\",\"id\":7,\"limit\":-5}",
+            Error(BadRequest),
+            true,
+        ),
+        text(
+            "a fractional limit",
+            "{\"type\":\"history\",\"id\":7,\"limit\":2.5}",
+            Error(BadRequest),
+            true,
+        ),
+        text(
+            "a limit past 2^32-1",
+            "{\"type\":\"list_games\",\"id\":7,\"limit\":4294967296}",
+            Error(BadRequest),
+            true,
+        ),
+        text(
+            "a report category not listed",
+            "{\"type\":\"report\",\"id\":7,\"player\":1,\"category\":\"rudeness\",\"reason\":\"x\"}",
+            Error(BadRequest),
+            true,
+        ),
+        text(
             "string text",
             format!("{{\"type\":\"chat\",\"id\":7,\"game\":{g},\"text\":5}}"),
             Error(BadRequest),

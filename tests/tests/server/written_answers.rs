@@ -104,3 +104,32 @@ async fn a_device_label_has_its_tabs_and_line_breaks_turned_into_spaces() {
     let current = sessions.iter().find(|session| session.current).unwrap();
     assert_eq!(current.device.as_deref(), Some("my laptop at home"));
 }
+
+#[tokio::test]
+async fn refused_reports_use_up_none_of_the_hours_ten() {
+    let server = TestServer::start(test_config()).await;
+    let mut ada = server.join("ada").await;
+    let bob = server.join("bob").await;
+    let report = |player, reason: &str| ClientMessage::Report {
+        player,
+        category: noughts_protocol::ReportCategory::Spam,
+        reason: reason.to_owned(),
+        game: None,
+    };
+    let nobody = noughts_protocol::PlayerId(999_999);
+    for id in 0..10 {
+        for (message, code) in [
+            (report(bob.player, " "), ErrorCode::BadReport),
+            (report(ada.player, "me"), ErrorCode::OwnPlayer),
+            (report(nobody, "who"), ErrorCode::NoSuchPlayer),
+        ] {
+            ada.expect_error(100 + id, message, code).await;
+        }
+    }
+    for id in 0..10 {
+        let answer = ada.request(200 + id, report(bob.player, "spam")).await;
+        assert_eq!(answer, ServerMessage::Ok, "report {id}");
+    }
+    ada.expect_error(300, report(bob.player, "more"), ErrorCode::RateLimited)
+        .await;
+}
