@@ -131,6 +131,60 @@ fn every_example_parses_as_the_type_it_documents() {
     assert!(codes.contains("not_your_turn"));
 }
 
+/// The lobby's game entries in server example `value` (of `lobby`, `lobby_update` and
+/// `game_list`).
+fn game_entries(value: &Value) -> Vec<&Value> {
+    match value["type"].as_str() {
+        Some("lobby" | "lobby_update" | "game_list") => value["games"]
+            .as_array()
+            .map(|games| games.iter().collect())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+#[test]
+fn every_game_entry_shows_its_board_as_its_moves_made_it() {
+    let mut entries = 0;
+    for (tag, body, line) in json_blocks() {
+        if tag != "server" {
+            continue;
+        }
+        let value: Value = serde_json::from_str(&body).expect("checked above");
+        for game in game_entries(&value) {
+            entries += 1;
+            // The server always sends `board`; an example without one would teach a client
+            // that it may be missing.
+            let board = game["board"].as_str().unwrap_or_else(|| {
+                panic!(
+                    "PROTOCOL.md line {line}: game {} has no board",
+                    game["game"]
+                )
+            });
+            let cells = match game["variant"].as_str() {
+                Some("classic") => 9,
+                Some("four") => 16,
+                Some("cube") => 27,
+                Some("qubic") => 64,
+                other => panic!("PROTOCOL.md line {line}: variant {other:?}"),
+            };
+            let count = |mark| board.chars().filter(|c| *c == mark).count();
+            let (x, o) = (count('X'), count('O'));
+            assert_eq!(
+                (board.chars().count(), x + o),
+                (cells, game["moves"].as_u64().unwrap_or_default() as usize),
+                "PROTOCOL.md line {line}: game {}'s board {board:?} against its variant and moves",
+                game["game"]
+            );
+            assert!(
+                x == o || x == o + 1,
+                "PROTOCOL.md line {line}: X moves first"
+            );
+        }
+    }
+    assert!(entries >= 4, "{entries} game entries in the examples");
+}
+
 #[test]
 fn every_error_code_is_documented() {
     for (_, name) in ERROR_CODES {

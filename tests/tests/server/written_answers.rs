@@ -133,3 +133,50 @@ async fn refused_reports_use_up_none_of_the_hours_ten() {
     ada.expect_error(300, report(bob.player, "more"), ErrorCode::RateLimited)
         .await;
 }
+
+#[tokio::test]
+async fn a_game_started_from_one_connection_reaches_the_players_others() {
+    let server = TestServer::start(test_config()).await;
+    let mut ada = server.join("ada").await;
+    let mut elsewhere = Client::resume(&server.url(), "ada", &ada.token.clone()).await;
+    let asked = ada
+        .play_ai(
+            7,
+            noughts_protocol::Variant::Classic,
+            noughts_protocol::Level::Easy,
+            noughts_protocol::SideChoice::X,
+        )
+        .await;
+    let frame = elsewhere.next().await;
+    let ServerMessage::GameState(told) = frame.message else {
+        panic!("the other connection got {frame:?}")
+    };
+    assert_eq!(
+        frame.id, None,
+        "only the asking connection's copy is the reply"
+    );
+    assert_eq!(
+        (told.game, told.you, told.seq),
+        (asked.game, asked.you, asked.seq)
+    );
+}
+
+#[tokio::test]
+async fn online_counts_every_connection_said_hello_or_not() {
+    let server = TestServer::start(test_config()).await;
+    let mut ada = server.join("ada").await;
+    // The snapshot's totals are those last worked out, up to a second old; the updates follow.
+    let lobby = ada.request(1, ClientMessage::SubscribeLobby).await;
+    assert!(matches!(lobby, ServerMessage::Lobby { .. }), "{lobby:?}");
+    // Two connections that say nothing, and a second one of ada's.
+    let _silent = [
+        noughts_tests::connect(&server.url()).await,
+        noughts_tests::connect(&server.url()).await,
+    ];
+    let _again = Client::resume(&server.url(), "ada", &ada.token.clone()).await;
+    ada.until(|m| {
+        matches!(m, ServerMessage::LobbyUpdate(update)
+            if update.totals.is_some_and(|totals| totals.online == 4))
+    })
+    .await;
+}
