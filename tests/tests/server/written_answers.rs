@@ -180,3 +180,65 @@ async fn online_counts_every_connection_said_hello_or_not() {
     })
     .await;
 }
+
+/// Connects to `url` (with `x-forwarded-for`, if given) and says hello: the first answer, and the
+/// connection (which counts while it is kept).
+async fn hello_forwarded(
+    url: &str,
+    forwarded: Option<&str>,
+) -> (ServerMessage, noughts_tests::Socket) {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = url.into_client_request().expect("a WebSocket URL");
+    if let Some(forwarded) = forwarded {
+        let value = forwarded.parse().expect("an address");
+        request.headers_mut().append("x-forwarded-for", value);
+    }
+    let (mut ws, _) = tokio_tungstenite::connect_async(request)
+        .await
+        .expect("connected");
+    let hello = json!({"type": "hello", "protocol": PROTOCOL_VERSION, "name": "p"});
+    send(&mut ws, hello).await;
+    let answer = recv(&mut ws).await.expect("an answer").1.message;
+    (answer, ws)
+}
+
+#[tokio::test]
+async fn a_trusted_proxys_request_without_x_forwarded_for_is_the_proxys_own_address() {
+    let server = TestServer::start(noughts_server::Config {
+        max_connections_per_ip: 2,
+        proxies: noughts_server::Proxies {
+            trusted: vec!["127.0.0.1".parse().unwrap()],
+            client_address: noughts_server::ClientAddress::XForwardedFor,
+        },
+        ..test_config()
+    })
+    .await;
+    let url = server.url();
+    let mut open = Vec::new();
+    // Without the header, every request of the proxy counts under its own address: two fit.
+    for _ in 0..2 {
+        let (answer, ws) = hello_forwarded(&url, None).await;
+        assert!(
+            matches!(answer, ServerMessage::Welcome { .. }),
+            "{answer:?}"
+        );
+        open.push(ws);
+    }
+    let (answer, _) = hello_forwarded(&url, None).await;
+    assert!(
+        matches!(
+            answer,
+            ServerMessage::Error {
+                code: ErrorCode::TooManyConnections,
+                ..
+            }
+        ),
+        "{answer:?}"
+    );
+    // A client the header names has places of its own.
+    let (answer, _) = hello_forwarded(&url, Some("198.51.100.7")).await;
+    assert!(
+        matches!(answer, ServerMessage::Welcome { .. }),
+        "{answer:?}"
+    );
+}
