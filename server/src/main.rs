@@ -48,7 +48,7 @@ struct Args {
     /// noughts.db in the user's data directory), `:memory:` to keep nothing after exit, or a
     /// PostgreSQL database as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (its schema is
     /// migrated at start).
-    #[arg(long, env = "NOUGHTS_DB", value_name = "PATH|URL")]
+    #[arg(long, env = "NOUGHTS_DB", value_name = "PATH|URL", global = true)]
     db: Option<String>,
     /// Most connections held at once.
     #[arg(long, env = "NOUGHTS_MAX_CONNECTIONS", default_value_t = 10_000)]
@@ -290,12 +290,13 @@ enum Admin {
     /// range, end a game, reserve names. Works on the database of --db (PostgreSQL, or a SQLite
     /// file no server holds at the moment); every running node applies it within a second or so.
     Admin {
-        /// The operator's name, kept in the audit (default: $USER).
-        #[arg(long, env = "NOUGHTS_OPERATOR")]
+        /// The operator's name, kept in the audit (default: $USER); needed only by the
+        /// commands that change something, not by reports and audit.
+        #[arg(long, env = "NOUGHTS_OPERATOR", global = true)]
         operator: Option<String>,
         /// Run it through the running server whose --metrics-listen address this is (from this
         /// machine only): needed for a SQLite file, which its running server holds.
-        #[arg(long, value_name = "ADDR")]
+        #[arg(long, value_name = "ADDR", global = true)]
         server: Option<SocketAddr>,
         #[command(subcommand)]
         action: AdminAction,
@@ -465,8 +466,17 @@ async fn main() -> anyhow::Result<()> {
         let operator = operator
             .clone()
             .or_else(|| std::env::var("USER").ok())
-            .filter(|name| !name.trim().is_empty())
-            .context("say who you are with --operator (or $USER)")?;
+            .filter(|name| !name.trim().is_empty());
+        // Reading the reports or the audit changes nothing, and keeps no name.
+        let reads = matches!(
+            action,
+            AdminAction::Reports { .. } | AdminAction::Audit { .. }
+        );
+        let operator = match operator {
+            Some(operator) => operator,
+            None if reads => String::new(),
+            None => anyhow::bail!("say who you are with --operator (or $USER)"),
+        };
         let store = args
             .db
             .as_deref()

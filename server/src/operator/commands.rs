@@ -311,9 +311,17 @@ async fn audit(store: &Store, last: usize) -> anyhow::Result<String> {
     Ok(out)
 }
 
-/// A time as seconds since the epoch, UTC (`date -d @SECONDS` reads it).
+/// A time as a reader and a script both take it: UTC in ISO 8601 (RFC 3339), to the second, as
+/// `2026-01-01T12:00:00Z`.
 fn when(ms: u64) -> String {
-    format!("@{}", ms / 1000)
+    let seconds = i64::try_from(ms / 1000).unwrap_or(i64::MAX);
+    time::OffsetDateTime::from_unix_timestamp(seconds)
+        .ok()
+        .and_then(|at| {
+            at.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_else(|| format!("@{seconds}"))
 }
 
 /// The header that carries a request through the server's metrics port.

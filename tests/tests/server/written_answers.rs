@@ -242,3 +242,76 @@ async fn a_trusted_proxys_request_without_x_forwarded_for_is_the_proxys_own_addr
         "{answer:?}"
     );
 }
+
+/// Runs `noughts-server admin ARGS` with neither `$USER` nor `$NOUGHTS_OPERATOR` set: whether
+/// it succeeded, and what it printed.
+fn admin_as_nobody(args: &[&str]) -> (bool, String) {
+    let output = std::process::Command::new(binary::path("noughts-server"))
+        .arg("admin")
+        .args(args)
+        .env_remove("USER")
+        .env_remove("NOUGHTS_OPERATOR")
+        .env_remove("NOUGHTS_DB")
+        .output()
+        .expect("run noughts-server admin");
+    let said = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), said)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admin_takes_its_options_anywhere_reads_without_a_name_and_dates_the_audit() {
+    let dir = Scratch::new("admin-options");
+    let bin = binary::path("noughts-server");
+    let live = ServerProcess::start(&bin, &dir.dir, &["--metrics-listen", "127.0.0.1:0"]);
+    let metrics = live.metrics.clone().expect("metrics");
+    let port = metrics
+        .trim_start_matches("http://")
+        .trim_end_matches("/metrics")
+        .to_owned();
+    let ada = Client::join(&live.url, "ada").await;
+    let player = ada.player.0.to_string();
+    // A change needs a name: refused without one, wherever the options stand.
+    let mute = [
+        "mute",
+        "--player",
+        &player,
+        "--minutes",
+        "5",
+        "--reason",
+        "flood",
+    ];
+    let (done, said) = admin_as_nobody(&[&mute[..], &["--server", &port]].concat());
+    assert!(!done, "a change without a name: {said}");
+    assert!(said.contains("--operator"), "{said}");
+    // The options of `admin` after the subcommand's own.
+    let (done, said) =
+        admin_as_nobody(&[&mute[..], &["--server", &port, "--operator", "ops"]].concat());
+    assert!(done, "{said}");
+    // Reading needs no name; the audit dates each action in UTC, ISO 8601.
+    let (done, said) = admin_as_nobody(&["audit", "--server", &port]);
+    assert!(done, "{said}");
+    let line = said
+        .lines()
+        .find(|line| line.contains("by ops: chat_mute"))
+        .unwrap_or_else(|| panic!("no mute in the audit:\n{said}"));
+    let date = |after: &str| {
+        let at = line.split(after).nth(1).expect(after);
+        let stamp: String = at.chars().take(20).collect();
+        let shape = stamp.char_indices().all(|(i, c)| match i {
+            4 | 7 => c == '-',
+            10 => c == 'T',
+            13 | 16 => c == ':',
+            19 => c == 'Z',
+            _ => c.is_ascii_digit(),
+        });
+        assert!(shape && stamp.len() == 20, "{stamp:?} in {line:?}");
+        stamp
+    };
+    let (at, until) = (date(" at "), date(" until "));
+    assert!(at < until, "{line}");
+    assert!(at.starts_with("20"), "{line}");
+    let (done, said) = admin_as_nobody(&["reports", "--server", &port]);
+    assert!(done && said.contains("no reports"), "{said}");
+    drop(ada);
+}
