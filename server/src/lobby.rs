@@ -224,24 +224,27 @@ impl Inner {
         }
     }
 
-    /// The games the lobby shows now: the war games by variant, then the featured games by rank.
+    /// The games the lobby shows now: a war game of each variant (the oldest: the one the server
+    /// keeps running, unless it is between two), by variant, then the featured games by rank,
+    /// chosen among all the others (war games players started included), so that however many
+    /// war games players start, the lobby shows at most one per variant besides the featured.
     fn shown_games(&self) -> Vec<GameInfo> {
-        let mut war: Vec<&GameInfo> = Vec::new();
+        let mut war: BTreeMap<Variant, &GameInfo> = BTreeMap::new();
         let mut others: Vec<&GameInfo> = Vec::new();
+        // In order of id, so the first war game of a variant is its oldest.
         for game in self.games.values() {
-            if game.kind == GameKind::War {
-                war.push(game);
+            if game.kind == GameKind::War && !war.contains_key(&game.variant) {
+                war.insert(game.variant, game);
             } else {
                 others.push(game);
             }
         }
-        war.sort_by_key(|game| (game.variant, game.game));
         if others.len() > LOBBY_FEATURED {
             others.select_nth_unstable_by_key(LOBBY_FEATURED, |game| Reverse(rank(game)));
             others.truncate(LOBBY_FEATURED);
         }
         others.sort_by_key(|game| Reverse(rank(game)));
-        war.into_iter().chain(others).cloned().collect()
+        war.into_values().chain(others).cloned().collect()
     }
 
     /// Whether seek or room changes wait to go out.

@@ -258,6 +258,32 @@ fn seek(id: u64) -> SeekInfo {
 }
 
 #[tokio::test(start_paused = true)]
+async fn war_games_players_start_are_featured_at_most_beside_one_war_game_per_variant() {
+    let lobby = Arc::new(Lobby::default());
+    // The server's own classic war game, then two hundred players started, one watched.
+    lobby.update_game(war(1, Variant::Classic));
+    for id in 2..202 {
+        lobby.update_game(GameInfo {
+            watchers: u32::from(id == 150),
+            ..war(id, Variant::Classic)
+        });
+    }
+    lobby.update_game(war(300, Variant::Cube));
+    lobby.update_game(game(400, 1, 0));
+    run_for(&lobby, Duration::from_millis(1100)).await;
+    let (_out, mut inbox) = follower(&lobby);
+    let Some(ServerMessage::Lobby { games, .. }) = next(&mut inbox) else {
+        panic!("the snapshot");
+    };
+    let ids: Vec<u64> = games.iter().map(|game| game.game.0).collect();
+    // The oldest war game of each variant, by variant; then the featured by rank: the watched
+    // war game first, then the newest.
+    assert_eq!(ids[..3], [1, 300, 150]);
+    assert_eq!(ids[3], 400);
+    assert_eq!(games.len(), 2 + LOBBY_FEATURED);
+}
+
+#[tokio::test(start_paused = true)]
 async fn ten_thousand_games_make_a_small_snapshot_and_a_move_in_one_not_shown_tells_nobody() {
     let lobby = Arc::new(Lobby::default());
     for variant in Variant::ALL {
