@@ -299,8 +299,8 @@ struct Figures {
     diverged: Vec<usize>,
     wrongly: Vec<usize>,
     apart: Vec<usize>,
-    /// Refusals of a move other than `game_paused`, by what they said.
-    refused: BTreeMap<String, usize>,
+    /// Refusals of a move other than `game_paused`, by what they said: how many, and a few.
+    refused: BTreeMap<String, (usize, Vec<String>)>,
     stalls: Vec<Duration>,
     /// Players who heard nothing for a while and came back on their own: what each waited for
     /// and had last been sent.
@@ -375,11 +375,12 @@ fn judge_all(
                 figures.wrongly[slot] += usize::from(verdict.wrongly_ended);
                 figures.apart[slot] += usize::from(verdict.told_apart);
             }
-            for error in &game.errors {
-                let said = error
-                    .split_once("): ")
-                    .map_or(error.as_str(), |(_, said)| said);
-                *figures.refused.entry(said.to_owned()).or_default() += 1;
+            for (said, detail) in &game.errors {
+                let (count, examples) = figures.refused.entry(said.clone()).or_default();
+                *count += 1;
+                if examples.len() < 3 {
+                    examples.push(format!("game {id}: {detail}"));
+                }
             }
             // The game a pair gave up in is told of by the pair's failure.
             let unfinished = game.ended.is_none() && log.failure.is_some();
@@ -564,7 +565,7 @@ async fn redis_postgresql_and_a_node_failing_under_play_lose_no_move_and_give_on
     let figures = judge_all(&logs, &done, &stored, &site, ended, &mut failures);
     eprintln!(
         "{PAIRS} pairs, {} games, {} acknowledged moves, {rounds} rounds of each of {} faults in \
-         {}; moves refused with another code than game_paused: {:?}\n{}",
+         {}; moves refused with another code than game_paused: {:#?}\n{}",
         figures.games,
         figures.acked,
         Fault::ALL.len(),

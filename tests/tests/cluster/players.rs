@@ -40,13 +40,13 @@ pub(super) struct Seat {
     pub(super) seen: VecDeque<String>,
     /// How long it keeps trying to come back (to connect, be welcomed and find its game).
     pub(super) patience: Duration,
-    /// When the balancer refused it a connection (it had no node ready, or the node refused).
+    /// When it was refused a connection (the balancer had no node ready) or a welcome.
     pub(super) turned_away: Vec<Instant>,
 }
 
 /// Connects through the balancer and says hello (with `token`, to come back); tries again while
-/// the balancer has no node for it or no welcome comes, for up to `patience`, noting in
-/// `turned_away` when a connection was refused. Returns the socket, the new token and the
+/// the balancer has no node for it, the node refuses it or no welcome comes, for up to
+/// `patience`, noting in `turned_away` when it was refused. Returns the socket, the new token and the
 /// player's id.
 pub(super) async fn hello(
     url: &str,
@@ -56,8 +56,12 @@ pub(super) async fn hello(
     turned_away: &mut Vec<Instant>,
 ) -> (Socket, String, PlayerId) {
     let deadline = Instant::now() + patience;
+    let mut refused = None;
     loop {
-        assert!(Instant::now() < deadline, "{name} could not connect");
+        assert!(
+            Instant::now() < deadline,
+            "{name} could not connect; the last refusal: {refused:?}"
+        );
         let Ok(mut ws) = connect_with(url, None).await else {
             turned_away.push(Instant::now());
             sleep(Duration::from_millis(100)).await;
@@ -84,6 +88,13 @@ pub(super) async fn hello(
         match welcome {
             Ok(frame) => match frame.message {
                 ServerMessage::Welcome { token, player, .. } => return (ws, token, player),
+                // Turned away for now (its node cannot look players up): again, as a person
+                // would try again.
+                refusal @ ServerMessage::Error { .. } => {
+                    turned_away.push(Instant::now());
+                    refused = Some(refusal);
+                    sleep(Duration::from_millis(500)).await;
+                }
                 other => panic!("{name}: welcome, got {other:?}"),
             },
             // Closed at once: a node stopping under it.

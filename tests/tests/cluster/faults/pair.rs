@@ -1,15 +1,17 @@
 //! A pair of players through the balancer, and what each was sent about each of its games.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use noughts_protocol::{
     ClientMessage, ErrorCode, GameId, GameResult, GameState, Mark, PlayerId, ServerFrame,
     ServerMessage,
 };
-use tokio::time::{Instant, sleep};
+use tokio::time::{Instant, sleep, timeout};
 
 use super::super::players::{Seat, cells, first_empty, meet};
 
@@ -73,7 +75,9 @@ pub(super) struct GameLog {
     /// The moves acknowledged to their movers: (seat, ply, cell).
     pub(super) acked: Vec<(usize, usize, usize)>,
     /// Refusals of a move other than `game_paused`.
-    pub(super) errors: Vec<String>,
+    /// Refusals of a move other than `game_paused`: what the server said, and the move with
+    /// the game as the pair knew it.
+    pub(super) errors: Vec<(String, String)>,
 }
 
 /// What a pair did and saw, kept where the test reads it even if the pair's task fails.
@@ -236,11 +240,20 @@ async fn next_frame(
 /// A pair of players: they meet, play games of four (each mover takes the first empty cell) at
 /// [`PACE`] until `stop`, and come back whenever a connection closes.
 pub(super) async fn pair(url: String, n: usize, stop: Arc<AtomicBool>, log: Log) {
-    let outcome = play_games(&url, n, &stop, &log).await;
+    let outcome = AssertUnwindSafe(play_games(&url, n, &stop, &log))
+        .catch_unwind()
+        .await;
     let mut log = lock(&log);
     match outcome {
-        Ok(()) => log.finished = true,
-        Err(failure) => log.failure = Some(failure),
+        Ok(Ok(())) => log.finished = true,
+        Ok(Err(failure)) => log.failure = Some(failure),
+        Err(panicked) => {
+            let said = panicked
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panicked.downcast_ref::<&str>().map(|s| (*s).to_owned()));
+            log.failure = Some(format!("panicked: {}", said.unwrap_or_default()));
+        }
     }
 }
 
@@ -258,8 +271,14 @@ async fn play_games(url: &str, n: usize, stop: &AtomicBool, log: &Log) -> Result
     while !stop.load(Ordering::Relaxed) {
         let meeting = Instant::now();
         lock(log).doing = "meeting in a room".to_owned();
-        let state = meet(url, &mut seats, &known).await;
+        let met = timeout(STUCK, meet(url, &mut seats, &known)).await;
         gather(log, &mut seats);
+        let Ok(state) = met else {
+            return Err(format!(
+                "could not meet in a room within {STUCK:?}; last sent: {:?} / {:?}",
+                seats[0].seen, seats[1].seen
+            ));
+        };
         known.insert(state.game);
         play_game(url, &mut seats, state, meeting, log).await?;
     }
@@ -466,9 +485,13 @@ async fn play_moves(
                             resend_at = Some(Instant::now() + RESEND);
                         }
                         Heard::Refused(code, message) if seat == mover => {
+                            let detail = format!(
+                                "{} ({:?}) moved {cell} at ply {plies}, the game at seq {} with \
+                                 {:?} to move",
+                                seats[mover].name, seats[mover].mark, view.seq, view.to_move
+                            );
                             with_game(log, index, |game| {
-                                game.errors
-                                    .push(format!("move {cell} (ply {plies}): {code}: {message}"));
+                                game.errors.push((format!("{code}: {message}"), detail));
                             });
                             if matches!(
                                 code,
@@ -480,6 +503,15 @@ async fn play_moves(
                                 // The pair's view is behind the game's: the mover comes back
                                 // for the game as it stands.
                                 bring_back(url, seats, mover, view, log, index).await?;
+                                let back = format!(
+                                    "; back at seq {}, board {}, {:?} to move",
+                                    view.seq, view.board, view.to_move
+                                );
+                                with_game(log, index, |game| {
+                                    if let Some((_, detail)) = game.errors.last_mut() {
+                                        detail.push_str(&back);
+                                    }
+                                });
                                 break;
                             }
                             resend_at = Some(Instant::now() + RESEND);

@@ -485,7 +485,8 @@ impl Site {
     pub(super) async fn find(deployed: &Deployed) -> Site {
         let dir = deployed.dir.dir.join("cluster");
         let node = Site::node_pid(&dir, 1);
-        let redis_url = node_setting(node, "redis").expect("the nodes' Redis");
+        // The operator's: the nodes' user may not run INFO, CONFIG or FLUSHALL.
+        let redis_url = super::super::deploy::secret(&dir, "redis-admin.url").expect("Redis");
         let db_url = node_setting(node, "db").expect("the nodes' database");
         let redis = Redis::find(redis_url).await;
         let postgres = Postgres::find(&dir, db_url);
