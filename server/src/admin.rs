@@ -1,17 +1,16 @@
-//! Backups of a live SQLite database, through the metrics port: `GET /backup` there, from a
-//! loopback address only, has the running server copy its database (`VACUUM INTO`, on the store
-//! thread that holds the file's lock) beside the file and send the copy; [`fetch_backup`] (the
-//! `noughts-server backup` command) asks for it and writes it where the operator says, whole or
-//! not at all.
+//! Backups of a live SQLite database, through the operator's socket (`crate::operator`):
+//! `GET /backup` there has the running server copy its database (`VACUUM INTO`, on the store
+//! thread that holds the file's lock) beside the file and send the copy; [`receive_backup`] (the
+//! heart of the `noughts-server backup` command) asks for it and writes it where the operator
+//! says, whole or not at all.
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
+use tokio::net::UnixStream;
 use tokio::time::timeout;
 
 use crate::store::{Store, StoreConfig};
@@ -19,7 +18,8 @@ use crate::store::{Store, StoreConfig};
 /// How long a whole backup may take, copy and transfer.
 pub(crate) const BACKUP_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// What the metrics port needs to answer `/backup`: the store, and where its file is.
+/// What the operator's socket needs to answer `/backup` (and its commands): the store, and
+/// where its file is.
 #[derive(Debug, Clone)]
 pub(crate) struct Backups {
     pub store: Store,
@@ -36,8 +36,8 @@ impl Backups {
         Backups { store, file }
     }
 
-    /// Answers `GET /backup` from `peer` on `stream`: the database as a file, or why not.
-    pub(crate) async fn answer<S: AsyncWrite + Unpin>(&self, peer: SocketAddr, stream: &mut S) {
+    /// Answers `GET /backup` on `stream`: the database as a file, or why not.
+    pub(crate) async fn answer<S: AsyncWrite + Unpin>(&self, stream: &mut S) {
         let refuse = |status: &str, body: &str| {
             format!(
                 "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\n\
@@ -45,13 +45,6 @@ impl Backups {
                 body.len()
             )
         };
-        if !peer.ip().is_loopback() {
-            let body = "backups are given to this machine's own addresses only\n";
-            let _ = stream
-                .write_all(refuse("403 Forbidden", body).as_bytes())
-                .await;
-            return;
-        }
         let Some(file) = &self.file else {
             let body = "this server keeps no SQLite file; back up PostgreSQL with pg_dump\n";
             let _ = stream
@@ -132,11 +125,15 @@ async fn send_file<S: AsyncWrite + Unpin>(path: &Path, stream: &mut S) -> std::i
     Ok(length)
 }
 
-/// Asks the server whose metrics port is `admin` for a backup of its database, and writes it to
-/// `to` (through a temporary file beside it, put in place when whole, so `to` is never half a
-/// copy). An existing `to` is refused, before anything is fetched, unless `overwrite`. Returns
-/// the backup's size in bytes.
-pub async fn fetch_backup(admin: SocketAddr, to: &Path, overwrite: bool) -> anyhow::Result<u64> {
+/// Asks the server at the other end of `stream` (its operator's socket) for a backup of its
+/// database, and writes it to `to` (through a temporary file beside it, put in place when whole,
+/// so `to` is never half a copy). An existing `to` is refused, before anything is fetched,
+/// unless `overwrite`. Returns the backup's size in bytes.
+pub(crate) async fn receive_backup(
+    mut stream: UnixStream,
+    to: &Path,
+    overwrite: bool,
+) -> anyhow::Result<u64> {
     if !overwrite && std::fs::symlink_metadata(to).is_ok() {
         bail!(
             "{} exists; give --force to overwrite it, or another file",
@@ -144,9 +141,6 @@ pub async fn fetch_backup(admin: SocketAddr, to: &Path, overwrite: bool) -> anyh
         );
     }
     let fetch = async {
-        let mut stream = TcpStream::connect(admin)
-            .await
-            .with_context(|| format!("cannot reach the server's metrics port at {admin}"))?;
         stream
             .write_all(b"GET /backup HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             .await?;

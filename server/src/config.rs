@@ -5,6 +5,7 @@ use std::time::Duration;
 use noughts_engine::{Budget, Level, Variant};
 
 use crate::account::AccountConfig;
+use crate::operator::AdminSocket;
 use crate::proxy::{Proxies, ProxySocket};
 use crate::store::{StoreConfig, TokenRules};
 use crate::tls::Tls;
@@ -125,6 +126,10 @@ pub struct Config {
     /// to the TCP port are then taken for what they are (unless [`Config::proxies`] trusts their
     /// peer), so no other local process can speak for a client. `None` (the default): no socket.
     pub proxy_socket: Option<ProxySocket>,
+    /// The operator's socket, where backups are taken and the admin commands run by this
+    /// server's own user and root alone (see [`AdminSocket`]); `None` (the default): no socket,
+    /// and neither reaches this server. `noughts-server` puts one beside a SQLite file.
+    pub admin_socket: Option<AdminSocket>,
     /// Accounts: where passwords may come from, how fast they are hashed, how guesses are
     /// limited, how long a closed account's name is held.
     pub accounts: AccountConfig,
@@ -192,6 +197,7 @@ impl Default for Config {
         }
     }
 }
+            admin_socket: None,
 
 impl Config {
     /// How long tokens work, as the store applies it.

@@ -371,23 +371,5 @@ fn store_kind(config: &StoreConfig) -> &'static str {
     }
 }
 
-impl Answer {
-    /// The whole HTTP response, without its body for `HEAD`.
-    pub(crate) fn response(&self, head_only: bool) -> Vec<u8> {
-        let mut response = format!(
-            "HTTP/1.1 {}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\n\
-             Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n\
-             Connection: close\r\n\r\n",
-            self.status,
-            self.body.len()
-        )
-        .into_bytes();
-        if !head_only {
-            response.extend_from_slice(self.body.as_bytes());
-        }
-        response
-    }
-}
-
 #[cfg(test)]
 mod tests;

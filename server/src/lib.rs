@@ -19,11 +19,12 @@
 //! - `outbound`, `shared_socket`: sending to a connection; `tls`: the TLS handshake and stream.
 //! - `rating`, `metrics`, `config`, `error`, `network`, `token_bucket`, `invite_code`: Glicko-2,
 //!   Prometheus, the knobs, refusals, per-address counting, rate limits, invite codes.
-//! - `admin`: backups of a live SQLite database through the metrics port.
+//! - `admin`: backups of a live SQLite database, taken through the operator's socket.
 //! - `health`: `/healthz` and `/readyz`, and the draining flag.
 //! - `moderation`, `enforce`, `operator`: mutes, blocks, reports, bans and reserved names folded
 //!   from the store's moderation log; each node reading it forward and enforcing it; the
-//!   operator's `admin` commands that write it.
+//!   operator's `admin` commands that write it, and the operator's socket (mode 0600, callers
+//!   known by `SO_PEERCRED`) through which they and backups reach a running server.
 //! - `proxy`: the client's address behind a trusted proxy (PROXY protocol v2, forwarding headers).
 
 mod account;
@@ -65,7 +66,6 @@ mod upgrade;
 mod war;
 
 pub use account::AccountConfig;
-pub use admin::fetch_backup;
 pub use cluster::seal::{ClusterSecret, SecretError};
 pub use config::{ClusterConfig, Config};
 /// The rules of a game as a pure state machine; public only for the fuzz target.
@@ -73,7 +73,7 @@ pub use config::{ClusterConfig, Config};
 pub use game::rules;
 pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GAMES};
 pub use lobby::DEFAULT_SENDS_PER_SEC as DEFAULT_LOBBY_SENDS;
-pub use operator::{AdminAction, BanTarget, run_admin};
+pub use operator::{AdminAction, AdminSocket, BanTarget, OperatorCommand, fetch_backup, run_admin};
 pub use proxy::{BadCidr, Cidr, ClientAddress, DoorError, Proxies, ProxySocket};
 pub use server::{run, run_with_metrics};
 pub use store::{StoreConfig, StoreError};

@@ -8,8 +8,8 @@ use anyhow::Context;
 use clap::Parser;
 use noughts_engine::{Budget, Level, Variant};
 use noughts_server::{
-    AccountConfig, AdminAction, Cidr, ClientAddress, ClusterConfig, ClusterSecret, Config, Proxies,
-    ProxySocket, StoreConfig, Tls,
+    AccountConfig, AdminSocket, Cidr, ClientAddress, ClusterConfig, ClusterSecret, Config,
+    OperatorCommand, Proxies, ProxySocket, StoreConfig, Tls,
 };
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
@@ -263,44 +263,13 @@ struct Args {
     /// spans' fields: a connection's id, peer and client address, a game's id).
     #[arg(long, env = "NOUGHTS_LOG_FORMAT", value_parser = ["text", "json"], default_value = "text")]
     log_format: String,
+    /// The operator's socket, where `backup` and `admin` reach the running server, which lets
+    /// in its own user and root alone (default: beside a SQLite --db, as FILE.admin).
+    #[arg(long, env = "NOUGHTS_ADMIN_SOCKET", value_name = "PATH", global = true)]
+    admin_socket: Option<PathBuf>,
     /// What to do instead of serving.
     #[command(subcommand)]
-    command: Option<Admin>,
-}
-
-/// Commands for the operator of a running server.
-#[derive(Debug, clap::Subcommand)]
-enum Admin {
-    /// Copy the running server's SQLite database to a file, safely while it serves: the server
-    /// makes the copy (SQLite's VACUUM INTO) and sends it over its metrics port, to this machine
-    /// only. Restore by stopping the server and putting the copy in the database's place.
-    Backup {
-        /// The running server's --metrics-listen address.
-        #[arg(long, value_name = "ADDR")]
-        from: SocketAddr,
-        /// Where to write the copy (written whole, or not at all); an existing file is
-        /// refused unless --force.
-        #[arg(long, value_name = "FILE")]
-        to: PathBuf,
-        /// Overwrite --to if it exists.
-        #[arg(long)]
-        force: bool,
-    },
-    /// Moderate: list reports and the audit, mute a player's chat, ban a player or an address
-    /// range, end a game, reserve names. Works on the database of --db (PostgreSQL, or a SQLite
-    /// file no server holds at the moment); every running node applies it within a second or so.
-    Admin {
-        /// The operator's name, kept in the audit (default: $USER); needed only by the
-        /// commands that change something, not by reports and audit.
-        #[arg(long, env = "NOUGHTS_OPERATOR", global = true)]
-        operator: Option<String>,
-        /// Run it through the running server whose --metrics-listen address this is (from this
-        /// machine only): needed for a SQLite file, which its running server holds.
-        #[arg(long, value_name = "ADDR", global = true)]
-        server: Option<SocketAddr>,
-        #[command(subcommand)]
-        action: AdminAction,
-    },
+    command: Option<OperatorCommand>,
 }
 
 impl Args {
@@ -334,6 +303,13 @@ impl Args {
                 .context("cannot serve TLS"),
             _ => Ok(None),
         }
+    }
+
+    /// The database of --db, or the default file.
+    fn store(&self) -> StoreConfig {
+        self.db
+            .as_deref()
+            .map_or_else(|| StoreConfig::File(default_db()), StoreConfig::from_arg)
     }
 
     fn config(&self) -> Config {
@@ -379,10 +355,8 @@ impl Args {
                 lease: Duration::from_millis(self.lease_ms),
                 secret: None,
             }),
-            store: self
-                .db
-                .as_deref()
-                .map_or_else(|| StoreConfig::File(default_db()), StoreConfig::from_arg),
+            admin_socket: AdminSocket::of(&self.store(), self.admin_socket.clone()),
+            store: self.store(),
             first_move_timeout: Duration::from_secs(self.first_move_secs),
             memory_finished_games: self.memory_games,
             lobby_sends_per_sec: self.lobby_sends,
@@ -452,38 +426,12 @@ fn default_db() -> PathBuf {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    if let Some(Admin::Backup { from, to, force }) = &args.command {
-        let bytes = noughts_server::fetch_backup(*from, to, *force).await?;
-        println!("backed up {bytes} bytes to {}", to.display());
-        return Ok(());
-    }
-    if let Some(Admin::Admin {
-        operator,
-        server,
-        action,
-    }) = &args.command
-    {
-        let operator = operator
-            .clone()
-            .or_else(|| std::env::var("USER").ok())
-            .filter(|name| !name.trim().is_empty());
-        // Reading the reports or the audit changes nothing, and keeps no name.
-        let reads = matches!(
-            action,
-            AdminAction::Reports { .. } | AdminAction::Audit { .. }
-        );
-        let operator = match operator {
-            Some(operator) => operator,
-            None if reads => String::new(),
-            None => anyhow::bail!("say who you are with --operator (or $USER)"),
-        };
-        let store = args
-            .db
-            .as_deref()
-            .map_or_else(|| StoreConfig::File(default_db()), StoreConfig::from_arg);
-        let said = noughts_server::run_admin(&store, *server, &operator, action.clone()).await?;
-        print!("{said}");
-        return Ok(());
+    if let Some(command) = &args.command {
+        let store = args.store();
+        let socket = AdminSocket::of(&store, args.admin_socket.clone());
+        return command
+            .run(&store, socket.as_ref().map(|s| s.path.as_path()))
+            .await;
     }
     let logs = tracing_subscriber::fmt()
         .with_env_filter(log_filter())
@@ -584,8 +532,10 @@ mod tests {
         let args = Args::parse_from(["noughts-server"]);
         assert_eq!(args.listen.to_string(), "127.0.0.1:7878");
         assert_eq!(args.metrics_listen, None);
+        let store = StoreConfig::File(default_db());
         let expected = Config {
-            store: StoreConfig::File(default_db()),
+            admin_socket: AdminSocket::of(&store, None),
+            store,
             ..Config::default()
         };
         assert_eq!(args.config(), expected);

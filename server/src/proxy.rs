@@ -308,7 +308,7 @@ fn parse(header: &[u8]) -> Result<Option<SocketAddr>, BadHeader> {
 
 mod door;
 
-pub(crate) use door::Door;
+pub(crate) use door::{Door, MAX_SOCKET_PATH};
 pub use door::{DoorError, ProxySocket};
 
 #[cfg(test)]

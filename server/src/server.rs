@@ -6,6 +6,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
+use anyhow::Context;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, mpsc};
 use tokio::time::{Instant, sleep, timeout_at};
@@ -28,6 +29,7 @@ use crate::ids;
 use crate::lobby::{Change, Lobby};
 use crate::metrics;
 use crate::moderation::Moderation;
+use crate::operator;
 use crate::proxy::Door;
 use crate::registry::Registry;
 use crate::shared::Shared;
@@ -82,6 +84,11 @@ async fn serve(
 ) -> anyhow::Result<()> {
     let entrances = Entrances::open(listener, &config)?;
     let (store, startup) = Store::open_keeping(&config.store, config.memory_finished_games).await?;
+    // Made once the store is this server's (a SQLite file is held by one server at a time).
+    let admin_door = match &config.admin_socket {
+        Some(socket) => operator::open_admin_socket(socket)?,
+        None => None,
+    };
     let cluster = match &config.cluster {
         Some(cluster) => {
             let joined = Cluster::join(&cluster.redis, &cluster.node, cluster.lease).await?;
@@ -185,21 +192,7 @@ async fn serve(
     // A node of a cluster restores only the games no other node plays.
     let restored = takeover::restore_at_start(&shared, startup.live).await;
     entrances.say_where();
-    if let Some(metrics_listener) = metrics_listener {
-        let registry = shared.clone();
-        let source = metrics::Source {
-            metrics: shared.metrics.clone(),
-            live_games: Box::new(move || registry.registry.live_games_count()),
-            health: shared.health.clone(),
-            backups: Backups::new(shared.store.clone(), &shared.config.store),
-        };
-        shared.connections.spawn(metrics::serve(
-            source,
-            metrics_listener,
-            shared.stop_connections.clone(),
-            shared.connections.clone(),
-        ));
-    }
+    serve_operator(&shared, metrics_listener, admin_door);
     let (lobby, counted) = (shared.clone(), shared.clone());
     shared.connections.spawn(async move {
         let stop = lobby.stop_connections.clone();
@@ -225,6 +218,33 @@ async fn serve(
 /// The node's health checks: its store and, in a cluster, Redis.
 fn node_health(
     store: &Store,
+/// Serves the operator's side, until connections stop: the metrics port, if there is one, and the
+/// operator's socket, if there is one.
+fn serve_operator(shared: &Arc<Shared>, metrics: Option<TcpListener>, admin: Option<Door>) {
+    if let Some(door) = admin {
+        shared.connections.spawn(operator::serve_admin_socket(
+            door,
+            Backups::new(shared.store.clone(), &shared.config.store),
+            shared.stop_connections.clone(),
+            shared.connections.clone(),
+        ));
+    }
+    if let Some(listener) = metrics {
+        let registry = shared.clone();
+        let source = metrics::Source {
+            metrics: shared.metrics.clone(),
+            live_games: Box::new(move || registry.registry.live_games_count()),
+            health: shared.health.clone(),
+        };
+        shared.connections.spawn(metrics::serve(
+            source,
+            listener,
+            shared.stop_connections.clone(),
+            shared.connections.clone(),
+        ));
+    }
+}
+
     config: &Config,
     cluster: Option<&Cluster>,
     metrics: &metrics::Metrics,
@@ -260,7 +280,8 @@ const PROXY_PEER: SocketAddr = SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 
 impl Entrances {
     /// The node's port, and the proxy's socket if the configuration asks for one.
     fn open(tcp: TcpListener, config: &Config) -> anyhow::Result<Entrances> {
-        let proxy = config.proxy_socket.as_ref().map(Door::open).transpose()?;
+        let proxy = config.proxy_socket.as_ref().map(Door::open).transpose();
+        let proxy = proxy.context("the proxy socket (--proxy-socket)")?;
         Ok(Entrances { tcp, proxy })
     }
 

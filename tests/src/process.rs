@@ -18,6 +18,8 @@ pub struct ServerProcess {
     pub url: String,
     /// Its metrics URL (`http://HOST:PORT/metrics`), when started with `--metrics-listen`.
     pub metrics: Option<String>,
+    /// Its `--db`: a SQLite file (with the operator's socket beside it), or a URL.
+    pub db: std::ffi::OsString,
 }
 
 impl ServerProcess {
@@ -100,10 +102,12 @@ impl ServerProcess {
                 .unwrap_or_else(|| panic!("unexpected second line {line:?}"))
                 .to_owned()
         });
+        wait_for_admin_socket(db, args);
         ServerProcess {
             child,
             url,
             metrics,
+            db: db.to_owned(),
         }
     }
 
@@ -147,14 +151,42 @@ impl Drop for ServerProcess {
     }
 }
 
-/// Runs `noughts-server admin` as operator "ops" through the server whose metrics URL is
-/// `metrics`; its output, or a panic with its error.
-pub fn admin(metrics: &str, args: &[&str]) -> String {
-    let server = metrics
-        .trim_start_matches("http://")
-        .trim_end_matches("/metrics");
+/// Waits (bounded by [`WAIT`]) for the operator's socket of a server on `db` started with `args`
+/// to be made, if it has one: the server makes it after it says where it listens, and a command
+/// run at once would find no server.
+fn wait_for_admin_socket(db: &OsStr, args: &[&str]) {
+    let chosen = args
+        .iter()
+        .position(|arg| *arg == "--admin-socket")
+        .and_then(|at| args.get(at + 1));
+    let socket = match chosen {
+        Some(path) => std::path::PathBuf::from(path),
+        None if db == ":memory:" || db.to_string_lossy().starts_with("postgres") => return,
+        None => {
+            let mut path = db.to_owned();
+            path.push(".admin");
+            path.into()
+        }
+    };
+    let start = Instant::now();
+    while !socket.exists() {
+        assert!(
+            start.elapsed() < WAIT,
+            "no admin socket at {}",
+            socket.display()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Runs `noughts-server --db DB admin` as operator "ops": through the server running on `db`
+/// (its operator's socket beside it), or on the database itself; its output, or a panic with its
+/// error.
+pub fn admin(db: &OsStr, args: &[&str]) -> String {
     let output = Command::new(crate::binary::path("noughts-server"))
-        .args(["admin", "--operator", "ops", "--server", server])
+        .arg("--db")
+        .arg(db)
+        .args(["admin", "--operator", "ops"])
         .args(args)
         .output()
         .expect("run noughts-server admin");
@@ -165,4 +197,12 @@ pub fn admin(metrics: &str, args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     said
+}
+
+/// This process's user id, as the kernel gives it to a peer of a Unix socket.
+pub fn own_uid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self")
+        .expect("this process's /proc entry")
+        .uid()
 }

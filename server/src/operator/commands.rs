@@ -5,18 +5,13 @@
 //! fact written here holds on every node without a restart.
 
 use std::fmt::Write as _;
-use std::net::SocketAddr;
-use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use noughts_protocol::{GameId, PlayerId, ReportCategory};
 use serde::{Deserialize, Serialize};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-use tokio::time::timeout;
 
 use crate::proxy::Cidr;
-use crate::store::{ModerationEntry, Store, StoreConfig, now_ms};
+use crate::store::{ModerationEntry, Store, now_ms};
 
 /// What the operator asks.
 #[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize)]
@@ -101,30 +96,6 @@ fn parse_cidr(text: &str) -> Result<String, String> {
     text.parse::<Cidr>()
         .map(|cidr| cidr.to_string())
         .map_err(|err| err.to_string())
-}
-
-/// Runs `action` as `operator`: through the running server whose metrics port is `server`, or
-/// else against the database `config` names; returns what to print.
-pub async fn run_admin(
-    config: &StoreConfig,
-    server: Option<SocketAddr>,
-    operator: &str,
-    action: AdminAction,
-) -> anyhow::Result<String> {
-    if let Some(server) = server {
-        return through_server(server, operator, action).await;
-    }
-    if let StoreConfig::Memory = config {
-        bail!(
-            "a server with --db :memory: keeps its moderation in its own memory, out of reach \
-             of this command; give the server a SQLite file or PostgreSQL to moderate it"
-        );
-    }
-    let (store, _) = Store::open_keeping(config, usize::MAX).await.context(
-        "cannot open the database (a running server holds its SQLite file: give --server \
-         with that server's --metrics-listen address)",
-    )?;
-    execute(&store, operator, action).await
 }
 
 /// Runs `action` as `operator` on `store`; returns what to print.
@@ -324,49 +295,12 @@ fn when(ms: u64) -> String {
         .unwrap_or_else(|| format!("@{seconds}"))
 }
 
-/// The header that carries a request through the server's metrics port.
+/// The header that carries a request through the operator's socket.
 pub(super) const HEADER: &str = "x-noughts-admin";
-
-/// How long a request through the server may take.
-const ADMIN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One admin request as it crosses to the server.
 #[derive(Debug, Serialize, Deserialize)]
 pub(super) struct Request {
     pub(super) operator: String,
     pub(super) action: AdminAction,
-}
-
-/// Runs `action` on the server whose metrics port is `server`; returns what it printed.
-pub(crate) async fn through_server(
-    server: SocketAddr,
-    operator: &str,
-    action: AdminAction,
-) -> anyhow::Result<String> {
-    let request = serde_json::to_string(&Request {
-        operator: operator.to_owned(),
-        action,
-    })?;
-    let exchange = async {
-        let mut stream = TcpStream::connect(server)
-            .await
-            .with_context(|| format!("cannot reach the server's metrics port at {server}"))?;
-        let head = format!(
-            "POST /admin HTTP/1.1\r\nHost: localhost\r\n{HEADER}: {request}\r\n\
-             Content-Length: 0\r\nConnection: close\r\n\r\n"
-        );
-        stream.write_all(head.as_bytes()).await?;
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).await?;
-        anyhow::Ok(answer)
-    };
-    let answer = timeout(ADMIN_TIMEOUT, exchange)
-        .await
-        .context("the server took too long to answer")??;
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
-    let status = head.split_whitespace().nth(1).unwrap_or_default();
-    if status != "200" {
-        bail!("the server refused ({status}): {}", body.trim());
-    }
-    Ok(body.to_owned())
 }

@@ -8,6 +8,7 @@
 //! The socket is made in a private directory (mode 0700) beside `PATH`, given its mode and group
 //! there, and only then renamed into place, so that nobody can connect in between. A socket left
 //! at `PATH` by a node that died is replaced; one that a running server still answers on is not.
+//! The operator's socket (`crate::operator::socket`) is made the same way, by [`Door::bind`].
 
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
@@ -28,15 +29,28 @@ pub struct ProxySocket {
 /// Why the proxy's socket could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum DoorError {
-    #[error("cannot make the proxy socket {path}: {cause}")]
+    #[error("cannot make the socket {path}: {cause}")]
     Io { path: PathBuf, cause: io::Error },
-    #[error("{0} exists and is not a socket; remove it or choose another --proxy-socket")]
+    #[error("{0} exists and is not a socket; remove it or choose another path")]
     NotASocket(PathBuf),
-    #[error("a server already listens on the proxy socket {0}")]
+    #[error("a server already listens on the socket {0}")]
     InUse(PathBuf),
     #[error("there is no group {0:?} for the proxy socket")]
     NoSuchGroup(String),
+    #[error(
+        "{path} is too long a path for a Unix socket ({length} bytes): at most {most} fit \
+         there; choose a shorter one"
+    )]
+    TooLong {
+        path: PathBuf,
+        length: usize,
+        most: usize,
+    },
 }
+
+/// The longest path a Unix socket may be bound or reached at: `sun_path` holds 108 bytes on
+/// Linux, the terminating NUL included.
+pub(crate) const MAX_SOCKET_PATH: usize = 107;
 
 /// The node's end of the proxy's socket: accepts its connections, and removes the socket when
 /// dropped (if it is still this one).
@@ -51,14 +65,20 @@ pub(crate) struct Door {
 impl Door {
     /// Makes the socket `socket` names, private as it says.
     pub(crate) fn open(socket: &ProxySocket) -> Result<Door, DoorError> {
-        let path = &socket.path;
-        let io = |cause| DoorError::Io {
-            path: path.clone(),
-            cause,
-        };
         let group = match &socket.group {
             Some(name) => Some(gid(name)?),
             None => None,
+        };
+        Door::bind(&socket.path, group)
+    }
+
+    /// Makes a socket at `path` that only this process's user may connect to (mode 0600), or
+    /// also the members of `group` (mode 0660, that group's).
+    pub(crate) fn bind(path: &Path, group: Option<u32>) -> Result<Door, DoorError> {
+        let path = &path.to_path_buf();
+        let io = |cause| DoorError::Io {
+            path: path.clone(),
+            cause,
         };
         if let Ok(existing) = std::fs::symlink_metadata(path) {
             if !std::os::unix::fs::FileTypeExt::is_socket(&existing.file_type()) {
@@ -73,6 +93,16 @@ impl Door {
             _ => Path::new("."),
         };
         let private = parent.join(format!(".noughts-{}-{:x}", std::process::id(), nonce()));
+        // The socket is bound at `private/s` before it is renamed: both paths must fit.
+        let bound = private.as_os_str().len() + 2;
+        let length = path.as_os_str().len();
+        if bound.max(length) > MAX_SOCKET_PATH {
+            return Err(DoorError::TooLong {
+                path: path.clone(),
+                length,
+                most: MAX_SOCKET_PATH.saturating_sub(bound.saturating_sub(length)),
+            });
+        }
         std::fs::DirBuilder::new()
             .mode(0o700)
             .create(&private)
@@ -221,5 +251,15 @@ mod tests {
         std::fs::write(&file.path, "keep me").unwrap();
         assert!(matches!(Door::open(&file), Err(DoorError::NotASocket(_))));
         assert_eq!(std::fs::read_to_string(&file.path).unwrap(), "keep me");
+    }
+
+    #[test]
+    fn a_path_too_long_for_a_socket_is_a_clear_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = dir.path().join("n".repeat(MAX_SOCKET_PATH));
+        let err = Door::bind(&long, None).unwrap_err();
+        assert!(matches!(err, DoorError::TooLong { .. }), "{err}");
+        assert!(err.to_string().contains("too long"), "{err}");
+        assert!(!long.exists());
     }
 }

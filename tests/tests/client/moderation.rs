@@ -64,8 +64,8 @@ async fn the_terminal_player_mutes_unmutes_reports_and_blocks_from_the_game() {
     }
     let dir = Scratch::new("tui-moderation");
     let server = binary::path("noughts-server");
-    let live = ServerProcess::start(&server, &dir.dir, &["--metrics-listen", "127.0.0.1:0"]);
-    let (url, metrics) = (live.url.clone(), live.metrics.clone().expect("metrics"));
+    let live = ServerProcess::start(&server, &dir.dir, &[]);
+    let (url, db) = (live.url.clone(), live.db.clone());
     let command = format!(
         "env NOUGHTS_CONFIG_DIR={} {} --server {url} --name ada",
         temp_dir("tui-moderation").display(),
@@ -122,7 +122,7 @@ async fn the_terminal_player_mutes_unmutes_reports_and_blocks_from_the_game() {
     tmux.send("Enter");
     tmux.wait_for("the report sent", |s| s.contains("Reported bo"))
         .await;
-    let listed = admin(&metrics, &["reports"]);
+    let listed = admin(&db, &["reports"]);
     assert!(
         listed.contains(&format!(
             "player {} reports player {} for abuse: rude-in-chat",

@@ -3,10 +3,14 @@
 //! see one lobby, with one war game per variant; `status` shows every part, each node serves
 //! its metrics and answers a plain `/readyz` on its own port (where a PROXY header is not
 //! believed), Redis keeps its append-only file in the cluster's directory, and `down` keeps
-//! the logs.
+//! the logs. Nothing in it lets in a process without its password: Redis answers `NOAUTH`, the
+//! nodes' Redis user runs no admin command, PostgreSQL asks every role for a password and the
+//! nodes' role is no superuser; the secrets are files of this user's alone, and no process shows
+//! one on its command line.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
@@ -84,6 +88,14 @@ impl Deployed {
     }
 }
 
+/// The secret `name` (`redis-admin.url`, `db.password`, ...) of the cluster in `cluster`, as
+/// `deploy/cluster` keeps it in its `secrets` directory; `None` if there is no such file.
+pub(super) fn secret(cluster: &Path, name: &str) -> Option<String> {
+    std::fs::read_to_string(cluster.join("secrets").join(name))
+        .ok()
+        .map(|text| text.trim().to_owned())
+}
+
 /// A port with the eight after it free too: the balancer's, the nodes', Redis's, PostgreSQL's
 /// and the nodes' metrics ports.
 /// They are taken below the range the system picks the local ports of outgoing connections from
@@ -103,7 +115,7 @@ pub(super) fn free_ports() -> u16 {
 
 /// Whether every program the script needs is here; under CI they must be.
 pub(super) fn programs_present() -> bool {
-    let missing: Vec<&str> = ["haproxy", "redis-server"]
+    let missing: Vec<&str> = ["haproxy", "redis-server", "redis-cli"]
         .into_iter()
         .filter(|program| {
             !Command::new("sh")
@@ -157,7 +169,8 @@ async fn ask(port: u16, request: &[u8]) -> String {
 
 /// `GET path` on `port`, as a plain client asks it.
 async fn get(port: u16, path: &str) -> String {
-    let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
     ask(port, request.as_bytes()).await
 }
 
@@ -193,6 +206,165 @@ fn everything_runs(deployed: &Deployed) -> String {
     said
 }
 
+/// `program` run as someone else than the cluster's user (`nobody`, when this test runs as
+/// root), with no password from the environment or a password file.
+fn as_stranger(program: &Path) -> Command {
+    let root = noughts_tests::process::own_uid() == 0;
+    let mut command = if root {
+        let mut command = Command::new("runuser");
+        command.args(["-u", "nobody", "--"]).arg(program);
+        command
+    } else {
+        Command::new(program)
+    };
+    command
+        .env_remove("PGPASSWORD")
+        .env_remove("REDISCLI_AUTH")
+        .env("PGPASSFILE", "/nonexistent/pgpass")
+        .env("PGCONNECT_TIMEOUT", "5");
+    command
+}
+
+/// `psql … -c sql` on the cluster's PostgreSQL (`host` an address or the socket's directory),
+/// as `command` runs it.
+fn psql(mut command: Command, host: &Path, port: u16, user: &str, sql: &str) -> (bool, String) {
+    let out = command
+        .args(["-X", "-w", "-t", "-A", "-h"])
+        .arg(host)
+        .args([
+            "-p",
+            &port.to_string(),
+            "-U",
+            user,
+            "-d",
+            "noughts",
+            "-c",
+            sql,
+        ])
+        .output()
+        .expect("run psql");
+    let said = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    (
+        out.status.success(),
+        format!("{said}{}", String::from_utf8_lossy(&out.stderr)),
+    )
+}
+
+/// Checks that the cluster in `cluster` on `port` lets in nobody without a password, and keeps
+/// its passwords to its own user.
+fn nobody_gets_in_without_a_password(cluster: &Path, port: u16) {
+    let (redis_port, pg_port) = (port + 4, port + 5);
+    // Redis answers nothing but NOAUTH to a client without a password.
+    let ping = Command::new("redis-cli")
+        .args(["-p", &redis_port.to_string(), "PING"])
+        .env_remove("REDISCLI_AUTH")
+        .output()
+        .expect("run redis-cli");
+    let said = String::from_utf8_lossy(&ping.stdout);
+    assert!(
+        said.contains("NOAUTH"),
+        "redis-cli PING with no password: {said}"
+    );
+    // The nodes' user runs their commands, and no admin or dangerous one.
+    let nodes = |args: &[&str]| {
+        let out = Command::new("redis-cli")
+            .args(["--user", "noughts", "-p", &redis_port.to_string()])
+            .args(args)
+            .env("REDISCLI_AUTH", secret(cluster, "redis.password").unwrap())
+            .output()
+            .expect("run redis-cli");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(nodes(&["PING"]), "PONG");
+    for refused in [&["CONFIG", "GET", "dir"][..], &["FLUSHALL"], &["KEYS", "*"]] {
+        let said = nodes(refused);
+        assert!(
+            said.starts_with("NOPERM"),
+            "{refused:?} as the nodes' user: {said}"
+        );
+    }
+
+    // PostgreSQL lets no role in without its password, over TCP or its socket, as another user.
+    let opts = std::fs::read_to_string(cluster.join("pg/data/postmaster.opts"))
+        .expect("PostgreSQL's postmaster.opts");
+    let postgres = opts.split_whitespace().next().expect("the server's path");
+    let psql_bin = Path::new(postgres).with_file_name("psql");
+    for user in ["noughts", "postgres"] {
+        for host in [Path::new("127.0.0.1"), &cluster.join("pg")] {
+            let (ok, said) = psql(as_stranger(&psql_bin), host, pg_port, user, "select 1");
+            assert!(
+                !ok && said.contains("password"),
+                "psql -U {user} -h {} with no password: {said}",
+                host.display()
+            );
+        }
+    }
+    // With its password, the nodes' role is in, and no superuser.
+    let mut superuser = Command::new(&psql_bin);
+    superuser.env("PGPASSWORD", secret(cluster, "db-admin.password").unwrap());
+    let sql = "select rolsuper from pg_roles where rolname = 'noughts'";
+    let localhost = Path::new("127.0.0.1");
+    assert_eq!(
+        psql(superuser, localhost, pg_port, "postgres", sql),
+        (true, "f".to_owned())
+    );
+    let mut node = Command::new(&psql_bin);
+    node.env("PGPASSWORD", secret(cluster, "db.password").unwrap());
+    assert_eq!(
+        psql(node, localhost, pg_port, "noughts", "select current_user"),
+        (true, "noughts".to_owned())
+    );
+
+    // The secrets are this user's alone, and none shows on a command line.
+    let mode = |path: &Path| {
+        std::fs::metadata(path)
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let secrets = cluster.join("secrets");
+    assert_eq!(mode(&secrets), 0o700, "{}", secrets.display());
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&secrets).unwrap().flatten() {
+        assert_eq!(mode(&entry.path()), 0o600, "{}", entry.path().display());
+        names.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "cluster.secret",
+            "db-admin.password",
+            "db-admin.url",
+            "db.password",
+            "db.url",
+            "redis-admin.password",
+            "redis-admin.url",
+            "redis.password",
+            "redis.url",
+        ]
+    );
+    assert_eq!(mode(&cluster.join("redis.conf")), 0o600);
+    let passwords: Vec<String> = names
+        .iter()
+        .filter(|name| !name.ends_with(".url"))
+        .map(|name| secret(cluster, name).unwrap())
+        .collect();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(line) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let line = String::from_utf8_lossy(&line).replace('\0', " ");
+        for password in &passwords {
+            assert!(
+                !line.contains(password.as_str()),
+                "a password on a command line: {line}"
+            );
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_local_cluster_serves_one_lobby_through_its_load_balancer() {
     if !programs_present() || noughts_tests::postgres::Postgres::shared().is_none() {
@@ -211,6 +383,7 @@ async fn the_local_cluster_serves_one_lobby_through_its_load_balancer() {
     );
     let (port, cluster) = (deployed.port, deployed.dir.dir.join("cluster"));
     everything_runs(&deployed);
+    nobody_gets_in_without_a_password(&cluster, port);
     for i in 1..=3 {
         let (node, metrics) = (port + i, port + 5 + i);
         assert!(

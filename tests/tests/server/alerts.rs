@@ -119,7 +119,10 @@ async fn served_names() -> BTreeSet<String> {
     for _ in 0..100 {
         let mut stream = TcpStream::connect(at).await.unwrap();
         stream
-            .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .write_all(
+                format!("GET /metrics HTTP/1.1\r\nHost: {at}\r\nConnection: close\r\n\r\n")
+                    .as_bytes(),
+            )
             .await
             .unwrap();
         text.clear();

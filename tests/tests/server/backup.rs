@@ -1,7 +1,8 @@
 //! Operating a server: a backup of its live SQLite database taken with `noughts-server backup`
-//! while a hundred tables play, restored into a new server that serves every game finished
+//! (through the operator's socket beside the database) while a hundred tables play, restored into a new server that serves every game finished
 //! before it; and the systemd unit in `deploy/`, checked by `systemd-analyze verify`.
 
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,14 +37,15 @@ async fn play_one_game(url: &str, n: usize) -> GameId {
     state.game
 }
 
-fn run_backup(metrics: &str, to: &Path) -> std::process::Output {
-    let from = metrics
-        .trim_start_matches("http://")
-        .trim_end_matches("/metrics");
+/// `noughts-server --db DB backup --to TO`, and `more` options: through the operator's socket
+/// of the server running on `db`.
+fn run_backup(db: &OsStr, to: &Path, more: &[&OsStr]) -> std::process::Output {
     Command::new(binary::path("noughts-server"))
-        .arg("backup")
-        .args(["--from", from, "--to"])
+        .arg("--db")
+        .arg(db)
+        .args(["backup", "--to"])
         .arg(to)
+        .args(more)
         .output()
         .expect("run noughts-server backup")
 }
@@ -57,8 +59,6 @@ async fn a_backup_taken_during_play_restores_every_finished_game() {
         &bin,
         &dir.dir,
         &[
-            "--metrics-listen",
-            "127.0.0.1:0",
             "--max-connections-per-ip",
             "100000",
             "--max-rooms-per-ip",
@@ -88,8 +88,8 @@ async fn a_backup_taken_during_play_restores_every_finished_game() {
     // Taken while the tables play on.
     let before: Vec<GameId> = finished.lock().unwrap().clone();
     let copy = dir.dir.join("copy.db");
-    let metrics = live.metrics.clone().expect("a metrics address");
-    let backup = tokio::task::spawn_blocking(move || run_backup(&metrics, &copy))
+    let db = live.db.clone();
+    let backup = tokio::task::spawn_blocking(move || run_backup(&db, &copy, &[]))
         .await
         .unwrap();
     assert!(
@@ -149,17 +149,23 @@ fn restored(copy: &Path, dir: &Path) -> PathBuf {
 async fn a_backup_is_refused_for_a_store_that_is_not_sqlite() {
     let dir = Scratch::new("backup-memory");
     let bin = binary::path("noughts-server");
-    let server = ServerProcess::start_on(
+    // Given an operator's socket, a server in memory takes the admin commands there.
+    let socket = dir.dir.join("memory.admin");
+    let socket_arg = socket.to_str().unwrap();
+    let _server = ServerProcess::start_on(
         &bin,
         &dir.dir,
         ":memory:".as_ref(),
-        &["--metrics-listen", "127.0.0.1:0"],
+        &["--admin-socket", socket_arg],
     );
     let to = dir.dir.join("copy.db");
-    let metrics = server.metrics.clone().unwrap();
     let out = tokio::task::spawn_blocking({
         let to = to.clone();
-        move || run_backup(&metrics, &to)
+        let more: [OsString; 2] = ["--admin-socket".into(), socket.into_os_string()];
+        move || {
+            let more: Vec<&OsStr> = more.iter().map(AsRef::as_ref).collect();
+            run_backup(":memory:".as_ref(), &to, &more)
+        }
     })
     .await
     .unwrap();

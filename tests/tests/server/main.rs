@@ -5,6 +5,7 @@ mod account_abuse;
 mod account_quotas;
 mod account_rules;
 mod accounts;
+mod admin_socket;
 mod agreements;
 mod alerts;
 mod backup;

@@ -1,13 +1,15 @@
 //! Moderation end to end on one node with a real SQLite file: players muting (their chat no
 //! longer reaches the muter), blocking (never paired, rooms refused) and reporting; and the
-//! operator's `noughts-server admin` commands through the running server: reports listed with
-//! their games, bans of a player and of an address range, chat mutes, reserved names, an ended
-//! game, and the audit of them all.
+//! operator's `noughts-server admin` commands through the running server's operator's socket:
+//! reports listed with their games, bans of a player and of an address range, chat mutes,
+//! reserved names, an ended game, and the audit of them all, naming the user who ran them.
+
+use std::ffi::OsStr;
 
 use noughts_protocol::{
     ClientMessage, ErrorCode, GameId, ReportCategory, ServerMessage, Variant, close,
 };
-use noughts_tests::process::{ServerProcess, admin};
+use noughts_tests::process::{ServerProcess, admin, own_uid};
 use noughts_tests::{Client, Scratch, TestServer, WAIT, binary, file_config};
 use tokio::time::{Instant, sleep};
 
@@ -121,18 +123,21 @@ async fn blocked_players_are_never_paired_and_cannot_join_each_others_rooms() {
     let _ = cy.game_state().await;
 }
 
-/// Every operator action of the test is in the audit, with who and why.
-fn check_audit(metrics: &str) {
-    let audit = admin(metrics, &["audit"]);
+/// Every operator action of the test is in the audit, with who and why: the user the command
+/// ran as, as the server saw it, and the name it gave.
+fn check_audit(db: &OsStr) {
+    let audit = admin(db, &["audit"]);
+    let by = format!("(uid {}) as \"ops\": ", own_uid());
     for line in [
-        "by ops: end_game game",
-        "by ops: chat_mute player",
-        "by ops: reserve Zed: the owner's name",
-        "by ops: ban player",
-        "by ops: ban_range 127.0.0.0/8: closed for now",
-        "by ops: unban_range 127.0.0.0/8: open again",
+        "end_game game",
+        "chat_mute player",
+        "reserve Zed: the owner's name",
+        "ban player",
+        "ban_range 127.0.0.0/8: closed for now",
+        "unban_range 127.0.0.0/8: open again",
     ] {
-        assert!(audit.contains(line), "no {line:?} in the audit:\n{audit}");
+        let line = format!("{by}{line}");
+        assert!(audit.contains(&line), "no {line:?} in the audit:\n{audit}");
     }
 }
 
@@ -140,8 +145,8 @@ fn check_audit(metrics: &str) {
 async fn the_operators_commands_hold_on_a_running_server() {
     let dir = Scratch::new("admin");
     let bin = binary::path("noughts-server");
-    let live = ServerProcess::start(&bin, &dir.dir, &["--metrics-listen", "127.0.0.1:0"]);
-    let (url, metrics) = (live.url.clone(), live.metrics.clone().expect("metrics"));
+    let live = ServerProcess::start(&bin, &dir.dir, &[]);
+    let (url, db) = (live.url.clone(), live.db.clone());
     let mut ada = Client::join(&url, "ada").await;
     let mut bo = Client::join(&url, "bo").await;
     let game = room_game(&mut ada, &mut bo).await;
@@ -158,7 +163,7 @@ async fn the_operators_commands_hold_on_a_running_server() {
         ada.request(2, report("insults after the game")).await,
         ServerMessage::Ok
     );
-    let reports = admin(&metrics, &["reports"]);
+    let reports = admin(&db, &["reports"]);
     assert!(
         reports.contains(&format!(
             "player {} reports player {} for abuse: insults after the game",
@@ -172,7 +177,7 @@ async fn the_operators_commands_hold_on_a_running_server() {
     );
     // The operator ends the game: both players hear it ended, aborted.
     admin(
-        &metrics,
+        &db,
         &[
             "end-game",
             "--game",
@@ -193,7 +198,7 @@ async fn the_operators_commands_hold_on_a_running_server() {
     // A chat mute for a time.
     let game = room_game(&mut ada, &mut bo).await;
     admin(
-        &metrics,
+        &db,
         &[
             "mute",
             "--player",
@@ -210,13 +215,13 @@ async fn the_operators_commands_hold_on_a_running_server() {
         .await;
     noughts_tests::hello::until_hello_refused(&url, "Admin", None, ErrorCode::ReservedName).await;
     admin(
-        &metrics,
+        &db,
         &["reserve", "--name", "Zed", "--reason", "the owner's name"],
     );
     noughts_tests::hello::until_hello_refused(&url, "zed", None, ErrorCode::ReservedName).await;
     // A ban ends bo's live connection and refuses his token.
     admin(
-        &metrics,
+        &db,
         &[
             "ban",
             "--player",
@@ -240,7 +245,7 @@ async fn the_operators_commands_hold_on_a_running_server() {
     .await;
     // A range: every new connection from it is refused at hello.
     admin(
-        &metrics,
+        &db,
         &[
             "ban",
             "--range",
@@ -251,7 +256,7 @@ async fn the_operators_commands_hold_on_a_running_server() {
     );
     noughts_tests::hello::until_hello_refused(&url, "fay", None, ErrorCode::Banned).await;
     admin(
-        &metrics,
+        &db,
         &["unban", "--range", "127.0.0.0/8", "--reason", "open again"],
     );
     let deadline = Instant::now() + WAIT;
@@ -262,5 +267,5 @@ async fn the_operators_commands_hold_on_a_running_server() {
         assert!(Instant::now() < deadline, "the range stayed banned");
         sleep(std::time::Duration::from_millis(50)).await;
     }
-    check_audit(&metrics);
+    check_audit(&db);
 }

@@ -2,6 +2,7 @@
 //! overwrite a file unless told to (`--force`), and an admin action on a player or a game the
 //! database does not hold says so and exits non-zero, writing nothing, instead of "done".
 
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -17,27 +18,16 @@ fn run(args: &[&str], more: &[&Path]) -> Output {
         .expect("run noughts-server")
 }
 
-/// The `host:port` of a metrics URL.
-fn port_of(metrics: &str) -> &str {
-    metrics
-        .trim_start_matches("http://")
-        .trim_end_matches("/metrics")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backup_does_not_overwrite_a_file_unless_forced() {
     let dir = Scratch::new("backup-no-clobber");
-    let server = ServerProcess::start(
-        &binary::path("noughts-server"),
-        &dir.dir,
-        &["--metrics-listen", "127.0.0.1:0"],
-    );
-    let from = port_of(server.metrics.as_deref().unwrap()).to_owned();
+    let server = ServerProcess::start(&binary::path("noughts-server"), &dir.dir, &[]);
+    let db = server.db.to_str().unwrap().to_owned();
     let to = dir.dir.join("yesterday.db");
     std::fs::write(&to, "yesterday's backup").unwrap();
     let refused = tokio::task::spawn_blocking({
-        let (from, to) = (from.clone(), to.clone());
-        move || run(&["backup", "--from", &from, "--to"], &[&to])
+        let (db, to) = (db.clone(), to.clone());
+        move || run(&["--db", &db, "backup", "--to"], &[&to])
     })
     .await
     .unwrap();
@@ -51,7 +41,7 @@ async fn a_backup_does_not_overwrite_a_file_unless_forced() {
 
     let forced = tokio::task::spawn_blocking({
         let to = to.clone();
-        move || run(&["backup", "--force", "--from", &from, "--to"], &[&to])
+        move || run(&["--db", &db, "backup", "--force", "--to"], &[&to])
     })
     .await
     .unwrap();
@@ -60,10 +50,12 @@ async fn a_backup_does_not_overwrite_a_file_unless_forced() {
     assert!(copy.starts_with(b"SQLite format 3\0"), "not a database");
 }
 
-/// `noughts-server admin ARGS` through the server at `metrics` (its metrics address).
-fn admin_output(metrics: &str, args: &[&str]) -> Output {
+/// `noughts-server admin ARGS` through the server running on `db`.
+fn admin_output(db: &OsStr, args: &[&str]) -> Output {
     Command::new(binary::path("noughts-server"))
-        .args(["admin", "--operator", "ops", "--server", port_of(metrics)])
+        .arg("--db")
+        .arg(db)
+        .args(["admin", "--operator", "ops"])
         .args(args)
         .output()
         .expect("run noughts-server admin")
@@ -72,12 +64,8 @@ fn admin_output(metrics: &str, args: &[&str]) -> Output {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_admin_action_on_an_unknown_id_says_so_and_does_nothing() {
     let dir = Scratch::new("admin-unknown");
-    let server = ServerProcess::start(
-        &binary::path("noughts-server"),
-        &dir.dir,
-        &["--metrics-listen", "127.0.0.1:0"],
-    );
-    let metrics = server.metrics.clone().unwrap();
+    let server = ServerProcess::start(&binary::path("noughts-server"), &dir.dir, &[]);
+    let db = server.db.clone();
     let ada = Client::join(&server.url, "ada").await;
     let unknown = (ada.player.0 + 1000).to_string();
     let cases: [(&[&str], &str); 6] = [
@@ -91,14 +79,9 @@ async fn an_admin_action_on_an_unknown_id_says_so_and_does_nothing() {
     for (args, what) in cases {
         let args = [args, &["--reason", "a mistyped id"]].concat();
         let out = tokio::task::spawn_blocking({
-            let (metrics, args) = (metrics.clone(), args.iter().map(|a| a.to_string()));
+            let (db, args) = (db.clone(), args.iter().map(|a| a.to_string()));
             let args: Vec<String> = args.collect();
-            move || {
-                admin_output(
-                    &metrics,
-                    &args.iter().map(String::as_str).collect::<Vec<_>>(),
-                )
-            }
+            move || admin_output(&db, &args.iter().map(String::as_str).collect::<Vec<_>>())
         })
         .await
         .unwrap();
@@ -111,15 +94,15 @@ async fn an_admin_action_on_an_unknown_id_says_so_and_does_nothing() {
         assert!(!String::from_utf8_lossy(&out.stdout).contains("done"));
     }
     // Nothing was written; an action on a player who exists still is.
-    let metrics_for_audit = metrics.clone();
-    let audit = tokio::task::spawn_blocking(move || admin(&metrics_for_audit, &["audit"]))
+    let db_for_audit = db.clone();
+    let audit = tokio::task::spawn_blocking(move || admin(&db_for_audit, &["audit"]))
         .await
         .unwrap();
     assert_eq!(audit, "no operator actions\n");
     let player = ada.player.0.to_string();
     let done = tokio::task::spawn_blocking(move || {
         admin(
-            &metrics,
+            &db,
             &[
                 "mute",
                 "--player",

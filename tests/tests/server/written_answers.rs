@@ -14,12 +14,12 @@ use serde_json::json;
 async fn a_sign_in_from_a_banned_range_is_refused_as_a_hello_is() {
     let dir = Scratch::new("banned-sign-in");
     let bin = binary::path("noughts-server");
-    let live = ServerProcess::start(&bin, &dir.dir, &["--metrics-listen", "127.0.0.1:0"]);
-    let (url, metrics) = (live.url.clone(), live.metrics.clone().expect("metrics"));
+    let live = ServerProcess::start(&bin, &dir.dir, &[]);
+    let (url, db) = (live.url.clone(), live.db.clone());
     let mut ada = Client::join(&url, "ada").await;
     registered(&mut ada, "ada_ranged", TEST_PASSWORD).await;
     admin(
-        &metrics,
+        &db,
         &["ban", "--range", "127.0.0.0/8", "--reason", "closed"],
     );
     noughts_tests::hello::until_hello_refused(&url, "fay", None, ErrorCode::Banned).await;
@@ -263,12 +263,8 @@ fn admin_as_nobody(args: &[&str]) -> (bool, String) {
 async fn admin_takes_its_options_anywhere_reads_without_a_name_and_dates_the_audit() {
     let dir = Scratch::new("admin-options");
     let bin = binary::path("noughts-server");
-    let live = ServerProcess::start(&bin, &dir.dir, &["--metrics-listen", "127.0.0.1:0"]);
-    let metrics = live.metrics.clone().expect("metrics");
-    let port = metrics
-        .trim_start_matches("http://")
-        .trim_end_matches("/metrics")
-        .to_owned();
+    let live = ServerProcess::start(&bin, &dir.dir, &[]);
+    let db = live.db.to_str().expect("a path in UTF-8").to_owned();
     let ada = Client::join(&live.url, "ada").await;
     let player = ada.player.0.to_string();
     // A change needs a name: refused without one, wherever the options stand.
@@ -281,19 +277,18 @@ async fn admin_takes_its_options_anywhere_reads_without_a_name_and_dates_the_aud
         "--reason",
         "flood",
     ];
-    let (done, said) = admin_as_nobody(&[&mute[..], &["--server", &port]].concat());
+    let (done, said) = admin_as_nobody(&[&mute[..], &["--db", &db]].concat());
     assert!(!done, "a change without a name: {said}");
     assert!(said.contains("--operator"), "{said}");
     // The options of `admin` after the subcommand's own.
-    let (done, said) =
-        admin_as_nobody(&[&mute[..], &["--server", &port, "--operator", "ops"]].concat());
+    let (done, said) = admin_as_nobody(&[&mute[..], &["--db", &db, "--operator", "ops"]].concat());
     assert!(done, "{said}");
     // Reading needs no name; the audit dates each action in UTC, ISO 8601.
-    let (done, said) = admin_as_nobody(&["audit", "--server", &port]);
+    let (done, said) = admin_as_nobody(&["audit", "--db", &db]);
     assert!(done, "{said}");
     let line = said
         .lines()
-        .find(|line| line.contains("by ops: chat_mute"))
+        .find(|line| line.contains(" as \"ops\": chat_mute"))
         .unwrap_or_else(|| panic!("no mute in the audit:\n{said}"));
     let date = |after: &str| {
         let at = line.split(after).nth(1).expect(after);
@@ -311,7 +306,7 @@ async fn admin_takes_its_options_anywhere_reads_without_a_name_and_dates_the_aud
     let (at, until) = (date(" at "), date(" until "));
     assert!(at < until, "{line}");
     assert!(at.starts_with("20"), "{line}");
-    let (done, said) = admin_as_nobody(&["reports", "--server", &port]);
+    let (done, said) = admin_as_nobody(&["reports", "--db", &db]);
     assert!(done && said.contains("no reports"), "{said}");
     drop(ada);
 }
