@@ -138,7 +138,7 @@ pub struct Config {
 /// How a node joins its cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClusterConfig {
-    /// The cluster's Redis, `redis://HOST:PORT`.
+    /// The cluster's Redis, `redis://[USER:PASSWORD@]HOST:PORT` (`rediss://` over TLS).
     pub redis: String,
     /// This node's name, unique in the cluster.
     pub node: String,
@@ -149,6 +149,10 @@ pub struct ClusterConfig {
     /// others and checks what they send; `None` sends and takes everything unsigned, so that
     /// anything that reaches Redis may speak as a node (the binary asks `--insecure-cluster`).
     pub secret: Option<crate::ClusterSecret>,
+    /// Join a Redis that lets in anyone who reaches it, with no password: a node refuses to
+    /// start on one otherwise, since whatever reaches it could stop the site or read all that
+    /// passes. For tests and benchmarks.
+    pub insecure_redis: bool,
 }
 
 impl Default for Config {
@@ -193,11 +197,11 @@ impl Default for Config {
             drain_delay: Duration::ZERO,
             readiness_grace: Duration::from_secs(15),
             proxy_socket: None,
+            admin_socket: None,
             accounts: AccountConfig::default(),
         }
     }
 }
-            admin_socket: None,
 
 impl Config {
     /// How long tokens work, as the store applies it.

@@ -26,6 +26,7 @@
 //!   operator's `admin` commands that write it, and the operator's socket (mode 0600, callers
 //!   known by `SO_PEERCRED`) through which they and backups reach a running server.
 //! - `proxy`: the client's address behind a trusted proxy (PROXY protocol v2, forwarding headers).
+//! - `secret_file`: Redis's and PostgreSQL's URLs, with their passwords, read from private files.
 
 mod account;
 mod admin;
@@ -52,6 +53,7 @@ mod outbound;
 mod proxy;
 mod rating;
 mod registry;
+mod secret_file;
 mod server;
 mod session;
 mod shared;
@@ -75,6 +77,7 @@ pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GA
 pub use lobby::DEFAULT_SENDS_PER_SEC as DEFAULT_LOBBY_SENDS;
 pub use operator::{AdminAction, AdminSocket, BanTarget, OperatorCommand, fetch_backup, run_admin};
 pub use proxy::{BadCidr, Cidr, ClientAddress, DoorError, Proxies, ProxySocket};
+pub use secret_file::{UrlFileError, read_url_file};
 pub use server::{run, run_with_metrics};
 pub use store::{StoreConfig, StoreError};
 pub use tls::{Tls, TlsError};

@@ -47,9 +47,20 @@ struct Args {
     /// Where players, games and ratings are kept: a SQLite file (created if missing; default:
     /// noughts.db in the user's data directory), `:memory:` to keep nothing after exit, or a
     /// PostgreSQL database as postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (its schema is
-    /// migrated at start).
+    /// migrated at start; ?sslmode=verify-full for TLS). A password here shows in `ps`: give it
+    /// by --db-url-file.
     #[arg(long, env = "NOUGHTS_DB", value_name = "PATH|URL", global = true)]
     db: Option<String>,
+    /// --db read from this file, which its owner alone may read (mode 600): the URL of
+    /// PostgreSQL with its password, on no command line.
+    #[arg(
+        long,
+        env = "NOUGHTS_DB_URL_FILE",
+        value_name = "PATH",
+        global = true,
+        conflicts_with = "db"
+    )]
+    db_url_file: Option<PathBuf>,
     /// Most connections held at once.
     #[arg(long, env = "NOUGHTS_MAX_CONNECTIONS", default_value_t = 10_000)]
     max_connections: usize,
@@ -145,10 +156,24 @@ struct Args {
     /// Burst of requests above the rate.
     #[arg(long, env = "NOUGHTS_BURST", default_value_t = 40)]
     burst: u32,
-    /// Join a cluster through this Redis (redis://HOST:PORT): every node given the same Redis and
-    /// PostgreSQL --db serves one lobby.
+    /// Join a cluster through this Redis (redis://USER:PASSWORD@HOST:PORT): every node given
+    /// the same Redis and PostgreSQL --db serves one lobby. A password here shows in `ps`: give
+    /// it by --redis-url-file.
     #[arg(long, env = "NOUGHTS_REDIS", value_name = "URL")]
     redis: Option<String>,
+    /// --redis read from this file, which its owner alone may read (mode 600): the URL of Redis
+    /// with its password, on no command line.
+    #[arg(
+        long,
+        env = "NOUGHTS_REDIS_URL_FILE",
+        value_name = "PATH",
+        conflicts_with = "redis"
+    )]
+    redis_url_file: Option<PathBuf>,
+    /// Join a Redis that lets in anyone without a password (a node refuses to otherwise): then
+    /// whatever reaches Redis can stop the site and read all the nodes send. For tests.
+    #[arg(long, env = "NOUGHTS_INSECURE_REDIS")]
+    insecure_redis: bool,
     /// This node's name in the cluster (default: generated, unique).
     #[arg(long, env = "NOUGHTS_NODE_ID", value_name = "NAME")]
     node_id: Option<String>,
@@ -273,6 +298,17 @@ struct Args {
 }
 
 impl Args {
+    /// --redis and --db from the files that hold them, where given so.
+    fn read_url_files(&mut self) -> anyhow::Result<()> {
+        if let Some(path) = &self.redis_url_file {
+            self.redis = Some(noughts_server::read_url_file(path).context("--redis-url-file")?);
+        }
+        if let Some(path) = &self.db_url_file {
+            self.db = Some(noughts_server::read_url_file(path).context("--db-url-file")?);
+        }
+        Ok(())
+    }
+
     /// The secret of --cluster-secret-file; `None` only with --insecure-cluster.
     fn cluster_secret(&self) -> anyhow::Result<Option<ClusterSecret>> {
         match &self.cluster_secret_file {
@@ -354,6 +390,7 @@ impl Args {
                 node: self.node_id.clone().unwrap_or_else(generated_node_id),
                 lease: Duration::from_millis(self.lease_ms),
                 secret: None,
+                insecure_redis: self.insecure_redis,
             }),
             admin_socket: AdminSocket::of(&self.store(), self.admin_socket.clone()),
             store: self.store(),
@@ -425,7 +462,8 @@ fn default_db() -> PathBuf {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
+    let mut args = Args::parse();
+    args.read_url_files()?;
     if let Some(command) = &args.command {
         let store = args.store();
         let socket = AdminSocket::of(&store, args.admin_socket.clone());

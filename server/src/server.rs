@@ -92,6 +92,9 @@ async fn serve(
     let cluster = match &config.cluster {
         Some(cluster) => {
             let joined = Cluster::join(&cluster.redis, &cluster.node, cluster.lease).await?;
+            if !cluster.insecure_redis {
+                joined.refuse_open_redis().await?;
+            }
             Some(match &cluster.secret {
                 Some(secret) => joined.with_secret(secret)?,
                 None => joined,
@@ -215,9 +218,6 @@ async fn serve(
     Ok(())
 }
 
-/// The node's health checks: its store and, in a cluster, Redis.
-fn node_health(
-    store: &Store,
 /// Serves the operator's side, until connections stop: the metrics port, if there is one, and the
 /// operator's socket, if there is one.
 fn serve_operator(shared: &Arc<Shared>, metrics: Option<TcpListener>, admin: Option<Door>) {
@@ -245,6 +245,9 @@ fn serve_operator(shared: &Arc<Shared>, metrics: Option<TcpListener>, admin: Opt
     }
 }
 
+/// The node's health checks: its store and, in a cluster, Redis.
+fn node_health(
+    store: &Store,
     config: &Config,
     cluster: Option<&Cluster>,
     metrics: &metrics::Metrics,

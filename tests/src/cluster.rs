@@ -19,22 +19,26 @@ pub fn config(redis: &TestRedis, node: &str, lease: Duration) -> ClusterConfig {
         node: node.to_owned(),
         lease,
         secret: Some(secret(redis)),
+        insecure_redis: false,
     }
 }
 
-/// The `noughts-server` flags that make it node `node` of the cluster on `redis`.
+/// The `noughts-server` flags that make it node `node` of the cluster on `redis`: its URL, with
+/// the password, given by file.
 pub fn args(redis: &TestRedis, node: &str) -> Vec<String> {
     [
-        "--redis",
-        &redis.url,
+        "--redis-url-file",
+        utf8(&redis.url_file),
         "--node-id",
         node,
         "--cluster-secret-file",
-        redis
-            .secret_file
-            .to_str()
-            .expect("a UTF-8 temporary directory"),
+        utf8(&redis.secret_file),
     ]
     .map(str::to_owned)
     .to_vec()
+}
+
+/// `path` as text: the harness's files live in a temporary directory named in UTF-8.
+fn utf8(path: &std::path::Path) -> &str {
+    path.to_str().expect("a UTF-8 temporary directory")
 }

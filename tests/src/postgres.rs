@@ -1,12 +1,15 @@
 //! A PostgreSQL server of the test's own: `initdb` and `postgres` in a temporary directory on a
 //! free loopback port, a database per test, stopped (and its directory removed) when dropped or
-//! when the test process ends, however it ends.
+//! when the test process ends, however it ends. It asks for a password, as a site's must: every
+//! connection, over TCP or its Unix socket, logs in by `scram-sha-256` with a password of the
+//! test's own, which the URLs it gives carry.
 //!
 //! PostgreSQL refuses to run as root: where the tests run as root (CI does), the server runs as
 //! `nobody`. Where PostgreSQL is not installed the tests that need it skip with a loud message,
 //! but never when `CI` is set: there they fail. Only the standard library is used, so the store's
 //! own tests in `noughts-server` include this file too.
 
+use std::hash::{BuildHasher, RandomState};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -14,7 +17,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// The superuser `initdb` creates; connections are trusted (loopback only, a throwaway cluster).
+/// The superuser `initdb` creates, the one role (loopback only, a throwaway cluster).
 const USER: &str = "noughts";
 
 /// A running PostgreSQL server.
@@ -29,6 +32,8 @@ pub struct Postgres {
     /// Where `createdb` is.
     bin: PathBuf,
     port: u16,
+    /// [`USER`]'s password.
+    password: String,
     /// Numbers the databases handed out.
     next: AtomicU64,
 }
@@ -55,13 +60,22 @@ impl Postgres {
         let owner = unprivileged_user();
         let dir = scratch_dir(owner);
         let data = dir.join("data");
+        let state = RandomState::new();
+        let password = format!("{:016x}{:016x}", state.hash_one(0), state.hash_one(1));
+        let password_file = dir.join("password");
+        std::fs::write(&password_file, format!("{password}\n")).expect("write the password");
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::chown(&password_file, Some(uid), Some(gid))
+                .expect("give the password file away");
+        }
         let initdb = as_owner(Command::new(bin.join("initdb")), owner, &dir)
             .arg("-D")
             .arg(&data)
+            .arg(format!("--pwfile={}", password_file.display()))
             .args([
                 "-U",
                 USER,
-                "--auth=trust",
+                "--auth=scram-sha-256",
                 "--no-sync",
                 "-E",
                 "UTF8",
@@ -69,6 +83,7 @@ impl Postgres {
             ])
             .output()
             .expect("run initdb");
+        let _ = std::fs::remove_file(&password_file);
         assert!(
             initdb.status.success(),
             "initdb failed: {}",
@@ -111,6 +126,7 @@ impl Postgres {
             dir,
             bin,
             port,
+            password,
             next: AtomicU64::new(0),
         };
         postgres.wait_ready();
@@ -155,6 +171,7 @@ impl Postgres {
                 USER,
                 &name,
             ])
+            .env("PGPASSWORD", &self.password)
             .output()
             .expect("run createdb");
         assert!(
@@ -165,9 +182,22 @@ impl Postgres {
         self.url(&name)
     }
 
-    /// The URL of database `name` on this server.
+    /// The URL of database `name` on this server, with the password.
     pub fn url(&self, name: &str) -> String {
-        format!("postgres://{USER}@127.0.0.1:{}/{name}", self.port)
+        format!(
+            "postgres://{USER}:{}@127.0.0.1:{}/{name}",
+            self.password, self.port
+        )
+    }
+
+    /// The port it listens on, on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// PostgreSQL's program `name` (`psql`, `createdb`…), of the version this server runs.
+    pub fn program(&self, name: &str) -> PathBuf {
+        self.bin.join(name)
     }
 }
 

@@ -1,40 +1,74 @@
 //! A real `redis-server` of the test's own on a free loopback port, nothing saved to disk,
-//! stopped when dropped: what the nodes of a test cluster coordinate through; and the cluster's
-//! secret in a file of mode 600, which every node of a test cluster is given unless a test says
-//! otherwise.
+//! stopped when dropped: what the nodes of a test cluster coordinate through. It asks for a
+//! password, as a site's must: its `default` user is off, and the nodes log in as the ACL user
+//! `noughts` with a password of the test's own, which [`TestRedis::url`] carries. Beside it, in
+//! files of mode 600: that URL (for `--redis-url-file`) and the cluster's secret, which every node
+//! of a test cluster is given unless a test says otherwise.
 
+use std::hash::{BuildHasher, RandomState};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+/// The ACL user the nodes log in as.
+pub const USER: &str = "noughts";
+
 /// A running `redis-server`.
 #[derive(Debug)]
 pub struct TestRedis {
     child: Child,
-    /// `redis://127.0.0.1:PORT`.
+    /// `redis://noughts:PASSWORD@127.0.0.1:PORT` (`redis://127.0.0.1:PORT` for one started by
+    /// [`TestRedis::start_open`]).
     pub url: String,
+    /// The URL in a file of mode 600, for `--redis-url-file`: removed when dropped.
+    pub url_file: PathBuf,
     /// The cluster's secret, mode 600: removed when dropped.
     pub secret_file: PathBuf,
+    /// The server's settings, its users and their passwords among them (mode 600): removed when
+    /// dropped.
+    config_file: PathBuf,
 }
 
 impl TestRedis {
-    /// Starts one, or `None` (said loudly) on a machine without `redis-server`; in CI (`CI`
-    /// set) a missing one fails the test instead.
+    /// Starts one that asks for a password, or `None` (said loudly) on a machine without
+    /// `redis-server`; in CI (`CI` set) a missing one fails the test instead.
     pub async fn start() -> Option<TestRedis> {
+        TestRedis::launch(true).await
+    }
+
+    /// Starts one that lets in anyone who reaches it, as a Redis without a password does: for
+    /// the tests of what a node makes of one.
+    pub async fn start_open() -> Option<TestRedis> {
+        TestRedis::launch(false).await
+    }
+
+    async fn launch(with_password: bool) -> Option<TestRedis> {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .expect("a free port");
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        let child = match child {
+        let file = |what: &str| {
+            std::env::temp_dir().join(format!(
+                "noughts-test-redis-{what}-{}-{port}",
+                std::process::id()
+            ))
+        };
+        let (config_file, url_file, secret_file) = (file("conf"), file("url"), file("secret"));
+        let mut settings = format!("port {port}\nbind 127.0.0.1\nsave \"\"\nappendonly no\n");
+        let url = if with_password {
+            let state = RandomState::new();
+            let password = format!("{:016x}{:016x}", state.hash_one(port), state.hash_one(1));
+            settings += &format!("user default off\nuser {USER} on >{password} ~* &* +@all\n");
+            format!("redis://{USER}:{password}@127.0.0.1:{port}")
+        } else {
+            format!("redis://127.0.0.1:{port}")
+        };
+        write_private(&config_file, &settings);
+        let child = match server(&config_file) {
             Ok(child) => child,
             Err(err) => {
+                let _ = std::fs::remove_file(&config_file);
                 assert!(
                     std::env::var_os("CI").is_none(),
                     "redis-server cannot run ({err}), and CI must run the cluster tests"
@@ -43,16 +77,17 @@ impl TestRedis {
                 return None;
             }
         };
-        let secret_file =
-            std::env::temp_dir().join(format!("noughts-test-secret-{}-{port}", std::process::id()));
+        write_private(&url_file, &format!("{url}\n"));
         write_private(
             &secret_file,
             &format!("the test cluster's secret, Redis on port {port}\n"),
         );
         let redis = TestRedis {
             child,
-            url: format!("redis://127.0.0.1:{port}"),
+            url,
+            url_file,
             secret_file,
+            config_file,
         };
         for _ in 0..200 {
             if tokio::net::TcpStream::connect(("127.0.0.1", port))
@@ -65,6 +100,31 @@ impl TestRedis {
         }
         panic!("redis-server did not start");
     }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.url
+            .rsplit(':')
+            .next()
+            .and_then(|port| port.parse().ok())
+            .expect("a port")
+    }
+
+    /// `redis-cli` logged in as the nodes are, for a test to look at what Redis holds.
+    pub fn cli(&self) -> Command {
+        let mut cli = Command::new("redis-cli");
+        cli.args(["--no-auth-warning", "-u", &self.url]);
+        cli
+    }
+}
+
+/// `redis-server` with the settings in `config_file`.
+fn server(config_file: &std::path::Path) -> std::io::Result<Child> {
+    Command::new("redis-server")
+        .arg(config_file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
 }
 
 impl TestRedis {
@@ -77,16 +137,10 @@ impl TestRedis {
     /// Starts a fresh, empty server on the same port, as a Redis restarted without its data.
     pub async fn restart(&mut self) {
         self.kill();
-        let port = self.url.rsplit(':').next().expect("a port").to_owned();
-        self.child = Command::new("redis-server")
-            .args(["--port", &port, "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server starts again");
+        let port = self.port();
+        self.child = server(&self.config_file).expect("redis-server starts again");
         for _ in 0..200 {
-            if tokio::net::TcpStream::connect(format!("127.0.0.1:{port}"))
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
                 .await
                 .is_ok()
             {
@@ -114,6 +168,8 @@ impl Drop for TestRedis {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_file(&self.secret_file);
+        for file in [&self.secret_file, &self.url_file, &self.config_file] {
+            let _ = std::fs::remove_file(file);
+        }
     }
 }

@@ -65,6 +65,12 @@ pub enum ClusterError {
     Redis(#[from] redis::RedisError),
     #[error("Redis: {0}")]
     Broken(&'static str),
+    #[error(
+        "Redis at {url} lets in anyone who reaches it, without a password: give it one (an ACL \
+         user, or requirepass) and the nodes the URL with it (redis://USER:PASSWORD@HOST:PORT, \
+         by --redis-url-file), or pass --insecure-redis"
+    )]
+    Open { url: String },
 }
 
 impl Cluster {
@@ -94,6 +100,41 @@ impl Cluster {
             lease,
             seal: seal::Seal::default(),
         })
+    }
+
+    /// Refuses a Redis that answers a client which gives no credentials: it opens a second
+    /// connection to the same place (over TLS too, if the URL says so) without the URL's user
+    /// and password, and sends `PING`. A Redis that asks for a password answers `NOAUTH`.
+    pub async fn refuse_open_redis(&self) -> Result<(), ClusterError> {
+        let info = self.client.get_connection_info();
+        let url = info.addr().to_string();
+        let anonymous = info.clone().set_redis_settings(
+            redis::RedisConnectionInfo::default()
+                .set_protocol(info.redis_settings().protocol())
+                .set_skip_set_lib_name(),
+        );
+        let config = redis::AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(Duration::from_secs(2)))
+            .set_response_timeout(Some(Duration::from_secs(2)));
+        let unreachable = |cause| ClusterError::Unreachable {
+            url: url.clone(),
+            cause,
+        };
+        let mut stranger = redis::Client::open(anonymous)
+            .map_err(ClusterError::BadUrl)?
+            .get_multiplexed_async_connection_with_config(&config)
+            .await
+            .map_err(unreachable)?;
+        match redis::cmd("PING")
+            .query_async::<String>(&mut stranger)
+            .await
+        {
+            Ok(_) => Err(ClusterError::Open { url }),
+            // Refused by Redis itself (NOAUTH, or NOPERM for a default user that may do
+            // nothing): it lets no stranger in.
+            Err(refused) if refused.code().is_some() => Ok(()),
+            Err(cause) => Err(unreachable(cause)),
+        }
     }
 
     /// This node signs what it sends with `secret` and takes from the others only what is

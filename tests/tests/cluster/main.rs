@@ -2,6 +2,7 @@
 //! the cluster, and a node that stops is swept out of the lobby.
 
 mod accounts;
+mod credentials;
 mod deploy;
 mod failover;
 mod faults;
@@ -232,9 +233,9 @@ async fn watching_from_another_node_comes_back_after_redis_drops_its_subscribers
     assert!(matches!(first, ServerMessage::GameState(_)));
     alternate(&mut x, &mut o, game, &[4, 0]).await;
     // Redis drops every subscriber; the watcher's node subscribes again.
-    let port = redis.url.rsplit(':').next().unwrap().to_owned();
-    let killed = std::process::Command::new("redis-cli")
-        .args(["-p", &port, "CLIENT", "KILL", "TYPE", "pubsub"])
+    let killed = redis
+        .cli()
+        .args(["CLIENT", "KILL", "TYPE", "pubsub"])
         .output()
         .expect("run redis-cli");
     assert!(killed.status.success());

@@ -105,10 +105,9 @@ async fn agree(lookers: &mut [Client], next_id: &mut u64, url: &str) -> Result<(
 /// What Redis at `url` holds of the war games: the lobby's games, the war slots and what each
 /// holder noted, the games' leases and the nodes; for a failure to say.
 fn redis_state(url: &str) -> String {
-    let port = url.rsplit(':').next().unwrap();
     let run = |args: &[&str]| {
         let out = std::process::Command::new("redis-cli")
-            .args(["-p", port])
+            .args(["--no-auth-warning", "-u", url])
             .args(args)
             .output()
             .expect("run redis-cli");
@@ -144,9 +143,9 @@ fn keep_logs(dir: &Scratch, names: &[&str]) {
 
 /// The node holding `variant`'s war slot, as Redis at `url` says.
 fn slot_holder(url: &str, variant: Variant) -> Option<String> {
-    let port = url.rsplit(':').next().unwrap();
     let out = std::process::Command::new("redis-cli")
-        .args(["-p", port, "GET", &format!("slot:war:{variant}")])
+        .args(["--no-auth-warning", "-u", url])
+        .args(["GET", &format!("slot:war:{variant}")])
         .output()
         .expect("run redis-cli");
     let holder = String::from_utf8_lossy(&out.stdout).trim().to_owned();
