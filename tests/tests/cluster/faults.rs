@@ -212,6 +212,10 @@ async fn inject_faults(
                 site.redis.persist_again().await;
             }
             let wars = wars_settle(site).await;
+            // No fault here stops a node for good.
+            for node in 1..=3 {
+                site.running_node(node);
+            }
             for (what, outcome) in [("play", &again), ("war games", &wars.settled)] {
                 if let Err(err) = outcome {
                     failures.push(format!(
@@ -538,6 +542,9 @@ async fn redis_postgresql_and_a_node_failing_under_play_lose_no_move_and_give_on
         String::from_utf8_lossy(&up.stderr)
     );
     let mut site = Site::find(&deployed).await;
+    for node in 1..=3 {
+        site.running_node(node);
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let logs: Vec<Log> = (0..PAIRS).map(|_| Log::default()).collect();
     let tasks: Vec<_> = logs

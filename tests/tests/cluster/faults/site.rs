@@ -506,6 +506,21 @@ impl Site {
             .unwrap_or_else(|| panic!("node{node}'s pid file in {}", dir.display()))
     }
 
+    /// Node `node`'s pid; fails the test with the end of its log if it no longer runs.
+    pub(super) fn running_node(&self, node: usize) -> u32 {
+        let pid = Site::node_pid(&self.dir, node);
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let zombie = status.lines().any(|line| line.starts_with("State:\tZ"));
+        if status.is_empty() || zombie {
+            let log = std::fs::read_to_string(self.dir.join(format!("node{node}.log")))
+                .unwrap_or_default();
+            let lines: Vec<&str> = log.lines().collect();
+            let tail = lines[lines.len().saturating_sub(20)..].join("\n");
+            panic!("node{node} (pid {pid}) no longer runs; the end of its log:\n{tail}");
+        }
+        pid
+    }
+
     /// Injects `fault` (round `round`), holds it, and heals it.
     pub(super) async fn inject(&mut self, fault: Fault, round: usize) -> String {
         match fault {
@@ -547,7 +562,7 @@ impl Site {
             }
             Fault::NodeStopped => {
                 let node = round % 3 + 1;
-                let pid = Site::node_pid(&self.dir, node);
+                let pid = self.running_node(node);
                 signal(pid, "STOP").await;
                 sleep(LEASE + Duration::from_secs(3)).await;
                 signal(pid, "CONT").await;
