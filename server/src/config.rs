@@ -153,6 +153,9 @@ pub struct ClusterConfig {
     /// start on one otherwise, since whatever reaches it could stop the site or read all that
     /// passes. For tests and benchmarks.
     pub insecure_redis: bool,
+    /// The authorities (a PEM file) a `rediss://` Redis's certificate is checked against;
+    /// `None`: the system's.
+    pub redis_ca: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {

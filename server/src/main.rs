@@ -174,6 +174,10 @@ struct Args {
     /// whatever reaches Redis can stop the site and read all the nodes send. For tests.
     #[arg(long, env = "NOUGHTS_INSECURE_REDIS")]
     insecure_redis: bool,
+    /// Check a rediss:// Redis's certificate against the authorities in this PEM file rather
+    /// than the system's.
+    #[arg(long, env = "NOUGHTS_REDIS_CA_FILE", value_name = "PATH")]
+    redis_ca_file: Option<PathBuf>,
     /// This node's name in the cluster (default: generated, unique).
     #[arg(long, env = "NOUGHTS_NODE_ID", value_name = "NAME")]
     node_id: Option<String>,
@@ -391,6 +395,7 @@ impl Args {
                 lease: Duration::from_millis(self.lease_ms),
                 secret: None,
                 insecure_redis: self.insecure_redis,
+                redis_ca: self.redis_ca_file.clone(),
             }),
             admin_socket: AdminSocket::of(&self.store(), self.admin_socket.clone()),
             store: self.store(),

@@ -91,7 +91,9 @@ async fn serve(
     };
     let cluster = match &config.cluster {
         Some(cluster) => {
-            let joined = Cluster::join(&cluster.redis, &cluster.node, cluster.lease).await?;
+            let ca = cluster.redis_ca.as_deref();
+            let joined = Cluster::join_trusting(&cluster.redis, ca, &cluster.node, cluster.lease);
+            let joined = joined.await?;
             if !cluster.insecure_redis {
                 joined.refuse_open_redis().await?;
             }

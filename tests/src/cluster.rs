@@ -20,6 +20,7 @@ pub fn config(redis: &TestRedis, node: &str, lease: Duration) -> ClusterConfig {
         lease,
         secret: Some(secret(redis)),
         insecure_redis: false,
+        redis_ca: None,
     }
 }
 

@@ -49,6 +49,16 @@ impl Postgres {
     /// Starts a server of its own; `None` (said loudly) where PostgreSQL is not installed,
     /// except under CI.
     pub fn start() -> Option<Postgres> {
+        Postgres::launch(None)
+    }
+
+    /// [`Postgres::start`], with TLS on (the certificate chain and key in the PEM files `cert`
+    /// and `key`), and required of every connection over TCP.
+    pub fn start_tls(cert: &Path, key: &Path) -> Option<Postgres> {
+        Postgres::launch(Some((cert, key)))
+    }
+
+    fn launch(tls: Option<(&Path, &Path)>) -> Option<Postgres> {
         let Some(bin) = binaries() else {
             assert!(
                 std::env::var_os("CI").is_none(),
@@ -89,6 +99,20 @@ impl Postgres {
             "initdb failed: {}",
             String::from_utf8_lossy(&initdb.stderr)
         );
+        let mut settings = Vec::new();
+        if let Some((cert, key)) = tls {
+            settings = tls_settings(&dir, owner, cert, key);
+            let hba = data.join("pg_hba.conf");
+            let rules = std::fs::read_to_string(&hba).expect("read pg_hba.conf");
+            let rules: String = rules
+                .lines()
+                .map(|line| match line.strip_prefix("host ") {
+                    Some(rest) => format!("hostssl {rest}\n"),
+                    None => format!("{line}\n"),
+                })
+                .collect();
+            std::fs::write(&hba, rules).expect("write pg_hba.conf");
+        }
         let port = free_port();
         // The shell starts the server, waits for its own standard input to close, then stops
         // the server and removes the directory.
@@ -112,6 +136,7 @@ impl Postgres {
             // A test cluster: speed over durability of the server itself (the tests kill
             // noughts-server, never PostgreSQL).
             .args(["-c", "fsync=off", "-c", "full_page_writes=off"])
+            .args(settings)
             .env("LOG", dir.join("postgres.log"))
             .env("TOP", &dir)
             .stdin(Stdio::piped())
@@ -268,6 +293,27 @@ fn scratch_dir(owner: Option<(u32, u32)>) -> PathBuf {
         std::os::unix::fs::chown(&dir, Some(uid), Some(gid)).expect("give the directory away");
     }
     dir
+}
+
+/// The settings that turn TLS on with copies of `cert` and `key` in `dir`, which the server's
+/// user alone may read.
+fn tls_settings(dir: &Path, owner: Option<(u32, u32)>, cert: &Path, key: &Path) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut settings = vec!["-c".to_owned(), "ssl=on".to_owned()];
+    for (from, name, setting) in [
+        (cert, "server.crt", "ssl_cert_file"),
+        (key, "server.key", "ssl_key_file"),
+    ] {
+        let to = dir.join(name);
+        std::fs::copy(from, &to).expect("copy the TLS files");
+        std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o600))
+            .expect("make the TLS files private");
+        if let Some((uid, gid)) = owner {
+            std::os::unix::fs::chown(&to, Some(uid), Some(gid)).expect("give the TLS files away");
+        }
+        settings.extend(["-c".to_owned(), format!("{setting}={}", to.display())]);
+    }
+    settings
 }
 
 /// `command` to run as `owner` (when set) from `dir`.

@@ -7,7 +7,7 @@
 
 use std::hash::{BuildHasher, RandomState};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -34,16 +34,22 @@ impl TestRedis {
     /// Starts one that asks for a password, or `None` (said loudly) on a machine without
     /// `redis-server`; in CI (`CI` set) a missing one fails the test instead.
     pub async fn start() -> Option<TestRedis> {
-        TestRedis::launch(true).await
+        TestRedis::launch(true, None).await
     }
 
     /// Starts one that lets in anyone who reaches it, as a Redis without a password does: for
     /// the tests of what a node makes of one.
     pub async fn start_open() -> Option<TestRedis> {
-        TestRedis::launch(false).await
+        TestRedis::launch(false, None).await
     }
 
-    async fn launch(with_password: bool) -> Option<TestRedis> {
+    /// Starts one that asks for a password and speaks TLS alone, with the certificate chain and
+    /// key in the PEM files `cert` and `key`; its URL is `rediss://`.
+    pub async fn start_tls(cert: &Path, key: &Path) -> Option<TestRedis> {
+        TestRedis::launch(true, Some((cert, key))).await
+    }
+
+    async fn launch(with_password: bool, tls: Option<(&Path, &Path)>) -> Option<TestRedis> {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
@@ -55,14 +61,28 @@ impl TestRedis {
             ))
         };
         let (config_file, url_file, secret_file) = (file("conf"), file("url"), file("secret"));
-        let mut settings = format!("port {port}\nbind 127.0.0.1\nsave \"\"\nappendonly no\n");
+        let mut settings = "bind 127.0.0.1\nsave \"\"\nappendonly no\n".to_owned();
+        let scheme = match tls {
+            None => {
+                settings += &format!("port {port}\n");
+                "redis"
+            }
+            Some((cert, key)) => {
+                let (cert, key) = (cert.display(), key.display());
+                settings += &format!(
+                    "port 0\ntls-port {port}\ntls-cert-file {cert}\ntls-key-file {key}\n\
+                     tls-ca-cert-file {cert}\ntls-auth-clients no\n"
+                );
+                "rediss"
+            }
+        };
         let url = if with_password {
             let state = RandomState::new();
             let password = format!("{:016x}{:016x}", state.hash_one(port), state.hash_one(1));
             settings += &format!("user default off\nuser {USER} on >{password} ~* &* +@all\n");
-            format!("redis://{USER}:{password}@127.0.0.1:{port}")
+            format!("{scheme}://{USER}:{password}@127.0.0.1:{port}")
         } else {
-            format!("redis://127.0.0.1:{port}")
+            format!("{scheme}://127.0.0.1:{port}")
         };
         write_private(&config_file, &settings);
         let child = match server(&config_file) {
@@ -119,7 +139,7 @@ impl TestRedis {
 }
 
 /// `redis-server` with the settings in `config_file`.
-fn server(config_file: &std::path::Path) -> std::io::Result<Child> {
+fn server(config_file: &Path) -> std::io::Result<Child> {
     Command::new("redis-server")
         .arg(config_file)
         .stdout(Stdio::null())
@@ -153,7 +173,7 @@ impl TestRedis {
 }
 
 /// Writes `text` to a new file at `path` that its owner alone may read (mode 600).
-pub fn write_private(path: &std::path::Path, text: &str) {
+pub fn write_private(path: &Path, text: &str) {
     let _ = std::fs::remove_file(path);
     let mut file = std::fs::OpenOptions::new();
     file.write(true).create_new(true);

@@ -65,6 +65,8 @@ pub enum ClusterError {
     Redis(#[from] redis::RedisError),
     #[error("Redis: {0}")]
     Broken(&'static str),
+    #[error("cannot read Redis's certificate authorities from {path}: {cause}")]
+    CaFile { path: String, cause: std::io::Error },
     #[error(
         "Redis at {url} lets in anyone who reaches it, without a password: give it one (an ACL \
          user, or requirepass) and the nodes the URL with it (redis://USER:PASSWORD@HOST:PORT, \
@@ -75,9 +77,35 @@ pub enum ClusterError {
 
 impl Cluster {
     /// Joins the cluster at `url` as `node`: connects, and checks Redis answers, so a node that
-    /// cannot reach it says so at start rather than at its first game.
+    /// cannot reach it says so at start rather than at its first game. A `rediss://` URL is
+    /// reached over TLS, its certificate checked against the system's authorities.
     pub async fn join(url: &str, node: &str, lease: Duration) -> Result<Cluster, ClusterError> {
-        let client = redis::Client::open(url).map_err(ClusterError::BadUrl)?;
+        Cluster::join_trusting(url, None, node, lease).await
+    }
+
+    /// [`Cluster::join`], with a `rediss://` URL's certificate checked against the authorities
+    /// in the PEM file `ca` (when given) rather than the system's.
+    pub async fn join_trusting(
+        url: &str,
+        ca: Option<&std::path::Path>,
+        node: &str,
+        lease: Duration,
+    ) -> Result<Cluster, ClusterError> {
+        let client = match ca {
+            None => redis::Client::open(url),
+            Some(ca) => {
+                let root_cert = std::fs::read(ca).map_err(|cause| ClusterError::CaFile {
+                    path: ca.display().to_string(),
+                    cause,
+                })?;
+                let certificates = redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(root_cert),
+                };
+                redis::Client::build_with_tls(url, certificates)
+            }
+        }
+        .map_err(ClusterError::BadUrl)?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(Duration::from_secs(2)))
             .set_response_timeout(Some(Duration::from_secs(2)))

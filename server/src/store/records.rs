@@ -117,6 +117,12 @@ pub enum StoreError {
         url: String,
         cause: postgres::Error,
     },
+    #[error("cannot set up TLS to PostgreSQL at {url}: {why}")]
+    Tls {
+        /// Where, without the password.
+        url: String,
+        why: String,
+    },
     #[error("cannot create the database's directory: {0}")]
     Directory(#[from] std::io::Error),
     #[error("the database has schema version {found}, newer than this server's {known}")]

@@ -1,7 +1,8 @@
 //! Every part of a cluster is reached with a credential, kept as secrets are kept: the harness's
 //! Redis and PostgreSQL let in no one without their passwords; a node refuses a Redis that asks
 //! for none unless told `--insecure-redis`; the URLs with their passwords reach a node by files
-//! its user alone may read, never by its command line, and show in none of its output.
+//! its user alone may read, never by its command line, and show in none of its output; and
+//! Redis and PostgreSQL are reached over TLS, their certificates checked, when the URLs say so.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -11,6 +12,7 @@ use std::time::{Duration, Instant};
 use noughts_protocol::Variant;
 use noughts_tests::postgres::Postgres;
 use noughts_tests::redis::{TestRedis, write_private};
+use noughts_tests::tls::TestCert;
 use noughts_tests::{Client, Scratch, alternate, binary, pair};
 
 /// `noughts-server` on a loopback port with `args` and the environment `env`, war games off, its
@@ -235,5 +237,75 @@ async fn nodes_given_their_urls_by_file_play_across_the_cluster_and_show_no_pass
         for hidden in secrets {
             assert!(!log.contains(hidden), "a password in the log");
         }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_reach_redis_and_postgresql_over_tls_checked_against_a_private_authority() {
+    // A throwaway authority: a self-signed certificate for 127.0.0.1, made now.
+    let cert = TestCert::localhost();
+    let Some(redis) = TestRedis::start_tls(&cert.cert, &cert.key).await else {
+        return;
+    };
+    let Some(postgres) = Postgres::start_tls(&cert.cert, &cert.key) else {
+        return;
+    };
+    let dir = Scratch::new("tls-parts");
+    let db = postgres.database("tls");
+    let ca = cert.cert.to_str().unwrap();
+    let (tls_db, plain_db) = (dir.dir.join("tls.url"), dir.dir.join("plain.url"));
+    write_private(
+        &tls_db,
+        &format!("{db}?sslmode=verify-full&sslrootcert={ca}"),
+    );
+    write_private(&plain_db, &db);
+    let redis_file = redis.url_file.to_str().unwrap();
+    let secret = redis.secret_file.to_str().unwrap();
+    let node_args = |db: &Path, name: &'static str, trust: bool| {
+        let mut args = vec![
+            "--db-url-file".to_owned(),
+            db.display().to_string(),
+            "--redis-url-file".to_owned(),
+            redis_file.to_owned(),
+            "--cluster-secret-file".to_owned(),
+            secret.to_owned(),
+            "--node-id".to_owned(),
+            name.to_owned(),
+        ];
+        if trust {
+            args.extend(["--redis-ca-file".to_owned(), ca.to_owned()]);
+        }
+        args
+    };
+    let start = |args: &[String], name: &str| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        node(&dir.dir, name, &args, &[])
+    };
+    // PostgreSQL takes no connection without TLS; Redis's certificate is checked.
+    let plain = node_args(&plain_db, "plain", true);
+    let said = refused(start(&plain, "plain"), &dir.dir, "plain");
+    assert!(
+        said.contains("cannot connect to PostgreSQL") && said.contains("no encryption"),
+        "{said}"
+    );
+    let untrusting = node_args(&tls_db, "untrusting", false);
+    let said = refused(start(&untrusting, "untrusting"), &dir.dir, "untrusting");
+    assert!(
+        said.contains("cannot reach Redis") && said.contains("UnknownIssuer"),
+        "{said}"
+    );
+    // Over TLS, both checked against the authority, two nodes play a game between them.
+    let mut first = start(&node_args(&tls_db, "tls1", true), "tls1");
+    let mut second = start(&node_args(&tls_db, "tls2", true), "tls2");
+    let (one, two) = (listening(&mut first), listening(&mut second));
+    let (xavi, olga) = (
+        Client::join(&one, "xavi").await,
+        Client::join(&two, "olga").await,
+    );
+    let (mut x, mut o, state) = pair(xavi, olga, Variant::Classic).await;
+    alternate(&mut x, &mut o, state.game, &[4, 0, 8]).await;
+    for child in [&mut first, &mut second] {
+        let _ = child.kill();
+        let _ = child.wait();
     }
 }

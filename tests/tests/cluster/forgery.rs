@@ -361,6 +361,7 @@ async fn nodes_play_across_nodes_at_every_step_of_a_change_of_secret() {
                 lease: super::LEASE,
                 secret: Some(ClusterSecret::new(keys).unwrap()),
                 insecure_redis: false,
+                redis_ca: None,
             }),
             ..test_config()
         };

@@ -1,12 +1,14 @@
-//! One connection to PostgreSQL as the store thread holds it: connecting (with a clear error when
-//! the server cannot be reached), the schema's migrations, statements prepared once, and a new
-//! connection when the old one was lost between transactions.
+//! One connection to PostgreSQL as the store thread holds it: connecting (over TLS when the URL
+//! asks, see `tls.rs`; with a clear error when the server cannot be reached), the schema's
+//! migrations, statements prepared once, and a new connection when the old one was lost between
+//! transactions.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use postgres::types::ToSql;
 use postgres::{Client, Config, NoTls, Row, Statement};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::super::records::{StoreError, without_password};
 
@@ -35,6 +37,8 @@ pub(super) struct Conn {
     client: Client,
     /// How to connect again.
     config: Config,
+    /// Over TLS, when the URL asks for it.
+    tls: Option<MakeRustlsConnect>,
     /// Where, without the password, for messages.
     url: String,
     /// Every statement run so far, prepared once per connection.
@@ -53,20 +57,23 @@ impl Conn {
     /// Connects to `url` and brings the schema up to date.
     pub(super) fn connect(url: &str) -> Result<Conn, StoreError> {
         let shown = without_password(url);
+        let (url, tls) = super::tls::tls_of(url).map_err(|why| StoreError::Tls {
+            url: shown.clone(),
+            why: why.to_string(),
+        })?;
         let mut config: Config = url.parse().map_err(|cause| StoreError::Unreachable {
             url: shown.clone(),
             cause,
         })?;
         config.connect_timeout(CONNECT_TIMEOUT);
-        let client = config
-            .connect(NoTls)
-            .map_err(|cause| StoreError::Unreachable {
-                url: shown.clone(),
-                cause,
-            })?;
+        let client = open(&config, tls.as_ref()).map_err(|cause| StoreError::Unreachable {
+            url: shown.clone(),
+            cause,
+        })?;
         let mut conn = Conn {
             client,
             config,
+            tls,
             url: shown,
             statements: HashMap::new(),
             in_transaction: false,
@@ -112,10 +119,8 @@ impl Conn {
             return Ok(());
         }
         self.statements.clear();
-        self.client = self
-            .config
-            .connect(NoTls)
-            .map_err(|cause| StoreError::Unreachable {
+        self.client =
+            open(&self.config, self.tls.as_ref()).map_err(|cause| StoreError::Unreachable {
                 url: self.url.clone(),
                 cause,
             })?;
@@ -194,5 +199,13 @@ impl Conn {
     pub(super) fn query_one(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Row, StoreError> {
         let statement = self.statement(sql)?;
         Ok(self.client.query_one(&statement, params)?)
+    }
+}
+
+/// A connection by `config`, over `tls` if given.
+fn open(config: &Config, tls: Option<&MakeRustlsConnect>) -> Result<Client, postgres::Error> {
+    match tls {
+        Some(tls) => config.connect(tls.clone()),
+        None => config.connect(NoTls),
     }
 }

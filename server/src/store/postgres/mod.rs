@@ -6,6 +6,7 @@ mod accounts;
 mod client;
 mod moderation;
 mod reads;
+mod tls;
 
 use noughts_protocol::{GameId, GameKind, PlayerId, Variant};
 
