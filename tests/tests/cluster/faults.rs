@@ -277,7 +277,7 @@ fn check_ids(logs: &[PairLog], site: &Site, failures: &mut Vec<String>) {
             failures.push(format!("game id {game} given to several games: {pairs:?}"));
         }
     }
-    let duplicates = site.log_lines("duplicate key", 20);
+    let duplicates = site.log_lines(|line| line.contains("duplicate key"), 20);
     if !duplicates.is_empty() {
         failures.push(format!(
             "a duplicate key (an id or a ply written twice): {duplicates:#?}"
@@ -399,13 +399,21 @@ fn judge_all(
                     })
                 })
                 .collect();
-            let mut lines = site.log_lines(&format!("id={id}}}"), 12);
-            lines.extend(site.log_lines(&format!("game={id} "), 12));
+            let (span, field) = (format!("game{{id={id}}}"), format!("game={id}"));
+            let lines = site.log_lines(
+                |line| {
+                    line.contains(&span)
+                        || line.ends_with(&field)
+                        || line.contains(&format!("{field} "))
+                },
+                40,
+            );
             let seen = |seat: usize| {
                 let told = &game.told[seat];
                 format!(
-                    "{} ({:?}) was told plies {:?}, results {:?}, paused {} times",
+                    "{} (player {}, {:?}) was told plies {:?}, results {:?}, paused {} times",
                     log.names[seat],
+                    log.players[seat].map_or(0, |p| p.0),
                     game.marks[seat],
                     told.plies.values().collect::<Vec<_>>(),
                     told.results.iter().map(result_text).collect::<Vec<_>>(),

@@ -571,8 +571,9 @@ impl Site {
         }
     }
 
-    /// The lines of every node's log (and PostgreSQL's) that hold `needle`.
-    pub(super) fn log_lines(&self, needle: &str, most: usize) -> Vec<String> {
+    /// The lines of every node's log (and PostgreSQL's) that `pick` picks, but DEBUG's, in the
+    /// order of their times, at most `most` of them.
+    pub(super) fn log_lines(&self, pick: impl Fn(&str) -> bool, most: usize) -> Vec<String> {
         let mut logs: Vec<PathBuf> = (1..=3)
             .map(|node| self.dir.join(format!("node{node}.log")))
             .collect();
@@ -587,12 +588,16 @@ impl Site {
                 .to_string();
             lines.extend(
                 text.lines()
-                    .filter(|line| line.contains(needle))
-                    .map(|line| format!("{name}: {line}")),
+                    .filter(|line| !line.contains(" DEBUG ") && pick(line))
+                    .map(|line| (line.to_owned(), name.clone())),
             );
         }
+        lines.sort();
         lines.truncate(most);
         lines
+            .into_iter()
+            .map(|(line, name)| format!("{name}: {line}"))
+            .collect()
     }
 
     /// The live war games per variant in PostgreSQL (an error if it cannot say), and the war
