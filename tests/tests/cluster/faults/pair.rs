@@ -398,9 +398,26 @@ async fn play_moves(
     log: &Log,
     index: usize,
 ) -> Result<(), String> {
-    let game_id = view.game;
     // The ply the pair waits to see played, and since when: the first since they began to meet.
     let mut waiting = (0, meeting);
+    let played = play_moves_waiting(url, seats, view, log, index, &mut waiting).await;
+    if played.is_err() {
+        // A wait the pair gave up on is a stall too, the longest.
+        lock(log).stalls.push((Instant::now(), waiting.1.elapsed()));
+    }
+    played
+}
+
+/// [`play_moves`], keeping in `waiting` the ply the pair waits to see played and since when.
+async fn play_moves_waiting(
+    url: &str,
+    seats: &mut [Seat; 2],
+    view: &mut View,
+    log: &Log,
+    index: usize,
+    waiting: &mut (usize, Instant),
+) -> Result<(), String> {
+    let game_id = view.game;
     let mut paced = false;
     let mut sent = 0;
     loop {
@@ -410,7 +427,7 @@ async fn play_moves(
             let mut log = lock(log);
             log.stalls.push((now, now - waiting.1));
             log.progress = Some(now);
-            waiting = (plies, now);
+            *waiting = (plies, now);
             paced = false;
             sent = 0;
         }
@@ -424,7 +441,7 @@ async fn play_moves(
             ));
         };
         if waiting.1.elapsed() > STUCK {
-            return Err(stuck(seats, view, &waiting, sent, log));
+            return Err(stuck(seats, view, waiting, sent));
         }
         let mover = usize::from(seats[0].mark != mark);
         let cell = first_empty(&view.board);
@@ -450,7 +467,7 @@ async fn play_moves(
         while view.plies() == plies && !view.over && resend_at.is_none_or(|at| Instant::now() < at)
         {
             if waiting.1.elapsed() > STUCK {
-                return Err(stuck(seats, view, &waiting, sent, log));
+                return Err(stuck(seats, view, waiting, sent));
             }
             match next_frame(seats, Duration::from_millis(250)).await {
                 None => {
@@ -524,15 +541,8 @@ async fn play_moves(
     }
 }
 
-/// Why a pair gives up on a game that stopped moving; its wait counts as a stall.
-fn stuck(
-    seats: &[Seat; 2],
-    view: &View,
-    waiting: &(usize, Instant),
-    sent: u32,
-    log: &Log,
-) -> String {
-    lock(log).stalls.push((Instant::now(), waiting.1.elapsed()));
+/// Why a pair gives up on a game that stopped moving.
+fn stuck(seats: &[Seat; 2], view: &View, waiting: &(usize, Instant), sent: u32) -> String {
     format!(
         "game {:?} has not moved for {:?}: waiting for ply {} (board {}, seq {}), the move sent \
          {sent} times; {} was last sent {:?}; {} was last sent {:?}",
