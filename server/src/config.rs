@@ -135,8 +135,8 @@ pub struct Config {
     pub accounts: AccountConfig,
 }
 
-/// How a node joins its cluster.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How a node joins its cluster. Its `Debug` never shows Redis's password.
+#[derive(Clone, PartialEq, Eq)]
 pub struct ClusterConfig {
     /// The cluster's Redis, `redis://[USER:PASSWORD@]HOST:PORT` (`rediss://` over TLS).
     pub redis: String,
@@ -214,5 +214,42 @@ impl Config {
             idle_ms: ms(self.token_idle),
             overlap_ms: ms(self.token_overlap),
         }
+    }
+}
+
+impl std::fmt::Debug for ClusterConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClusterConfig")
+            .field("redis", &crate::cluster::redacted(&self.redis))
+            .field("node", &self.node)
+            .field("lease", &self.lease)
+            .field("secret", &self.secret)
+            .field("insecure_redis", &self.insecure_redis)
+            .field("redis_ca", &self.redis_ca)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cluster_config_shows_no_password() {
+        let cluster = ClusterConfig {
+            redis: "rediss://noughts:s3cret@redis.internal:6380".to_owned(),
+            node: "node1".to_owned(),
+            lease: Duration::from_secs(5),
+            secret: None,
+            insecure_redis: false,
+            redis_ca: None,
+        };
+        let config = Config {
+            cluster: Some(cluster),
+            ..Config::default()
+        };
+        let shown = format!("{config:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("rediss://…@redis.internal:6380"), "{shown}");
     }
 }

@@ -204,7 +204,7 @@ impl Cluster {
 }
 
 /// `url` without its password, for messages and logs.
-fn redacted(url: &str) -> String {
+pub(crate) fn redacted(url: &str) -> String {
     match url.split_once("://") {
         Some((scheme, rest)) => match rest.rsplit_once('@') {
             Some((_, host)) => format!("{scheme}://…@{host}"),
