@@ -26,7 +26,7 @@ use tokio::time::{Instant, sleep, timeout};
 
 use super::deploy::{Deployed, free_ports, programs_present};
 use pair::{Log, PATIENCE, PairLog, STUCK, lock, pair};
-use site::{Site, wire};
+use site::{LEASE, Site, wire};
 use verdict::{Stored, judge, result_text, stored};
 
 /// Pairs of players.
@@ -208,6 +208,9 @@ async fn inject_faults(
             let detail = site.inject(fault, round).await;
             let healed = Instant::now();
             let again = plays_again(logs, healed).await;
+            // What a fault sets going may show a lease time after it healed (a lease that Redis
+            // forgot lapses on its holder's clock): it shows in its own round.
+            sleep(LEASE.saturating_sub(healed.elapsed())).await;
             if fault == Fault::RedisKilledEmpty {
                 site.redis.persist_again().await;
             }

@@ -17,7 +17,7 @@ use super::super::deploy::Deployed;
 use super::Fault;
 
 /// The nodes' lease: `deploy/cluster` leaves the default.
-const LEASE: Duration = Duration::from_secs(5);
+pub(super) const LEASE: Duration = Duration::from_secs(5);
 
 /// Runs `command` off the players' threads: its output.
 async fn run(mut command: Command) -> std::process::Output {
