@@ -50,7 +50,11 @@ pub async fn run(
             let Ok(payload) = message.get_payload::<String>() else {
                 continue;
             };
-            let node = serde_json::from_str::<serde_json::Value>(&payload)
+            // A node's message is sealed: a line with its MAC and sender, then the batch.
+            let body = payload
+                .split_once('\n')
+                .map_or(payload.as_str(), |(_, body)| body);
+            let node = serde_json::from_str::<serde_json::Value>(body)
                 .ok()
                 .and_then(|v| v["node"].as_str().map(str::to_owned))
                 .unwrap_or_else(|| "?".to_owned());
