@@ -20,7 +20,7 @@ impl Store {
         game: GameId,
         held: Option<u64>,
     ) -> Result<Option<u64>, StoreError> {
-        self.write("claim game", move |db| db.claim(game, held))
+        self.write_alone("claim game", move |db| db.claim(game, held))
             .await
     }
 
@@ -33,7 +33,7 @@ impl Store {
         floor: u64,
     ) -> Result<Range<u64>, StoreError> {
         let last = self
-            .write("reserve ids", move |db| db.reserve_ids(kind, size, floor))
+            .write_alone("reserve ids", move |db| db.reserve_ids(kind, size, floor))
             .await?;
         Ok(last + 1 - size..last + 1)
     }

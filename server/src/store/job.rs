@@ -1,7 +1,11 @@
 //! A store job: a write (its work, its outcome until the commit, and whoever waits for it) or a
-//! read, and how writes are committed together, whether on the store thread or in the caller's
-//! task.
+//! read; how writes are committed together, whether on the store thread or in the caller's
+//! task; and the store thread that works through the jobs handed to it.
 
+use std::sync::Arc;
+use std::sync::mpsc;
+
+use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tracing::error;
 
@@ -103,6 +107,10 @@ pub(super) type Writes = Vec<Box<dyn Write>>;
 pub(super) enum Job {
     /// A change, committed with the others queued beside it.
     Write(Box<dyn Write>),
+    /// A change to rows every node's store may change at once (id blocks, a game's fencing
+    /// epoch), committed in a transaction of its own after the batch: holding such a row inside
+    /// a batch while another node's batch holds the next one is how PostgreSQL deadlocks.
+    Alone(Box<dyn Write>),
     /// A query, run after the writes queued before it have committed; it answers by itself.
     Read(Box<dyn FnOnce(Db<'_>) + Send>),
 }
@@ -113,4 +121,75 @@ pub(super) fn guarded<T>(work: impl FnOnce() -> Result<T, StoreError>) -> Result
         error!("a store job panicked");
         Err(StoreError::Panicked)
     })
+}
+
+/// Jobs handed to the store thread together.
+pub(super) struct Batch {
+    /// The jobs, in the order they were queued.
+    pub(super) jobs: Vec<Job>,
+    /// The runtime that handed them over, where the writes are answered in one task; answered
+    /// from the store thread itself when there is none.
+    pub(super) runtime: Option<Handle>,
+}
+
+/// Writes committed in one transaction at most; more wait for the next.
+const BATCH: usize = 512;
+
+/// The store thread: takes every queued job, commits the writes among them in one transaction,
+/// answers them (a batch's in one task on the runtime that handed it over, if any), commits each
+/// write that stands alone in a transaction of its own, then runs the reads. Ends when every
+/// handle has been dropped.
+pub(super) fn work(db: Db<'_>, queue: &mpsc::Receiver<Batch>) {
+    while let Ok(first) = queue.recv() {
+        // Each batch's writes, with the runtime that answers them.
+        let mut writes: Vec<(Option<Handle>, Writes)> = Vec::new();
+        let mut reads = Vec::new();
+        let mut alone = Vec::new();
+        let mut taken = 0;
+        let mut next = Some(first);
+        while let Some(batch) = next.take() {
+            let mut written = Vec::new();
+            for job in batch.jobs {
+                match job {
+                    Job::Write(write) => written.push(write),
+                    Job::Read(read) => reads.push(read),
+                    Job::Alone(write) => alone.push(write),
+                }
+                taken += 1;
+            }
+            if !written.is_empty() {
+                writes.push((batch.runtime, written));
+            }
+            if taken < BATCH {
+                next = queue.try_recv().ok();
+            }
+        }
+        if !writes.is_empty() {
+            let batches = writes.iter_mut().flat_map(|(_, batch)| batch.iter_mut());
+            let committed = Arc::new(commit_together(db, batches.map(|write| &mut **write)));
+            for (runtime, batch) in writes {
+                let committed = Arc::clone(&committed);
+                let answer = move || {
+                    for write in batch {
+                        write.finish(committed.as_ref().as_ref().map(|_| ()));
+                    }
+                };
+                match runtime {
+                    Some(runtime) => drop(runtime.spawn(async move { answer() })),
+                    None => answer(),
+                }
+            }
+        }
+        for mut write in alone {
+            let committed = commit_together(db, [&mut *write]);
+            write.finish(committed.as_ref().map(|_| ()));
+        }
+        for read in reads {
+            // A query that panics drops its answer; its caller hears that the store failed.
+            let _ = guarded(|| {
+                read(&mut *db);
+                Ok(())
+            });
+        }
+    }
 }

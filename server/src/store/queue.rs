@@ -18,7 +18,7 @@ use tokio::sync::oneshot;
 use tracing::error;
 
 use super::backend::{self, Backend};
-use super::job::{Db, Job, WriteJob, Writes, commit_together, guarded};
+use super::job::{Batch, Db, Job, WriteJob, commit_together, guarded, work};
 use super::memory::Memory;
 use super::postgres::Postgres;
 use super::records::{
@@ -26,18 +26,6 @@ use super::records::{
     StoredMove, StoredPlayer, StoredProfile, StoredStanding, TokenHash, TokenRules, now_ms,
 };
 use super::sqlite::Sqlite;
-
-/// Jobs handed to the store thread together.
-struct Batch {
-    /// The jobs, in the order they were queued.
-    jobs: Vec<Job>,
-    /// The runtime that handed them over, where the writes are answered in one task; answered
-    /// from the store thread itself when there is none.
-    runtime: Option<Handle>,
-}
-
-/// Writes committed in one transaction at most; more wait for the next.
-const BATCH: usize = 512;
 
 /// The jobs queued since the last hand-over to the store thread, and the way to it.
 struct Feed {
@@ -367,6 +355,31 @@ impl Store {
         self.counted(answer.await.map_err(|_| StoreError::Stopped)?)
     }
 
+    /// Queues a write that commits in a transaction of its own (see [`Job::Alone`]) and waits
+    /// until it has.
+    pub(super) async fn write_alone<T, F>(
+        &self,
+        what: &'static str,
+        work: F,
+    ) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send + 'static,
+    {
+        let feed = match &self.records {
+            Records::Inline(inline) => return self.counted(inline.write(what, work)),
+            Records::Thread(feed) => feed,
+        };
+        let (reply, answer) = oneshot::channel();
+        feed.push(Job::Alone(Box::new(WriteJob {
+            work: Some(work),
+            outcome: None,
+            reply: Some(reply),
+            what,
+        })));
+        self.counted(answer.await.map_err(|_| StoreError::Stopped)?)
+    }
+
     /// Runs a query on the store thread, after every write queued before it has committed.
     pub(super) async fn read<T, F>(&self, work: F) -> Result<T, StoreError>
     where
@@ -639,56 +652,4 @@ fn open(config: &StoreConfig) -> Result<Box<dyn Backend>, StoreError> {
         StoreConfig::Memory => Box::new(Memory::new(usize::MAX)),
         StoreConfig::File(path) => Box::new(Sqlite::open(path)?),
     })
-}
-
-/// The store thread: takes every queued job, commits the writes among them in one transaction,
-/// answers them (a batch's in one task on the runtime that handed it over, if any), then runs the
-/// reads. Ends when every handle has been dropped.
-fn work(db: Db<'_>, queue: &mpsc::Receiver<Batch>) {
-    while let Ok(first) = queue.recv() {
-        // Each batch's writes, with the runtime that answers them.
-        let mut writes: Vec<(Option<Handle>, Writes)> = Vec::new();
-        let mut reads = Vec::new();
-        let mut taken = 0;
-        let mut next = Some(first);
-        while let Some(batch) = next.take() {
-            let mut written = Vec::new();
-            for job in batch.jobs {
-                match job {
-                    Job::Write(write) => written.push(write),
-                    Job::Read(read) => reads.push(read),
-                }
-                taken += 1;
-            }
-            if !written.is_empty() {
-                writes.push((batch.runtime, written));
-            }
-            if taken < BATCH {
-                next = queue.try_recv().ok();
-            }
-        }
-        if !writes.is_empty() {
-            let batches = writes.iter_mut().flat_map(|(_, batch)| batch.iter_mut());
-            let committed = Arc::new(commit_together(db, batches.map(|write| &mut **write)));
-            for (runtime, batch) in writes {
-                let committed = Arc::clone(&committed);
-                let answer = move || {
-                    for write in batch {
-                        write.finish(committed.as_ref().as_ref().map(|_| ()));
-                    }
-                };
-                match runtime {
-                    Some(runtime) => drop(runtime.spawn(async move { answer() })),
-                    None => answer(),
-                }
-            }
-        }
-        for read in reads {
-            // A query that panics drops its answer; its caller hears that the store failed.
-            let _ = guarded(|| {
-                read(&mut *db);
-                Ok(())
-            });
-        }
-    }
 }

@@ -1,5 +1,6 @@
 //! What only PostgreSQL does: its schema version table, a clear error when the server cannot be
-//! reached (its password never shown), and one database that several stores share.
+//! reached (its password never shown), and one database that several stores share without
+//! waiting on each other.
 
 use noughts_protocol::PlayerId;
 
@@ -165,4 +166,36 @@ async fn a_token_noted_used_does_not_wait_for_another_node_trading_it() {
         matches!(flushed, Ok(Ok(()))),
         "the batch waited for a row another transaction holds: {flushed:?}"
     );
+}
+
+#[tokio::test]
+async fn nodes_reserving_ids_together_never_deadlock() {
+    let Some(db) = Fresh::postgres("no_deadlock") else {
+        return;
+    };
+    let (first, _) = db.open().await;
+    let (second, _) = db.open().await;
+    let kinds = ["player", "game", "seek"];
+    for round in 0..20u64 {
+        // Each node queues all three kinds in one go, in opposite orders, as nodes starting
+        // together do: in one batch's transaction they would each hold one row and wait for
+        // the other's.
+        let mut asked = Vec::new();
+        for (store, order) in [(&first, [0, 1, 2]), (&second, [2, 1, 0])] {
+            for i in order {
+                let store = store.clone();
+                let kind = kinds[i];
+                asked.push(tokio::spawn(async move {
+                    store.reserve_ids(kind, 10, 0).await.map(|_| ())
+                }));
+            }
+        }
+        for answer in asked {
+            let answer = tokio::time::timeout(std::time::Duration::from_secs(30), answer).await;
+            assert!(
+                matches!(answer, Ok(Ok(Ok(())))),
+                "round {round}: {answer:?}"
+            );
+        }
+    }
 }
