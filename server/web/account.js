@@ -82,9 +82,24 @@ function ask(/** @type {AccountActions} */ actions, /** @type {string} */ form, 
   actions.render();
 }
 
-/** Asks for the account's sessions (on showing the view, and after each change). */
+/** How often the sessions shown are asked for again (the server does not push them). */
+const SESSIONS_EVERY_MS = 5000;
+/** @type {ReturnType<typeof setInterval> | null} */
+let polling = null;
+
+/** Asks for the account's sessions (on showing the view, after each change, and every few seconds while shown). */
 export function listSessions(/** @type {AccountActions} */ actions) {
   if (account.username) account.waiting.set(actions.send({ type: "sessions" }), "sessions");
+  polling ??= setInterval(() => {
+    if (!document.querySelector("[data-key=\"sessions\"]")) {
+      if (polling) clearInterval(polling);
+      polling = null;
+      return;
+    }
+    if (account.username && ![...account.waiting.values()].includes("sessions")) {
+      account.waiting.set(actions.send({ type: "sessions" }), "sessions");
+    }
+  }, SESSIONS_EVERY_MS);
 }
 
 /**
@@ -137,6 +152,9 @@ export function forget() {
   account.username = null;
   account.sessions = null;
   account.confirmClose = false;
+  // Nothing said about the account that was stays behind (a remote sign-out, a closed account).
+  account.done = "";
+  account.refusal = null;
   storeUsername(null);
 }
 
@@ -292,7 +310,7 @@ function signInForm(/** @type {AccountActions} */ actions) {
 function sessionsList(/** @type {AccountActions} */ actions) {
   const rows = (account.sessions ?? []).map((session) => {
     const device = session.device ?? "A device with no name";
-    const seen = `last seen ${seenText(session.last_seen_ms)}`;
+    const seen = `last seen ${seenText(session.last_seen_ms)}, signed in ${new Date(session.created_ms).toLocaleDateString()}`;
     return el("li", { "data-key": `session-${session.session}`, "data-session": String(session.session), "data-current": String(session.current) },
       el("span", { class: "device" }, device), ` · ${seen}`,
       session.current ? el("strong", { class: "this-device" }, " · this device")
@@ -305,7 +323,7 @@ function sessionsList(/** @type {AccountActions} */ actions) {
     el("h3", { id: "sessions-title" }, "Signed-in devices"),
     account.sessions === null ? el("p", { class: "dim" }, "Listing…") : el("ul", { id: "sessions" }, ...rows),
     formError("revoke"),
-    el("button", { type: "button", id: "sessions-refresh", onclick: () => { listSessions(actions); actions.render(); } }, "Refresh the list"));
+    el("p", { class: "hint" }, "The list keeps itself up to date."));
 }
 
 /** "just now", "5 min ago", "3 h ago", else the date. */

@@ -17,6 +17,7 @@ import { applyLobbyUpdate, browseView, lobbyView } from "./lobby.js";
 import { answered, listed, refused } from "./moderation.js";
 import { historyView, leaderboardView } from "./records.js";
 import { replayView, stepReplay } from "./replay.js";
+import { errorWords, placeNotice, sayAt } from "./notice.js";
 import { chime, muted, setMuted } from "./sound.js";
 import { clockText, el, morph } from "./views.js";
 
@@ -35,9 +36,13 @@ const state = {
   /** @type {Map<number, any>} */ games: new Map(),
   /** The game or replay the view shows (or waits for). @type {number | null} */ current: null,
   /** @type {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse" | "account"} */ view: "lobby",
-  /** The variant "My games" and the leaderboard show. */ recordsVariant: "classic",
-  /** @type {"players" | "spectators"} */ chatTab: "players",
+  /** The variant the leaderboard shows. */ recordsVariant: "classic",
+  /** The variant "My games" shows ("all" for every one), and the results it shows ("all", "won", "lost", "drawn"). */ historyVariant: "all", recordsOutcome: "all",
+  /** A watcher's chat tab: the spectators' chat, where what a watcher types goes, unless they look at the players'. @type {"players" | "spectators"} */ chatTab: "spectators",
+  /** The spectators' lines of the war game just watched, carried on to the next one. @type {any[] | null} */ carried: null,
+  /** Chat lines sent and not yet answered, by request id: sent again to the next war game if the game ended first. @type {Map<number, {game: number, text: string}>} */ chatSent: new Map(),
   /** @type {any} */ seeking: null,
+  /** The variant and clock of the seek last asked for (the server's `seeking` names the variant only). @type {any} */ seekAsked: null,
   /** @type {string | null} */ room: null,
   /** @type {any[]} */ history: [],
   /** @type {any} */ replay: null,
@@ -55,12 +60,10 @@ const state = {
   browse: { variant: "", cursors: /** @type {(number | undefined)[]} */ ([]), after: /** @type {number | undefined} */ (undefined), games: /** @type {any[]} */ ([]), next: /** @type {number | undefined} */ (undefined), loading: false },
   /** The name asked for by a rename, and the request's id once sent, until it is answered. @type {{name: string, id: number | null} | null} */ renaming: null,
   /** A move was tried while offline (said on the board until the connection is back). */ unsent: false,
-  /** The address the notice belongs to: it leaves when the player moves on. */ noticeAt: "",
 };
 
 const main = /** @type {HTMLElement} */ (document.getElementById("main"));
 const statusLine = /** @type {HTMLElement} */ (document.getElementById("status"));
-const notice = /** @type {HTMLElement} */ (document.getElementById("notice"));
 const announcer = /** @type {HTMLElement} */ (document.getElementById("announce"));
 const nameInput = /** @type {HTMLInputElement} */ (document.getElementById("name"));
 const muteButton = /** @type {HTMLButtonElement} */ (document.getElementById("mute"));
@@ -127,10 +130,8 @@ function renamed(/** @type {string} */ name) {
   storeName(name);
   if (!state.renaming) return;
   state.renaming = null;
-  notice.replaceChildren(
-    `You are now ${name}: the same player, with your games and ratings. `,
-    el("button", { type: "button", id: "start-afresh", onclick: () => startAfresh() }, `Start afresh as a new player named ${name} instead`));
-  state.noticeAt = addressOf();
+  sayAt(addressOf(), `You are now ${name}: the same player, with your games and ratings. `, undefined,
+    () => el("button", { type: "button", id: "start-afresh", onclick: () => startAfresh() }, `Start afresh as a new player named ${name} instead`));
 }
 
 // Back and Forward fire both events (and a typed address may fire either): the address is
@@ -139,14 +140,14 @@ window.addEventListener("popstate", () => followAddress());
 window.addEventListener("hashchange", () => followAddress());
 
 /**
- * Says `text` under the page until the player moves to another view; `details` (an error's code
- * and the server's words) goes on a second, smaller line.
+ * Says `text` beside the control last used until the player moves to another view; `details`
+ * (an error's code and the server's words) goes on a second, smaller line.
  * @param {string} text
  * @param {string} [details]
  */
 function say(text, details) {
-  notice.replaceChildren(text, ...(details ? [el("small", { class: "details" }, details)] : []));
-  state.noticeAt = addressOf();
+  sayAt(addressOf(), text, details);
+  render();
 }
 
 /** Tells a screen reader what just happened on the board (the live region outside `main`). */
@@ -162,7 +163,8 @@ function onMessage(message) {
         // Signed in: the page is the account's player now, not the guest it was.
         account.signingIn = false;
         account.username = message.signedIn;
-        account.done = `Signed in as ${message.signedIn}.`;
+        // The view says whom it is signed in as: said once, there.
+        account.done = "";
         state.games.clear();
         state.history = [];
       }
@@ -187,7 +189,7 @@ function onMessage(message) {
       state.totals = message.totals;
       break;
     case "lobby_update": applyLobbyUpdate(state, message); break;
-    case "seeking": state.seeking = message; break;
+    case "seeking": state.seeking = { ...message, clock: state.seekAsked?.variant === message.variant ? state.seekAsked.clock : null }; break;
     case "room_created": state.room = message.code; break;
     case "game_state": onGameState(message); break;
     case "game_paused": {
@@ -239,6 +241,14 @@ function onMessage(message) {
 /** An error: said, and where it ends a wait for a linked game or replay, back to the lobby. */
 function onError(/** @type {any} */ message) {
   refused(message.id);
+  const line = state.chatSent.get(message.id);
+  state.chatSent.delete(message.id);
+  if (line && ["no_such_game", "game_over", "not_a_player"].includes(message.code) && state.view === "game"
+    && state.current !== null && state.current !== line.game && state.games.has(state.current)) {
+    // The game ended as the line went (a war game rolling over): it goes to the one shown now.
+    state.chatSent.set(net.send({ type: "chat", game: state.current, text: line.text }), { game: state.current, text: line.text });
+    return;
+  }
   if (account.waiting.get(message.id) === "logout") net.loggedOut = false;
   if (accountMessage(message, accountActions)) return;
   if (state.renaming && message.id === state.renaming.id) {
@@ -286,6 +296,10 @@ function onGameState(/** @type {any} */ message) {
   const held = state.games.get(message.game);
   message.you ??= held?.you;
   message.receivedAt = performance.now();
+  if (!held && !message.you && state.carried && message.kind === "war" && state.current === message.game) {
+    message.chat = [...state.carried, ...message.chat];
+    state.carried = null;
+  }
   state.games.set(message.game, message);
   state.seeking = null;
   state.room = null;
@@ -338,7 +352,10 @@ function onUpdate(/** @type {any} */ message) {
       break;
     case "presence": game[message.mark].connected = message.connected; break;
     case "watchers": game.watchers = message.count; break;
-    case "chat": game.chat.push({ from: message.from, player: message.player, mark: message.mark, text: message.text }); break;
+    case "chat":
+      state.chatSent.delete(message.id);
+      game.chat.push({ from: message.from, player: message.player, mark: message.mark, text: message.text });
+      break;
     case "rematch_offered": game.rematchBy = message.by; break;
     case "offered": game.offer = { by: message.by, offer: message.offer }; break;
     case "declined": game.offer = null; game.note = `The ${message.offer} offer was declined.`; break;
@@ -457,7 +474,13 @@ const actions = {
       render();
       return -1;
     }
-    return net.send(request);
+    const id = net.send(request);
+    if (request.type === "chat") {
+      state.chatSent.set(id, { game: request.game, text: request.text });
+      // A watcher's line goes to the spectators' chat: shown there.
+      if (!state.games.get(request.game)?.you) state.chatTab = "spectators";
+    }
+    return id;
   },
   get player() { return state.player; },
   get online() { return state.online; },
@@ -504,6 +527,8 @@ const actions = {
     listGames();
     render();
   },
+  /** Goes back to one of the player's own live games. */
+  resume: (/** @type {number} */ game) => { show("game", game); render(); },
   /** Watches a game from the lobby. */
   watch: (/** @type {number} */ game) => { show("game", game); net.send({ type: "watch", game }); render(); },
   say,
@@ -529,15 +554,27 @@ function render() {
     : lobbyView(state, actions);
   const next = document.createElement("main");
   next.append(view);
+  placeNotice(next, addressOf());
+  // What a watcher was typing stays when the game shown changes (a war game rolling over).
+  const typing = /** @type {HTMLInputElement | null} */ (document.getElementById("chat-input"));
+  const typed = typing ? { node: typing, value: typing.value, focused: document.activeElement === typing } : null;
   morph(main, next);
+  const input = /** @type {HTMLInputElement | null} */ (document.getElementById("chat-input"));
+  if (typed && input && input !== typed.node && !input.value) {
+    input.value = typed.value;
+    if (typed.focused) input.focus();
+  }
   const address = addressOf();
   if (state.followed !== null && !state.joining && location.hash.replace(/^#$/, "") !== address) {
     history.pushState(null, "", address || location.pathname);
     state.followed = location.href;
   }
-  if (state.noticeAt !== address && notice.textContent) notice.replaceChildren();
   followLobby();
   showAccount();
+  for (const link of document.querySelectorAll("header [data-nav]")) {
+    if (link.getAttribute("data-nav") === state.view) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
   document.title = title();
   if (hadFocus && (document.activeElement === document.body || document.activeElement === null)) {
     const first = /** @type {HTMLElement | null} */ (main.querySelector("[data-autofocus]"));
@@ -562,38 +599,6 @@ function title() {
   if (game.to_move === game.you) return "Your move · noughts";
   if (game.moves.length === 0) return "Match found · noughts";
   return `Waiting for ${game[game.to_move]?.name ?? "the opponent"} · noughts`;
-}
-
-/** What an error means to a player; the code and the server's words go in the details line. */
-function errorWords(/** @type {string} */ code) {
-  return /** @type {Record<string, string>} */ ({
-    no_such_room: "No open room has that code: it may have closed, or its game has already started.",
-    own_room: "That is your own room: send its code or link to the person you want to play.",
-    no_such_game: "That game is not being played any more.",
-    no_such_seek: "That player is no longer looking for a game.",
-    own_seek: "That is your own seek.",
-    not_your_turn: "It is not your move yet.",
-    illegal_move: "That cell is taken.",
-    game_over: "The game is over.",
-    already_seeking: "You are already looking for an opponent.",
-    already_offered: "You have already offered that; wait for an answer.",
-    too_late: "Too late to abort: both sides have moved.",
-    no_takeback: "No takeback here: the game is rated, or you have not moved yet.",
-    rate_limited: "Too many requests at once; wait a moment and try again.",
-    limit_reached: "You have as many games or rooms open as one player may.",
-    bad_name: "That name cannot be used: 1 to 24 characters, with something visible.",
-    bad_chat: "That message cannot be sent: it is empty or longer than 280 characters.",
-    server_full: "The server is full just now; try again in a moment.",
-    shutting_down: "The server is restarting; try again in a moment.",
-    internal: "Something went wrong on the server; nothing was changed.",
-    own_player: "That is you.",
-    blocked: "One of you has blocked the other.",
-    muted: "The server's operator has muted you for now; the message says until when.",
-    banned: "You are banned from this server.",
-    bad_report: "Say in a few words (at most 500 characters) what happened.",
-    reserved_name: "That name is reserved; choose another.",
-    not_an_account: "Rated games are between registered players: sign up (at the top of the page) to play one.",
-  }[code] ?? "The server refused that.");
 }
 
 function waiting(/** @type {string} */ text) {
@@ -644,6 +649,8 @@ function carryOn(variant, after) {
     }
     return false;
   }
+  const old = state.games.get(after);
+  if (old) state.carried = old.chat.filter((/** @type {any} */ line) => !line.mark).slice(-20);
   show("game", next.game);
   net.send({ type: "watch", game: next.game });
   announce(`On to the next war game, #${next.game}.`);

@@ -5,7 +5,8 @@
  * people type it (1 to 9 on classic, b3 on four, 2b3 on the cubes). The cubes are drawn as their
  * layers side by side. The board is one tab stop (a roving tabindex): the arrow keys move inside
  * it, Page Up and Page Down change layers on the cubes, Enter or Space plays, and on classic the
- * digits play.
+ * digits play. Coordinates (switchable, remembered) name the cells as the move list does: the
+ * files over the top row, the ranks beside the left column, the number in each classic cell.
  */
 
 import { el, on } from "./views.js";
@@ -28,6 +29,27 @@ export function cellName(/** @type {string} */ variant, /** @type {number} */ ce
   return dims === 3 ? String(Math.floor(cell / (side * side)) + 1) + name : name;
 }
 
+const COORDS = "noughts.coords";
+
+/** Whether the boards show their coordinates (they do unless switched off). */
+export function coordsShown() {
+  return localStorage.getItem(COORDS) !== "0";
+}
+
+/** Shows or hides the coordinates on every board, remembered for next time. */
+export function setCoords(/** @type {boolean} */ on) {
+  localStorage.setItem(COORDS, on ? "1" : "0");
+}
+
+/** The switch for the coordinates, under a board. */
+export function coordsSwitch(/** @type {() => void} */ render) {
+  return el("label", { class: "check board-tools", "data-key": "coords-switch" },
+    el("input", { type: "checkbox", id: "coords", checked: coordsShown(), onchange: (event) => {
+      setCoords(/** @type {HTMLInputElement} */ (event.target).checked);
+      render();
+    } }), " Coordinates");
+}
+
 /** The cell that holds the board's tab stop, by board key (a game, a replay). */
 const cursors = /** @type {Map<string, number>} */ (new Map());
 
@@ -45,7 +67,7 @@ export function boardView(options) {
   const winning = new Set(options.winning ?? []);
   const cursor = cursors.get(key) ?? options.last ?? Math.floor(board.length / 2);
   const wrap = el("div", {
-    class: `board ${variant}`, role: "group", "data-key": `board-${key}`,
+    class: `board ${variant}${coordsShown() ? " coords" : ""}`, role: "group", "data-key": `board-${key}`,
     "aria-label": `${variant} board: arrow keys move, Enter plays${dims === 3 ? ", Page Up and Page Down change layer" : ""}`,
   });
   for (let layer = 0; layer < layers; layer++) {
@@ -61,6 +83,9 @@ export function boardView(options) {
         class: `cell${winning.has(cell) ? " win" : ""}${options.last === cell ? " last" : ""}`,
         "data-cell": String(cell),
         "data-mark": taken ? mark : false,
+        "data-number": variant === "classic" ? name : false,
+        "data-file": variant !== "classic" && i < side ? name.at(-2) ?? false : false,
+        "data-rank": variant !== "classic" && i % side === 0 ? String(Math.floor(i / side) + 1) : false,
         "aria-label": `cell ${name}, ${taken ? mark : "empty"}${winning.has(cell) ? ", winning line" : ""}`,
         title: name,
         tabindex: cell === cursor ? "0" : "-1",

@@ -6,9 +6,9 @@
  * is shown, so the focused cell and the status line are the same elements from move to move.
  */
 
-import { boardView, cellName } from "./board.js";
+import { boardView, cellName, coordsSwitch } from "./board.js";
 import { playerMenu, unmuted } from "./moderation.js";
-import { el, seatText } from "./views.js";
+import { el, moveList, seatText } from "./views.js";
 
 /**
  * What the game view needs from the page: sending requests and the page's own actions.
@@ -89,7 +89,7 @@ function gameOver(/** @type {any} */ game, /** @type {GameActions} */ actions) {
   const tone = !you || !result.winner ? "even" : result.winner === you ? "won" : "lost";
   const offered = game.rematchBy && game.rematchBy !== you;
   const by = offered ? game[game.rematchBy] : null;
-  return el("section", { id: "game-over", class: `game-over ${tone}`, "aria-labelledby": "game-over-title" },
+  return el("section", { id: "game-over", class: `game-over ${tone}`, "aria-labelledby": "game-over-title", "data-feedback": "game-over" },
     el("h3", { id: "game-over-title" }, headline(game)),
     el("p", {}, howText(result, game.variant)),
     line, rating,
@@ -132,7 +132,10 @@ export function gameView(game, actions) {
     } else {
       controls.push(button("resign", "Resign", () => { game.confirmResign = true; actions.render(); }));
     }
-    controls.push(button("offer-draw", "Offer draw", () => actions.send({ type: "offer_draw", game: game.game })));
+    // A draw can be offered once both sides have moved (before that, the game is aborted).
+    const early = game.moves.length < 2;
+    controls.push(button("offer-draw", "Offer draw", () => actions.send({ type: "offer_draw", game: game.game }),
+      early ? { disabled: "", "aria-describedby": "draw-hint" } : {}));
     if (!game.rated) controls.push(button("takeback", "Takeback", () => actions.send({ type: "takeback", game: game.game })));
     if (game.moves.length < 2) controls.push(button("abort", "Abort", () => actions.send({ type: "abort", game: game.game })));
   }
@@ -141,12 +144,11 @@ export function gameView(game, actions) {
     `${game[game.offer.by].name} offers ${game.offer.offer === "draw" ? "a draw" : "a takeback"} `,
     you && you !== game.offer.by ? button("accept-offer", "Accept", () => actions.send({ type: game.offer.offer === "draw" ? "offer_draw" : "takeback", game: game.game })) : null,
     you && you !== game.offer.by ? button("decline-offer", "Decline", () => actions.send({ type: "decline", game: game.game })) : null) : null;
-  const moves = el("ol", { class: "moves", "aria-label": "moves" },
-    ...game.moves.map((/** @type {number} */ cell, /** @type {number} */ i) => el("li", {}, `${i % 2 ? "O" : "X"} ${cellName(game.variant, cell)}`)));
+  const moves = moveList(game.moves.length, (i) => `${i % 2 ? "O" : "X"} ${cellName(game.variant, game.moves[i])}`);
   return el("div", { class: "game", "data-key": `game-${game.game}`, "data-game": String(game.game) },
     el("h2", {}, `Game #${game.game} · ${game.variant}${game.rated ? " · rated" : ""}${game.kind === "war" ? " · war game" : ""}`),
     el("div", { class: "layout" },
-      el("div", { class: "board-box" }, board,
+      el("div", { class: "board-box" }, board, coordsSwitch(actions.render),
         !actions.online && live && you ? el("p", { id: "offline", class: "offline", role: "alert" },
           actions.unsent ? "Offline: your move was not sent. Reconnecting…" : "Offline: reconnecting…") : null),
       el("aside", {},
@@ -155,7 +157,9 @@ export function gameView(game, actions) {
         game.result ? gameOver(game, actions) : null,
         offer,
         game.note && live ? el("p", { id: "game-note", class: "offer" }, game.note) : null,
-        controls.length ? el("div", { class: "row", id: "game-controls" }, ...controls) : null,
+        controls.length ? el("div", { "data-feedback": "game-controls", "data-key": "game-controls-box" },
+          el("div", { class: "row", id: "game-controls" }, ...controls),
+          you && live && game.moves.length < 2 ? el("p", { id: "draw-hint", class: "hint" }, "A draw can be offered once both sides have moved; until then, Abort ends the game unplayed.") : null) : null,
         el("p", { class: "dim" }, `${game.watchers} watching`),
         moves,
         chatBox(game, actions))));
@@ -175,12 +179,13 @@ function chatBox(/** @type {any} */ game, /** @type {GameActions} */ actions) {
     actions.send({ type: "chat", game: game.game, text });
     input.value = "";
   };
-  return el("section", { class: "chat", "aria-label": "chat" },
+  return el("section", { class: "chat", "aria-label": "chat", "data-feedback": "chat" },
     tabs,
     el("ul", { id: "chat-lines" }, ...lines.map((/** @type {any} */ line, /** @type {number} */ i) => el("li", {},
       el("b", {}, line.from), " ", playerMenu({ player: line.player, name: line.from }, `chat-${i}`, game.game, actions), ": ", line.text))),
     el("div", { class: "row" },
-      el("input", { id: "chat-input", maxlength: "280", "aria-label": "chat message", autocomplete: "off",
+      el("input", { id: "chat-input", maxlength: "280", "aria-label": watcher ? "message to the spectators" : "chat message", autocomplete: "off",
+        placeholder: watcher ? "Say something to the spectators" : "Say something to your opponent",
         onkeydown: (event) => { if (/** @type {KeyboardEvent} */ (event).key === "Enter") send(); } }),
       button("chat-send", "Send", send)));
 }

@@ -1,45 +1,31 @@
 // @ts-check
 /**
- * The lobby on screen: the forms to play (quick match, the AI, a room, an invite code), the open
- * seeks and rooms, the live and war games, the leaderboard. Every row is keyed (by seek id, room
- * code, game id), so that a change in the lobby touches only its own row.
+ * The lobby on screen: the ways to play (`play.js`), the player's own live games, the featured
+ * and war games as miniatures to click, the open seeks and rooms, and how to win each variant.
+ * Every row is keyed (by seek id, room code, game id), so that a change in the lobby touches
+ * only its own row.
  */
 
 import { playerMenu } from "./moderation.js";
-import { CLOCKS, chosen, clockSpec, el, seatText, select } from "./views.js";
+import { playPanel } from "./play.js";
+import { clockSpec, el, plural, seatText } from "./views.js";
+
+/** How to win each variant, in a paragraph. */
+const HOW_TO_WIN = /** @type {[string, string][]} */ ([
+  ["classic", "A 3×3 board. Take turns marking a cell, X first; three of your marks in a row, a column or a diagonal win. With best play on both sides it is a draw."],
+  ["four", "A 4×4 board: four in a row, a column or a diagonal win (ten lines in all). Harder to see, and still a draw with best play."],
+  ["cube", "Three 3×3 layers stacked into a cube, shown side by side. A line is three cells in a straight line anywhere in the cube: along a row or a column of one layer, straight down through the layers (1a1, 2a1, 3a1), or on a diagonal across layers (1a1, 2b2, 3c3) — 49 lines in all. X wins with best play."],
+  ["qubic", "Four 4×4 layers stacked into a cube: four cells in a straight line win, in a layer, down through the layers, or diagonally through them (1a1, 2b2, 3c3, 4d4) — 76 lines. X wins with best play, but only a deep search finds how."],
+]);
 
 /**
  * @param {any} state the page's state
- * @param {any} actions the page's actions (send, render, watch, history, say)
+ * @param {any} actions the page's actions (send, render, watch, resume, history, say)
  */
 export function lobbyView(state, actions) {
   const send = actions.send;
-  const variants = [["classic", "classic"], ["four", "four"], ["cube", "cube"], ["qubic", "qubic"]];
-  const play = el("section", { class: "panel", "aria-label": "play" },
-    el("h2", {}, "Play"),
-    select("Variant", /** @type {[string, any][]} */ (variants), "variant"),
-    select("Clock", /** @type {[string, any][]} */ (CLOCKS), "clock"),
-    el("label", { class: "check" }, el("input", { type: "checkbox", id: "rated" }), " rated"),
-    el("div", { class: "row" },
-      el("button", { id: "quick-match", type: "button", onclick: () => send(withClock({ type: "seek", variant: chosen("variant"), rated: checked("rated") })) }, "Quick match"),
-      state.seeking ? el("span", { id: "seeking" }, "Looking for an opponent… ",
-        el("button", { type: "button", id: "cancel-seek", onclick: () => { send({ type: "cancel_seek" }); state.seeking = null; actions.render(); } }, "Cancel")) : null),
-    el("div", { class: "row" },
-      select("AI level", [["easy", "easy"], ["medium", "medium"], ["hard", "hard"], ["perfect", "perfect"], ["random", "random"]], "level"),
-      select("Side", [["X (first)", "x"], ["O", "o"], ["random", "random"]], "side"),
-      el("button", { id: "play-ai", type: "button", onclick: () => send(withClock({ type: "play_ai", variant: chosen("variant"), level: chosen("level"), side: chosen("side") })) }, "Play the AI")),
-    el("div", { class: "row" },
-      el("label", { class: "check" }, el("input", { type: "checkbox", id: "private", checked: true }), " private"),
-      el("button", { id: "create-room", type: "button", onclick: () => send(withClock({ type: "create_room", variant: chosen("variant"), private: checked("private"), rated: checked("rated") })) }, "Create a room")),
-    state.room ? roomBox(state, actions) : null,
-    el("div", { class: "row" },
-      el("label", {}, "Invite code ", el("input", { id: "code", autocomplete: "off", maxlength: "16" })),
-      el("button", { id: "join", type: "button", onclick: () => joinRoom(send) }, "Join")),
-    el("div", { class: "row" },
-      el("button", { id: "history", type: "button", onclick: () => actions.history() }, "My games"),
-      el("button", { id: "leaderboard", type: "button", onclick: () => actions.leaderboard(chosen("variant")) }, "Leaderboard")));
   const seeks = [...state.seeks.values()].map((seek) => el("li", { "data-key": `seek-${seek.seek}` },
-    `${seek.name}#${seek.player} (${seek.rating}) · ${seek.variant} · ${clockSpec(seek.clock)}${seek.rated ? " · rated" : ""} `,
+    `${seatText({ name: seek.name, player: seek.player, rating: seek.rating })} · ${seek.variant} · ${clockSpec(seek.clock)}${seek.rated ? " · rated" : ""} `,
     playerMenu(seek, `seek-${seek.seek}`, null, actions), " ",
     seek.player === state.player ? el("em", {}, "yours")
       : el("button", { type: "button", "data-seek": String(seek.seek), onclick: () => send({ type: "accept_seek", seek: seek.seek }) }, "Play")));
@@ -47,17 +33,35 @@ export function lobbyView(state, actions) {
     `${room.code} · ${room.variant} · ${clockSpec(room.clock)} · ${room.host} `,
     playerMenu({ player: room.player, name: room.host }, `room-${room.code}`, null, actions), " ",
     el("button", { type: "button", "data-join": room.code, onclick: () => send({ type: "join_room", code: room.code }) }, "Join")));
-  const listed = [...state.listed.values()].sort((a, b) => a.game - b.game);
+  const mine = [...state.games.values()].filter((g) => g.you && !g.result).sort((a, b) => a.game - b.game);
+  const listed = [...state.listed.values()].filter((g) => !mine.some((m) => m.game === g.game)).sort((a, b) => a.game - b.game);
   const gameRow = (/** @type {any} */ game) => gameItem(game, actions);
+  const featured = listed.filter((g) => g.kind !== "war");
+  const wars = listed.filter((g) => g.kind === "war");
   return el("div", { class: "lobby", "data-key": "lobby" },
-    play,
-    el("section", { class: "panel", "aria-label": "lobby" },
+    playPanel(state, actions, roomBox),
+    el("section", { class: "panel", "aria-label": "lobby", "data-feedback": "lobby" },
       totalsLine(state.totals),
-      el("h2", {}, "Open seeks"), list(seeks, "nobody is seeking", "seeks"), more(seeks.length, state.seeksTotal, "seeks-more"),
-      el("h2", {}, "Open rooms"), list(rooms, "no open rooms", "rooms"), more(rooms.length, state.roomsTotal, "rooms-more"),
-      el("h2", {}, "Featured games"), list(listed.filter((g) => g.kind !== "war").map(gameRow), "no live games", "live-games"),
-      el("h2", {}, "War games"), el("ul", { id: "war-games" }, ...listed.filter((g) => g.kind === "war").map(gameRow)),
-      el("button", { id: "browse-games", type: "button", onclick: () => actions.browse("") }, "Browse all live games")));
+      mine.length ? el("h2", {}, "Your games") : null,
+      mine.length ? el("ul", { id: "your-games", class: "game-list" }, ...mine.map((g) => yourGame(g, actions))) : null,
+      el("h2", {}, "Featured games"),
+      wars.length ? el("ul", { id: "war-games", class: "game-list", "aria-label": "war games: the AI against itself" }, ...wars.map(gameRow)) : null,
+      featured.length ? el("ul", { id: "live-games", class: "game-list" }, ...featured.map(gameRow)) : null,
+      wars.length || featured.length ? null : el("p", { class: "dim", id: "live-games-none" }, "No live games just now."),
+      el("button", { id: "browse-games", type: "button", onclick: () => actions.browse("") }, "Browse all live games"),
+      el("h2", {}, "Open seeks"), list(seeks, "Nobody is seeking just now.", "seeks"), more(seeks.length, state.seeksTotal, "seeks-more"),
+      el("h2", {}, "Open rooms"), list(rooms, "No open rooms just now.", "rooms"), more(rooms.length, state.roomsTotal, "rooms-more"),
+      el("h2", {}, "How to win"),
+      el("dl", { class: "how", id: "how-to-win" }, ...HOW_TO_WIN.flatMap(([variant, text]) => [el("dt", {}, variant), el("dd", { "data-variant": variant }, text)]))));
+}
+
+/** One of the player's own live games: the opponent, whose move, and Resume. */
+function yourGame(/** @type {any} */ game, /** @type {any} */ actions) {
+  const other = game[game.you === "x" ? "o" : "x"];
+  return el("li", { "data-key": `yours-${game.game}`, "data-game": String(game.game), class: "game-item" },
+    miniature(game.variant, game.board, () => actions.resume(game.game)),
+    el("span", { class: "who" }, `#${game.game} ${game.variant} against ${seatText(other)} · ${game.to_move === game.you ? "your move" : "their move"}`),
+    el("button", { type: "button", class: "primary", "data-resume": String(game.game), onclick: () => actions.resume(game.game) }, "Resume"));
 }
 
 /**
@@ -96,19 +100,20 @@ function totalsLine(/** @type {any} */ totals) {
  * @param {any} actions
  */
 function gameItem(game, actions) {
+  const watch = () => actions.watch(game.game);
   return el("li", { "data-key": `game-${game.game}`, "data-game": String(game.game), class: "game-item" },
-    game.board ? miniature(game.variant, game.board) : null,
-    `#${game.game} ${game.variant}: ${seatText(game.x)} vs ${seatText(game.o)} · ${game.moves} moves · ${game.watchers} watching `,
-    playerMenu(game.x, `listed-${game.game}-x`, game.game, actions), " ",
-    playerMenu(game.o, `listed-${game.game}-o`, game.game, actions), " ",
-    el("button", { type: "button", "aria-label": `Watch game ${game.game}`, onclick: () => actions.watch(game.game) }, "Watch"));
+    game.board ? miniature(game.variant, game.board, watch) : null,
+    el("span", { class: "who" }, `#${game.game} ${game.variant}: ${seatText(game.x)} vs ${seatText(game.o)} · ${plural(game.moves, "move")} · ${game.watchers} watching `,
+      playerMenu(game.x, `listed-${game.game}-x`, game.game, actions), " ",
+      playerMenu(game.o, `listed-${game.game}-o`, game.game, actions)),
+    el("button", { type: "button", "aria-label": `Watch game ${game.game}`, onclick: watch }, "Watch"));
 }
 
-/** A small picture of a board (the cubes' layers side by side), not for pressing. */
-function miniature(/** @type {string} */ variant, /** @type {string} */ board) {
+/** A small picture of a board (the cubes' layers side by side); a click opens its game. */
+function miniature(/** @type {string} */ variant, /** @type {string} */ board, /** @type {() => void} */ open) {
   const side = variant === "four" || variant === "qubic" ? 4 : 3;
   const layers = variant === "cube" || variant === "qubic" ? side : 1;
-  const picture = el("div", { class: `mini ${variant}`, role: "img", "aria-label": `${variant} board`, "data-board": board });
+  const picture = el("div", { class: `mini ${variant}`, role: "img", "aria-label": `${variant} board`, "data-board": board, onclick: open });
   for (let layer = 0; layer < layers; layer++) {
     const grid = el("div", { class: "mini-grid" });
     for (let i = 0; i < side * side; i++) {
@@ -130,10 +135,10 @@ export function browseView(browse, actions) {
   const variants = [["all variants", ""], ["classic", "classic"], ["four", "four"], ["cube", "cube"], ["qubic", "qubic"]];
   const filter = el("select", { id: "browse-variant", onchange: (event) => actions.browse(/** @type {HTMLSelectElement} */ (event.target).value) },
     ...variants.map(([text, value]) => el("option", { value, selected: value === browse.variant }, text)));
-  return el("div", { class: "panel", "data-key": "browse" },
+  return el("div", { class: "panel", "data-key": "browse", "data-feedback": "browse" },
     el("h2", {}, "All live games"),
     el("label", {}, "Variant ", filter),
-    browse.games.length ? el("ul", { id: "browse-list" }, ...browse.games.map((/** @type {any} */ g) => gameItem(g, actions)))
+    browse.games.length ? el("ul", { id: "browse-list", class: "game-list" }, ...browse.games.map((/** @type {any} */ g) => gameItem(g, actions)))
       : el("p", { class: "dim" }, browse.loading ? "Loading…" : "No live games."),
     el("div", { class: "row" },
       el("button", { id: "browse-previous", type: "button", disabled: browse.cursors.length === 0, onclick: () => actions.page(-1) }, "Previous page"),
@@ -141,16 +146,7 @@ export function browseView(browse, actions) {
       el("button", { id: "lobby", type: "button", onclick: () => actions.lobby() }, "Lobby")));
 }
 
-/** A request with the clock chosen, if any. */
-function withClock(/** @type {any} */ request) {
-  const clock = chosen("clock");
-  if (clock) request.clock = clock;
-  return request;
-}
 
-function checked(/** @type {string} */ id) {
-  return Boolean(/** @type {HTMLInputElement | null} */ (document.getElementById(id))?.checked);
-}
 
 function list(/** @type {HTMLElement[]} */ items, /** @type {string} */ empty, /** @type {string} */ id) {
   return items.length ? el("ul", { id }, ...items) : el("p", { class: "dim", id: `${id}-none` }, empty);
@@ -159,7 +155,7 @@ function list(/** @type {HTMLElement[]} */ items, /** @type {string} */ empty, /
 function roomBox(/** @type {any} */ state, /** @type {any} */ actions) {
   const code = state.room;
   const link = `${location.origin}/#room=${encodeURIComponent(code)}`;
-  return el("div", { class: "room", id: "room-box" },
+  return el("div", { class: "room", id: "room-box", "data-feedback": "room-box" },
     el("p", {}, "Your room is open. Invite code: ", el("strong", { class: "code", id: "invite-code" }, code)),
     el("p", {}, "Send them this link: ", el("a", { id: "invite-link", href: link }, link), " ",
       el("button", { type: "button", id: "copy-link", onclick: () => copy(link, actions.say) }, "Copy")),
@@ -190,9 +186,4 @@ async function copy(link, say) {
     say(copied ? "Link copied: send it to the person you want to play."
       : "The link is selected: copy it (Ctrl+C, or press and hold) and send it.");
   }
-}
-
-function joinRoom(/** @type {(request: any) => void} */ send) {
-  const code = /** @type {HTMLInputElement} */ (document.getElementById("code")).value.trim();
-  if (code) send({ type: "join_room", code });
 }

@@ -103,7 +103,7 @@ export function playerMenu(who, where, game, actions) {
           moderation.muted.add(player);
           return `You have muted ${name}: you will not see their chat.`;
         }),
-      }, muted ? "Unmute" : "Mute"),
+      }, muted ? "Unmute chat" : "Mute chat"),
       el("button", {
         type: "button", "data-action": blocked ? "unblock" : "block",
         onclick: () => ask({ type: blocked ? "unblock" : "block", player }, () => {

@@ -1,12 +1,12 @@
 // @ts-check
 /**
- * The player's records: "My games" (per-variant tabs, each game's date, result and rating
- * change, and a chart of the rating over time) and the leaderboard (a view of its own with a tab
- * per variant).
+ * The player's records: "My games" (every variant at once or one, filtered by result, each
+ * game's date, Won, Lost or Drawn in colour and the rating change, and a chart of a variant's
+ * rating over time) and the leaderboard (a view of its own with a tab per variant).
  */
 
 import { playerMenu } from "./moderation.js";
-import { el, resultText, seatText } from "./views.js";
+import { el, plural, seatText } from "./views.js";
 
 const VARIANT_NAMES = ["classic", "four", "cube", "qubic"];
 const SVG = "http://www.w3.org/2000/svg";
@@ -17,14 +17,32 @@ const SVG = "http://www.w3.org/2000/svg";
  * @param {string} current
  * @param {(variant: string) => void} choose
  */
-function variantTabs(id, current, choose) {
+function variantTabs(id, current, choose, all = false) {
   return el("div", { class: "tabs", role: "tablist", "aria-label": "variant", id },
-    ...VARIANT_NAMES.map((variant) => el("button", {
+    ...[...(all ? ["all"] : []), ...VARIANT_NAMES].map((variant) => el("button", {
       type: "button", role: "tab", "data-variant": variant,
       "aria-selected": String(variant === current),
       onclick: () => choose(variant),
-    }, variant)));
+    }, variant === "all" ? "all variants" : variant)));
 }
+
+/** How a finished game went for `player`: "won", "lost", "drawn" or "aborted". */
+function outcome(/** @type {any} */ game, /** @type {number | null} */ player) {
+  const { winner, reason } = game.result;
+  if (!winner) return reason === "aborted" ? "aborted" : "drawn";
+  return game[winner].player === player ? "won" : "lost";
+}
+
+/** How a game ended, in a few words: "four in a row", "on time". */
+function how(/** @type {any} */ game) {
+  return /** @type {Record<string, string>} */ ({
+    line: game.variant === "four" || game.variant === "qubic" ? "four in a row" : "three in a row",
+    draw: "board full", resign: "resignation", timeout: "on time", abandon: "abandoned",
+    aborted: "aborted", agreement: "agreed",
+  })[game.result.reason] ?? game.result.reason;
+}
+
+const OUTCOMES = [["all", "any result"], ["won", "won"], ["lost", "lost"], ["drawn", "drawn"]];
 
 /** A date and time as the player's browser writes them. */
 function when(/** @type {number} */ ms) {
@@ -46,6 +64,8 @@ function ratingChart(points) {
   const width = 600;
   const height = 200;
   const pad = 30;
+  // Room on the left for four digits.
+  const left = 52;
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.setAttribute("class", "chart");
@@ -54,14 +74,15 @@ function ratingChart(points) {
   const ratings = points.map(([, r]) => r);
   const low = Math.min(...ratings) - 20;
   const high = Math.max(...ratings) + 20;
-  const x = (/** @type {number} */ i) => pad + (points.length > 1 ? (i * (width - 2 * pad)) / (points.length - 1) : (width - 2 * pad) / 2);
+  const x = (/** @type {number} */ i) => left + (points.length > 1 ? (i * (width - left - pad)) / (points.length - 1) : (width - left - pad) / 2);
   const y = (/** @type {number} */ r) => height - pad - ((r - low) * (height - 2 * pad)) / (high - low);
   const title = document.createElementNS(SVG, "title");
   title.textContent = `Rating over ${points.length} rated games: from ${ratings[0]} to ${ratings[ratings.length - 1]}`;
   svg.append(title);
   for (const r of [low + 20, high - 20]) {
     const label = document.createElementNS(SVG, "text");
-    label.setAttribute("x", "2");
+    label.setAttribute("x", String(left - 8));
+    label.setAttribute("text-anchor", "end");
     label.setAttribute("y", String(y(r) + 4));
     label.setAttribute("class", "axis");
     label.textContent = String(r);
@@ -83,36 +104,46 @@ function ratingChart(points) {
 }
 
 /**
- * "My games" for `variant`: the chart of the rating, then each game.
- * @param {any} state the page's state (history, player, recordsVariant)
+ * "My games": every variant or one (`state.historyVariant`, "all" for every one), filtered by
+ * result (`state.recordsOutcome`); a variant's chart of the rating.
+ * @param {any} state the page's state (history, player, historyVariant, recordsOutcome)
  * @param {any} actions the page's actions (replay, lobby, render, send, player)
  */
 export function historyView(state, actions) {
-  const variant = state.recordsVariant;
-  const games = state.history.filter((/** @type {any} */ g) => g.variant === variant);
+  const variant = state.historyVariant;
+  const filter = state.recordsOutcome ?? "all";
+  const all = state.history.filter((/** @type {any} */ g) => variant === "all" || g.variant === variant);
+  const games = all.filter((/** @type {any} */ g) => filter === "all" || outcome(g, state.player) === filter);
   const mine = (/** @type {any} */ g) => (g.x.player === state.player ? g.x : g.o);
   // The rating after each rated game, oldest first: the rating going in plus the change.
-  const points = /** @type {[number, number][]} */ (games.filter((/** @type {any} */ g) => g.rated && mine(g).rating !== undefined)
-    .map((/** @type {any} */ g) => [g.ended_ms, mine(g).rating + (mine(g).rating_change ?? 0)])
-    .reverse());
-  if (points.length) {
-    const first = games.filter((/** @type {any} */ g) => g.rated).at(-1);
-    points.unshift([first.started_ms, mine(first).rating]);
-  }
+  const rated = variant === "all" ? [] : all.filter((/** @type {any} */ g) => g.rated && mine(g).rating !== undefined);
+  const points = /** @type {[number, number][]} */ (rated.map((/** @type {any} */ g) => [g.ended_ms, mine(g).rating + (mine(g).rating_change ?? 0)]).reverse());
+  if (points.length) points.unshift([rated.at(-1).started_ms, mine(rated.at(-1)).rating]);
+  const chart = variant === "all" ? el("p", { class: "dim" }, "Choose a variant to see the chart of your rating in it.")
+    : points.length > 1 ? ratingChart(points) : el("p", { class: "dim" }, "No rated games in this variant yet: the chart of your rating starts with the first.");
+  const name = variant === "all" ? "all variants" : variant;
   return el("div", { class: "panel records", "data-key": "history" },
-    el("h2", {}, `My games · ${variant}`),
-    variantTabs("history-tabs", variant, (v) => { state.recordsVariant = v; actions.render(); }),
-    points.length > 1 ? ratingChart(points) : el("p", { class: "dim" }, "No rated games in this variant yet: the chart of your rating starts with the first."),
+    el("h2", {}, `My games · ${name}`),
+    el("div", { class: "filters" },
+      variantTabs("history-tabs", variant, (v) => { state.historyVariant = v; actions.render(); }, true),
+      el("label", {}, "Result ", el("select", { id: "history-outcome", onchange: (event) => {
+        state.recordsOutcome = /** @type {HTMLSelectElement} */ (event.target).value;
+        actions.render();
+      } }, ...OUTCOMES.map(([value, text]) => el("option", { value, selected: value === filter }, text))))),
+    chart,
     games.length ? el("table", { class: "history" },
       el("thead", {}, el("tr", {}, ...["Date", "Game", "Result", "Rating", ""].map((h) => el("th", { scope: "col" }, h)))),
-      el("tbody", {}, ...games.map((/** @type {any} */ game) => el("tr", { "data-key": `history-${game.game}` },
-        el("td", {}, when(game.ended_ms)),
-        el("td", {}, `#${game.game}: ${seatText(game.x)} vs ${seatText(game.o)} · ${game.moves} moves `,
-          playerMenu(game.x.player === state.player ? game.o : game.x, `history-${game.game}`, game.game, actions)),
-        el("td", {}, resultText(game.result, game)),
-        el("td", { class: "rating-change" }, change(mine(game))),
-        el("td", {}, el("button", { type: "button", "data-replay": String(game.game), onclick: () => actions.replay(game.game) }, "Replay"))))))
-      : el("p", { class: "dim" }, `No finished ${variant} games yet.`),
+      el("tbody", {}, ...games.map((/** @type {any} */ game) => {
+        const result = outcome(game, state.player);
+        return el("tr", { "data-key": `history-${game.game}`, "data-outcome": result },
+          el("td", {}, when(game.ended_ms)),
+          el("td", {}, `#${game.game} ${game.variant}: ${seatText(game.x)} vs ${seatText(game.o)} · ${plural(game.moves, "move")} `,
+            playerMenu(game.x.player === state.player ? game.o : game.x, `history-${game.game}`, game.game, actions)),
+          el("td", {}, el("span", { class: "outcome", "data-outcome": result }, result[0].toUpperCase() + result.slice(1)), ` · ${how(game)}`),
+          el("td", { class: "rating-change" }, change(mine(game))),
+          el("td", {}, el("button", { type: "button", "data-replay": String(game.game), "aria-label": `Replay game ${game.game}`, onclick: () => actions.replay(game.game) }, "Replay")));
+      })))
+      : el("p", { class: "dim" }, state.history.length ? `No ${filter === "all" ? "" : `${filter} `}games ${variant === "all" ? "" : `of ${variant} `}here yet.` : "No finished games yet."),
     el("button", { id: "lobby", type: "button", onclick: () => actions.lobby() }, "Lobby"));
 }
 
@@ -127,7 +158,7 @@ export function leaderboardView(state, actions) {
     el("h2", { id: "leaderboard-title" }, `Leaderboard · ${variant}`),
     variantTabs("leaderboard-tabs", variant, (v) => actions.leaderboard(v)),
     state.leaderboard.length ? el("ol", { id: "leaderboard-list" }, ...state.leaderboard.map((/** @type {any} */ p) =>
-      el("li", {}, `${p.name}#${p.player} ${p.rating} (${p.games} games: ${p.wins} won, ${p.draws} drawn, ${p.losses} lost) `,
+      el("li", {}, `${seatText({ name: p.name, player: p.player, rating: p.rating })} (${plural(p.games, "game")}: ${p.wins} won, ${p.draws} drawn, ${p.losses} lost) `,
         playerMenu(p, `leaderboard-${p.player}`, null, actions))))
       : el("p", { class: "dim" }, `Nobody has played a rated ${variant} game yet.`),
     el("button", { id: "lobby", type: "button", onclick: () => actions.lobby() }, "Lobby"));

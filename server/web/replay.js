@@ -5,9 +5,9 @@
  * a move clicked is jumped to, labelled buttons to step, and the arrow keys, Home and End.
  */
 
-import { boardView, cellName } from "./board.js";
+import { boardView, cellName, coordsSwitch } from "./board.js";
 import { howText, winnerText } from "./game.js";
-import { el, seatText } from "./views.js";
+import { el, moveList, plural, seatText } from "./views.js";
 
 /** What a verdict is called, and the mark a move list puts after the move (as in chess). */
 const VERDICTS = /** @type {Record<string, [string, string]>} */ ({
@@ -56,19 +56,18 @@ export function replayView(replay, actions) {
   const last = ply ? record.moves[ply - 1] : null;
   const control = (/** @type {string} */ id, /** @type {string} */ glyph, /** @type {string} */ label, /** @type {number} */ to) =>
     el("button", { id, type: "button", "aria-label": label, title: label, onclick: () => step(to) }, glyph);
-  const moves = el("ol", { class: "moves replay-moves", "aria-label": "moves" },
-    ...record.moves.map((/** @type {any} */ move, /** @type {number} */ i) => {
-      const verdict = verdictOf(replay, i);
-      const text = `${move.mark.toUpperCase()} ${cellName(record.variant, move.cell)}`;
-      return el("li", {},
-        el("button", {
-          type: "button", class: "move", "data-ply": String(i + 1),
-          "data-verdict": replay.verdicts?.[i] ?? false,
-          "aria-current": i + 1 === ply ? "step" : false,
-          "aria-label": verdict ? `${text}, ${verdict[0]}` : text,
-          onclick: () => step(i + 1),
-        }, text, verdict && verdict[1] ? el("span", { class: "verdict", "aria-hidden": "true" }, verdict[1]) : null));
-    }));
+  const moves = moveList(record.moves.length, (i) => {
+    const move = record.moves[i];
+    const verdict = verdictOf(replay, i);
+    const text = `${move.mark.toUpperCase()} ${cellName(record.variant, move.cell)}`;
+    return el("button", {
+      type: "button", class: "move", "data-ply": String(i + 1),
+      "data-verdict": replay.verdicts?.[i] ?? false,
+      "aria-current": i + 1 === ply ? "step" : false,
+      "aria-label": `move ${Math.floor(i / 2) + 1}, ${verdict ? `${text}, ${verdict[0]}` : text}`,
+      onclick: () => step(i + 1),
+    }, text, verdict && verdict[1] ? el("span", { class: "verdict", "aria-hidden": "true" }, verdict[1]) : null);
+  }, "replay-moves");
   const judged = last ? verdictOf(replay, ply - 1) : null;
   return el("div", { class: "replay", "data-key": `replay-${record.game}`, "data-ply": String(ply) },
     el("h2", {}, `Replay of game #${record.game} · ${record.variant}: ${seatText(record.x)} vs ${seatText(record.o)}`),
@@ -76,10 +75,10 @@ export function replayView(replay, actions) {
       el("div", { class: "board-box" }, boardView({
         key: `replay-${record.game}`, variant: record.variant, board, winning: end ? record.result?.cells ?? [] : [],
         last: last ? last.cell : null, playable: false, onPlay: () => {},
-      })),
+      }), coordsSwitch(actions.render)),
       el("aside", {},
         el("p", { id: "replay-status" },
-          last ? `move ${ply} of ${record.moves.length}: ${last.mark.toUpperCase()} on ${cellName(record.variant, last.cell)}${judged ? `, ${judged[0]}` : ""}` : `start · ${record.moves.length} moves`),
+          last ? `move ${ply} of ${record.moves.length}: ${last.mark.toUpperCase()} on ${cellName(record.variant, last.cell)}${judged ? `, ${judged[0]}` : ""}` : `start · ${plural(record.moves.length, "move")}`),
         record.result ? el("p", { id: "replay-engine", class: "dim" },
           replay.verdicts ? "The engine's verdicts: ? an inaccuracy (a slower win or a quicker loss), ?? a blunder (a win or draw given away)." : "The engine is judging the moves…") : null,
         end && record.result ? el("p", { id: "replay-result" }, `${winnerText(record.result, record)}, ${howText(record.result, record.variant)}`) : null,

@@ -130,19 +130,6 @@ export function seatText(/** @type {any} */ seat) {
   return `${seat.name}#${seat.player ?? "?"}${rating}`;
 }
 
-/** "X wins (three in a row)", "draw (agreement)". */
-export function resultText(/** @type {any} */ result, /** @type {any} */ state) {
-  const how = {
-    line: state && (state.variant === "four" || state.variant === "qubic") ? "four in a row" : "three in a row",
-    draw: "board full", resign: "resignation", timeout: "time", abandon: "abandonment",
-    aborted: "aborted", agreement: "agreement",
-  }[/** @type {string} */ (result.reason)] ?? result.reason;
-  if (!result.winner) return result.reason === "aborted" ? "no result (aborted)" : `draw (${how})`;
-  const seat = state ? state[result.winner] : null;
-  const who = seat ? seat.name : result.winner.toUpperCase();
-  return `${who} wins (${how})`;
-}
-
 /** The clock settings offered, as in the terminal client. */
 export const CLOCKS = [
   ["no clock", null],
@@ -152,15 +139,26 @@ export const CLOCKS = [
   ["10+5", { initial_ms: 600000, increment_ms: 5000 }],
 ];
 
-/** A labelled select of `options` ([label, value] pairs, values as JSON). */
-export function select(/** @type {string} */ label, /** @type {[string, any][]} */ options, /** @type {string} */ id) {
-  const chooser = el("select", { id });
-  for (const [text, value] of options) chooser.append(el("option", { value: JSON.stringify(value) }, text));
-  return el("label", {}, label + " ", chooser);
+/**
+ * Moves in numbered pairs, read across as people write them: "1. X a1 O b2". Each move is the
+ * node (or text) `item` makes of it.
+ * @param {number} count how many moves
+ * @param {(ply: number) => Node | string} item the move at `ply` (from 0)
+ * @param {string} [cls] more classes for the list
+ */
+export function moveList(count, item, cls = "") {
+  const pairs = [];
+  for (let i = 0; i < count; i += 2) {
+    const n = i / 2 + 1;
+    pairs.push(el("li", { "data-key": `pair-${n}` },
+      el("span", { class: "n", "aria-hidden": "true" }, `${n}.`),
+      el("span", { class: "ply" }, item(i)),
+      i + 1 < count ? el("span", { class: "ply" }, item(i + 1)) : null));
+  }
+  return el("ol", { class: `moves${cls ? ` ${cls}` : ""}`, "aria-label": "moves" }, ...pairs);
 }
 
-/** The value chosen in the select with `id`. */
-export function chosen(/** @type {string} */ id) {
-  const node = /** @type {HTMLSelectElement | null} */ (document.getElementById(id));
-  return node ? JSON.parse(node.value) : null;
+/** "1 move", "3 moves": `n` and the word, in the singular or the plural. */
+export function plural(/** @type {number} */ n, /** @type {string} */ one, /** @type {string} */ many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
 }

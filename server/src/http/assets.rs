@@ -42,6 +42,11 @@ const ASSETS: &[(&str, Asset)] = &[
     ("/views.js", asset(JS, include_bytes!("../../web/views.js"))),
     ("/game.js", asset(JS, include_bytes!("../../web/game.js"))),
     ("/lobby.js", asset(JS, include_bytes!("../../web/lobby.js"))),
+    ("/play.js", asset(JS, include_bytes!("../../web/play.js"))),
+    (
+        "/notice.js",
+        asset(JS, include_bytes!("../../web/notice.js")),
+    ),
     (
         "/replay.js",
         asset(JS, include_bytes!("../../web/replay.js")),

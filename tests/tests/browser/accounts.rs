@@ -176,8 +176,9 @@ async fn a_guest_signs_up_stays_signed_in_and_a_second_browser_signs_in_as_the_s
     fits_a_phone(&phone, "the account's view").await;
     let phone_token = stored_token(&phone).await;
 
-    // The laptop ends the phone's session: the phone is signed out, its token refused.
-    click(&laptop, "#sessions-refresh").await;
+    // The laptop's list shows the phone without a refresh; the laptop ends the phone's session:
+    // the phone is signed out, its token refused.
+    sessions_listed(&laptop, 2).await;
     click(
         &laptop,
         "#sessions li[data-current=\"false\"] button.revoke",
@@ -189,6 +190,16 @@ async fn a_guest_signs_up_stays_signed_in_and_a_second_browser_signs_in_as_the_s
     .await;
     wait_for_text(&phone, "#notice", |t| t.contains("signed out of ada_1815")).await;
     wait_for(&phone, "#account-link[data-account=\"guest\"]").await;
+    // Nothing of the account stays on the phone's view: it is a guest's now.
+    wait_for(&phone, "#register-form").await;
+    let stale = phone
+        .execute(
+            "return ['#account-username', '#account-done', '#sessions'].filter((css) => document.querySelector(css));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(stale, serde_json::json!([]));
     assert!(!token_works(&server.url(), &phone_token).await);
     let left = sessions_listed(&laptop, 1).await;
     assert!(left.contains("this device"), "{left}");
@@ -393,7 +404,11 @@ async fn a_guests_rated_quick_match_is_refused_in_words_until_it_signs_up() {
     open(&client, &page(&server)).await;
     click(&client, "#rated").await;
     click(&client, "#quick-match").await;
-    let said = wait_for_text(&client, "#notice", |t| !t.is_empty()).await;
+    // Said beside the button pressed, not at the foot of the page.
+    let said = wait_for_text(&client, "[data-feedback=\"seek\"] #notice", |t| {
+        !t.is_empty()
+    })
+    .await;
     assert!(
         said.starts_with("Rated games are between registered players"),
         "{said}"

@@ -181,7 +181,9 @@ async fn qubic_is_one_tab_stop_and_page_down_changes_layer() {
     open(&client, &page(&server)).await;
     client
         .execute(
-            "document.getElementById('variant').value = JSON.stringify('qubic');",
+            "const s = document.getElementById('ai-variant');
+             s.value = JSON.stringify('qubic');
+             s.dispatchEvent(new Event('change'));",
             vec![],
         )
         .await

@@ -9,6 +9,7 @@ mod audit;
 mod browse;
 mod calls;
 mod churn;
+mod design;
 mod keyboard;
 mod messages;
 mod moderation;
@@ -189,10 +190,7 @@ async fn lobby_and_a_game_against_the_ai(screen: Screen) {
     // The war game's move count goes up on the lobby as it plays.
     let first = wait_for_text(&client, "#war-games li", |t| t.contains("moves")).await;
     wait_for_text(&client, "#war-games li", |t| t != first).await;
-    if screen == Screen::Desktop {
-        screenshot(&client, "lobby.png").await;
-    }
-    // Play the AI: the form's first choices are classic, no clock, easy, playing X.
+    // Play the AI: its first settings are classic, no clock, medium, playing X.
     press(&client, screen, "#play-ai").await;
     wait_for(&client, "button.cell[data-cell=\"8\"]").await;
     assert_eq!(
@@ -285,17 +283,62 @@ async fn a_watcher_sees_moves_arrive_and_a_finished_game_is_replayed() {
     let client = driver.session().await;
     open(&client, &format!("{}#game={}", page(&server), game.0)).await;
     wait_for(&client, "button.cell[data-cell=\"0\"]").await;
+    // A watcher's chat opens on the spectators' tab, and what the watcher types shows there.
+    wait_for(&client, ".chat [role=\"tab\"][aria-selected=\"true\"]").await;
+    wait_for_text(
+        &client,
+        ".chat [role=\"tab\"][aria-selected=\"true\"]",
+        |t| t == "Spectators",
+    )
+    .await;
+    client
+        .find(Locator::Id("chat-input"))
+        .await
+        .unwrap()
+        .send_keys("hello from the stands")
+        .await
+        .unwrap();
+    click(&client, "#chat-send").await;
+    wait_for_text(&client, "#chat-lines", |t| {
+        t.contains("hello from the stands")
+    })
+    .await;
     alternate(&mut x, &mut o, game, &[0]).await;
     wait_for(&client, "button.cell[data-cell=\"0\"][data-mark=\"X\"]").await;
     // X takes the top row.
     alternate(&mut o, &mut x, game, &[3, 1, 4, 2]).await;
     let status = wait_for_text(&client, "#game-status", over).await;
     assert!(status.contains("(X) wins"), "{status}");
+    // The winning line in the winner's colour (X's blue), whoever watches.
+    let colours = client
+        .execute(
+            "return [...document.querySelectorAll('.cell.win')].map((c) => getComputedStyle(c).backgroundColor);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        colours,
+        serde_json::json!([
+            "rgb(124, 183, 255)",
+            "rgb(124, 183, 255)",
+            "rgb(124, 183, 255)"
+        ])
+    );
     // The finished game, replayed from its record, step by step.
     open(&client, &format!("{}#replay={}", page(&server), game.0)).await;
     client.refresh().await.unwrap();
     click(&client, "#replay-start").await;
     wait_for_text(&client, "#replay-status", |t| t.starts_with("start")).await;
+    // The replay's moves in numbered pairs.
+    let pairs = client
+        .execute(
+            "return [...document.querySelectorAll('.replay-moves li')].map((li) => li.textContent.replace(/[?]/g, ''));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(pairs, serde_json::json!(["1.X 1O 4", "2.X 2O 5", "3.X 3"]));
     click(&client, "#replay-next").await;
     let status = wait_for_text(&client, "#replay-status", |t| t.starts_with("move 1")).await;
     assert!(status.contains("X on 1"), "{status}");

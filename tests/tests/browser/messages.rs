@@ -1,10 +1,11 @@
 //! Messages that belong to a moment leave with it, errors come in words (the code only in a
 //! details line), and offline the board says that a move was not sent.
 
+use fantoccini::Locator;
 use noughts_engine::Variant;
 use noughts_protocol::{ClientMessage, ServerMessage};
 use noughts_tests::browser::{
-    Driver, Screen, assert_no_errors, fragment, press, wait_for, wait_for_text,
+    Driver, Screen, assert_no_errors, fragment, press, wait_for, wait_for_fragment, wait_for_text,
 };
 use noughts_tests::net::Relay;
 use noughts_tests::{Client, TestServer};
@@ -93,7 +94,11 @@ async fn declined_and_expired(screen: Screen) {
     assert_eq!(fragment(&client).await, "");
     // The notice belongs to the lobby: it leaves when the player goes elsewhere.
     press(&client, screen, "#history").await;
-    wait_for_text(&client, "#notice", str::is_empty).await;
+    wait_for_fragment(&client, "history").await;
+    assert!(
+        client.find(Locator::Css("#notice")).await.is_err(),
+        "the lobby's notice followed the player"
+    );
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }

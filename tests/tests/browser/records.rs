@@ -1,5 +1,6 @@
-//! The player's records: My games with per-variant tabs, dates, results and rating changes and a
-//! chart of the rating; the leaderboard in a view of its own, a tab per variant.
+//! The player's records: My games across every variant or one, filtered by result, with dates,
+//! Won, Lost or Drawn in colour, rating changes and a chart of the rating whose axis is whole;
+//! the leaderboard in a view of its own, a tab per variant.
 
 use noughts_protocol::ClientMessage;
 use noughts_tests::browser::{
@@ -37,12 +38,50 @@ async fn records(screen: Screen) {
     }
     press(&client, screen, "#history").await;
     wait_for_fragment(&client, "history").await;
+    // Every variant at once to begin with; each result in words and colour.
     wait_for(
         &client,
-        "#history-tabs [data-variant=\"classic\"][aria-selected=\"true\"]",
+        "#history-tabs [data-variant=\"all\"][aria-selected=\"true\"]",
     )
     .await;
     wait_for(&client, "table.history tbody tr:nth-child(2)").await;
+    let outcomes = client
+        .execute(
+            "return [...document.querySelectorAll('table.history .outcome')]
+                 .map((o) => [o.textContent, getComputedStyle(o).color]);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        outcomes,
+        serde_json::json!([["Won", "rgb(129, 199, 132)"], ["Won", "rgb(129, 199, 132)"]])
+    );
+    // Filtered by result: no game lost.
+    client
+        .execute(
+            "const s = document.getElementById('history-outcome');
+             s.value = 'lost';
+             s.dispatchEvent(new Event('change'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    wait_for_text(&client, ".records p.dim", |t| {
+        t.starts_with("No lost games")
+    })
+    .await;
+    client
+        .execute(
+            "const s = document.getElementById('history-outcome');
+             s.value = 'all';
+             s.dispatchEvent(new Event('change'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    press(&client, screen, "#history-tabs [data-variant=\"classic\"]").await;
+    wait_for(&client, "#rating-chart").await;
     let rows = client
         .execute(
             "return [...document.querySelectorAll('table.history tbody tr')]
@@ -68,6 +107,19 @@ async fn records(screen: Screen) {
         .await
         .unwrap();
     assert_eq!(dots, serde_json::json!(3));
+    // The axis's labels are whole ("1500", never "150"): inside the chart.
+    let labels = client
+        .execute(
+            "return [...document.querySelectorAll('#rating-chart .axis')]
+                 .map((t) => [t.textContent, t.getBBox().x >= 0]);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    for label in labels.as_array().unwrap() {
+        assert_eq!(label[0].as_str().map(str::len), Some(4), "{labels}");
+        assert_eq!(label[1], serde_json::json!(true), "clipped: {labels}");
+    }
     if screen == Screen::Desktop {
         screenshot(&client, "my-games.png").await;
     }

@@ -48,7 +48,8 @@ async fn copy_without_clipboard(screen: Screen) {
         "the code is broken across lines"
     );
     press(&client, screen, "#copy-link").await;
-    let said = wait_for_text(&client, "#notice", |t| !t.is_empty()).await;
+    // Said beside the button, in the room's box.
+    let said = wait_for_text(&client, "#room-box #notice", |t| !t.is_empty()).await;
     assert!(
         said.starts_with("Link copied") || said.starts_with("The link is selected"),
         "{said}"

@@ -41,11 +41,13 @@ async fn rect(client: &fantoccini::Client, css: &str) -> Vec<f64> {
     serde_json::from_value(value).expect("four numbers")
 }
 
-/// Chooses `variant` in the lobby's form.
-async fn choose(client: &fantoccini::Client, variant: &str) {
+/// Chooses `variant` for the AI in the lobby.
+pub(super) async fn choose(client: &fantoccini::Client, variant: &str) {
     client
         .execute(
-            "document.getElementById('variant').value = JSON.stringify(arguments[0]);",
+            "const s = document.getElementById('ai-variant');
+             s.value = JSON.stringify(arguments[0]);
+             s.dispatchEvent(new Event('change'));",
             vec![serde_json::json!(variant)],
         )
         .await
@@ -97,9 +99,6 @@ async fn on_a_phone_no_tap_target_is_under_44_px() {
             serde_json::json!([]),
             "in {variant}"
         );
-        if variant == "qubic" {
-            screenshot(&client, "phone-qubic.png").await;
-        }
         let board = rect(&client, ".board").await;
         assert!(
             board[0] >= 0.0 && board[0] + board[2] <= 390.0,
