@@ -143,7 +143,7 @@ export function historyView(state, actions) {
           el("td", { class: "rating-change" }, change(mine(game))),
           el("td", {}, el("button", { type: "button", "data-replay": String(game.game), "aria-label": `Replay game ${game.game}`, onclick: () => actions.replay(game.game) }, "Replay")));
       })))
-      : el("p", { class: "dim" }, state.history.length ? `No ${filter === "all" ? "" : `${filter} `}games ${variant === "all" ? "" : `of ${variant} `}here yet.` : "No finished games yet."),
+      : el("p", { class: "dim", id: "history-none" }, state.history.length ? `No ${filter === "all" ? "" : `${filter} `}games ${variant === "all" ? "" : `of ${variant} `}here yet.` : "No finished games yet."),
     el("button", { id: "lobby", type: "button", onclick: () => actions.lobby() }, "Lobby"));
 }
 

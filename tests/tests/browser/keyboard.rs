@@ -202,7 +202,8 @@ async fn qubic_is_one_tab_stop_and_page_down_changes_layer() {
     keys(&client, &[Key::Tab.into()]).await;
     let next = focused(&client).await;
     assert!(next["cell"].is_null(), "still on the board: {next}");
-    assert_eq!(next["id"], "resign");
+    // Onto the switch for the coordinates under it.
+    assert_eq!(next["id"], "coords");
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }

@@ -79,7 +79,15 @@ async fn against_rival(
     if rated {
         // Rated games are between accounts.
         page_account(client, server).await;
-        press(client, screen, "#rated").await;
+        // The seek's settings are remembered: ticked once, it stays ticked.
+        let ticked = wait_for(client, "#rated")
+            .await
+            .is_selected()
+            .await
+            .unwrap();
+        if !ticked {
+            press(client, screen, "#rated").await;
+        }
     }
     press(client, screen, "#quick-match").await;
     wait_for(client, "#seeking").await;

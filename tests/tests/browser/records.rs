@@ -67,10 +67,7 @@ async fn records(screen: Screen) {
         )
         .await
         .unwrap();
-    wait_for_text(&client, ".records p.dim", |t| {
-        t.starts_with("No lost games")
-    })
-    .await;
+    wait_for_text(&client, "#history-none", |t| t.starts_with("No lost games")).await;
     client
         .execute(
             "const s = document.getElementById('history-outcome');

@@ -121,10 +121,7 @@ async fn rename_and_afresh(screen: Screen) {
     wait_for(&client, "#status[data-status=\"online\"]").await;
     wait_for_name(&client, "bob").await;
     press(&client, screen, "#history").await;
-    wait_for_text(&client, ".records", |t| {
-        t.contains("No finished classic games yet")
-    })
-    .await;
+    wait_for_text(&client, ".records", |t| t.contains("No finished games yet")).await;
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }
