@@ -40,6 +40,7 @@ const state = {
   /** The variant "My games" shows ("all" for every one), and the results it shows ("all", "won", "lost", "drawn"). */ historyVariant: "all", recordsOutcome: "all",
   /** A watcher's chat tab: the spectators' chat, where what a watcher types goes, unless they look at the players'. @type {"players" | "spectators"} */ chatTab: "spectators",
   /** The spectators' lines of the war game just watched, carried on to the next one. @type {any[] | null} */ carried: null,
+  /** A watcher's lines that reached a war game just over: sent to the next one. @type {string[]} */ unsentChat: [],
   /** Chat lines sent and not yet answered, by request id: sent again to the next war game if the game ended first. @type {Map<number, {game: number, text: string}>} */ chatSent: new Map(),
   /** @type {any} */ seeking: null,
   /** The variant and clock of the seek last asked for (the server's `seeking` names the variant only). @type {any} */ seekAsked: null,
@@ -243,11 +244,18 @@ function onError(/** @type {any} */ message) {
   refused(message.id);
   const line = state.chatSent.get(message.id);
   state.chatSent.delete(message.id);
-  if (line && ["no_such_game", "game_over", "not_a_player"].includes(message.code) && state.view === "game"
-    && state.current !== null && state.current !== line.game && state.games.has(state.current)) {
-    // The game ended as the line went (a war game rolling over): it goes to the one shown now.
-    state.chatSent.set(net.send({ type: "chat", game: state.current, text: line.text }), { game: state.current, text: line.text });
-    return;
+  if (line && ["no_such_game", "game_over", "not_a_player"].includes(message.code) && state.view === "game") {
+    // The game ended as the line went (a war game rolling over): it goes to the one shown now,
+    // or to the next war game once it is shown.
+    const now = state.current !== null ? state.games.get(state.current) : null;
+    if (now && now.game !== line.game && !now.result) {
+      state.chatSent.set(net.send({ type: "chat", game: now.game, text: line.text }), { game: now.game, text: line.text });
+      return;
+    }
+    if (now?.kind === "war" && !now.you) {
+      state.unsentChat.push(line.text);
+      return;
+    }
   }
   if (account.waiting.get(message.id) === "logout") net.loggedOut = false;
   if (accountMessage(message, accountActions)) return;
@@ -296,9 +304,10 @@ function onGameState(/** @type {any} */ message) {
   const held = state.games.get(message.game);
   message.you ??= held?.you;
   message.receivedAt = performance.now();
-  if (!held && !message.you && state.carried && message.kind === "war" && state.current === message.game) {
-    message.chat = [...state.carried, ...message.chat];
+  if (!held && !message.you && message.kind === "war" && state.current === message.game) {
+    message.chat = [...state.carried ?? [], ...message.chat];
     state.carried = null;
+    for (const text of state.unsentChat.splice(0)) state.chatSent.set(net.send({ type: "chat", game: message.game, text }), { game: message.game, text });
   }
   state.games.set(message.game, message);
   state.seeking = null;
@@ -539,6 +548,9 @@ const accountActions = accountActionsFor(net, () => render(), () => state.player
 
 // ——— Drawing ———
 
+/** The chat line being typed in the game shown, and its input. @type {{node: HTMLInputElement, value: string, focused: boolean} | null} */
+let draft = null;
+
 /** The view of the moment, morphed into the page; focus lost with a removed element goes to the board. */
 function render() {
   const hadFocus = document.activeElement !== document.body && document.activeElement !== null;
@@ -555,14 +567,16 @@ function render() {
   const next = document.createElement("main");
   next.append(view);
   placeNotice(next, addressOf());
-  // What a watcher was typing stays when the game shown changes (a war game rolling over).
+  // What a watcher was typing stays when the game shown changes (a war game rolling over, with
+  // a moment of "Looking for game…" between): kept while the view is a game's.
   const typing = /** @type {HTMLInputElement | null} */ (document.getElementById("chat-input"));
-  const typed = typing ? { node: typing, value: typing.value, focused: document.activeElement === typing } : null;
+  if (typing) draft = { node: typing, value: typing.value, focused: document.activeElement === typing };
+  if (state.view !== "game") draft = null;
   morph(main, next);
   const input = /** @type {HTMLInputElement | null} */ (document.getElementById("chat-input"));
-  if (typed && input && input !== typed.node && !input.value) {
-    input.value = typed.value;
-    if (typed.focused) input.focus();
+  if (draft && input && input !== draft.node && !input.value) {
+    input.value = draft.value;
+    if (draft.focused) input.focus();
   }
   const address = addressOf();
   if (state.followed !== null && !state.joining && location.hash.replace(/^#$/, "") !== address) {

@@ -71,6 +71,7 @@ export function playerMenu(who, where, game, actions) {
   const toggle = el("button", {
     type: "button", class: "player-menu", "data-player-menu": String(player),
     "aria-haspopup": "true", "aria-expanded": String(open), "aria-label": `Mute, block or report ${name}`,
+    title: `Mute, block or report ${name}`,
     onclick: () => {
       moderation.open = open ? null : key;
       moderation.reporting = null;

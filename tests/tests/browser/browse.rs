@@ -73,6 +73,19 @@ async fn every_live_game_is_browsed_a_page_at_a_time_with_a_variant_filter() {
         attr(&client, "#browse-next", "disabled").await.is_some(),
         "a last page has no next"
     );
+    // A button that cannot act looks it; the header says where we are; one move is "1 move"
+    // (the AI, playing X, has moved in each of the players' games).
+    let looks = client
+        .execute(
+            "const o = (id) => getComputedStyle(document.getElementById(id)).opacity;
+             return [o('browse-next'), o('browse-previous'),
+                     document.getElementById('nav-watch').getAttribute('aria-current'),
+                     [...document.querySelectorAll('#browse-list li')].some((li) => li.textContent.includes(' 1 move ·'))];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(looks, serde_json::json!(["0.45", "1", "page", true]));
     click(&client, "#browse-previous").await;
     wait_for(&client, "#browse-list li:nth-child(20)").await;
     // One variant: the four war game alone.

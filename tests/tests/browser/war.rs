@@ -1,6 +1,7 @@
 //! The war games on the page: a watcher is carried on to the next war game when one ends, as
-//! on TV.
+//! on TV, with the spectators' chat and what they were typing; a miniature is pressed to watch.
 
+use fantoccini::Locator;
 use noughts_tests::browser::{
     Driver, Screen, assert_no_errors, fragment, press, wait_for, wait_for_text,
 };
@@ -25,10 +26,17 @@ async fn carried_on(screen: Screen) {
     let server = server().await;
     let client = driver.on(screen).await;
     open(&client, &page(&server)).await;
-    press(&client, screen, "#war-games li button").await;
+    // The miniature itself opens the game.
+    press(&client, screen, "#war-games li .mini").await;
     wait_for(&client, ".game .board").await;
     let first = fragment(&client).await;
     assert!(first.starts_with("game="), "{first}");
+    // A line to the spectators, and another being typed when the game rolls over.
+    let input = client.find(Locator::Id("chat-input")).await.unwrap();
+    input.send_keys("who wins?").await.unwrap();
+    press(&client, screen, "#chat-send").await;
+    wait_for_text(&client, "#chat-lines", |t| t.contains("who wins?")).await;
+    input.send_keys("half typ").await.unwrap();
     // The war game ends on screen; the banner says who won (naming the side) or a draw.
     let status = wait_for_text(&client, "#game-status", over).await;
     assert!(
@@ -49,6 +57,21 @@ async fn carried_on(screen: Screen) {
     let id = next.trim_start_matches("game=");
     wait_for(&client, &format!(".game[data-game=\"{id}\"] .board")).await;
     assert!(id.parse::<u64>().unwrap() > first.trim_start_matches("game=").parse().unwrap());
+    // Nothing said or typed was lost on the way.
+    wait_for_text(
+        &client,
+        &format!(".game[data-game=\"{id}\"] #chat-lines"),
+        |t| t.contains("who wins?"),
+    )
+    .await;
+    let typed = client
+        .execute(
+            "return document.getElementById('chat-input').value;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(typed, serde_json::json!("half typ"));
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }
