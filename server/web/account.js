@@ -253,7 +253,7 @@ export function accountView(actions) {
     el("p", {}, `You play as a guest (player #${actions.player ?? "?"}): your games and ratings live in this browser. Sign up to keep them under a username, or sign in to an account you have.`),
     el("div", { class: "account-forms" }, signUpForm(actions), signInForm(actions)));
   return el("section", { class: "panel account", "data-key": "account-member", "aria-labelledby": "account-title" },
-    el("h2", { id: "account-title" }, `Account: ${account.username}`),
+    el("h2", { id: "account-title" }, "Account"),
     done,
     el("p", {}, `Signed in as `, el("strong", { id: "account-username" }, account.username), ` (player #${actions.player ?? "?"}).`),
     sessionsList(actions),

@@ -136,7 +136,9 @@ export function gameView(game, actions) {
     const early = game.moves.length < 2;
     controls.push(button("offer-draw", "Offer draw", () => actions.send({ type: "offer_draw", game: game.game }),
       early ? { disabled: "", "aria-describedby": "draw-hint" } : {}));
-    if (!game.rated) controls.push(button("takeback", "Takeback", () => actions.send({ type: "takeback", game: game.game })));
+    // A takeback undoes your own last move: there is none until you have moved.
+    const moved = game.moves.length >= (you === "x" ? 1 : 2);
+    if (!game.rated) controls.push(button("takeback", "Takeback", () => actions.send({ type: "takeback", game: game.game }), moved ? {} : { disabled: "" }));
     if (game.moves.length < 2) controls.push(button("abort", "Abort", () => actions.send({ type: "abort", game: game.game })));
   }
   if (live) controls.push(button("lobby", "Lobby", () => actions.lobby()));

@@ -19,7 +19,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use super::audit::audit;
 use super::sizes::small_targets;
-use super::{open, page};
+use super::{open, page, screenshot};
 
 const PASSWORD: &str = "tangerine umbrella 42";
 const NEW_PASSWORD: &str = "violet harbour lantern";
@@ -179,6 +179,7 @@ async fn a_guest_signs_up_stays_signed_in_and_a_second_browser_signs_in_as_the_s
     // The laptop's list shows the phone without a refresh; the laptop ends the phone's session:
     // the phone is signed out, its token refused.
     sessions_listed(&laptop, 2).await;
+    screenshot(&laptop, "account.png").await;
     click(
         &laptop,
         "#sessions li[data-current=\"false\"] button.revoke",

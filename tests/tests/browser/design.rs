@@ -95,6 +95,9 @@ async fn made_for_playing(client: &fantoccini::Client, screen: Screen, url: &str
     let seeking = wait_for_text(client, "#seeking", |t| !t.is_empty()).await;
     assert!(seeking.contains("four, 3+2"), "{seeking}");
     wait_for(client, "[data-pair=\"four 3+2\"][aria-pressed=\"true\"]").await;
+    // The lobby lists the seek with the rating shown one way: the number after the name.
+    let seek = wait_for_text(client, "#seeks li", |t| t.contains("four")).await;
+    assert!(seek.contains(" 1500 · four · 3+2"), "{seek}");
     if screen == Screen::Desktop {
         wait_for(client, "#war-games li").await;
         screenshot(client, "lobby.png").await;

@@ -63,6 +63,8 @@ async fn mute_block_report(screen: Screen) {
     );
     // Mute: the line already shown goes, and later ones never come.
     press(&client, screen, &menu).await;
+    // Muting a player's chat says so, unlike the header's "Mute sounds".
+    wait_for_text(&client, "[data-action=\"mute\"]", |t| t == "Mute chat").await;
     press(&client, screen, "[data-action=\"mute\"]").await;
     wait_for_text(&client, "#notice", |t| {
         t.starts_with("You have muted rival")
