@@ -504,6 +504,7 @@ const actions = {
       ? { type: "play_ai", variant: game.variant, level: ai.level, side: game.you }
       : { type: "seek", variant: game.variant, rated: Boolean(game.rated) };
     if (game.clock) request.clock = game.clock;
+    if (!ai) state.seekAsked = { variant: game.variant, clock: game.clock ?? null };
     net.send(request);
     show("lobby", null);
     render();

@@ -93,15 +93,23 @@ function timed(/** @type {any} */ request, /** @type {any} */ clock) {
 export function playPanel(state, actions, roomBox) {
   const send = actions.send;
   const seeking = state.seeking;
-  const pairs = PAIRS.map(([variant, clock]) => el("button", {
-    type: "button", class: "pair", "data-pair": `${variant} ${clockLabel(clock)}`,
-    "aria-pressed": String(Boolean(seeking && seeking.variant === variant && JSON.stringify(seeking.clock ?? null) === JSON.stringify(clock))),
-    onclick: () => {
-      const request = timed({ type: "seek", variant, rated: settings("pair").rated }, clock);
-      state.seekAsked = { variant, clock };
-      send(request);
-    },
-  }, el("span", { class: "clock-spec" }, clockLabel(clock)), el("span", { class: "variant-name" }, variant)));
+  const pairs = PAIRS.map(([variant, clock]) => {
+    const pressed = Boolean(seeking && seeking.variant === variant && JSON.stringify(seeking.clock ?? null) === JSON.stringify(clock));
+    return el("button", {
+      type: "button", class: "pair", "data-pair": `${variant} ${clockLabel(clock)}`, "aria-pressed": String(pressed),
+      // A second press takes the seek back.
+      onclick: () => {
+        if (pressed) {
+          send({ type: "cancel_seek" });
+          state.seeking = null;
+          actions.render();
+          return;
+        }
+        state.seekAsked = { variant, clock };
+        send(timed({ type: "seek", variant, rated: settings("pair").rated }, clock));
+      },
+      }, el("span", { class: "clock-spec" }, clockLabel(clock)), el("span", { class: "variant-name" }, variant));
+  });
   return el("section", { class: "panel", "aria-labelledby": "play-title", "data-key": "play" },
     el("h2", { id: "play-title" }, "Play"),
     el("section", { "aria-labelledby": "pairs-title", "data-feedback": "pairs" },

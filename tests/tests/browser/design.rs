@@ -102,7 +102,10 @@ async fn made_for_playing(client: &fantoccini::Client, screen: Screen, url: &str
         wait_for(client, "#war-games li").await;
         screenshot(client, "lobby.png").await;
     }
-    press(client, screen, "#cancel-seek").await;
+    // A second press of the pair takes the seek back.
+    press(client, screen, "[data-pair=\"four 3+2\"]").await;
+    wait_for(client, "[data-pair=\"four 3+2\"][aria-pressed=\"false\"]").await;
+    wait_for_text(client, "#seeks-none", |t| t.starts_with("Nobody")).await;
 
     // The AI starts at medium; its own settings are remembered apart from the seek's and the
     // room's, across a reload.
