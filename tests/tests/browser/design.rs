@@ -3,7 +3,8 @@
 //! settings each remembered on their own (the AI at medium to begin with), how to win each
 //! variant, coordinates on the board (switchable, remembered), qubic within a 1280×800 window,
 //! "Offer draw" disabled until both sides have moved, moves in numbered pairs, your own live
-//! game under "Your games" with Resume, and axe clean throughout.
+//! game under "Your games" with Resume, hover, pressed and focus states seen by a real mouse and
+//! keyboard, and axe clean throughout.
 
 use noughts_tests::browser::{
     Driver, Screen, assert_no_errors, attr, press, wait_for, wait_for_text,
@@ -128,6 +129,8 @@ async fn made_for_playing(client: &fantoccini::Client, screen: Screen, url: &str
     assert_eq!(chosen(client, "room-variant").await, "classic");
     if screen == Screen::Phone {
         assert_eq!(small_targets(client).await, serde_json::json!([]), "lobby");
+    } else {
+        states_are_visible(client).await;
     }
     assert_eq!(audit(client).await, Vec::<String>::new(), "the lobby");
 
@@ -203,4 +206,53 @@ async fn made_for_playing(client: &fantoccini::Client, screen: Screen, url: &str
     press(client, screen, "#resign-confirm").await;
     wait_for(client, "#game-over").await;
     assert_no_errors(client).await;
+}
+
+/// The background, transform and outline of `#join` (a button that does nothing with no code).
+async fn looks(client: &fantoccini::Client) -> serde_json::Value {
+    js(
+        client,
+        "const s = getComputedStyle(document.getElementById('join'));
+         return [s.backgroundColor, s.transform, s.outlineStyle, s.outlineColor];",
+    )
+    .await
+}
+
+/// On a desktop, by a real mouse and keyboard: a button under the pointer, held down, and
+/// reached by Tab each looks so.
+async fn states_are_visible(client: &fantoccini::Client) {
+    use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
+    let join = wait_for(client, "#join").await;
+    let still = looks(client).await;
+    let mouse = MouseActions::new("mouse".to_owned()).then(PointerAction::MoveToElement {
+        element: join.clone(),
+        duration: None,
+        x: 0.0,
+        y: 0.0,
+    });
+    client.perform_actions(mouse).await.unwrap();
+    let hovered = looks(client).await;
+    assert_ne!(hovered[0], still[0], "hover: {hovered} against {still}");
+    let down = MouseActions::new("mouse".to_owned()).then(PointerAction::Down {
+        button: MOUSE_BUTTON_LEFT,
+    });
+    client.perform_actions(down).await.unwrap();
+    let pressed = looks(client).await;
+    assert_ne!(pressed[1], still[1], "pressed: {pressed} against {still}");
+    client.release_actions().await.unwrap();
+    // From the code's field, Tab reaches the button: a ring in the accent colour.
+    client
+        .execute("document.getElementById('code').focus();", vec![])
+        .await
+        .unwrap();
+    noughts_tests::browser::keys(client, &[fantoccini::key::Key::Tab.into()]).await;
+    let focused = looks(client).await;
+    assert_eq!(
+        [&focused[2], &focused[3]],
+        [
+            &serde_json::json!("solid"),
+            &serde_json::json!("rgb(255, 213, 79)")
+        ],
+        "focus: {focused}"
+    );
 }
