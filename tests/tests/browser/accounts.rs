@@ -189,6 +189,16 @@ async fn a_guest_signs_up_stays_signed_in_and_a_second_browser_signs_in_as_the_s
         t.contains("session has ended")
     })
     .await;
+    // The result, and whom the page is signed in as, each said once.
+    let said = laptop
+        .execute(
+            "const text = document.body.innerText;
+             return [text.split('session has ended').length - 1, text.split('Signed in as').length - 1];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(said, serde_json::json!([1, 1]));
     wait_for_text(&phone, "#notice", |t| t.contains("signed out of ada_1815")).await;
     wait_for(&phone, "#account-link[data-account=\"guest\"]").await;
     // Nothing of the account stays on the phone's view: it is a guest's now.
