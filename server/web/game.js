@@ -150,7 +150,7 @@ export function gameView(game, actions) {
   return el("div", { class: "game", "data-key": `game-${game.game}`, "data-game": String(game.game) },
     el("h2", {}, `Game #${game.game} · ${game.variant}${game.rated ? " · rated" : ""}${game.kind === "war" ? " · war game" : ""}`),
     el("div", { class: "layout" },
-      el("div", { class: "board-box" }, board, coordsSwitch(actions.render),
+      el("div", { class: "board-box", "data-feedback": "board" }, board, coordsSwitch(actions.render),
         !actions.online && live && you ? el("p", { id: "offline", class: "offline", role: "alert" },
           actions.unsent ? "Offline: your move was not sent. Reconnecting…" : "Offline: reconnecting…") : null),
       el("aside", {},
