@@ -67,6 +67,7 @@ pub fn clean(message: &mut ServerMessage) {
         | ServerMessage::RematchOffered { .. }
         | ServerMessage::Offered { .. }
         | ServerMessage::Declined { .. }
+        | ServerMessage::Withdrawn { .. }
         | ServerMessage::TakenBack { .. }
         | ServerMessage::GameAnalysis { .. } => {}
     }

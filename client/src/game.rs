@@ -24,6 +24,9 @@ pub struct GameView {
     pub clocks: Option<(Clocks, Instant)>,
     /// For each side (X, O) that is disconnected: the grace it had left and when that was said.
     pub grace: [Option<(u64, Instant)>; 2],
+    /// For each side (X, O) that is disconnected: how long before the opponent may claim the
+    /// game, and when that was said.
+    pub claim: [Option<(u64, Instant)>; 2],
     /// The side that offered a rematch, if any.
     pub rematch_offer: Option<Mark>,
     /// Whether this client has offered a rematch itself.
@@ -35,6 +38,20 @@ pub struct GameView {
     pub offer: Option<(Mark, OfferKind)>,
     /// After a rated game: both players' new ratings and what the game changed.
     pub ratings: Option<RatingChanges>,
+    /// What just happened to an offer (taken back, declined, withdrawn), shown until the next
+    /// move or offer.
+    pub news: Option<News>,
+}
+
+/// What became of an offer, for the player to be told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum News {
+    /// Moves were taken back at the request of `by`.
+    TakenBack { by: Option<Mark> },
+    /// The offer made by `by` was declined.
+    Declined { by: Mark, offer: OfferKind },
+    /// The offer made by `by` was withdrawn by them.
+    Withdrawn { by: Mark, offer: OfferKind },
 }
 
 impl GameView {
@@ -52,17 +69,31 @@ impl GameView {
             .copied()
             .filter(|_| !board.is_over())
             .map_or(centre, |_| first_empty_near(&board, centre));
+        let mut grace = [None, None];
+        let mut claim = [None, None];
+        for away in &state.away {
+            grace[mark_index(away.mark)] = Some((away.grace_ms, now));
+            claim[mark_index(away.mark)] = Some((away.claim_ms, now));
+        }
+        let pending = state.offer.map(|pending| (pending.by, pending.offer));
+        let rematch_offer = pending
+            .filter(|(_, kind)| *kind == OfferKind::Rematch)
+            .map(|(by, _)| by);
+        let offer = pending.filter(|(_, kind)| *kind != OfferKind::Rematch);
+        let rematch_sent = rematch_offer.is_some() && rematch_offer == state.you;
         Some(GameView {
             clocks: state.clocks.map(|clocks| (clocks, now)),
             state,
             board,
             cursor,
-            grace: [None, None],
-            rematch_offer: None,
-            rematch_sent: false,
+            grace,
+            claim,
+            rematch_sent,
+            rematch_offer,
             spectators_chat: false,
-            offer: None,
+            offer,
             ratings: None,
+            news: None,
         })
     }
 
@@ -143,6 +174,17 @@ impl GameView {
         Some(ms.saturating_sub(now.saturating_duration_since(at).as_millis() as u64))
     }
 
+    /// How long before this client may claim the game against its absent opponent at `now`
+    /// (`Some(0)`: it may now), while the opponent is away from a live game.
+    pub fn claim_ms(&self, now: Instant) -> Option<u64> {
+        let you = self.you()?;
+        if self.is_over() || self.seat(you.opponent()).connected {
+            return None;
+        }
+        let (ms, at) = self.claim[mark_index(you.opponent())]?;
+        Some(ms.saturating_sub(now.saturating_duration_since(at).as_millis() as u64))
+    }
+
     /// Applies one server message about this game, received at `now`. Messages about other games,
     /// and stale ones (a `seq` not newer than the view's), change nothing. Returns whether the
     /// view changed.
@@ -176,10 +218,22 @@ impl GameView {
                 }
                 self.rematch_offer = None;
                 self.offer = None;
+                self.news = None;
             }
-            ServerMessage::Offered { by, offer, .. } => self.offer = Some((*by, *offer)),
-            ServerMessage::Declined { .. } => self.offer = None,
+            ServerMessage::Offered { by, offer, .. } => {
+                self.offer = Some((*by, *offer));
+                self.news = None;
+            }
+            ServerMessage::Declined { by, offer, .. } => self.settle(News::Declined {
+                by: *by,
+                offer: *offer,
+            }),
+            ServerMessage::Withdrawn { by, offer, .. } => self.settle(News::Withdrawn {
+                by: *by,
+                offer: *offer,
+            }),
             ServerMessage::TakenBack {
+                by,
                 board,
                 moves,
                 to_move,
@@ -195,7 +249,11 @@ impl GameView {
                 if let Some(clocks) = clocks {
                     self.clocks = Some((*clocks, now));
                 }
+                if self.board.get(self.cursor).is_some() {
+                    self.cursor = first_empty_near(&self.board, self.cursor);
+                }
                 self.offer = None;
+                self.news = Some(News::TakenBack { by: *by });
             }
             ServerMessage::GameOver {
                 board,
@@ -224,15 +282,21 @@ impl GameView {
                     self.clocks = Some((frozen, now));
                 }
                 self.grace = [None, None];
+                self.claim = [None, None];
             }
             ServerMessage::Presence {
                 mark,
                 connected,
                 grace_ms,
+                claim_ms,
                 ..
             } => {
                 self.seat_mut(*mark).connected = *connected;
                 self.grace[mark_index(*mark)] = match (connected, grace_ms) {
+                    (false, Some(ms)) => Some((*ms, now)),
+                    _ => None,
+                };
+                self.claim[mark_index(*mark)] = match (connected, claim_ms) {
                     (false, Some(ms)) => Some((*ms, now)),
                     _ => None,
                 };
@@ -261,10 +325,27 @@ impl GameView {
                 let excess = self.state.chat.len().saturating_sub(CHAT_LINES);
                 self.state.chat.drain(..excess);
             }
-            ServerMessage::RematchOffered { by, .. } => self.rematch_offer = Some(*by),
+            ServerMessage::RematchOffered { by, .. } => {
+                self.rematch_offer = Some(*by);
+                self.news = None;
+            }
             _ => return false,
         }
         true
+    }
+
+    /// An offer ended unanswered (declined or withdrawn): it goes, and the news says so.
+    fn settle(&mut self, news: News) {
+        let (News::Declined { offer, .. } | News::Withdrawn { offer, .. }) = news else {
+            return;
+        };
+        if offer == OfferKind::Rematch {
+            self.rematch_offer = None;
+            self.rematch_sent = false;
+        } else {
+            self.offer = None;
+        }
+        self.news = Some(news);
     }
 
     /// Moves the cursor by `delta` along coordinate `axis` (0 = layer on the cubes; the last two
@@ -308,6 +389,7 @@ fn game_and_seq(message: &ServerMessage) -> Option<(noughts_protocol::GameId, u6
         | ServerMessage::RematchOffered { game, seq, .. }
         | ServerMessage::Offered { game, seq, .. }
         | ServerMessage::Declined { game, seq, .. }
+        | ServerMessage::Withdrawn { game, seq, .. }
         | ServerMessage::TakenBack { game, seq, .. } => Some((*game, *seq)),
         _ => None,
     }
@@ -383,6 +465,8 @@ mod tests {
             chat: vec![],
             rematch_of: None,
             rated: false,
+            offer: None,
+            away: Vec::new(),
         }
     }
 
@@ -440,6 +524,7 @@ mod tests {
             mark: Mark::X,
             connected,
             grace_ms: (!connected).then_some(30_000),
+            claim_ms: (!connected).then_some(10_000),
         };
         view.apply(&presence(2, false), t0 + Duration::from_secs(1));
         let later = t0 + Duration::from_secs(11);

@@ -106,6 +106,7 @@ fn draws_and_takebacks_are_offered_answered_and_shown() {
         ServerMessage::TakenBack {
             game,
             seq: 51,
+            by: Some(Mark::O),
             board: "X........".into(),
             moves: vec![0],
             to_move: Mark::O,

@@ -201,6 +201,7 @@ fn opponent_disconnected() {
             mark: Mark::O,
             connected: false,
             grace_ms: Some(30_000),
+            claim_ms: Some(10_000),
         },
     );
     app.update(Event::Tick(t0 + Duration::from_millis(7_400)));

@@ -27,7 +27,7 @@ use std::time::Instant;
 use arbitrary::Unstructured;
 use noughts_engine::{Board, Mark, Outcome, cells_of};
 use noughts_protocol::{
-    ClockSpec, EndReason, ErrorCode, GameId, PlayerId, SeatInfo, ServerMessage,
+    ClockSpec, EndReason, ErrorCode, GameId, OfferKind, PlayerId, SeatInfo, ServerMessage,
 };
 use noughts_server::rules::{
     CHAT_HISTORY, Decision, Due, EndRecord, Refusal, Rematch, Rules, Update, WATCHERS_EVERY,
@@ -452,6 +452,7 @@ impl Checked {
                 | ServerMessage::RematchOffered { game, seq, .. }
                 | ServerMessage::Offered { game, seq, .. }
                 | ServerMessage::Declined { game, seq, .. }
+                | ServerMessage::Withdrawn { game, seq, .. }
                 | ServerMessage::TakenBack { game, seq, .. } => (*game, *seq),
                 other => panic!("not an update: {other:?}"),
             };
@@ -485,7 +486,13 @@ impl Checked {
                 ServerMessage::Offered { by, offer, .. } => {
                     assert_eq!(self.rules.offer(), Some((*by, *offer)));
                 }
-                ServerMessage::Declined { .. } => assert_eq!(self.rules.offer(), None),
+                ServerMessage::Declined { offer, .. } | ServerMessage::Withdrawn { offer, .. } => {
+                    if *offer == OfferKind::Rematch {
+                        assert_eq!(self.rules.rematch_offer(), None);
+                    } else {
+                        assert_eq!(self.rules.offer(), None);
+                    }
+                }
                 ServerMessage::Watchers { count, .. } => {
                     assert_eq!(
                         usize::try_from(*count).ok(),

@@ -1,9 +1,9 @@
-//! Agreements under fuzzing: draw offers, takebacks, declines and aborts are accepted exactly
-//! when the rules allow them, refused with the documented code otherwise, and a takeback leaves
+//! Agreements under fuzzing: draw offers, takebacks, declines, withdrawn offers, aborts and
+//! claims against an absent opponent are accepted exactly when the rules allow them, refused with the documented code otherwise, and a takeback leaves
 //! the game as its remaining moves make it.
 
 use noughts_engine::Mark;
-use noughts_protocol::{EndReason, ErrorCode, OfferKind, PlayerId};
+use noughts_protocol::{ClaimOutcome, EndReason, ErrorCode, OfferKind, PlayerId};
 use noughts_server::rules::{Offered, Refusal, Rules, Update};
 
 use super::Checked;
@@ -25,6 +25,21 @@ impl Checked {
             return self.refused(before, &refused, ErrorCode::NotAPlayer);
         };
         if before.is_over() {
+            // After the end, only a rematch offer may be declined (by the other side) or
+            // withdrawn (by its maker).
+            let rematch = before.rematch_offer();
+            let settles = match what {
+                2 => rematch == Some(mark.opponent()),
+                4 => rematch == Some(mark),
+                _ => false,
+            };
+            if settles {
+                let updates = self
+                    .ask(player, what, stored)
+                    .expect("a rematch offer is declined or withdrawn");
+                assert_eq!(self.rules.rematch_offer(), None);
+                return updates;
+            }
             let refused = self
                 .ask(player, what, stored)
                 .expect_err("agreed after the end");
@@ -45,6 +60,15 @@ impl Checked {
             1 if mine == Some(OfferKind::Takeback) => Some(ErrorCode::AlreadyOffered),
             2 if theirs.is_none() => Some(ErrorCode::NoOffer),
             3 if moves >= 2 => Some(ErrorCode::TooLate),
+            4 if mine.is_none() => Some(ErrorCode::NoOffer),
+            5 => {
+                let away = before.away(self.now);
+                match away.iter().find(|away| away.mark == mark.opponent()) {
+                    None => Some(ErrorCode::NotAway),
+                    Some(away) if away.claim_ms > 0 => Some(ErrorCode::TooEarly),
+                    Some(_) => None,
+                }
+            }
             _ => None,
         };
         match (self.ask(player, what, stored), expected) {
@@ -86,6 +110,18 @@ impl Checked {
                 Offered::Draw(_) => panic!("a takeback drew the game"),
             },
             2 => vec![self.rules.decline(player)?],
+            4 => vec![self.rules.cancel_offer(player)?],
+            5 => {
+                let outcome = if stored {
+                    ClaimOutcome::Win
+                } else {
+                    ClaimOutcome::Draw
+                };
+                let end = self.rules.claim(player, outcome, now)?;
+                assert_eq!(end.reason, EndReason::Abandon);
+                assert_eq!(end.winner.is_some(), stored);
+                self.conclude(&end)
+            }
             _ => {
                 let end = self.rules.ask_abort(player)?;
                 assert_eq!((end.winner, end.reason), (None, EndReason::Aborted));

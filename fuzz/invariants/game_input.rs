@@ -56,8 +56,9 @@ pub enum Input {
     Return(Mark),
     /// The server stops and keeps nothing.
     Abort,
-    /// `offer_draw`, `takeback`, `decline` or `abort` from `player` (0 to 3 in `what`);
-    /// `stored` is whether the store keeps an agreed takeback.
+    /// `offer_draw`, `takeback`, `decline`, `abort`, `cancel_offer` or `claim` from `player` (0
+    /// to 5 in `what`); `stored` is whether the store keeps an agreed takeback (and, for a
+    /// claim, whether the win is claimed rather than a draw).
     Agree {
         player: PlayerId,
         what: u8,
@@ -114,7 +115,7 @@ impl Input {
             18 => Input::Abort,
             _ => Input::Agree {
                 player: player(u)?,
-                what: u.int_in_range(0..=3)?,
+                what: u.int_in_range(0..=5)?,
                 stored: u.ratio(15, 16)?,
             },
         })
@@ -175,6 +176,7 @@ impl Setup {
             rated: kind == GameKind::Human && u.arbitrary()?,
             rematch_of: None,
             grace: Duration::from_millis(u.int_in_range(0..=5_000)?),
+            claim_after: Duration::from_millis(u.int_in_range(0..=5_000)?),
             linger: Duration::from_millis(u.int_in_range(0..=5_000)?),
             first_move: Duration::from_millis(u.int_in_range(0..=5_000)?),
         };

@@ -42,6 +42,8 @@ pub const CLIENT_TYPES: &[&str] = &[
     "offer_draw",
     "takeback",
     "decline",
+    "cancel_offer",
+    "claim",
     "abort",
     "chat",
     "ping",

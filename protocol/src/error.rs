@@ -68,14 +68,18 @@ error_codes! {
     NoSuchSeek = "no_such_seek",
     /// An offer of the same kind by the same player is already pending.
     AlreadyOffered = "already_offered",
-    /// `decline` with no offer from the opponent pending.
+    /// `decline` with no offer from the opponent pending, or `cancel_offer` with none of one's
+    /// own.
     NoOffer = "no_offer",
     /// `takeback` in a rated game, or with no move of the player's own to take back.
     NoTakeback = "no_takeback",
     /// `abort` after both sides have moved.
     TooLate = "too_late",
-    /// `offer_draw` before both sides have moved (`abort` ends such a game instead).
+    /// `offer_draw` before both sides have moved (`abort` ends such a game instead); a `claim`
+    /// before the opponent has been away long enough.
     TooEarly = "too_early",
+    /// A `claim` while the opponent is connected (or is an AI seat, which never leaves).
+    NotAway = "not_away",
     /// A player cannot accept their own seek.
     OwnSeek = "own_seek",
     /// A clock setting is out of range.

@@ -89,6 +89,30 @@ pub struct GameState {
     /// Whether the game counts for ratings.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rated: bool,
+    /// The offer waiting for an answer, if any (a rematch offer once the game is over).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offer: Option<PendingOffer>,
+    /// The players of a live game who are away, with how long each has left.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub away: Vec<Away>,
+}
+
+/// An offer waiting for an answer, in a snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingOffer {
+    /// Who made it.
+    pub by: Mark,
+    pub offer: OfferKind,
+}
+
+/// A player of a live game whose connection is down, in a snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Away {
+    pub mark: Mark,
+    /// How long they have left to come back before they lose by abandonment.
+    pub grace_ms: u64,
+    /// How long before the opponent may `claim` the game (0: now).
+    pub claim_ms: u64,
 }
 
 /// Who sits in a seat.
@@ -155,7 +179,8 @@ pub enum EndReason {
     Resign,
     /// A player's clock ran out.
     Timeout,
-    /// A player stayed disconnected past the grace period.
+    /// A player stayed disconnected past the grace period, or the opponent claimed the game
+    /// while they were away (no winner when a draw was claimed).
     Abandon,
     /// Nobody won and nothing is rated: a player aborted before both sides had moved, or
     /// neither player came back after a restart.
@@ -172,6 +197,18 @@ pub enum OfferKind {
     Draw,
     /// Take the offering player's last move back (unrated games only).
     Takeback,
+    /// A rematch with sides swapped, once the game is over (offered with `rematch`).
+    Rematch,
+}
+
+/// What a player claims when the opponent has been away long enough.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimOutcome {
+    /// The claimant wins (`abandon`).
+    Win,
+    /// Nobody wins (`abandon`, no winner).
+    Draw,
 }
 
 /// A player's rating after a rated game, and how much that game changed it.

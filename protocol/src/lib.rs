@@ -28,8 +28,8 @@ pub use decode::{CLIENT_TYPES, DecodeError, decode_client};
 pub use error::{ERROR_CODES, ErrorCode, close};
 pub use frame::{ClientFrame, ServerFrame};
 pub use game::{
-    ChatLine, ClockSpec, Clocks, EndReason, GameKind, GameResult, GameState, OfferKind,
-    RatingChange, RatingChanges, SeatInfo, SideChoice, Speed,
+    Away, ChatLine, ClaimOutcome, ClockSpec, Clocks, EndReason, GameKind, GameResult, GameState,
+    OfferKind, PendingOffer, RatingChange, RatingChanges, SeatInfo, SideChoice, Speed,
 };
 pub use ids::{GameId, PlayerId, RequestId, SeekId};
 pub use limits::{

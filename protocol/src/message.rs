@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use crate::account::{Credentials, SessionInfo};
 use crate::error::ErrorCode;
 use crate::game::{
-    ChatLine, ClockSpec, Clocks, GameResult, GameState, OfferKind, RatingChanges, SideChoice,
+    ChatLine, ClaimOutcome, ClockSpec, Clocks, GameResult, GameState, OfferKind, RatingChanges,
+    SideChoice,
 };
 use crate::ids::{GameId, PlayerId, SeekId};
 use crate::lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
@@ -134,8 +135,14 @@ pub enum ClientMessage {
     OfferDraw { game: GameId },
     /// Ask to take one's last move back (unrated games), or accept the opponent's request.
     Takeback { game: GameId },
-    /// Decline the opponent's pending draw offer or takeback request.
+    /// Decline the opponent's pending draw offer or takeback request, or, after the game, their
+    /// rematch offer.
     Decline { game: GameId },
+    /// Withdraw one's own pending draw offer or takeback request, or, after the game, one's
+    /// rematch offer.
+    CancelOffer { game: GameId },
+    /// End the game while the opponent has been away long enough: win it, or call it a draw.
+    Claim { game: GameId, outcome: ClaimOutcome },
     /// End the game with no result before both sides have moved.
     Abort { game: GameId },
     /// Say something in a game's chat (players and watchers).
@@ -293,7 +300,8 @@ pub enum ServerMessage {
         clocks: Option<Clocks>,
     },
     /// A player's connection dropped or came back. While away, `grace_ms` says how long they have
-    /// left before they lose by abandonment.
+    /// left before they lose by abandonment, and `claim_ms` how long before the opponent may
+    /// `claim` the game.
     Presence {
         game: GameId,
         seq: u64,
@@ -301,6 +309,8 @@ pub enum ServerMessage {
         connected: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         grace_ms: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        claim_ms: Option<u64>,
     },
     /// The number of people watching changed.
     Watchers { game: GameId, seq: u64, count: u32 },
@@ -328,10 +338,20 @@ pub enum ServerMessage {
         by: Mark,
         offer: OfferKind,
     },
-    /// Moves were taken back by agreement: the board and moves as they now stand.
+    /// The pending offer was withdrawn by the player who made it (`by`).
+    Withdrawn {
+        game: GameId,
+        seq: u64,
+        by: Mark,
+        offer: OfferKind,
+    },
+    /// Moves were taken back by agreement: the board and moves as they now stand. `by` is the
+    /// side whose request was granted.
     TakenBack {
         game: GameId,
         seq: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<Mark>,
         board: String,
         moves: Vec<usize>,
         to_move: Mark,

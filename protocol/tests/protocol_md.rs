@@ -104,6 +104,7 @@ fn every_example_parses_as_the_type_it_documents() {
             "game_list",
             "offered",
             "declined",
+            "withdrawn",
             "taken_back",
             "seeking",
             "room_created",

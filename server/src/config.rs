@@ -32,6 +32,9 @@ pub struct Config {
     /// How long a disconnected player keeps their seats and session. The time is a budget per game:
     /// each absence spends from it, and when it runs out the game ends as abandoned.
     pub grace: Duration,
+    /// How long a player must have been away before the opponent may claim the game (win it or
+    /// call it a draw) rather than wait for the grace to run out.
+    pub claim_after: Duration,
     /// A session token left unused this long stops working; the player must start afresh.
     pub token_idle: Duration,
     /// A token that has been replaced (each `hello` with a token gets a new one) keeps working
@@ -167,6 +170,7 @@ impl Default for Config {
             max_seeks_per_ip: 16,
             max_games: 5_000,
             grace: Duration::from_secs(30),
+            claim_after: Duration::from_secs(10),
             token_idle: Duration::from_secs(30 * 86_400),
             token_overlap: Duration::from_secs(60),
             ai_think_delay: Duration::from_millis(400),

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use noughts_protocol::{PlayerId, RequestId};
+use noughts_protocol::{ClaimOutcome, PlayerId, RequestId};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::outbound::{ConnId, Outbound};
@@ -64,6 +64,16 @@ impl GameHandle {
     /// Declines the opponent's pending offer.
     pub(crate) async fn decline(&self, from: Requester) -> bool {
         self.send(Command::Decline { from }).await
+    }
+
+    /// Withdraws the player's own pending offer.
+    pub(crate) async fn cancel_offer(&self, from: Requester) -> bool {
+        self.send(Command::CancelOffer { from }).await
+    }
+
+    /// Claims the game while the opponent is away.
+    pub(crate) async fn claim(&self, from: Requester, outcome: ClaimOutcome) -> bool {
+        self.send(Command::Claim { from, outcome }).await
     }
 
     /// Ends the game with no result before both sides have moved.
@@ -164,6 +174,14 @@ pub(crate) enum Command {
     },
     Decline {
         from: Requester,
+    },
+    CancelOffer {
+        from: Requester,
+    },
+    /// The player claims the game while the opponent is away.
+    Claim {
+        from: Requester,
+        outcome: ClaimOutcome,
     },
     Abort {
         from: Requester,

@@ -79,6 +79,9 @@ struct Args {
     /// Seconds a disconnected player keeps their seats.
     #[arg(long, env = "NOUGHTS_GRACE_SECS", value_parser = clap::value_parser!(u64).range(0..=86_400), default_value_t = 30)]
     grace_secs: u64,
+    /// Seconds a player must have been away before the opponent may claim the game.
+    #[arg(long, env = "NOUGHTS_CLAIM_SECS", value_parser = clap::value_parser!(u64).range(0..=86_400), default_value_t = 10)]
+    claim_secs: u64,
     /// Another origin whose pages may open a WebSocket here, as scheme://host[:port] (repeat it,
     /// or separate them with commas in the environment); the server's own origin always may.
     #[arg(
@@ -363,6 +366,7 @@ impl Args {
             tls: None,
             tls_handshake_timeout: Duration::from_secs(self.tls_handshake_secs),
             grace: Duration::from_secs(self.grace_secs),
+            claim_after: Duration::from_secs(self.claim_secs),
             token_idle: Duration::from_secs(self.token_idle_secs),
             token_overlap: Duration::from_secs(self.token_overlap_secs),
             allowed_origins: self

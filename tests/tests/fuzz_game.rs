@@ -27,6 +27,7 @@ fn setup(seats: [Sitter; 2], clock: Option<ClockSpec>) -> Setup {
             rated: false,
             rematch_of: None,
             grace: Duration::from_secs(1),
+            claim_after: Duration::from_millis(500),
             linger: Duration::from_secs(2),
             first_move: Duration::from_secs(30),
         },

@@ -349,6 +349,7 @@ fn status_line(game: &GameView, theme: Theme) -> Line<'static> {
         let what = match offer {
             OfferKind::Draw => "a draw",
             OfferKind::Takeback => "a takeback",
+            OfferKind::Rematch => "a rematch",
         };
         let (text, style) = match game.you() {
             Some(you) if you == by => (format!("You offered {what}…"), theme.dim()),
@@ -356,6 +357,7 @@ fn status_line(game: &GameView, theme: Theme) -> Line<'static> {
                 let key = match offer {
                     OfferKind::Draw => "d",
                     OfferKind::Takeback => "u",
+                    OfferKind::Rematch => "r",
                 };
                 (
                     format!("{} offers {what} ({key}/n)", who(game, by)),

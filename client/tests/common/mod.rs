@@ -143,6 +143,8 @@ pub fn state(variant: Variant, board: &str, moves: &[usize]) -> GameState {
         ],
         rematch_of: None,
         rated: false,
+        offer: None,
+        away: Vec::new(),
     }
 }
 

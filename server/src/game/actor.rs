@@ -134,6 +134,7 @@ impl Game {
             rated: setup.rated,
             rematch_of: setup.rematch_of,
             grace: config.grace,
+            claim_after: config.claim_after,
             linger: match setup.kind {
                 GameKind::War => config.war_restart_delay,
                 _ => config.finished_linger,
@@ -409,6 +410,8 @@ impl Game {
             Command::OfferDraw { from } => self.on_offer_draw(from).await,
             Command::Takeback { from } => self.on_takeback(from).await,
             Command::Decline { from } => self.on_decline(from).await,
+            Command::CancelOffer { from } => self.on_cancel_offer(from).await,
+            Command::Claim { from, outcome } => self.on_claim(from, outcome).await,
             Command::Abort { from } => self.on_abort(from).await,
             // Its lease lapsed: handled above, as before every command.
             Command::StepDown => {}

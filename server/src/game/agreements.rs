@@ -1,10 +1,11 @@
 //! What the players agree on, as the actor carries it out: a draw, a takeback (stored before
-//! anyone is told, like a move), a declined offer, and an abort. Against an AI seat, a takeback
+//! anyone is told, like a move), a declined or withdrawn offer, an abort, and a claim against an
+//! absent opponent. Against an AI seat, a takeback
 //! is granted at once and a draw offer declined.
 
 use tracing::error;
 
-use noughts_protocol::ErrorCode;
+use noughts_protocol::{ClaimOutcome, ErrorCode};
 
 use super::actor::{Game, now, refuse};
 use super::rules::{Offered, PendingTakeback};
@@ -54,6 +55,21 @@ impl Game {
         match self.rules.decline(from.player) {
             Err(refusal) => refuse(&from, refusal),
             Ok(update) => self.broadcast(update, Some(from)).await,
+        }
+    }
+
+    pub(super) async fn on_cancel_offer(&mut self, from: Requester) {
+        match self.rules.cancel_offer(from.player) {
+            Err(refusal) => refuse(&from, refusal),
+            Ok(update) => self.broadcast(update, Some(from)).await,
+        }
+    }
+
+    /// The player left behind claims the game while the opponent is away.
+    pub(super) async fn on_claim(&mut self, from: Requester, outcome: ClaimOutcome) {
+        match self.rules.claim(from.player, outcome, now()) {
+            Err(refusal) => refuse(&from, refusal),
+            Ok(end) => self.end(end, Some(from)).await,
         }
     }
 

@@ -258,6 +258,8 @@ pub(super) fn played_game(message: &ClientMessage) -> Option<GameId> {
         | ClientMessage::OfferDraw { game }
         | ClientMessage::Takeback { game }
         | ClientMessage::Decline { game }
+        | ClientMessage::CancelOffer { game }
+        | ClientMessage::Claim { game, .. }
         | ClientMessage::Abort { game }
         | ClientMessage::Chat { game, .. } => Some(*game),
         _ => None,

@@ -109,6 +109,13 @@ impl Client {
             ClientMessage::Decline { game } => {
                 self.agree(from, (game, AgreementKind::Decline)).await
             }
+            ClientMessage::CancelOffer { game } => {
+                self.agree(from, (game, AgreementKind::Cancel)).await
+            }
+            ClientMessage::Claim { game, outcome } => {
+                self.agree(from, (game, AgreementKind::Claim(outcome)))
+                    .await
+            }
             ClientMessage::Abort { game } => self.agree(from, (game, AgreementKind::Abort)).await,
             ClientMessage::Chat { game, text } => self.chat(&session, from, game, text).await,
             ClientMessage::Leaderboard {

@@ -1,10 +1,10 @@
 //! Requests inside a game: `move`, `resign`, `rematch`, `offer_draw`, `takeback`, `decline`,
-//! `abort` and `chat`, forwarded to the game's actor, which answers them. Chat is checked and
-//! rate-limited here first.
+//! `cancel_offer`, `claim`, `abort` and `chat`, forwarded to the game's actor, which answers
+//! them. Chat is checked and rate-limited here first.
 
 use std::sync::Arc;
 
-use noughts_protocol::{ChatError, ErrorCode, GameId, MAX_CHAT_CHARS, clean_chat};
+use noughts_protocol::{ChatError, ClaimOutcome, ErrorCode, GameId, MAX_CHAT_CHARS, clean_chat};
 use tokio::time::Instant;
 
 use super::client::{Client, Reply, refuse};
@@ -27,7 +27,7 @@ impl Client {
         self.forwarded(handle.rematch(from).await)
     }
 
-    /// `offer_draw`, `takeback`, `decline` and `abort`.
+    /// `offer_draw`, `takeback`, `decline`, `cancel_offer`, `claim` and `abort`.
     pub(super) async fn agree(&mut self, from: Requester, request: Agreement) -> Reply {
         let (game, kind) = request;
         let handle = self.game(game)?;
@@ -35,6 +35,8 @@ impl Client {
             AgreementKind::Draw => handle.offer_draw(from).await,
             AgreementKind::Takeback => handle.takeback(from).await,
             AgreementKind::Decline => handle.decline(from).await,
+            AgreementKind::Cancel => handle.cancel_offer(from).await,
+            AgreementKind::Claim(outcome) => handle.claim(from, outcome).await,
             AgreementKind::Abort => handle.abort(from).await,
         };
         self.forwarded(sent)
@@ -80,5 +82,7 @@ pub(super) enum AgreementKind {
     Draw,
     Takeback,
     Decline,
+    Cancel,
+    Claim(ClaimOutcome),
     Abort,
 }

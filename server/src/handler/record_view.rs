@@ -202,6 +202,8 @@ pub(super) fn final_state(
         chat: Vec::new(),
         rematch_of: start.rematch_of,
         rated: start.rated,
+        offer: None,
+        away: Vec::new(),
     })
 }
 

@@ -1,5 +1,6 @@
 //! Playing across nodes, on one real Redis and one real PostgreSQL: a room made on one node is
-//! joined from another, quick match pairs players on two nodes, a player comes back on a third
+//! joined from another (offers made, withdrawn and agreed across the two, and the game claimed
+//! from one when the other's player leaves), quick match pairs players on two nodes, a player comes back on a third
 //! node while the game's node lives on, a player away while its game ended is shown the end on
 //! another node, and players on other nodes keep their rated game when the node that played it is
 //! killed, and are rated once.
@@ -16,11 +17,15 @@ use noughts_tests::{Client, Scratch, TestServer, alternate, test_config};
 
 use super::failover::node;
 
+/// How long a player is away before the opponent may claim the game, on these nodes.
+const CLAIM_AFTER: Duration = Duration::from_secs(1);
+
 /// `n` nodes of one cluster on `redis`, keeping everything in the PostgreSQL database `db`.
 async fn nodes_on(redis: &TestRedis, db: &str, n: usize) -> Vec<TestServer> {
     let store = StoreConfig::Postgres(db.to_owned());
     super::nodes(redis, n, || Config {
         store: store.clone(),
+        claim_after: CLAIM_AFTER,
         ..test_config()
     })
     .await
@@ -90,6 +95,12 @@ async fn a_private_room_made_on_one_node_is_joined_and_played_from_another() {
     let (mut x2, mut o2, rematch) = sides(o, x).await;
     assert_ne!(rematch, game);
     alternate(&mut x2, &mut o2, rematch, &[0, 4]).await;
+    // An offer withdrawn from one node is withdrawn on the other.
+    o2.send(ClientMessage::OfferDraw { game: rematch }).await;
+    x2.saw(|m| matches!(m, ServerMessage::Offered { .. })).await;
+    o2.send(ClientMessage::CancelOffer { game: rematch }).await;
+    x2.saw(|m| matches!(m, ServerMessage::Withdrawn { .. }))
+        .await;
     o2.send(ClientMessage::OfferDraw { game: rematch }).await;
     x2.saw(|m| matches!(m, ServerMessage::Offered { .. })).await;
     x2.send(ClientMessage::OfferDraw { game: rematch }).await;
@@ -99,6 +110,39 @@ async fn a_private_room_made_on_one_node_is_joined_and_played_from_another() {
             .await;
         assert!(matches!(over, ServerMessage::GameOver { result, .. } if result.winner.is_none()));
     }
+    // Another rematch; the host leaves it, and the guest, on the other node, claims the win.
+    o2.send(ClientMessage::Rematch { game: rematch }).await;
+    x2.saw(|m| matches!(m, ServerMessage::RematchOffered { .. }))
+        .await;
+    x2.send(ClientMessage::Rematch { game: rematch }).await;
+    let (x3, o3, third) = sides(o2, x2).await;
+    let (mut guest, host, mark) = if x3.name == "gus" {
+        (x3, o3, Mark::X)
+    } else {
+        (o3, x3, Mark::O)
+    };
+    drop(host);
+    guest
+        .saw(|m| {
+            matches!(
+                m,
+                ServerMessage::Presence {
+                    connected: false,
+                    ..
+                }
+            )
+        })
+        .await;
+    tokio::time::sleep(CLAIM_AFTER + Duration::from_millis(200)).await;
+    let claim = ClientMessage::Claim {
+        game: third,
+        outcome: noughts_protocol::ClaimOutcome::Win,
+    };
+    let over = guest.request(9, claim).await;
+    assert!(
+        matches!(&over, ServerMessage::GameOver { result, .. } if result.winner == Some(mark)),
+        "{over:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

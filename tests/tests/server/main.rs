@@ -9,6 +9,7 @@ mod admin_socket;
 mod agreements;
 mod alerts;
 mod backup;
+mod claims;
 mod connection;
 mod faults;
 mod fine_print;

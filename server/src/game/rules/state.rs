@@ -57,6 +57,8 @@ pub struct Rules {
     rematch_of: Option<GameId>,
     /// How long a finished game stays open.
     linger: Duration,
+    /// How long a player must have been away before the opponent may claim the game.
+    claim_after: Duration,
     /// When a finished game closes.
     close_at: Option<Instant>,
     /// In a timed game, how long a side has for its first move.
@@ -96,6 +98,7 @@ impl Rules {
             rematch: None,
             rematch_of: table.rematch_of,
             linger: table.linger,
+            claim_after: table.claim_after,
             close_at: None,
             first_move: table.first_move,
             first_move_by: None,
@@ -252,6 +255,8 @@ impl Rules {
                 .collect(),
             rematch_of: self.rematch_of,
             rated: self.rated,
+            offer: self.pending_offer(),
+            away: self.away(now),
         }
     }
 

@@ -138,6 +138,8 @@ pub struct Table {
     pub rematch_of: Option<GameId>,
     /// Each absence's allowance, for the whole game.
     pub grace: Duration,
+    /// How long a player must have been away before the opponent may claim the game.
+    pub claim_after: Duration,
     /// How long a finished game stays open (for rematches) before it closes.
     pub linger: Duration,
     /// In a timed game, how long each side has for its first move (no clock runs before both

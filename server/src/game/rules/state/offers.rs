@@ -5,7 +5,9 @@
 use std::time::Instant;
 
 use noughts_engine::Board;
-use noughts_protocol::{EndReason, ErrorCode, Mark, OfferKind, PlayerId, ServerMessage};
+use noughts_protocol::{
+    EndReason, ErrorCode, Mark, OfferKind, PendingOffer, PlayerId, ServerMessage,
+};
 
 use super::Rules;
 use crate::error::Refusal;
@@ -16,6 +18,24 @@ impl Rules {
     /// The offer waiting for an answer, and who made it.
     pub fn offer(&self) -> Option<(Mark, OfferKind)> {
         self.offer
+    }
+
+    /// The side whose rematch offer waits for an answer, once the game is over.
+    pub fn rematch_offer(&self) -> Option<Mark> {
+        self.rematch_offer.filter(|_| self.rematch.is_none())
+    }
+
+    /// The offer waiting for an answer, for snapshots: a draw or takeback while the game goes
+    /// on, a rematch once it is over.
+    pub(super) fn pending_offer(&self) -> Option<PendingOffer> {
+        match (&self.result, self.rematch) {
+            (None, _) => self.offer.map(|(by, offer)| PendingOffer { by, offer }),
+            (Some(_), None) => self.rematch_offer.map(|by| PendingOffer {
+                by,
+                offer: OfferKind::Rematch,
+            }),
+            (Some(_), Some(_)) => None,
+        }
     }
 
     /// The seat of `player` in a live game, or why it may not make offers.
@@ -123,10 +143,65 @@ impl Rules {
         matches!(self.seats[index(mark.opponent())], Sitter::Ai(_))
     }
 
-    /// `player` declines the other side's pending offer.
+    /// `player` declines the other side's pending offer: a draw or takeback while the game goes
+    /// on, a rematch once it is over.
     pub fn decline(&mut self, player: PlayerId) -> Result<Update, Refusal> {
-        let mark = self.offering_seat(player)?;
+        let Some(mark) = self.mark_of(player) else {
+            return refused(ErrorCode::NotAPlayer, "only the game's players may do that");
+        };
+        if self.result.is_some() {
+            return self.settle_rematch(mark.opponent(), Settled::Declined);
+        }
         self.decline_for(mark)
+    }
+
+    /// `player` withdraws its own pending offer: a draw or takeback while the game goes on, a
+    /// rematch once it is over.
+    pub fn cancel_offer(&mut self, player: PlayerId) -> Result<Update, Refusal> {
+        let Some(mark) = self.mark_of(player) else {
+            return refused(ErrorCode::NotAPlayer, "only the game's players may do that");
+        };
+        if self.result.is_some() {
+            return self.settle_rematch(mark, Settled::Withdrawn);
+        }
+        let Some((by, kind)) = self.offer.filter(|(by, _)| *by == mark) else {
+            return refused(ErrorCode::NoOffer, "you have no offer waiting");
+        };
+        self.offer = None;
+        self.seq += 1;
+        let message = ServerMessage::Withdrawn {
+            game: self.id,
+            seq: self.seq,
+            by,
+            offer: kind,
+        };
+        Ok(Update::to_all(message, true))
+    }
+
+    /// A finished game's rematch offer by `by` ends unanswered (declined or withdrawn); with no
+    /// such offer there is nothing to do in a finished game: `game_over`.
+    fn settle_rematch(&mut self, by: Mark, how: Settled) -> Result<Update, Refusal> {
+        if self.rematch.is_some() || self.rematch_offer != Some(by) {
+            return refused(ErrorCode::GameOver, "the game is over");
+        }
+        self.rematch_offer = None;
+        self.seq += 1;
+        let (game, seq, offer) = (self.id, self.seq, OfferKind::Rematch);
+        let message = match how {
+            Settled::Declined => ServerMessage::Declined {
+                game,
+                seq,
+                by,
+                offer,
+            },
+            Settled::Withdrawn => ServerMessage::Withdrawn {
+                game,
+                seq,
+                by,
+                offer,
+            },
+        };
+        Ok(Update::to_all(message, true))
     }
 
     /// [`Rules::decline`] by seat (an AI seat declines this way).
@@ -168,6 +243,10 @@ impl Rules {
         if self.result.is_some() || pending.seq != self.seq + 1 || pending.keep > self.moves.len() {
             return None;
         }
+        let by = self
+            .offer
+            .filter(|(_, kind)| *kind == OfferKind::Takeback)
+            .map(|(by, _)| by);
         self.moves.truncate(pending.keep);
         let mut board = Board::new(self.board.variant());
         for &cell in &self.moves {
@@ -184,6 +263,7 @@ impl Rules {
         let message = ServerMessage::TakenBack {
             game: self.id,
             seq: self.seq,
+            by,
             board: self.board.to_compact(),
             moves: self.moves.clone(),
             to_move: self.board.to_move(),
@@ -191,4 +271,10 @@ impl Rules {
         };
         Some(Update::to_all(message, true))
     }
+}
+
+/// How a rematch offer ends unanswered.
+enum Settled {
+    Declined,
+    Withdrawn,
 }
