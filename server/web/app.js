@@ -12,7 +12,7 @@
 import { account, accountActionsFor, accountMessage, accountView, forget, listSessions } from "./account.js";
 import { Connection, storedName, storeName } from "./net.js";
 import { cellName, focusBoard } from "./board.js";
-import { gameView, headline, howText } from "./game.js";
+import { awayTick, gameView, headline, howText } from "./game.js";
 import { applyLobbyUpdate, browseView, lobbyView } from "./lobby.js";
 import { answered, listed, refused } from "./moderation.js";
 import { historyView, leaderboardView } from "./records.js";
@@ -304,6 +304,12 @@ function onGameState(/** @type {any} */ message) {
   const held = state.games.get(message.game);
   message.you ??= held?.you;
   message.receivedAt = performance.now();
+  // A waiting rematch offer is the banner's; the away players' times count down from now.
+  if (message.offer?.offer === "rematch") {
+    message.rematchBy = message.offer.by;
+    message.offer = null;
+  }
+  message.away = Object.fromEntries((message.away ?? []).map((/** @type {any} */ away) => [away.mark, { ...away, at: message.receivedAt }]));
   if (!held && !message.you && message.kind === "war" && state.current === message.game) {
     message.chat = [...state.carried ?? [], ...message.chat];
     state.carried = null;
@@ -359,24 +365,57 @@ function onUpdate(/** @type {any} */ message) {
         announce(`${headline(game)}, ${howText(game.result, game.variant)}.${mine}`);
       }
       break;
-    case "presence": game[message.mark].connected = message.connected; break;
+    case "presence":
+      game[message.mark].connected = message.connected;
+      game.away ??= {};
+      if (message.connected || message.grace_ms === undefined) delete game.away[message.mark];
+      else game.away[message.mark] = { grace_ms: message.grace_ms, claim_ms: message.claim_ms ?? message.grace_ms, at: performance.now() };
+      game.claimReady = false;
+      break;
     case "watchers": game.watchers = message.count; break;
     case "chat":
       state.chatSent.delete(message.id);
       game.chat.push({ from: message.from, player: message.player, mark: message.mark, text: message.text });
       break;
-    case "rematch_offered": game.rematchBy = message.by; break;
-    case "offered": game.offer = { by: message.by, offer: message.offer }; break;
-    case "declined": game.offer = null; game.note = `The ${message.offer} offer was declined.`; break;
+    case "rematch_offered": game.rematchBy = message.by; game.rematchNote = null; break;
+    case "offered": game.offer = { by: message.by, offer: message.offer }; game.note = null; break;
+    case "declined": case "withdrawn": {
+      const note = offerNote(game, message);
+      if (message.offer === "rematch") {
+        game.rematchBy = null;
+        game.rematchNote = note;
+      } else {
+        game.offer = null;
+        game.note = note;
+      }
+      if (shown) announce(note);
+      break;
+    }
     case "taken_back":
       game.board = message.board;
       game.moves = message.moves;
       game.to_move = message.to_move;
       game.offer = null;
       setClocks(game, message.clocks);
+      game.note = !game.you ? "A move was taken back."
+        : message.by === game.you ? "Takeback accepted: your move was taken back."
+          : `You let ${game[game.you === "x" ? "o" : "x"]?.name ?? "your opponent"} take back their move.`;
+      if (shown) announce(game.note);
       break;
   }
   return shown;
+}
+
+/** What became of an offer (`declined` or `withdrawn`), in the first person where it is ours. */
+function offerNote(/** @type {any} */ game, /** @type {any} */ message) {
+  const what = { draw: "draw offer", takeback: "takeback request", rematch: "rematch offer" }[/** @type {string} */ (message.offer)] ?? "offer";
+  const maker = game[message.by]?.name ?? message.by.toUpperCase();
+  const other = game[message.by === "x" ? "o" : "x"]?.name ?? "Your opponent";
+  if (message.type === "withdrawn") {
+    return message.by === game.you ? `You withdrew your ${what}.` : `${maker} withdrew their ${what}.`;
+  }
+  if (message.by === game.you) return `${other} declined your ${what}.`;
+  return game.you ? `You declined ${maker}'s ${what}.` : `${other} declined ${maker}'s ${what}.`;
 }
 
 function setClocks(/** @type {any} */ game, /** @type {any} */ clocks) {
@@ -678,6 +717,7 @@ function tick() {
   const game = state.current !== null ? state.games.get(state.current) : null;
   if (game && state.view === "game") nextWar(game);
   else if (state.warGone && state.view === "game" && state.current === state.warGone.game) carryOn(state.warGone.variant, state.warGone.game);
+  if (game && state.view === "game" && awayTick(game, main)) render();
   if (!game || !game.clocks || state.view !== "game") return;
   const elapsed = performance.now() - (game.receivedAt ?? performance.now());
   for (const mark of ["x", "o"]) {

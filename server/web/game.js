@@ -88,19 +88,103 @@ function gameOver(/** @type {any} */ game, /** @type {GameActions} */ actions) {
     : null;
   const tone = !you || !result.winner ? "even" : result.winner === you ? "won" : "lost";
   const offered = game.rematchBy && game.rematchBy !== you;
+  const asked = you && game.rematchBy === you;
   const by = offered ? game[game.rematchBy] : null;
   return el("section", { id: "game-over", class: `game-over ${tone}`, "aria-labelledby": "game-over-title", "data-feedback": "game-over" },
     el("h3", { id: "game-over-title" }, headline(game)),
     el("p", {}, howText(result, game.variant)),
     line, rating,
-    offered ? el("p", { class: "offer" }, `${by?.name ?? "Your opponent"} offers a rematch`) : null,
+    offered ? el("p", { class: "offer", id: "rematch-offer" }, `${by?.name ?? "Your opponent"} offers a rematch`) : null,
+    asked ? el("p", { class: "offer", id: "rematch-offer" }, "You offered a rematch") : null,
+    game.rematchNote ? el("p", { id: "rematch-note", class: "offer", role: "status" }, game.rematchNote) : null,
     game.kind === "war" && !you ? el("p", { id: "next-war", class: "dim" }, "The next war game follows in a moment.") : null,
     el("div", { class: "row" },
-      you ? button("rematch", offered ? "Accept rematch" : game.rematchBy === you ? "Rematch offered…" : "Rematch",
-        () => actions.send({ type: "rematch", game: game.game })) : null,
+      you ? button("rematch", offered ? "Accept rematch" : asked ? "Rematch offered…" : "Rematch",
+        () => actions.send({ type: "rematch", game: game.game }), asked ? { disabled: "" } : {}) : null,
+      offered && you ? button("decline-rematch", "Decline", () => actions.send({ type: "decline", game: game.game })) : null,
+      asked ? button("cancel-rematch", "Cancel offer", () => actions.send({ type: "cancel_offer", game: game.game })) : null,
       you ? button("new-opponent", "New opponent", () => actions.newOpponent(game)) : null,
       button("replay", "Analyse", () => actions.analyse(game.game)),
       button("lobby", "Back to the lobby", () => actions.lobby())));
+}
+
+/**
+ * The offer waiting for an answer, in the first person for the one who made it (with Cancel),
+ * with Accept and Decline for the other player, and plainly for a watcher.
+ */
+function offerLine(/** @type {any} */ game, /** @type {GameActions} */ actions) {
+  const { by, offer } = game.offer;
+  const you = game.you ?? null;
+  const draw = offer === "draw";
+  if (you && you === by) {
+    return el("p", { class: "offer", id: "offer" },
+      draw ? "You offered a draw " : "You asked to take back your move ",
+      button("cancel-offer", "Cancel", () => actions.send({ type: "cancel_offer", game: game.game })));
+  }
+  const name = game[by]?.name ?? "Your opponent";
+  return el("p", { class: "offer", id: "offer" },
+    draw ? `${name} offers a draw ` : `${name} asks to take back their move `,
+    you ? button("accept-offer", "Accept", () => actions.send({ type: draw ? "offer_draw" : "takeback", game: game.game })) : null,
+    you ? button("decline-offer", "Decline", () => actions.send({ type: "decline", game: game.game })) : null);
+}
+
+/** What is left of `away`'s time (grace or claim), in ms, at `now`. */
+export function awayLeft(/** @type {any} */ away, /** @type {"grace_ms" | "claim_ms"} */ what, /** @type {number} */ now) {
+  return Math.max(0, away[what] - (now - away.at));
+}
+
+/** "0:25": a countdown in whole seconds, rounded up. */
+function countdown(/** @type {number} */ ms) {
+  const secs = Math.ceil(ms / 1000);
+  return `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}`;
+}
+
+/**
+ * The players away from a live game, each with a countdown to the end of their grace; for the
+ * player left behind, the claim: a countdown, then "Claim the win" and "Call it a draw".
+ * The page's tick keeps the countdowns current and draws again when a claim becomes possible.
+ */
+export function awayView(/** @type {any} */ game, /** @type {GameActions} */ actions) {
+  const now = performance.now();
+  const lines = [];
+  for (const mark of ["x", "o"]) {
+    const away = game.away?.[mark];
+    if (!away || game[mark]?.connected !== false) continue;
+    const name = game.you === mark ? "You" : game[mark]?.name ?? mark.toUpperCase();
+    lines.push(el("p", { class: "away", "data-away": mark },
+      `${name} left the game: `, el("span", { "data-countdown": `${mark}-grace` }, countdown(awayLeft(away, "grace_ms", now))),
+      " to come back, or they lose."));
+    if (game.you && game.you !== mark) {
+      const wait = awayLeft(away, "claim_ms", now);
+      game.claimReady = wait === 0;
+      lines.push(wait > 0
+        ? el("p", { id: "claim-hint", class: "hint" }, "You can claim the game in ",
+          el("span", { "data-countdown": `${mark}-claim` }, countdown(wait)), ".")
+        : el("p", { id: "claim-hint", class: "hint" }, "You can claim the win, call it a draw, or wait for them."));
+      const disabled = wait > 0 ? { disabled: "", "aria-describedby": "claim-hint" } : {};
+      lines.push(el("div", { class: "row", id: "claim" },
+        button("claim-win", "Claim the win", () => actions.send({ type: "claim", game: game.game, outcome: "win" }), disabled),
+        button("claim-draw", "Call it a draw", () => actions.send({ type: "claim", game: game.game, outcome: "draw" }), disabled)));
+    }
+  }
+  return lines.length ? el("section", { id: "away", "aria-label": "players away", "data-feedback": "away" }, ...lines) : null;
+}
+
+/** Keeps the away countdowns on screen current; true when a claim has just become possible. */
+export function awayTick(/** @type {any} */ game, /** @type {Element} */ root) {
+  if (!game.away || game.result) return false;
+  const now = performance.now();
+  let redraw = false;
+  for (const mark of ["x", "o"]) {
+    const away = game.away[mark];
+    if (!away) continue;
+    const grace = root.querySelector(`[data-countdown="${mark}-grace"]`);
+    if (grace) grace.textContent = countdown(awayLeft(away, "grace_ms", now));
+    const claim = root.querySelector(`[data-countdown="${mark}-claim"]`);
+    if (claim) claim.textContent = countdown(awayLeft(away, "claim_ms", now));
+    if (game.you && game.you !== mark && !game.claimReady && awayLeft(away, "claim_ms", now) === 0) redraw = true;
+  }
+  return redraw;
 }
 
 /** A button with an id. */
@@ -142,10 +226,7 @@ export function gameView(game, actions) {
     if (game.moves.length < 2) controls.push(button("abort", "Abort", () => actions.send({ type: "abort", game: game.game })));
   }
   if (live) controls.push(button("lobby", "Lobby", () => actions.lobby()));
-  const offer = game.offer && live ? el("p", { class: "offer" },
-    `${game[game.offer.by].name} offers ${game.offer.offer === "draw" ? "a draw" : "a takeback"} `,
-    you && you !== game.offer.by ? button("accept-offer", "Accept", () => actions.send({ type: game.offer.offer === "draw" ? "offer_draw" : "takeback", game: game.game })) : null,
-    you && you !== game.offer.by ? button("decline-offer", "Decline", () => actions.send({ type: "decline", game: game.game })) : null) : null;
+  const offer = game.offer && live ? offerLine(game, actions) : null;
   const moves = moveList(game.moves.length, (i) => `${i % 2 ? "O" : "X"} ${cellName(game.variant, game.moves[i])}`);
   return el("div", { class: "game", "data-key": `game-${game.game}`, "data-game": String(game.game) },
     el("h2", {}, `Game #${game.game} · ${game.variant}${game.rated ? " · rated" : ""}${game.kind === "war" ? " · war game" : ""}`),
@@ -158,6 +239,7 @@ export function gameView(game, actions) {
         el("p", { id: "game-status", class: game.result ? "over" : myTurn ? "your-move" : "" }, statusText(game)),
         game.result ? gameOver(game, actions) : null,
         offer,
+        live ? awayView(game, actions) : null,
         game.note && live ? el("p", { id: "game-note", class: "offer" }, game.note) : null,
         controls.length ? el("div", { "data-feedback": "game-controls", "data-key": "game-controls-box" },
           el("div", { class: "row", id: "game-controls" }, ...controls),

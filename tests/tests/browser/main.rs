@@ -11,6 +11,7 @@ mod calls;
 mod churn;
 mod design;
 mod keyboard;
+mod leaving;
 mod messages;
 mod moderation;
 mod records;

@@ -1,8 +1,8 @@
 //! The end of a game: an unmistakable banner (who won and how, the winning line, the rating
 //! change, also in the seats) and the next steps at hand.
 
-use noughts_protocol::ClientMessage;
-use noughts_tests::browser::{Driver, Screen, assert_no_errors, wait_for, wait_for_text};
+use noughts_protocol::{ClientMessage, OfferKind, ServerMessage};
+use noughts_tests::browser::{Driver, Screen, assert_no_errors, press, wait_for, wait_for_text};
 
 use super::{against_rival, open, page, server};
 
@@ -17,7 +17,7 @@ async fn on_a_phone_a_rated_win_shows_the_banner_with_the_rating_change_in_the_s
 }
 
 /// A rated game the rival resigns, on `screen`: the banner, the seats, the next steps, and a
-/// rematch offer that names who made it.
+/// rematch offer that names who made it and is declined.
 async fn rated_win(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
@@ -68,6 +68,24 @@ async fn rated_win(screen: Screen) {
     })
     .await;
     wait_for_text(&client, "#rematch", |t| t == "Accept rematch").await;
+    // It can be declined, and the rival hears of it; the page says so in the first person.
+    press(&client, screen, "#decline-rematch").await;
+    rival
+        .until(|m| {
+            matches!(
+                m,
+                ServerMessage::Declined {
+                    offer: OfferKind::Rematch,
+                    ..
+                }
+            )
+        })
+        .await;
+    wait_for_text(&client, "#rematch-note", |t| {
+        t.contains("You declined rival's rematch offer")
+    })
+    .await;
+    wait_for_text(&client, "#rematch", |t| t == "Rematch").await;
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }
