@@ -497,7 +497,7 @@ impl App {
                 self.player,
             ),
             Screen::Game => match self.game.as_mut() {
-                Some(game) => game::on_key(game, key),
+                Some(game) => game::on_key(game, key, self.now),
                 None => {
                     self.screen = Screen::Lobby;
                     Vec::new()

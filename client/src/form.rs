@@ -90,14 +90,18 @@ pub struct Form {
 }
 
 impl Form {
-    /// A fresh form with sensible defaults: classic, no clock, the perfect AI, playing X.
+    /// A fresh form with sensible defaults: classic, no clock, the medium AI (as on the page),
+    /// playing X.
     pub fn new(kind: FormKind) -> Form {
         Form {
             kind,
             focus: 0,
             variant: 0,
             clock: 0,
-            level: Level::ALL.len() - 1,
+            level: Level::ALL
+                .iter()
+                .position(|&level| level == Level::Medium)
+                .unwrap_or(0),
             side: 0,
             private: false,
             rated: false,
@@ -193,7 +197,7 @@ mod tests {
         let mut form = Form::new(FormKind::PlayAi);
         form.change(1); // variant: four
         form.move_focus(1);
-        form.change(-1); // level: hard
+        form.change(1); // level: from medium to hard
         form.move_focus(1);
         form.change(-1); // side: random (wraps)
         assert_eq!(

@@ -67,57 +67,6 @@ fn resign_asks_first() {
 }
 
 #[test]
-fn draws_and_takebacks_are_offered_answered_and_shown() {
-    let mut app = welcomed(Instant::now());
-    frame(
-        &mut app,
-        ServerMessage::GameState(Box::new(state(Variant::Classic, "X...O....", &[0, 4]))),
-    );
-    let game = GameId(42);
-    assert_eq!(
-        key(&mut app, KeyCode::Char('d')),
-        vec![Effect::Send(ClientMessage::OfferDraw { game })]
-    );
-    assert_eq!(
-        key(&mut app, KeyCode::Char('u')),
-        vec![Effect::Send(ClientMessage::Takeback { game })]
-    );
-    assert_eq!(
-        key(&mut app, KeyCode::Char('a')),
-        vec![Effect::Send(ClientMessage::Abort { game })]
-    );
-    frame(
-        &mut app,
-        ServerMessage::Offered {
-            game,
-            seq: 50,
-            by: Mark::O,
-            offer: noughts_protocol::OfferKind::Draw,
-        },
-    );
-    let screen = render(&app);
-    assert!(screen.contains("bob offers a draw (d/n)"), "{screen}");
-    assert_eq!(
-        key(&mut app, KeyCode::Char('n')),
-        vec![Effect::Send(ClientMessage::Decline { game })]
-    );
-    frame(
-        &mut app,
-        ServerMessage::TakenBack {
-            game,
-            seq: 51,
-            by: Some(Mark::O),
-            board: "X........".into(),
-            moves: vec![0],
-            to_move: Mark::O,
-            clocks: None,
-        },
-    );
-    let view = app.game.as_ref().unwrap();
-    assert_eq!((view.state.moves.as_slice(), view.offer), (&[0][..], None));
-}
-
-#[test]
 fn a_hint_against_the_ai_puts_the_cursor_on_the_engine_s_move() {
     let mut app = welcomed(Instant::now());
     // ada plays X against the AI; the engine's best move is where the cursor goes.

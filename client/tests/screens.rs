@@ -48,7 +48,7 @@ fn play_ai_form() {
         key(&mut app, KeyCode::Enter),
         vec![Effect::Send(ClientMessage::PlayAi {
             variant: Variant::Four,
-            level: Level::Perfect,
+            level: Level::Medium,
             side: noughts_protocol::SideChoice::X,
             clock: None,
         })]

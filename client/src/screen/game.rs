@@ -1,6 +1,6 @@
 //! The game screen: the board in the middle, the players, clocks and chat beside it; its keys.
 
-use noughts_protocol::{EndReason, GameKind, Mark, OfferKind, Variant};
+use noughts_protocol::{EndReason, GameKind, Mark, Variant};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -16,7 +16,7 @@ use super::action::Action;
 use super::modal::Modal;
 use super::theme::Theme;
 use super::widgets::{body_of, cols, split, truncate};
-use crate::game::{GameView, format_clock, format_countdown};
+use crate::game::{GameView, format_clock};
 use crate::notation::cell_name;
 
 /// What the game screen is drawn among: the time, and the box over it (a chat line being typed
@@ -43,7 +43,12 @@ pub fn refusal(game: &GameView, cell: usize) -> Option<&'static str> {
 }
 
 /// What a key does on the game screen (no box up).
-pub fn on_key(game: &mut GameView, key: KeyEvent) -> Vec<Action> {
+pub fn on_key(game: &mut GameView, key: KeyEvent, now: Instant) -> Vec<Action> {
+    if let KeyCode::Char(c) = key.code
+        && let Some(action) = super::offers::on_key(game, c, now)
+    {
+        return vec![action];
+    }
     let dims = game.state.variant.dims();
     let (row, col) = (dims - 2, dims - 1);
     let action = match key.code {
@@ -89,12 +94,11 @@ pub fn on_key(game: &mut GameView, key: KeyEvent) -> Vec<Action> {
             }
         }
         KeyCode::Char('c') => Action::Open(Modal::Chat(String::new())),
-        KeyCode::Char(c @ ('d' | 'u' | 'n' | 'a')) if game.you().is_some() && !game.is_over() => {
+        KeyCode::Char(c @ ('d' | 'u' | 'a')) if game.you().is_some() && !game.is_over() => {
             let game = game.id();
             Action::Send(match c {
                 'd' => ClientMessage::OfferDraw { game },
                 'u' => ClientMessage::Takeback { game },
-                'n' => ClientMessage::Decline { game },
                 _ => ClientMessage::Abort { game },
             })
         }
@@ -144,18 +148,36 @@ pub fn render(app: &Around<'_>, game: &GameView, theme: Theme, body: Rect, buf: 
         digits: game.my_turn(),
     };
     board::draw(&game.board, &geometry, marks, theme, buf);
+    let panel = player_lines(app, game, theme, usize::from(side.width.saturating_sub(2)));
+    // The players' panel as tall as its lines (at least 9 rows, as the chat needs room too);
+    // the moves as many rows as they take, up to half of what is left; the chat the rest.
+    let players_height = u16::try_from(panel.len() + 2)
+        .unwrap_or(u16::MAX)
+        .clamp(9, side.height.saturating_sub(7).max(9));
+    let rest = side.height.saturating_sub(players_height);
+    let move_rows =
+        u16::try_from(move_lines(game, usize::from(side.width.saturating_sub(2))).len())
+            .unwrap_or(u16::MAX);
+    let moves_height = (move_rows + 2).clamp(4, (rest / 2).max(4));
     let [players, moves, chat] = Layout::vertical([
-        Constraint::Length(9),
-        Constraint::Length(4),
+        Constraint::Length(players_height),
+        Constraint::Length(moves_height),
         Constraint::Min(3),
     ])
     .areas(side);
-    render_players(app, game, theme, players, buf);
+    render_players(game, panel, theme, players, buf);
     render_moves(game, theme, moves, buf);
     render_chat(app, game, theme, chat, buf);
 }
 
-fn render_players(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, buf: &mut Buffer) {
+/// The players' panel, its lines drawn in a box titled with the game.
+fn render_players(
+    game: &GameView,
+    lines: Vec<Line<'static>>,
+    theme: Theme,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let block = Block::bordered()
         .title(Span::styled(
             match game.state.kind {
@@ -169,7 +191,17 @@ fn render_players(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, b
         .border_style(theme.grid());
     let inner = block.inner(area);
     block.render(area, buf);
-    let width = inner.width as usize;
+    Paragraph::new(lines).render(inner, buf);
+}
+
+/// The players' panel's lines at `width` columns: the seats with their clocks, the status,
+/// the offers and absences, and the move count.
+fn player_lines(
+    app: &Around<'_>,
+    game: &GameView,
+    theme: Theme,
+    width: usize,
+) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     for mark in [Mark::X, Mark::O] {
         let seat = game.seat(mark);
@@ -217,32 +249,7 @@ fn render_players(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, b
     }
     lines.push(Line::raw(""));
     lines.push(status_line(game, theme));
-    for mark in [Mark::X, Mark::O] {
-        let seat = game.seat(mark);
-        if !seat.connected && seat.level.is_none() && !game.is_over() {
-            let text = match game.grace_ms(mark, app.now) {
-                Some(ms) => format!(
-                    "{} offline: {} to return",
-                    who(game, mark),
-                    format_countdown(ms)
-                ),
-                None => format!("{} offline", who(game, mark)),
-            };
-            lines.push(Line::styled(text, theme.bad()));
-        }
-    }
-    if let Some(by) = game.rematch_offer {
-        let text = if game.you() == Some(by) {
-            "Rematch offered…".to_owned()
-        } else if game.you().is_some() {
-            format!("{} offers a rematch: r", who(game, by))
-        } else {
-            format!("{} offers a rematch", who(game, by))
-        };
-        lines.push(Line::styled(text, theme.key()));
-    } else if game.rematch_sent {
-        lines.push(Line::styled("Rematch offered…", theme.dim()));
-    }
+    lines.extend(super::offers::lines(game, theme, app.now, width));
     lines.push(Line::styled(
         format!(
             "move {} · {} watching",
@@ -251,46 +258,59 @@ fn render_players(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, b
         ),
         theme.dim(),
     ));
-    Paragraph::new(lines).render(inner, buf);
+    lines
 }
 
-/// The moves so far, as people name the cells ("1.X5 2.O1"), the latest last.
+/// The moves so far in numbered pairs, as people name the cells ("1. X b2 O a1"), as many
+/// pairs to a row as `width` takes, the latest last.
+fn move_lines(game: &GameView, width: usize) -> Vec<String> {
+    let variant = game.state.variant;
+    let pairs: Vec<String> = game
+        .state
+        .moves
+        .chunks(2)
+        .enumerate()
+        .map(|(turn, pair)| {
+            let mut text = format!("{}. X {}", turn + 1, cell_name(variant, pair[0]));
+            if let Some(&reply) = pair.get(1) {
+                text.push_str(&format!(" O {}", cell_name(variant, reply)));
+            }
+            text
+        })
+        .collect();
+    let item = pairs.iter().map(|pair| cols(pair)).max().unwrap_or(0) + 2;
+    let per_line = (width / item.max(1)).max(1);
+    pairs
+        .chunks(per_line)
+        .map(|row| {
+            row.iter()
+                .map(|pair| format!("{pair:<item$}"))
+                .collect::<String>()
+                .trim_end()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The moves panel: the numbered pairs, the latest rows when they do not all fit.
 fn render_moves(game: &GameView, theme: Theme, area: Rect, buf: &mut Buffer) {
     let block = Block::bordered()
         .title(Span::styled(" Moves ", theme.title()))
         .border_style(theme.grid());
     let inner = block.inner(area);
     block.render(area, buf);
-    let variant = game.state.variant;
-    let items: Vec<String> = game
-        .state
-        .moves
-        .iter()
-        .enumerate()
-        .map(|(ply, &cell)| {
-            let mark = if ply % 2 == 0 { Mark::X } else { Mark::O };
-            format!("{}.{}{}", ply + 1, mark.symbol(), cell_name(variant, cell))
-        })
-        .collect();
-    if items.is_empty() {
+    let rows = move_lines(game, usize::from(inner.width));
+    if rows.is_empty() {
         Paragraph::new(Line::styled("none yet", theme.dim())).render(inner, buf);
         return;
     }
-    const ITEM: usize = 8;
-    let per_line = (usize::from(inner.width) / ITEM).max(1);
-    let lines: Vec<Line<'_>> = items
-        .chunks(per_line)
-        .map(|chunk| {
-            Line::from(
-                chunk
-                    .iter()
-                    .map(|item| Span::styled(format!("{item:<ITEM$}"), theme.text()))
-                    .collect::<Vec<_>>(),
-            )
-        })
+    let skip = rows.len().saturating_sub(usize::from(inner.height));
+    let lines: Vec<Line<'_>> = rows
+        .into_iter()
+        .skip(skip)
+        .map(|row| Line::styled(row, theme.text()))
         .collect();
-    let skip = lines.len().saturating_sub(usize::from(inner.height));
-    Paragraph::new(lines.into_iter().skip(skip).collect::<Vec<_>>()).render(inner, buf);
+    Paragraph::new(lines).render(inner, buf);
 }
 
 /// A player as the panel's lines name them: by name (cut short), not by mark.
@@ -344,29 +364,6 @@ fn status_line(game: &GameView, theme: Theme) -> Line<'static> {
             (Some(w), None) => Line::styled(format!("{} wins ({how})", who(game, w)), theme.good()),
         };
         return with_rating_change(line, game, theme);
-    }
-    if let Some((by, offer)) = game.offer {
-        let what = match offer {
-            OfferKind::Draw => "a draw",
-            OfferKind::Takeback => "a takeback",
-            OfferKind::Rematch => "a rematch",
-        };
-        let (text, style) = match game.you() {
-            Some(you) if you == by => (format!("You offered {what}…"), theme.dim()),
-            Some(_) => {
-                let key = match offer {
-                    OfferKind::Draw => "d",
-                    OfferKind::Takeback => "u",
-                    OfferKind::Rematch => "r",
-                };
-                (
-                    format!("{} offers {what} ({key}/n)", who(game, by)),
-                    theme.key(),
-                )
-            }
-            None => (format!("{} offers {what}", who(game, by)), theme.dim()),
-        };
-        return Line::styled(text, style);
     }
     match game.state.to_move {
         Some(_) if game.my_turn() => Line::styled("Your move", theme.good()),

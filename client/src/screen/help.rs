@@ -3,10 +3,10 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Widget};
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::theme::Theme;
-use super::widgets::centered;
+use super::widgets::{centered, clear_band};
 
 /// The keys, in sections.
 const SECTIONS: &[(&str, &[(&str, &str)])] = &[
@@ -55,7 +55,9 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("[ ] PgUp PgDn", "cubes: previous / next layer"),
             ("r", "resign (asks first); rematch when over"),
             ("d u", "offer or accept a draw / a takeback"),
-            ("n", "decline the offer; a  abort (first move)"),
+            ("n  x", "decline their offer / withdraw your own"),
+            ("w  =", "opponent gone: claim the win / a draw"),
+            ("a", "abort, before both sides have moved"),
             ("v", "once over: replay the game move by move"),
             ("c", "chat (⏎ send, Esc cancel)"),
             ("t", "watching: players' / spectators' chat"),
@@ -104,11 +106,19 @@ pub fn render(page: Page, theme: Theme, area: Rect, buf: &mut Buffer) {
             ]));
         }
     }
+    // As wide as the longest line, within the terminal; a line still too long wraps.
+    let widest = lines.iter().map(Line::width).max().unwrap_or(0);
+    let width = u16::try_from(widest + 3)
+        .unwrap_or(u16::MAX)
+        .min(area.width);
     let height = lines.len() as u16 + 2;
-    let rect = centered(area, 60, height);
-    Clear.render(rect, buf);
+    let rect = centered(area, width, height);
+    clear_band(rect, area, buf);
     let block = Block::bordered()
         .title(Span::styled(" Help · any key closes ", theme.title()))
         .border_style(theme.title());
-    Paragraph::new(lines).block(block).render(rect, buf);
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(block)
+        .render(rect, buf);
 }

@@ -13,6 +13,7 @@ pub mod leaderboard;
 pub mod listing;
 pub mod lobby;
 pub mod modal;
+pub mod offers;
 pub mod people;
 pub mod replay;
 pub mod rows;

@@ -95,8 +95,14 @@ pub fn hint_line<'a>(hints: &[(&'a str, &'a str)], theme: Theme) -> Line<'a> {
     Line::from(spans)
 }
 
+/// Clears the whole rows `rect` spans across `area`, so that a box drawn there cuts no word of
+/// what is beside it in two (leaving "layer 6" of "you are player 6" beside its border).
+pub fn clear_band(rect: Rect, area: Rect, buf: &mut Buffer) {
+    Clear.render(Rect::new(area.x, rect.y, area.width, rect.height), buf);
+}
+
 /// Draws a dialog over `area`: `lines` in a double-bordered box `width` wide, titled `title`,
-/// centred, whatever was under it cleared.
+/// centred, the whole rows it spans cleared.
 pub fn dialog(
     title: &str,
     lines: Vec<Line<'_>>,
@@ -105,7 +111,7 @@ pub fn dialog(
     (area, buf): (Rect, &mut Buffer),
 ) {
     let rect = centered(area, width, lines.len() as u16 + 2);
-    Clear.render(rect, buf);
+    clear_band(rect, area, buf);
     let block = Block::bordered()
         .border_type(BorderType::Double)
         .title(Span::styled(format!(" {title} "), theme.title()))

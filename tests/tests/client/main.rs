@@ -3,6 +3,7 @@
 
 mod accounts;
 mod commands;
+mod game_panel;
 mod lobby;
 mod moderation;
 mod notation;

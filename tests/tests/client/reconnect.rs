@@ -113,7 +113,7 @@ async fn a_dropped_connection_resumes_the_game() {
     pump(&mut app, &mut link, "the lobby", |a| a.lobby.loaded).await;
     let player = app.player;
 
-    // Play the AI (the form's defaults: classic, perfect, X) and make a move.
+    // Play the AI (the form's defaults: classic, medium, X) and make a move.
     key(&mut app, &link, KeyCode::Char('a'));
     key(&mut app, &link, KeyCode::Enter);
     pump(&mut app, &mut link, "the game", |a| a.game.is_some()).await;

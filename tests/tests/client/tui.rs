@@ -66,9 +66,16 @@ async fn plays_a_full_game_against_the_perfect_ai_under_tmux() {
     tmux.wait_for("the lobby", |s| s.contains("Lobby") && s.contains("online"))
         .await;
 
-    // a: play the AI; the form defaults to classic, perfect, playing X.
+    // a: play the AI; the form defaults to classic, medium, playing X: up the level to perfect.
     tmux.send("a");
-    tmux.wait_for("the form", |s| s.contains("Play the AI"))
+    tmux.wait_for("the form", |s| {
+        s.contains("Play the AI") && s.contains("medium")
+    })
+    .await;
+    tmux.send("Down");
+    tmux.send("Right");
+    tmux.send("Right");
+    tmux.wait_for("the perfect AI", |s| s.contains("perfect"))
         .await;
     tmux.send("Enter");
     let mut screen = tmux.wait_for("the game", |s| s.contains("Your move")).await;
