@@ -218,11 +218,13 @@ export function gameView(game, actions) {
     }
     // A draw can be offered once both sides have moved (before that, the game is aborted).
     const early = game.moves.length < 2;
+    // One's own offer waiting is said above with its Cancel: its button rests meanwhile.
+    const waiting = (/** @type {string} */ kind) => game.offer?.by === you && game.offer?.offer === kind;
     controls.push(button("offer-draw", "Offer draw", () => actions.send({ type: "offer_draw", game: game.game }),
-      early ? { disabled: "", "aria-describedby": "draw-hint" } : {}));
+      early ? { disabled: "", "aria-describedby": "draw-hint" } : waiting("draw") ? { disabled: "" } : {}));
     // A takeback undoes your own last move: there is none until you have moved.
     const moved = game.moves.length >= (you === "x" ? 1 : 2);
-    if (!game.rated) controls.push(button("takeback", "Takeback", () => actions.send({ type: "takeback", game: game.game }), moved ? {} : { disabled: "" }));
+    if (!game.rated) controls.push(button("takeback", "Takeback", () => actions.send({ type: "takeback", game: game.game }), moved && !waiting("takeback") ? {} : { disabled: "" }));
     if (game.moves.length < 2) controls.push(button("abort", "Abort", () => actions.send({ type: "abort", game: game.game })));
   }
   if (live) controls.push(button("lobby", "Lobby", () => actions.lobby()));

@@ -66,6 +66,11 @@ async fn offers_read_in_the_first_person_and_a_player_left_alone_claims_the_win(
         t.contains("You asked to take back your move")
     })
     .await;
+    assert_eq!(
+        attr(&client, "#takeback", "disabled").await.as_deref(),
+        Some("true"),
+        "asked once, the button rests until the answer"
+    );
     rival
         .until(|m| {
             matches!(
