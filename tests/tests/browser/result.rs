@@ -17,7 +17,7 @@ async fn on_a_phone_a_rated_win_shows_the_banner_with_the_rating_change_in_the_s
 }
 
 /// A rated game the rival resigns, on `screen`: the banner, the seats, the next steps, and a
-/// rematch offer that names who made it and is declined.
+/// rematch offer that names who made it and is declined, and one of the page's own withdrawn.
 async fn rated_win(screen: Screen) {
     let Some(driver) = Driver::start().await else {
         return;
@@ -86,6 +86,28 @@ async fn rated_win(screen: Screen) {
     })
     .await;
     wait_for_text(&client, "#rematch", |t| t == "Rematch").await;
+    // The page's own offer reads in the first person and can be withdrawn.
+    press(&client, screen, "#rematch").await;
+    wait_for_text(&client, "#rematch-offer", |t| t == "You offered a rematch").await;
+    rival
+        .until(|m| matches!(m, ServerMessage::RematchOffered { .. }))
+        .await;
+    press(&client, screen, "#cancel-rematch").await;
+    rival
+        .until(|m| {
+            matches!(
+                m,
+                ServerMessage::Withdrawn {
+                    offer: OfferKind::Rematch,
+                    ..
+                }
+            )
+        })
+        .await;
+    wait_for_text(&client, "#rematch-note", |t| {
+        t.contains("You withdrew your rematch offer")
+    })
+    .await;
     assert_no_errors(&client).await;
     client.close().await.unwrap();
 }
