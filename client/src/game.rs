@@ -439,6 +439,7 @@ mod tests {
             level: None,
             connected: true,
             rating: None,
+            guest: false,
         }
     }
 

@@ -79,6 +79,7 @@ impl ReplayView {
             level: None,
             rating: None,
             rating_change: None,
+            guest: false,
         };
         let result = board.outcome().map(|outcome| match outcome {
             Outcome::Win { mark, cells } => GameResult {

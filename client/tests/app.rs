@@ -183,12 +183,14 @@ fn a_watcher_switches_between_the_players_and_the_spectators_chat() {
             player: None,
             mark: Some(Mark::X),
             text: "good luck".into(),
+            guest: false,
         },
         noughts_protocol::ChatLine {
             from: "eve".into(),
             player: None,
             mark: None,
             text: "nice centre".into(),
+            guest: false,
         },
     ];
     frame(&mut app, ServerMessage::GameState(Box::new(watched)));

@@ -41,6 +41,7 @@ fn bob_says(text: &str) -> ChatLine {
         player: Some(PlayerId(8)),
         mark: Some(Mark::O),
         text: text.into(),
+        guest: false,
     }
 }
 

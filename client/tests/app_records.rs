@@ -268,6 +268,7 @@ fn ratings_come_with_the_welcome_and_are_renewed_after_a_rated_game() {
             created_ms: 0,
             last_seen_ms: 0,
             variants: vec![stats(Variant::Classic, 1574)],
+            guest: false,
         }))
     };
     frame(&mut app, profile(8));

@@ -191,7 +191,7 @@ impl Checked {
             Input::Chat { player, watching } => {
                 match self
                     .rules
-                    .chat(player, watching, "someone".into(), "hello".into())
+                    .chat(player, watching, ("someone".into(), false), "hello".into())
                 {
                     Ok(update) => {
                         assert!(
@@ -635,6 +635,7 @@ impl Checked {
             level: None,
             connected: true,
             rating: None,
+            guest: false,
         };
         let state = rules.state(None, [seat(), seat()], self.now);
         assert_eq!(state.seq, rules.seq());

@@ -143,6 +143,8 @@ error_codes! {
     NotAnAccount = "not_an_account",
     /// `revoke_session` named a session this account does not have.
     NoSuchSession = "no_such_session",
+    /// `rename` from an account: an account's name is its username, everywhere.
+    AccountName = "account_name",
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -130,6 +130,10 @@ pub struct SeatInfo {
     /// A person's rating in the game's variant; absent for an AI seat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating: Option<u32>,
+    /// True for a guest (a person without an account), whom clients mark as one; an account's
+    /// name is its username.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub guest: bool,
 }
 
 /// What kind of players a game has.
@@ -238,4 +242,7 @@ pub struct ChatLine {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mark: Option<Mark>,
     pub text: String,
+    /// True when the speaker was a guest when they said it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub guest: bool,
 }

@@ -44,6 +44,9 @@ pub struct RoomInfo {
     /// Whether the game counts for ratings.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rated: bool,
+    /// True when the host is a guest.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub guest: bool,
 }
 
 /// A quick-match seek waiting for an opponent: any other player may accept it.
@@ -61,6 +64,9 @@ pub struct SeekInfo {
     /// Whether the game counts for ratings.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rated: bool,
+    /// True when the seeker is a guest.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub guest: bool,
 }
 
 /// The site's totals, as the lobby shows them.

@@ -224,6 +224,10 @@ pub enum ServerMessage {
         #[debug("{}", if device_cookie.is_some() { "Some(<redacted>)" } else { "None" })]
         #[serde(default, skip_serializing_if = "Option::is_none")]
         device_cookie: Option<String>,
+        /// The account's username when the player has one: its name everywhere (`name` is the
+        /// same); absent for a guest.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        username: Option<String>,
     },
     /// A request was refused. `code` is stable and documented; `message` is for people.
     Error { code: ErrorCode, message: String },
@@ -432,6 +436,7 @@ mod tests {
             resumed: true,
             ratings: Vec::new(),
             device_cookie: Some(token.to_owned()),
+            username: None,
         };
         let frame = ClientFrame {
             id: Some(RequestId::Number(1)),

@@ -53,6 +53,9 @@ pub struct RecordSeat {
     /// In a finished rated game, how much the game changed that rating.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating_change: Option<i32>,
+    /// True for a person who has no account (now): a guest.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub guest: bool,
 }
 
 /// A game as a player's history lists it.
@@ -146,6 +149,9 @@ impl From<Option<MoveVerdict>> for Verdict {
 pub struct Profile {
     pub player: PlayerId,
     pub name: String,
+    /// True for a player without an account: a guest.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub guest: bool,
     /// When the player first said hello and was last seen, in milliseconds since the Unix epoch.
     pub created_ms: u64,
     pub last_seen_ms: u64,

@@ -91,12 +91,12 @@ impl GameHandle {
         self.send(Command::StepDown).await
     }
 
-    /// A chat line, already cleaned and checked, from the player called `name`; `watching` when
-    /// they watch the game from another node.
+    /// A chat line, already cleaned and checked, from the player called `name` (a guest or
+    /// not); `watching` when they watch the game from another node.
     pub(crate) async fn chat(
         &self,
         from: Requester,
-        (name, text): (String, String),
+        (name, text): ((String, bool), String),
         watching: bool,
     ) -> bool {
         self.send(Command::Chat {
@@ -198,7 +198,8 @@ pub(crate) enum Command {
     /// node.
     Chat {
         from: Requester,
-        name: String,
+        /// The speaker's name, and whether they are a guest.
+        name: (String, bool),
         text: String,
         watching: bool,
     },

@@ -50,6 +50,7 @@ impl Room {
             host: self.host.name(),
             player: Some(self.host.player),
             rated: self.rated,
+            guest: !self.host.is_account(),
         }
     }
 }
@@ -136,11 +137,11 @@ impl Registry {
         self.sessions
             .entry(stored.player)
             .or_insert_with(|| {
-                Arc::new(Session::new(
-                    stored.player,
-                    stored.name.clone(),
-                    stored.ratings,
-                ))
+                let session = Session::new(stored.player, stored.name.clone(), stored.ratings);
+                if stored.account {
+                    session.set_account(stored.name.clone());
+                }
+                Arc::new(session)
             })
             .clone()
     }

@@ -65,8 +65,11 @@ pub(crate) fn new_token() -> String {
 
 #[derive(Debug, Default)]
 struct State {
-    /// The display name: given at the first `hello`, changed by `rename`.
+    /// The display name: given at the first `hello`, changed by `rename`; an account's is its
+    /// username.
     name: String,
+    /// Whether the player has an account (else it is a guest, and shown as one).
+    account: bool,
     /// The connections speaking for this player now, oldest first.
     conns: Vec<Outbound>,
     /// Places held for connections whose `hello` is still being answered: they count against
@@ -136,6 +139,19 @@ impl Session {
     /// The player's new name (`rename`), for what starts from now on.
     pub(crate) fn set_name(&self, name: String) {
         self.state().name = name;
+    }
+
+    /// Whether the player has an account: false for a guest.
+    pub(crate) fn is_account(&self) -> bool {
+        self.state().account
+    }
+
+    /// The player became an account (`register`), or is one (a stored player signing in):
+    /// its name is the username from now on.
+    pub(crate) fn set_account(&self, username: String) {
+        let mut state = self.state();
+        state.name = username;
+        state.account = true;
     }
 
     /// The player's ratings in every variant.

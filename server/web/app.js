@@ -4,17 +4,19 @@
  * PROTOCOL.md. One state, changed by the server's messages and the player's clicks; each change
  * builds the view afresh and morphs it into the page, so that only what changed is touched.
  * Every view has its own address (`#game=ID`, `#replay=ID`, `#history`, `#leaderboard=VARIANT`,
- * `#games` for all live games, `#account` for signing up, in and out, the lobby at `/`), and
+ * `#games` for all live games, `#account` for signing up, in and out, `#profile=ID` for a
+ * player's profile, where every name links, the lobby at `/`), and
  * Back and Forward move between them; `#room=CODE` joins a private room. The lobby is followed
  * only while it is shown.
  */
 
 import { account, accountActionsFor, accountMessage, accountView, forget, listSessions } from "./account.js";
-import { Connection, storedName, storeName } from "./net.js";
+import { Connection, storedName, storeName, storeUsername } from "./net.js";
 import { cellName, focusBoard } from "./board.js";
 import { awayTick, gameView, headline, howText } from "./game.js";
 import { applyLobbyUpdate, browseView, lobbyView } from "./lobby.js";
 import { answered, listed, refused } from "./moderation.js";
+import { openProfile, profileMessage, profileView } from "./profile.js";
 import { historyView, leaderboardView } from "./records.js";
 import { replayView, stepReplay } from "./replay.js";
 import { errorWords, placeNotice, sayAt } from "./notice.js";
@@ -35,7 +37,7 @@ const state = {
   /** @type {Map<number, any>} */ listed: new Map(),
   /** @type {Map<number, any>} */ games: new Map(),
   /** The game or replay the view shows (or waits for). @type {number | null} */ current: null,
-  /** @type {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse" | "account"} */ view: "lobby",
+  /** @type {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse" | "account" | "profile"} */ view: "lobby",
   /** The variant the leaderboard shows. */ recordsVariant: "classic",
   /** The variant "My games" shows ("all" for every one), and the results it shows ("all", "won", "lost", "drawn"). */ historyVariant: "all", recordsOutcome: "all",
   /** A watcher's chat tab: the spectators' chat, where what a watcher types goes, unless they look at the players'. @type {"players" | "spectators"} */ chatTab: "spectators",
@@ -125,6 +127,12 @@ function startAfresh() {
   net.reconnect();
 }
 
+/** The name in the header: an account's (its username) cannot be changed there. */
+function showName(/** @type {string} */ name) {
+  nameInput.value = name;
+  nameInput.readOnly = Boolean(account.username);
+}
+
 /** The name the server shows now (after a rename, here or in another tab): said if asked here. */
 function renamed(/** @type {string} */ name) {
   nameInput.value = name;
@@ -171,8 +179,10 @@ function onMessage(message) {
       }
       state.player = message.player;
       if (state.view === "account") listSessions(accountActions);
-      nameInput.value = message.name;
-      storeName(message.name);
+      // An account's name is its username: kept apart from the guest's, which a sign-out brings back.
+      storeUsername(account.username = message.username ?? null);
+      showName(message.name);
+      if (!message.username) storeName(message.name);
       // A rename asked while offline goes now.
       if (state.renaming && state.renaming.name !== message.name) state.renaming.id = net.send({ type: "rename", name: state.renaming.name });
       else state.renaming = null;
@@ -202,7 +212,8 @@ function onMessage(message) {
       announce(game.note);
       break;
     }
-    case "history": state.history = message.games; break;
+    case "profile": if (!profileMessage(message)) return; break;
+    case "history": if (!profileMessage(message) || message.player === state.player) state.history = message.games; break;
     case "game_record":
       state.replay = { record: message, ply: message.moves.length, verdicts: null };
       // The engine's verdicts come from the server (the page has no engine): finished games only.
@@ -211,7 +222,7 @@ function onMessage(message) {
       show("replay", message.game);
       break;
     case "renamed": renamed(message.name); break;
-    case "registered": case "session_list": accountMessage(message, accountActions); break;
+    case "registered": case "session_list": accountMessage(message, accountActions); showName(account.username ?? nameInput.value); break;
     case "game_analysis":
       if (state.replay?.record.game !== message.game) return;
       state.replay.verdicts = message.verdicts;
@@ -436,13 +447,14 @@ function addressOf() {
     case "leaderboard": return `#leaderboard=${state.recordsVariant}`;
     case "browse": return state.browse.variant ? `#games=${state.browse.variant}` : "#games";
     case "account": return "#account";
+    case "profile": return `#profile=${state.current}`;
     default: return "";
   }
 }
 
 /**
  * Shows `view` (of the game or replay `current`); leaving a watched game stops watching it.
- * @param {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse" | "account"} view
+ * @param {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse" | "account" | "profile"} view
  * @param {number | null} current
  */
 function show(view, current) {
@@ -466,6 +478,7 @@ function followAddress() {
   const room = link.get("room");
   const game = Number(link.get("game"));
   const replay = Number(link.get("replay"));
+  const player = Number(link.get("profile"));
   if (room) {
     state.joining = true;
     show("lobby", null);
@@ -478,6 +491,9 @@ function followAddress() {
   } else if (replay) {
     show("replay", replay);
     if (state.replay?.record.game !== replay) net.send({ type: "game_record", game: replay });
+  } else if (player) {
+    show("profile", player);
+    openProfile(player, net.send.bind(net));
   } else if (link.has("games")) {
     browse(link.get("games") ?? "");
   } else if (link.get("leaderboard")) {
@@ -603,6 +619,7 @@ function render() {
     : state.view === "replay" && state.replay && state.replay.record.game === state.current ? replayView(state.replay, actions)
     : state.view === "replay" ? waiting(`Fetching the record of game #${state.current}…`)
     : state.view === "account" ? accountView(accountActions)
+    : state.view === "profile" ? profileView(actions)
     : lobbyView(state, actions);
   const next = document.createElement("main");
   next.append(view);

@@ -8,7 +8,7 @@
 
 import { boardView, cellName, coordsSwitch } from "./board.js";
 import { playerMenu, unmuted } from "./moderation.js";
-import { el, moveList, seatText } from "./views.js";
+import { el, moveList, nameLink } from "./views.js";
 
 /**
  * What the game view needs from the page: sending requests and the page's own actions.
@@ -59,7 +59,7 @@ function seatView(/** @type {any} */ game, /** @type {"x" | "o"} */ mark, /** @t
     ? el("span", { class: "rating", "data-rating": mark }, ` ${after.rating} `,
       el("span", { class: after.change >= 0 ? "up" : "down" }, `(${signed(after.change)})`))
     : null;
-  const text = after ? seatText({ ...seat, rating: undefined }) : seatText(seat);
+  const text = nameLink(seat, !after);
   const won = game.result?.winner === mark;
   return el("div", { class: `seat${game.to_move === mark ? " to-move" : ""}${won ? " winner" : ""}`, "data-seat": mark },
     el("span", { class: `mark mark-${mark}` }, mark.toUpperCase()), " ",
@@ -268,7 +268,7 @@ function chatBox(/** @type {any} */ game, /** @type {GameActions} */ actions) {
   return el("section", { class: "chat", "aria-label": "chat", "data-feedback": "chat" },
     tabs,
     el("ul", { id: "chat-lines" }, ...lines.map((/** @type {any} */ line, /** @type {number} */ i) => el("li", {},
-      el("b", {}, line.from), " ", playerMenu({ player: line.player, name: line.from }, `chat-${i}`, game.game, actions), ": ", line.text))),
+      el("b", {}, nameLink(line)), " ", playerMenu({ player: line.player, name: line.from }, `chat-${i}`, game.game, actions), ": ", line.text))),
     el("div", { class: "row" },
       el("input", { id: "chat-input", maxlength: "280", "aria-label": watcher ? "message to the spectators" : "chat message", autocomplete: "off",
         placeholder: watcher ? "Say something to the spectators" : "Say something to your opponent",

@@ -8,7 +8,7 @@
 
 import { playerMenu } from "./moderation.js";
 import { playPanel } from "./play.js";
-import { clockSpec, el, plural, seatText } from "./views.js";
+import { clockSpec, el, nameLink, plural } from "./views.js";
 
 /** How to win each variant, in a paragraph. */
 const HOW_TO_WIN = /** @type {[string, string][]} */ ([
@@ -25,12 +25,12 @@ const HOW_TO_WIN = /** @type {[string, string][]} */ ([
 export function lobbyView(state, actions) {
   const send = actions.send;
   const seeks = [...state.seeks.values()].map((seek) => el("li", { "data-key": `seek-${seek.seek}` },
-    `${seatText({ name: seek.name, player: seek.player, rating: seek.rating })} · ${seek.variant} · ${clockSpec(seek.clock)}${seek.rated ? " · rated" : ""} `,
+    nameLink(seek), ` ${seek.rating} · ${seek.variant} · ${clockSpec(seek.clock)}${seek.rated ? " · rated" : ""} `,
     playerMenu(seek, `seek-${seek.seek}`, null, actions), " ",
     seek.player === state.player ? el("em", {}, "yours")
       : el("button", { type: "button", "data-seek": String(seek.seek), onclick: () => send({ type: "accept_seek", seek: seek.seek }) }, "Play")));
   const rooms = [...state.rooms.values()].map((room) => el("li", { "data-key": `room-${room.code}` },
-    `${room.code} · ${room.variant} · ${clockSpec(room.clock)} · ${room.host} `,
+    `${room.code} · ${room.variant} · ${clockSpec(room.clock)} · `, nameLink(room), " ",
     playerMenu({ player: room.player, name: room.host }, `room-${room.code}`, null, actions), " ",
     el("button", { type: "button", "data-join": room.code, onclick: () => send({ type: "join_room", code: room.code }) }, "Join")));
   const mine = [...state.games.values()].filter((g) => g.you && !g.result).sort((a, b) => a.game - b.game);
@@ -60,7 +60,7 @@ function yourGame(/** @type {any} */ game, /** @type {any} */ actions) {
   const other = game[game.you === "x" ? "o" : "x"];
   return el("li", { "data-key": `yours-${game.game}`, "data-game": String(game.game), class: "game-item" },
     miniature(game.variant, game.board, () => actions.resume(game.game)),
-    el("span", { class: "who" }, `#${game.game} ${game.variant} against ${seatText(other)} · ${game.to_move === game.you ? "your move" : "their move"}`),
+    el("span", { class: "who" }, `#${game.game} ${game.variant} against `, nameLink(other, true), ` · ${game.to_move === game.you ? "your move" : "their move"}`),
     el("button", { type: "button", class: "primary", "data-resume": String(game.game), onclick: () => actions.resume(game.game) }, "Resume"));
 }
 
@@ -103,7 +103,7 @@ function gameItem(game, actions) {
   const watch = () => actions.watch(game.game);
   return el("li", { "data-key": `game-${game.game}`, "data-game": String(game.game), class: "game-item" },
     game.board ? miniature(game.variant, game.board, watch) : null,
-    el("span", { class: "who" }, `#${game.game} ${game.variant}: ${seatText(game.x)} vs ${seatText(game.o)} · ${plural(game.moves, "move")} · ${game.watchers} watching `,
+    el("span", { class: "who" }, `#${game.game} ${game.variant}: `, nameLink(game.x, true), " vs ", nameLink(game.o, true), ` · ${plural(game.moves, "move")} · ${game.watchers} watching `,
       playerMenu(game.x, `listed-${game.game}-x`, game.game, actions), " ",
       playerMenu(game.o, `listed-${game.game}-o`, game.game, actions)),
     el("button", { type: "button", "aria-label": `Watch game ${game.game}`, onclick: watch }, "Watch"));

@@ -28,15 +28,20 @@ export function storeName(/** @type {string} */ name) {
   localStorage.setItem(NAME, name);
 }
 
-/** The account this page is signed in to (the server's welcome does not say), or null for a guest. */
+/** The account this page is signed in to (as the last `welcome` said), or null for a guest. */
 export function storedUsername() {
   return localStorage.getItem(USERNAME);
 }
 
-/** Keeps the account's username (null forgets it, as a guest). */
+/**
+ * Keeps the account's username (null forgets it, as a guest). A guest's name that is the
+ * account's username goes with it, so that the guest the page becomes is not shown under it.
+ */
 export function storeUsername(/** @type {string | null} */ username) {
+  const before = localStorage.getItem(USERNAME);
   if (username) localStorage.setItem(USERNAME, username);
   else localStorage.removeItem(USERNAME);
+  if (before && before !== username && localStorage.getItem(NAME) === before) localStorage.removeItem(NAME);
 }
 
 /** The device cookies this browser was given, by username in lower case. */

@@ -90,6 +90,7 @@ export function errorWords(/** @type {string} */ code) {
     banned: "You are banned from this server.",
     bad_report: "Say in a few words (at most 500 characters) what happened.",
     reserved_name: "That name is reserved; choose another.",
+    account_name: "An account's name is its username: it cannot be changed.",
     not_an_account: "Rated games are between registered players: sign up (at the top of the page) to play one.",
   }[code] ?? "The server refused that.");
 }

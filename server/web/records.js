@@ -6,7 +6,7 @@
  */
 
 import { playerMenu } from "./moderation.js";
-import { el, plural, seatText } from "./views.js";
+import { el, nameLink, plural } from "./views.js";
 
 const VARIANT_NAMES = ["classic", "four", "cube", "qubic"];
 const SVG = "http://www.w3.org/2000/svg";
@@ -17,7 +17,7 @@ const SVG = "http://www.w3.org/2000/svg";
  * @param {string} current
  * @param {(variant: string) => void} choose
  */
-function variantTabs(id, current, choose, all = false) {
+export function variantTabs(id, current, choose, all = false) {
   return el("div", { class: "tabs", role: "tablist", "aria-label": "variant", id },
     ...[...(all ? ["all"] : []), ...VARIANT_NAMES].map((variant) => el("button", {
       type: "button", role: "tab", "data-variant": variant,
@@ -27,14 +27,14 @@ function variantTabs(id, current, choose, all = false) {
 }
 
 /** How a finished game went for `player`: "won", "lost", "drawn" or "aborted". */
-function outcome(/** @type {any} */ game, /** @type {number | null} */ player) {
+export function outcome(/** @type {any} */ game, /** @type {number | null} */ player) {
   const { winner, reason } = game.result;
   if (!winner) return reason === "aborted" ? "aborted" : "drawn";
   return game[winner].player === player ? "won" : "lost";
 }
 
 /** How a game ended, in a few words: "four in a row", "on time". */
-function how(/** @type {any} */ game) {
+export function how(/** @type {any} */ game) {
   return /** @type {Record<string, string>} */ ({
     line: game.variant === "four" || game.variant === "qubic" ? "four in a row" : "three in a row",
     draw: "board full", resign: "resignation", timeout: "on time", abandon: "abandoned",
@@ -45,7 +45,7 @@ function how(/** @type {any} */ game) {
 const OUTCOMES = [["all", "any result"], ["won", "won"], ["lost", "lost"], ["drawn", "drawn"]];
 
 /** A date and time as the player's browser writes them. */
-function when(/** @type {number} */ ms) {
+export function when(/** @type {number} */ ms) {
   return new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
@@ -60,7 +60,7 @@ function change(/** @type {any} */ seat) {
  * A line chart of `points` ([time, rating] pairs, oldest first), as SVG.
  * @param {[number, number][]} points
  */
-function ratingChart(points) {
+export function ratingChart(points) {
   const width = 600;
   const height = 200;
   const pad = 30;
@@ -104,6 +104,22 @@ function ratingChart(points) {
 }
 
 /**
+ * The rating of `player` after each rated game among `games` (newest first, as `history` lists
+ * them), oldest first, starting with the rating going into the first: the chart's points.
+ * @param {any[]} games
+ * @param {number | null} player
+ * @returns {[number, number][]}
+ */
+export function ratingPoints(games, player) {
+  const mine = (/** @type {any} */ g) => (g.x.player === player ? g.x : g.o);
+  const rated = games.filter((g) => g.rated && mine(g).rating !== undefined);
+  /** @type {[number, number][]} */
+  const points = rated.map((g) => [g.ended_ms, mine(g).rating + (mine(g).rating_change ?? 0)]).reverse();
+  if (points.length) points.unshift([rated[rated.length - 1].started_ms, mine(rated[rated.length - 1]).rating]);
+  return points;
+}
+
+/**
  * "My games": every variant or one (`state.historyVariant`, "all" for every one), filtered by
  * result (`state.recordsOutcome`); a variant's chart of the rating.
  * @param {any} state the page's state (history, player, historyVariant, recordsOutcome)
@@ -115,10 +131,7 @@ export function historyView(state, actions) {
   const all = state.history.filter((/** @type {any} */ g) => variant === "all" || g.variant === variant);
   const games = all.filter((/** @type {any} */ g) => filter === "all" || outcome(g, state.player) === filter);
   const mine = (/** @type {any} */ g) => (g.x.player === state.player ? g.x : g.o);
-  // The rating after each rated game, oldest first: the rating going in plus the change.
-  const rated = variant === "all" ? [] : all.filter((/** @type {any} */ g) => g.rated && mine(g).rating !== undefined);
-  const points = /** @type {[number, number][]} */ (rated.map((/** @type {any} */ g) => [g.ended_ms, mine(g).rating + (mine(g).rating_change ?? 0)]).reverse());
-  if (points.length) points.unshift([rated.at(-1).started_ms, mine(rated.at(-1)).rating]);
+  const points = variant === "all" ? [] : ratingPoints(all, state.player);
   const chart = variant === "all" ? el("p", { class: "dim" }, "Choose a variant to see the chart of your rating in it.")
     : points.length > 1 ? ratingChart(points) : el("p", { class: "dim" }, "No rated games in this variant yet: the chart of your rating starts with the first.");
   const name = variant === "all" ? "all variants" : variant;
@@ -137,7 +150,7 @@ export function historyView(state, actions) {
         const result = outcome(game, state.player);
         return el("tr", { "data-key": `history-${game.game}`, "data-outcome": result },
           el("td", {}, when(game.ended_ms)),
-          el("td", {}, `#${game.game} ${game.variant}: ${seatText(game.x)} vs ${seatText(game.o)} · ${plural(game.moves, "move")} `,
+          el("td", {}, `#${game.game} ${game.variant}: `, nameLink(game.x, true), " vs ", nameLink(game.o, true), ` · ${plural(game.moves, "move")} `,
             playerMenu(game.x.player === state.player ? game.o : game.x, `history-${game.game}`, game.game, actions)),
           el("td", {}, el("span", { class: "outcome", "data-outcome": result }, result[0].toUpperCase() + result.slice(1)), ` · ${how(game)}`),
           el("td", { class: "rating-change" }, change(mine(game))),
@@ -158,7 +171,7 @@ export function leaderboardView(state, actions) {
     el("h2", { id: "leaderboard-title" }, `Leaderboard · ${variant}`),
     variantTabs("leaderboard-tabs", variant, (v) => actions.leaderboard(v)),
     state.leaderboard.length ? el("ol", { id: "leaderboard-list" }, ...state.leaderboard.map((/** @type {any} */ p) =>
-      el("li", {}, `${seatText({ name: p.name, player: p.player, rating: p.rating })} (${plural(p.games, "game")}: ${p.wins} won, ${p.draws} drawn, ${p.losses} lost) `,
+      el("li", {}, nameLink(p, true), ` (${plural(p.games, "game")}: ${p.wins} won, ${p.draws} drawn, ${p.losses} lost) `,
         playerMenu(p, `leaderboard-${p.player}`, null, actions))))
       : el("p", { class: "dim" }, `Nobody has played a rated ${variant} game yet.`),
     el("button", { id: "lobby", type: "button", onclick: () => actions.lobby() }, "Lobby"));

@@ -7,7 +7,7 @@
 
 import { boardView, cellName, coordsSwitch } from "./board.js";
 import { howText, winnerText } from "./game.js";
-import { el, moveList, plural, seatText } from "./views.js";
+import { el, moveList, nameLink, plural } from "./views.js";
 
 /** What a verdict is called, and the mark a move list puts after the move (as in chess). */
 const VERDICTS = /** @type {Record<string, [string, string]>} */ ({
@@ -70,7 +70,7 @@ export function replayView(replay, actions) {
   }, "replay-moves");
   const judged = last ? verdictOf(replay, ply - 1) : null;
   return el("div", { class: "replay", "data-key": `replay-${record.game}`, "data-ply": String(ply) },
-    el("h2", {}, `Replay of game #${record.game} · ${record.variant}: ${seatText(record.x)} vs ${seatText(record.o)}`),
+    el("h2", {}, `Replay of game #${record.game} · ${record.variant}: `, nameLink(record.x, true), " vs ", nameLink(record.o, true)),
     el("div", { class: "layout" },
       el("div", { class: "board-box" }, boardView({
         key: `replay-${record.game}`, variant: record.variant, board, winning: end ? record.result?.cells ?? [] : [],

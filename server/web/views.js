@@ -122,12 +122,22 @@ export function clockSpec(/** @type {any} */ clock) {
   return clock ? `${clock.initial_ms / 60000}+${clock.increment_ms / 1000}` : "no clock";
 }
 
-/** A seat as shown: a person's name and id, or the AI's level. */
-export function seatText(/** @type {any} */ seat) {
-  if (!seat) return "?";
-  if (seat.level) return `AI (${seat.level})`;
-  const rating = seat.rating ? ` ${seat.rating}` : "";
-  return `${seat.name}#${seat.player ?? "?"}${rating}`;
+/**
+ * A person's name as a link to their profile (`#profile=ID`), with a "guest" tag for a guest, and
+ * their rating when `rated` and known; an AI seat's level as text.
+ * @param {any} who a seat, seek, chat line or leaderboard entry: `name` (or `from`), `player`, `guest`
+ * @param {boolean} [rated]
+ */
+export function nameLink(who, rated = false) {
+  if (!who) return "?";
+  const rating = rated && who.rating ? ` ${who.rating}` : "";
+  const name = who.name ?? who.from ?? who.host;
+  if (who.level || who.player === undefined || who.player === null) return `${who.level ? `AI (${who.level})` : name}${rating}`;
+  return el("span", { class: "name" },
+    el("a", { class: "profile-link", href: `#profile=${who.player}`, "data-profile": String(who.player) }, name),
+    who.guest ? " " : null,
+    who.guest ? el("span", { class: "guest-tag", title: "A guest: no account" }, "guest") : null,
+    rating);
 }
 
 /** The clock settings offered, as in the terminal client. */

@@ -42,6 +42,7 @@ pub fn human(name: &str, id: u64) -> SeatInfo {
         level: None,
         connected: true,
         rating: Some(1450 + 13 * id as u32),
+        guest: false,
     }
 }
 
@@ -52,6 +53,7 @@ pub fn ai(level: Level) -> SeatInfo {
         level: Some(level),
         connected: true,
         rating: None,
+        guest: false,
     }
 }
 
@@ -76,6 +78,7 @@ pub fn welcomed(t0: Instant) -> App {
                 })
                 .collect(),
             device_cookie: None,
+            username: None,
         },
     ));
     assert_eq!(
@@ -133,12 +136,14 @@ pub fn state(variant: Variant, board: &str, moves: &[usize]) -> GameState {
                 player: None,
                 mark: Some(Mark::O),
                 text: "good luck!".into(),
+                guest: false,
             },
             ChatLine {
                 from: "eve".into(),
                 player: None,
                 mark: None,
                 text: "\u{1b}[2Jwatching from the back".into(),
+                guest: false,
             },
         ],
         rematch_of: None,
@@ -173,6 +178,7 @@ pub fn lobby_message() -> ServerMessage {
                 increment_ms: 3_000,
             }),
             rated: true,
+            guest: false,
         }],
         rooms: vec![RoomInfo {
             code: "K7QM-4TXP-2D".into(),
@@ -184,6 +190,7 @@ pub fn lobby_message() -> ServerMessage {
             host: "carol".into(),
             player: Some(PlayerId(3)),
             rated: false,
+            guest: false,
         }],
         games: vec![
             game(
@@ -277,6 +284,7 @@ pub fn record_seat(name: &str, player: u64, rating: u32, change: i32) -> RecordS
         level: None,
         rating: Some(rating),
         rating_change: Some(change),
+        guest: false,
     }
 }
 
@@ -287,6 +295,7 @@ pub fn ai_record_seat(level: Level) -> RecordSeat {
         level: Some(level),
         rating: None,
         rating_change: None,
+        guest: false,
     }
 }
 
@@ -429,6 +438,7 @@ pub fn welcome(app: &mut App, resumed: bool) -> Vec<Effect> {
             resumed,
             ratings: Vec::new(),
             device_cookie: None,
+            username: None,
         },
     ))
 }

@@ -59,6 +59,9 @@ return 0
 pub(crate) struct Who {
     pub player: u64,
     pub name: String,
+    /// Whether the player has an account (its name is then its username).
+    #[serde(default)]
+    pub account: bool,
     /// Per variant, in `Variant::ALL` order: rating, deviation, volatility and rated games.
     pub ratings: [(f64, f64, f64, u32); 4],
     /// The address the per-address limits count under.
@@ -434,6 +437,7 @@ mod tests {
             name: "ada".into(),
             ratings: [(1500.0, 350.0, 0.06, 0); 4],
             network: "192.0.2.1".parse().unwrap(),
+            account: false,
         };
         let all = [
             Mail::Deliver {

@@ -116,6 +116,7 @@ fn room(code: &str) -> Change {
             host: "ada".to_owned(),
             player: None,
             rated: false,
+            guest: false,
         },
     }
 }
@@ -345,6 +346,7 @@ fn listed(id: u64, moves: u32) -> Change {
         level: Some(noughts_protocol::Level::Perfect),
         connected: true,
         rating: None,
+        guest: false,
     };
     Change::Game {
         game: noughts_protocol::GameInfo {

@@ -18,6 +18,8 @@ pub(super) struct Human {
     /// taken up here after a restart or from another node). A `rename` meanwhile is for what
     /// starts later, so every snapshot and lobby entry of one game names its players alike.
     name: String,
+    /// Whether the player was a guest when the seat was taken: kept with the name.
+    guest: bool,
     /// The connections to send to (a player may be connected from several places); none while
     /// the player is away.
     pub(super) outs: Vec<Outbound>,
@@ -28,6 +30,7 @@ impl Human {
     pub(super) fn seated(session: Arc<Session>, outs: Vec<Outbound>) -> Human {
         Human {
             name: session.name(),
+            guest: !session.is_account(),
             session,
             outs,
         }
@@ -46,6 +49,7 @@ impl Sitter<Human> {
                 rating: Some(crate::rating::points(
                     human.session.ratings().get(variant).rating,
                 )),
+                guest: human.guest,
             },
             Sitter::Ai(level) => SeatInfo {
                 name: format!("AI ({level})"),
@@ -53,6 +57,7 @@ impl Sitter<Human> {
                 level: Some(*level),
                 connected: true,
                 rating: None,
+                guest: false,
             },
         }
     }

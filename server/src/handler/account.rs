@@ -396,6 +396,17 @@ impl Client {
             return Err(store_failed(&err, "register"));
         }
         info!(player = session.player.0, "registered");
+        // The account's name is its username from now on: what starts from now shows it, and
+        // the player's other connections hear of it as of a rename.
+        session.set_account(username.clone());
+        let renamed = ServerMessage::Renamed {
+            name: username.clone(),
+        };
+        for out in session.outbounds() {
+            if out.conn != self.out.conn {
+                out.reply(None, renamed.clone());
+            }
+        }
         let device_cookie = self.new_device_cookie(session.player).await;
         self.out.reply(
             id,

@@ -67,7 +67,7 @@ impl Client {
         if !self.chat.take(Instant::now()) {
             return refuse(ErrorCode::RateLimited, "too many chat lines; slow down");
         }
-        let name = session.name();
+        let name = (session.name(), !session.is_account());
         let watching = self.watching_elsewhere;
         self.forwarded(handle.chat(from, (name, text), watching).await)
     }

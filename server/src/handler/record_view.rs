@@ -46,6 +46,7 @@ fn seat(sitter: Sitter, stored: StoredSeat) -> RecordSeat {
             rating_change: stored
                 .change
                 .map(|c| c.round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32),
+            guest: stored.guest,
         },
         Sitter::Ai(level) => RecordSeat {
             name: format!("AI ({level})"),
@@ -53,6 +54,7 @@ fn seat(sitter: Sitter, stored: StoredSeat) -> RecordSeat {
             level: Some(level),
             rating: None,
             rating_change: None,
+            guest: false,
         },
     }
 }
@@ -171,6 +173,7 @@ pub(super) fn final_state(
                     level: None,
                     connected: connected(player),
                     rating: rating.map(rating::points),
+                    guest: stored.guest,
                 },
                 Sitter::Ai(level) => SeatInfo {
                     name: format!("AI ({level})"),
@@ -178,6 +181,7 @@ pub(super) fn final_state(
                     level: Some(level),
                     connected: true,
                     rating: None,
+                    guest: false,
                 },
             });
     let (Some(x), Some(o)) = (seats.next(), seats.next()) else {
@@ -228,6 +232,7 @@ pub(super) fn profile(stored: StoredProfile) -> Profile {
     Profile {
         player: stored.player,
         name: stored.name,
+        guest: stored.guest,
         created_ms: stored.created_ms,
         last_seen_ms: stored.last_seen_ms,
         variants,

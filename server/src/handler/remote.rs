@@ -38,6 +38,7 @@ pub(super) fn who(session: &Session, network: Network) -> Who {
     Who {
         player: session.player.0,
         name: session.name(),
+        account: session.is_account(),
         ratings: session.ratings().parts(),
         network: network.ip(),
     }

@@ -166,6 +166,7 @@ fn listing(session: &Session, open: OpenSeek) -> SeekInfo {
         variant,
         clock,
         rated,
+        guest: !session.is_account(),
     }
 }
 

@@ -268,6 +268,8 @@ impl Client {
     ) {
         let live = &self.shared.live;
         live.welcomed(session.player, TokenHash::of(&token), &self.out);
+        let name = session.name();
+        let username = session.is_account().then(|| name.clone());
         let ratings = session.ratings();
         let ratings = Variant::ALL
             .iter()
@@ -283,11 +285,12 @@ impl Client {
             ServerMessage::Welcome {
                 protocol: PROTOCOL_VERSION,
                 player: session.player,
-                name: session.name(),
+                name,
                 token,
                 resumed,
                 ratings,
                 device_cookie,
+                username,
             },
         );
     }
@@ -303,6 +306,21 @@ impl Client {
         let name = normalize_name(name)
             .map_err(|err| Refusal::new(ErrorCode::BadName, err.to_string()))?;
         self.check_name_free(&name)?;
+        // Asked of the store, which every node shares: an account may have been registered
+        // from another node.
+        match self.shared.store.account_of(session.player).await {
+            Ok(None) => {}
+            Ok(Some(_)) => {
+                return refuse(
+                    ErrorCode::AccountName,
+                    "an account's name is its username; only a guest can rename",
+                );
+            }
+            Err(err) => {
+                error!(cause = %err, "cannot look an account up");
+                return refuse(ErrorCode::Internal, "the server cannot change names now");
+            }
+        }
         if let Err(err) = self.shared.store.rename_player(session.player, &name).await {
             error!(cause = %err, "cannot store a new name");
             return refuse(ErrorCode::Internal, "the server cannot change names now");

@@ -154,6 +154,7 @@ async fn stand_in(
             player,
             name: who.name.clone(),
             ratings: Ratings::from_parts(who.ratings),
+            account: who.account,
         })
     });
     let mut client = Client::new(shared.clone(), out.clone(), Network::of(who.network));

@@ -15,6 +15,7 @@ fn room(code: &str) -> RoomInfo {
         host: "ada".to_owned(),
         player: None,
         rated: false,
+        guest: false,
     }
 }
 
@@ -25,6 +26,7 @@ fn seat(name: &str, player: u64, rating: u32) -> SeatInfo {
         level: None,
         connected: true,
         rating: Some(rating),
+        guest: false,
     }
 }
 
@@ -254,6 +256,7 @@ fn seek(id: u64) -> SeekInfo {
         variant: Variant::Classic,
         clock: None,
         rated: false,
+        guest: false,
     }
 }
 

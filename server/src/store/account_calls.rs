@@ -17,7 +17,12 @@ impl Store {
         let now = now_ms();
         let freed_before = now.saturating_sub(hold_ms);
         self.write("create account", move |db| {
-            db.create_account(&account, now, freed_before)
+            let made = db.create_account(&account, now, freed_before)?;
+            if made {
+                // The account's name is its username from now on, in every record too.
+                db.rename_player(account.player, &account.username)?;
+            }
+            Ok(made)
         })
         .await
     }

@@ -258,9 +258,15 @@ pub(super) fn player(
     let Some(row) = db.player_row(player)? else {
         return Ok(None);
     };
+    let account = db
+        .account_of(player)?
+        .filter(|account| account.closed_ms.is_none());
     Ok(Some(StoredPlayer {
         player,
-        name: row.name,
+        account: account.is_some(),
+        // An account's name is its username, whatever the row says (accounts registered
+        // before names followed usernames kept their guest's).
+        name: account.map_or(row.name, |account| account.username),
         ratings: db.ratings(player)?,
     }))
 }
@@ -355,12 +361,18 @@ fn opposite(score: Score) -> Score {
     }
 }
 
-/// `player`'s name as the records show it: marked when its account is closed.
-fn shown_name(db: &mut dyn Backend, player: PlayerId, name: String) -> Result<String, StoreError> {
-    let closed = db
-        .account_of(player)?
-        .is_some_and(|account| account.closed_ms.is_some());
-    Ok(if closed { closed_name(&name) } else { name })
+/// `player`'s name as the records show it: an account's username (marked when the account is
+/// closed), else the guest's name; and whether it is a guest's.
+fn shown_name(
+    db: &mut dyn Backend,
+    player: PlayerId,
+    name: String,
+) -> Result<(String, bool), StoreError> {
+    Ok(match db.account_of(player)? {
+        Some(account) if account.closed_ms.is_some() => (closed_name(&account.username), false),
+        Some(account) => (account.username, false),
+        None => (name, true),
+    })
 }
 
 /// A game's row with the names of the people in it.
@@ -373,10 +385,14 @@ fn stored_game(db: &mut dyn Backend, row: GameRow, moves: u32) -> Result<StoredG
         }
     }
     let [x_name, o_name] = names;
-    let seat = |name, (rating, change): (Option<f64>, Option<f64>)| StoredSeat {
-        name,
-        rating,
-        change,
+    let seat = |named: Option<(String, bool)>, (rating, change): (Option<f64>, Option<f64>)| {
+        let guest = named.as_ref().is_some_and(|(_, guest)| *guest);
+        StoredSeat {
+            name: named.map(|(name, _)| name),
+            guest,
+            rating,
+            change,
+        }
     };
     Ok(StoredGame {
         seats: [seat(x_name, row.ratings[0]), seat(o_name, row.ratings[1])],
@@ -486,9 +502,11 @@ pub(super) fn profile(
         return Ok(None);
     };
     let ratings = db.ratings(id)?;
+    let (name, guest) = shown_name(db, id, row.name)?;
     let mut profile = StoredProfile {
         player: id,
-        name: shown_name(db, id, row.name)?,
+        name,
+        guest,
         created_ms: row.created_ms,
         last_seen_ms: row.last_seen_ms,
         ratings: [(rating::NEW, 0); 4],

@@ -208,10 +208,12 @@ pub(crate) struct TokenRules {
 pub(crate) struct StoredPlayer {
     /// The public id, the same in every session.
     pub player: PlayerId,
-    /// The name given at the first `hello`; the player keeps it.
+    /// The name given at the first `hello` (or the last `rename`); an account's username.
     pub name: String,
     /// Ratings in every variant, for `welcome` and the lobby.
     pub ratings: Ratings,
+    /// Whether the player has an open account (else it is a guest).
+    pub account: bool,
 }
 
 /// What is recorded when a game starts: everything needed to show it later or to restore it.
@@ -303,6 +305,8 @@ pub(crate) struct Startup {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct StoredSeat {
     pub name: Option<String>,
+    /// Whether the person has no account: a guest.
+    pub guest: bool,
     pub rating: Option<f64>,
     pub change: Option<f64>,
 }
@@ -368,6 +372,8 @@ impl Results {
 pub(crate) struct StoredProfile {
     pub player: PlayerId,
     pub name: String,
+    /// Whether the player has no account: a guest.
+    pub guest: bool,
     pub created_ms: u64,
     pub last_seen_ms: u64,
     /// Per variant, in [`Variant::ALL`]'s order: the rating and the rated games behind it.

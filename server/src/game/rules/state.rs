@@ -528,12 +528,13 @@ impl Rules {
         }
     }
 
-    /// A chat line from `player` (`watching` if they watch the game). `text` is already checked.
+    /// A chat line from `player` (`watching` if they watch the game), shown under `name` (and
+    /// marked a guest's when `guest`). `text` is already checked.
     pub fn chat(
         &mut self,
         player: PlayerId,
         watching: bool,
-        name: String,
+        (name, guest): (String, bool),
         text: String,
     ) -> Result<Update, Refusal> {
         let mark = self.mark_of(player);
@@ -545,6 +546,7 @@ impl Rules {
             player: Some(player),
             mark,
             text,
+            guest,
         };
         if self.chat.len() == CHAT_HISTORY {
             self.chat.pop_front();

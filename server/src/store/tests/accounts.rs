@@ -13,6 +13,7 @@ use super::suite::{ADA, BOB, ending, make_accounts, people, start, with_players}
 on_both_blocking!(accounts_are_unique_ignoring_case_and_devices_take_their_tokens_along);
 on_both_blocking!(look_alike_usernames_are_one_name_and_device_cookies_are_kept);
 on_both!(a_closed_account_is_marked_in_the_records_and_leaves_the_leaderboard);
+on_both!(an_account_is_named_by_its_username_and_a_guest_is_marked);
 
 const RULES: TokenRules = TokenRules {
     idle_ms: 1_000_000,
@@ -140,6 +141,40 @@ async fn a_closed_account_is_marked_in_the_records_and_leaves_the_leaderboard(db
     let profile = store.profile(BOB).await.unwrap().unwrap();
     assert_eq!(profile.name, "bob (closed)");
     assert_eq!(store.profile(ADA).await.unwrap().unwrap().name, "ada");
+}
+
+async fn an_account_is_named_by_its_username_and_a_guest_is_marked(db: Fresh) {
+    let store = with_players(&db).await;
+    store.start_game(start(1, people(), false)).await.unwrap();
+    let ended = store.end_game(GameId(1), ending(Some(Mark::X), EndReason::Resign));
+    ended.await.unwrap();
+    let seats = |record: crate::store::StoredGame| {
+        record
+            .seats
+            .map(|seat| (seat.name.unwrap_or_default(), seat.guest))
+    };
+    let (record, _) = store.record(GameId(1), ADA).await.unwrap().unwrap();
+    let guests = [("ada".to_owned(), true), ("bob".to_owned(), true)];
+    assert_eq!(seats(record), guests);
+
+    // Ada registers as ada_walk: her name is the username from then on, for the game she
+    // played as a guest too; Bob is still a guest.
+    let created = store.create_account(account(ADA.0, "ada_walk"), 0).await;
+    assert!(created.unwrap());
+    let (record, _) = store.record(GameId(1), BOB).await.unwrap().unwrap();
+    let named = [("ada_walk".to_owned(), false), ("bob".to_owned(), true)];
+    assert_eq!(seats(record), named);
+    let (games, _) = store.history(ADA, None, 10, BOB).await.unwrap().unwrap();
+    assert_eq!(games[0].seats[0].name.as_deref(), Some("ada_walk"));
+    let profile = store.profile(ADA).await.unwrap().unwrap();
+    assert_eq!((profile.name.as_str(), profile.guest), ("ada_walk", false));
+    let profile = store.profile(BOB).await.unwrap().unwrap();
+    assert_eq!((profile.name.as_str(), profile.guest), ("bob", true));
+    let back = store.token_player(TokenHash::of("ada"), RULES).await;
+    let back = back.unwrap().expect("her token still works");
+    assert_eq!((back.name.as_str(), back.account), ("ada_walk", true));
+    let bob = store.token_player(TokenHash::of("bob"), RULES).await;
+    assert!(!bob.unwrap().unwrap().account);
 }
 
 fn look_alike_usernames_are_one_name_and_device_cookies_are_kept(db: Fresh) {
