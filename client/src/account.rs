@@ -71,8 +71,11 @@ pub async fn run(
                 player,
                 name,
                 device_cookie,
+                username,
                 ..
             }) => {
+                // An account is named by its username; a guest by the name it chose.
+                let name = username.unwrap_or(name);
                 if let (Request::Login { username }, Some(cookie)) = (&request, device_cookie) {
                     kept.set_device_cookie(username, &cookie);
                 }
@@ -89,7 +92,7 @@ pub async fn run(
         Request::Login { .. } => {
             writeln!(
                 out,
-                "signed in: player #{player} ({name}); this client plays as the account from now on"
+                "signed in as {name} (player #{player}); this client plays as the account from now on"
             )?;
             Ok(())
         }

@@ -68,8 +68,10 @@ pub enum Connection {
 /// The whole client.
 #[derive(Debug)]
 pub struct App {
-    /// The name we asked for; the server's welcome may adjust it.
+    /// The name we asked for; the server's welcome may adjust it (an account's is its username).
     pub name: String,
+    /// Whether we play as an account (the welcome carried its username), not as a guest.
+    pub account: bool,
     /// Our public id once welcomed.
     pub player: Option<PlayerId>,
     /// Where the connection stands.
@@ -130,6 +132,7 @@ impl App {
     pub fn new(name: impl Into<String>, now: Instant, color: bool) -> App {
         App {
             name: name.into(),
+            account: false,
             player: None,
             connection: Connection::Connecting,
             screen: Screen::Lobby,
@@ -236,8 +239,12 @@ impl App {
                 name,
                 resumed,
                 ratings,
+                username,
                 ..
-            } => self.on_welcome(player, name, resumed, ratings, effects),
+            } => {
+                self.account = username.is_some();
+                self.on_welcome(player, name, resumed, ratings, effects);
+            }
             ServerMessage::Error { code, message } => self.on_error(code, &message),
             ServerMessage::Ok | ServerMessage::Pong => {}
             ServerMessage::Lobby {
@@ -297,6 +304,7 @@ impl App {
                 }
             }
             ServerMessage::Profile(profile) => {
+                self.history.receive_profile(&profile, self.player);
                 if Some(profile.player) == self.player {
                     self.ratings = profile
                         .variants
@@ -516,7 +524,7 @@ impl App {
     }
 
     /// Does what a screen asked.
-    fn apply(&mut self, action: Action, effects: &mut Vec<Effect>) {
+    pub(crate) fn apply(&mut self, action: Action, effects: &mut Vec<Effect>) {
         match action {
             Action::Send(request) => effects.push(Effect::Send(request)),
             Action::Say(text) => self.say(text),
@@ -524,7 +532,7 @@ impl App {
             Action::ShowTab(tab) => self.show_tab(tab, effects),
             Action::ShowHistory { player, name } => {
                 self.tab = Tab::History;
-                effects.push(Effect::Send(self.history.show(player, name)));
+                effects.extend(self.history.show(player, name).map(Effect::Send));
             }
             Action::OpenReplay(game) => self.open_replay(game, effects),
             Action::Place(cell) => self.place(cell, effects),
@@ -565,7 +573,7 @@ impl App {
             Tab::Leaderboard => effects.push(Effect::Send(self.leaderboard.request())),
             Tab::History => {
                 let (player, name) = (self.history.player, self.history.name.clone());
-                effects.push(Effect::Send(self.history.show(player, name)));
+                effects.extend(self.history.show(player, name).map(Effect::Send));
             }
         }
     }

@@ -7,10 +7,12 @@ use noughts_protocol::{ClientMessage, GameId, PlayerId, ServerFrame, ServerMessa
 use ratatui::crossterm::event::KeyEvent;
 
 use crate::app::{App, Connection, Effect, Screen};
+use crate::screen::action::Action;
 use crate::screen::lobby::Entry;
 use crate::screen::modal::Modal;
 use crate::screen::people::{self, People, Person};
 use crate::screen::tab::Tab;
+use crate::screen::widgets::person;
 
 /// How many of a game's latest chat speakers the menu offers beside its two seats.
 const SPEAKERS: usize = 6;
@@ -111,8 +113,25 @@ impl App {
         };
         let (stay, asked) = people::on_key(menu, key);
         self.modal = stay.map(Modal::People);
-        if let Some((name, message)) = asked {
-            effects.push(Effect::Request(self.moderation.ask(&name, message)));
+        match asked {
+            // The profile row: the player's ratings and games, on the history tab.
+            Some((name, ClientMessage::Profile { player })) => {
+                // Off the game (which goes on, or is no longer watched) or the replay first.
+                self.replay = None;
+                if self.game.is_some() {
+                    self.apply(Action::LeaveGame, effects);
+                }
+                self.screen = Screen::Lobby;
+                let action = Action::ShowHistory {
+                    player: player.filter(|&p| Some(p) != self.player),
+                    name: Some(name),
+                };
+                self.apply(action, effects);
+            }
+            Some((name, message)) => {
+                effects.push(Effect::Request(self.moderation.ask(&name, message)));
+            }
+            None => {}
         }
     }
 
@@ -122,7 +141,11 @@ impl App {
         let mut found = Vec::new();
         let mut seat = |seat: &noughts_protocol::SeatInfo, role: &str| {
             if let Some(player) = seat.player {
-                found.push((player, seat.name.clone(), role.to_owned()));
+                found.push((
+                    player,
+                    person(&seat.name, seat.guest, usize::MAX),
+                    role.to_owned(),
+                ));
             }
         };
         let game = match (self.screen, self.tab) {
@@ -133,8 +156,13 @@ impl App {
                 seat(&view.state.x, "X");
                 seat(&view.state.o, "O");
                 let speakers = view.state.chat.iter().rev().filter_map(|line| {
-                    line.player
-                        .map(|player| (player, line.from.clone(), "chat".to_owned()))
+                    line.player.map(|player| {
+                        (
+                            player,
+                            person(&line.from, line.guest, usize::MAX),
+                            "chat".to_owned(),
+                        )
+                    })
                 });
                 let seats = found.len();
                 for speaker in speakers {
@@ -153,14 +181,22 @@ impl App {
                 };
                 for (seat, role) in [(&replay.record.x, "X"), (&replay.record.o, "O")] {
                     if let Some(player) = seat.player {
-                        found.push((player, seat.name.clone(), role.to_owned()));
+                        found.push((
+                            player,
+                            person(&seat.name, seat.guest, usize::MAX),
+                            role.to_owned(),
+                        ));
                     }
                 }
                 Some(replay.record.game)
             }
             (Screen::Lobby, Tab::Games) => match self.lobby.entries().get(self.lobby.selected) {
                 Some(Entry::Seek(seek)) => {
-                    found.push((seek.player, seek.name.clone(), "seek".to_owned()));
+                    found.push((
+                        seek.player,
+                        person(&seek.name, seek.guest, usize::MAX),
+                        "seek".to_owned(),
+                    ));
                     None
                 }
                 Some(Entry::Mine(info) | Entry::Featured(info) | Entry::War(info)) => {
@@ -171,7 +207,11 @@ impl App {
                 Some(Entry::Room(room)) => {
                     // Servers older than moderation do not name a room's host by id.
                     if let Some(player) = room.player {
-                        found.push((player, room.host.clone(), "room".to_owned()));
+                        found.push((
+                            player,
+                            person(&room.host, room.guest, usize::MAX),
+                            "room".to_owned(),
+                        ));
                     }
                     None
                 }
@@ -199,7 +239,11 @@ impl App {
             (Screen::Lobby, Tab::History) => self.history.selected_game().map(|summary| {
                 for (seat, role) in [(&summary.x, "X"), (&summary.o, "O")] {
                     if let Some(player) = seat.player {
-                        found.push((player, seat.name.clone(), role.to_owned()));
+                        found.push((
+                            player,
+                            person(&seat.name, seat.guest, usize::MAX),
+                            role.to_owned(),
+                        ));
                     }
                 }
                 summary.game

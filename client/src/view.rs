@@ -13,6 +13,7 @@ use crate::screen::help::Page;
 use crate::screen::lobby::Entry;
 use crate::screen::tab::Tab;
 use crate::screen::theme::Theme;
+use crate::screen::widgets::person;
 use crate::screen::{game, help, lobby, modal, replay};
 
 impl Widget for &App {
@@ -89,7 +90,10 @@ fn title_bar(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
         Connection::Closed(_) => ("✕", "offline".to_owned(), theme.bad()),
     };
     let mut right = Line::from(vec![
-        Span::styled(format!("{} ", app.name), theme.text()),
+        Span::styled(
+            format!("{} ", person(&app.name, !app.account, 40)),
+            theme.text(),
+        ),
         Span::styled(format!("{dot} {text} "), style),
     ]);
     if left_width + right.width() as u16 >= area.width {

@@ -40,25 +40,60 @@ fn the_leaderboard_follows_the_variant_and_leads_to_a_players_games() {
     }
     assert_eq!(
         key(&mut app, KeyCode::Enter),
-        vec![Effect::Send(ClientMessage::History {
-            player: Some(PlayerId(8)),
-            before: None,
-            limit: Some(PAGE),
-        })]
+        vec![
+            Effect::Send(ClientMessage::Profile {
+                player: Some(PlayerId(8))
+            }),
+            Effect::Send(ClientMessage::History {
+                player: Some(PlayerId(8)),
+                before: None,
+                limit: Some(PAGE),
+            })
+        ]
     );
     assert_eq!(app.tab, Tab::History);
-    assert!(render(&app).contains("Games of bob (player 8)"));
+    assert!(render(&app).contains("Games of bob"));
+    // His profile heads the tab: his name, and his rating and results where he played.
+    let stats = |variant, games| noughts_protocol::VariantStats {
+        variant,
+        rating: 1600,
+        deviation: 80,
+        rated_games: games,
+        games,
+        wins: games,
+        draws: 0,
+        losses: 0,
+    };
+    let profile = noughts_protocol::Profile {
+        player: PlayerId(8),
+        name: "bob".into(),
+        guest: false,
+        created_ms: 0,
+        last_seen_ms: 0,
+        variants: vec![stats(Variant::Classic, 0), stats(Variant::Four, 3)],
+    };
+    frame(&mut app, ServerMessage::Profile(Box::new(profile)));
+    let screen = render(&app);
+    assert!(screen.contains(" bob "), "{screen}");
+    assert!(
+        screen.contains("four 1600 ±80 (3 rated; 3-0-0)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("classic 1600"), "{screen}");
     // Our own history is not bob's: a page for player 7 is dropped.
     frame(&mut app, history_message());
     assert!(app.history.games.is_none());
     // q goes back from bob's games to ours, and again to the lobby.
     assert_eq!(
         key(&mut app, KeyCode::Char('q')),
-        vec![Effect::Send(ClientMessage::History {
-            player: None,
-            before: None,
-            limit: Some(PAGE),
-        })]
+        vec![
+            Effect::Send(ClientMessage::Profile { player: None }),
+            Effect::Send(ClientMessage::History {
+                player: None,
+                before: None,
+                limit: Some(PAGE),
+            })
+        ]
     );
     assert_eq!(
         key(&mut app, KeyCode::Char('q')),
@@ -314,6 +349,7 @@ fn tabs_and_their_rows_answer_the_mouse() {
     assert_eq!(
         app.update(click(column + 2, row)),
         vec![
+            Effect::Send(ClientMessage::Profile { player: None }),
             Effect::Send(ClientMessage::History {
                 player: None,
                 before: None,

@@ -385,7 +385,13 @@ fn rated_game_shows_both_ratings() {
     let screen = render(&app);
     assert!(screen.contains("Game #42 · rated"), "{screen}");
     assert!(screen.contains("ada (you) 1541"), "{screen}");
-    assert!(screen.contains("bob#8 1554"), "{screen}");
+    assert!(screen.contains("bob 1554"), "{screen}");
+    // A guest is marked as one; an account is named by its username alone.
+    let mut guest = state(Variant::Classic, "X...O....", &[0, 4]);
+    guest.o.guest = true;
+    frame(&mut app, ServerMessage::GameState(Box::new(guest)));
+    let screen = render(&app);
+    assert!(screen.contains("bob (guest)"), "{screen}");
 }
 
 /// A 24-character full-width name takes 48 columns: every screen cuts it by width, so no line

@@ -15,7 +15,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use super::action::Action;
 use super::modal::Modal;
 use super::theme::Theme;
-use super::widgets::{body_of, cols, split, truncate};
+use super::widgets::{GUEST_MARK, body_of, cols, person, split, truncate};
 use crate::game::{GameView, format_clock};
 use crate::notation::cell_name;
 
@@ -209,11 +209,13 @@ fn player_lines(
         if seat.level.is_some() && !name.contains("AI") {
             name.push_str(" (AI)");
         }
+        if seat.guest {
+            // An account's name is its username; a guest's is marked, so that it cannot pass for
+            // the account's.
+            name.push_str(GUEST_MARK);
+        }
         if game.you() == Some(mark) {
             name.push_str(" (you)");
-        } else if let Some(player) = seat.player {
-            // Names are not unique; the player id tells two "ada"s apart.
-            name.push_str(&format!("#{player}"));
         }
         let clock = game
             .clock_ms(mark, app.now)
@@ -409,7 +411,7 @@ fn render_chat(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, buf:
         .map(|line| {
             let style = line.mark.map_or(theme.dim(), |m| theme.mark(m));
             Line::from(vec![
-                Span::styled(format!("{}: ", truncate(&line.from, 12)), style),
+                Span::styled(format!("{}: ", person(&line.from, line.guest, 20)), style),
                 Span::styled(line.text.clone(), theme.text()),
             ])
         })
@@ -423,7 +425,7 @@ fn render_chat(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, buf:
         let total: usize = game
             .shown_chat()
             .map(|line| {
-                (cols(&truncate(&line.from, 12)) + 2 + cols(&line.text))
+                (cols(&person(&line.from, line.guest, 20)) + 2 + cols(&line.text))
                     .div_ceil(width)
                     .max(1)
             })

@@ -1,7 +1,7 @@
 //! The history tab: a player's finished games, newest first, a page at a time; its keys and its
 //! drawing.
 
-use noughts_protocol::{ClientMessage, GameKind, GameSummary, PlayerId};
+use noughts_protocol::{ClientMessage, GameKind, GameSummary, PlayerId, Profile};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::Line;
 
@@ -27,20 +27,33 @@ pub struct History {
     pub loading_more: bool,
     /// The highlighted row.
     pub selected: usize,
+    /// The player's profile (name, ratings, results), once the server has answered.
+    pub profile: Option<Profile>,
 }
 
 impl History {
-    /// Starts over with `player`'s games (`None`: ours); returns the request for them.
-    pub fn show(&mut self, player: Option<PlayerId>, name: Option<String>) -> ClientMessage {
+    /// Starts over with `player`'s profile and games (`None`: ours); returns the requests for
+    /// them.
+    pub fn show(&mut self, player: Option<PlayerId>, name: Option<String>) -> [ClientMessage; 2] {
         *self = History {
             player,
             name,
             ..History::default()
         };
-        ClientMessage::History {
-            player,
-            before: None,
-            limit: Some(PAGE),
+        [
+            ClientMessage::Profile { player },
+            ClientMessage::History {
+                player,
+                before: None,
+                limit: Some(PAGE),
+            },
+        ]
+    }
+
+    /// Takes a profile from the server, if it is of the player shown (`me` is this client's id).
+    pub fn receive_profile(&mut self, profile: &Profile, me: Option<PlayerId>) {
+        if self.player.or(me) == Some(profile.player) {
+            self.profile = Some(profile.clone());
         }
     }
 
@@ -112,7 +125,7 @@ pub fn on_key(history: &mut History, key: KeyEvent) -> Vec<Action> {
     let more = match key.code {
         KeyCode::Char('q') | KeyCode::Esc if history.player.is_some() => {
             // Back from someone else's games to ours.
-            Some(history.show(None, None))
+            return history.show(None, None).map(Action::Send).into();
         }
         KeyCode::Char('q') | KeyCode::Esc => return vec![Action::ShowTab(Tab::Games)],
         KeyCode::Up | KeyCode::Char('k') => history.move_selection(-1),
@@ -140,11 +153,18 @@ pub(super) fn lines(
     width: usize,
 ) -> Lines<'static> {
     let whose = match (&history.player, &history.name) {
-        (Some(player), Some(name)) => format!(" Games of {} (player {player})", truncate(name, 20)),
+        (Some(_), Some(name)) => format!(" Games of {}", truncate(name, 28)),
         (Some(player), None) => format!(" Games of player {player}"),
         (None, _) => " Your games".to_owned(),
     };
-    let mut lines = vec![Line::styled(truncate(&whose, width), theme.title())];
+    let mut lines = match &history.profile {
+        Some(profile) => {
+            let games = history.games.as_deref().unwrap_or_default();
+            let variant = history.selected_game().map(|game| game.variant);
+            super::profile::lines(profile, games, variant, theme, width)
+        }
+        None => vec![Line::styled(truncate(&whose, width), theme.title())],
+    };
     let mut selected = None;
     let mut first_row = 0;
     let mut rows = 0;

@@ -20,7 +20,7 @@ pub use super::listing::{Entry, Lobby};
 use super::modal::Modal;
 use super::tab::Tab;
 use super::theme::Theme;
-use super::widgets::{body_of, fit, truncate};
+use super::widgets::{body_of, fit, person, truncate};
 use crate::form::{CLOCKS, Form, FormKind};
 
 /// What the lobby screen shows: its lists and tabs, and who is looking.
@@ -344,7 +344,7 @@ fn seek_row(seek: &SeekInfo, me: Option<PlayerId>) -> String {
     let who = if Some(seek.player) == me {
         "(yours)".to_owned()
     } else {
-        format!("{} ({})", truncate(&seek.name, 12), seek.rating)
+        format!("{} ({})", person(&seek.name, seek.guest, 12), seek.rating)
     };
     format!("{}{rated}{:<8} {clock}", fit(&who, 19), seek.variant.name())
 }
@@ -363,7 +363,7 @@ fn room_row(room: &RoomInfo) -> String {
         room.code,
         room.variant.name(),
         clock,
-        truncate(&room.host, 12)
+        person(&room.host, room.guest, 12)
     )
 }
 

@@ -15,6 +15,7 @@ pub mod lobby;
 pub mod modal;
 pub mod offers;
 pub mod people;
+pub mod profile;
 pub mod replay;
 pub mod rows;
 pub mod tab;

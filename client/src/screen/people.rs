@@ -102,9 +102,10 @@ pub struct Person {
 }
 
 impl Person {
-    /// "bo #4", as the menu names them (names are not unique).
+    /// As the menu names them: an account by its username, a guest marked as one (the name the
+    /// screen gave, mark included).
     fn label(&self) -> String {
-        format!("{} #{}", truncate(&self.name, 16), self.player)
+        truncate(&self.name, 21)
     }
 }
 
@@ -132,8 +133,8 @@ pub struct People {
     pub stage: Stage,
 }
 
-/// The rows of the `Act` stage, in order.
-const ACTIONS: usize = 3;
+/// The rows of the `Act` stage, in order: mute, block, report, profile.
+const ACTIONS: usize = 4;
 
 impl People {
     /// The menu for `people` (at least one), straight to what to do when there is only one.
@@ -171,6 +172,10 @@ fn act(person: &Person, row: usize) -> Option<ClientMessage> {
         0 => Some(ClientMessage::Mute { player }),
         1 if person.blocked => Some(ClientMessage::Unblock { player }),
         1 => Some(ClientMessage::Block { player }),
+        // Not sent as is: the app shows the profile (ratings and games) instead.
+        3 => Some(ClientMessage::Profile {
+            player: Some(player),
+        }),
         _ => None,
     }
 }
@@ -220,6 +225,7 @@ pub fn on_key(
                 KeyCode::Char('m' | 'u') => 0,
                 KeyCode::Char('b') => 1,
                 KeyCode::Char('r') => 2,
+                KeyCode::Char('p') => 3,
                 KeyCode::Enter => menu.selected,
                 _ => return stay(menu),
             };
@@ -305,7 +311,7 @@ pub fn render(menu: &People, theme: Theme, area: Rect, buf: &mut Buffer) {
                 lines.push(row(index == menu.selected, (index + 1).to_string(), text));
             }
             (
-                "Mute, block or report".to_owned(),
+                "Profile, mute, block or report".to_owned(),
                 &[("↑↓", "choose"), ("⏎", "open"), ("Esc", "close")],
             )
         }
@@ -322,10 +328,13 @@ pub fn render(menu: &People, theme: Theme, area: Rect, buf: &mut Buffer) {
                 "Block: never paired, no rooms"
             };
             let mute_key = if person.muted { "u" } else { "m" };
-            for (i, (key, text)) in [(mute_key, mute), ("b", block), ("r", "Report…")]
-                .into_iter()
-                .enumerate()
-            {
+            let rows = [
+                (mute_key, mute),
+                ("b", block),
+                ("r", "Report…"),
+                ("p", "Profile: ratings and games"),
+            ];
+            for (i, (key, text)) in rows.into_iter().enumerate() {
                 lines.push(row(i == menu.selected, key.to_owned(), text.to_owned()));
             }
             (

@@ -40,6 +40,19 @@ pub fn cols(text: &str) -> usize {
     text.width()
 }
 
+/// The mark after a guest's name: an account's name is its username and needs none.
+pub const GUEST_MARK: &str = " (guest)";
+
+/// A person's name as every screen shows it, cut to `max` columns: an account's username as it
+/// is, a guest's name followed by [`GUEST_MARK`] (the mark kept whole when the name is cut).
+pub fn person(name: &str, guest: bool, max: usize) -> String {
+    if !guest {
+        return truncate(name, max);
+    }
+    let room = max.saturating_sub(GUEST_MARK.len()).max(1);
+    format!("{}{GUEST_MARK}", truncate(name, room))
+}
+
 /// Cuts `text` to at most `max` columns, marking the cut with an ellipsis.
 pub fn truncate(text: &str, max: usize) -> String {
     if text.width() <= max {

@@ -65,6 +65,10 @@ const ASSETS: &[(&str, Asset)] = &[
         asset(JS, include_bytes!("../../web/records.js")),
     ),
     (
+        "/profile.js",
+        asset(JS, include_bytes!("../../web/profile.js")),
+    ),
+    (
         "/manifest.webmanifest",
         asset(MANIFEST, include_bytes!("../../web/manifest.webmanifest")),
     ),

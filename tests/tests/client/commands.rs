@@ -331,7 +331,8 @@ async fn played_games_are_listed_and_replayed_from_the_record() {
         "{listed}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(listed.starts_with("ann (player "), "{listed}");
+    // An account is named by its username alone.
+    assert!(listed.starts_with("ann\n"), "{listed}");
     // Perfect against perfect: a rated draw, and a rating now in the profile.
     assert!(listed.contains("classic  rating "), "{listed}");
     assert!(

@@ -87,7 +87,7 @@ async fn the_terminal_player_mutes_unmutes_reports_and_blocks_from_the_game() {
         .find(|&p| p != bo.player)
         .expect("ada's seat");
     tmux.wait_for("the game with bo", |s| {
-        s.contains(&format!("bo#{}", bo.player)) && s.contains("(you)")
+        s.contains("bo (guest)") && s.contains("(you)")
     })
     .await;
     bo.say(game, "first-from-bo").await;
