@@ -201,6 +201,10 @@ async fn a_guest_signs_up_stays_signed_in_and_a_second_browser_signs_in_as_the_s
     assert_eq!(said, serde_json::json!([1, 1]));
     wait_for_text(&phone, "#notice", |t| t.contains("signed out of ada_1815")).await;
     wait_for(&phone, "#account-link[data-account=\"guest\"]").await;
+    // The new guest does not take the account's name: a guest's of its own, which it may change.
+    wait_for(&phone, "#name:not([readonly])").await;
+    let guest = name_shown(&phone).await;
+    assert!(guest != "ada_1815" && guest != "", "{guest}");
     // Nothing of the account stays on the phone's view: it is a guest's now.
     wait_for(&phone, "#register-form").await;
     let stale = phone

@@ -10,6 +10,7 @@ mod browse;
 mod calls;
 mod churn;
 mod design;
+mod identity;
 mod keyboard;
 mod leaving;
 mod messages;
