@@ -9,10 +9,10 @@ use noughts_protocol::{
     ServerMessage,
 };
 
+use crate::names::shown;
 use crate::net::Link;
 use crate::plain::result_text;
 use crate::replay::seat_text;
-use crate::screen::widgets::person;
 
 /// The side `player` played in a game, if they played in it.
 pub fn side_of(game: &GameSummary, player: PlayerId) -> Option<Mark> {
@@ -41,7 +41,7 @@ pub fn outcome_word(game: &GameSummary, side: Option<Mark>) -> &'static str {
 pub fn seat_name(seat: &RecordSeat) -> String {
     match seat.level {
         Some(level) => format!("{level} AI"),
-        None => person(&seat.name, seat.guest, usize::MAX),
+        None => shown(&seat.name, seat.guest),
     }
 }
 
@@ -123,7 +123,7 @@ pub fn write_history(
     more: bool,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
-    writeln!(out, "{}", person(&profile.name, profile.guest, usize::MAX))?;
+    writeln!(out, "{}", shown(&profile.name, profile.guest))?;
     for stats in profile.variants.iter().filter(|s| s.games > 0) {
         writeln!(
             out,

@@ -29,6 +29,7 @@ pub mod history;
 pub mod interactive;
 pub mod logout;
 pub mod moderation;
+pub mod names;
 pub mod net;
 pub mod notation;
 pub mod password;

@@ -7,12 +7,12 @@ use noughts_protocol::{ClientMessage, GameId, PlayerId, ServerFrame, ServerMessa
 use ratatui::crossterm::event::KeyEvent;
 
 use crate::app::{App, Connection, Effect, Screen};
+use crate::names::shown;
 use crate::screen::action::Action;
 use crate::screen::lobby::Entry;
 use crate::screen::modal::Modal;
 use crate::screen::people::{self, People, Person};
 use crate::screen::tab::Tab;
-use crate::screen::widgets::person;
 
 /// How many of a game's latest chat speakers the menu offers beside its two seats.
 const SPEAKERS: usize = 6;
@@ -141,11 +141,7 @@ impl App {
         let mut found = Vec::new();
         let mut seat = |seat: &noughts_protocol::SeatInfo, role: &str| {
             if let Some(player) = seat.player {
-                found.push((
-                    player,
-                    person(&seat.name, seat.guest, usize::MAX),
-                    role.to_owned(),
-                ));
+                found.push((player, shown(&seat.name, seat.guest), role.to_owned()));
             }
         };
         let game = match (self.screen, self.tab) {
@@ -156,13 +152,8 @@ impl App {
                 seat(&view.state.x, "X");
                 seat(&view.state.o, "O");
                 let speakers = view.state.chat.iter().rev().filter_map(|line| {
-                    line.player.map(|player| {
-                        (
-                            player,
-                            person(&line.from, line.guest, usize::MAX),
-                            "chat".to_owned(),
-                        )
-                    })
+                    line.player
+                        .map(|player| (player, shown(&line.from, line.guest), "chat".to_owned()))
                 });
                 let seats = found.len();
                 for speaker in speakers {
@@ -181,11 +172,7 @@ impl App {
                 };
                 for (seat, role) in [(&replay.record.x, "X"), (&replay.record.o, "O")] {
                     if let Some(player) = seat.player {
-                        found.push((
-                            player,
-                            person(&seat.name, seat.guest, usize::MAX),
-                            role.to_owned(),
-                        ));
+                        found.push((player, shown(&seat.name, seat.guest), role.to_owned()));
                     }
                 }
                 Some(replay.record.game)
@@ -194,7 +181,7 @@ impl App {
                 Some(Entry::Seek(seek)) => {
                     found.push((
                         seek.player,
-                        person(&seek.name, seek.guest, usize::MAX),
+                        shown(&seek.name, seek.guest),
                         "seek".to_owned(),
                     ));
                     None
@@ -207,11 +194,7 @@ impl App {
                 Some(Entry::Room(room)) => {
                     // Servers older than moderation do not name a room's host by id.
                     if let Some(player) = room.player {
-                        found.push((
-                            player,
-                            person(&room.host, room.guest, usize::MAX),
-                            "room".to_owned(),
-                        ));
+                        found.push((player, shown(&room.host, room.guest), "room".to_owned()));
                     }
                     None
                 }
@@ -239,11 +222,7 @@ impl App {
             (Screen::Lobby, Tab::History) => self.history.selected_game().map(|summary| {
                 for (seat, role) in [(&summary.x, "X"), (&summary.o, "O")] {
                     if let Some(player) = seat.player {
-                        found.push((
-                            player,
-                            person(&seat.name, seat.guest, usize::MAX),
-                            role.to_owned(),
-                        ));
+                        found.push((player, shown(&seat.name, seat.guest), role.to_owned()));
                     }
                 }
                 summary.game

@@ -191,7 +191,7 @@ impl ReplayView {
 
 /// A seat as text: the name, the rating it had and what the game changed.
 pub fn seat_text(seat: &RecordSeat) -> String {
-    let mut text = crate::screen::widgets::person(&seat.name, seat.guest, usize::MAX);
+    let mut text = crate::names::shown(&seat.name, seat.guest);
     if let Some(rating) = seat.rating {
         text.push_str(&format!(" {rating}"));
     }

@@ -217,6 +217,6 @@ fn seat_name(seat: &SeatInfo, war: bool) -> String {
     match seat.level {
         Some(level) if war => level.name().to_owned(),
         Some(level) => format!("{level} AI"),
-        None => super::widgets::person(&seat.name, seat.guest, usize::MAX),
+        None => crate::names::shown(&seat.name, seat.guest),
     }
 }

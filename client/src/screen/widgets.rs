@@ -40,8 +40,7 @@ pub fn cols(text: &str) -> usize {
     text.width()
 }
 
-/// The mark after a guest's name: an account's name is its username and needs none.
-pub const GUEST_MARK: &str = " (guest)";
+pub use crate::names::GUEST_MARK;
 
 /// A person's name as every screen shows it, cut to `max` columns: an account's username as it
 /// is, a guest's name followed by [`GUEST_MARK`] (the mark kept whole when the name is cut).
