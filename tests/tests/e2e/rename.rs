@@ -1,8 +1,10 @@
 //! `rename`: the player keeps its id, token, games and ratings under a new name, which new games,
-//! the profile, the records and a later `hello` with the token show.
+//! the profile, the records and a later `hello` with the token show; registering makes the
+//! username the name, which an account cannot change.
 
 use noughts_engine::Variant;
 use noughts_protocol::{ClientMessage, ErrorCode, ServerMessage};
+use noughts_tests::accounts::TEST_PASSWORD;
 use noughts_tests::{Client, Scratch, TestServer, file_config, pair};
 
 #[tokio::test]
@@ -148,4 +150,63 @@ async fn a_game_being_played_keeps_the_names_it_started_with_until_it_ends() {
         &record.o
     };
     assert_eq!(mine.name, "Ada L.");
+}
+
+/// The `welcome` a `hello` as `name` (with `token`, if any) gets on a connection of its own.
+async fn welcome(url: &str, name: &str, token: Option<String>) -> ServerMessage {
+    let mut socket = noughts_tests::connect(url).await;
+    let hello = ClientMessage::Hello {
+        protocol: noughts_protocol::PROTOCOL_VERSION,
+        name: name.to_owned(),
+        token,
+        credentials: None,
+    };
+    let frame = noughts_protocol::ClientFrame::new(hello);
+    noughts_tests::send_frame(&mut socket, &frame).await;
+    noughts_tests::read_frame(&mut socket)
+        .await
+        .expect("a welcome")
+        .message
+}
+
+#[tokio::test]
+async fn registering_makes_the_username_the_name_which_an_account_cannot_change() {
+    let server = TestServer::start(noughts_tests::test_config()).await;
+    let url = server.url();
+    let mut ada = server.join("ada").await;
+    let mut elsewhere = Client::resume(&url, "ada", &ada.token.clone()).await;
+    // A guest's welcome carries no username.
+    match welcome(&url, "cy", None).await {
+        ServerMessage::Welcome { name, username, .. } => {
+            assert_eq!((name.as_str(), username), ("cy", None));
+        }
+        other => panic!("expected welcome, got {other:?}"),
+    }
+    noughts_tests::accounts::registered(&mut ada, "ada_walk", TEST_PASSWORD).await;
+    // Her other connection hears of the new name as of a rename.
+    elsewhere
+        .saw(|m| matches!(m, ServerMessage::Renamed { name } if name == "ada_walk"))
+        .await;
+    let rename = ClientMessage::Rename {
+        name: "Ada L.".to_owned(),
+    };
+    ada.expect_error(2, rename, ErrorCode::AccountName).await;
+    // Coming back with her token under another name: welcomed under her username, which the
+    // welcome carries too.
+    match welcome(&url, "someone else", Some(elsewhere.token.clone())).await {
+        ServerMessage::Welcome { name, username, .. } => {
+            assert_eq!(name, "ada_walk");
+            assert_eq!(username.as_deref(), Some("ada_walk"));
+        }
+        other => panic!("expected welcome, got {other:?}"),
+    }
+    let profile = ada
+        .request(3, ClientMessage::Profile { player: None })
+        .await;
+    match profile {
+        ServerMessage::Profile(profile) => {
+            assert_eq!((profile.name.as_str(), profile.guest), ("ada_walk", false));
+        }
+        other => panic!("expected profile, got {other:?}"),
+    }
 }
