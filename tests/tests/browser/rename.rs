@@ -80,7 +80,8 @@ async fn rename_and_afresh(screen: Screen) {
     // The game is still the player's, and its record names the player anew.
     press(&client, screen, "#history").await;
     wait_for(&client, &format!("[data-replay=\"{game}\"]")).await;
-    wait_for_text(&client, ".records", |t| t.contains("Bob#")).await;
+    // A guest: its name with the guest tag, never a "#N".
+    wait_for_text(&client, ".records", |t| t.contains("Bob guest")).await;
     // The server keeps the name: a reload says hello with the token, whatever name the page
     // had kept, and the welcome brings Bob back.
     client

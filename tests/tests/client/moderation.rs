@@ -39,8 +39,10 @@ async fn chat(tmux: &Tmux, text: &str) -> String {
     tmux.send("c");
     tmux.send(text);
     tmux.send("Enter");
-    tmux.wait_for("our own chat line", |s| s.contains(&format!("ada: {text}")))
-        .await
+    tmux.wait_for("our own chat line", |s| {
+        s.contains(&format!("ada (guest): {text}"))
+    })
+    .await
 }
 
 /// Opens the `P` menu on the game screen (only bo to choose: it goes straight to what to do)
@@ -91,7 +93,7 @@ async fn the_terminal_player_mutes_unmutes_reports_and_blocks_from_the_game() {
     })
     .await;
     bo.say(game, "first-from-bo").await;
-    tmux.wait_for("bo's line", |s| s.contains("bo: first-from-bo"))
+    tmux.wait_for("bo's line", |s| s.contains("bo (guest): first-from-bo"))
         .await;
 
     // Mute: bo's line already shown goes, and his next one never comes; ada's own is the fence.
@@ -110,7 +112,7 @@ async fn the_terminal_player_mutes_unmutes_reports_and_blocks_from_the_game() {
         .await;
     bo.say(game, "heard-again").await;
     tmux.wait_for("bo's line after the unmute", |s| {
-        s.contains("bo: heard-again")
+        s.contains("bo (guest): heard-again")
     })
     .await;
 
