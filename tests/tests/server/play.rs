@@ -89,7 +89,7 @@ async fn watchers_chat_cleanly_and_cannot_move() {
     );
     assert_eq!(
         value,
-        json!({"type": "chat", "id": 3, "game": game.0, "seq": 2, "from": "eve", "player": value["player"], "text": "hi there"})
+        json!({"type": "chat", "id": 3, "game": game.0, "seq": 2, "from": "eve", "player": value["player"], "text": "hi there", "guest": true})
     );
     // The spectators' chat stays with the watchers; the players' chat reaches everyone.
     send(

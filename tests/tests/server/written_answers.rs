@@ -65,11 +65,16 @@ async fn a_sign_in_needs_a_name_it_does_not_check_and_takes_the_username_in_any_
     // Without `name`: bad_request, as any request without a field it needs.
     let answer = first_answer(&url, sign_in(None, "ada_1815")).await;
     assert_eq!(answer["code"], "bad_request", "{answer}");
-    // A name hello would refuse is neither checked nor used; the username's case is ignored.
+    // A name hello would refuse is neither checked nor used; the username's case is ignored,
+    // and the account's name is its username.
     let answer = first_answer(&url, sign_in(Some("\u{1b}[31m"), "ADA_1815")).await;
     assert_eq!(
-        (answer["type"].as_str(), answer["name"].as_str()),
-        (Some("welcome"), Some("ada")),
+        (
+            answer["type"].as_str(),
+            answer["name"].as_str(),
+            answer["username"].as_str()
+        ),
+        (Some("welcome"), Some("ada_1815"), Some("ada_1815")),
         "{answer}"
     );
     // Only the case: `-` for `_` is another username.
