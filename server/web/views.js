@@ -133,10 +133,11 @@ export function nameLink(who, rated = false) {
   const rating = rated && who.rating ? ` ${who.rating}` : "";
   const name = who.name ?? who.from ?? who.host;
   if (who.level || who.player === undefined || who.player === null) return `${who.level ? `AI (${who.level})` : name}${rating}`;
+  // The tag is part of the link: the whole name, however it wraps, leads to the profile.
   return el("span", { class: "name" },
-    el("a", { class: "profile-link", href: `#profile=${who.player}`, "data-profile": String(who.player) }, name),
-    who.guest ? " " : null,
-    who.guest ? el("span", { class: "guest-tag", title: "A guest: no account" }, "guest") : null,
+    el("a", { class: "profile-link", href: `#profile=${who.player}`, "data-profile": String(who.player) }, name,
+      who.guest ? " " : null,
+      who.guest ? el("span", { class: "guest-tag", title: "A guest: no account" }, "guest") : null),
     rating);
 }
 

@@ -1,7 +1,7 @@
 //! An accessibility audit with axe-core, run in the test browser (the vendored
 //! `tests/vendor/axe-core/axe.min.js`, injected; never served with the page): the lobby, a game
-//! in play, a finished game and its replay, on a desktop and on a phone, with no serious or
-//! critical violation.
+//! in play, a finished game and its replay, My games and a profile, on a desktop and on a phone,
+//! with no serious or critical violation.
 
 use noughts_tests::browser::{Driver, Screen, assert_no_errors, press, wait_for};
 
@@ -53,6 +53,10 @@ async fn audit_every_view(client: &fantoccini::Client, screen: Screen, url: &str
     press(client, screen, "#history").await;
     wait_for(client, "table.history").await;
     assert_eq!(audit(client).await, Vec::<String>::new(), "my games");
+    // The player's own name there leads to their profile.
+    press(client, screen, "table.history a.profile-link").await;
+    wait_for(client, "#profile-ratings").await;
+    assert_eq!(audit(client).await, Vec::<String>::new(), "a profile");
     assert_no_errors(client).await;
 }
 
