@@ -32,11 +32,10 @@ async fn carried_on(screen: Screen) {
     let first = fragment(&client).await;
     assert!(first.starts_with("game="), "{first}");
     // A line to the spectators, and another being typed when the game rolls over.
-    let input = client.find(Locator::Id("chat-input")).await.unwrap();
-    input.send_keys("who wins?").await.unwrap();
+    type_chat(&client, "who wins?").await;
     press(&client, screen, "#chat-send").await;
     wait_for_text(&client, "#chat-lines", |t| t.contains("who wins?")).await;
-    input.send_keys("half typ").await.unwrap();
+    type_chat(&client, "half typ").await;
     // The war game ends on screen; the banner says who won (naming the side) or a draw.
     let status = wait_for_text(&client, "#game-status", over).await;
     assert!(
@@ -74,6 +73,28 @@ async fn carried_on(screen: Screen) {
     assert_eq!(typed, serde_json::json!("half typ"));
     assert_no_errors(&client).await;
     client.close().await.unwrap();
+}
+
+/// Types `text` into the chat's input. War games here are quick, so the game may roll over
+/// (and the page put a new input in place of the one found) between finding the input and
+/// typing: the keys then go to the input on screen now.
+async fn type_chat(client: &fantoccini::Client, text: &str) {
+    let mut tries = 0;
+    loop {
+        let typed = match client.find(Locator::Id("chat-input")).await {
+            Ok(input) => input.send_keys(text).await,
+            Err(err) => Err(err),
+        };
+        match typed {
+            Ok(()) => return,
+            Err(err) if tries < 5 => {
+                tries += 1;
+                eprintln!("typing into the chat again ({err})");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            Err(err) => panic!("cannot type into the chat: {err}"),
+        }
+    }
 }
 
 /// Every war game's miniature in the lobby as the page draws it: its game id and board text.
