@@ -52,6 +52,6 @@ pub use budget::Budget;
 pub use engine::Engine;
 pub use fastrand::Rng;
 pub use level::{Level, UnknownLevel};
-pub use review::{MoveVerdict, hint, judge_move, review};
+pub use review::{Judgement, MoveVerdict, hint, judge, judge_move, review, review_judged};
 pub use variant::{UnknownVariant, Variant};
 pub use verdict::{Choice, Value};

@@ -38,6 +38,58 @@ impl MoveVerdict {
     }
 }
 
+/// A move judged in full: its verdict (when the engine can tell), the best move the position
+/// allowed, and what the position was worth for the side to move before the move and for the
+/// same side after it, each when proven.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Judgement {
+    /// The cell played.
+    pub cell: usize,
+    /// Best, inaccuracy or blunder; `None` where the engine cannot tell (never `Best` unless
+    /// both the best move's value and the played move's value are proven).
+    pub verdict: Option<MoveVerdict>,
+    /// The best move the engine found, for the side that moved.
+    pub best: Option<usize>,
+    /// The position's value before the move, for the side that moved, and plies to the end.
+    pub before: (Value, Option<u32>),
+    /// The value of the move played, for the side that played it, and plies to the end.
+    pub after: (Value, Option<u32>),
+}
+
+/// Playing `cell` on `before` judged in full within `budget` (see [`Judgement`]); `None` if
+/// `cell` is no legal move.
+pub fn judge(before: &Board, cell: usize, budget: Budget) -> Option<Judgement> {
+    let analysis = analyse(before, budget);
+    let best = analysis.moves.first()?;
+    let played = analysis.moves.iter().find(|m| m.cell == cell)?;
+    Some(Judgement {
+        cell,
+        verdict: compare(best, played),
+        best: (best.value != Value::Unknown).then_some(best.cell),
+        before: (analysis.value, analysis.plies),
+        after: (played.value, played.plies),
+    })
+}
+
+/// Every move of a game of `variant` judged in full (see [`Judgement`]), up to the first move
+/// that is not legal.
+pub fn review_judged(variant: Variant, cells: &[usize], budget: Budget) -> Vec<Judgement> {
+    let mut board = Board::new(variant);
+    let mut judged = Vec::with_capacity(cells.len());
+    for &cell in cells {
+        let Ok(next) = board.play(cell) else {
+            break;
+        };
+        match judge(&board, cell, budget) {
+            Some(judgement) => judged.push(judgement),
+            None => break,
+        }
+        board = next;
+    }
+    judged
+}
+
 /// The verdict on playing `cell` on `before`, searching within `budget`; `None` where the engine
 /// cannot tell (a qubic position it has not proven within the budget, or a cell that is no
 /// legal move). Exact on classic, four and cube, where the budget is not needed.
