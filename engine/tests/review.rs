@@ -42,10 +42,10 @@ fn o_threatens(seed: u64, budget: Budget) -> Option<(Board, usize, Analysis)> {
         if board.to_move() == Mark::X {
             let analysis = analyse(&board, budget);
             assert_eq!(analysis.value, Value::Win, "X is in the book's strategy");
-            if threat(&board, Mark::X).is_none() {
-                if let Some(block) = threat(&board, Mark::O) {
-                    return Some((board, block, analysis));
-                }
+            if threat(&board, Mark::X).is_none()
+                && let Some(block) = threat(&board, Mark::O)
+            {
+                return Some((board, block, analysis));
             }
             board = board.play(analysis.moves[0].cell).unwrap();
         } else {
