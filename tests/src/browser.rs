@@ -21,6 +21,9 @@ use crate::WAIT;
 pub struct Driver {
     child: Child,
     url: String,
+    /// chromedriver's `TMPDIR`: the browsers' profiles, removed with the driver even when a
+    /// test ends without closing its sessions.
+    profiles: tempfile::TempDir,
 }
 
 impl Driver {
@@ -55,15 +58,18 @@ impl Driver {
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .expect("a free port");
+        let profiles = tempfile::tempdir().expect("a directory for the browsers' profiles");
         // Held by the driver at once, so that it is killed however this ends.
         let mut driver = Driver {
             child: Command::new("chromedriver")
                 .arg(format!("--port={port}"))
+                .env("TMPDIR", profiles.path())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
                 .expect("chromedriver runs"),
             url: format!("http://127.0.0.1:{port}"),
+            profiles,
         };
         for _ in 0..200 {
             if driver.child.try_wait().ok().flatten().is_some() {
@@ -150,6 +156,8 @@ impl Drop for Driver {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // The browsers outlive their driver for a moment; what they write meanwhile goes too.
+        let _ = std::fs::remove_dir_all(self.profiles.path());
     }
 }
 
