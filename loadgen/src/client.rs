@@ -57,7 +57,7 @@ impl Read {
 /// How long any one step of setting up a client (connect, hello, a reply) may take.
 pub const STEP: Duration = Duration::from_secs(20);
 
-/// The WebSocket settings of the server (`server/src/connection.rs`), used by the generator's
+/// The WebSocket settings of the server (`server/src/handler/connection.rs`), used by the generator's
 /// clients and by the echo server alike: a 4 KiB read buffer, a 16 KiB write buffer, 4096-byte
 /// messages.
 pub fn ws_config() -> WebSocketConfig {

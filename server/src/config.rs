@@ -5,10 +5,10 @@ use std::time::Duration;
 use noughts_engine::{Budget, Level, Variant};
 
 use crate::account::AccountConfig;
-use crate::operator::AdminSocket;
-use crate::proxy::{Proxies, ProxySocket};
+use crate::net::proxy::{Proxies, ProxySocket};
+use crate::net::tls::Tls;
+use crate::ops::operator::AdminSocket;
 use crate::store::{StoreConfig, TokenRules};
-use crate::tls::Tls;
 
 /// Everything an operator (or a test) can tune. `Config::default()` is what `noughts-server`
 /// runs with when given no flags.

@@ -29,55 +29,35 @@
 //! - `secret_file`: Redis's and PostgreSQL's URLs, with their passwords, read from private files.
 
 mod account;
-mod admin;
 mod analysis;
 pub mod cluster;
 mod config;
-mod connection;
-mod enforce;
 mod error;
-mod expiry;
 mod game;
-mod game_handle;
 mod handler;
-mod health;
-mod http;
-mod ids;
-mod invite_code;
 mod lobby;
 mod metrics;
 mod moderation;
-mod network;
-mod operator;
-mod outbound;
-mod proxy;
-mod rating;
+mod net;
+mod ops;
 mod registry;
-mod secret_file;
+#[doc(hidden)]
+pub mod rules;
 mod server;
 mod session;
 mod shared;
-mod shared_socket;
-mod sitter;
-mod socket;
 mod store;
-mod takeover;
-mod tls;
-mod token_bucket;
-mod upgrade;
-mod war;
 
 pub use account::AccountConfig;
 pub use cluster::seal::{ClusterSecret, SecretError};
 pub use config::{ClusterConfig, Config};
-/// The rules of a game as a pure state machine; public only for the fuzz target.
-#[doc(hidden)]
-pub use game::rules;
 pub use handler::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GAMES};
 pub use lobby::DEFAULT_SENDS_PER_SEC as DEFAULT_LOBBY_SENDS;
-pub use operator::{AdminAction, AdminSocket, BanTarget, OperatorCommand, fetch_backup, run_admin};
-pub use proxy::{BadCidr, Cidr, ClientAddress, DoorError, Proxies, ProxySocket};
-pub use secret_file::{UrlFileError, read_url_file};
+pub use net::proxy::{BadCidr, Cidr, ClientAddress, DoorError, Proxies, ProxySocket};
+pub use net::tls::{Tls, TlsError};
+pub use ops::operator::{
+    AdminAction, AdminSocket, BanTarget, OperatorCommand, fetch_backup, run_admin,
+};
+pub use ops::secret_file::{UrlFileError, read_url_file};
 pub use server::{run, run_with_metrics};
 pub use store::{StoreConfig, StoreError};
-pub use tls::{Tls, TlsError};

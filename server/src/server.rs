@@ -15,28 +15,29 @@ use tokio_util::task::TaskTracker;
 use tracing::{Instrument, error, info, info_span, warn};
 
 use crate::account::{Attempts, Live, Passwords, Quotas};
-use crate::admin::Backups;
 use crate::cluster::games::RemoteWatches;
 use crate::cluster::leases::{Claim, Judge, Leases};
 use crate::cluster::lobby::Heard;
 use crate::cluster::{self, Cluster};
 use crate::config::Config;
-use crate::connection::{self, Gate};
-use crate::enforce;
+use crate::game::takeover;
+use crate::game::war;
 use crate::handler;
-use crate::health::{self, Health};
-use crate::ids;
+use crate::handler::connection::{self, Gate};
+use crate::handler::enforce;
 use crate::lobby::{Change, Lobby};
 use crate::metrics;
 use crate::moderation::Moderation;
-use crate::operator;
-use crate::proxy::Door;
+use crate::net::proxy::Door;
+use crate::net::socket::Socket;
+use crate::ops::backup::Backups;
+use crate::ops::health::{self, Health};
+use crate::ops::operator;
+use crate::ops::port;
 use crate::registry::Registry;
+use crate::registry::ids;
 use crate::shared::Shared;
-use crate::socket::Socket;
 use crate::store::{Store, StoreConfig};
-use crate::takeover;
-use crate::war;
 use noughts_protocol::{GameId, Totals};
 
 /// The whole shutdown, from the signal to the last connection closed, takes no longer than this.
@@ -233,12 +234,12 @@ fn serve_operator(shared: &Arc<Shared>, metrics: Option<TcpListener>, admin: Opt
     }
     if let Some(listener) = metrics {
         let registry = shared.clone();
-        let source = metrics::Source {
+        let source = port::Source {
             metrics: shared.metrics.clone(),
             live_games: Box::new(move || registry.registry.live_games_count()),
             health: shared.health.clone(),
         };
-        shared.connections.spawn(metrics::serve(
+        shared.connections.spawn(port::serve(
             source,
             listener,
             shared.stop_connections.clone(),

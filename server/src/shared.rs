@@ -16,10 +16,10 @@ use crate::cluster::leases::Leases;
 use crate::cluster::links::{Links, StandIns};
 use crate::cluster::mail::Marks;
 use crate::config::Config;
-use crate::health::Health;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
 use crate::moderation::Moderation;
+use crate::ops::health::Health;
 use crate::registry::Registry;
 use crate::store::Store;
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::AccountConfig;
-use crate::network::Network;
+use crate::net::network::Network;
 
 /// The most keys remembered; past it, the stale ones are dropped first.
 const MAX_KEYS: usize = 100_000;

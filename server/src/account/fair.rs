@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::oneshot;
 
-use crate::network::Network;
+use crate::net::network::Network;
 
 /// The turns, a few at a time.
 #[derive(Debug, Clone)]

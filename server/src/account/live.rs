@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use noughts_protocol::{PlayerId, close};
 
-use crate::outbound::{Close, ConnId, Outbound};
+use crate::net::outbound::{Close, ConnId, Outbound};
 use crate::store::TokenHash;
 
 /// How a connection whose session was ended is closed.

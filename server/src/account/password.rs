@@ -10,7 +10,7 @@ use argon2::{Algorithm, Argon2, Params, Version};
 use noughts_protocol::{PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS};
 
 use super::fair::FairTurns;
-use crate::network::Network;
+use crate::net::network::Network;
 
 /// OWASP's minimum for argon2id: 19 MiB of memory, two passes, one lane.
 const MEMORY_KIB: u32 = 19 * 1024;

@@ -12,7 +12,7 @@ use noughts_protocol::PlayerId;
 use tokio::time::Instant;
 
 use super::AccountConfig;
-use crate::network::Network;
+use crate::net::network::Network;
 
 /// The most keys one window remembers; past it, those with nothing in the window go, then the
 /// oldest half.

@@ -24,7 +24,7 @@ use tracing::warn;
 use super::mail::Mail;
 use super::{Cluster, ClusterError};
 use crate::moderation::Moderation;
-use crate::outbound::{ConnId, Frame, Outbound, frame, with_id};
+use crate::net::outbound::{ConnId, Frame, Outbound, frame, with_id};
 
 /// How long a game's snapshot outlives its last update.
 const STATE_TTL: Duration = Duration::from_secs(600);

@@ -7,7 +7,7 @@
 use redis::Script;
 
 use super::{Cluster, ClusterError};
-use crate::network::{Network, Slot};
+use crate::net::network::{Network, Slot};
 
 fn count_key(kind: &str, network: Network) -> String {
     format!("limit:{kind}:{network}")

@@ -9,8 +9,8 @@ use noughts_protocol::PlayerId;
 use tokio::sync::mpsc;
 
 use super::mail::Mail;
-use crate::network::Network;
-use crate::outbound::{ConnId, Outbound};
+use crate::net::network::Network;
+use crate::net::outbound::{ConnId, Outbound};
 
 /// A connection of this node with stand-ins on other nodes.
 #[derive(Debug, Clone)]

@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use super::{Cluster, ClusterError};
-use crate::outbound::{Inbox, Queued};
+use crate::net::outbound::{Inbox, Queued};
 
 /// Frames mailed at once, at most.
 const BATCH: usize = 64;

@@ -462,8 +462,8 @@ async fn per_address_caps_count_every_node_and_a_gone_nodes_places_are_swept() {
     let lease = Duration::from_millis(300);
     let a = Cluster::join(&redis.url, "a", lease).await.unwrap();
     let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
-    let home = crate::network::Network::of("192.0.2.7".parse().unwrap());
-    let away = crate::network::Network::of("198.51.100.7".parse().unwrap());
+    let home = crate::net::network::Network::of("192.0.2.7".parse().unwrap());
+    let away = crate::net::network::Network::of("198.51.100.7".parse().unwrap());
     let on_a = a.take_place("room", home, 2).await.unwrap().expect("one");
     let on_b = b.take_place("room", home, 2).await.unwrap().expect("two");
     for node in [&a, &b] {

@@ -19,16 +19,16 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
 
-use super::rules::{Decision, Due, PendingMove, Rematch, Rules, Table};
 use super::seat::{Held, Human, Watcher, index};
 use super::setup::{Setup, Starter};
 use crate::error::Refusal;
-use crate::game_handle::{Command, Requester};
 use crate::metrics::GaugeShare;
-use crate::outbound::ConnId;
+use crate::net::outbound::ConnId;
+use crate::registry::game_handle::{Command, Requester};
+use crate::rules::sitter::Sitter;
+use crate::rules::{Decision, Due, PendingMove, Rematch, Rules, Table};
 use crate::session::Session;
 use crate::shared::Shared;
-use crate::sitter::Sitter;
 use crate::store::{GameStart, LiveGame, SEQ_RESERVE, StoreError, StoredMove, now_ms};
 
 /// Commands handled before the actor settles (sends a pending `watchers` update, handles dropped

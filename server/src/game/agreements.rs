@@ -8,8 +8,8 @@ use tracing::error;
 use noughts_protocol::{ClaimOutcome, ErrorCode};
 
 use super::actor::{Game, now, refuse};
-use super::rules::{Offered, PendingTakeback};
-use crate::game_handle::Requester;
+use crate::registry::game_handle::Requester;
+use crate::rules::{Offered, PendingTakeback};
 use crate::store::StoreError;
 
 impl Game {

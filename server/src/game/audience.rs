@@ -9,13 +9,13 @@ use tracing::error;
 use noughts_protocol::{GameInfo, Mark, PlayerId, ServerMessage};
 
 use super::actor::{Game, now};
-use super::rules::Update;
 use super::seat::{Human, Watcher, index};
 use crate::cluster::games::Publication;
-use crate::game_handle::Requester;
-use crate::outbound::{ConnId, Frame, Outbound, fan_out, frame, with_id};
+use crate::net::outbound::{ConnId, Frame, Outbound, fan_out, frame, with_id};
+use crate::registry::game_handle::Requester;
+use crate::rules::Update;
+use crate::rules::sitter::Sitter;
 use crate::session::Session;
-use crate::sitter::Sitter;
 use crate::store::{SEQ_RESERVE, StoreError};
 
 impl Game {

@@ -5,11 +5,11 @@ use noughts_protocol::{GameKind, Mark, RatingChange, RatingChanges, ServerMessag
 use tracing::{debug, error, info, warn};
 
 use super::actor::{Game, now};
-use super::rules::{EndRecord, Update};
 use super::seat::index;
 use super::stored::stored;
-use crate::game_handle::Requester;
-use crate::sitter::Sitter;
+use crate::registry::game_handle::Requester;
+use crate::rules::sitter::Sitter;
+use crate::rules::{EndRecord, Update};
 use crate::store::{Rerated, StoreError};
 
 /// How long a game waits between tries to store its end.
@@ -74,9 +74,10 @@ impl Game {
             let mut changes = [None, None];
             for (mark, rating) in [(Mark::X, x), (Mark::O, o)] {
                 if let Sitter::Human(human) = &self.seats[index(mark)] {
-                    let before = crate::rating::points(human.session.ratings().get(variant).rating);
+                    let before =
+                        crate::rules::rating::points(human.session.ratings().get(variant).rating);
                     human.session.rated_game(variant, rating);
-                    let after = crate::rating::points(rating.rating);
+                    let after = crate::rules::rating::points(rating.rating);
                     changes[index(mark)] = Some(RatingChange {
                         rating: after,
                         change: i32::try_from(i64::from(after) - i64::from(before)).unwrap_or(0),

@@ -5,14 +5,15 @@
 mod actor;
 mod agreements;
 mod audience;
-pub(crate) mod clock;
 mod ending;
+pub(crate) mod expiry;
 mod pause;
 #[doc(hidden)]
-pub mod rules;
 mod seat;
 mod setup;
 mod stored;
+pub(crate) mod takeover;
+pub(crate) mod war;
 
 pub(crate) use setup::Setup;
 use setup::Starter;
@@ -25,10 +26,10 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::{Instrument, debug, error, info};
 
 use crate::error::Refusal;
-use crate::game_handle::{COMMAND_QUEUE, GameHandle};
+use crate::registry::game_handle::{COMMAND_QUEUE, GameHandle};
+use crate::rules::sitter::Sitter;
 use crate::session::Session;
 use crate::shared::Shared;
-use crate::sitter::Sitter;
 use crate::store::{GameStart, LiveGame, now_ms};
 
 /// Starts a game: registers it, seats its players and spawns its actor, which sends everyone
@@ -111,7 +112,7 @@ pub(crate) fn restore_all(
                 // A player already connected here (a node taking over a game) is not away.
                 if sessions.insert(session.player) && !session.is_connected() {
                     session.mark_away();
-                    crate::expiry::expire_after_grace(shared, session.clone());
+                    crate::game::expiry::expire_after_grace(shared, session.clone());
                 }
                 session
             })

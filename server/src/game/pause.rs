@@ -10,8 +10,8 @@ use tracing::warn;
 
 use super::actor::Game;
 use super::seat::{Human, index};
-use crate::outbound::frame;
-use crate::sitter::Sitter;
+use crate::net::outbound::frame;
+use crate::rules::sitter::Sitter;
 
 /// What players and watchers are told when the game pauses.
 const PAUSED: &str = "the site is reconnecting; the game is paused and resumes in a moment";

@@ -4,9 +4,9 @@ use std::sync::Arc;
 
 use noughts_protocol::{Mark, SeatInfo, Variant};
 
-use crate::outbound::{Frame, Outbound};
+use crate::net::outbound::{Frame, Outbound};
+use crate::rules::sitter::Sitter;
 use crate::session::Session;
-use crate::sitter::Sitter;
 
 /// A person's seat.
 #[derive(Debug)]
@@ -46,7 +46,7 @@ impl Sitter<Human> {
                 player: Some(human.session.player),
                 level: None,
                 connected: !human.outs.is_empty(),
-                rating: Some(crate::rating::points(
+                rating: Some(crate::rules::rating::points(
                     human.session.ratings().get(variant).rating,
                 )),
                 guest: human.guest,

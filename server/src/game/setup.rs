@@ -7,10 +7,10 @@ use noughts_protocol::{ClockSpec, GameId, GameKind, Level, PlayerId, Variant};
 use tokio::sync::oneshot;
 
 use crate::error::Refusal;
-use crate::game_handle::Requester;
+use crate::registry::game_handle::Requester;
+use crate::rules::sitter::Sitter;
 use crate::session::Session;
 use crate::shared::Shared;
-use crate::sitter::Sitter;
 
 /// Everything needed to start a game.
 #[derive(Debug)]

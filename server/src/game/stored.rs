@@ -3,7 +3,7 @@
 
 use noughts_engine::cells_of;
 
-use super::rules::EndRecord;
+use crate::rules::EndRecord;
 use crate::store::{Ending, now_ms};
 
 /// The end as the store keeps it.

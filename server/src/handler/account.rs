@@ -14,7 +14,7 @@ use tracing::{error, info};
 use super::client::{Client, Reply, refuse};
 use crate::account::{DEVICE_COOKIES_KEPT, Device, Verdict, in_words};
 use crate::error::Refusal;
-use crate::outbound::Close;
+use crate::net::outbound::Close;
 use crate::session::{Session, new_token};
 use crate::store::{
     NewAccount, StoreError, StoredAccount, StoredDevice, TokenHash, device_holding, now_ms,
@@ -59,7 +59,7 @@ const UNKNOWN_DEVICE: &str = "unknown";
 /// A new device id: random, and small enough for any JSON reader to hold exactly.
 fn device_id() -> u64 {
     let mut bytes = [0u8; 8];
-    crate::invite_code::fill_random(&mut bytes);
+    crate::lobby::invite_code::fill_random(&mut bytes);
     (u64::from_le_bytes(bytes) & ((1 << 53) - 1)).max(1)
 }
 

@@ -12,13 +12,13 @@ use tokio::time::Instant;
 use tracing::{debug, info};
 
 use crate::error::Refusal;
-use crate::game_handle::GameHandle;
-use crate::network::{Network, Slot};
-use crate::outbound::{Close, Outbound};
+use crate::net::network::{Network, Slot};
+use crate::net::outbound::{Close, Outbound};
+use crate::registry::game_handle::GameHandle;
 use crate::session::Session;
+use crate::session::token_bucket::Bucket;
 use crate::shared::Shared;
 use crate::store::TokenHash;
-use crate::token_bucket::Bucket;
 
 /// One connection's view of its player.
 #[derive(Debug)]

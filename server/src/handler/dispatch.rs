@@ -9,7 +9,7 @@ use super::client::{Client, Reply, refuse};
 use super::game::AgreementKind;
 use super::moderation::Relation;
 use super::room::RoomRequest;
-use crate::game_handle::Requester;
+use crate::registry::game_handle::Requester;
 use crate::session::Session;
 
 impl Client {

@@ -8,7 +8,7 @@ use noughts_protocol::{ChatError, ClaimOutcome, ErrorCode, GameId, MAX_CHAT_CHAR
 use tokio::time::Instant;
 
 use super::client::{Client, Reply, refuse};
-use crate::game_handle::Requester;
+use crate::registry::game_handle::Requester;
 use crate::session::Session;
 
 impl Client {

@@ -9,7 +9,9 @@
 mod account;
 mod ai_games;
 mod client;
+pub(crate) mod connection;
 mod dispatch;
+pub(crate) mod enforce;
 mod game;
 mod limits;
 mod lobby;

@@ -12,7 +12,7 @@ use noughts_protocol::{
 use tracing::{error, info};
 
 use super::client::{Client, Reply, refuse};
-use crate::enforce;
+use crate::handler::enforce;
 use crate::session::Session;
 use crate::store::{ModerationEntry, now_ms};
 

@@ -9,8 +9,8 @@ use noughts_protocol::{
     PlayerId, Profile, RecordSeat, SeatInfo, Variant, VariantStats,
 };
 
-use crate::rating;
-use crate::sitter::Sitter;
+use crate::rules::rating;
+use crate::rules::sitter::Sitter;
 use crate::store::{EndedGame, StoredGame, StoredMove, StoredProfile, StoredSeat, StoredStanding};
 
 /// A leaderboard's entries, the first at place `offset + 1`.

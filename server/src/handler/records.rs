@@ -11,7 +11,7 @@ use tracing::error;
 
 use super::client::Client;
 use super::record_view;
-use crate::outbound::Outbound;
+use crate::net::outbound::Outbound;
 use crate::store::{Store, StoreError};
 
 /// Entries a list holds when the request does not say.

@@ -14,9 +14,9 @@ use tracing::{info, warn};
 use super::client::{Client, PAUSED, played_game};
 use crate::cluster::ClusterError;
 use crate::cluster::mail::{Mail, Who};
-use crate::invite_code;
-use crate::network::Network;
-use crate::outbound::{ConnId, Outbound};
+use crate::lobby::invite_code;
+use crate::net::network::Network;
+use crate::net::outbound::{ConnId, Outbound};
 use crate::session::Session;
 use crate::shared::Shared;
 
@@ -218,7 +218,8 @@ impl Client {
         let Some(session) = self.session.clone() else {
             return;
         };
-        let elsewhere = crate::takeover::take_over_games_of(&self.shared, session.player).await;
+        let elsewhere =
+            crate::game::takeover::take_over_games_of(&self.shared, session.player).await;
         for game in session.games() {
             if let Some(handle) = self.shared.registry.game(game) {
                 handle.attach(session.player, self.out.clone()).await;
@@ -353,7 +354,7 @@ async fn rejoin(shared: Arc<Shared>, player: PlayerId, out: Outbound, network: N
     let Some(session) = shared.registry.session(player) else {
         return;
     };
-    let elsewhere = crate::takeover::take_over_games_of(&shared, player).await;
+    let elsewhere = crate::game::takeover::take_over_games_of(&shared, player).await;
     for game in session.games() {
         if let Some(handle) = shared.registry.game(game) {
             handle.attach(player, out.clone()).await;

@@ -6,13 +6,13 @@ use noughts_protocol::{ClockSpec, ErrorCode, GameKind, RequestId, ServerMessage,
 
 use super::client::{Client, Reply, coin_toss, refuse};
 use super::limits::{MAX_OPEN_ROOMS, check_clock};
-use crate::expiry::forget_room;
+use crate::game::expiry::forget_room;
 use crate::game::{self, Setup};
-use crate::game_handle::Requester;
-use crate::invite_code;
+use crate::lobby::invite_code;
 use crate::registry::JoinRoomError;
+use crate::registry::game_handle::Requester;
+use crate::rules::sitter::Sitter;
 use crate::session::Session;
-use crate::sitter::Sitter;
 
 /// What `create_room` asks for.
 pub(super) struct RoomRequest {

@@ -14,14 +14,14 @@ use super::limits::check_clock;
 use super::remote::who;
 use crate::cluster::mail::Mail;
 use crate::game::{self, Setup};
-use crate::game_handle::Requester;
-use crate::network::Network;
-use crate::outbound::Outbound;
-use crate::rating;
+use crate::net::network::Network;
+use crate::net::outbound::Outbound;
 use crate::registry::AcceptSeekError;
+use crate::registry::game_handle::Requester;
+use crate::rules::rating;
+use crate::rules::sitter::Sitter;
 use crate::session::{OpenSeek, SeekKey, Session, pairable};
 use crate::shared::Shared;
-use crate::sitter::Sitter;
 
 /// How long a seek waits for another node to start the game of the seek it takes there.
 const TAKE_WAIT: Duration = Duration::from_secs(2);

@@ -16,10 +16,10 @@ use super::record_view::final_state;
 use super::remote::attach_elsewhere;
 use super::seek::withdraw_seek;
 use crate::error::Refusal;
-use crate::expiry::{close_rooms, expire_after_grace};
-use crate::game_handle::Requester;
-use crate::outbound::{Close, Outbound};
-use crate::rating;
+use crate::game::expiry::{close_rooms, expire_after_grace};
+use crate::net::outbound::{Close, Outbound};
+use crate::registry::game_handle::Requester;
+use crate::rules::rating;
 use crate::session::{Attached, MAX_CONNECTIONS, Session, new_token};
 use crate::shared::Shared;
 use crate::store::TokenHash;
@@ -175,7 +175,8 @@ impl Client {
             }
         }
         // In a cluster, the player's games whose node is gone come here first.
-        let elsewhere = crate::takeover::take_over_games_of(&self.shared, stored.player).await;
+        let elsewhere =
+            crate::game::takeover::take_over_games_of(&self.shared, stored.player).await;
         let session = place.session.clone();
         // Then what ended while it was away (looked for after its live games, so that a game
         // ending meanwhile is one or the other), but for the games it still sits in here, whose

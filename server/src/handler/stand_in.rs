@@ -13,10 +13,10 @@ use super::client::Client;
 use super::remote::{attach_elsewhere, retry};
 use crate::cluster::Cluster;
 use crate::cluster::mail::{Mail, Who};
-use crate::game_handle::Requester;
-use crate::network::Network;
-use crate::outbound::{self, Close, ConnId, Frame};
-use crate::rating::Ratings;
+use crate::net::network::Network;
+use crate::net::outbound::{self, Close, ConnId, Frame};
+use crate::registry::game_handle::Requester;
+use crate::rules::rating::Ratings;
 use crate::shared::Shared;
 use crate::store::StoredPlayer;
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use noughts_protocol::{LIST_GAMES_MAX, PlayerId, SeatInfo, ServerFrame, Variant};
 
 use super::*;
-use crate::outbound::{Inbox, Queued, channel};
+use crate::net::outbound::{Inbox, Queued, channel};
 
 fn room(code: &str) -> RoomInfo {
     RoomInfo {

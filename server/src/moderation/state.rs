@@ -9,7 +9,7 @@ use std::net::IpAddr;
 use noughts_engine::Level;
 use noughts_protocol::{GameId, PlayerId};
 
-use crate::proxy::Cidr;
+use crate::net::proxy::Cidr;
 use crate::store::ModerationEntry;
 
 /// What a fact asks of the running server beyond the state.

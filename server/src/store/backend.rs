@@ -17,8 +17,8 @@ use super::records::{
     TokenRules,
 };
 use super::rows::GameRow;
-use crate::rating::{self, Glicko, Ratings, Score};
-use crate::sitter::Sitter;
+use crate::rules::rating::{self, Glicko, Ratings, Score};
+use crate::rules::sitter::Sitter;
 
 /// A game that has just ended, as its rating needs it.
 #[derive(Debug)]

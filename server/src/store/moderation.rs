@@ -8,7 +8,7 @@ use noughts_protocol::{GameId, Mark, PlayerId};
 use super::queue::Store;
 use super::records::{MODERATION_PAGE, ModerationEntry, StoreError};
 use super::rows::GameRow;
-use crate::sitter::Sitter;
+use crate::rules::sitter::Sitter;
 
 impl Store {
     /// Appends `entry` to the moderation log; returns its id once it is durable.

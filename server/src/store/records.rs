@@ -10,8 +10,8 @@ use noughts_protocol::{
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::rating::{Glicko, Ratings};
-use crate::sitter::Sitter;
+use crate::rules::rating::{Glicko, Ratings};
+use crate::rules::sitter::Sitter;
 
 /// How far ahead of the `seq` it has sent a live game keeps the `seq` it would continue from after
 /// a restart: presence, chat and watcher counts are not stored, yet their `seq`s must never be

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::records::{GameStart, Results, StoreError};
-use crate::sitter::Sitter;
+use crate::rules::sitter::Sitter;
 
 /// An enum as the text its serde name gives (`"classic"`, `"x"`, `"resign"`).
 pub(super) fn text<T: Serialize>(value: T) -> String {

@@ -10,7 +10,7 @@ use tokio_util::task::TaskTracker;
 
 use super::{Claim, Judge, Leases};
 use crate::cluster::Cluster;
-use crate::sitter::Sitter;
+use crate::rules::sitter::Sitter;
 use crate::store::{GameStart, Store, StoreConfig};
 
 use crate::cluster::tests::redis_server::TestRedis as Redis;

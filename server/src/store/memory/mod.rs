@@ -15,8 +15,8 @@ use super::records::{
     Ending, GameStart, Results, StoreError, StoredMove, StoredStanding, TokenHash, TokenRules,
 };
 use super::rows::{GameRow, parse, text};
-use crate::rating::{Glicko, Ratings, Score};
-use crate::sitter::Sitter;
+use crate::rules::rating::{Glicko, Ratings, Score};
+use crate::rules::sitter::Sitter;
 use tables::{Change, Game, Player, Rating, Tables, Token, refused};
 
 /// Every record, in memory.

@@ -7,7 +7,7 @@ use super::super::backend::PlayerRow;
 use super::super::records::{Results, StoredMove, StoredStanding, TokenHash};
 use super::super::rows::GameRow;
 use super::tables::{Accounts, Game, Tables};
-use crate::rating::{self, Glicko, Ratings};
+use crate::rules::rating::{self, Glicko, Ratings};
 
 pub(super) fn game(tables: &Tables, id: GameId) -> Option<GameRow> {
     tables.games.get(&id).map(|game| game.row.clone())

@@ -15,8 +15,8 @@ use super::super::accounts::{StoredAccount, StoredDevice};
 use super::super::records::ModerationEntry;
 use super::super::records::{Results, StoreError, StoredMove, TokenHash};
 use super::super::rows::GameRow;
-use crate::rating::{Glicko, Ratings};
-use crate::sitter::Sitter;
+use crate::rules::rating::{Glicko, Ratings};
+use crate::rules::sitter::Sitter;
 
 /// A player as kept.
 #[derive(Debug, Clone)]

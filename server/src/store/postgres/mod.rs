@@ -16,8 +16,8 @@ use super::records::{
     Ending, GameStart, Results, StoreError, StoredMove, StoredStanding, TokenHash, TokenRules,
 };
 use super::rows::{GameRow, cells_text, int, text, uint};
-use crate::rating::{Glicko, Ratings, Score};
-use crate::sitter::Sitter;
+use crate::rules::rating::{Glicko, Ratings, Score};
+use crate::rules::sitter::Sitter;
 use client::Conn;
 
 /// A PostgreSQL database, as the store thread drives it.

@@ -8,7 +8,7 @@ use super::super::backend::PlayerRow;
 use super::super::records::{Results, StoreError, StoredMove, StoredStanding, TokenHash};
 use super::super::rows::{GAME_COLUMNS, GameRow, RawGame, count, int, parse, tally, text, uint};
 use super::client::Conn;
-use crate::rating::{self, Glicko, Ratings};
+use crate::rules::rating::{self, Glicko, Ratings};
 
 /// A row of [`GAME_COLUMNS`], as PostgreSQL returns it.
 fn raw_game(row: &Row) -> Result<RawGame, postgres::Error> {

@@ -17,8 +17,8 @@ use super::records::{
     Ending, GameStart, Results, StoreError, StoredMove, StoredStanding, TokenHash, TokenRules,
 };
 use super::rows::{GameRow, cells_text, int, text, uint};
-use crate::rating::{Glicko, Ratings, Score};
-use crate::sitter::Sitter;
+use crate::rules::rating::{Glicko, Ratings, Score};
+use crate::rules::sitter::Sitter;
 
 /// A SQLite database, as the store thread drives it.
 #[derive(Debug)]

@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use super::super::backend::PlayerRow;
 use super::super::records::{Results, StoreError, StoredMove, StoredStanding, TokenHash};
 use super::super::rows::{GAME_COLUMNS, GameRow, RawGame, count, int, parse, tally, text, uint};
-use crate::rating::{self, Glicko, Ratings};
+use crate::rules::rating::{self, Glicko, Ratings};
 
 /// A row of [`GAME_COLUMNS`], as SQLite returns it.
 fn raw_game(row: &Row<'_>) -> rusqlite::Result<RawGame> {

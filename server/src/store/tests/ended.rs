@@ -7,7 +7,7 @@ use super::super::backend::{Backend, ended_while_away};
 use super::super::{Ending, StoredMove, TokenHash};
 use super::Fresh;
 use super::suite::{ADA, BOB, people, start};
-use crate::sitter::Sitter;
+use crate::rules::sitter::Sitter;
 
 on_both_blocking!(the_games_that_ended_since_a_token_was_last_in_use);
 

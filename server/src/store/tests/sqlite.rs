@@ -8,7 +8,7 @@ use super::super::sqlite::MIGRATIONS;
 use super::super::{Store, StoreConfig, StoreError, TokenHash, TokenRules};
 use super::Fresh;
 use super::suite::start;
-use crate::sitter::Sitter;
+use crate::rules::sitter::Sitter;
 
 /// Tokens that never lie unused too long, for records written in 1970.
 const FOREVER: TokenRules = TokenRules {
@@ -87,7 +87,7 @@ async fn a_version_1_database_opens_under_the_current_schema() {
     let profile = store.profile(PlayerId(7)).await.unwrap().unwrap();
     assert_eq!(
         (
-            crate::rating::points(profile.ratings[0].0.rating),
+            crate::rules::rating::points(profile.ratings[0].0.rating),
             profile.results[0].wins
         ),
         (1500, 1)

@@ -8,7 +8,7 @@ use super::super::{
     Ending, GameStart, SEQ_RESERVE, Store, StoreError, StoredMove, TokenHash, TokenRules,
 };
 use super::Fresh;
-use crate::sitter::Sitter;
+use crate::rules::sitter::Sitter;
 
 on_both!(
     a_rated_game_moves_both_ratings_the_right_way,
@@ -98,7 +98,7 @@ async fn classic_rating(store: &Store, player: PlayerId) -> (u32, u32) {
     // Variants in Variant::ALL's order: classic first.
     assert_eq!(Variant::ALL[0], Variant::Classic);
     let (classic, rated_games) = profile.ratings[0];
-    (crate::rating::points(classic.rating), rated_games)
+    (crate::rules::rating::points(classic.rating), rated_games)
 }
 
 fn at(cell: usize, at_ms: u64) -> StoredMove {
