@@ -93,6 +93,13 @@ async fn event_loop(
             _ = tick.tick() => Event::Tick(Instant::now()),
             () = &mut terminated => return Ok(()),
         };
+        // The app's clock is what its ticks said; brought up to now before anything else
+        // happens, so that what a message starts (a claim's countdown, say) starts when it came.
+        if !matches!(event, Event::Tick(_))
+            && carry_out(app.update(Event::Tick(Instant::now())), link.as_deref())
+        {
+            return Ok(());
+        }
         if carry_out(app.update(event), link.as_deref()) {
             return Ok(());
         }
