@@ -5,28 +5,23 @@
 //! [`run`] serves on a listener until a shutdown future completes; [`Config`] holds every knob.
 //! The wire protocol is the `noughts-protocol` crate and its `PROTOCOL.md`.
 //!
-//! Code map (ARCHITECTURE.md has a line per file):
-//! - `server`: the accept loop, the connection cap, shutdown in order (games, then connections).
-//! - `connection`: one task per WebSocket; reads, writes what waits, pings.
-//! - `handler`: what each request does, a file per concern; `handler::client` is a connection's
-//!   view of its player, `handler::dispatch` sends each request to its concern.
-//! - `game`: one actor task per game (`game::actor`, `game::audience`) around the game's rules
-//!   (`game::rules`, a pure state machine); `game_handle`: the only way to reach an actor.
-//! - `shared`: what every task shares; `registry`: every shared index and the per-address counts,
-//!   in dashmap; `session`, `expiry`: a player's identity, and its end after a grace.
-//! - `lobby`: listed games and rooms, and their subscribers; `war`: the AI-vs-AI games.
-//! - `store`: players, games, moves and ratings in SQLite, on a thread of its own.
-//! - `outbound`, `shared_socket`: sending to a connection; `tls`: the TLS handshake and stream.
-//! - `rating`, `metrics`, `config`, `error`, `network`, `token_bucket`, `invite_code`: Glicko-2,
-//!   Prometheus, the knobs, refusals, per-address counting, rate limits, invite codes.
-//! - `admin`: backups of a live SQLite database, taken through the operator's socket.
-//! - `health`: `/healthz` and `/readyz`, and the draining flag.
-//! - `moderation`, `enforce`, `operator`: mutes, blocks, reports, bans and reserved names folded
-//!   from the store's moderation log; each node reading it forward and enforcing it; the
-//!   operator's `admin` commands that write it, and the operator's socket (mode 0600, callers
-//!   known by `SO_PEERCRED`) through which they and backups reach a running server.
-//! - `proxy`: the client's address behind a trusted proxy (PROXY protocol v2, forwarding headers).
-//! - `secret_file`: Redis's and PostgreSQL's URLs, with their passwords, read from private files.
+//! The folders are layers, each importing only those below it (ARCHITECTURE.md draws them):
+//! - `net`: sockets, the address behind a proxy, TLS, the WebSocket handshake, plain pages, and
+//!   the sending half of every connection (`net::outbound`).
+//! - `rules`: one game's rules as a pure state machine; sitters, clocks, Glicko-2 ratings.
+//! - `store`: players, games, moves and ratings, in memory, SQLite or PostgreSQL.
+//! - `account`, `moderation`, `session`: passwords and sign-in limits; mutes, blocks, reports
+//!   and bans folded from the store's log; a player's identity across connections.
+//! - `cluster`: what nodes share through Redis (leases, ids, listings, mail between nodes).
+//! - `lobby`: listed games, seeks and rooms, and their followers.
+//! - `registry`: every shared index (dashmap lives here alone), ids, and `GameHandle`, the only
+//!   way to reach a game.
+//! - `ops`: health, the metrics port, backups, the operator's socket and its commands.
+//! - `game`: one actor task per game around its rules, and the tasks that start or end games.
+//! - `handler`: the connection task, and what each request does, a file per concern.
+//! - At the root: `server` (the listener and start order), `shared` (what every task holds),
+//!   `config`, `error` (refusals), `metrics` (the Prometheus registry), `analysis` (the engine's
+//!   verdicts on finished games, kept).
 
 mod account;
 mod analysis;
