@@ -236,7 +236,7 @@ fn serve_operator(shared: &Arc<Shared>, metrics: Option<TcpListener>, admin: Opt
         let registry = shared.clone();
         let source = port::Source {
             metrics: shared.metrics.clone(),
-            live_games: Box::new(move || registry.registry.live_games_count()),
+            live_games: Box::new(move || registry.registry.games.live_count()),
             health: shared.health.clone(),
         };
         shared.connections.spawn(port::serve(
@@ -483,7 +483,7 @@ async fn step_down_lapsed(shared: Arc<Shared>, mut lapsed: mpsc::UnboundedReceiv
             () = stop.cancelled() => return,
         };
         let Some(game) = game else { return };
-        if let Some(handle) = shared.registry.game(game) {
+        if let Some(handle) = shared.registry.games.get(game) {
             handle.step_down().await;
         }
     }
@@ -510,7 +510,7 @@ fn local_totals(shared: &Shared) -> Totals {
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     Totals {
         online: u32::try_from(shared.metrics.connections.get()).unwrap_or(0),
-        games: count(shared.registry.live_games_count()),
+        games: count(shared.registry.games.live_count()),
     }
 }
 

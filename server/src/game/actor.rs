@@ -670,9 +670,9 @@ impl Game {
     pub(super) fn close(&mut self) {
         let id = self.rules.id();
         if !self.rules.is_over() {
-            self.shared.registry.end_live_game();
+            self.shared.registry.games.end_live();
         }
-        self.shared.registry.remove_game(id);
+        self.shared.registry.games.remove(id);
         if let Some(leases) = &self.shared.leases {
             leases.give_back(id);
         }

@@ -90,7 +90,7 @@ impl Game {
                 *ratings = Some(RatingChanges { x, o });
             }
         }
-        self.shared.registry.end_live_game();
+        self.shared.registry.games.end_live();
         self.broadcast(game_over, from).await;
         for (mark, _) in self.dropped.clone() {
             self.rules.missed_end(mark);

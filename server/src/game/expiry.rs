@@ -33,7 +33,7 @@ pub(crate) fn expire_after_grace(shared: &Arc<Shared>, session: Arc<Session>) {
 pub(crate) fn close_rooms(shared: &Shared, session: &Session) {
     for code in session.take_rooms() {
         forget_room(shared, &code);
-        if let Some(room) = shared.registry.close_room(&code, session.player)
+        if let Some(room) = shared.registry.rooms.close(&code, session.player)
             && !room.private
         {
             shared.lobby.remove_room(&invite_code::display(&room.code));

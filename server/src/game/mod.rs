@@ -41,14 +41,14 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
             "the server is shutting down",
         ));
     }
-    if !shared.registry.start_live_game(shared.config.max_games) {
+    if !shared.registry.games.start_live(shared.config.max_games) {
         return Err(Refusal::new(
             ErrorCode::ServerFull,
             "the server holds as many games as it can",
         ));
     }
-    let Some(id) = shared.registry.next_game_id() else {
-        shared.registry.end_live_game();
+    let Some(id) = shared.registry.games.next_id() else {
+        shared.registry.games.end_live();
         return Err(Refusal::new(
             ErrorCode::ServerFull,
             "the server cannot start games just now",
@@ -73,8 +73,8 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
         let humans = start.seats.iter().filter_map(|seat| seat.human());
         cluster.tell_seated(id, humans.map(|player| player.0).collect());
     }
-    shared.registry.hide_unlisted(&start);
-    shared.registry.add_game(id, GameHandle::new(tx));
+    shared.registry.games.hide_unlisted(&start);
+    shared.registry.games.add(id, GameHandle::new(tx));
     if let Some(leases) = &shared.leases {
         leases.take_new(id);
     }
@@ -152,9 +152,9 @@ pub(crate) fn restore_all(
             }
         };
         // Restored games count as live whatever the limit: they were already being played.
-        shared.registry.start_live_game(usize::MAX);
-        shared.registry.hide_unlisted(start);
-        shared.registry.add_game(id, GameHandle::new(tx));
+        shared.registry.games.start_live(usize::MAX);
+        shared.registry.games.hide_unlisted(start);
+        shared.registry.games.add(id, GameHandle::new(tx));
         game.list();
         let span = tracing::info_span!(parent: None, "game", id = id.0);
         shared.tasks.spawn(game.run(rx).instrument(span));

@@ -75,7 +75,7 @@ pub(crate) async fn take_over_games_of(shared: &Arc<Shared>, player: PlayerId) -
     let cluster = leases.cluster();
     let mut elsewhere: Vec<GameId> = ids
         .into_iter()
-        .filter(|&game| shared.registry.game(game).is_none())
+        .filter(|&game| shared.registry.games.get(game).is_none())
         .collect();
     let deadline =
         tokio::time::Instant::now() + leases.cluster().lease() + Duration::from_millis(250);
@@ -101,7 +101,7 @@ pub(crate) async fn take_over_games_of(shared: &Arc<Shared>, player: PlayerId) -
         };
         let mut left = Vec::new();
         for (game, owner) in elsewhere.iter().zip(owners) {
-            if shared.registry.game(*game).is_some() {
+            if shared.registry.games.get(*game).is_some() {
                 continue;
             }
             match owner {
@@ -138,7 +138,7 @@ async fn orphans(
         .await
         .map_err(|err| err.to_string())?
         .into_iter()
-        .filter(|&game| shared.registry.game(game).is_none())
+        .filter(|&game| shared.registry.games.get(game).is_none())
         .collect();
     let owners = leases
         .cluster()
@@ -211,7 +211,7 @@ pub(crate) async fn keep_resuming(shared: Arc<Shared>, stop: CancellationToken) 
             .paused()
             .await
             .into_iter()
-            .filter(|&game| shared.registry.game(game).is_none())
+            .filter(|&game| shared.registry.games.get(game).is_none())
             .collect();
         take(&shared, &leases, paused.clone(), |_| true).await;
         // Those now held (here or elsewhere) or ended are done with; a war game is left to its
@@ -251,7 +251,7 @@ async fn restore_and_reach(
         .collect();
     let wars = game::restore_all(shared, taken);
     for (game, seated) in players {
-        let Some(handle) = shared.registry.game(game) else {
+        let Some(handle) = shared.registry.games.get(game) else {
             continue;
         };
         for &player in &seated {

@@ -122,7 +122,7 @@ async fn next(shared: &Arc<Shared>, cluster: &Cluster, variant: Variant) -> Next
         warn!(cause = %err, %variant, "cannot note the war game being played");
         return Next::Wait;
     }
-    if shared.registry.game(game).is_some() {
+    if shared.registry.games.get(game).is_some() {
         // Played here already, by an earlier keeper of this node: it ends by itself.
         return Next::Wait;
     }

@@ -194,7 +194,7 @@ impl Client {
     }
 
     pub(super) fn game(&self, id: GameId) -> Result<GameHandle, Refusal> {
-        self.shared.registry.game(id).ok_or_else(|| {
+        self.shared.registry.games.get(id).ok_or_else(|| {
             match &self.shared.leases {
                 // It stepped down here, its lease lapsed: it is between nodes, not over.
                 Some(leases) if leases.is_paused(id) => Refusal::new(ErrorCode::GamePaused, PAUSED),

@@ -156,7 +156,8 @@ pub(crate) async fn serve(
         Admission::Welcome(permit) => {
             match shared
                 .registry
-                .admit_connection(network, config.max_connections_per_ip)
+                .per_network
+                .connection(network, config.max_connections_per_ip)
             {
                 Some(slot) => (permit, slot),
                 None => {

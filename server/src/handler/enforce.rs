@@ -80,7 +80,7 @@ async fn act(shared: &Arc<Shared>, effect: Effect) {
             }
         }
         Effect::EndGame(game) => {
-            if let Some(handle) = shared.registry.game(game) {
+            if let Some(handle) = shared.registry.games.get(game) {
                 info!(game = game.0, "the operator ended a game");
                 handle.end_by_operator().await;
             }

@@ -65,7 +65,7 @@ impl Client {
         };
         let registry = &self.shared.registry;
         if let Some(game) = played_game(message) {
-            if registry.game(game).is_some() {
+            if registry.games.get(game).is_some() {
                 return Where::Here;
             }
             return placed(cluster.player_node(game).await);
@@ -78,7 +78,7 @@ impl Client {
                     Some(remote) => remote.published(*game).await,
                     None => false,
                 };
-                if registry.game(*game).is_some() || published {
+                if registry.games.get(*game).is_some() || published {
                     return Where::Here;
                 }
                 cluster.player_node(*game).await
@@ -89,21 +89,21 @@ impl Client {
                     .remote_watches
                     .as_ref()
                     .is_some_and(|remote| remote.watches(*game, self.out.conn));
-                if registry.game(*game).is_some() || here {
+                if registry.games.get(*game).is_some() || here {
                     return Where::Here;
                 }
                 cluster.player_node(*game).await
             }
             ClientMessage::JoinRoom { code } | ClientMessage::CloseRoom { code } => {
                 match invite_code::parse(code) {
-                    Some(code) if registry.room_rated(&code).is_none() => {
+                    Some(code) if registry.rooms.rated(&code).is_none() => {
                         cluster.room_node(&code).await
                     }
                     _ => return Where::Here,
                 }
             }
             ClientMessage::AcceptSeek { seek } => {
-                if registry.seek_terms(*seek).is_some() {
+                if registry.seeks.terms(*seek).is_some() {
                     return Where::Here;
                 }
                 cluster.seek_node(*seek).await
@@ -205,7 +205,7 @@ impl Client {
         let (Some(game), Some(session)) = (played_game(message), &self.session) else {
             return false;
         };
-        if self.shared.registry.game(game).is_some() {
+        if self.shared.registry.games.get(game).is_some() {
             return false;
         }
         let live = self.shared.store.live_ids_of(session.player).await;
@@ -221,7 +221,7 @@ impl Client {
         let elsewhere =
             crate::game::takeover::take_over_games_of(&self.shared, session.player).await;
         for game in session.games() {
-            if let Some(handle) = self.shared.registry.game(game) {
+            if let Some(handle) = self.shared.registry.games.get(game) {
                 handle.attach(session.player, self.out.clone()).await;
             }
         }
@@ -356,7 +356,7 @@ async fn rejoin(shared: Arc<Shared>, player: PlayerId, out: Outbound, network: N
     };
     let elsewhere = crate::game::takeover::take_over_games_of(&shared, player).await;
     for game in session.games() {
-        if let Some(handle) = shared.registry.game(game) {
+        if let Some(handle) = shared.registry.games.get(game) {
             handle.attach(player, out.clone()).await;
         }
     }

@@ -47,7 +47,7 @@ impl Client {
             );
         }
         let per_ip = self.shared.config.max_rooms_per_ip;
-        let local = self.shared.registry.room_slot(self.network, per_ip);
+        let local = self.shared.registry.per_network.room(self.network, per_ip);
         let Some(slot) = self.place("room", local, per_ip).await else {
             return refuse(
                 ErrorCode::LimitReached,
@@ -57,7 +57,7 @@ impl Client {
                 ),
             );
         };
-        let room = self.shared.registry.open_room(
+        let room = self.shared.registry.rooms.open(
             session.clone(),
             variant,
             clock,
@@ -94,7 +94,7 @@ impl Client {
         code: String,
     ) -> Reply {
         let room = invite_code::parse(&code)
-            .and_then(|code| self.shared.registry.close_room(&code, session.player));
+            .and_then(|code| self.shared.registry.rooms.close(&code, session.player));
         let Some(room) = room else {
             return refuse(
                 ErrorCode::NoSuchRoom,
@@ -123,7 +123,7 @@ impl Client {
             return refuse(ErrorCode::NoSuchRoom, "no open room has that code");
         };
         self.check_not_stopping()?;
-        if self.shared.registry.room_rated(&code) == Some(true) {
+        if self.shared.registry.rooms.rated(&code) == Some(true) {
             self.check_rated_allowed(session).await?;
         }
         let taken = {
@@ -131,7 +131,8 @@ impl Client {
             let blocked = |host| moderation.blocked(session.player, host);
             self.shared
                 .registry
-                .take_room(&code, session.player, &blocked)
+                .rooms
+                .take(&code, session.player, &blocked)
         };
         let room = match taken {
             Ok(room) => room,
@@ -176,7 +177,7 @@ impl Client {
             },
         )?;
         if room.private {
-            self.shared.registry.set_game_code(game, &room.code);
+            self.shared.registry.games.set_code(game, &room.code);
         }
         Ok(())
     }

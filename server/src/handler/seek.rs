@@ -28,7 +28,7 @@ const TAKE_WAIT: Duration = Duration::from_secs(2);
 
 /// Takes an open seek out of the queue and off the lobby (its seeker has already ended it).
 pub(crate) fn withdraw_seek(shared: &Shared, seek: OpenSeek) {
-    shared.registry.cancel_seek(seek);
+    shared.registry.seeks.cancel(seek);
     shared.lobby.remove_seek(seek.id);
 }
 
@@ -59,10 +59,10 @@ impl Client {
         }
         // Over its address's cap, a seek may still meet one that waits, but may not wait itself.
         let per_ip = self.shared.config.max_seeks_per_ip;
-        let local = self.shared.registry.seek_slot(self.network, per_ip);
+        let local = self.shared.registry.per_network.seek(self.network, per_ip);
         let slot = self.place("seek", local, per_ip).await;
         let may_wait = slot.is_some();
-        let Some(id) = self.shared.registry.next_seek_id() else {
+        let Some(id) = self.shared.registry.seeks.next_id() else {
             return refuse(
                 ErrorCode::ServerFull,
                 "the server cannot take seeks just now",
@@ -85,7 +85,7 @@ impl Client {
         let lobby = &self.shared.lobby;
         let moderation = self.shared.moderation.state();
         let blocked = |other| moderation.blocked(session.player, other);
-        let paired = self.shared.registry.seek(
+        let paired = self.shared.registry.seeks.pair_or_wait(
             session,
             open,
             may_wait,
@@ -122,7 +122,7 @@ impl Client {
         seek: SeekId,
     ) -> Reply {
         self.check_not_stopping()?;
-        let terms = self.shared.registry.seek_terms(seek);
+        let terms = self.shared.registry.seeks.terms(seek);
         if terms.is_some_and(|(_, _, rated)| rated) {
             self.check_rated_allowed(session).await?;
         }
@@ -131,7 +131,8 @@ impl Client {
             let blocked = |other| moderation.blocked(session.player, other);
             self.shared
                 .registry
-                .accept_seek(seek, session.player, &blocked)
+                .seeks
+                .accept(seek, session.player, &blocked)
         };
         let (key, seeker) = match taken {
             Ok(taken) => taken,
@@ -234,7 +235,7 @@ async fn pair_elsewhere(
         let paired = {
             let moderation = shared.moderation.state();
             let blocked = |other| moderation.blocked(session.player, other);
-            shared.registry.seek(
+            shared.registry.seeks.pair_or_wait(
                 &session,
                 open,
                 true,
@@ -281,7 +282,7 @@ async fn take_seek_on(
 /// it (or an older one).
 pub(crate) fn listed_elsewhere(shared: &Arc<Shared>, seek: &SeekInfo) {
     let key = (seek.variant, seek.clock, seek.rated);
-    for (session, open) in shared.registry.newer_seeks(key, seek.seek) {
+    for (session, open) in shared.registry.seeks.newer(key, seek.seek) {
         // The seek was made on another connection task; its address is not known here, and
         // matters only for the caps on rooms and seeks, which meeting a seek does not open.
         let network = Network::of(std::net::Ipv4Addr::UNSPECIFIED.into());

@@ -194,7 +194,7 @@ impl Client {
         self.session = Some(session.clone());
         // Games first (each answers with its snapshot), then the lobby, then watched games.
         for game in attached.games {
-            if let Some(handle) = self.shared.registry.game(game) {
+            if let Some(handle) = self.shared.registry.games.get(game) {
                 handle.attach(session.player, self.out.clone()).await;
             }
         }
@@ -212,7 +212,10 @@ impl Client {
                 out: self.out.clone(),
                 id: None,
             };
-            let sent = match (self.shared.registry.game(game), &self.shared.remote_watches) {
+            let sent = match (
+                self.shared.registry.games.get(game),
+                &self.shared.remote_watches,
+            ) {
                 (Some(handle), _) => handle.watch(session.clone(), from).await,
                 (None, Some(remote)) => remote.watch(game, (from.player, from.out), None).await,
                 (None, None) => false,
@@ -360,7 +363,7 @@ impl Client {
         }
         close_rooms(shared, session);
         for game in session.games() {
-            if let Some(handle) = shared.registry.game(game) {
+            if let Some(handle) = shared.registry.games.get(game) {
                 handle.leave(session.player).await;
             }
         }
@@ -396,12 +399,12 @@ impl Client {
             withdraw_seek(shared, open);
         }
         for game in detached.games {
-            if let Some(handle) = shared.registry.game(game) {
+            if let Some(handle) = shared.registry.games.get(game) {
                 handle.detach(session.player, conn).await;
             }
         }
         for game in detached.watching {
-            if let Some(handle) = shared.registry.game(game) {
+            if let Some(handle) = shared.registry.games.get(game) {
                 handle.unwatch(conn, None).await;
             } else if let Some(remote) = &shared.remote_watches
                 && remote.watches(game, conn)

@@ -45,7 +45,7 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
             }
         }
         Mail::Watching { from, game, count } => {
-            if let Some(handle) = shared.registry.game(game) {
+            if let Some(handle) = shared.registry.games.get(game) {
                 tokio::spawn(async move { handle.remote_watchers(from, count).await });
             }
         }
@@ -163,7 +163,7 @@ async fn stand_in(
         Some(attached) => {
             client.session = Some(session.clone());
             for game in attached.games {
-                if let Some(handle) = shared.registry.game(game) {
+                if let Some(handle) = shared.registry.games.get(game) {
                     handle.attach(player, out.clone()).await;
                 }
             }
@@ -194,7 +194,7 @@ async fn stand_in(
                     .map(|s| s.games())
                     .unwrap_or_default();
                 for game in games {
-                    if let Some(handle) = shared.registry.game(game) {
+                    if let Some(handle) = shared.registry.games.get(game) {
                         handle.attach(player, out.clone()).await;
                     }
                 }

@@ -22,11 +22,12 @@ impl Client {
         if !self
             .shared
             .registry
+            .games
             .may_watch(game, session.player, code.as_deref())
         {
             return Err(no_such_game(game));
         }
-        if self.shared.registry.game(game).is_none()
+        if self.shared.registry.games.get(game).is_none()
             && let Some(remote) = &self.shared.remote_watches
         {
             return if remote.watch(game, (from.player, from.out), from.id).await {

@@ -1,10 +1,15 @@
 //! The registry's indexes and counts, each checked on its own.
 
+use noughts_protocol::{ClockSpec, PlayerId, Variant};
+
+use super::counts::Counts;
 use super::*;
+use crate::net::network::Network;
+use crate::session::{OpenSeek, SeekKey};
 
 fn open(registry: &Registry, key: SeekKey) -> OpenSeek {
     OpenSeek {
-        id: registry.next_seek_id().unwrap(),
+        id: registry.seeks.next_id().unwrap(),
         key,
     }
 }
@@ -27,7 +32,8 @@ fn seeks_pair_the_oldest_matching_seeker() {
     let mut listed = false;
     assert!(
         registry
-            .seek(&a, a_seek, true, (&|_| false, || listed = true))
+            .seeks
+            .pair_or_wait(&a, a_seek, true, (&|_| false, || listed = true))
             .is_none()
     );
     assert!(listed, "a waiting seek is listed");
@@ -35,32 +41,37 @@ fn seeks_pair_the_oldest_matching_seeker() {
     assert!(b.start_seek(b_seek, None));
     assert!(
         registry
-            .seek(&b, b_seek, true, (&|_| false, || ()))
+            .seeks
+            .pair_or_wait(&b, b_seek, true, (&|_| false, || ()))
             .is_none(),
         "a different clock does not match"
     );
     let c_seek = open(&registry, classic);
     assert!(c.start_seek(c_seek, None));
     let (id, opponent, _) = registry
-        .seek(&c, c_seek, true, (&|_| false, || panic!("c does not wait")))
+        .seeks
+        .pair_or_wait(&c, c_seek, true, (&|_| false, || panic!("c does not wait")))
         .expect("c meets a");
     assert_eq!((id, opponent.player), (a_seek.id, a.player));
     assert_eq!(a.seek(), None, "a's seek is used up");
     // Anyone but b may take b's seek, once.
     assert_eq!(
         registry
-            .accept_seek(b_seek.id, b.player, &|_| false)
+            .seeks
+            .accept(b_seek.id, b.player, &|_| false)
             .unwrap_err(),
         AcceptSeekError::OwnSeek
     );
     let (key, seeker) = registry
-        .accept_seek(b_seek.id, c.player, &|_| false)
+        .seeks
+        .accept(b_seek.id, c.player, &|_| false)
         .expect("c takes it");
     assert_eq!((key, seeker.player), (timed, b.player));
     assert_eq!(b.seek(), None);
     assert_eq!(
         registry
-            .accept_seek(b_seek.id, a.player, &|_| false)
+            .seeks
+            .accept(b_seek.id, a.player, &|_| false)
             .unwrap_err(),
         AcceptSeekError::NoSuchSeek
     );
@@ -86,7 +97,9 @@ fn seeks_of_one_speed_pair_on_the_waiting_seeks_terms() {
     let seek = |who: &Arc<Session>, key| {
         let seek = open(&registry, key);
         assert!(who.start_seek(seek, None));
-        let paired = registry.seek(who, seek, true, (&|_| false, || ()));
+        let paired = registry
+            .seeks
+            .pair_or_wait(who, seek, true, (&|_| false, || ()));
         if paired.is_some() {
             who.end_seek(seek.id);
         }
@@ -113,7 +126,8 @@ fn a_withdrawn_seek_matches_nobody() {
     assert!(a.start_seek(a_seek, None));
     assert!(
         registry
-            .seek(&a, a_seek, true, (&|_| false, || ()))
+            .seeks
+            .pair_or_wait(&a, a_seek, true, (&|_| false, || ()))
             .is_none()
     );
     assert!(a.end_seek(a_seek.id));
@@ -121,7 +135,8 @@ fn a_withdrawn_seek_matches_nobody() {
     assert!(b.start_seek(b_seek, None));
     assert!(
         registry
-            .seek(&b, b_seek, true, (&|_| false, || ()))
+            .seeks
+            .pair_or_wait(&b, b_seek, true, (&|_| false, || ()))
             .is_none(),
         "b waits rather than meet a ghost"
     );
@@ -131,27 +146,32 @@ fn a_withdrawn_seek_matches_nobody() {
 fn rooms_are_taken_once_and_never_by_their_host() {
     let registry = Registry::default();
     let [host, guest, late] = ["h", "g", "l"].map(|name| registry.new_session(name).unwrap().0);
-    let room = registry.open_room(host.clone(), Variant::Cube, None, true, false, None);
+    let room = registry
+        .rooms
+        .open(host.clone(), Variant::Cube, None, true, false, None);
     assert_eq!(
         registry
-            .take_room(&room.code, host.player, &|_| false)
+            .rooms
+            .take(&room.code, host.player, &|_| false)
             .unwrap_err(),
         JoinRoomError::OwnRoom
     );
     assert!(
-        registry.close_room(&room.code, guest.player).is_none(),
+        registry.rooms.close(&room.code, guest.player).is_none(),
         "only the host closes it"
     );
     assert_eq!(
         registry
-            .take_room(&room.code, guest.player, &|_| false)
+            .rooms
+            .take(&room.code, guest.player, &|_| false)
             .unwrap()
             .code,
         room.code
     );
     assert_eq!(
         registry
-            .take_room(&room.code, late.player, &|_| false)
+            .rooms
+            .take(&room.code, late.player, &|_| false)
             .unwrap_err(),
         JoinRoomError::NoSuchRoom
     );
