@@ -30,7 +30,8 @@ use noughts_protocol::{
     ClockSpec, EndReason, ErrorCode, GameId, OfferKind, PlayerId, SeatInfo, ServerMessage,
 };
 use noughts_server::rules::{
-    CHAT_HISTORY, Decision, Due, EndRecord, Refusal, Rematch, Rules, Update, WATCHERS_EVERY,
+    CHAT_HISTORY, Decision, Due, EndRecord, Refusal, Rematch, Rules, Speaker, Update,
+    WATCHERS_EVERY,
 };
 
 pub use input::{Input, Setup};
@@ -189,10 +190,15 @@ impl Checked {
             },
             Input::Rematch { player, starts } => self.rematch(&before, player, starts),
             Input::Chat { player, watching } => {
-                match self
-                    .rules
-                    .chat(player, watching, ("someone".into(), false), "hello".into())
-                {
+                match self.rules.chat(
+                    player,
+                    watching,
+                    Speaker {
+                        name: "someone".into(),
+                        guest: false,
+                    },
+                    "hello".into(),
+                ) {
                     Ok(update) => {
                         assert!(
                             watching || before.mark_of(player).is_some(),

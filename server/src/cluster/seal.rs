@@ -144,7 +144,7 @@ impl ClusterSecret {
     /// tests that speak to a cluster as a node does.
     pub fn seal(&self, channel: &str, node: &str, payload: &str) -> String {
         let key = mac(&self.keys[0]);
-        seal_with(&key, (b'P', channel), node, payload)
+        seal_with(&key, Place::channel(channel), node, payload)
     }
 }
 
@@ -153,9 +153,30 @@ fn mac(key: &[u8]) -> HmacSha256 {
     HmacSha256::new_from_slice(key).expect("HMAC takes a key of any length")
 }
 
+/// Where a sealed message goes: published on a channel, or kept under a key; the tag covers it,
+/// so that a message cannot be moved from one place to another.
+#[derive(Debug, Clone, Copy)]
+struct Place<'a> {
+    /// `P` for a channel, `K` for a key.
+    kind: u8,
+    /// The channel's or the key's name.
+    name: &'a str,
+}
+
+impl<'a> Place<'a> {
+    fn channel(name: &'a str) -> Place<'a> {
+        Place { kind: b'P', name }
+    }
+
+    fn key(name: &'a str) -> Place<'a> {
+        Place { kind: b'K', name }
+    }
+}
+
 /// The MAC of a message: `place` says whether it is published on a channel (`P`) or kept
 /// under a key (`K`), and names it; `header` is the header after the tag.
-fn tag(key: &HmacSha256, (kind, place): (u8, &str), header: &str, payload: &str) -> HmacSha256 {
+fn tag(key: &HmacSha256, place: Place<'_>, header: &str, payload: &str) -> HmacSha256 {
+    let Place { kind, name: place } = place;
     let mut mac = key.clone();
     mac.update(&[kind]);
     mac.update(&(place.len() as u64).to_be_bytes());
@@ -166,7 +187,7 @@ fn tag(key: &HmacSha256, (kind, place): (u8, &str), header: &str, payload: &str)
     mac
 }
 
-fn seal_with(key: &HmacSha256, place: (u8, &str), node: &str, payload: &str) -> String {
+fn seal_with(key: &HmacSha256, place: Place<'_>, node: &str, payload: &str) -> String {
     let millis = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
@@ -303,7 +324,9 @@ impl Seal {
     /// `payload` as it is published on `channel`.
     pub(crate) fn publish<'a>(&self, channel: &str, payload: &'a str) -> Cow<'a, str> {
         match &self.keys {
-            Some(keys) => seal_with(&keys.signer, (b'P', channel), &keys.node, payload).into(),
+            Some(keys) => {
+                seal_with(&keys.signer, Place::channel(channel), &keys.node, payload).into()
+            }
             None => payload.into(),
         }
     }
@@ -311,7 +334,7 @@ impl Seal {
     /// `value` as it is kept under `key` for other nodes to read.
     pub(crate) fn keep<'a>(&self, key: &str, value: &'a str) -> Cow<'a, str> {
         match &self.keys {
-            Some(keys) => seal_with(&keys.signer, (b'K', key), &keys.node, value).into(),
+            Some(keys) => seal_with(&keys.signer, Place::key(key), &keys.node, value).into(),
             None => value.into(),
         }
     }
@@ -322,7 +345,7 @@ impl Seal {
         let Some(keys) = &self.keys else {
             return Some(text);
         };
-        match keys.check((b'P', channel), text) {
+        match keys.check(Place::channel(channel), text) {
             Ok((payload, millis, code)) => {
                 let now = SystemTime::now()
                     .duration_since(UNIX_EPOCH)
@@ -353,7 +376,7 @@ impl Seal {
         let Some(keys) = &self.keys else {
             return Some(text);
         };
-        match keys.check((b'K', key), text) {
+        match keys.check(Place::key(key), text) {
             Ok((payload, _, _)) => Some(payload),
             Err(why) => {
                 keys.refuse(key, why);
@@ -371,7 +394,7 @@ impl Keys {
     /// The payload of `text` sealed for `place`, its timestamp and its tag.
     fn check<'a>(
         &self,
-        place: (u8, &str),
+        place: Place<'_>,
         text: &'a str,
     ) -> Result<(&'a str, u128, [u8; 32]), Refusal> {
         let (head, payload) = text.split_once('\n').ok_or(Refusal::Unsealed)?;
@@ -489,14 +512,14 @@ mod tests {
             - MAX_AGE.as_millis()
             - 1_000;
         let header = format!("{old} 1 a");
-        let code = tag(&key, (b'P', "lobby"), &header, "{}")
+        let code = tag(&key, Place::channel("lobby"), &header, "{}")
             .finalize()
             .into_bytes();
         let sealed = format!("{} {header}\n{{}}", URL_SAFE_NO_PAD.encode(code));
         assert_eq!(b.open("lobby", &sealed), None);
         assert_eq!(b.dropped(), 1);
         // Kept values are not timed: they are read long after they were written.
-        let kept_code = tag(&key, (b'K', "room:abc"), &header, "a")
+        let kept_code = tag(&key, Place::key("room:abc"), &header, "a")
             .finalize()
             .into_bytes();
         let kept = format!("{} {header}\na", URL_SAFE_NO_PAD.encode(kept_code));

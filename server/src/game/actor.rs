@@ -427,12 +427,12 @@ impl Game {
             }
             Command::Chat {
                 from,
-                name,
+                speaker,
                 text,
                 watching,
             } => {
                 let watching = watching || self.watchers.contains_key(&from.out.conn);
-                match self.rules.chat(from.player, watching, name, text) {
+                match self.rules.chat(from.player, watching, speaker, text) {
                     Ok(update) => self.broadcast(update, Some(from)).await,
                     Err(refused) => refuse(&from, refused),
                 }

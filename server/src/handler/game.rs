@@ -9,6 +9,7 @@ use tokio::time::Instant;
 
 use super::client::{Client, Reply, refuse};
 use crate::registry::game_handle::Requester;
+use crate::rules::Speaker;
 use crate::session::Session;
 
 impl Client {
@@ -67,9 +68,12 @@ impl Client {
         if !self.chat.take(Instant::now()) {
             return refuse(ErrorCode::RateLimited, "too many chat lines; slow down");
         }
-        let name = (session.name(), !session.is_account());
+        let speaker = Speaker {
+            name: session.name(),
+            guest: !session.is_account(),
+        };
         let watching = self.watching_elsewhere;
-        self.forwarded(handle.chat(from, (name, text), watching).await)
+        self.forwarded(handle.chat(from, speaker, text, watching).await)
     }
 }
 

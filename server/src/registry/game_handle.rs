@@ -9,6 +9,7 @@ use noughts_protocol::{ClaimOutcome, PlayerId, RequestId};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::net::outbound::{ConnId, Outbound};
+use crate::rules::Speaker;
 use crate::session::Session;
 
 /// Commands queued per game before senders wait.
@@ -96,12 +97,13 @@ impl GameHandle {
     pub(crate) async fn chat(
         &self,
         from: Requester,
-        (name, text): ((String, bool), String),
+        speaker: Speaker,
+        text: String,
         watching: bool,
     ) -> bool {
         self.send(Command::Chat {
             from,
-            name,
+            speaker,
             text,
             watching,
         })
@@ -198,8 +200,8 @@ pub(crate) enum Command {
     /// node.
     Chat {
         from: Requester,
-        /// The speaker's name, and whether they are a guest.
-        name: (String, bool),
+        /// Who speaks, as the line shows them.
+        speaker: Speaker,
         text: String,
         watching: bool,
     },

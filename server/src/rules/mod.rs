@@ -22,5 +22,5 @@ pub use crate::error::Refusal;
 pub use state::Rules;
 pub use updates::{
     CHAT_HISTORY, Decision, Due, EndRecord, MoveRecord, Offered, PendingMove, PendingTakeback,
-    Rematch, Returned, Sitter, Table, Update, WATCHERS_EVERY,
+    Rematch, Returned, Sitter, Speaker, Table, Update, WATCHERS_EVERY,
 };

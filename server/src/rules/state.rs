@@ -12,8 +12,8 @@ use noughts_protocol::{
 
 use super::seat::{Presence, index};
 use super::updates::{
-    CHAT_HISTORY, Decision, Due, EndRecord, MoveRecord, PendingMove, Rematch, Sitter, Table,
-    Update, WATCHERS_EVERY, refused,
+    CHAT_HISTORY, Decision, Due, EndRecord, MoveRecord, PendingMove, Rematch, Sitter, Speaker,
+    Table, Update, WATCHERS_EVERY, refused,
 };
 use crate::error::Refusal;
 use crate::rules::clock::Clock;
@@ -528,13 +528,13 @@ impl Rules {
         }
     }
 
-    /// A chat line from `player` (`watching` if they watch the game), shown under `name` (and
-    /// marked a guest's when `guest`). `text` is already checked.
+    /// A chat line from `player` (`watching` if they watch the game), shown under the speaker's
+    /// name (and marked a guest's when they are one). `text` is already checked.
     pub fn chat(
         &mut self,
         player: PlayerId,
         watching: bool,
-        (name, guest): (String, bool),
+        speaker: Speaker,
         text: String,
     ) -> Result<Update, Refusal> {
         let mark = self.mark_of(player);
@@ -542,11 +542,11 @@ impl Rules {
             return refused(ErrorCode::NotAPlayer, "watch the game to chat in it");
         }
         let line = ChatLine {
-            from: name,
+            from: speaker.name,
             player: Some(player),
             mark,
             text,
-            guest,
+            guest: speaker.guest,
         };
         if self.chat.len() == CHAT_HISTORY {
             self.chat.pop_front();

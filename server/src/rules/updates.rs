@@ -107,6 +107,15 @@ pub enum Rematch {
     Start,
 }
 
+/// Who says a chat line, as the line shows them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Speaker {
+    /// The name shown.
+    pub name: String,
+    /// Whether they play as a guest (no account).
+    pub guest: bool,
+}
+
 /// What a player's return leads to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Returned {

@@ -16,7 +16,7 @@ use super::records::{
     StoredGame, StoredMove, StoredPlayer, StoredProfile, StoredSeat, StoredStanding, TokenHash,
     TokenRules,
 };
-use super::rows::GameRow;
+use super::rows::{GameRow, SeatRating};
 use crate::rules::rating::{self, Glicko, Ratings, Score};
 use crate::rules::sitter::Sitter;
 
@@ -139,7 +139,7 @@ pub(super) trait Backend: AccountBackend + Send {
     fn set_game_ratings(
         &mut self,
         game: GameId,
-        ratings: [(f64, f64); 2],
+        ratings: [SeatRating; 2],
     ) -> Result<(), StoreError>;
 
     fn game(&mut self, game: GameId) -> Result<Option<GameRow>, StoreError>;
@@ -343,8 +343,14 @@ pub(super) fn end_game(
     db.set_game_ratings(
         game,
         [
-            (x_before.rating, x_after.rating - x_before.rating),
-            (o_before.rating, o_after.rating - o_before.rating),
+            SeatRating {
+                before: x_before.rating,
+                change: x_after.rating - x_before.rating,
+            },
+            SeatRating {
+                before: o_before.rating,
+                change: o_after.rating - o_before.rating,
+            },
         ],
     )?;
     Ok(Some(Rerated {
@@ -440,7 +446,8 @@ pub(super) fn ended_while_away(
     db: &mut dyn Backend,
     player: PlayerId,
     presented: TokenHash,
-    (now, window_ms): (u64, u64),
+    now: u64,
+    window_ms: u64,
     limit: u32,
 ) -> Result<Vec<EndedGame>, StoreError> {
     let Some(used) = db.token_used_ms(presented)? else {

@@ -617,8 +617,8 @@ impl Store {
         window_ms: u64,
         limit: u32,
     ) -> Result<Vec<EndedGame>, StoreError> {
-        let within = (now_ms(), window_ms);
-        self.read(move |db| backend::ended_while_away(db, player, presented, within, limit))
+        let now = now_ms();
+        self.read(move |db| backend::ended_while_away(db, player, presented, now, window_ms, limit))
             .await
     }
 

@@ -54,6 +54,13 @@ pub(super) const GAME_COLUMNS: &str = "id, variant, kind, x_player, x_level, o_p
      ended_ms, winner, reason, cells, x_rating, x_rating_change, o_rating, o_rating_change";
 
 /// One row of `games` as a database returns it, before it is checked.
+/// A seat's rating as a rated game found it, and what the game changed it by.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct SeatRating {
+    pub before: f64,
+    pub change: f64,
+}
+
 #[derive(Debug)]
 pub(super) struct RawGame {
     pub(super) id: i64,

@@ -161,8 +161,8 @@ fn fact(operator: &str, action: AdminAction) -> anyhow::Result<ModerationEntry> 
             fact.target = Some(PlayerId(player));
             ("chat_unmute", reason)
         }
-        AdminAction::Ban(target) => ban(&mut fact, target, ("ban", "ban_range")),
-        AdminAction::Unban(target) => ban(&mut fact, target, ("unban", "unban_range")),
+        AdminAction::Ban(target) => ban(&mut fact, target, false),
+        AdminAction::Unban(target) => ban(&mut fact, target, true),
         AdminAction::EndGame { game, reason } => {
             fact.game = Some(GameId(game));
             ("end_game", reason)
@@ -185,6 +185,8 @@ fn fact(operator: &str, action: AdminAction) -> anyhow::Result<ModerationEntry> 
     Ok(fact)
 }
 
+/// A ban of a player or an address range, or with `lifted` its end: the fact's target, and the
+/// kind and reason to record.
 fn ban(
     fact: &mut ModerationEntry,
     BanTarget {
@@ -192,8 +194,13 @@ fn ban(
         range,
         reason,
     }: BanTarget,
-    (of_player, of_range): (&'static str, &'static str),
+    lifted: bool,
 ) -> (&'static str, String) {
+    let (of_player, of_range) = if lifted {
+        ("unban", "unban_range")
+    } else {
+        ("ban", "ban_range")
+    };
     match (player, range) {
         (Some(player), _) => {
             fact.target = Some(PlayerId(player));

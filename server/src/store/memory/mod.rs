@@ -14,7 +14,7 @@ use super::records::ModerationEntry;
 use super::records::{
     Ending, GameStart, Results, StoreError, StoredMove, StoredStanding, TokenHash, TokenRules,
 };
-use super::rows::{GameRow, parse, text};
+use super::rows::{GameRow, SeatRating, parse, text};
 use crate::rules::rating::{Glicko, Ratings, Score};
 use crate::rules::sitter::Sitter;
 use tables::{Change, Game, Player, Rating, Tables, Token, refused};
@@ -412,11 +412,14 @@ impl Backend for Memory {
     fn set_game_ratings(
         &mut self,
         game: GameId,
-        [(x, x_change), (o, o_change)]: [(f64, f64); 2],
+        [x, o]: [SeatRating; 2],
     ) -> Result<(), StoreError> {
         if self.tables.games.contains_key(&game) {
             self.tables.edit_game(game, |g| {
-                g.row.ratings = [(Some(x), Some(x_change)), (Some(o), Some(o_change))];
+                g.row.ratings = [
+                    (Some(x.before), Some(x.change)),
+                    (Some(o.before), Some(o.change)),
+                ];
             })?;
         }
         Ok(())

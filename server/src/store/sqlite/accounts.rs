@@ -10,17 +10,14 @@ use crate::store::accounts::{
 use crate::store::records::{StoreError, TokenHash};
 use crate::store::rows::{int, uint};
 
-fn account(row: &Row<'_>) -> rusqlite::Result<(i64, String, String, Option<i64>)> {
-    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-}
-
-fn stored((player, username, phc, closed): (i64, String, String, Option<i64>)) -> StoredAccount {
-    StoredAccount {
-        player: PlayerId(uint(player)),
-        username,
-        phc,
-        closed_ms: closed.map(uint),
-    }
+/// An account read from a row of `player, username, phc, closed_ms`.
+fn account(row: &Row<'_>) -> rusqlite::Result<StoredAccount> {
+    Ok(StoredAccount {
+        player: PlayerId(uint(row.get(0)?)),
+        username: row.get(1)?,
+        phc: row.get(2)?,
+        closed_ms: row.get::<_, Option<i64>>(3)?.map(uint),
+    })
 }
 
 /// The tokens a device holds, for `IN` lists.
@@ -82,8 +79,7 @@ impl AccountBackend for Sqlite {
                 "SELECT player, username, phc, closed_ms FROM accounts WHERE username_key = ?1",
             )?
             .query_row([key], account)
-            .optional()?
-            .map(stored))
+            .optional()?)
     }
 
     fn account_of(&mut self, player: PlayerId) -> Result<Option<StoredAccount>, StoreError> {
@@ -93,8 +89,7 @@ impl AccountBackend for Sqlite {
                 "SELECT player, username, phc, closed_ms FROM accounts WHERE player = ?1",
             )?
             .query_row([int(player.0)], account)
-            .optional()?
-            .map(stored))
+            .optional()?)
     }
 
     fn set_password(&mut self, player: PlayerId, phc: &str) -> Result<(), StoreError> {

@@ -16,7 +16,7 @@ use super::records::ModerationEntry;
 use super::records::{
     Ending, GameStart, Results, StoreError, StoredMove, StoredStanding, TokenHash, TokenRules,
 };
-use super::rows::{GameRow, cells_text, int, text, uint};
+use super::rows::{GameRow, SeatRating, cells_text, int, text, uint};
 use crate::rules::rating::{Glicko, Ratings, Score};
 use crate::rules::sitter::Sitter;
 
@@ -507,14 +507,14 @@ impl Backend for Sqlite {
     fn set_game_ratings(
         &mut self,
         game: GameId,
-        [(x, x_change), (o, o_change)]: [(f64, f64); 2],
+        [x, o]: [SeatRating; 2],
     ) -> Result<(), StoreError> {
         self.db
             .prepare_cached(
                 "UPDATE games SET x_rating = ?2, x_rating_change = ?3, o_rating = ?4, \
                  o_rating_change = ?5 WHERE id = ?1",
             )?
-            .execute(params![int(game.0), x, x_change, o, o_change])?;
+            .execute(params![int(game.0), x.before, x.change, o.before, o.change])?;
         Ok(())
     }
 

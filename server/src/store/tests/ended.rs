@@ -54,7 +54,7 @@ fn the_games_that_ended_since_a_token_was_last_in_use(db: Fresh) {
     end(db, 2, 3_000);
     end(db, 4, 3_000);
     let hour = 3_600_000;
-    let found = ended_while_away(db, ADA, ada, (10_000, hour), 8).unwrap();
+    let found = ended_while_away(db, ADA, ada, 10_000, hour, 8).unwrap();
     assert_eq!(ids(&found), vec![2]);
     let [game] = &found[..] else { unreachable!() };
     assert_eq!(
@@ -71,13 +71,13 @@ fn the_games_that_ended_since_a_token_was_last_in_use(db: Fresh) {
     assert!(game.ratings.iter().all(|r| r.is_some_and(|r| r > 1_000.0)));
     // Nothing ended within the window, and nothing for a token never stored.
     assert!(
-        ended_while_away(db, ADA, ada, (3_000 + hour + 1, hour), 8)
+        ended_while_away(db, ADA, ada, 3_000 + hour + 1, hour, 8)
             .unwrap()
             .is_empty()
     );
     let unknown = TokenHash::of("unknown");
     assert!(
-        ended_while_away(db, ADA, unknown, (10_000, hour), 8)
+        ended_while_away(db, ADA, unknown, 10_000, hour, 8)
             .unwrap()
             .is_empty()
     );
@@ -86,9 +86,9 @@ fn the_games_that_ended_since_a_token_was_last_in_use(db: Fresh) {
         db.start_game(&start(game, people(), false)).unwrap();
         end(db, game, 4_000 + (20 - game) * 10);
     }
-    let found = ended_while_away(db, ADA, ada, (10_000, hour), 3).unwrap();
+    let found = ended_while_away(db, ADA, ada, 10_000, hour, 3).unwrap();
     assert_eq!(ids(&found), vec![7, 6, 5]);
     // Bob's token was issued at 1,000 and never touched: every game of his that ended since.
-    let found = ended_while_away(db, BOB, bob, (10_000, hour), 64).unwrap();
+    let found = ended_while_away(db, BOB, bob, 10_000, hour, 64).unwrap();
     assert_eq!(found.len(), 15);
 }
