@@ -114,7 +114,8 @@ impl MoveOrder {
     /// or block the most promising lines, then history (`ply` marks on the board).
     pub(crate) fn order(
         &self,
-        (me, opp): (u64, u64),
+        me: u64,
+        opp: u64,
         ply: u32,
         moves: u64,
         first: Option<usize>,

@@ -378,7 +378,7 @@ impl Searcher {
             ordered.extend(moves);
         } else {
             self.ordering
-                .order((me, opp), ply, moves, first, &mut ordered);
+                .order(me, opp, ply, moves, first, &mut ordered);
         }
         let original_alpha = alpha;
         let mut best_score = -INF;
@@ -475,7 +475,7 @@ impl Searcher {
         let allowed: u64 = moves.iter().fold(0, |m, &c| m | 1 << c);
         let mut ordered = Moves::new();
         self.ordering
-            .order((me, opp), ply, allowed, first, &mut ordered);
+            .order(me, opp, ply, allowed, first, &mut ordered);
         let mut scored: Vec<(usize, i32)> = Vec::with_capacity(ordered.len);
         // The score of each class of moves, kept under its representative.
         let mut by_class = [None; 64];

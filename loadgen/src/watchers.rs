@@ -363,7 +363,7 @@ pub async fn run(url: &str, server: Probe, options: &WatchersOptions) -> anyhow:
         let _ = beside.go.send((start, start + period * moves as u32));
         (beside.tally, beside.connections, beside.done)
     });
-    let timed = play_timed(&mut x, &mut o, game, (start, period), moves).await?;
+    let timed = play_timed(&mut x, &mut o, game, start, period, moves).await?;
     let (elapsed, server, generator) = window.end();
     let beside = match beside {
         Some((tally, connections, done)) => {
@@ -560,7 +560,8 @@ async fn play_timed(
     x: &mut Socket,
     o: &mut Socket,
     game: GameId,
-    (start, period): (Instant, Duration),
+    start: Instant,
+    period: Duration,
     moves: usize,
 ) -> anyhow::Result<Vec<(Instant, Instant)>> {
     let mut timed = Vec::with_capacity(moves);
