@@ -29,7 +29,7 @@ use crate::rules::sitter::Sitter;
 use crate::rules::{Decision, Due, PendingMove, Rematch, Rules, Table};
 use crate::session::Session;
 use crate::shared::Shared;
-use crate::store::{GameStart, LiveGame, SEQ_RESERVE, StoreError, StoredMove, now_ms};
+use crate::store::{GameStart, LiveGame, SEQ_RESERVE, StoredMove, now_ms};
 
 /// Commands handled before the actor settles (sends a pending `watchers` update, handles dropped
 /// connections) and looks at its timers again.
@@ -508,13 +508,10 @@ impl Game {
             .store
             .record_move(self.rules.id(), record.ply, seq_mark, played, stored_ending)
             .await;
-        let rerated = match stored {
+        let rerated = match self.persisted(stored) {
             Ok(rerated) => rerated,
-            Err(StoreError::Fenced(_)) => {
-                self.fenced = true;
-                return;
-            }
-            Err(err) => {
+            Err(None) => return,
+            Err(Some(err)) => {
                 error!(cause = %err, cell = record.cell, "the move could not be stored; it is not played");
                 match from {
                     Some(from) => from.out.error(

@@ -10,7 +10,6 @@ use noughts_protocol::{ClaimOutcome, ErrorCode};
 use super::actor::{Game, now, refuse};
 use crate::registry::game_handle::Requester;
 use crate::rules::{Offered, PendingTakeback};
-use crate::store::StoreError;
 
 impl Game {
     pub(super) async fn on_offer_draw(&mut self, from: Requester) {
@@ -88,11 +87,8 @@ impl Game {
             .store
             .take_back(self.rules.id(), keep, pending.seq)
             .await;
-        if let Err(err) = stored {
-            if matches!(err, StoreError::Fenced(_)) {
-                self.fenced = true;
-                return;
-            }
+        if let Err(failed) = self.persisted(stored) {
+            let Some(err) = failed else { return };
             error!(cause = %err, "the takeback could not be stored; the moves stay");
             if let Some(from) = from {
                 from.out.error(

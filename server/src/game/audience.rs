@@ -16,7 +16,7 @@ use crate::registry::game_handle::Requester;
 use crate::rules::Update;
 use crate::rules::sitter::Sitter;
 use crate::session::Session;
-use crate::store::{SEQ_RESERVE, StoreError};
+use crate::store::SEQ_RESERVE;
 
 impl Game {
     pub(super) fn on_watch(&mut self, session: Arc<Session>, from: Requester) {
@@ -308,10 +308,11 @@ impl Game {
             return;
         }
         let mark = seq + SEQ_RESERVE;
-        match self.shared.store.reserve_seq(self.rules.id(), mark).await {
+        let stored = self.shared.store.reserve_seq(self.rules.id(), mark).await;
+        match self.persisted(stored) {
             Ok(()) => self.stored_seq = mark,
-            Err(StoreError::Fenced(_)) => self.fenced = true,
-            Err(err) => error!(cause = %err, "the game's seq could not be stored"),
+            Err(None) => {}
+            Err(Some(err)) => error!(cause = %err, "the game's seq could not be stored"),
         }
     }
 }

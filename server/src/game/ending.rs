@@ -10,7 +10,7 @@ use super::stored::stored;
 use crate::registry::game_handle::Requester;
 use crate::rules::sitter::Sitter;
 use crate::rules::{EndRecord, Update};
-use crate::store::{Rerated, StoreError};
+use crate::store::Rerated;
 
 /// How long a game waits between tries to store its end.
 const END_RETRY: std::time::Duration = std::time::Duration::from_millis(250);
@@ -23,22 +23,19 @@ impl Game {
     pub(super) async fn end(&mut self, end: EndRecord, from: Option<Requester>) {
         let mut tries = 0;
         let rerated = loop {
-            match self
+            let written = self
                 .shared
                 .store
                 .end_game(self.rules.id(), stored(&end))
-                .await
-            {
+                .await;
+            match self.persisted(written) {
                 Ok(rerated) => break rerated,
-                Err(StoreError::Fenced(_)) => {
-                    // Another node plays it now: it is not this node's to end.
-                    self.fenced = true;
-                    return;
-                }
+                // Another node plays it now: it is not this node's to end.
+                Err(None) => return,
                 // A store that keeps the game would restore it live: a result told now but not
                 // stored would be followed by another. The end is tried again until it is
                 // stored, or (in a cluster) the game's lease lapses and it steps down here.
-                Err(err) if self.shared.store.is_persistent() && tries < END_TRIES => {
+                Err(Some(err)) if self.shared.store.is_persistent() && tries < END_TRIES => {
                     if tries == 0 {
                         warn!(cause = %err, "the end of the game cannot be stored yet; trying again");
                     }
@@ -48,7 +45,7 @@ impl Game {
                         return;
                     }
                 }
-                Err(err) => {
+                Err(Some(err)) => {
                     // The game is over for the players all the same; only the store lags behind.
                     error!(cause = %err, "the end of the game could not be stored");
                     break None;

@@ -12,6 +12,7 @@ use super::actor::Game;
 use super::seat::{Human, index};
 use crate::net::outbound::frame;
 use crate::rules::sitter::Sitter;
+use crate::store::StoreError;
 
 /// What players and watchers are told when the game pauses.
 const PAUSED: &str = "the site is reconnecting; the game is paused and resumes in a moment";
@@ -32,6 +33,23 @@ impl Game {
             self.step_down();
         }
         lapsed
+    }
+
+    /// A store write's answer, with a fenced write dealt with in one place: the store refused it
+    /// because another node has taken the game (a higher epoch), so this node stops serving it
+    /// (`Err(None)`); `Err(Some(err))` is a write that failed otherwise.
+    pub(super) fn persisted<T>(
+        &mut self,
+        stored: Result<T, StoreError>,
+    ) -> Result<T, Option<StoreError>> {
+        match stored {
+            Ok(value) => Ok(value),
+            Err(StoreError::Fenced(_)) => {
+                self.fenced = true;
+                Err(None)
+            }
+            Err(err) => Err(Some(err)),
+        }
     }
 
     /// Stops serving the game here without ending it: everyone here is told it is paused.
