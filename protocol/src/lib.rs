@@ -40,9 +40,9 @@ pub use limits::{
 pub use lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
 pub use message::{ClientMessage, ServerMessage};
 pub use moderation::{ModeratedPlayer, ReportCategory};
-pub use noughts_engine::{Level, Mark, Variant};
+pub use noughts_engine::{Level, Mark, Value, Variant};
 pub use records::{
-    GameRecord, GameSummary, LeaderboardEntry, MoveRecord, Profile, Rating, RecordSeat,
-    VariantStats, Verdict,
+    GameRecord, GameSummary, LeaderboardEntry, MoveAnalysis, MoveRecord, NotJudged, Profile,
+    Rating, RecordSeat, VariantStats, Verdict, Worth,
 };
 pub use text::{ChatError, NameError, clean_chat, normalize_name, sanitize, validate_name};

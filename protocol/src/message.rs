@@ -12,7 +12,9 @@ use crate::game::{
 use crate::ids::{GameId, PlayerId, SeekId};
 use crate::lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
 use crate::moderation::{ModeratedPlayer, ReportCategory};
-use crate::records::{GameRecord, GameSummary, LeaderboardEntry, Profile, Rating, Verdict};
+use crate::records::{
+    GameRecord, GameSummary, LeaderboardEntry, MoveAnalysis, Profile, Rating, Verdict,
+};
 use noughts_engine::{Level, Mark, Variant};
 
 /// Everything a client can ask of the server. Its `Debug` leaves the session token out, so a
@@ -385,10 +387,17 @@ pub enum ServerMessage {
     },
     /// The answer to `game_record`.
     GameRecord(Box<GameRecord>),
-    /// The answer to `analyse_game`: one verdict per move, in the order of the moves.
+    /// The answer to `analyse_game`, and what the server pushes after it while the analysis
+    /// fills in: one verdict per move, in the order of the moves, and each move judged in full.
     GameAnalysis {
         game: GameId,
         verdicts: Vec<Verdict>,
+        /// Each move judged in full, in the order of the moves.
+        #[serde(default)]
+        moves: Vec<MoveAnalysis>,
+        /// Whether every move is settled: no more `game_analysis` follows for this game.
+        #[serde(default)]
+        complete: bool,
     },
     /// The answer to `rename`: the name as it will be shown (trimmed and normalised).
     Renamed { name: String },

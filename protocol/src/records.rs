@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::{ClockSpec, GameKind, GameResult};
 use crate::ids::{GameId, PlayerId};
-use noughts_engine::{Level, Mark, MoveVerdict, Variant};
+use noughts_engine::{Judgement, Level, Mark, MoveVerdict, Value, Variant};
 
 /// A player's Glicko-2 rating in one variant, rounded to whole points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,6 +140,86 @@ impl From<Option<MoveVerdict>> for Verdict {
             Some(MoveVerdict::Inaccuracy) => Verdict::Inaccuracy,
             Some(MoveVerdict::Blunder) => Verdict::Blunder,
             None => Verdict::Unknown,
+        }
+    }
+}
+
+/// What a position was worth for the side that moved: `win`, `draw`, `loss` or `unknown` (not
+/// proven), and, when proven, in how many plies the game ends with best play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Worth {
+    pub value: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plies: Option<u32>,
+}
+
+impl Worth {
+    /// Not proven (yet).
+    pub const UNKNOWN: Worth = Worth {
+        value: Value::Unknown,
+        plies: None,
+    };
+}
+
+/// Why a move has no verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotJudged {
+    /// The engine could not prove the position within the budget the server gives each game.
+    NotProven,
+    /// The server is still working on it: a later `game_analysis` fills it in.
+    Pending,
+}
+
+/// One move of a game judged in full (see `game_analysis`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveAnalysis {
+    /// The cell played.
+    pub cell: usize,
+    /// The verdict, as in `verdicts`.
+    pub verdict: Verdict,
+    /// The best move the position allowed, only when proven to be best.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best: Option<usize>,
+    /// What the position was worth before the move, for the side that moved.
+    pub before: Worth,
+    /// What it was worth after the move, for the same side.
+    pub after: Worth,
+    /// Why there is no verdict (only with `verdict` `unknown`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_judged: Option<NotJudged>,
+}
+
+impl MoveAnalysis {
+    /// A move still being worked on.
+    pub fn pending(cell: usize) -> MoveAnalysis {
+        MoveAnalysis {
+            cell,
+            verdict: Verdict::Unknown,
+            best: None,
+            before: Worth::UNKNOWN,
+            after: Worth::UNKNOWN,
+            not_judged: Some(NotJudged::Pending),
+        }
+    }
+
+    /// Whether the move is settled: judged, or given up on.
+    pub fn is_settled(&self) -> bool {
+        self.not_judged != Some(NotJudged::Pending)
+    }
+}
+
+impl From<Judgement> for MoveAnalysis {
+    fn from(judged: Judgement) -> MoveAnalysis {
+        let verdict = Verdict::from(judged.verdict);
+        let worth = |(value, plies): (Value, Option<u32>)| Worth { value, plies };
+        MoveAnalysis {
+            cell: judged.cell,
+            verdict,
+            best: judged.best,
+            before: worth(judged.before),
+            after: worth(judged.after),
+            not_judged: (verdict == Verdict::Unknown).then_some(NotJudged::NotProven),
         }
     }
 }

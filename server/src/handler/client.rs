@@ -55,6 +55,8 @@ pub(crate) struct Client {
     /// The device as the WebSocket upgrade's `User-Agent` names it, made safe to show: the label
     /// of a session opened here by a sign-in or `register` that names no device.
     pub(super) user_agent: Option<Box<str>>,
+    /// The game whose analysis is being pushed to this connection as it fills in.
+    pub(super) following: Option<super::records::Following>,
 }
 
 /// What handling a request comes to: done (its reply sent), or refused with a reason.
@@ -94,6 +96,7 @@ impl Client {
             token: None,
             credentials_allowed: false,
             user_agent: None,
+            following: None,
         }
     }
 

@@ -3,14 +3,17 @@
 //! (or analysis) never holds up the connection's other requests.
 
 use std::future::Future;
+use std::time::Duration;
 
 use noughts_protocol::{
     ErrorCode, GameId, GameRecord, PlayerId, RequestId, ServerMessage, Variant,
 };
+use tokio::task::AbortHandle;
 use tracing::error;
 
 use super::client::Client;
 use super::record_view;
+use crate::analysis;
 use crate::net::outbound::Outbound;
 use crate::store::{Store, StoreError};
 
@@ -103,34 +106,39 @@ impl Client {
         });
     }
 
-    /// `analyse_game`: the engine's verdict on each move of a finished game the viewer may see.
-    pub(super) fn analyse(&self, id: Option<RequestId>, game: GameId, viewer: PlayerId) {
+    /// `analyse_game`: the engine's judgement on each move of a finished game the viewer may
+    /// see. Answered at once with what is known (exact variants once judged); while the
+    /// analysis fills in, each change is pushed to this connection, which follows one game at a
+    /// time (asking again, for this or another game, replaces the earlier follow).
+    pub(super) fn analyse(&mut self, id: Option<RequestId>, game: GameId, viewer: PlayerId) {
         let shared = self.shared.clone();
-        answer(self.out.clone(), id, async move {
-            let record = match game_record(&shared.store, game, viewer).await? {
-                Ok(record) => record,
-                Err(refusal) => return Ok(Err(refusal)),
+        let out = self.out.clone();
+        self.following = None;
+        let task = tokio::spawn(async move {
+            let record = match game_record(&shared.store, game, viewer).await {
+                Ok(Ok(record)) => record,
+                Ok(Err((code, message))) => return out.error(id, code, message),
+                Err(err) => {
+                    error!(cause = %err, "a query failed");
+                    return out.error(
+                        id,
+                        ErrorCode::Internal,
+                        "the server could not read its records",
+                    );
+                }
             };
             if record.result.is_none() {
-                return Ok(Err((
+                return out.error(
+                    id,
                     ErrorCode::GameNotOver,
                     format!("game {game} is still being played"),
-                )));
+                );
             }
             let cells = record.moves.iter().map(|m| m.cell).collect();
-            Ok(
-                match shared.analyses.verdicts(game, record.variant, cells).await {
-                    Some(verdicts) => Ok(ServerMessage::GameAnalysis {
-                        game,
-                        verdicts: verdicts.to_vec(),
-                    }),
-                    None => Err((
-                        ErrorCode::Internal,
-                        "the engine could not analyse that game".to_owned(),
-                    )),
-                },
-            )
+            let progress = shared.analyses.start(game, record.variant, cells);
+            follow(out, id, game, record.variant, progress).await;
         });
+        self.following = Some(Following(task.abort_handle()));
     }
 
     pub(super) fn profile(&self, id: Option<RequestId>, player: PlayerId) {
@@ -172,4 +180,45 @@ fn no_such_player(player: PlayerId) -> (ErrorCode, String) {
         ErrorCode::NoSuchPlayer,
         format!("no player has id {player}"),
     )
+}
+
+/// The task pushing a game's analysis to a connection as it fills in; ended when dropped.
+#[derive(Debug)]
+pub(super) struct Following(AbortHandle);
+
+impl Drop for Following {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The shortest time between two pushes of the same game's analysis.
+const PUSH_GAP: Duration = Duration::from_millis(500);
+
+/// Answers request `id` with the analysis of `game` as `progress` has it (for an exactly judged
+/// variant, once complete), then pushes each change until it is complete or `out` closes.
+async fn follow(
+    out: Outbound,
+    id: Option<RequestId>,
+    game: GameId,
+    variant: Variant,
+    mut progress: analysis::Watch,
+) {
+    if variant != Variant::Qubic {
+        // Exact and quick; a closed channel leaves the last state, which is complete.
+        let _ = progress.wait_for(|p| p.complete).await;
+    }
+    let mut now = progress.borrow_and_update().clone();
+    if !out.reply(id, now.message(game)) {
+        return;
+    }
+    while !now.complete {
+        tokio::time::sleep(PUSH_GAP).await;
+        // An error: the judging has ended, and its last state stands.
+        let ended = progress.changed().await.is_err();
+        now = progress.borrow_and_update().clone();
+        if !out.reply(None, now.message(game)) || ended {
+            return;
+        }
+    }
 }
