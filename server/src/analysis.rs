@@ -11,7 +11,18 @@ use std::time::{Duration, Instant};
 use noughts_engine::{Board, Budget, Variant, judge};
 use noughts_protocol::{GameId, MoveAnalysis, NotJudged, ServerMessage, Verdict};
 use tokio::sync::{Semaphore, watch};
+use tokio::task::AbortHandle;
 use tracing::error;
+
+/// The task pushing a game's analysis to a connection as it fills in; ended when dropped.
+#[derive(Debug)]
+pub(crate) struct Following(pub AbortHandle);
+
+impl Drop for Following {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
 
 /// Games whose judgements are kept; the oldest kept gives way to the next.
 const KEPT: usize = 1024;

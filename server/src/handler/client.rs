@@ -56,7 +56,7 @@ pub(crate) struct Client {
     /// of a session opened here by a sign-in or `register` that names no device.
     pub(super) user_agent: Option<Box<str>>,
     /// The game whose analysis is being pushed to this connection as it fills in.
-    pub(super) following: Option<super::records::Following>,
+    pub(super) following: Option<crate::analysis::Following>,
 }
 
 /// What handling a request comes to: done (its reply sent), or refused with a reason.

@@ -8,7 +8,6 @@ use std::time::Duration;
 use noughts_protocol::{
     ErrorCode, GameId, GameRecord, PlayerId, RequestId, ServerMessage, Variant,
 };
-use tokio::task::AbortHandle;
 use tracing::error;
 
 use super::client::Client;
@@ -138,7 +137,7 @@ impl Client {
             let progress = shared.analyses.start(game, record.variant, cells);
             follow(out, id, game, record.variant, progress).await;
         });
-        self.following = Some(Following(task.abort_handle()));
+        self.following = Some(analysis::Following(task.abort_handle()));
     }
 
     pub(super) fn profile(&self, id: Option<RequestId>, player: PlayerId) {
@@ -180,16 +179,6 @@ fn no_such_player(player: PlayerId) -> (ErrorCode, String) {
         ErrorCode::NoSuchPlayer,
         format!("no player has id {player}"),
     )
-}
-
-/// The task pushing a game's analysis to a connection as it fills in; ended when dropped.
-#[derive(Debug)]
-pub(super) struct Following(AbortHandle);
-
-impl Drop for Following {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }
 
 /// The shortest time between two pushes of the same game's analysis.
