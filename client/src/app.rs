@@ -291,18 +291,13 @@ impl App {
                 games,
                 more,
             } => self.history.receive(player, self.player, games, more),
-            ServerMessage::GameRecord(record) => {
-                if self.replay_wanted == Some(record.game) {
-                    self.replay_wanted = None;
-                    match ReplayView::new(*record) {
-                        Ok(view) => {
-                            self.replay = Some(view);
-                            self.screen = Screen::Replay;
-                        }
-                        Err(err) => self.say(format!("Cannot replay: {err}")),
-                    }
-                }
-            }
+            ServerMessage::GameRecord(record) => self.on_record(*record, effects),
+            ServerMessage::GameAnalysis {
+                game,
+                moves,
+                complete,
+                ..
+            } => self.on_analysis(game, moves, complete),
             ServerMessage::Profile(profile) => {
                 self.history.receive_profile(&profile, self.player);
                 if Some(profile.player) == self.player {

@@ -15,12 +15,14 @@
 
 pub mod account;
 pub mod analyse;
+pub mod analysis;
 pub mod app;
 pub mod bot;
 pub mod clean;
 pub mod cli;
 pub mod config;
 pub mod embedded;
+pub mod evaluation;
 pub mod event;
 pub mod follow;
 pub mod form;
@@ -44,7 +46,11 @@ pub mod view;
 pub mod war_watch;
 pub mod watch;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How long `noughts replay` waits for the server to finish analysing a finished game (qubic is
+/// judged in the background; what is known by then is shown).
+const ANALYSIS_WAIT: Duration = Duration::from_secs(15);
 
 use anyhow::{Context as _, bail};
 use noughts_engine::Budget;
@@ -168,9 +174,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Replay(args)) => {
             let game = GameId(args.game.context("say which game to replay, or --moves")?);
             async {
-                let record = replay::fetch_record(link, game).await?;
-                let view = replay::ReplayView::new(record)
+                let mut link = link;
+                let record = replay::fetch_record(&mut link, game).await?;
+                let over = record.result.is_some();
+                let mut view = replay::ReplayView::new(record)
                     .with_context(|| format!("game {game} cannot be replayed"))?;
+                if over && !args.plain {
+                    replay::fetch_analysis(&mut link, &mut view, ANALYSIS_WAIT).await;
+                }
                 show_replay(view, &args, cli.theme).await
             }
             .await

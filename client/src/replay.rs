@@ -8,8 +8,8 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use noughts_engine::{Board, Outcome, Variant};
 use noughts_protocol::{
-    ClientMessage, GameId, GameKind, GameRecord, GameResult, Mark, MoveRecord, RecordSeat,
-    ServerMessage,
+    ClientMessage, GameId, GameKind, GameRecord, GameResult, Mark, MoveAnalysis, MoveRecord,
+    RecordSeat, ServerMessage, Verdict,
 };
 
 use crate::net::Link;
@@ -29,6 +29,11 @@ pub struct ReplayView {
     /// The local engine's verdict on each move, worked out as the move is shown (`None` until
     /// then; `Some(None)` where the engine cannot tell).
     verdicts: Vec<Option<Option<MoveVerdict>>>,
+    /// The server's judgement of each move (`game_analysis`), as it fills in; empty until it
+    /// comes (and for a game the server does not hold).
+    pub analysis: Vec<MoveAnalysis>,
+    /// Whether the server's analysis is complete.
+    pub complete: bool,
 }
 
 impl ReplayView {
@@ -48,6 +53,8 @@ impl ReplayView {
         let ply = record.moves.len();
         let mut view = ReplayView {
             verdicts: vec![None; record.moves.len()],
+            analysis: Vec::new(),
+            complete: false,
             record,
             boards,
             ply,
@@ -157,8 +164,30 @@ impl ReplayView {
         self.judge_shown();
     }
 
-    /// The engine's verdict on move `ply` (1-based), if it has been worked out and told.
+    /// Takes in the server's analysis of this game (ignored if it is of another game).
+    pub fn analysed(&mut self, game: GameId, moves: Vec<MoveAnalysis>, complete: bool) {
+        if game == self.record.game && moves.len() == self.len() {
+            self.analysis = moves;
+            self.complete = complete;
+        }
+    }
+
+    /// The server's judgement of move `ply` (1-based), once it has come.
+    pub fn judged(&self, ply: usize) -> Option<&MoveAnalysis> {
+        self.analysis.get(ply.checked_sub(1)?)
+    }
+
+    /// The engine's verdict on move `ply` (1-based), if it has been worked out and told: the
+    /// server's once it has judged the move, else the local engine's.
     pub fn verdict(&self, ply: usize) -> Option<MoveVerdict> {
+        if let Some(judged) = self.judged(ply).filter(|j| j.not_judged.is_none()) {
+            return match judged.verdict {
+                Verdict::Best => Some(MoveVerdict::Best),
+                Verdict::Inaccuracy => Some(MoveVerdict::Inaccuracy),
+                Verdict::Blunder => Some(MoveVerdict::Blunder),
+                Verdict::Unknown => None,
+            };
+        }
         self.verdicts
             .get(ply.checked_sub(1)?)
             .copied()
@@ -202,7 +231,7 @@ pub fn seat_text(seat: &RecordSeat) -> String {
 }
 
 /// Asks the server for a game's record and waits for it.
-pub async fn fetch_record(mut link: Link, game: GameId) -> anyhow::Result<GameRecord> {
+pub async fn fetch_record(link: &mut Link, game: GameId) -> anyhow::Result<GameRecord> {
     loop {
         let message = link.next_message().await?;
         match message {
@@ -214,6 +243,33 @@ pub async fn fetch_record(mut link: Link, game: GameId) -> anyhow::Result<GameRe
             _ => {}
         }
     }
+}
+
+/// Asks the server for its analysis of the finished game `view` shows and takes it in: the
+/// pushes too, until it is complete or `wait` has passed (what is known by then is kept).
+pub async fn fetch_analysis(link: &mut Link, view: &mut ReplayView, wait: Duration) {
+    let game = view.record.game;
+    link.send(ClientMessage::AnalyseGame { game });
+    let _ = tokio::time::timeout(wait, async {
+        while let Ok(message) = link.next_message().await {
+            match message {
+                ServerMessage::GameAnalysis {
+                    game: of,
+                    moves,
+                    complete,
+                    ..
+                } if of == game => {
+                    view.analysed(game, moves, complete);
+                    if complete {
+                        return;
+                    }
+                }
+                ServerMessage::Error { .. } => return,
+                _ => {}
+            }
+        }
+    })
+    .await;
 }
 
 /// Prints every position of a replay, `delay` apart, then how it ended.

@@ -183,7 +183,7 @@ pub struct MoveAnalysis {
     pub best: Option<usize>,
     /// What the position was worth before the move, for the side that moved.
     pub before: Worth,
-    /// What it was worth after the move, for the same side.
+    /// What it was worth after the move, for the same side (plies counted from there).
     pub after: Worth,
     /// Why there is no verdict (only with `verdict` `unknown`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -218,7 +218,8 @@ impl From<Judgement> for MoveAnalysis {
             verdict,
             best: judged.best,
             before: worth(judged.before),
-            after: worth(judged.after),
+            // The engine counts from the position before the move; the wire, from after it.
+            after: worth((judged.after.0, judged.after.1.map(|p| p.saturating_sub(1)))),
             not_judged: (verdict == Verdict::Unknown).then_some(NotJudged::NotProven),
         }
     }

@@ -215,7 +215,7 @@ function onMessage(message) {
     case "profile": if (!profileMessage(message)) return; break;
     case "history": if (!profileMessage(message) || message.player === state.player) state.history = message.games; break;
     case "game_record":
-      state.replay = { record: message, ply: message.moves.length, verdicts: null };
+      state.replay = { record: message, ply: message.moves.length, verdicts: null, analysis: null };
       // The engine's verdicts come from the server (the page has no engine): finished games only.
       if (message.result) net.send({ type: "analyse_game", game: message.game });
       if (state.view === "replay" && state.current === message.game) break;
@@ -226,6 +226,7 @@ function onMessage(message) {
     case "game_analysis":
       if (state.replay?.record.game !== message.game) return;
       state.replay.verdicts = message.verdicts;
+      state.replay.analysis = { moves: message.moves ?? [], complete: message.complete };
       break;
     case "leaderboard": state.leaderboard = message.players; break;
     case "game_list":

@@ -2,11 +2,13 @@
 /**
  * A finished game replayed from its record: the board at a chosen move, the move list beside it
  * with the engine's verdict on each move (best, inaccuracy ?, blunder ??; from `analyse_game`),
- * a move clicked is jumped to, labelled buttons to step, and the arrow keys, Home and End.
+ * a move clicked is jumped to, labelled buttons to step, and the arrow keys, Home and End; the
+ * move shown judged in plain words, the graph of the position's value and each side's accuracy.
  */
 
 import { boardView, cellName, coordsSwitch } from "./board.js";
 import { howText, winnerText } from "./game.js";
+import { accuracyText, valueGraph, verdictText } from "./evaluation.js";
 import { el, moveList, nameLink, plural } from "./views.js";
 
 /** What a verdict is called, and the mark a move list puts after the move (as in chess). */
@@ -38,7 +40,29 @@ export function stepReplay(replay, key) {
 }
 
 /**
- * @param {{record: any, ply: number, verdicts: string[] | null}} replay
+ * What the engine says of the game: the move shown in plain words, the value graph, accuracy.
+ * @param {{record: any, ply: number, analysis: {moves: any[], complete: boolean} | null}} replay
+ */
+function engineView(replay) {
+  const { record, ply, analysis } = replay;
+  if (!analysis?.moves?.length) return [];
+  const moves = analysis.moves;
+  const pending = moves.filter((m) => m.not_judged === "pending").length;
+  const judged = ply ? moves[ply - 1] : null;
+  return [
+    judged ? el("p", { id: "replay-verdict" },
+      `${judged.verdict === "unknown" ? "" : VERDICTS[judged.verdict]?.[1] ?? ""} ${record.moves[ply - 1].mark.toUpperCase()} ${cellName(record.variant, judged.cell)}: ${verdictText(judged, record.moves[ply - 1].mark, record.variant)}`.trim())
+      : null,
+    el("figure", { class: "value-figure" }, valueGraph(moves, ply),
+      el("figcaption", { class: "dim" }, "The position's value, move by move: up when X wins with best play, down when O does, a thin line for a draw, grey where the engine has not proven it.")),
+    el("p", { id: "replay-accuracy" }, `Accuracy (share of judged moves that were best): ${accuracyText(moves)}`),
+    el("p", { id: "replay-progress", class: "dim" }, analysis.complete ? "Analysis complete."
+      : `The engine is still judging: ${plural(pending, "move")} to go…`),
+  ];
+}
+
+/**
+ * @param {{record: any, ply: number, verdicts: string[] | null, analysis: {moves: any[], complete: boolean} | null}} replay
  * @param {any} actions the page's actions (render, lobby)
  */
 export function replayView(replay, actions) {
@@ -81,6 +105,7 @@ export function replayView(replay, actions) {
           last ? `move ${ply} of ${record.moves.length}: ${last.mark.toUpperCase()} on ${cellName(record.variant, last.cell)}${judged ? `, ${judged[0]}` : ""}` : `start · ${plural(record.moves.length, "move")}`),
         record.result ? el("p", { id: "replay-engine", class: "dim" },
           replay.verdicts ? "The engine's verdicts: ? an inaccuracy (a slower win or a quicker loss), ?? a blunder (a win or draw given away)." : "The engine is judging the moves…") : null,
+        ...engineView(replay),
         end && record.result ? el("p", { id: "replay-result" }, `${winnerText(record.result, record)}, ${howText(record.result, record.variant)}`) : null,
         el("div", { class: "row", role: "group", "aria-label": "step through the game (arrow keys, Home, End)" },
           control("replay-start", "«", "first move", 0),

@@ -5,7 +5,7 @@ use noughts_protocol::{GameKind, Mark};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Widget};
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::board::{self, Geometry, Marks};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
@@ -13,6 +13,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use super::action::Action;
 use super::theme::Theme;
 use super::widgets::{cols, split, truncate};
+use crate::evaluation;
 use crate::notation::cell_name;
 use crate::plain::result_text;
 use crate::replay::{ReplayView, format_elapsed};
@@ -45,10 +46,68 @@ pub fn render(replay: &ReplayView, theme: Theme, body: Rect, buf: &mut Buffer) {
         digits: false,
     };
     board::draw(replay.board(), &geometry, marks, theme, buf);
-    let [players, moves] =
-        Layout::vertical([Constraint::Length(9), Constraint::Min(3)]).areas(side);
+    let analysed = if replay.analysis.is_empty() { 0 } else { 10 };
+    let [players, analysis, moves] = Layout::vertical([
+        Constraint::Length(9),
+        Constraint::Length(analysed),
+        Constraint::Min(3),
+    ])
+    .areas(side);
     render_players(replay, theme, players, buf);
+    if analysed > 0 {
+        render_analysis(replay, theme, analysis, buf);
+    }
     render_moves(replay, theme, moves, buf);
+}
+
+/// The server's analysis: the move shown in plain words, the value row and each side's accuracy.
+fn render_analysis(replay: &ReplayView, theme: Theme, area: Rect, buf: &mut Buffer) {
+    let block = Block::bordered()
+        .title(Span::styled(" Analysis ", theme.title()))
+        .border_style(theme.grid());
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let mut lines = Vec::new();
+    if let (Some(judged), Some(step)) = (replay.judged(replay.ply), replay.last_move()) {
+        let said = evaluation::verdict_text(judged, step.mark, replay.record.variant);
+        let mark = evaluation::mark(judged.verdict);
+        let style = match replay.verdict(replay.ply) {
+            Some(MoveVerdict::Best) => theme.good(),
+            Some(MoveVerdict::Inaccuracy) => theme.key(),
+            Some(MoveVerdict::Blunder) => theme.bad(),
+            None => theme.dim(),
+        };
+        lines.push(Line::styled(
+            format!("{mark} {said}").trim_start().to_owned(),
+            style,
+        ));
+    }
+    {
+        let row = evaluation::graph_row(&replay.analysis);
+        let at = row
+            .chars()
+            .take(replay.ply)
+            .map(char::len_utf8)
+            .sum::<usize>();
+        let (done, rest) = row.split_at(at);
+        let mut rest = rest.chars();
+        let shown = rest.next().map(String::from).unwrap_or_default();
+        lines.push(Line::from(vec![
+            Span::styled("value ", theme.dim()),
+            Span::styled(done.to_owned(), theme.text()),
+            Span::styled(shown, theme.selected()),
+            Span::styled(rest.collect::<String>(), theme.text()),
+        ]));
+        for side in evaluation::accuracy_text(&replay.analysis).split(" · ") {
+            lines.push(Line::styled(side.to_owned(), theme.text()));
+        }
+        if !replay.complete {
+            lines.push(Line::styled("the engine is still judging…", theme.dim()));
+        }
+    }
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .render(inner, buf);
 }
 
 fn render_players(replay: &ReplayView, theme: Theme, area: Rect, buf: &mut Buffer) {
@@ -104,12 +163,15 @@ fn render_players(replay: &ReplayView, theme: Theme, area: Rect, buf: &mut Buffe
                 ),
                 theme.text(),
             ));
-            if let Some(verdict) = replay.verdict(replay.ply) {
-                let style = match verdict {
-                    MoveVerdict::Best => theme.good(),
-                    MoveVerdict::Inaccuracy => theme.key(),
-                    MoveVerdict::Blunder => theme.bad(),
-                };
+            let style = match replay.verdict(replay.ply) {
+                Some(MoveVerdict::Best) => theme.good(),
+                Some(MoveVerdict::Inaccuracy) => theme.key(),
+                Some(MoveVerdict::Blunder) => theme.bad(),
+                None => theme.dim(),
+            };
+            if replay.judged(replay.ply).is_some() {
+                // Said in full in the analysis box.
+            } else if let Some(verdict) = replay.verdict(replay.ply) {
                 lines.push(Line::styled(
                     format!("the engine: {}", verdict.word()),
                     style,

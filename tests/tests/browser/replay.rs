@@ -1,6 +1,7 @@
 //! The replay's engine verdicts: the move list beside the board marks each move best,
 //! inaccuracy (?) or blunder (??) as the engine judges it (the server's `analyse_game`, the
-//! terminal client's verdicts); a move pressed is jumped to, and the arrow keys step.
+//! terminal client's verdicts); a move pressed is jumped to, and the arrow keys step; the move
+//! shown is judged in plain words, beside the value graph and each side's accuracy.
 
 use fantoccini::key::Key;
 use noughts_engine::{Budget, Mark, MoveVerdict, Variant, review};
@@ -91,6 +92,33 @@ async fn verdicts(screen: Screen) {
         t.starts_with("move 2 of 7") && t.ends_with("blunder")
     })
     .await;
+    // In plain words: the best move, and what the blunder cost (a draw became X's win).
+    let said = wait_for_text(&client, "#replay-verdict", |t| t.contains("best was")).await;
+    assert!(
+        said.starts_with("?? O 2: blunder: best was ") && said.contains("draw → X wins in "),
+        "{said}"
+    );
+    // The value graph: a bar per ply, X's proven win once O has blundered, the ply shown marked.
+    assert_eq!(
+        attr(&client, "#value-graph rect[data-ply=\"0\"]", "class")
+            .await
+            .as_deref(),
+        Some("draw")
+    );
+    assert_eq!(
+        attr(&client, "#value-graph rect[data-ply=\"2\"]", "class")
+            .await
+            .as_deref(),
+        Some("x-wins current")
+    );
+    // Each side's accuracy, with how many of its moves were judged.
+    let accuracy = wait_for_text(&client, "#replay-accuracy", |t| t.contains("O: accuracy")).await;
+    assert!(
+        accuracy.contains("X: accuracy 100% (4 of 4 judged moves best")
+            && accuracy.contains("of 3 judged moves best"),
+        "{accuracy}"
+    );
+    wait_for_text(&client, "#replay-progress", |t| t == "Analysis complete.").await;
     if screen == Screen::Desktop {
         screenshot(&client, "replay.png").await;
         // The keyboard steps from there (keyboard play is tried on the desktop).

@@ -2,6 +2,7 @@
 //! for the interactive screens), and the app with its connection task against a real server.
 
 mod accounts;
+mod analysis;
 mod commands;
 mod game_panel;
 mod lobby;

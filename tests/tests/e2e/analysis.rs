@@ -256,7 +256,7 @@ async fn giving_away_a_proven_qubic_win_is_a_blunder_filled_in_by_pushes() {
         thrown.after,
         Worth {
             value: Value::Loss,
-            plies: Some(2)
+            plies: Some(1)
         }
     );
     // Asked again: complete at once, and the same.

@@ -63,6 +63,10 @@ const ASSETS: &[(&str, Asset)] = &[
         asset(JS, include_bytes!("../../../web/notice.js")),
     ),
     (
+        "/evaluation.js",
+        asset(JS, include_bytes!("../../../web/evaluation.js")),
+    ),
+    (
         "/replay.js",
         asset(JS, include_bytes!("../../../web/replay.js")),
     ),
