@@ -255,6 +255,41 @@ mod tests {
         assert!(done.moves.iter().all(MoveAnalysis::is_settled));
     }
 
+    /// The figure in BENCHMARKS.md: games of qubic between the medium and hard levels judged in
+    /// full at the node's budgets, with the time each took and the share of its moves proven.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "a benchmark: about half a minute a game"]
+    async fn judging_qubic_games_in_full() {
+        use noughts_engine::{Level, Rng, choose_move};
+        let analyses = Analyses::default();
+        for seed in 0..3 {
+            let mut rng = Rng::with_seed(seed);
+            let mut board = Board::new(Variant::Qubic);
+            let mut cells = Vec::new();
+            while !board.is_over() {
+                let level = [Level::Hard, Level::Medium][board.ply() as usize % 2];
+                let choice = choose_move(&board, level, &mut rng, Budget::millis(100)).unwrap();
+                cells.push(choice.cell);
+                board = board.play(choice.cell).unwrap();
+            }
+            let started = Instant::now();
+            let progress = analyses.start(GameId(seed), Variant::Qubic, cells.clone());
+            let done = complete(progress).await;
+            let proven = done.moves.iter().filter(|m| m.not_judged.is_none()).count();
+            let blunders = done
+                .moves
+                .iter()
+                .filter(|m| m.verdict == Verdict::Blunder)
+                .count();
+            println!(
+                "game {seed}: {} moves judged in {:.1} s, {proven} proven ({:.0}%), {blunders} blunders",
+                cells.len(),
+                started.elapsed().as_secs_f64(),
+                100.0 * proven as f64 / cells.len() as f64
+            );
+        }
+    }
+
     #[test]
     fn the_oldest_game_gives_way() {
         let runtime = tokio::runtime::Builder::new_current_thread()
