@@ -102,7 +102,13 @@ pub(super) trait Backend: AccountBackend + Send {
     /// Deletes every token that no longer works; returns how many.
     fn prune_tokens(&mut self, rules: TokenRules, now: u64) -> Result<usize, StoreError>;
     fn start_game(&mut self, start: &GameStart) -> Result<(), StoreError>;
-    fn add_move(&mut self, game: GameId, ply: u32, played: &StoredMove) -> Result<(), StoreError>;
+    /// Stores a move at `ply`, unless one is stored there already: then the cell of that one.
+    fn add_move(
+        &mut self,
+        game: GameId,
+        ply: u32,
+        played: &StoredMove,
+    ) -> Result<Option<usize>, StoreError>;
     /// Drops every move of `game` from ply `keep` on.
     fn drop_moves(&mut self, game: GameId, keep: u32) -> Result<(), StoreError>;
     /// Raises the `seq` `game` continues from to at least `seq`.
@@ -280,7 +286,18 @@ pub(super) fn record_move(
     seq_mark: Option<u64>,
     played: &StoredMove,
 ) -> Result<(), StoreError> {
-    db.add_move(game, ply, played)?;
+    match db.add_move(game, ply, played)? {
+        None => {}
+        // The same move is there already: an earlier try committed although its answer was lost
+        // (the database stopped as it committed), and the rest of the write repeats harmlessly.
+        Some(cell) if cell == played.cell => {}
+        Some(cell) => {
+            return Err(StoreError::Corrupt(format!(
+                "game {game} has move {cell} stored at ply {ply}, not {}",
+                played.cell
+            )));
+        }
+    }
     match seq_mark {
         Some(mark) => db.raise_seq(game, mark),
         None => Ok(()),

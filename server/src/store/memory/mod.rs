@@ -261,16 +261,19 @@ impl Backend for Memory {
         Ok(())
     }
 
-    fn add_move(&mut self, game: GameId, ply: u32, played: &StoredMove) -> Result<(), StoreError> {
+    fn add_move(
+        &mut self,
+        game: GameId,
+        ply: u32,
+        played: &StoredMove,
+    ) -> Result<Option<usize>, StoreError> {
         self.tables.game(game)?;
         let moves = self.tables.moves.get(&game).map_or(&[][..], Vec::as_slice);
-        if moves.iter().any(|(p, _)| *p == ply) {
-            return Err(refused(format!(
-                "game {game} has a move at ply {ply} already"
-            )));
+        if let Some((_, stored)) = moves.iter().find(|(p, _)| *p == ply) {
+            return Ok(Some(stored.cell));
         }
         self.tables.change(Change::AddMove(game, ply, *played));
-        Ok(())
+        Ok(None)
     }
 
     fn drop_moves(&mut self, game: GameId, keep: u32) -> Result<(), StoreError> {

@@ -248,9 +248,15 @@ impl Backend for Postgres {
         Ok(())
     }
 
-    fn add_move(&mut self, game: GameId, ply: u32, played: &StoredMove) -> Result<(), StoreError> {
-        self.conn.execute(
-            "INSERT INTO moves (game, ply, cell, at_ms, clock_ms) VALUES ($1, $2, $3, $4, $5)",
+    fn add_move(
+        &mut self,
+        game: GameId,
+        ply: u32,
+        played: &StoredMove,
+    ) -> Result<Option<usize>, StoreError> {
+        let added = self.conn.execute(
+            "INSERT INTO moves (game, ply, cell, at_ms, clock_ms) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (game, ply) DO NOTHING",
             &[
                 &int(game.0),
                 &i64::from(ply),
@@ -259,7 +265,17 @@ impl Backend for Postgres {
                 &played.clock_ms.map(int),
             ],
         )?;
-        Ok(())
+        if added == 1 {
+            return Ok(None);
+        }
+        let row = self.conn.query_opt(
+            "SELECT cell FROM moves WHERE game = $1 AND ply = $2",
+            &[&int(game.0), &i64::from(ply)],
+        )?;
+        Ok(row
+            .map(|row| row.try_get::<_, i64>(0))
+            .transpose()?
+            .map(|cell| usize::try_from(cell).unwrap_or(usize::MAX)))
     }
 
     fn drop_moves(&mut self, game: GameId, keep: u32) -> Result<(), StoreError> {

@@ -349,10 +349,17 @@ impl Backend for Sqlite {
         Ok(())
     }
 
-    fn add_move(&mut self, game: GameId, ply: u32, played: &StoredMove) -> Result<(), StoreError> {
-        self.db
+    fn add_move(
+        &mut self,
+        game: GameId,
+        ply: u32,
+        played: &StoredMove,
+    ) -> Result<Option<usize>, StoreError> {
+        let added = self
+            .db
             .prepare_cached(
-                "INSERT INTO moves (game, ply, cell, at_ms, clock_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO moves (game, ply, cell, at_ms, clock_ms) VALUES (?1, ?2, ?3, ?4, ?5) \
+                 ON CONFLICT (game, ply) DO NOTHING",
             )?
             .execute(params![
                 int(game.0),
@@ -361,7 +368,15 @@ impl Backend for Sqlite {
                 int(played.at_ms),
                 played.clock_ms.map(int),
             ])?;
-        Ok(())
+        if added == 1 {
+            return Ok(None);
+        }
+        let cell: Option<i64> = self
+            .db
+            .prepare_cached("SELECT cell FROM moves WHERE game = ?1 AND ply = ?2")?
+            .query_row(params![int(game.0), ply], |row| row.get(0))
+            .optional()?;
+        Ok(cell.map(|cell| usize::try_from(cell).unwrap_or(usize::MAX)))
     }
 
     fn drop_moves(&mut self, game: GameId, keep: u32) -> Result<(), StoreError> {
