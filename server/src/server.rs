@@ -15,9 +15,9 @@ use tokio_util::task::TaskTracker;
 use tracing::{Instrument, error, info, info_span, warn};
 
 use crate::account::{Attempts, Live, Passwords, Quotas};
-use crate::cluster::games::RemoteWatches;
-use crate::cluster::leases::{Claim, Judge, Leases};
+use crate::cluster::leases::{Claim, Judge};
 use crate::cluster::lobby::Heard;
+use crate::cluster::wing::Wing;
 use crate::cluster::{self, Cluster};
 use crate::config::Config;
 use crate::game::takeover;
@@ -36,7 +36,7 @@ use crate::ops::operator;
 use crate::ops::port;
 use crate::registry::Registry;
 use crate::registry::ids;
-use crate::shared::Shared;
+use crate::shared::{Operator, Shared};
 use crate::store::{Store, StoreConfig};
 use noughts_protocol::{GameId, Totals};
 
@@ -111,38 +111,26 @@ async fn serve(
     };
     let ai_slots = Arc::new(Semaphore::new(config.ai_threads.max(1)));
     let connections = TaskTracker::new();
-    let (leases, lapsed) = match &cluster {
-        Some(cluster) => {
-            let judge = Box::new(StoreJudge(store.clone()));
-            let (leases, lapsed) = Leases::new(cluster.clone(), connections.clone(), judge);
-            (Some(leases), Some(lapsed))
-        }
-        None => (None, None),
-    };
     let stop_connections = CancellationToken::new();
     let moderation = Moderation::new();
-    let (publications, remote_watches) = match &cluster {
+    let metrics = Arc::new(metrics::Metrics::new(store.errors.clone()));
+    let health = node_health(&store, &config, cluster.as_ref(), &metrics);
+    let (wing, lapsed) = match cluster {
         Some(cluster) => {
-            let (publish, publications) = mpsc::unbounded_channel();
-            connections.spawn(cluster::games::publish(
-                cluster.clone(),
-                publications,
-                stop_connections.clone(),
-            ));
-            let remote = RemoteWatches::start(
-                cluster.clone(),
+            let judge = Box::new(StoreJudge(store.clone()));
+            let started = Wing::start(
+                cluster,
+                judge,
                 moderation.clone(),
-                stop_connections.clone(),
-            )
-            .await?;
-            connections.spawn(remote.clone().keep_reporting(stop_connections.clone()));
-            (Some(publish), Some(remote))
+                &connections,
+                &stop_connections,
+            );
+            let (wing, lapsed) = started.await?;
+            (Some(wing), Some(lapsed))
         }
         None => (None, None),
     };
-    let metrics = Arc::new(metrics::Metrics::new(store.errors.clone()));
-    let health = node_health(&store, &config, cluster.as_ref(), &metrics);
-    if cluster.is_some() || metrics_listener.is_some() {
+    if wing.is_some() || metrics_listener.is_some() {
         connections.spawn(health.clone().keep_probing(stop_connections.clone()));
     }
     let lobby = Lobby::new(config.lobby_sends_per_sec);
@@ -154,17 +142,10 @@ async fn serve(
         attempts,
         quotas,
         live: Live::default(),
-        metrics,
         ai_slots,
         analyses: Default::default(),
         config,
-        cluster,
-        leases,
-        publications,
-        remote_watches,
-        links: Default::default(),
-        stand_ins: Default::default(),
-        marks: Default::default(),
+        wing,
         registry: Registry::default(),
         store,
         lobby,
@@ -172,7 +153,7 @@ async fn serve(
         connections,
         stop_games: CancellationToken::new(),
         stop_connections,
-        health,
+        operator: Operator { metrics, health },
         moderation,
     });
     if let Some(lapsed) = lapsed {
@@ -192,8 +173,8 @@ async fn serve(
         ("seek", 0),
     ];
     shared.store.prune_tokens(shared.config.token_rules());
-    if let Some(cluster) = shared.cluster.clone() {
-        join_cluster(&shared, cluster, &startup_ids).await?;
+    if let Some(wing) = &shared.wing {
+        join_cluster(&shared, wing, &startup_ids).await?;
     }
     // A node of a cluster restores only the games no other node plays.
     let restored = takeover::restore_at_start(&shared, startup.live).await;
@@ -235,9 +216,9 @@ fn serve_operator(shared: &Arc<Shared>, metrics: Option<TcpListener>, admin: Opt
     if let Some(listener) = metrics {
         let registry = shared.clone();
         let source = port::Source {
-            metrics: shared.metrics.clone(),
+            metrics: shared.operator.metrics.clone(),
             live_games: Box::new(move || registry.registry.games.live_count()),
-            health: shared.health.clone(),
+            health: shared.operator.health.clone(),
         };
         shared.connections.spawn(port::serve(
             source,
@@ -351,7 +332,7 @@ async fn take(shared: &Arc<Shared>, gate: &Gate, accepted: std::io::Result<(Sock
 /// elsewhere. Then it stops taking connections, and [`stop`] hands its games over and tells its
 /// players to come back (through the balancer, to another node).
 async fn drain(shared: &Arc<Shared>, entrances: &Entrances, gate: &Gate) {
-    shared.health.drain();
+    shared.operator.health.drain();
     let delay = shared.config.drain_delay;
     info!(delay_ms = delay.as_millis() as u64, "draining");
     let until = sleep(delay);
@@ -368,10 +349,11 @@ async fn drain(shared: &Arc<Shared>, entrances: &Entrances, gate: &Gate) {
 /// from then on publishes its lobby changes and follows the other nodes', until connections stop.
 async fn join_cluster(
     shared: &Arc<Shared>,
-    cluster: Cluster,
+    wing: &Wing,
     stored_ids: &[(&'static str, u64)],
 ) -> anyhow::Result<()> {
-    cluster.count_forged_in(shared.metrics.forged_messages.clone());
+    let cluster = wing.cluster.clone();
+    cluster.count_forged_in(shared.operator.metrics.forged_messages.clone());
     cluster.heartbeat().await?;
     for &(kind, floor) in stored_ids {
         let ids = shared.registry.ids(kind);
@@ -417,18 +399,16 @@ async fn join_cluster(
     ));
     tasks.spawn(handler::keep_links(shared.clone(), stop.clone()));
     tasks.spawn(cluster.clone().keep_alive(stop.clone()));
-    if let Some(leases) = &shared.leases {
-        tasks.spawn(leases.clone().keep(stop.clone()));
-        tasks.spawn(takeover::keep_resuming(
-            shared.clone(),
-            shared.stop_games.clone(),
-        ));
-        tasks.spawn(report_leases(shared.clone(), stop.clone()));
-        tasks.spawn(takeover::keep_taking_over(
-            shared.clone(),
-            shared.stop_games.clone(),
-        ));
-    }
+    tasks.spawn(wing.leases.clone().keep(stop.clone()));
+    tasks.spawn(takeover::keep_resuming(
+        shared.clone(),
+        shared.stop_games.clone(),
+    ));
+    tasks.spawn(report_leases(shared.clone(), stop.clone()));
+    tasks.spawn(takeover::keep_taking_over(
+        shared.clone(),
+        shared.stop_games.clone(),
+    ));
     info!(node = %cluster.node(), "joined the cluster");
     tasks.spawn(cluster::nodes::sweep_gone(cluster, stop));
     Ok(())
@@ -450,12 +430,12 @@ impl Judge for StoreJudge {
 
 /// Keeps the leases' series current, every second until `stop`: held, paused, lost.
 async fn report_leases(shared: Arc<Shared>, stop: CancellationToken) {
-    let Some(leases) = shared.leases.clone() else {
+    let Some(leases) = shared.wing.as_ref().map(|wing| wing.leases.clone()) else {
         return;
     };
     let mut lost = 0;
     loop {
-        let metrics = &shared.metrics;
+        let metrics = &shared.operator.metrics;
         metrics
             .leases_held
             .set(i64::try_from(leases.count()).unwrap_or(i64::MAX));
@@ -509,7 +489,7 @@ async fn reserve_ids(
 fn local_totals(shared: &Shared) -> Totals {
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     Totals {
-        online: u32::try_from(shared.metrics.connections.get()).unwrap_or(0),
+        online: u32::try_from(shared.operator.metrics.connections.get()).unwrap_or(0),
         games: count(shared.registry.games.live_count()),
     }
 }

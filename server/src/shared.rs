@@ -1,5 +1,6 @@
-//! What every task of the server shares: the configuration, the cluster, the registry, the store, the lobby,
-//! the metrics, the AI's permits, the verdicts on finished games, the task trackers and the two shutdown signals. It knows no task:
+//! What every task of the server shares: the configuration, the registry, the store, the lobby,
+//! the AI's permits, the verdicts on finished games, the task trackers and the two shutdown
+//! signals; the cluster's parts as one `Option`; the metrics and health the operator watches. It knows no task:
 //! connections, handlers and games hold it; it holds none of them.
 
 use std::sync::Arc;
@@ -10,11 +11,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::account::{Attempts, Live, Passwords, Quotas};
 use crate::analysis::Analyses;
-use crate::cluster::Cluster;
-use crate::cluster::games::{Publication, RemoteWatches};
-use crate::cluster::leases::Leases;
-use crate::cluster::links::{Links, StandIns};
-use crate::cluster::mail::Marks;
+use crate::cluster::wing::Wing;
 use crate::config::Config;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
@@ -23,25 +20,15 @@ use crate::ops::health::Health;
 use crate::registry::Registry;
 use crate::store::Store;
 
-/// What every task of the server shares.
+/// What every task of the server shares: what every node has, in fields of its own; the
+/// cluster's parts, as one [`Wing`]; and what the operator watches, as one [`Operator`].
 #[derive(Debug)]
 pub(crate) struct Shared {
     /// The knobs, fixed for the server's life.
     pub config: Config,
-    /// The cluster this node belongs to; `None` for a lone server.
-    pub cluster: Option<Cluster>,
-    /// The leases of the games this node plays, in a cluster.
-    pub leases: Option<Arc<Leases>>,
-    /// Where this node's listed games publish what their watchers get, for other nodes' watchers.
-    pub publications: Option<tokio::sync::mpsc::UnboundedSender<Publication>>,
-    /// This node's watchers of games other nodes hold.
-    pub remote_watches: Option<Arc<RemoteWatches>>,
-    /// This node's connections that reach games on other nodes.
-    pub links: Links,
-    /// The stand-ins this node runs for other nodes' connections.
-    pub stand_ins: StandIns,
-    /// Requests to other nodes waiting for their answer.
-    pub marks: Marks,
+    /// The cluster's parts this node holds; `None` for a lone server, which knows no more of
+    /// the cluster than that.
+    pub wing: Option<Wing>,
     /// Every shared index.
     pub registry: Registry,
     /// Where players, games, moves and ratings are kept.
@@ -56,8 +43,6 @@ pub(crate) struct Shared {
     pub live: Live,
     /// The lobby's listings and subscribers.
     pub lobby: Lobby,
-    /// What operators scrape.
-    pub metrics: Arc<Metrics>,
     /// Permits for AI searches ([`Config::ai_threads`]).
     pub ai_slots: Arc<Semaphore>,
     /// The engine's verdicts on finished games, kept, and the permits to work out more.
@@ -70,8 +55,17 @@ pub(crate) struct Shared {
     pub stop_games: CancellationToken,
     /// Cancelled once the games have stopped: connections say goodbye and close.
     pub stop_connections: CancellationToken,
-    /// Whether the node is ready for players, and draining.
-    pub health: Arc<Health>,
+    /// What the operator watches the node by.
+    pub operator: Operator,
     /// The moderation log as this node has folded it: mutes, blocks, bans, reserved names.
     pub moderation: Arc<Moderation>,
+}
+
+/// What the operator watches the node by.
+#[derive(Debug)]
+pub(crate) struct Operator {
+    /// What operators scrape.
+    pub metrics: Arc<Metrics>,
+    /// Whether the node is ready for players, and draining.
+    pub health: Arc<Health>,
 }

@@ -20,6 +20,7 @@ pub mod seal;
 pub mod slot;
 #[cfg(test)]
 mod tests;
+pub(crate) mod wing;
 
 use std::time::Duration;
 

@@ -176,7 +176,7 @@ impl Game {
             dropped: Vec::new(),
             held: None,
             away: Vec::new(),
-            watchers_counted: GaugeShare::new(&shared.metrics.watchers),
+            watchers_counted: GaugeShare::new(&shared.operator.metrics.watchers),
             starter,
             shared,
         }
@@ -532,7 +532,7 @@ impl Game {
         if let Some(mark) = seq_mark {
             self.stored_seq = self.stored_seq.max(mark);
         }
-        self.shared.metrics.moves.inc();
+        self.shared.operator.metrics.moves.inc();
         if updates.len() > 1 {
             // A move that ends the game reaches each player together with `game_over`.
             self.held = Some(Held::default());
@@ -568,7 +568,7 @@ impl Game {
         let commands = self.commands.clone();
         let stop = self.shared.stop_games.clone();
         let slots = self.shared.ai_slots.clone();
-        let think_time = self.shared.metrics.ai_think.clone();
+        let think_time = self.shared.operator.metrics.ai_think.clone();
         self.shared.tasks.spawn(async move {
             let paced = async {
                 // The semaphore is never closed, so a permit always comes.
@@ -670,7 +670,7 @@ impl Game {
             self.shared.registry.games.end_live();
         }
         self.shared.registry.games.remove(id);
-        if let Some(leases) = &self.shared.leases {
+        if let Some(leases) = self.shared.wing.as_ref().map(|wing| &wing.leases) {
             leases.give_back(id);
         }
         if self.listed {

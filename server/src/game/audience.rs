@@ -103,9 +103,9 @@ impl Game {
     pub(super) fn watchers_changed(&mut self) {
         let fresh = self
             .shared
-            .cluster
+            .wing
             .as_ref()
-            .map_or(std::time::Duration::ZERO, |c| c.lease() * 3);
+            .map_or(std::time::Duration::ZERO, |wing| wing.cluster.lease() * 3);
         let now = tokio::time::Instant::now();
         self.remote_watchers
             .retain(|_, (_, seen)| now.saturating_duration_since(*seen) < fresh);
@@ -267,7 +267,7 @@ impl Game {
     /// In a cluster, publishes what this listed game's watchers get (`update`, if any) and their
     /// snapshot after it, for the other nodes' watchers.
     fn publish(&self, update: Option<&Frame>) {
-        if let Some(publications) = &self.shared.publications
+        if let Some(publications) = self.shared.wing.as_ref().map(|wing| &wing.publications)
             && self.listed
         {
             let _ = publications.send(Publication {

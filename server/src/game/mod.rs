@@ -69,13 +69,13 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
     };
     let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
     let weak = tx.downgrade();
-    if let Some(cluster) = &shared.cluster {
+    if let Some(cluster) = shared.wing.as_ref().map(|wing| &wing.cluster) {
         let humans = start.seats.iter().filter_map(|seat| seat.human());
         cluster.tell_seated(id, humans.map(|player| player.0).collect());
     }
     shared.registry.games.hide_unlisted(&start);
     shared.registry.games.add(id, GameHandle::new(tx));
-    if let Some(leases) = &shared.leases {
+    if let Some(leases) = shared.wing.as_ref().map(|wing| &wing.leases) {
         leases.take_new(id);
     }
     if let Some((session, _)) = &setup.watcher {

@@ -26,9 +26,9 @@ impl Game {
         let id = self.rules.id();
         let lapsed = self
             .shared
-            .leases
+            .wing
             .as_ref()
-            .is_some_and(|leases| !leases.holds(id));
+            .is_some_and(|wing| !wing.leases.holds(id));
         if lapsed {
             self.step_down();
         }

@@ -32,7 +32,7 @@ use crate::store::{Ending, LiveGame, now_ms};
 /// only once it has been seen without a holder twice, a lease time apart: a player coming back
 /// to some node meanwhile has that node take it, so that they find it where they are.
 pub(crate) async fn keep_taking_over(shared: Arc<Shared>, stop: CancellationToken) {
-    let Some(leases) = shared.leases.clone() else {
+    let Some(leases) = shared.wing.as_ref().map(|wing| wing.leases.clone()) else {
         return;
     };
     let mut seen = HashSet::new();
@@ -66,7 +66,7 @@ pub(crate) async fn keep_taking_over(shared: Arc<Shared>, stop: CancellationToke
 /// stays there: returns those nodes, for the player's connection to reach its games there.
 pub(crate) async fn take_over_games_of(shared: &Arc<Shared>, player: PlayerId) -> Vec<String> {
     let mut alive = Vec::new();
-    let Some(leases) = shared.leases.clone() else {
+    let Some(leases) = shared.wing.as_ref().map(|wing| wing.leases.clone()) else {
         return alive;
     };
     let Ok(ids) = shared.store.live_ids_of(player).await else {
@@ -176,7 +176,7 @@ async fn take(
             match shared.store.live_game(id).await {
                 Ok(game) => {
                     info!(game = id.0, "taking over a game no node serves");
-                    shared.metrics.leases_taken_over.inc();
+                    shared.operator.metrics.leases_taken_over.inc();
                     taken.push(game);
                 }
                 Err(err) => {
@@ -194,7 +194,7 @@ async fn take(
 /// for, since this node knows it stopped serving them. Another node may win one first: it is
 /// that node's then, and the players here reach it there when it tells them.
 pub(crate) async fn keep_resuming(shared: Arc<Shared>, stop: CancellationToken) {
-    let Some(leases) = shared.leases.clone() else {
+    let Some(leases) = shared.wing.as_ref().map(|wing| wing.leases.clone()) else {
         return;
     };
     loop {
@@ -262,7 +262,7 @@ async fn restore_and_reach(
                 handle.attach(player, out).await;
             }
         }
-        if let Some(cluster) = &shared.cluster {
+        if let Some(cluster) = shared.wing.as_ref().map(|wing| &wing.cluster) {
             cluster.tell_seated(game, seated.iter().map(|player| player.0).collect());
         }
     }
@@ -272,7 +272,7 @@ async fn restore_and_reach(
 /// Ends `game`, a war game of the server's that no node holds, unless it is its variant's war
 /// game (which the variant's slot holder carries on): a war game another has replaced.
 async fn end_if_not_current(shared: &Shared, game: &LiveGame) {
-    let Some(leases) = &shared.leases else {
+    let Some(leases) = shared.wing.as_ref().map(|wing| &wing.leases) else {
         return;
     };
     let (id, variant) = (game.start.game, game.start.variant);
@@ -300,7 +300,7 @@ pub(crate) async fn restore_at_start(
     shared: &Arc<Shared>,
     live: Vec<LiveGame>,
 ) -> HashMap<Variant, oneshot::Receiver<()>> {
-    let Some(leases) = &shared.leases else {
+    let Some(leases) = shared.wing.as_ref().map(|wing| &wing.leases) else {
         return game::restore_all(shared, live);
     };
     let mut mine = Vec::new();

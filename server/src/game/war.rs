@@ -25,14 +25,18 @@ use crate::store::GameStart;
 /// store keeps that one (`restored` tells when it ends) rather than start another.
 pub(crate) fn start(shared: &Arc<Shared>, mut restored: HashMap<Variant, oneshot::Receiver<()>>) {
     for variant in shared.config.war_variants.clone() {
-        let slot = shared.cluster.clone().map(|cluster| {
-            let slot = Slot::default();
-            let stop = shared.stop_games.clone();
-            shared
-                .tasks
-                .spawn(slot.clone().keep(cluster, slot_name(variant), stop));
-            slot
-        });
+        let slot = shared
+            .wing
+            .as_ref()
+            .map(|wing| wing.cluster.clone())
+            .map(|cluster| {
+                let slot = Slot::default();
+                let stop = shared.stop_games.clone();
+                shared
+                    .tasks
+                    .spawn(slot.clone().keep(cluster, slot_name(variant), stop));
+                slot
+            });
         let first = match (restored.remove(&variant), &slot) {
             (Some(ended), _) => Some(ended),
             (None, None) => start_one(shared, variant).map(|(_, ended)| ended),
@@ -93,7 +97,7 @@ enum Next {
 /// being played and no node holds it; wait while one does; start another only when there is
 /// none.
 async fn next(shared: &Arc<Shared>, cluster: &Cluster, variant: Variant) -> Next {
-    let Some(leases) = &shared.leases else {
+    let Some(leases) = shared.wing.as_ref().map(|wing| &wing.leases) else {
         return Next::Start;
     };
     let noted = match cluster.work(&slot_name(variant)).await {
@@ -187,7 +191,7 @@ async fn keep(
                 () = stop.cancelled() => return,
             }
         }
-        current = match (&slot, &shared.cluster) {
+        current = match (&slot, shared.wing.as_ref().map(|wing| &wing.cluster)) {
             (Some(slot), Some(cluster)) => match held_next(&shared, slot, cluster, variant).await {
                 Some(next) => next,
                 None => return,

@@ -191,14 +191,14 @@ impl Client {
     /// unanswered, since it is told to come back elsewhere a moment later, and finds the game
     /// there; a stand-in hands the request back to its connection's node (see `stand_in`).
     pub(super) fn handing_over(&self) -> bool {
-        self.shared.cluster.is_some()
+        self.shared.wing.is_some()
             && self.shared.stop_games.is_cancelled()
             && self.shared.store.is_persistent()
     }
 
     pub(super) fn game(&self, id: GameId) -> Result<GameHandle, Refusal> {
         self.shared.registry.games.get(id).ok_or_else(|| {
-            match &self.shared.leases {
+            match self.shared.wing.as_ref().map(|wing| &wing.leases) {
                 // It stepped down here, its lease lapsed: it is between nodes, not over.
                 Some(leases) if leases.is_paused(id) => Refusal::new(ErrorCode::GamePaused, PAUSED),
                 _ => no_such_game(id),
@@ -231,7 +231,7 @@ impl Client {
         cap: usize,
     ) -> Option<Slot> {
         let local = local?;
-        let Some(cluster) = &self.shared.cluster else {
+        let Some(cluster) = self.shared.wing.as_ref().map(|wing| &wing.cluster) else {
             return Some(local);
         };
         match cluster.take_place(kind, self.network, cap).await {

@@ -100,7 +100,10 @@ pub(crate) async fn serve(
             Ok(None) => {}
             Err(err) => {
                 debug!(cause = %err, "refused a proxy's connection");
-                shared.metrics.bad_upgrade(Refusal::ProxyHeader.as_str());
+                shared
+                    .operator
+                    .metrics
+                    .bad_upgrade(Refusal::ProxyHeader.as_str());
                 upgrade::answer_refusal(&mut stream, Refusal::ProxyHeader).await;
                 return;
             }
@@ -140,13 +143,13 @@ pub(crate) async fn serve(
         }
         // A page is the whole exchange.
         Ok(Accepted::Page(mut stream, request)) => {
-            let health = shared.health.answer(&request.path).await;
+            let health = shared.operator.health.answer(&request.path).await;
             let health = health.map(|answer| (answer.status, answer.body));
             return http::serve(&mut stream, &request, health).await;
         }
         Err(refusal) => {
             debug!(reason = refusal.as_str(), "upgrade refused");
-            shared.metrics.bad_upgrade(refusal.as_str());
+            shared.operator.metrics.bad_upgrade(refusal.as_str());
             return;
         }
     };
@@ -184,13 +187,16 @@ pub(crate) async fn serve(
             return refuse(&shared, &mut ws, refusal, refusing).await;
         }
     };
-    let mut counted = GaugeShare::new(&shared.metrics.connections);
+    let mut counted = GaugeShare::new(&shared.operator.metrics.connections);
     counted.set(1);
     if let Some(wire) = &wire {
         wire.open();
     }
-    let (out, inbox) =
-        outbound::channel(config.outbound_queue, shared.metrics.clone(), wire.clone());
+    let (out, inbox) = outbound::channel(
+        config.outbound_queue,
+        shared.operator.metrics.clone(),
+        wire.clone(),
+    );
     tracing::Span::current().record("id", out.conn.0);
     debug!("connected");
     let first_ping = on_ping_grid(Instant::now() + ping_phase(out.conn.0, config.ping_interval));
@@ -264,7 +270,7 @@ async fn refuse(
     _refusing: OwnedSemaphorePermit,
 ) {
     info!(%code, "refused");
-    shared.metrics.error(code);
+    shared.operator.metrics.error(code);
     let refusal = error_frame(None, code, message);
     let _ = timeout(WRITE_TIMEOUT, ws.send(refusal.message())).await;
     let why = Close {
@@ -491,7 +497,7 @@ fn unfinished(shared: &Shared, wrote: Wrote) -> Option<Close> {
     match wrote {
         Wrote::Done | Wrote::Failed => None,
         Wrote::Stalled => {
-            shared.metrics.queue_drops.inc();
+            shared.operator.metrics.queue_drops.inc();
             None
         }
         Wrote::Kicked(why) => Some(why),

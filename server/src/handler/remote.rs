@@ -60,7 +60,10 @@ impl Client {
     /// Where what `message` is about is held, when it could be another node: a live game, an
     /// open room, a waiting seek.
     pub(super) async fn elsewhere(&self, message: &ClientMessage) -> Where {
-        let (Some(cluster), Some(_)) = (&self.shared.cluster, &self.session) else {
+        let (Some(cluster), Some(_)) = (
+            self.shared.wing.as_ref().map(|wing| &wing.cluster),
+            &self.session,
+        ) else {
             return Where::Here;
         };
         let registry = &self.shared.registry;
@@ -74,7 +77,7 @@ impl Client {
             ClientMessage::Watch { game, .. } => {
                 // A listed game is watched through what its node publishes; others (private
                 // games) by asking their node.
-                let published = match &self.shared.remote_watches {
+                let published = match self.shared.wing.as_ref().map(|wing| &wing.remote_watches) {
                     Some(remote) => remote.published(*game).await,
                     None => false,
                 };
@@ -86,9 +89,9 @@ impl Client {
             ClientMessage::Unwatch { game } => {
                 let here = self
                     .shared
-                    .remote_watches
+                    .wing
                     .as_ref()
-                    .is_some_and(|remote| remote.watches(*game, self.out.conn));
+                    .is_some_and(|wing| wing.remote_watches.watches(*game, self.out.conn));
                 if registry.games.get(*game).is_some() || here {
                     return Where::Here;
                 }
@@ -116,7 +119,10 @@ impl Client {
     /// Whether this connection watches, through what its node publishes, the game `message` is
     /// chat about: such a line is a spectator's.
     pub(super) fn watching_elsewhere(&self, message: &ClientMessage) -> bool {
-        match (message, &self.shared.remote_watches) {
+        match (
+            message,
+            self.shared.wing.as_ref().map(|wing| &wing.remote_watches),
+        ) {
             (ClientMessage::Chat { game, .. }, Some(remote)) => {
                 remote.watches(*game, self.out.conn)
             }
@@ -133,11 +139,12 @@ impl Client {
         text: &str,
         watching: bool,
     ) -> Result<bool, ClusterError> {
-        let (Some(cluster), Some(session)) = (&self.shared.cluster, &self.session) else {
+        let (Some(wing), Some(session)) = (&self.shared.wing, &self.session) else {
             return Ok(false);
         };
+        let cluster = &wing.cluster;
         let key = (session.player, self.network);
-        self.shared.links.link(&self.out, key, node);
+        wing.links.link(&self.out, key, node);
         let mail = Mail::Request {
             from: cluster.node().to_owned(),
             conn: self.out.conn.0,
@@ -152,7 +159,7 @@ impl Client {
     /// forwarded or answered; false when it is this node's to answer. If the node it belongs to
     /// is gone, the player's games are found again first (here, or on the node that took them).
     pub(super) async fn serve_elsewhere(&mut self, frame: &ClientFrame, text: &str) -> bool {
-        if self.shared.cluster.is_none() || self.stands_in {
+        if self.shared.wing.is_none() || self.stands_in {
             return false;
         }
         // A node that is stopping takes no game over: its players find theirs on other nodes.
@@ -231,7 +238,7 @@ impl Client {
     /// In a cluster, notes that `player` is connected here (`here`) or no longer is, so that a
     /// game another node starts for them reaches this connection.
     pub(super) fn note_presence(&self, player: PlayerId, here: bool) {
-        let Some(cluster) = self.shared.cluster.clone() else {
+        let Some(cluster) = self.shared.wing.as_ref().map(|wing| wing.cluster.clone()) else {
             return;
         };
         if self.stands_in {
@@ -251,10 +258,11 @@ impl Client {
 
     /// Tells every node with a stand-in for this connection that it has gone.
     pub(super) async fn unlink(&self) {
-        let Some(cluster) = &self.shared.cluster else {
+        let Some(wing) = &self.shared.wing else {
             return;
         };
-        let Some(link) = self.shared.links.unlink(self.out.conn) else {
+        let cluster = &wing.cluster;
+        let Some(link) = wing.links.unlink(self.out.conn) else {
             return;
         };
         let gone = Mail::Gone {
@@ -270,7 +278,10 @@ impl Client {
 
     /// Tells the nodes with a stand-in for this connection that its player logged out.
     pub(super) async fn logout_elsewhere(&self) {
-        for node in self.shared.links.nodes_of(self.out.conn) {
+        let Some(wing) = &self.shared.wing else {
+            return;
+        };
+        for node in wing.links.nodes_of(self.out.conn) {
             if let Err(err) = self.forward(&node, r#"{"type":"logout"}"#, false).await {
                 warn!(cause = %err, %node, "cannot tell another node of a logout");
             }
@@ -287,13 +298,14 @@ pub(super) async fn attach_elsewhere(
     network: Network,
     nodes: Vec<String>,
 ) {
-    let Some(cluster) = &shared.cluster else {
+    let Some(wing) = &shared.wing else {
         return;
     };
+    let cluster = &wing.cluster;
     let mut waits = Vec::new();
     for node in nodes {
-        shared.links.link(out, (session.player, network), &node);
-        let (mark, answer) = shared.marks.wait();
+        wing.links.link(out, (session.player, network), &node);
+        let (mark, answer) = wing.marks.wait();
         let attach = Mail::Attach {
             from: cluster.node().to_owned(),
             conn: out.conn.0,
@@ -302,13 +314,13 @@ pub(super) async fn attach_elsewhere(
         };
         match cluster.mail(&node, &attach).await {
             Ok(true) => waits.push((mark, answer)),
-            _ => shared.marks.forget(mark),
+            _ => wing.marks.forget(mark),
         }
     }
     for (mark, answer) in waits {
         if tokio::time::timeout(ATTACH_WAIT, answer).await.is_err() {
             warn!("another node did not attach a connection to its games in time");
-            shared.marks.forget(mark);
+            wing.marks.forget(mark);
         }
     }
 }
@@ -324,7 +336,11 @@ pub(super) async fn retry(
     game: GameId,
     text: String,
 ) {
-    let (Some(cluster), Some(link)) = (&shared.cluster, shared.links.get(conn)) else {
+    let Some(wing) = &shared.wing else {
+        return;
+    };
+    let cluster = &wing.cluster;
+    let Some(link) = wing.links.get(conn) else {
         return;
     };
     let Some(session) = shared.registry.session(link.player) else {
@@ -370,9 +386,10 @@ async fn rejoin(shared: Arc<Shared>, player: PlayerId, out: Outbound, network: N
 /// Redis that restarted empty, or stalled past the heartbeats' time, shows every node dead until
 /// their next heartbeat, and ending stand-ins then would start their players' grace for nothing.
 pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
-    let Some(cluster) = shared.cluster.clone() else {
+    let Some(wing) = &shared.wing else {
         return;
     };
+    let cluster = &wing.cluster;
     let mut suspects = std::collections::HashSet::new();
     loop {
         tokio::select! {
@@ -383,14 +400,14 @@ pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
         for node in cluster.others().await.unwrap_or_default() {
             let alive = Mail::Alive {
                 from: cluster.node().to_owned(),
-                conns: shared.links.conns_to(&node),
+                conns: wing.links.conns_to(&node),
             };
             if let Err(err) = cluster.mail(&node, &alive).await {
                 warn!(cause = %err, %node, "cannot tell another node which connections live");
             }
         }
         let suspected = std::mem::take(&mut suspects);
-        for node in shared.links.nodes() {
+        for node in wing.links.nodes() {
             if cluster.is_serving(&node).await {
                 continue;
             }
@@ -399,11 +416,11 @@ pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
                 continue;
             }
             info!(%node, "a node this node's players play on is gone; finding their games");
-            for link in shared.links.cut(&node) {
+            for link in wing.links.cut(&node) {
                 tokio::spawn(rejoin(shared.clone(), link.player, link.out, link.network));
             }
         }
-        for node in shared.stand_ins.nodes() {
+        for node in wing.stand_ins.nodes() {
             if cluster.is_alive(&node).await {
                 continue;
             }
@@ -411,7 +428,7 @@ pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
                 suspects.insert(node);
                 continue;
             }
-            for stand_in in shared.stand_ins.of_node(&node) {
+            for stand_in in wing.stand_ins.of_node(&node) {
                 let _ = stand_in.try_send(Mail::Gone {
                     from: node.clone(),
                     conn: 0,

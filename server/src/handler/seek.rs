@@ -94,7 +94,7 @@ impl Client {
         drop(moderation);
         let Some(met) = paired else {
             if may_wait {
-                if self.shared.cluster.is_some() {
+                if self.shared.wing.is_some() {
                     let (shared, session) = (self.shared.clone(), session.clone());
                     tokio::spawn(pair_elsewhere(shared, session, open, self.network));
                 }
@@ -196,7 +196,7 @@ async fn pair_elsewhere(
     open: OpenSeek,
     network: Network,
 ) {
-    let Some(cluster) = shared.cluster.clone() else {
+    let Some(cluster) = shared.wing.as_ref().map(|wing| wing.cluster.clone()) else {
         return;
     };
     for _ in 0..3 {
@@ -258,11 +258,12 @@ async fn take_seek_on(
     node: &str,
     seek: SeekId,
 ) -> bool {
-    let Some(cluster) = &shared.cluster else {
+    let Some(wing) = &shared.wing else {
         return false;
     };
-    shared.links.link(out, (session.player, network), node);
-    let (mark, answer) = shared.marks.wait();
+    let cluster = &wing.cluster;
+    wing.links.link(out, (session.player, network), node);
+    let (mark, answer) = wing.marks.wait();
     let take = Mail::TakeSeek {
         from: cluster.node().to_owned(),
         conn: out.conn.0,
@@ -274,7 +275,7 @@ async fn take_seek_on(
         Ok(true) => matches!(timeout(TAKE_WAIT, answer).await, Ok(Ok(true))),
         _ => false,
     };
-    shared.marks.forget(mark);
+    wing.marks.forget(mark);
     taken
 }
 

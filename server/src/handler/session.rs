@@ -214,7 +214,7 @@ impl Client {
             };
             let sent = match (
                 self.shared.registry.games.get(game),
-                &self.shared.remote_watches,
+                self.shared.wing.as_ref().map(|wing| &wing.remote_watches),
             ) {
                 (Some(handle), _) => handle.watch(session.clone(), from).await,
                 (None, Some(remote)) => remote.watch(game, (from.player, from.out), None).await,
@@ -406,7 +406,7 @@ impl Client {
         for game in detached.watching {
             if let Some(handle) = shared.registry.games.get(game) {
                 handle.unwatch(conn, None).await;
-            } else if let Some(remote) = &shared.remote_watches
+            } else if let Some(remote) = shared.wing.as_ref().map(|wing| &wing.remote_watches)
                 && remote.watches(game, conn)
             {
                 remote.unwatch(game, conn).await;

@@ -25,16 +25,19 @@ const QUEUE: usize = 1024;
 
 /// Handles one message mailed to this node.
 pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
+    let Some(wing) = &shared.wing else {
+        return;
+    };
     match mail {
         Mail::Deliver { conn, frames } => {
-            if let Some(out) = shared.links.out(ConnId(conn)) {
+            if let Some(out) = wing.links.out(ConnId(conn)) {
                 for text in frames {
                     out.send(Frame::new(text));
                 }
             }
         }
         Mail::Close { conn, code } => {
-            if let Some(out) = shared.links.out(ConnId(conn)) {
+            if let Some(out) = wing.links.out(ConnId(conn)) {
                 out.close(match code {
                     close::LOGGED_OUT => Close::LOGGED_OUT,
                     code => Close {
@@ -50,7 +53,7 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
             }
         }
         Mail::Alive { from, conns } => {
-            for stand_in in shared.stand_ins.missing(&from, &conns) {
+            for stand_in in wing.stand_ins.missing(&from, &conns) {
                 let _ = stand_in.try_send(Mail::Gone {
                     from: from.clone(),
                     conn: 0,
@@ -65,8 +68,8 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
                 game,
             ));
         }
-        Mail::Marked { mark } => shared.marks.answer(mark, true),
-        Mail::Refused { mark } => shared.marks.answer(mark, false),
+        Mail::Marked { mark } => wing.marks.answer(mark, true),
+        Mail::Refused { mark } => wing.marks.answer(mark, false),
         Mail::Retry {
             from,
             conn,
@@ -76,7 +79,7 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
             tokio::spawn(retry(shared.clone(), from, ConnId(conn), game, text));
         }
         Mail::Gone { ref from, conn } => {
-            if let Some(stand_in) = shared.stand_ins.get(from, conn) {
+            if let Some(stand_in) = wing.stand_ins.get(from, conn) {
                 let _ = stand_in.try_send(mail);
             }
         }
@@ -98,7 +101,7 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
             ref who,
             ..
         } => {
-            let stand_in = shared.stand_ins.route(from, conn, || {
+            let stand_in = wing.stand_ins.route(from, conn, || {
                 let (tx, rx) = mpsc::channel(QUEUE);
                 let node = from.clone();
                 tokio::spawn(stand_in(shared.clone(), (node, conn), who.clone(), rx));
@@ -127,9 +130,8 @@ async fn seated_elsewhere(shared: Arc<Shared>, from: String, player: PlayerId, g
             game = game.0,
             "a player here has a seat in a game on another node"
         );
-        let network = shared
-            .links
-            .network_of(out.conn)
+        let network = (shared.wing.as_ref())
+            .and_then(|wing| wing.links.network_of(out.conn))
             .unwrap_or(Network::of(std::net::Ipv4Addr::UNSPECIFIED.into()));
         attach_elsewhere(&shared, &session, &out, network, vec![from.clone()]).await;
     }
@@ -142,11 +144,12 @@ async fn stand_in(
     who: Who,
     mut mail: mpsc::Receiver<Mail>,
 ) {
-    let Some(cluster) = shared.cluster.clone() else {
+    let Some(cluster) = shared.wing.as_ref().map(|wing| wing.cluster.clone()) else {
         return;
     };
     let config = &shared.config;
-    let (out, inbox) = outbound::stand_in_channel(config.outbound_queue, shared.metrics.clone());
+    let (out, inbox) =
+        outbound::stand_in_channel(config.outbound_queue, shared.operator.metrics.clone());
     tokio::spawn(cluster.clone().mail_frames(from.clone(), conn, inbox));
     let player = PlayerId(who.player);
     let session = shared.registry.session(player).unwrap_or_else(|| {
@@ -211,7 +214,9 @@ async fn stand_in(
             _ => {}
         }
     }
-    shared.stand_ins.remove(&from, conn);
+    if let Some(wing) = &shared.wing {
+        wing.stand_ins.remove(&from, conn);
+    }
     client.disconnected().await;
 }
 

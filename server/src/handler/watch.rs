@@ -28,7 +28,7 @@ impl Client {
             return Err(no_such_game(game));
         }
         if self.shared.registry.games.get(game).is_none()
-            && let Some(remote) = &self.shared.remote_watches
+            && let Some(remote) = self.shared.wing.as_ref().map(|wing| &wing.remote_watches)
         {
             return if remote.watch(game, (from.player, from.out), from.id).await {
                 session.set_watching(game, true);
@@ -54,7 +54,7 @@ impl Client {
     ) -> Reply {
         session.set_watching(game, false);
         let conn = self.out.conn;
-        if let Some(remote) = &self.shared.remote_watches
+        if let Some(remote) = self.shared.wing.as_ref().map(|wing| &wing.remote_watches)
             && remote.watches(game, conn)
         {
             remote.unwatch(game, conn).await;
