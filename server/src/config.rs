@@ -211,6 +211,38 @@ impl Default for Config {
 }
 
 impl Config {
+    /// Why this server cannot serve this configuration as built, if it cannot: a cluster
+    /// (`cluster`, Redis) and a PostgreSQL store need the crate's `cluster` feature, which the
+    /// server's binary has and the terminal client's embedded server does not.
+    pub fn unbuilt(&self) -> Option<&'static str> {
+        if cfg!(feature = "cluster") {
+            return None;
+        }
+        if self.cluster.is_some() {
+            return Some(
+                "this server was built without the `cluster` feature, so it cannot join a \
+                 cluster (--redis): build noughts-server with it (it is on by default)",
+            );
+        }
+        if matches!(self.store, StoreConfig::Postgres(_)) {
+            return Some(
+                "this server was built without the `cluster` feature, so it cannot keep games in \
+                 PostgreSQL: give --db a SQLite file, or build noughts-server with the feature",
+            );
+        }
+        None
+    }
+
+    /// Why a node of a cluster cannot serve with this store, if it cannot: its games must be
+    /// kept in the PostgreSQL the other nodes share (a test's nodes may each keep their own).
+    pub fn unshared_store(&self) -> Option<&'static str> {
+        let shared = matches!(self.store, StoreConfig::Postgres(_));
+        (self.cluster.is_some() && !shared).then_some(
+            "a node of a cluster (--redis) needs PostgreSQL to keep its games where the other \
+             nodes find them: give --db postgres://USER@HOST:PORT/DATABASE",
+        )
+    }
+
     /// How long tokens work, as the store applies it.
     pub(crate) fn token_rules(&self) -> TokenRules {
         let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);

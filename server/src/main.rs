@@ -500,11 +500,8 @@ async fn main() -> anyhow::Result<()> {
     if let Some(cluster) = &mut config.cluster {
         cluster.secret = args.cluster_secret()?;
     }
-    if config.cluster.is_some() && !matches!(config.store, StoreConfig::Postgres(_)) {
-        anyhow::bail!(
-            "a node of a cluster (--redis) needs PostgreSQL to keep its games where the other \
-             nodes find them: give --db postgres://USER@HOST:PORT/DATABASE"
-        );
+    if let Some(refusal) = config.unbuilt().or_else(|| config.unshared_store()) {
+        anyhow::bail!(refusal);
     }
     let listener = TcpListener::bind(args.listen)
         .await

@@ -8,37 +8,38 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tokio::net::TcpListener;
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::Semaphore;
 use tokio::time::{Instant, sleep, timeout_at};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{Instrument, error, info, info_span, warn};
 
 use crate::account::{Attempts, Live, Passwords, Quotas};
-use crate::cluster::leases::{Claim, Judge};
-use crate::cluster::lobby::Heard;
+#[cfg(not(feature = "cluster"))]
+use crate::cluster::Wing;
+#[cfg(feature = "cluster")]
 use crate::cluster::wing::Wing;
-use crate::cluster::{self, Cluster};
 use crate::config::Config;
+#[cfg(feature = "cluster")]
 use crate::game::takeover;
 use crate::game::war;
-use crate::handler;
 use crate::handler::connection::{self, Gate};
 use crate::handler::enforce;
-use crate::lobby::{Change, Lobby};
+#[cfg(feature = "cluster")]
+use crate::handler::joining;
+use crate::lobby::Lobby;
 use crate::metrics;
 use crate::moderation::Moderation;
 use crate::net::proxy::Door;
 use crate::net::socket::Socket;
 use crate::ops::backup::Backups;
-use crate::ops::health::{self, Health};
+use crate::ops::health::Health;
 use crate::ops::operator;
 use crate::ops::port;
 use crate::registry::Registry;
-use crate::registry::ids;
 use crate::shared::{Operator, Shared};
-use crate::store::{Store, StoreConfig};
-use noughts_protocol::{GameId, Totals};
+use crate::store::Store;
+use noughts_protocol::Totals;
 
 /// The whole shutdown, from the signal to the last connection closed, takes no longer than this.
 const SHUTDOWN_LIMIT: Duration = Duration::from_secs(5);
@@ -83,26 +84,14 @@ async fn serve(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    if let Some(refusal) = config.unbuilt() {
+        anyhow::bail!(refusal);
+    }
     let entrances = Entrances::open(listener, &config)?;
     let (store, startup) = Store::open_keeping(&config.store, config.memory_finished_games).await?;
     // Made once the store is this server's (a SQLite file is held by one server at a time).
     let admin_door = match &config.admin_socket {
         Some(socket) => operator::open_admin_socket(socket)?,
-        None => None,
-    };
-    let cluster = match &config.cluster {
-        Some(cluster) => {
-            let ca = cluster.redis_ca.as_deref();
-            let joined = Cluster::join_trusting(&cluster.redis, ca, &cluster.node, cluster.lease);
-            let joined = joined.await?;
-            if !cluster.insecure_redis {
-                joined.refuse_open_redis().await?;
-            }
-            Some(match &cluster.secret {
-                Some(secret) => joined.with_secret(secret)?,
-                None => joined,
-            })
-        }
         None => None,
     };
     let gate = Gate {
@@ -114,22 +103,18 @@ async fn serve(
     let stop_connections = CancellationToken::new();
     let moderation = Moderation::new();
     let metrics = Arc::new(metrics::Metrics::new(store.errors.clone()));
-    let health = node_health(&store, &config, cluster.as_ref(), &metrics);
-    let (wing, lapsed) = match cluster {
-        Some(cluster) => {
-            let judge = Box::new(StoreJudge(store.clone()));
-            let started = Wing::start(
-                cluster,
-                judge,
-                moderation.clone(),
-                &connections,
-                &stop_connections,
-            );
-            let (wing, lapsed) = started.await?;
-            (Some(wing), Some(lapsed))
-        }
-        None => (None, None),
-    };
+    #[cfg(feature = "cluster")]
+    let (wing, lapsed) = joining::open(
+        &config,
+        &store,
+        &moderation,
+        (&connections, &stop_connections),
+    )
+    .await?
+    .unzip();
+    #[cfg(not(feature = "cluster"))]
+    let wing = None;
+    let health = node_health(&store, &config, wing.as_ref(), &metrics);
     if wing.is_some() || metrics_listener.is_some() {
         connections.spawn(health.clone().keep_probing(stop_connections.clone()));
     }
@@ -156,28 +141,27 @@ async fn serve(
         operator: Operator { metrics, health },
         moderation,
     });
-    if let Some(lapsed) = lapsed {
-        shared
-            .connections
-            .spawn(step_down_lapsed(shared.clone(), lapsed));
-    }
     // The moderation log as it stands, before the first player arrives; then kept up with.
     enforce::catch_up(&shared).await;
     shared.connections.spawn(enforce::follow(shared.clone()));
     shared
         .registry
         .continue_ids(startup.last_player, startup.last_game);
-    let startup_ids = [
-        ("player", startup.last_player),
-        ("game", startup.last_game),
-        ("seek", 0),
-    ];
     shared.store.prune_tokens(shared.config.token_rules());
-    if let Some(wing) = &shared.wing {
-        join_cluster(&shared, wing, &startup_ids).await?;
+    #[cfg(feature = "cluster")]
+    if let (Some(wing), Some(lapsed)) = (&shared.wing, lapsed) {
+        let startup_ids = [
+            ("player", startup.last_player),
+            ("game", startup.last_game),
+            ("seek", 0),
+        ];
+        joining::join(&shared, wing, (lapsed, &startup_ids), local_totals).await?;
     }
     // A node of a cluster restores only the games no other node plays.
+    #[cfg(feature = "cluster")]
     let restored = takeover::restore_at_start(&shared, startup.live).await;
+    #[cfg(not(feature = "cluster"))]
+    let restored = crate::game::restore_all(&shared, startup.live);
     entrances.say_where();
     serve_operator(&shared, metrics_listener, admin_door);
     let (lobby, counted) = (shared.clone(), shared.clone());
@@ -233,15 +217,13 @@ fn serve_operator(shared: &Arc<Shared>, metrics: Option<TcpListener>, admin: Opt
 fn node_health(
     store: &Store,
     config: &Config,
-    cluster: Option<&Cluster>,
+    wing: Option<&Wing>,
     metrics: &metrics::Metrics,
 ) -> Arc<Health> {
-    let redis = cluster.cloned().map(|cluster| -> health::Ping {
-        Box::new(move || {
-            let cluster = cluster.clone();
-            Box::pin(async move { cluster.ping().await.map_err(|err| err.to_string()) })
-        })
-    });
+    #[cfg(feature = "cluster")]
+    let redis = wing.map(joining::redis_ping);
+    #[cfg(not(feature = "cluster"))]
+    let redis = wing.map(|wing| match *wing {});
     Arc::new(Health::new(
         store.clone(),
         &config.store,
@@ -345,174 +327,12 @@ async fn drain(shared: &Arc<Shared>, entrances: &Entrances, gate: &Gate) {
     }
 }
 
-/// Joins the cluster: says this node is alive, clears what it listed in an earlier life, and
-/// from then on publishes its lobby changes and follows the other nodes', until connections stop.
-async fn join_cluster(
-    shared: &Arc<Shared>,
-    wing: &Wing,
-    stored_ids: &[(&'static str, u64)],
-) -> anyhow::Result<()> {
-    let cluster = wing.cluster.clone();
-    cluster.count_forged_in(shared.operator.metrics.forged_messages.clone());
-    cluster.heartbeat().await?;
-    for &(kind, floor) in stored_ids {
-        let ids = shared.registry.ids(kind);
-        ids.use_blocks(reserve_ids(shared, &cluster, kind, floor).await?);
-        shared
-            .connections
-            .spawn(refill_ids(cluster.clone(), shared.clone(), kind, floor));
-    }
-    cluster::lobby::clear_own(&cluster).await?;
-    cluster.sweep_places(cluster.node()).await?;
-    let (relay, changes) = mpsc::unbounded_channel();
-    shared.lobby.relay_to(relay);
-    let stop = shared.stop_connections.clone();
-    let tasks = &shared.connections;
-    let republish = Arc::new(tokio::sync::Notify::new());
-    let counted = shared.clone();
-    tasks.spawn(cluster::lobby::relay(
-        cluster.clone(),
-        changes,
-        republish.clone(),
-        stop.clone(),
-        move || local_totals(&counted),
-    ));
-    let lobby = shared.clone();
-    tasks.spawn(cluster::lobby::follow(
-        cluster.clone(),
-        move |heard| match heard {
-            Heard::Change(change) => {
-                lobby.lobby.apply_remote(change);
-                if let Change::Seek { seek } = change {
-                    handler::listed_elsewhere(&lobby, seek);
-                }
-            }
-            Heard::Totals(node, totals) => lobby.lobby.remote_totals(node, totals),
-        },
-        republish,
-        stop.clone(),
-    ));
-    let mail = shared.clone();
-    tasks.spawn(cluster.clone().read_mail(
-        move |mail_in| handler::receive_mail(&mail, mail_in),
-        stop.clone(),
-    ));
-    tasks.spawn(handler::keep_links(shared.clone(), stop.clone()));
-    tasks.spawn(cluster.clone().keep_alive(stop.clone()));
-    tasks.spawn(wing.leases.clone().keep(stop.clone()));
-    tasks.spawn(takeover::keep_resuming(
-        shared.clone(),
-        shared.stop_games.clone(),
-    ));
-    tasks.spawn(report_leases(shared.clone(), stop.clone()));
-    tasks.spawn(takeover::keep_taking_over(
-        shared.clone(),
-        shared.stop_games.clone(),
-    ));
-    info!(node = %cluster.node(), "joined the cluster");
-    tasks.spawn(cluster::nodes::sweep_gone(cluster, stop));
-    Ok(())
-}
-
-/// The store as the judge of the cluster's leases: it counts each game's fencing epoch.
-struct StoreJudge(Store);
-
-impl Judge for StoreJudge {
-    fn claim(&self, game: GameId, held: Option<u64>) -> Claim {
-        let store = self.0.clone();
-        Box::pin(async move { store.claim(game, held).await.map_err(|err| err.to_string()) })
-    }
-
-    fn fence(&self, game: GameId, epoch: Option<u64>) {
-        self.0.fence(game, epoch);
-    }
-}
-
-/// Keeps the leases' series current, every second until `stop`: held, paused, lost.
-async fn report_leases(shared: Arc<Shared>, stop: CancellationToken) {
-    let Some(leases) = shared.wing.as_ref().map(|wing| wing.leases.clone()) else {
-        return;
-    };
-    let mut lost = 0;
-    loop {
-        let metrics = &shared.operator.metrics;
-        metrics
-            .leases_held
-            .set(i64::try_from(leases.count()).unwrap_or(i64::MAX));
-        metrics
-            .games_paused
-            .set(i64::try_from(leases.paused_count()).unwrap_or(i64::MAX));
-        let now = leases.lost();
-        metrics.leases_lost.inc_by(now.saturating_sub(lost));
-        lost = now;
-        tokio::select! {
-            () = sleep(Duration::from_secs(1)) => {}
-            () = stop.cancelled() => return,
-        }
-    }
-}
-
-/// Steps down, here, each game whose lease lapsed or was lost: it stops being served at once,
-/// its people told it is paused, until a node takes it again.
-/// Ends when connections stop, so that the node's shutdown does not wait for it.
-async fn step_down_lapsed(shared: Arc<Shared>, mut lapsed: mpsc::UnboundedReceiver<GameId>) {
-    let stop = shared.stop_connections.clone();
-    loop {
-        let game = tokio::select! {
-            game = lapsed.recv() => game,
-            () = stop.cancelled() => return,
-        };
-        let Some(game) = game else { return };
-        if let Some(handle) = shared.registry.games.get(game) {
-            handle.step_down().await;
-        }
-    }
-}
-
-/// The next block of `kind` ids: from PostgreSQL, which remembers every block given, when the
-/// nodes share it; from Redis when each node keeps records of its own (tests of the cluster
-/// alone), where no store is shared to count them.
-async fn reserve_ids(
-    shared: &Shared,
-    cluster: &Cluster,
-    kind: &'static str,
-    floor: u64,
-) -> anyhow::Result<std::ops::Range<u64>> {
-    if matches!(shared.config.store, StoreConfig::Postgres(_)) {
-        Ok(shared.store.reserve_ids(kind, ids::BLOCK, floor).await?)
-    } else {
-        Ok(cluster.reserve_ids(kind, ids::BLOCK, floor).await?)
-    }
-}
-
 /// This node's connections and live games, for the lobby's totals.
 fn local_totals(shared: &Shared) -> Totals {
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     Totals {
         online: u32::try_from(shared.operator.metrics.connections.get()).unwrap_or(0),
         games: count(shared.registry.games.live_count()),
-    }
-}
-
-/// Keeps a spare block of `kind` ids ready until connections stop.
-async fn refill_ids(cluster: Cluster, shared: Arc<Shared>, kind: &'static str, floor: u64) {
-    let ids = shared.registry.ids(kind);
-    let stop = shared.stop_connections.clone();
-    loop {
-        tokio::select! {
-            () = ids.spare_wanted() => {}
-            () = stop.cancelled() => return,
-        }
-        match reserve_ids(&shared, &cluster, kind, floor).await {
-            Ok(block) => ids.add_spare(block),
-            Err(err) => {
-                warn!(cause = %err, kind, "cannot take ids from the cluster; trying again");
-                tokio::select! {
-                    () = sleep(Duration::from_millis(250)) => {}
-                    () = stop.cancelled() => return,
-                }
-            }
-        }
     }
 }
 

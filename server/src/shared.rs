@@ -11,6 +11,9 @@ use tokio_util::task::TaskTracker;
 
 use crate::account::{Attempts, Live, Passwords, Quotas};
 use crate::analysis::Analyses;
+#[cfg(not(feature = "cluster"))]
+use crate::cluster::Wing;
+#[cfg(feature = "cluster")]
 use crate::cluster::wing::Wing;
 use crate::config::Config;
 use crate::lobby::Lobby;

@@ -5,27 +5,42 @@
 //! player on one node play a game another node holds ([`mail`], [`links`]), and the ownership of live games by leases with fencing epochs ([`lease`]), the
 //! rule that lets exactly one node advance a game at a time; and the per-address caps on rooms
 //! and seeks, counted across nodes ([`limits`]). What nodes send each other is signed under the
-//! cluster's secret ([`seal`]).
+//! cluster's secret ([`seal`]). All but the seal's secret and [`redacted`] come with the
+//! `cluster` feature: a server built without it runs alone.
 
+#[cfg(feature = "cluster")]
 pub(crate) mod games;
+#[cfg(feature = "cluster")]
 pub mod ids;
+#[cfg(feature = "cluster")]
 pub mod lease;
+#[cfg(feature = "cluster")]
 pub mod leases;
+#[cfg(feature = "cluster")]
 pub(crate) mod limits;
+#[cfg(feature = "cluster")]
 pub(crate) mod links;
+#[cfg(feature = "cluster")]
 pub(crate) mod lobby;
+#[cfg(feature = "cluster")]
 pub(crate) mod mail;
+#[cfg(feature = "cluster")]
 pub mod nodes;
 pub mod seal;
+#[cfg(feature = "cluster")]
 pub mod slot;
-#[cfg(test)]
+#[cfg(all(test, feature = "cluster"))]
 mod tests;
+#[cfg(feature = "cluster")]
 pub(crate) mod wing;
 
+#[cfg(feature = "cluster")]
 use std::time::Duration;
 
+#[cfg(feature = "cluster")]
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
+#[cfg(feature = "cluster")]
 /// One node's link to the cluster's Redis.
 #[derive(Clone)]
 pub struct Cluster {
@@ -36,12 +51,13 @@ pub struct Cluster {
     /// For connections of their own: pub/sub needs one each.
     client: redis::Client,
     /// How long a lease lasts without renewal: a node that dies loses its games this long after.
-    lease: Duration,
+    pub(super) lease: Duration,
     /// Signs what this node sends the others and checks what they send (off until
     /// [`Cluster::with_secret`]).
     seal: seal::Seal,
 }
 
+#[cfg(feature = "cluster")]
 impl std::fmt::Debug for Cluster {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cluster")
@@ -52,6 +68,7 @@ impl std::fmt::Debug for Cluster {
     }
 }
 
+#[cfg(feature = "cluster")]
 /// Why a node could not join the cluster.
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
@@ -76,6 +93,7 @@ pub enum ClusterError {
     Open { url: String },
 }
 
+#[cfg(feature = "cluster")]
 impl Cluster {
     /// Joins the cluster at `url` as `node`: connects, and checks Redis answers, so a node that
     /// cannot reach it says so at start rather than at its first game. A `rediss://` URL is
@@ -203,6 +221,81 @@ impl Cluster {
         Ok(())
     }
 }
+
+/// The cluster's parts of a server built without the `cluster` feature: there are none, so an
+/// `Option<Wing>` is always `None`.
+#[cfg(not(feature = "cluster"))]
+#[derive(Debug)]
+pub(crate) enum Wing {}
+
+/// The methods the rest of the server calls on a wing, for a wing that cannot be.
+#[cfg(not(feature = "cluster"))]
+impl Wing {
+    pub(crate) fn lease(&self) -> std::time::Duration {
+        match *self {}
+    }
+
+    pub(crate) fn publish(&self, _: GameId, _: Frame, _: Option<Frame>) {
+        match *self {}
+    }
+
+    pub(crate) fn started(&self, _: GameId, _: Vec<u64>) {
+        match *self {}
+    }
+
+    pub(crate) fn closed(&self, _: GameId) {
+        match *self {}
+    }
+
+    pub(crate) fn holds(&self, _: GameId) -> bool {
+        match *self {}
+    }
+
+    pub(crate) fn is_paused(&self, _: GameId) -> bool {
+        match *self {}
+    }
+
+    pub(crate) fn forget_room(&self, _: &str) {
+        match *self {}
+    }
+
+    pub(crate) async fn hold_room(&self, _: &str) {
+        match *self {}
+    }
+
+    pub(crate) async fn take_place(
+        &self,
+        _: &'static str,
+        _: Network,
+        _: usize,
+    ) -> Result<Option<Slot>, String> {
+        match *self {}
+    }
+
+    pub(crate) async fn watch_remote(
+        &self,
+        _: GameId,
+        _: (PlayerId, Outbound),
+        _: Option<RequestId>,
+    ) -> bool {
+        match *self {}
+    }
+
+    pub(crate) fn watches_remote(&self, _: GameId, _: ConnId) -> bool {
+        match *self {}
+    }
+
+    pub(crate) async fn unwatch_remote(&self, _: GameId, _: ConnId) {
+        match *self {}
+    }
+}
+
+#[cfg(not(feature = "cluster"))]
+use crate::net::network::{Network, Slot};
+#[cfg(not(feature = "cluster"))]
+use crate::net::outbound::{ConnId, Frame, Outbound};
+#[cfg(not(feature = "cluster"))]
+use noughts_protocol::{GameId, PlayerId, RequestId};
 
 /// `url` without its password, for messages and logs.
 pub(crate) fn redacted(url: &str) -> String {

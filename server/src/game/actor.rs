@@ -670,8 +670,8 @@ impl Game {
             self.shared.registry.games.end_live();
         }
         self.shared.registry.games.remove(id);
-        if let Some(leases) = self.shared.wing.as_ref().map(|wing| &wing.leases) {
-            leases.give_back(id);
+        if let Some(wing) = &self.shared.wing {
+            wing.closed(id);
         }
         if self.listed {
             self.shared.lobby.remove_game(id);

@@ -10,7 +10,6 @@ use noughts_protocol::{GameInfo, Mark, PlayerId, ServerMessage};
 
 use super::actor::{Game, now};
 use super::seat::{Human, Watcher, index};
-use crate::cluster::games::Publication;
 use crate::net::outbound::{ConnId, Frame, Outbound, fan_out, frame, with_id};
 use crate::registry::game_handle::Requester;
 use crate::rules::Update;
@@ -101,11 +100,8 @@ impl Game {
 
     /// The watcher count changed: this node's watchers and the other nodes' recent counts.
     pub(super) fn watchers_changed(&mut self) {
-        let fresh = self
-            .shared
-            .wing
-            .as_ref()
-            .map_or(std::time::Duration::ZERO, |wing| wing.cluster.lease() * 3);
+        let fresh =
+            (self.shared.wing.as_ref()).map_or(std::time::Duration::ZERO, |wing| wing.lease() * 3);
         let now = tokio::time::Instant::now();
         self.remote_watchers
             .retain(|_, (_, seen)| now.saturating_duration_since(*seen) < fresh);
@@ -267,14 +263,11 @@ impl Game {
     /// In a cluster, publishes what this listed game's watchers get (`update`, if any) and their
     /// snapshot after it, for the other nodes' watchers.
     fn publish(&self, update: Option<&Frame>) {
-        if let Some(publications) = self.shared.wing.as_ref().map(|wing| &wing.publications)
+        if let Some(wing) = &self.shared.wing
             && self.listed
         {
-            let _ = publications.send(Publication {
-                game: self.rules.id(),
-                snapshot: self.snapshot(None, None, None, std::time::Instant::now()),
-                update: update.cloned(),
-            });
+            let snapshot = self.snapshot(None, None, None, std::time::Instant::now());
+            wing.publish(self.rules.id(), snapshot, update.cloned());
         }
     }
 

@@ -43,12 +43,7 @@ pub(crate) fn close_rooms(shared: &Shared, session: &Session) {
 
 /// In a cluster, stops leading other nodes to the room with canonical code `code` here.
 pub(crate) fn forget_room(shared: &Shared, code: &str) {
-    if let Some(cluster) = shared.wing.as_ref().map(|wing| wing.cluster.clone()) {
-        let code = code.to_owned();
-        tokio::spawn(async move {
-            if let Err(err) = cluster.drop_room(&code).await {
-                tracing::warn!(cause = %err, "cannot tell the cluster a room has gone");
-            }
-        });
+    if let Some(wing) = &shared.wing {
+        wing.forget_room(code);
     }
 }

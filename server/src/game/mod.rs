@@ -12,8 +12,11 @@ mod pause;
 mod seat;
 mod setup;
 mod stored;
+#[cfg(feature = "cluster")]
 pub(crate) mod takeover;
 pub(crate) mod war;
+#[cfg(feature = "cluster")]
+mod war_slot;
 
 pub(crate) use setup::Setup;
 use setup::Starter;
@@ -69,14 +72,11 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
     };
     let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
     let weak = tx.downgrade();
-    if let Some(cluster) = shared.wing.as_ref().map(|wing| &wing.cluster) {
-        let humans = start.seats.iter().filter_map(|seat| seat.human());
-        cluster.tell_seated(id, humans.map(|player| player.0).collect());
-    }
     shared.registry.games.hide_unlisted(&start);
     shared.registry.games.add(id, GameHandle::new(tx));
-    if let Some(leases) = shared.wing.as_ref().map(|wing| &wing.leases) {
-        leases.take_new(id);
+    if let Some(wing) = &shared.wing {
+        let humans = start.seats.iter().filter_map(|seat| seat.human());
+        wing.started(id, humans.map(|player| player.0).collect());
     }
     if let Some((session, _)) = &setup.watcher {
         session.set_watching(id, true);

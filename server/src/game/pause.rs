@@ -28,7 +28,7 @@ impl Game {
             .shared
             .wing
             .as_ref()
-            .is_some_and(|wing| !wing.leases.holds(id));
+            .is_some_and(|wing| !wing.holds(id));
         if lapsed {
             self.step_down();
         }

@@ -23,7 +23,7 @@ use tracing::{info, warn};
 
 use crate::cluster::leases::Leases;
 use crate::game;
-use crate::game::war;
+use crate::game::{war, war_slot};
 use crate::rules::sitter::Sitter;
 use crate::shared::Shared;
 use crate::store::{Ending, LiveGame, now_ms};
@@ -276,7 +276,7 @@ async fn end_if_not_current(shared: &Shared, game: &LiveGame) {
         return;
     };
     let (id, variant) = (game.start.game, game.start.variant);
-    if war::is_current(leases.cluster(), variant, id).await || !leases.take(id).await {
+    if war_slot::is_current(leases.cluster(), variant, id).await || !leases.take(id).await {
         return;
     }
     info!(game = id.0, %variant, "ending a war game another has replaced");

@@ -162,6 +162,7 @@ impl Client {
                 return None;
             }
         };
+        #[cfg(feature = "cluster")]
         if self.serve_elsewhere(&frame, text).await {
             return None;
         }
@@ -198,9 +199,9 @@ impl Client {
 
     pub(super) fn game(&self, id: GameId) -> Result<GameHandle, Refusal> {
         self.shared.registry.games.get(id).ok_or_else(|| {
-            match self.shared.wing.as_ref().map(|wing| &wing.leases) {
+            match &self.shared.wing {
                 // It stepped down here, its lease lapsed: it is between nodes, not over.
-                Some(leases) if leases.is_paused(id) => Refusal::new(ErrorCode::GamePaused, PAUSED),
+                Some(wing) if wing.is_paused(id) => Refusal::new(ErrorCode::GamePaused, PAUSED),
                 _ => no_such_game(id),
             }
         })
@@ -231,10 +232,10 @@ impl Client {
         cap: usize,
     ) -> Option<Slot> {
         let local = local?;
-        let Some(cluster) = self.shared.wing.as_ref().map(|wing| &wing.cluster) else {
+        let Some(wing) = &self.shared.wing else {
             return Some(local);
         };
-        match cluster.take_place(kind, self.network, cap).await {
+        match wing.take_place(kind, self.network, cap).await {
             Ok(Some(place)) => Some(Slot::both(local, place)),
             Ok(None) => None,
             Err(err) => {

@@ -13,20 +13,21 @@ pub(crate) mod connection;
 mod dispatch;
 pub(crate) mod enforce;
 mod game;
+#[cfg(feature = "cluster")]
+pub(crate) mod joining;
 mod limits;
 mod lobby;
 mod moderation;
 mod record_view;
 mod records;
+#[cfg(feature = "cluster")]
 mod remote;
 mod room;
 mod seek;
 mod session;
+#[cfg(feature = "cluster")]
 mod stand_in;
 mod watch;
 
 pub(crate) use client::Client;
 pub use limits::{MAX_CLOCK_MS, MAX_INCREMENT_MS, MAX_OPEN_ROOMS, MAX_STARTED_GAMES};
-pub(crate) use remote::keep_links;
-pub(crate) use seek::listed_elsewhere;
-pub(crate) use stand_in::receive_mail;

@@ -66,10 +66,8 @@ impl Client {
             Some(slot),
         );
         session.add_room(&room.code);
-        if let Some(cluster) = self.shared.wing.as_ref().map(|wing| &wing.cluster)
-            && let Err(err) = cluster.hold_room(&room.code).await
-        {
-            tracing::warn!(cause = %err, "cannot tell the cluster of a room; only this node finds it");
+        if let Some(wing) = &self.shared.wing {
+            wing.hold_room(&room.code).await;
         }
         let shown = invite_code::display(&room.code);
         self.out.reply(

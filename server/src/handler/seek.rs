@@ -4,26 +4,35 @@
 
 use std::sync::Arc;
 
+#[cfg(feature = "cluster")]
 use std::time::Duration;
 
 use noughts_protocol::{ErrorCode, GameKind, RequestId, SeekId, SeekInfo, ServerMessage};
+#[cfg(feature = "cluster")]
 use tokio::time::timeout;
 
 use super::client::{Client, Reply, coin_toss, refuse};
 use super::limits::check_clock;
+#[cfg(feature = "cluster")]
 use super::remote::who;
+#[cfg(feature = "cluster")]
 use crate::cluster::mail::Mail;
 use crate::game::{self, Setup};
+#[cfg(feature = "cluster")]
 use crate::net::network::Network;
+#[cfg(feature = "cluster")]
 use crate::net::outbound::Outbound;
 use crate::registry::AcceptSeekError;
 use crate::registry::game_handle::Requester;
 use crate::rules::rating;
 use crate::rules::sitter::Sitter;
-use crate::session::{OpenSeek, SeekKey, Session, pairable};
+#[cfg(feature = "cluster")]
+use crate::session::pairable;
+use crate::session::{OpenSeek, SeekKey, Session};
 use crate::shared::Shared;
 
 /// How long a seek waits for another node to start the game of the seek it takes there.
+#[cfg(feature = "cluster")]
 const TAKE_WAIT: Duration = Duration::from_secs(2);
 
 /// Takes an open seek out of the queue and off the lobby (its seeker has already ended it).
@@ -94,6 +103,7 @@ impl Client {
         drop(moderation);
         let Some(met) = paired else {
             if may_wait {
+                #[cfg(feature = "cluster")]
                 if self.shared.wing.is_some() {
                     let (shared, session) = (self.shared.clone(), session.clone());
                     tokio::spawn(pair_elsewhere(shared, session, open, self.network));
@@ -186,6 +196,7 @@ fn meet(
     start_pair(shared, [opponent, session.clone()], their_terms, None);
 }
 
+#[cfg(feature = "cluster")]
 /// In a cluster, a seek waiting here meets the oldest pairable seek that waits on another node
 /// and is older than it (so of two seeks on two nodes, just the newer one acts): this one stops
 /// waiting, and that node starts the game as if this player had accepted its seek. If that seek
@@ -249,6 +260,7 @@ async fn pair_elsewhere(
     }
 }
 
+#[cfg(feature = "cluster")]
 /// Asks `node` to start a game of `session`'s player (on connection `out`) against the seeker of
 /// its waiting seek `seek`; true once it has.
 async fn take_seek_on(
@@ -279,6 +291,7 @@ async fn take_seek_on(
     taken
 }
 
+#[cfg(feature = "cluster")]
 /// A seek listed by another node: the seeks waiting here that are newer and pairable go to meet
 /// it (or an older one).
 pub(crate) fn listed_elsewhere(shared: &Arc<Shared>, seek: &SeekInfo) {

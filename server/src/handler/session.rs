@@ -13,6 +13,7 @@ use tracing::{error, info};
 
 use super::client::{Client, Reply, refuse};
 use super::record_view::final_state;
+#[cfg(feature = "cluster")]
 use super::remote::attach_elsewhere;
 use super::seek::withdraw_seek;
 use crate::error::Refusal;
@@ -120,6 +121,7 @@ impl Client {
         }
         // A new session has no other connection, so there is room for this one.
         let _ = session.attach(self.out.clone());
+        #[cfg(feature = "cluster")]
         self.note_presence(session.player, true);
         tracing::Span::current().record("player", session.player.0);
         info!("welcome");
@@ -175,6 +177,7 @@ impl Client {
             }
         }
         // In a cluster, the player's games whose node is gone come here first.
+        #[cfg(feature = "cluster")]
         let elsewhere =
             crate::game::takeover::take_over_games_of(&self.shared, stored.player).await;
         let session = place.session.clone();
@@ -186,6 +189,7 @@ impl Client {
         // or games that ended while it was away are shown.
         let resumed = was_live || !session.games().is_empty() || !ended.is_empty();
         let attached = place.take(self.out.clone());
+        #[cfg(feature = "cluster")]
         self.note_presence(session.player, true);
         tracing::Span::current().record("player", session.player.0);
         info!(resumed, "came back");
@@ -198,6 +202,7 @@ impl Client {
                 handle.attach(session.player, self.out.clone()).await;
             }
         }
+        #[cfg(feature = "cluster")]
         attach_elsewhere(&self.shared, &session, &self.out, self.network, elsewhere).await;
         for state in ended {
             self.out
@@ -212,12 +217,9 @@ impl Client {
                 out: self.out.clone(),
                 id: None,
             };
-            let sent = match (
-                self.shared.registry.games.get(game),
-                self.shared.wing.as_ref().map(|wing| &wing.remote_watches),
-            ) {
+            let sent = match (self.shared.registry.games.get(game), &self.shared.wing) {
                 (Some(handle), _) => handle.watch(session.clone(), from).await,
-                (None, Some(remote)) => remote.watch(game, (from.player, from.out), None).await,
+                (None, Some(wing)) => wing.watch_remote(game, (from.player, from.out), None).await,
                 (None, None) => false,
             };
             if !sent {
@@ -356,6 +358,7 @@ impl Client {
             );
         }
         info!("logged out");
+        #[cfg(feature = "cluster")]
         self.logout_elsewhere().await;
         let shared = &self.shared;
         if let Some(open) = session.take_seek() {
@@ -379,6 +382,7 @@ impl Client {
     /// session's last, the seek is withdrawn and the session kept for the grace period in case
     /// the player comes back.
     pub(crate) async fn disconnected(&mut self) {
+        #[cfg(feature = "cluster")]
         self.unlink().await;
         let Some(session) = self.session.take() else {
             return;
@@ -406,13 +410,14 @@ impl Client {
         for game in detached.watching {
             if let Some(handle) = shared.registry.games.get(game) {
                 handle.unwatch(conn, None).await;
-            } else if let Some(remote) = shared.wing.as_ref().map(|wing| &wing.remote_watches)
-                && remote.watches(game, conn)
+            } else if let Some(wing) = &shared.wing
+                && wing.watches_remote(game, conn)
             {
-                remote.unwatch(game, conn).await;
+                wing.unwatch_remote(game, conn).await;
             }
         }
         if detached.last {
+            #[cfg(feature = "cluster")]
             self.note_presence(session.player, false);
             shared.store.seen(session.player);
             expire_after_grace(shared, session);

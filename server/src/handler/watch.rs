@@ -28,9 +28,12 @@ impl Client {
             return Err(no_such_game(game));
         }
         if self.shared.registry.games.get(game).is_none()
-            && let Some(remote) = self.shared.wing.as_ref().map(|wing| &wing.remote_watches)
+            && let Some(wing) = &self.shared.wing
         {
-            return if remote.watch(game, (from.player, from.out), from.id).await {
+            return if wing
+                .watch_remote(game, (from.player, from.out), from.id)
+                .await
+            {
                 session.set_watching(game, true);
                 Ok(())
             } else {
@@ -54,10 +57,10 @@ impl Client {
     ) -> Reply {
         session.set_watching(game, false);
         let conn = self.out.conn;
-        if let Some(remote) = self.shared.wing.as_ref().map(|wing| &wing.remote_watches)
-            && remote.watches(game, conn)
+        if let Some(wing) = &self.shared.wing
+            && wing.watches_remote(game, conn)
         {
-            remote.unwatch(game, conn).await;
+            wing.unwatch_remote(game, conn).await;
             from.out.reply(from.id, ServerMessage::Ok);
             return Ok(());
         }

@@ -17,6 +17,7 @@ mod holders;
 mod job;
 mod memory;
 mod moderation;
+#[cfg(feature = "cluster")]
 mod postgres;
 mod queue;
 mod records;

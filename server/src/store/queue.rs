@@ -20,6 +20,7 @@ use tracing::error;
 use super::backend::{self, Backend};
 use super::job::{Batch, Db, Job, WriteJob, commit_together, guarded, work};
 use super::memory::Memory;
+#[cfg(feature = "cluster")]
 use super::postgres::Postgres;
 use super::records::{
     EndedGame, Ending, GameStart, LiveGame, Rerated, Startup, StoreConfig, StoreError, StoredGame,
@@ -648,7 +649,10 @@ impl Store {
 /// Opens the database `config` names.
 fn open(config: &StoreConfig) -> Result<Box<dyn Backend>, StoreError> {
     Ok(match config {
+        #[cfg(feature = "cluster")]
         StoreConfig::Postgres(url) => Box::new(Postgres::connect(url)?),
+        #[cfg(not(feature = "cluster"))]
+        StoreConfig::Postgres(_) => return Err(StoreError::Unbuilt),
         StoreConfig::Memory => Box::new(Memory::new(usize::MAX)),
         StoreConfig::File(path) => Box::new(Sqlite::open(path)?),
     })

@@ -109,8 +109,10 @@ pub(crate) fn without_password(url: &str) -> String {
 pub enum StoreError {
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    #[cfg(feature = "cluster")]
     #[error("PostgreSQL: {}", postgres_message(.0))]
     Postgres(#[from] postgres::Error),
+    #[cfg(feature = "cluster")]
     #[error("cannot connect to PostgreSQL at {url}: {}", postgres_message(.cause))]
     Unreachable {
         /// Where, without the password.
@@ -141,8 +143,14 @@ pub enum StoreError {
     Refused(String),
     #[error("the store has stopped")]
     Stopped,
+    #[error(
+        "this server was built without PostgreSQL (its `cluster` feature): keep games in a SQLite \
+         file instead, or build it with the feature"
+    )]
+    Unbuilt,
 }
 
+#[cfg(feature = "cluster")]
 /// A PostgreSQL error with what the server said, or the cause below it: the client's own
 /// `Display` stops at "db error" or "error connecting to server".
 fn postgres_message(err: &postgres::Error) -> String {
