@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use noughts_protocol::{GameId, SeekId};
+use noughts_protocol::{ClientFrame, GameId, SeekId};
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
@@ -84,7 +84,8 @@ pub(crate) enum Mail {
         from: String,
         conn: u64,
         who: Who,
-        text: String,
+        /// The request, as the connection's node read it.
+        frame: ClientFrame,
         /// Whether the connection watches the game the request is about, from its own node.
         #[serde(default)]
         watching: bool,
@@ -110,14 +111,14 @@ pub(crate) enum Mail {
     Refused { mark: u64 },
     /// Connection `conn` of node `from` has gone: whatever stood in for it here goes too.
     Gone { from: String, conn: u64 },
-    /// Node `from`, stopping, has handed `game` over before it could serve request `text` of
+    /// Node `from`, stopping, has handed `game` over before it could serve request `frame` of
     /// connection `conn` of the receiving node: that node serves it again, now that the game is
     /// to be found elsewhere (or taken over there).
     Retry {
         from: String,
         conn: u64,
         game: GameId,
-        text: String,
+        frame: ClientFrame,
     },
     /// Node `from` still has connections `conns` with stand-ins on the receiving node (sent every
     /// half lease time): a stand-in left out twice has lost its `Gone`, and ends.
@@ -428,6 +429,8 @@ impl Cluster {
 
 #[cfg(test)]
 mod tests {
+    use noughts_protocol::{ClientMessage, RequestId};
+
     use super::*;
 
     #[test]
@@ -439,6 +442,13 @@ mod tests {
             network: "192.0.2.1".parse().unwrap(),
             account: false,
         };
+        let a_move = ClientFrame {
+            id: Some(RequestId::Number(7)),
+            message: ClientMessage::Move {
+                game: GameId(1),
+                cell: 4,
+            },
+        };
         let all = [
             Mail::Deliver {
                 conn: 3,
@@ -448,7 +458,7 @@ mod tests {
                 from: "b".into(),
                 conn: 4,
                 who: who.clone(),
-                text: r#"{"type":"move","game":1,"cell":4}"#.into(),
+                frame: a_move.clone(),
                 watching: false,
             },
             Mail::TakeSeek {
@@ -466,7 +476,7 @@ mod tests {
                 from: "b".into(),
                 conn: 4,
                 game: GameId(1),
-                text: r#"{"type":"move","game":1,"cell":4}"#.into(),
+                frame: a_move,
             },
         ];
         for mail in all {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use noughts_protocol::{
-    ClientMessage, ErrorCode, GameId, RequestId, ServerMessage, close, decode_client,
+    ClientFrame, ClientMessage, ErrorCode, GameId, RequestId, ServerMessage, close, decode_client,
 };
 use tokio::time::Instant;
 use tracing::{debug, info};
@@ -155,16 +155,38 @@ impl Client {
                 .error(id, ErrorCode::RateLimited, "too many messages; slow down");
             return None;
         }
-        let frame = match decoded {
-            Ok(frame) => frame,
-            Err(err) => {
-                self.out.error(err.id, err.code, err.message);
-                return None;
+        match decoded {
+            Ok(frame) => self.serve(frame).await,
+            Err(err) => self.out.error(err.id, err.code, err.message),
+        }
+        None
+    }
+
+    /// Handles one request another node read for its connection, which this client stands in
+    /// for; it counts against this connection's rate as a text frame does. Returns a close when
+    /// the client has to go (persistent flooding).
+    #[cfg(feature = "cluster")]
+    pub(crate) async fn receive_frame(&mut self, frame: ClientFrame) -> Option<Close> {
+        if let Err(close) = self.take_request() {
+            if close.is_some() {
+                return close;
             }
-        };
-        #[cfg(feature = "cluster")]
-        if self.serve_elsewhere(&frame, text).await {
+            self.out.error(
+                frame.id,
+                ErrorCode::RateLimited,
+                "too many messages; slow down",
+            );
             return None;
+        }
+        self.serve(frame).await;
+        None
+    }
+
+    /// Serves one request: on the node that holds what it is about, in a cluster, or here.
+    async fn serve(&mut self, frame: ClientFrame) {
+        #[cfg(feature = "cluster")]
+        if self.serve_elsewhere(&frame).await {
+            return;
         }
         let id = frame.id.clone();
         let game = played_game(&frame.message);
@@ -178,12 +200,11 @@ impl Client {
                     "a request about a game handed over is left to its next node"
                 );
                 self.handed_over = Some(game);
-                return None;
+                return;
             }
             debug!(code = %refusal.code, "refused");
             self.out.error(id, refusal.code, refusal.message);
         }
-        None
     }
 
     /// Whether this node is stopping and has handed its games over (to be taken over from the

@@ -1,8 +1,9 @@
 //! A connection here playing games another node holds. Its requests about such a game (and a room
-//! or seek another node holds) are forwarded to that node, which serves them through a stand-in
-//! (see `stand_in`) and mails the frames back; when it comes back with a token it is attached to
-//! its games wherever they are; when it goes, those nodes are told; and when one of those nodes
-//! dies, its games are taken over here and the connection attached to them again.
+//! or seek another node holds) go to that node as typed requests (the protocol's `ClientFrame`,
+//! read once, here), which it serves through a stand-in (see `stand_in`), mailing the frames
+//! back; when it comes back with a token it is attached to its games wherever they are; when it
+//! goes, those nodes are told; and when one of those nodes dies, its games are taken over here
+//! and the connection attached to them again.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -130,13 +131,13 @@ impl Client {
         }
     }
 
-    /// Hands the request `text` to `node`: true; false if no node listens under that name (it
+    /// Hands the request `frame` to `node`: true; false if no node listens under that name (it
     /// is gone); an error if Redis cannot be reached.
     /// `watching`: the request is chat from a connection that watches the game from here.
     pub(super) async fn forward(
         &self,
         node: &str,
-        text: &str,
+        frame: &ClientFrame,
         watching: bool,
     ) -> Result<bool, ClusterError> {
         let (Some(wing), Some(session)) = (&self.shared.wing, &self.session) else {
@@ -149,16 +150,16 @@ impl Client {
             from: cluster.node().to_owned(),
             conn: self.out.conn.0,
             who: who(session, self.network),
-            text: text.to_owned(),
+            frame: frame.clone(),
             watching,
         };
         cluster.mail(node, &mail).await
     }
 
-    /// Serves request `frame` (sent as `text`) elsewhere if it belongs elsewhere: true when it was
+    /// Serves request `frame` elsewhere if it belongs elsewhere: true when it was
     /// forwarded or answered; false when it is this node's to answer. If the node it belongs to
     /// is gone, the player's games are found again first (here, or on the node that took them).
-    pub(super) async fn serve_elsewhere(&mut self, frame: &ClientFrame, text: &str) -> bool {
+    pub(super) async fn serve_elsewhere(&mut self, frame: &ClientFrame) -> bool {
         if self.shared.wing.is_none() || self.stands_in {
             return false;
         }
@@ -179,7 +180,7 @@ impl Client {
                 Where::Unreachable => break,
             };
             let watching = self.watching_elsewhere(&frame.message);
-            match self.forward(&node, text, watching).await {
+            match self.forward(&node, frame, watching).await {
                 Ok(true) => return true,
                 Ok(false) if !found_again => {
                     info!(%node, "the node that held a player's game is gone; finding it again");
@@ -282,7 +283,11 @@ impl Client {
             return;
         };
         for node in wing.links.nodes_of(self.out.conn) {
-            if let Err(err) = self.forward(&node, r#"{"type":"logout"}"#, false).await {
+            let logout = ClientFrame {
+                id: None,
+                message: ClientMessage::Logout,
+            };
+            if let Err(err) = self.forward(&node, &logout, false).await {
                 warn!(cause = %err, %node, "cannot tell another node of a logout");
             }
         }
@@ -325,7 +330,7 @@ pub(super) async fn attach_elsewhere(
     }
 }
 
-/// Serves again request `text` of this node's connection `conn`, which node `from` (stopping)
+/// Serves again request `frame` of this node's connection `conn`, which node `from` (stopping)
 /// could not serve because it has just handed `game` over: once `from` no longer holds the game
 /// (it gives its lease back as the game stops there), the request goes where the game is now,
 /// or the game is taken over here first, as for any request about a game without a node.
@@ -334,7 +339,7 @@ pub(super) async fn retry(
     from: String,
     conn: ConnId,
     game: GameId,
-    text: String,
+    frame: ClientFrame,
 ) {
     let Some(wing) = &shared.wing else {
         return;
@@ -358,7 +363,7 @@ pub(super) async fn retry(
     info!(game = game.0, %from, "serving again a request another node handed back");
     let mut client = Client::new(shared.clone(), link.out.clone(), link.network);
     client.session = Some(session);
-    if let Some(why) = client.receive(&text).await {
+    if let Some(why) = client.receive_frame(frame).await {
         link.out.close(why);
     }
 }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use noughts_protocol::{ErrorCode, GameId, PlayerId, SeekId, close};
+use noughts_protocol::{ClientFrame, ErrorCode, GameId, PlayerId, SeekId, close};
 use tokio::sync::mpsc;
 use tracing::warn;
 
@@ -74,9 +74,9 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
             from,
             conn,
             game,
-            text,
+            frame,
         } => {
-            tokio::spawn(retry(shared.clone(), from, ConnId(conn), game, text));
+            tokio::spawn(retry(shared.clone(), from, ConnId(conn), game, frame));
         }
         Mail::Gone { ref from, conn } => {
             if let Some(stand_in) = wing.stand_ins.get(from, conn) {
@@ -179,14 +179,16 @@ async fn stand_in(
     }
     while let Some(mail) = mail.recv().await {
         match mail {
-            Mail::Request { text, watching, .. } if client.welcomed() => {
+            Mail::Request {
+                frame, watching, ..
+            } if client.welcomed() => {
                 client.watching_elsewhere = watching;
-                if let Some(why) = client.receive(&text).await {
+                if let Some(why) = client.receive_frame(frame.clone()).await {
                     out.close(why);
                 }
                 client.watching_elsewhere = false;
                 if let Some(game) = client.handed_over.take() {
-                    hand_back(&cluster, (&from, conn), game, text).await;
+                    hand_back(&cluster, (&from, conn), game, frame).await;
                 }
             }
             Mail::Attach { mark, .. } => {
@@ -220,9 +222,9 @@ async fn stand_in(
     client.disconnected().await;
 }
 
-/// Hands request `text` about `game`, which this node (stopping) has just handed over, back to
+/// Hands request `frame` about `game`, which this node (stopping) has just handed over, back to
 /// connection `conn` of node `from`, for that node to serve again.
-async fn hand_back(cluster: &Cluster, (from, conn): (&str, u64), game: GameId, text: String) {
+async fn hand_back(cluster: &Cluster, (from, conn): (&str, u64), game: GameId, frame: ClientFrame) {
     tracing::info!(
         game = game.0,
         node = from,
@@ -232,7 +234,7 @@ async fn hand_back(cluster: &Cluster, (from, conn): (&str, u64), game: GameId, t
         from: cluster.node().to_owned(),
         conn,
         game,
-        text,
+        frame,
     };
     if let Err(err) = cluster.mail(from, &retry).await {
         warn!(cause = %err, "cannot hand a request back to another node");
