@@ -8,7 +8,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use noughts_engine::{Board, Budget, Variant, judge};
+use noughts_engine::{Board, Budget, Judgement, Variant, judge};
 use noughts_protocol::{GameId, MoveAnalysis, NotJudged, ServerMessage, Verdict};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::AbortHandle;
@@ -185,7 +185,9 @@ fn judge_game(
                 time: Some(per_move.min(left)),
                 nodes: None,
             };
-            let judged = judge(before, cells[index], budget).map(MoveAnalysis::from);
+            let judged = judge(before, cells[index], budget)
+                .map(|judged| without_bounds(before, judged))
+                .map(MoveAnalysis::from);
             tx.send_modify(|progress| {
                 let moves = &mut Arc::make_mut(progress).moves;
                 moves[index] = judged.unwrap_or(MoveAnalysis {
@@ -200,6 +202,22 @@ fn judge_game(
         pass(budgets.second, true);
     }
     tx.send_modify(|progress| finish(Arc::make_mut(progress)));
+}
+
+/// `judged` without the plies that are only a bound: qubic's book proves a win or a loss but
+/// gives as its length the most the game can last (the empty cells), which is not how long it
+/// lasts with best play.
+fn without_bounds(before: &Board, mut judged: Judgement) -> Judgement {
+    if before.variant() != Variant::Qubic {
+        return judged;
+    }
+    let bound = Some(before.empty().count_ones());
+    for (_, plies) in [&mut judged.before, &mut judged.after] {
+        if *plies == bound {
+            *plies = None;
+        }
+    }
+    judged
 }
 
 /// Gives up on the moves still pending, and marks the analysis complete.

@@ -247,6 +247,8 @@ async fn giving_away_a_proven_qubic_win_is_a_blunder_filled_in_by_pushes() {
     // X's opening moves follow the book: proven, and best.
     assert_eq!(done[0].verdict, Verdict::Best, "{:?}", done[0]);
     assert_eq!(done[0].before.value, Value::Win);
+    // The book proves the win but not its length: no plies rather than a bound.
+    assert_eq!(done[0].before.plies, None);
     // The move that let O's line through: a blunder, with the block as the best move.
     let thrown = done[blunder];
     assert_eq!(thrown.verdict, Verdict::Blunder, "{thrown:?}");
