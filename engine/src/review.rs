@@ -65,7 +65,7 @@ pub fn judge(before: &Board, cell: usize, budget: Budget) -> Option<Judgement> {
     let played = analysis.moves.iter().find(|m| m.cell == cell)?;
     Some(Judgement {
         cell,
-        verdict: compare(best, played),
+        verdict: proven(&analysis.moves, best, played),
         best: (best.value != Value::Unknown).then_some(best.cell),
         before: (analysis.value, analysis.plies),
         after: (played.value, played.plies),
@@ -97,7 +97,17 @@ pub fn judge_move(before: &Board, cell: usize, budget: Budget) -> Option<MoveVer
     let analysis = analyse(before, budget);
     let best = analysis.moves.first()?;
     let played = analysis.moves.iter().find(|m| m.cell == cell)?;
-    compare(best, played)
+    proven(&analysis.moves, best, played)
+}
+
+/// The verdict on `played` against `best` among `moves`, only where it is proven: a blunder
+/// (a proven better outcome was there), or best or an inaccuracy when nothing could have done
+/// better: the best move wins, or every move's value is known. A proven draw beside moves the
+/// search did not settle is no proof that the draw was the best the position allowed.
+fn proven(moves: &[MoveValue], best: &MoveValue, played: &MoveValue) -> Option<MoveVerdict> {
+    let verdict = compare(best, played)?;
+    let settled = best.value == Value::Win || moves.iter().all(|m| m.value != Value::Unknown);
+    (verdict == MoveVerdict::Blunder || settled).then_some(verdict)
 }
 
 /// The best move the engine finds on `board` within `budget`, for a hint.
@@ -210,5 +220,29 @@ mod tests {
             Some(MoveVerdict::Blunder)
         );
         assert_eq!(verdict(mv(Value::Unknown, 0), mv(Value::Win, 3)), None);
+    }
+
+    #[test]
+    fn best_only_when_nothing_unsettled_could_be_better() {
+        let mv = |cell, value, plies| MoveValue {
+            cell,
+            value,
+            plies: Some(plies),
+        };
+        let draw = mv(0, Value::Draw, 9);
+        let loss = mv(1, Value::Loss, 4);
+        let open = mv(2, Value::Unknown, 0);
+        // A draw beside a move the search did not settle: not proven best.
+        assert_eq!(proven(&[draw, open], &draw, &draw), None);
+        // Every move settled: the draw is best, the loss a blunder.
+        assert_eq!(proven(&[draw, loss], &draw, &draw), Some(MoveVerdict::Best));
+        // A blunder stands beside unsettled moves: a better outcome was proven there.
+        assert_eq!(
+            proven(&[draw, open, loss], &draw, &loss),
+            Some(MoveVerdict::Blunder)
+        );
+        // Nothing beats a win: best beside unsettled moves too.
+        let win = mv(3, Value::Win, 3);
+        assert_eq!(proven(&[win, open], &win, &win), Some(MoveVerdict::Best));
     }
 }
