@@ -191,22 +191,25 @@ fn refusal(code: ErrorCode, message: &str) -> String {
     format!("{message} ({code}){hint}")
 }
 
-/// The sessions, newest first, one a line: id, device, when last seen; this one marked.
+/// The sessions, newest first, one a line: id, device, when last seen and from which network;
+/// this one marked.
 pub fn print_sessions(sessions: &[SessionInfo], out: &mut impl Write) -> std::io::Result<()> {
     writeln!(
         out,
-        "{:<18} {:<28} {:<22}",
-        "SESSION", "DEVICE", "LAST SEEN (UTC)"
+        "{:<18} {:<28} {:<22} {:<20}",
+        "SESSION", "DEVICE", "LAST SEEN (UTC)", "FROM"
     )?;
     for session in sessions {
         let device = session.device.as_deref().unwrap_or("(unnamed)");
+        let network = session.network.as_deref().unwrap_or("-");
         let mark = if session.current { "  (this one)" } else { "" };
         writeln!(
             out,
-            "{:<18} {:<28} {:<22}{mark}",
+            "{:<18} {:<28} {:<22} {:<20}{mark}",
             session.session,
             device,
-            date_time(session.last_seen_ms)
+            date_time(session.last_seen_ms),
+            network
         )?;
     }
     Ok(())
@@ -224,6 +227,7 @@ mod tests {
                 device: Some("laptop".to_owned()),
                 created_ms: 0,
                 last_seen_ms: 1_767_225_660_000,
+                network: Some("203.0.113.0/24".to_owned()),
                 current: false,
             },
             SessionInfo {
@@ -231,6 +235,7 @@ mod tests {
                 device: None,
                 created_ms: 0,
                 last_seen_ms: 1_767_225_600_000,
+                network: None,
                 current: true,
             },
         ];
@@ -241,6 +246,7 @@ mod tests {
         assert_eq!(lines.len(), 3, "{text}");
         assert!(lines[1].starts_with("40718") && lines[1].contains("laptop"));
         assert!(lines[1].contains("2026-01-01 00:01") && !lines[1].contains("this one"));
+        assert!(lines[1].contains("203.0.113.0/24"), "{text}");
         assert!(lines[2].contains("(unnamed)") && lines[2].ends_with("(this one)"));
     }
 }

@@ -48,6 +48,10 @@ pub struct SessionInfo {
     pub created_ms: u64,
     /// When the session was last used.
     pub last_seen_ms: u64,
+    /// The network it was last used from: an IPv4 /24 (`203.0.113.0/24`) or an IPv6 /48, never
+    /// the whole address; absent for a session from before networks were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
     /// Whether it is the session of the connection that asked.
     pub current: bool,
 }

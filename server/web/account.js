@@ -306,11 +306,12 @@ function signInForm(/** @type {AccountActions} */ actions) {
     el("button", { type: "submit", id: "signin", disabled: account.signingIn }, account.signingIn ? "Signing in…" : "Sign in"));
 }
 
-/** The account's sessions, newest first, each with when it was last seen and a button to end it. */
+/** The account's sessions, newest first, each with when and from which network it was last seen, and a button to end it. */
 function sessionsList(/** @type {AccountActions} */ actions) {
   const rows = (account.sessions ?? []).map((session) => {
     const device = session.device ?? "A device with no name";
-    const seen = `last seen ${seenText(session.last_seen_ms)}, signed in ${new Date(session.created_ms).toLocaleDateString()}`;
+    const from = session.network ? ` from ${session.network}` : "";
+    const seen = `last seen ${seenText(session.last_seen_ms)}${from}, signed in ${new Date(session.created_ms).toLocaleDateString()}`;
     return el("li", { "data-key": `session-${session.session}`, "data-session": String(session.session), "data-current": String(session.current) },
       el("span", { class: "device" }, device), ` · ${seen}`,
       session.current ? el("strong", { class: "this-device" }, " · this device")

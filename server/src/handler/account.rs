@@ -228,6 +228,7 @@ impl Client {
             last_seen_ms: now_ms(),
             token: TokenHash::of(&token),
             previous: None,
+            network: Some(self.network.shown()),
         };
         let added = self.shared.store.add_device(account.player, device, false);
         if let Err(err) = added.await {
@@ -391,6 +392,7 @@ impl Client {
             last_seen_ms: now_ms(),
             token,
             previous: None,
+            network: Some(self.network.shown()),
         };
         if let Err(err) = store.add_device(session.player, device, true).await {
             return Err(store_failed(&err, "register"));
@@ -440,6 +442,7 @@ impl Client {
                 device: device.label,
                 created_ms: device.created_ms,
                 last_seen_ms: device.last_seen_ms,
+                network: device.network,
             })
             .collect();
         self.out.reply(id, ServerMessage::SessionList { sessions });

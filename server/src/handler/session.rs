@@ -168,7 +168,9 @@ impl Client {
             .rotate_token(presented, TokenHash::of(&fresh), rules)
             .await
         {
-            Ok(Some(_)) => store.device_rotated(presented, TokenHash::of(&fresh)),
+            Ok(Some(_)) => {
+                store.device_rotated(presented, TokenHash::of(&fresh), self.network.shown())
+            }
             // It stopped working meanwhile (replaced too long ago, or revoked).
             Ok(None) => return refuse_token(),
             Err(err) => {

@@ -13,6 +13,21 @@ use std::net::{IpAddr, Ipv6Addr};
 pub(crate) struct Network(IpAddr);
 
 impl Network {
+    /// The network as an account's owner is shown it beside a device: an IPv4 address's /24 or
+    /// an IPv6 address's /48, never the whole address.
+    pub(crate) fn shown(&self) -> String {
+        match self.0 {
+            IpAddr::V4(v4) => {
+                let [a, b, c, _] = v4.octets();
+                format!("{a}.{b}.{c}.0/24")
+            }
+            IpAddr::V6(v6) => {
+                let prefix = u128::from(v6) & !(u128::MAX >> 48);
+                format!("{}/48", Ipv6Addr::from(prefix))
+            }
+        }
+    }
+
     pub(crate) fn of(ip: IpAddr) -> Network {
         match ip {
             IpAddr::V4(v4) => Network(IpAddr::V4(v4)),
@@ -94,5 +109,12 @@ mod tests {
         assert_eq!(network("::ffff:192.0.2.7"), network("192.0.2.7"));
         assert_ne!(network("192.0.2.7"), network("192.0.2.8"));
         assert_eq!(network("2001:db8:1:2::1").to_string(), "2001:db8:1:2::/64");
+    }
+
+    #[test]
+    fn an_owner_is_shown_the_network_never_the_address() {
+        assert_eq!(network("203.0.113.77").shown(), "203.0.113.0/24");
+        assert_eq!(network("::ffff:203.0.113.77").shown(), "203.0.113.0/24");
+        assert_eq!(network("2001:db8:1:2:3::9").shown(), "2001:db8:1::/48");
     }
 }

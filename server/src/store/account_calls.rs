@@ -72,11 +72,11 @@ impl Store {
         .await
     }
 
-    /// The device that held `old` now holds `fresh`.
-    pub(crate) fn device_rotated(&self, old: TokenHash, fresh: TokenHash) {
+    /// The device that held `old` now holds `fresh`, used from `network` (as its owner sees it).
+    pub(crate) fn device_rotated(&self, old: TokenHash, fresh: TokenHash, network: String) {
         let now = now_ms();
         self.write_later("device rotated", move |db| {
-            db.device_rotated(old, fresh, now)
+            db.device_rotated(old, fresh, now, &network)
         });
     }
 

@@ -28,6 +28,9 @@ pub(crate) struct StoredDevice {
     pub(crate) token: TokenHash,
     /// The token it held before, still working for the overlap after a trade.
     pub(crate) previous: Option<TokenHash>,
+    /// The network it was last used from, as its owner is shown it (see
+    /// [`crate::net::network::Network::shown`]).
+    pub(crate) network: Option<String>,
 }
 
 /// A new account, as `register` asks for it.
@@ -77,12 +80,14 @@ pub(super) trait AccountBackend {
     ) -> Result<(), StoreError>;
     /// A new device of `player`'s, holding `token`.
     fn add_device(&mut self, player: PlayerId, device: &StoredDevice) -> Result<(), StoreError>;
-    /// The device that held `old` (now or before) holds `fresh` now.
+    /// The device that held `old` (now or before) holds `fresh` now, used at `now` from
+    /// `network`.
     fn device_rotated(
         &mut self,
         old: TokenHash,
         fresh: TokenHash,
         now: u64,
+        network: &str,
     ) -> Result<(), StoreError>;
     /// `player`'s devices, newest first.
     fn devices(&mut self, player: PlayerId) -> Result<Vec<StoredDevice>, StoreError>;

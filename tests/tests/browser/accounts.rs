@@ -165,7 +165,9 @@ async fn a_guest_signs_up_stays_signed_in_and_a_second_browser_signs_in_as_the_s
     let listed = sessions_listed(&phone, 2).await;
     assert!(listed.contains("Chrome on Android"), "{listed}");
     assert!(
-        listed.contains("this device") && listed.contains("last seen"),
+        listed.contains("this device")
+            && listed.contains("last seen")
+            && listed.contains("from 127.0.0.0/24"),
         "{listed}"
     );
     assert_eq!(

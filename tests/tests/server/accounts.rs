@@ -190,6 +190,13 @@ async fn sessions_are_listed_and_revoked(db: Db) {
         .expect("signed in");
     let listed = sessions(&mut phone, 1).await;
     assert_eq!(listed.len(), 2, "{listed:?}");
+    // Each with the network it was last used from, never the whole address.
+    assert!(
+        listed
+            .iter()
+            .all(|s| s.network.as_deref() == Some("127.0.0.0/24")),
+        "{listed:?}"
+    );
     let mine: Vec<_> = listed.iter().filter(|s| s.current).collect();
     assert_eq!(
         mine.len(),

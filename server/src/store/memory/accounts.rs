@@ -135,12 +135,14 @@ impl AccountBackend for Memory {
         old: TokenHash,
         fresh: TokenHash,
         now: u64,
+        network: &str,
     ) -> Result<(), StoreError> {
         for (_, device) in self.accounts.devices.values_mut() {
             if holds(device, old) {
                 device.previous = Some(device.token);
                 device.token = fresh;
                 device.last_seen_ms = now;
+                device.network = Some(network.to_owned());
             }
         }
         Ok(())

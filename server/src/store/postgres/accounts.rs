@@ -117,14 +117,15 @@ impl AccountBackend for Postgres {
 
     fn add_device(&mut self, player: PlayerId, device: &StoredDevice) -> Result<(), StoreError> {
         self.conn.execute(
-            "INSERT INTO devices (id, player, label, created_ms, last_seen_ms, token) \
-             VALUES ($1, $2, $3, $4, $4, $5)",
+            "INSERT INTO devices (id, player, label, created_ms, last_seen_ms, token, network) \
+             VALUES ($1, $2, $3, $4, $4, $5, $6)",
             &[
                 &int(device.id),
                 &int(player.0),
                 &device.label,
                 &int(device.created_ms),
                 &&device.token.0[..],
+                &device.network,
             ],
         )?;
         Ok(())
@@ -135,18 +136,19 @@ impl AccountBackend for Postgres {
         old: TokenHash,
         fresh: TokenHash,
         now: u64,
+        network: &str,
     ) -> Result<(), StoreError> {
         self.conn.execute(
-            "UPDATE devices SET previous = token, token = $2, last_seen_ms = $3 \
+            "UPDATE devices SET previous = token, token = $2, last_seen_ms = $3, network = $4 \
              WHERE token = $1 OR previous = $1",
-            &[&&old.0[..], &&fresh.0[..], &int(now)],
+            &[&&old.0[..], &&fresh.0[..], &int(now), &network],
         )?;
         Ok(())
     }
 
     fn devices(&mut self, player: PlayerId) -> Result<Vec<StoredDevice>, StoreError> {
         let rows = self.conn.query(
-            "SELECT id, label, created_ms, last_seen_ms, token, previous FROM devices \
+            "SELECT id, label, created_ms, last_seen_ms, token, previous, network FROM devices \
              WHERE player = $1 ORDER BY created_ms DESC, id",
             &[&int(player.0)],
         )?;
@@ -162,6 +164,7 @@ impl AccountBackend for Postgres {
                         .try_get::<_, Option<Vec<u8>>>(5)?
                         .map(hash)
                         .transpose()?,
+                    network: row.try_get(6)?,
                 })
             })
             .collect()

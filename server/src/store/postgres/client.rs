@@ -21,6 +21,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/004_accounts.sql"),
     include_str!("migrations/005_id_blocks.sql"),
     include_str!("migrations/006_account_guards.sql"),
+    include_str!("migrations/007_device_network.sql"),
 ];
 
 /// Any number that nodes agree on: the advisory lock held while one of them migrates.

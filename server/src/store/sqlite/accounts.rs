@@ -121,15 +121,16 @@ impl AccountBackend for Sqlite {
     fn add_device(&mut self, player: PlayerId, device: &StoredDevice) -> Result<(), StoreError> {
         self.db
             .prepare_cached(
-                "INSERT INTO devices (id, player, label, created_ms, last_seen_ms, token) \
-                 VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+                "INSERT INTO devices (id, player, label, created_ms, last_seen_ms, token, network) \
+                 VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)",
             )?
             .execute(params![
                 int(device.id),
                 int(player.0),
                 device.label,
                 int(device.created_ms),
-                &device.token.0[..]
+                &device.token.0[..],
+                device.network,
             ])?;
         Ok(())
     }
@@ -139,19 +140,20 @@ impl AccountBackend for Sqlite {
         old: TokenHash,
         fresh: TokenHash,
         now: u64,
+        network: &str,
     ) -> Result<(), StoreError> {
         self.db
             .prepare_cached(
-                "UPDATE devices SET previous = token, token = ?2, last_seen_ms = ?3 \
+                "UPDATE devices SET previous = token, token = ?2, last_seen_ms = ?3, network = ?4 \
                  WHERE token = ?1 OR previous = ?1",
             )?
-            .execute(params![&old.0[..], &fresh.0[..], int(now)])?;
+            .execute(params![&old.0[..], &fresh.0[..], int(now), network])?;
         Ok(())
     }
 
     fn devices(&mut self, player: PlayerId) -> Result<Vec<StoredDevice>, StoreError> {
         let mut statement = self.db.prepare_cached(
-            "SELECT id, label, created_ms, last_seen_ms, token, previous FROM devices \
+            "SELECT id, label, created_ms, last_seen_ms, token, previous, network FROM devices \
              WHERE player = ?1 ORDER BY created_ms DESC, id",
         )?;
         let rows = statement.query_map([int(player.0)], |row| {
@@ -162,11 +164,12 @@ impl AccountBackend for Sqlite {
                 row.get::<_, i64>(3)?,
                 row.get::<_, Vec<u8>>(4)?,
                 row.get::<_, Option<Vec<u8>>>(5)?,
+                row.get::<_, Option<String>>(6)?,
             ))
         })?;
         let mut devices = Vec::new();
         for row in rows {
-            let (id, label, created, seen, token, previous) = row?;
+            let (id, label, created, seen, token, previous, network) = row?;
             devices.push(StoredDevice {
                 id: uint(id),
                 label,
@@ -174,6 +177,7 @@ impl AccountBackend for Sqlite {
                 last_seen_ms: uint(seen),
                 token: hash(token)?,
                 previous: previous.map(hash).transpose()?,
+                network,
             });
         }
         Ok(devices)

@@ -38,6 +38,7 @@ fn device(id: u64, token: TokenHash, now: u64) -> StoredDevice {
         last_seen_ms: now,
         token,
         previous: None,
+        network: Some("192.0.2.0/24".into()),
     }
 }
 
@@ -71,7 +72,8 @@ fn accounts_are_unique_ignoring_case_and_devices_take_their_tokens_along(db: Fre
         db.rotate_token(t(2), t(3), RULES, 3_000).unwrap(),
         Some(ada)
     );
-    db.device_rotated(t(2), t(3), 3_000).unwrap();
+    db.device_rotated(t(2), t(3), 3_000, "198.51.100.0/24")
+        .unwrap();
     let devices = db.devices(ada).unwrap();
     assert_eq!(
         devices.iter().map(|d| d.id).collect::<Vec<_>>(),
@@ -80,6 +82,9 @@ fn accounts_are_unique_ignoring_case_and_devices_take_their_tokens_along(db: Fre
     );
     assert!(devices[0].token == t(3) && devices[0].previous == Some(t(2)));
     assert_eq!(devices[0].last_seen_ms, 3_000);
+    // Where each was last used from: where it signed in, then where it was used since.
+    assert_eq!(devices[0].network.as_deref(), Some("198.51.100.0/24"));
+    assert_eq!(devices[1].network.as_deref(), Some("192.0.2.0/24"));
 
     // Revoking a device revokes its tokens, the one before included.
     assert!(db.drop_device(ada, 20).unwrap());
