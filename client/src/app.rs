@@ -247,6 +247,7 @@ impl App {
             }
             ServerMessage::Error { code, message } => self.on_error(code, &message),
             ServerMessage::Ok | ServerMessage::Pong => {}
+            ServerMessage::Renamed { name } => self.name = name,
             ServerMessage::Lobby {
                 seeks,
                 seeks_total,

@@ -235,6 +235,20 @@ fn hostile_names_cannot_reach_the_terminal() {
 }
 
 #[test]
+fn a_rename_from_another_connection_renames_this_one() {
+    let mut app = welcomed(Instant::now());
+    // The player signed up from the page: the name is the username from now on.
+    frame(
+        &mut app,
+        ServerMessage::Renamed {
+            name: "ada_walk".into(),
+        },
+    );
+    assert_eq!(app.name, "ada_walk");
+    assert!(render(&app).contains("ada_walk"));
+}
+
+#[test]
 fn no_color_draws_with_modifiers_only() {
     use ratatui::style::Color;
     let mut app = welcomed(Instant::now());
