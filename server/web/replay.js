@@ -18,11 +18,13 @@ const VERDICTS = /** @type {Record<string, [string, string]>} */ ({
 
 /**
  * The engine's verdict on move `i` (from 0) as `[word, mark]`, or null while it is awaited.
- * @param {{verdicts: string[] | null}} replay
+ * A move the engine is still working on is "being judged", one it gave up on "not judged".
+ * @param {{verdicts: string[] | null, analysis?: {moves: {not_judged?: string}[]}}} replay
  * @param {number} i
  */
 function verdictOf(replay, i) {
   const verdict = replay.verdicts?.[i];
+  if (verdict === "unknown" && replay.analysis?.moves?.[i]?.not_judged === "pending") return ["being judged", ""];
   return verdict ? VERDICTS[verdict] ?? VERDICTS.unknown : null;
 }
 
