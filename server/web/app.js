@@ -10,60 +10,21 @@
  * only while it is shown.
  */
 
+import "./errors.js";
 import { account, accountActionsFor, accountMessage, accountView, forget, listSessions } from "./account.js";
 import { Connection, storedName, storeName, storeUsername } from "./net.js";
-import { cellName, focusBoard } from "./board.js";
-import { awayTick, gameView, headline, howText } from "./game.js";
+import { focusBoard } from "./board.js";
+import { awayTick, gameView } from "./game.js";
 import { applyLobbyUpdate, browseView, lobbyView } from "./lobby.js";
 import { answered, listed, refused } from "./moderation.js";
 import { openProfile, profileMessage, profileView } from "./profile.js";
 import { historyView, leaderboardView } from "./records.js";
 import { replayView, stepReplay } from "./replay.js";
 import { errorWords, placeNotice, sayAt } from "./notice.js";
-import { chime, muted, setMuted } from "./sound.js";
+import { chime, muteSwitch } from "./sound.js";
 import { clockText, el, morph } from "./views.js";
-
-/** Uncaught errors and rejections, kept where the browser tests (and anyone curious) look. */
-const errors = /** @type {string[]} */ ([]);
-/** @type {any} */ (window).noughtsErrors = errors;
-window.addEventListener("error", (event) => errors.push(String(event.message)));
-window.addEventListener("unhandledrejection", (event) => errors.push(String(event.reason)));
-document.addEventListener("securitypolicyviolation", (event) => errors.push(`blocked by the CSP: ${event.violatedDirective}`));
-
-const state = {
-  /** @type {number | null} */ player: null,
-  /** @type {Map<number, any>} */ seeks: new Map(),
-  /** @type {Map<string, any>} */ rooms: new Map(),
-  /** @type {Map<number, any>} */ listed: new Map(),
-  /** @type {Map<number, any>} */ games: new Map(),
-  /** The game or replay the view shows (or waits for). @type {number | null} */ current: null,
-  /** @type {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse" | "account" | "profile"} */ view: "lobby",
-  /** The variant the leaderboard shows. */ recordsVariant: "classic",
-  /** The variant "My games" shows ("all" for every one), and the results it shows ("all", "won", "lost", "drawn"). */ historyVariant: "all", recordsOutcome: "all",
-  /** A watcher's chat tab: the spectators' chat, where what a watcher types goes, unless they look at the players'. @type {"players" | "spectators"} */ chatTab: "spectators",
-  /** The spectators' lines of the war game just watched, carried on to the next one. @type {any[] | null} */ carried: null,
-  /** A watcher's lines that reached a war game just over: sent to the next one. @type {string[]} */ unsentChat: [],
-  /** Chat lines sent and not yet answered, by request id: sent again to the next war game if the game ended first. @type {Map<number, {game: number, text: string}>} */ chatSent: new Map(),
-  /** @type {any} */ seeking: null,
-  /** The variant and clock of the seek last asked for (the server's `seeking` names the variant only). @type {any} */ seekAsked: null,
-  /** @type {string | null} */ room: null,
-  /** @type {any[]} */ history: [],
-  /** @type {any} */ replay: null,
-  /** @type {any[]} */ leaderboard: [],
-  /** A `#room=` link is being followed: the address waits for the game it starts. */ joining: false,
-  /** The address last followed; until the first, the page keeps the address it was opened at. @type {string | null} */ followed: null,
-  /** Connected and welcomed. */ online: false,
-  /** Following the lobby (subscribed): only while it is shown, or while a war game's watcher waits for the next. */ following: false,
-  /** A finished war game's watcher waits for the lobby to list the next one. */ awaitingWar: false,
-  /** The shown game's lobby entry when it was opened (the lobby may drop it before the watch is answered). @type {any} */ opened: null,
-  /** A war game that had ended before its watch arrived, whose next one is awaited. */ warGone: /** @type {{variant: string, game: number} | null} */ (null),
-  /** How many seeks and rooms there are, beyond those held. */ seeksTotal: 0, roomsTotal: 0,
-  /** People online, games in play, games per variant. @type {any} */ totals: null,
-  /** Browsing all live games: the filter, the cursors of the pages before, the page, the next cursor. */
-  browse: { variant: "", cursors: /** @type {(number | undefined)[]} */ ([]), after: /** @type {number | undefined} */ (undefined), games: /** @type {any[]} */ ([]), next: /** @type {number | undefined} */ (undefined), loading: false },
-  /** The name asked for by a rename, and the request's id once sent, until it is answered. @type {{name: string, id: number | null} | null} */ renaming: null,
-  /** A move was tried while offline (said on the board until the connection is back). */ unsent: false,
-};
+import { addressOf, state, title } from "./state.js";
+import { applyUpdate } from "./updates.js";
 
 const main = /** @type {HTMLElement} */ (document.getElementById("main"));
 const statusLine = /** @type {HTMLElement} */ (document.getElementById("status"));
@@ -72,15 +33,7 @@ const nameInput = /** @type {HTMLInputElement} */ (document.getElementById("name
 const muteButton = /** @type {HTMLButtonElement} */ (document.getElementById("mute"));
 const accountLink = /** @type {HTMLAnchorElement} */ (document.getElementById("account-link"));
 
-/** The mute switch: pressed while the chimes are muted. */
-function showMute() {
-  muteButton.setAttribute("aria-pressed", String(muted()));
-}
-muteButton.addEventListener("click", () => {
-  setMuted(!muted());
-  showMute();
-});
-showMute();
+muteSwitch(muteButton);
 
 const net = new Connection(onMessage, (status) => {
   statusLine.textContent = status;
@@ -139,7 +92,7 @@ function renamed(/** @type {string} */ name) {
   storeName(name);
   if (!state.renaming) return;
   state.renaming = null;
-  sayAt(addressOf(), `You are now ${name}: the same player, with your games and ratings. `, undefined,
+  sayAt(addressOf(state), `You are now ${name}: the same player, with your games and ratings. `, undefined,
     () => el("button", { type: "button", id: "start-afresh", onclick: () => startAfresh() }, `Start afresh as a new player named ${name} instead`));
 }
 
@@ -155,7 +108,7 @@ window.addEventListener("hashchange", () => followAddress());
  * @param {string} [details]
  */
 function say(text, details) {
-  sayAt(addressOf(), text, details);
+  sayAt(addressOf(state), text, details);
   render();
 }
 
@@ -243,7 +196,7 @@ function onMessage(message) {
       break;
     }
     case "pong": return;
-    default: if (!onUpdate(message)) return;
+    default: if (!applyUpdate(state, message, announce)) return;
   }
   // The lobby is followed only while shown; a snapshot or update that arrives as the player
   // leaves it changes nothing on screen.
@@ -344,114 +297,7 @@ function onGameState(/** @type {any} */ message) {
   }
 }
 
-/** An update to a game held: applied if newer than what is held; true if it is on screen. */
-function onUpdate(/** @type {any} */ message) {
-  const game = state.games.get(message.game);
-  if (!game || message.seq === undefined || message.seq <= game.seq) return false;
-  game.seq = message.seq;
-  // A note (an offer declined) belongs to the moment: the next move or the end takes it away.
-  if (["moved", "game_over", "taken_back"].includes(message.type)) game.note = null;
-  const shown = state.view === "game" && state.current === message.game;
-  switch (message.type) {
-    case "moved":
-      game.board = message.board;
-      game.moves.push(message.cell);
-      game.to_move = message.to_move ?? null;
-      game.offer = null;
-      setClocks(game, message.clocks);
-      if (game.you && game.to_move === game.you) chime("move");
-      if (shown) {
-        const yours = game.you && game.to_move === game.you ? " Your move." : "";
-        announce(`${message.mark.toUpperCase()} ${cellName(game.variant, message.cell)}.${yours}`);
-      }
-      break;
-    case "game_over":
-      game.board = message.board;
-      game.result = message.result;
-      game.ratings = message.ratings ?? null;
-      game.to_move = null;
-      game.offer = null;
-      setClocks(game, message.clocks ?? (game.clocks ? { ...game.clocks, running: null } : null));
-      if (shown) {
-        const mine = game.you && game.ratings ? ` Your rating ${game.ratings[game.you].rating}.` : "";
-        announce(`${headline(game)}, ${howText(game.result, game.variant)}.${mine}`);
-      }
-      break;
-    case "presence":
-      game[message.mark].connected = message.connected;
-      game.away ??= {};
-      if (message.connected || message.grace_ms === undefined) delete game.away[message.mark];
-      else game.away[message.mark] = { grace_ms: message.grace_ms, claim_ms: message.claim_ms ?? message.grace_ms, at: performance.now() };
-      game.claimReady = false;
-      break;
-    case "watchers": game.watchers = message.count; break;
-    case "chat":
-      state.chatSent.delete(message.id);
-      game.chat.push({ from: message.from, player: message.player, mark: message.mark, text: message.text });
-      break;
-    case "rematch_offered": game.rematchBy = message.by; game.rematchNote = null; break;
-    case "offered": game.offer = { by: message.by, offer: message.offer }; game.note = null; break;
-    case "declined": case "withdrawn": {
-      const note = offerNote(game, message);
-      if (message.offer === "rematch") {
-        game.rematchBy = null;
-        game.rematchNote = note;
-      } else {
-        game.offer = null;
-        game.note = note;
-      }
-      if (shown) announce(note);
-      break;
-    }
-    case "taken_back":
-      game.board = message.board;
-      game.moves = message.moves;
-      game.to_move = message.to_move;
-      game.offer = null;
-      setClocks(game, message.clocks);
-      game.note = !game.you ? "A move was taken back."
-        : message.by === game.you ? "Takeback accepted: your move was taken back."
-          : `You let ${game[game.you === "x" ? "o" : "x"]?.name ?? "your opponent"} take back their move.`;
-      if (shown) announce(game.note);
-      break;
-  }
-  return shown;
-}
-
-/** What became of an offer (`declined` or `withdrawn`), in the first person where it is ours. */
-function offerNote(/** @type {any} */ game, /** @type {any} */ message) {
-  const what = { draw: "draw offer", takeback: "takeback request", rematch: "rematch offer" }[/** @type {string} */ (message.offer)] ?? "offer";
-  const maker = game[message.by]?.name ?? message.by.toUpperCase();
-  const other = game[message.by === "x" ? "o" : "x"]?.name ?? "Your opponent";
-  if (message.type === "withdrawn") {
-    return message.by === game.you ? `You withdrew your ${what}.` : `${maker} withdrew their ${what}.`;
-  }
-  if (message.by === game.you) return `${other} declined your ${what}.`;
-  return game.you ? `You declined ${maker}'s ${what}.` : `${other} declined ${maker}'s ${what}.`;
-}
-
-function setClocks(/** @type {any} */ game, /** @type {any} */ clocks) {
-  if (clocks) {
-    game.clocks = clocks;
-    game.receivedAt = performance.now();
-  }
-}
-
 // ——— Addresses ———
-
-/** The address of what is shown. */
-function addressOf() {
-  switch (state.view) {
-    case "game": return `#game=${state.current}`;
-    case "replay": return `#replay=${state.current}`;
-    case "history": return "#history";
-    case "leaderboard": return `#leaderboard=${state.recordsVariant}`;
-    case "browse": return state.browse.variant ? `#games=${state.browse.variant}` : "#games";
-    case "account": return "#account";
-    case "profile": return `#profile=${state.current}`;
-    default: return "";
-  }
-}
 
 /**
  * Shows `view` (of the game or replay `current`); leaving a watched game stops watching it.
@@ -624,7 +470,7 @@ function render() {
     : lobbyView(state, actions);
   const next = document.createElement("main");
   next.append(view);
-  placeNotice(next, addressOf());
+  placeNotice(next, addressOf(state));
   // What a watcher was typing stays when the game shown changes (a war game rolling over, with
   // a moment of "Looking for game…" between): kept while the view is a game's.
   const typing = /** @type {HTMLInputElement | null} */ (document.getElementById("chat-input"));
@@ -636,7 +482,7 @@ function render() {
     input.value = draft.value;
     if (draft.focused) input.focus();
   }
-  const address = addressOf();
+  const address = addressOf(state);
   if (state.followed !== null && !state.joining && location.hash.replace(/^#$/, "") !== address) {
     history.pushState(null, "", address || location.pathname);
     state.followed = location.href;
@@ -647,7 +493,7 @@ function render() {
     if (link.getAttribute("data-nav") === state.view) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
-  document.title = title();
+  document.title = title(state);
   if (hadFocus && (document.activeElement === document.body || document.activeElement === null)) {
     const first = /** @type {HTMLElement | null} */ (main.querySelector("[data-autofocus]"));
     if (first) first.focus();
@@ -662,15 +508,6 @@ function showAccount() {
   if (accountLink.textContent !== text) accountLink.textContent = text;
   accountLink.setAttribute("aria-label", `Account: ${text}`);
   accountLink.dataset.account = account.username ? "member" : "guest";
-}
-
-/** The tab's title: what calls the player back ("Your move", "Match found"), then the site. */
-function title() {
-  const game = state.view === "game" && state.current !== null ? state.games.get(state.current) : null;
-  if (!game?.you || game.result) return "noughts";
-  if (game.to_move === game.you) return "Your move · noughts";
-  if (game.moves.length === 0) return "Match found · noughts";
-  return `Waiting for ${game[game.to_move]?.name ?? "the opponent"} · noughts`;
 }
 
 function waiting(/** @type {string} */ text) {

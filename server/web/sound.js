@@ -53,3 +53,13 @@ export function chime(/** @type {"match" | "move"} */ kind) {
     tone.stop(start + 0.3);
   });
 }
+
+/** Makes `button` the mute switch: pressed while the chimes are muted. */
+export function muteSwitch(/** @type {HTMLButtonElement} */ button) {
+  const show = () => button.setAttribute("aria-pressed", String(muted()));
+  button.addEventListener("click", () => {
+    setMuted(!muted());
+    show();
+  });
+  show();
+}

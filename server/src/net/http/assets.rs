@@ -91,6 +91,18 @@ const ASSETS: &[(&str, Asset)] = &[
         asset(JS, include_bytes!("../../../web/profile.js")),
     ),
     (
+        "/state.js",
+        asset(JS, include_bytes!("../../../web/state.js")),
+    ),
+    (
+        "/updates.js",
+        asset(JS, include_bytes!("../../../web/updates.js")),
+    ),
+    (
+        "/errors.js",
+        asset(JS, include_bytes!("../../../web/errors.js")),
+    ),
+    (
         "/manifest.webmanifest",
         asset(
             MANIFEST,
