@@ -454,7 +454,7 @@ impl App {
         }
     }
 
-    fn on_key(&mut self, key: KeyEvent, effects: &mut Vec<Effect>) {
+    pub(crate) fn on_key(&mut self, key: KeyEvent, effects: &mut Vec<Effect>) {
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             self.quitting = true;
             return;
@@ -580,89 +580,8 @@ impl App {
         effects.push(Effect::Send(ClientMessage::GameRecord { game }));
     }
 
-    fn on_mouse(&mut self, mouse: MouseEvent, effects: &mut Vec<Effect>) {
-        if self.modal.is_some() || self.help {
-            return;
-        }
-        let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
-        if self.screen == Screen::Replay {
-            match mouse.kind {
-                MouseEventKind::ScrollDown => self.on_key(KeyEvent::from(KeyCode::Right), effects),
-                MouseEventKind::ScrollUp => self.on_key(KeyEvent::from(KeyCode::Left), effects),
-                _ => {}
-            }
-            return;
-        }
-        if self.screen == Screen::Lobby
-            && mouse.kind == MouseEventKind::Down(MouseButton::Left)
-            && let Some(tab) = lobby::tab_at(area, mouse.column, mouse.row)
-        {
-            if tab != self.tab {
-                self.show_tab(tab, effects);
-            }
-            return;
-        }
-        if self.screen == Screen::Lobby && self.tab != Tab::Games {
-            match mouse.kind {
-                MouseEventKind::ScrollDown => self.on_key(KeyEvent::from(KeyCode::Down), effects),
-                MouseEventKind::ScrollUp => self.on_key(KeyEvent::from(KeyCode::Up), effects),
-                MouseEventKind::Down(MouseButton::Left) => {
-                    // As in the games list: a click selects a row, a second click opens it.
-                    let Some(row) =
-                        lobby::tab_row_at(&self.lobby_view(), area, mouse.column, mouse.row)
-                    else {
-                        return;
-                    };
-                    let selected = match self.tab {
-                        Tab::Leaderboard => &mut self.leaderboard.selected,
-                        Tab::Browse => &mut self.browse.selected,
-                        _ => &mut self.history.selected,
-                    };
-                    if *selected == row {
-                        self.on_key(KeyEvent::from(KeyCode::Enter), effects);
-                    } else {
-                        *selected = row;
-                    }
-                }
-                _ => {}
-            }
-            return;
-        }
-        if self.screen == Screen::Lobby {
-            match mouse.kind {
-                MouseEventKind::ScrollDown => self.on_key(KeyEvent::from(KeyCode::Down), effects),
-                MouseEventKind::ScrollUp => self.on_key(KeyEvent::from(KeyCode::Up), effects),
-                MouseEventKind::Down(MouseButton::Left) => {
-                    // A click selects a row; a click on the selected row opens it.
-                    if let Some(entry) =
-                        lobby::entry_at(&self.lobby_view(), area, mouse.column, mouse.row)
-                    {
-                        if entry == self.lobby.selected {
-                            self.on_key(KeyEvent::from(KeyCode::Enter), effects);
-                        } else {
-                            self.lobby.selected = entry;
-                        }
-                    }
-                }
-                _ => {}
-            }
-            return;
-        }
-        if mouse.kind != MouseEventKind::Down(MouseButton::Left) {
-            return;
-        }
-        let Some(game) = self.game.as_mut() else {
-            return;
-        };
-        let geometry = Geometry::new(game.state.variant, game::board_area(area));
-        if let Some(cell) = geometry.cell_at(mouse.column, mouse.row) {
-            game.cursor = cell;
-            self.place(cell, effects);
-        }
-    }
-
     /// Asks to put our mark on `cell`, after the checks the client can make itself.
-    fn place(&mut self, cell: usize, effects: &mut Vec<Effect>) {
+    pub(crate) fn place(&mut self, cell: usize, effects: &mut Vec<Effect>) {
         let Some(game) = &self.game else { return };
         match game::refusal(game, cell) {
             Some(text) => self.say(text),

@@ -31,6 +31,7 @@ pub mod history;
 pub mod interactive;
 pub mod logout;
 pub mod moderation;
+pub mod mouse;
 pub mod names;
 pub mod net;
 pub mod notation;
