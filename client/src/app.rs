@@ -8,16 +8,13 @@ use std::time::{Duration, Instant};
 use noughts_protocol::{
     ClientFrame, ClientMessage, ErrorCode, GameId, PlayerId, Rating, ServerMessage, Variant,
 };
-use ratatui::crossterm::event::{
-    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
-};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 pub use crate::event::Event;
 use crate::game::GameView;
 use crate::net::NetEvent;
 use crate::replay::ReplayView;
 use crate::screen::action::Action;
-use crate::screen::board::Geometry;
 use crate::screen::browse::Browse;
 use crate::screen::history::History;
 use crate::screen::leaderboard::Leaderboard;
