@@ -26,9 +26,7 @@ use crate::registry::AcceptSeekError;
 use crate::registry::game_handle::Requester;
 use crate::rules::rating;
 use crate::rules::sitter::Sitter;
-#[cfg(feature = "cluster")]
-use crate::session::pairable;
-use crate::session::{OpenSeek, SeekKey, Session};
+use crate::session::{OpenSeek, SeekTerms, Session};
 use crate::shared::Shared;
 
 /// How long a seek waits for another node to start the game of the seek it takes there.
@@ -55,9 +53,13 @@ impl Client {
         &mut self,
         session: &Arc<Session>,
         from: Requester,
-        key: SeekKey,
+        key: SeekTerms,
     ) -> Reply {
-        let (variant, clock, rated) = key;
+        let SeekTerms {
+            variant,
+            clock,
+            rated,
+        } = key;
         check_clock(clock)?;
         self.check_not_stopping()?;
         if rated {
@@ -133,7 +135,7 @@ impl Client {
     ) -> Reply {
         self.check_not_stopping()?;
         let terms = self.shared.registry.seeks.terms(seek);
-        if terms.is_some_and(|(_, _, rated)| rated) {
+        if terms.is_some_and(|terms| terms.rated) {
             self.check_rated_allowed(session).await?;
         }
         let taken = {
@@ -168,7 +170,11 @@ impl Client {
 
 /// The lobby's listing of `session`'s seek `open`.
 fn listing(session: &Session, open: OpenSeek) -> SeekInfo {
-    let (variant, clock, rated) = open.key;
+    let SeekTerms {
+        variant,
+        clock,
+        rated,
+    } = open.key;
     SeekInfo {
         seek: open.id,
         player: session.player,
@@ -187,7 +193,7 @@ fn meet(
     shared: &Arc<Shared>,
     session: &Arc<Session>,
     open: OpenSeek,
-    (their_seek, opponent, their_terms): (SeekId, Arc<Session>, SeekKey),
+    (their_seek, opponent, their_terms): (SeekId, Arc<Session>, SeekTerms),
 ) {
     shared.lobby.remove_seek(their_seek);
     if session.end_seek(open.id) {
@@ -223,7 +229,7 @@ async fn pair_elsewhere(
                     .state()
                     .blocked(session.player, seek.player)
             })
-            .filter(|(_, seek)| pairable((seek.variant, seek.clock, seek.rated), open.key))
+            .filter(|(_, seek)| terms_of(seek).pairable(open.key))
             .min_by_key(|(_, seek)| seek.seek);
         let Some((node, older)) = older else {
             return;
@@ -295,7 +301,7 @@ async fn take_seek_on(
 /// A seek listed by another node: the seeks waiting here that are newer and pairable go to meet
 /// it (or an older one).
 pub(crate) fn listed_elsewhere(shared: &Arc<Shared>, seek: &SeekInfo) {
-    let key = (seek.variant, seek.clock, seek.rated);
+    let key = terms_of(seek);
     for (session, open) in shared.registry.seeks.newer(key, seek.seek) {
         // The seek was made on another connection task; its address is not known here, and
         // matters only for the caps on rooms and seeks, which meeting a seek does not open.
@@ -309,9 +315,14 @@ pub(crate) fn listed_elsewhere(shared: &Arc<Shared>, seek: &SeekInfo) {
 fn start_pair(
     shared: &Arc<Shared>,
     players: [Arc<Session>; 2],
-    (variant, clock, rated): SeekKey,
+    terms: SeekTerms,
     from: Option<Requester>,
 ) {
+    let SeekTerms {
+        variant,
+        clock,
+        rated,
+    } = terms;
     let mut seats = players.clone().map(Sitter::Human);
     if coin_toss() {
         seats.swap(0, 1);
@@ -337,5 +348,15 @@ fn start_pair(
         for out in players.iter().flat_map(|player| player.outbounds()) {
             out.error(None, refusal.code, refusal.message.clone());
         }
+    }
+}
+
+/// The terms of a seek another node lists.
+#[cfg(feature = "cluster")]
+fn terms_of(seek: &SeekInfo) -> SeekTerms {
+    SeekTerms {
+        variant: seek.variant,
+        clock: seek.clock,
+        rated: seek.rated,
     }
 }

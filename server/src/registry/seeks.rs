@@ -9,7 +9,7 @@ use dashmap::mapref::entry::Entry;
 use noughts_protocol::{PlayerId, SeekId};
 
 use super::ids::Ids;
-use crate::session::{Bucket, OpenSeek, SeekKey, Session, bucket};
+use crate::session::{OpenSeek, Pool, SeekTerms, Session};
 
 /// Why a seek could not be accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,24 +24,24 @@ pub(crate) enum AcceptSeekError {
 #[derive(Debug, Default)]
 pub(crate) struct Seeks {
     /// Seeks waiting, oldest first, with their terms, per set of seeks that may be paired.
-    queues: DashMap<Bucket, VecDeque<(SeekId, Arc<Session>, SeekKey)>>,
+    queues: DashMap<Pool, VecDeque<(SeekId, Arc<Session>, SeekTerms)>>,
     /// The terms of each waiting seek, for `accept_seek`.
-    keys: DashMap<SeekId, SeekKey>,
+    keys: DashMap<SeekId, SeekTerms>,
     /// Seek ids.
     pub(super) ids: Ids,
 }
 
 impl Seeks {
     /// The terms of seek `seek`; `None` if it does not wait here.
-    pub(crate) fn terms(&self, seek: SeekId) -> Option<SeekKey> {
+    pub(crate) fn terms(&self, seek: SeekId) -> Option<SeekTerms> {
         self.keys.get(&seek).map(|key| *key)
     }
 
     /// The seeks waiting here that could be paired with `key` and are newer than `than`, each
     /// with its seeker.
-    pub(crate) fn newer(&self, key: SeekKey, than: SeekId) -> Vec<(Arc<Session>, OpenSeek)> {
+    pub(crate) fn newer(&self, key: SeekTerms, than: SeekId) -> Vec<(Arc<Session>, OpenSeek)> {
         self.queues
-            .get(&bucket(key))
+            .get(&key.pool())
             .map(|queue| {
                 queue
                     .iter()
@@ -69,8 +69,8 @@ impl Seeks {
         seek: OpenSeek,
         may_wait: bool,
         (blocked, waits): (&dyn Fn(PlayerId) -> bool, impl FnOnce()),
-    ) -> Option<(SeekId, Arc<Session>, SeekKey)> {
-        let bucket = bucket(seek.key);
+    ) -> Option<(SeekId, Arc<Session>, SeekTerms)> {
+        let bucket = seek.key.pool();
         let mut queue = self.queues.entry(bucket).or_default();
         // Seeks of players the seeker blocks, or who block the seeker, are passed over and wait on.
         let mut at = 0;
@@ -111,13 +111,13 @@ impl Seeks {
         seek: SeekId,
         taker: PlayerId,
         blocked: &dyn Fn(PlayerId) -> bool,
-    ) -> Result<(SeekKey, Arc<Session>), AcceptSeekError> {
+    ) -> Result<(SeekTerms, Arc<Session>), AcceptSeekError> {
         let key = self
             .keys
             .get(&seek)
             .map(|key| *key)
             .ok_or(AcceptSeekError::NoSuchSeek)?;
-        let Entry::Occupied(mut queue) = self.queues.entry(bucket(key)) else {
+        let Entry::Occupied(mut queue) = self.queues.entry(key.pool()) else {
             return Err(AcceptSeekError::NoSuchSeek);
         };
         let at = queue
@@ -145,7 +145,7 @@ impl Seeks {
 
     /// Takes `seek` out of its queue.
     pub(crate) fn cancel(&self, seek: OpenSeek) {
-        if let Entry::Occupied(mut queue) = self.queues.entry(bucket(seek.key)) {
+        if let Entry::Occupied(mut queue) = self.queues.entry(seek.key.pool()) {
             queue.get_mut().retain(|(id, _, _)| *id != seek.id);
             if queue.get().is_empty() {
                 queue.remove();

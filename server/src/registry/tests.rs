@@ -5,9 +5,17 @@ use noughts_protocol::{ClockSpec, PlayerId, Variant};
 use super::counts::Counts;
 use super::*;
 use crate::net::network::Network;
-use crate::session::{OpenSeek, SeekKey};
+use crate::session::{OpenSeek, SeekTerms};
 
-fn open(registry: &Registry, key: SeekKey) -> OpenSeek {
+fn terms(variant: Variant, clock: Option<ClockSpec>, rated: bool) -> SeekTerms {
+    SeekTerms {
+        variant,
+        clock,
+        rated,
+    }
+}
+
+fn open(registry: &Registry, key: SeekTerms) -> OpenSeek {
     OpenSeek {
         id: registry.seeks.next_id().unwrap(),
         key,
@@ -18,8 +26,8 @@ fn open(registry: &Registry, key: SeekKey) -> OpenSeek {
 fn seeks_pair_the_oldest_matching_seeker() {
     let registry = Registry::default();
     let [a, b, c] = ["a", "b", "c"].map(|name| registry.new_session(name).unwrap().0);
-    let classic = (Variant::Classic, None, false);
-    let timed = (
+    let classic = terms(Variant::Classic, None, false);
+    let timed = terms(
         Variant::Classic,
         Some(ClockSpec {
             initial_ms: 60_000,
@@ -88,11 +96,11 @@ fn seeks_of_one_speed_pair_on_the_waiting_seeks_terms() {
             increment_ms: increment * 1_000,
         })
     };
-    let blitz_3_2 = (Variant::Classic, clock(3, 2), false);
-    let blitz_5_0 = (Variant::Classic, clock(5, 0), false);
-    let bullet_1_0 = (Variant::Classic, clock(1, 0), false);
-    let blitz_3_0 = (Variant::Classic, clock(3, 0), false);
-    let rated_3_2 = (Variant::Classic, clock(3, 2), true);
+    let blitz_3_2 = terms(Variant::Classic, clock(3, 2), false);
+    let blitz_5_0 = terms(Variant::Classic, clock(5, 0), false);
+    let bullet_1_0 = terms(Variant::Classic, clock(1, 0), false);
+    let blitz_3_0 = terms(Variant::Classic, clock(3, 0), false);
+    let rated_3_2 = terms(Variant::Classic, clock(3, 2), true);
     // Each seeker opens a seek and offers it; the handler ends the newcomer's own seek.
     let seek = |who: &Arc<Session>, key| {
         let seek = open(&registry, key);
@@ -121,7 +129,7 @@ fn seeks_of_one_speed_pair_on_the_waiting_seeks_terms() {
 fn a_withdrawn_seek_matches_nobody() {
     let registry = Registry::default();
     let [a, b] = ["a", "b"].map(|name| registry.new_session(name).unwrap().0);
-    let key = (Variant::Four, None, false);
+    let key = terms(Variant::Four, None, false);
     let a_seek = open(&registry, key);
     assert!(a.start_seek(a_seek, None));
     assert!(

@@ -15,26 +15,44 @@ use crate::net::network::Slot;
 use crate::net::outbound::{ConnId, Outbound};
 use crate::rules::rating::{Glicko, Ratings};
 
-/// What a quick-match seek asks for (variant, clock, rated); two seeks match when these are equal.
-pub(crate) type SeekKey = (Variant, Option<ClockSpec>, bool);
-
-/// Which seeks may be paired: the same variant and rating, and clocks of the same speed.
-pub(crate) type Bucket = (Variant, Option<Speed>, bool);
-
-pub(crate) fn bucket((variant, clock, rated): SeekKey) -> Bucket {
-    (variant, clock.map(|clock| clock.speed()), rated)
+/// What a quick-match seek asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SeekTerms {
+    pub variant: Variant,
+    pub clock: Option<ClockSpec>,
+    pub rated: bool,
 }
 
-/// Whether seeks on terms `a` and `b` may be paired.
-pub(crate) fn pairable(a: SeekKey, b: SeekKey) -> bool {
-    bucket(a) == bucket(b)
+/// The seeks that may be paired with each other: the same variant and rating, and clocks of
+/// the same speed (or both untimed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Pool {
+    variant: Variant,
+    speed: Option<Speed>,
+    rated: bool,
+}
+
+impl SeekTerms {
+    /// The pool of seeks these terms may be paired in.
+    pub(crate) fn pool(self) -> Pool {
+        Pool {
+            variant: self.variant,
+            speed: self.clock.map(|clock| clock.speed()),
+            rated: self.rated,
+        }
+    }
+
+    /// Whether a seek on these terms may be paired with one on `other`.
+    pub(crate) fn pairable(self, other: SeekTerms) -> bool {
+        self.pool() == other.pool()
+    }
 }
 
 /// An open seek: its id (as the lobby lists it) and what it asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct OpenSeek {
     pub id: SeekId,
-    pub key: SeekKey,
+    pub key: SeekTerms,
 }
 
 /// One player, from its first `hello` until it has been gone longer than the grace period.
