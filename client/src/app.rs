@@ -312,6 +312,7 @@ impl App {
                 }
             }
             ServerMessage::GameState(state) => self.on_game_state(*state, effects),
+            ServerMessage::Renamed { name } => self.on_renamed(name, effects),
             ServerMessage::Shutdown { message } => {
                 self.say(format!("Server: {}", message));
             }
@@ -331,6 +332,24 @@ impl App {
                     effects.push(Effect::Send(ClientMessage::Profile { player: None }));
                 }
             }
+        }
+    }
+
+    /// `renamed`: our name changed (a `register` or a rename from another client of ours). The
+    /// header shows it at once, and our history and profile, when shown, are asked for again,
+    /// since they name us too. A game being played keeps the names it started with, as the
+    /// server keeps them.
+    fn on_renamed(&mut self, name: String, effects: &mut Vec<Effect>) {
+        if name == self.name {
+            return;
+        }
+        self.say(format!("You are now {name}."));
+        self.name = name;
+        if self.tab == Tab::History
+            && (self.history.player.is_none() || self.history.player == self.player)
+        {
+            let (player, shown) = (self.history.player, self.history.name.clone());
+            effects.extend(self.history.show(player, shown).map(Effect::Send));
         }
     }
 

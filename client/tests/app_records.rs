@@ -451,3 +451,42 @@ fn a_finished_game_can_be_replayed_from_its_screen() {
     key(&mut app, KeyCode::Esc);
     assert_eq!(app.screen, Screen::Game, "back to the game replayed");
 }
+
+#[test]
+fn renamed_changes_the_name_in_the_header_and_asks_for_our_history_again() {
+    let mut app = welcomed(Instant::now());
+    key(&mut app, KeyCode::Char('H'));
+    assert_eq!(app.tab, Tab::History);
+    let old = app.name.clone();
+    assert!(render(&app).contains(&old));
+    let effects = frame(
+        &mut app,
+        ServerMessage::Renamed {
+            name: "ted_walk".into(),
+        },
+    );
+    assert_eq!(app.name, "ted_walk");
+    let screen = render(&app);
+    assert!(screen.contains("ted_walk"), "{screen}");
+    assert!(screen.contains("You are now ted_walk."), "{screen}");
+    assert_eq!(
+        effects,
+        vec![
+            Effect::Send(ClientMessage::Profile { player: None }),
+            Effect::Send(ClientMessage::History {
+                player: None,
+                before: None,
+                limit: Some(PAGE),
+            })
+        ],
+        "our history and profile, which name us, are asked for again"
+    );
+    // The same name again changes nothing and asks for nothing.
+    let again = frame(
+        &mut app,
+        ServerMessage::Renamed {
+            name: "ted_walk".into(),
+        },
+    );
+    assert!(again.is_empty());
+}
