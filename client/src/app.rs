@@ -329,7 +329,10 @@ impl App {
                     && game.you().is_some()
                 {
                     // Our ratings moved: ask for them.
-                    effects.push(Effect::Send(ClientMessage::Profile { player: None }));
+                    effects.push(Effect::Send(ClientMessage::Profile {
+                        player: None,
+                        username: None,
+                    }));
                 }
             }
         }

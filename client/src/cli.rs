@@ -54,6 +54,7 @@ impl Cli {
             Some(Command::Bot(args)) => Some(&args.connect),
             Some(Command::Replay(args)) => Some(&args.connect),
             Some(Command::History(args)) => Some(&args.connect),
+            Some(Command::Profile(args)) => Some(&args.connect),
             Some(Command::Logout(connect) | Command::Password(connect)) => Some(connect),
             Some(Command::Register(args) | Command::Login(args)) => Some(&args.connect),
             Some(Command::Sessions(args)) => Some(&args.connect),
@@ -87,6 +88,8 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Your finished games (or another player's), newest first, with your ratings.
     History(HistoryArgs),
+    /// An account's profile by its username: its ratings and results, then its latest games.
+    Profile(ProfileArgs),
     /// Claim a username and a password for the identity this client keeps for the server: it
     /// becomes an account, with its games and ratings, that can sign in from any machine.
     ///
@@ -148,6 +151,19 @@ pub struct HistoryArgs {
     #[arg(long, value_name = "GAME")]
     pub before: Option<u64>,
     /// How many games to list (at most 100).
+    #[arg(long, default_value_t = 20)]
+    pub limit: u32,
+}
+
+/// `noughts profile`.
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// The account's username (any case).
+    #[arg(value_name = "USERNAME")]
+    pub username: String,
+    /// How many of its latest games to list (at most 100).
     #[arg(long, default_value_t = 20)]
     pub limit: u32,
 }

@@ -72,8 +72,8 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
-/// What `noughts history` asks for.
-#[derive(Debug, Clone, Copy)]
+/// What `noughts history` (or `noughts profile`) asks for.
+#[derive(Debug, Clone)]
 pub struct Query {
     /// Whose games; `None` for the player this client is.
     pub player: Option<PlayerId>,
@@ -81,6 +81,9 @@ pub struct Query {
     pub before: Option<GameId>,
     /// How many games.
     pub limit: u32,
+    /// Whose games, by an account's username (`noughts profile`): the games are asked for once
+    /// the profile has named the player.
+    pub username: Option<String>,
 }
 
 /// Asks for a player's profile and games, and prints them to `out`.
@@ -93,14 +96,26 @@ pub async fn run(mut link: Link, query: Query, out: &mut impl Write) -> anyhow::
             ServerMessage::Welcome { .. } => {
                 link.send(ClientMessage::Profile {
                     player: query.player,
+                    username: query.username.clone(),
                 });
-                link.send(ClientMessage::History {
-                    player: query.player,
-                    before: query.before,
-                    limit: Some(query.limit),
-                });
+                if query.username.is_none() {
+                    link.send(ClientMessage::History {
+                        player: query.player,
+                        before: query.before,
+                        limit: Some(query.limit),
+                    });
+                }
             }
-            ServerMessage::Profile(reply) => profile = Some(*reply),
+            ServerMessage::Profile(reply) => {
+                if query.username.is_some() && profile.is_none() {
+                    link.send(ClientMessage::History {
+                        player: Some(reply.player),
+                        before: query.before,
+                        limit: Some(query.limit),
+                    });
+                }
+                profile = Some(*reply);
+            }
             ServerMessage::History {
                 games: list, more, ..
             } => games = Some((list, more)),

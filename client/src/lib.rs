@@ -116,6 +116,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Bot(_)
                 | Command::Replay(_)
                 | Command::History(_)
+                | Command::Profile(_)
                 | Command::Logout(_)
                 | Command::Register(_)
                 | Command::Login(_)
@@ -192,6 +193,16 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 player: args.player.map(PlayerId),
                 before: args.before.map(GameId),
                 limit: args.limit,
+                username: None,
+            };
+            history::run(link, query, &mut std::io::stdout().lock()).await
+        }
+        Some(Command::Profile(args)) => {
+            let query = history::Query {
+                player: None,
+                before: None,
+                limit: args.limit,
+                username: Some(args.username),
             };
             history::run(link, query, &mut std::io::stdout().lock()).await
         }

@@ -115,7 +115,7 @@ impl App {
         self.modal = stay.map(Modal::People);
         match asked {
             // The profile row: the player's ratings and games, on the history tab.
-            Some((name, ClientMessage::Profile { player })) => {
+            Some((name, ClientMessage::Profile { player, .. })) => {
                 // Off the game (which goes on, or is no longer watched) or the replay first.
                 self.replay = None;
                 if self.game.is_some() {

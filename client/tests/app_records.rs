@@ -42,7 +42,8 @@ fn the_leaderboard_follows_the_variant_and_leads_to_a_players_games() {
         key(&mut app, KeyCode::Enter),
         vec![
             Effect::Send(ClientMessage::Profile {
-                player: Some(PlayerId(8))
+                player: Some(PlayerId(8)),
+                username: None,
             }),
             Effect::Send(ClientMessage::History {
                 player: Some(PlayerId(8)),
@@ -87,7 +88,10 @@ fn the_leaderboard_follows_the_variant_and_leads_to_a_players_games() {
     assert_eq!(
         key(&mut app, KeyCode::Char('q')),
         vec![
-            Effect::Send(ClientMessage::Profile { player: None }),
+            Effect::Send(ClientMessage::Profile {
+                player: None,
+                username: None
+            }),
             Effect::Send(ClientMessage::History {
                 player: None,
                 before: None,
@@ -283,7 +287,10 @@ fn ratings_come_with_the_welcome_and_are_renewed_after_a_rated_game() {
     let over = x_wins_top_row(11);
     assert_eq!(
         frame(&mut app, over.clone()),
-        vec![Effect::Send(ClientMessage::Profile { player: None })]
+        vec![Effect::Send(ClientMessage::Profile {
+            player: None,
+            username: None
+        })]
     );
     assert!(frame(&mut app, over).is_empty(), "once");
     let stats = |variant, rating| noughts_protocol::VariantStats {
@@ -349,7 +356,10 @@ fn tabs_and_their_rows_answer_the_mouse() {
     assert_eq!(
         app.update(click(column + 2, row)),
         vec![
-            Effect::Send(ClientMessage::Profile { player: None }),
+            Effect::Send(ClientMessage::Profile {
+                player: None,
+                username: None
+            }),
             Effect::Send(ClientMessage::History {
                 player: None,
                 before: None,
@@ -472,7 +482,10 @@ fn renamed_changes_the_name_in_the_header_and_asks_for_our_history_again() {
     assert_eq!(
         effects,
         vec![
-            Effect::Send(ClientMessage::Profile { player: None }),
+            Effect::Send(ClientMessage::Profile {
+                player: None,
+                username: None
+            }),
             Effect::Send(ClientMessage::History {
                 player: None,
                 before: None,

@@ -182,6 +182,10 @@ pub enum ClientMessage {
         /// Whose profile (default: your own).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         player: Option<PlayerId>,
+        /// Whose profile, by an account's username (any case); when given, `player` is not
+        /// looked at.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        username: Option<String>,
     },
     /// Hide a player's chat from me, for good (until `unmute`): the server stops sending me their
     /// chat lines, on every connection and after I come back.

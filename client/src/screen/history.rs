@@ -41,7 +41,10 @@ impl History {
             ..History::default()
         };
         [
-            ClientMessage::Profile { player },
+            ClientMessage::Profile {
+                player,
+                username: None,
+            },
             ClientMessage::History {
                 player,
                 before: None,

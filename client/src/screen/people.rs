@@ -175,6 +175,7 @@ fn act(person: &Person, row: usize) -> Option<ClientMessage> {
         // Not sent as is: the app shows the profile (ratings and games) instead.
         3 => Some(ClientMessage::Profile {
             player: Some(player),
+            username: None,
         }),
         _ => None,
     }

@@ -155,8 +155,11 @@ impl Client {
                 Ok(())
             }
             ClientMessage::Rename { name } => self.rename(&session, id, &name).await,
-            ClientMessage::Profile { player } => {
-                self.profile(id, player.unwrap_or(session.player));
+            ClientMessage::Profile { player, username } => {
+                match username {
+                    Some(username) => self.profile_named(id, username),
+                    None => self.profile(id, player.unwrap_or(session.player)),
+                }
                 Ok(())
             }
             personal => self.dispatch_personal(&session, id, personal).await,

@@ -151,6 +151,27 @@ impl Client {
             })
         });
     }
+
+    /// The profile of the account named `username` (any case); `no_such_player` if none is.
+    pub(super) fn profile_named(&self, id: Option<RequestId>, username: String) {
+        let store = self.shared.store.clone();
+        answer(self.out.clone(), id, async move {
+            let key = noughts_protocol::username_key(username.trim());
+            let profile = match store.account_by_key(key).await? {
+                Some(account) => store.profile(account.player).await?,
+                None => None,
+            };
+            Ok(match profile {
+                Some(profile) => Ok(ServerMessage::Profile(Box::new(record_view::profile(
+                    profile,
+                )))),
+                None => Err((
+                    ErrorCode::NoSuchPlayer,
+                    format!("no account has the username {:?}", username.trim()),
+                )),
+            })
+        });
+    }
 }
 
 /// The record of `game` as `viewer` may see it, or the refusal to give it.

@@ -256,7 +256,13 @@ async fn players_on_two_nodes_keep_their_game_when_the_node_playing_it_is_killed
     for player in [&mut x, &mut o] {
         let me = player.player;
         let ServerMessage::Profile(profile) = player
-            .request(10, ClientMessage::Profile { player: Some(me) })
+            .request(
+                10,
+                ClientMessage::Profile {
+                    player: Some(me),
+                    username: None,
+                },
+            )
             .await
         else {
             panic!("a profile");

@@ -47,6 +47,7 @@ async fn classic(client: &mut Client, player: PlayerId) -> (u32, u32, u32, u32) 
             900,
             ClientMessage::Profile {
                 player: Some(player),
+                username: None,
             },
         )
         .await;
@@ -186,6 +187,7 @@ async fn rated_games_move_ratings_and_everything_is_on_record() {
         7,
         ClientMessage::Profile {
             player: Some(PlayerId(999)),
+            username: None,
         },
         ErrorCode::NoSuchPlayer,
     )

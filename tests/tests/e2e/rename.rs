@@ -72,6 +72,7 @@ async fn a_rename_keeps_the_player_and_shows_in_new_games() {
             5,
             ClientMessage::Profile {
                 player: Some(player),
+                username: None,
             },
         )
         .await
@@ -201,7 +202,13 @@ async fn registering_makes_the_username_the_name_which_an_account_cannot_change(
         other => panic!("expected welcome, got {other:?}"),
     }
     let profile = ada
-        .request(3, ClientMessage::Profile { player: None })
+        .request(
+            3,
+            ClientMessage::Profile {
+                player: None,
+                username: None,
+            },
+        )
         .await;
     match profile {
         ServerMessage::Profile(profile) => {

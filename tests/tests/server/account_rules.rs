@@ -194,6 +194,7 @@ async fn a_closed_accounts_name_is_marked_in_old_games_and_freed_after_the_hold(
     );
     let profile = ClientMessage::Profile {
         player: Some(ada.player),
+        username: None,
     };
     match bob.request(5, profile).await {
         ServerMessage::Profile(profile) => assert_eq!(profile.name, "ada (closed)"),

@@ -59,7 +59,13 @@ pub(crate) async fn sessions(client: &mut Client, id: u64) -> Vec<SessionInfo> {
 /// The player's ratings and results in each variant (asked with `id`).
 async fn stats(client: &mut Client, id: u64) -> Vec<VariantStats> {
     match client
-        .request(id, ClientMessage::Profile { player: None })
+        .request(
+            id,
+            ClientMessage::Profile {
+                player: None,
+                username: None,
+            },
+        )
         .await
     {
         ServerMessage::Profile(profile) => profile.variants,

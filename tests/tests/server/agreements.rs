@@ -303,7 +303,15 @@ async fn an_aborted_game_is_in_history_but_not_among_the_profile_s_games() {
         (history[0].game, history[0].result.reason),
         (game, EndReason::Aborted)
     );
-    let reply = x.request(3, ClientMessage::Profile { player: None }).await;
+    let reply = x
+        .request(
+            3,
+            ClientMessage::Profile {
+                player: None,
+                username: None,
+            },
+        )
+        .await;
     let ServerMessage::Profile(profile) = reply else {
         panic!("{reply:?}")
     };
