@@ -299,6 +299,7 @@ impl App {
             ServerMessage::Profile(profile) => {
                 self.history.receive_profile(&profile, self.player);
                 if Some(profile.player) == self.player {
+                    self.account = !profile.guest;
                     self.ratings = profile
                         .variants
                         .iter()
@@ -339,8 +340,8 @@ impl App {
     }
 
     /// `renamed`: our name changed (a `register` or a rename from another client of ours). The
-    /// header shows it at once, and our history and profile, when shown, are asked for again,
-    /// since they name us too. A game being played keeps the names it started with, as the
+    /// header shows it at once, and our profile (which says whether we are an account now) is
+    /// asked for again, with our history when it is shown, since it names us too. A game being played keeps the names it started with, as the
     /// server keeps them.
     fn on_renamed(&mut self, name: String, effects: &mut Vec<Effect>) {
         if name == self.name {
@@ -353,6 +354,12 @@ impl App {
         {
             let (player, shown) = (self.history.player, self.history.name.clone());
             effects.extend(self.history.show(player, shown).map(Effect::Send));
+        } else {
+            // Our profile says whether we are an account now (after a `register`).
+            effects.push(Effect::Send(ClientMessage::Profile {
+                player: None,
+                username: None,
+            }));
         }
     }
 

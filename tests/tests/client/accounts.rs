@@ -334,3 +334,50 @@ async fn a_client_that_signed_in_before_is_not_locked_out_by_a_strangers_guesses
     assert!(failed("a new client", &out).contains("too_many_attempts"));
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_register_beside_the_lobby_renames_it_and_profile_finds_the_account_by_username() {
+    if !tmux_here() {
+        return;
+    }
+    let server = Embedded::start(config()).await.unwrap();
+    let (laptop, other) = (temp_dir("acct-r-laptop"), temp_dir("acct-r-other"));
+    // A guest in the lobby; then, from another terminal of the same machine, it registers.
+    let tmux = in_terminal("renamed", &server.url, &laptop, "--name ted");
+    tmux.wait_for("the guest in the lobby", |s| s.contains("ted (guest)"))
+        .await;
+    let out = scripted(
+        &server.url,
+        &laptop,
+        &["register"],
+        &format!("ted_walk\n{PASSWORD}\n"),
+    )
+    .await;
+    assert!(succeeded("register", &out).contains("registered ted_walk"));
+    // The lobby's header takes the username at once, no longer as a guest's.
+    let screen = tmux
+        .wait_for("the username in the header", |s| {
+            s.contains("You are now ted_walk.") && s.contains("ted_walk") && !s.contains("(guest)")
+        })
+        .await;
+    assert!(!screen.contains("ted (guest)"), "{screen}");
+    drop(tmux);
+    // Anyone finds the account by its username, in any case.
+    let profile = succeeded(
+        "profile",
+        &scripted(&server.url, &other, &["profile", "TED_Walk"], "").await,
+    );
+    assert!(
+        profile.lines().next().unwrap_or("") == "ted_walk",
+        "{profile}"
+    );
+    let unknown = failed(
+        "an unknown username",
+        &scripted(&server.url, &other, &["profile", "nobody_here"], "").await,
+    );
+    assert!(
+        unknown.contains("no account has the username") && unknown.contains("no_such_player"),
+        "{unknown}"
+    );
+    server.stop().await;
+}
