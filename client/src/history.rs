@@ -86,6 +86,11 @@ pub struct Query {
     pub username: Option<String>,
 }
 
+/// [`run`], printing to the standard output.
+pub async fn print(link: Link, query: Query) -> anyhow::Result<()> {
+    run(link, query, &mut std::io::stdout().lock()).await
+}
+
 /// Asks for a player's profile and games, and prints them to `out`.
 pub async fn run(mut link: Link, query: Query, out: &mut impl Write) -> anyhow::Result<()> {
     let mut profile: Option<Profile> = None;

@@ -188,24 +188,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             .await
         }
-        Some(Command::History(args)) => {
-            let query = history::Query {
-                player: args.player.map(PlayerId),
-                before: args.before.map(GameId),
-                limit: args.limit,
-                username: None,
-            };
-            history::run(link, query, &mut std::io::stdout().lock()).await
-        }
-        Some(Command::Profile(args)) => {
-            let query = history::Query {
-                player: None,
-                before: None,
-                limit: args.limit,
-                username: Some(args.username),
-            };
-            history::run(link, query, &mut std::io::stdout().lock()).await
-        }
+        Some(Command::History(args)) => history::print(link, history_query(&args)).await,
+        Some(Command::Profile(args)) => history::print(link, profile_query(args)).await,
         Some(Command::Logout(_)) => logout::run(link).await,
         Some(
             Command::Register(_) | Command::Login(_) | Command::Sessions(_) | Command::Password(_),
@@ -354,4 +338,24 @@ fn themed(mut app: app::App, palette: screen::theme::Palette) -> app::App {
 /// Whether to draw in colour: not when NO_COLOR is set to anything non-empty.
 pub fn color_wanted() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// What `noughts history` asks for.
+fn history_query(args: &cli::HistoryArgs) -> history::Query {
+    history::Query {
+        player: args.player.map(PlayerId),
+        before: args.before.map(GameId),
+        limit: args.limit,
+        username: None,
+    }
+}
+
+/// What `noughts profile` asks for: the account named so, with its latest games.
+fn profile_query(args: cli::ProfileArgs) -> history::Query {
+    history::Query {
+        player: None,
+        before: None,
+        limit: args.limit,
+        username: Some(args.username),
+    }
 }
