@@ -135,6 +135,32 @@ async fn names_are_unique_ignoring_case_and_follow_the_rules(db: Db) {
         ErrorCode::NotAnAccount,
         "one account per player"
     );
+    // A profile is found by its username, in any case; a name no account has is refused.
+    let by_name = |id, username: &str| {
+        (
+            id,
+            ClientMessage::Profile {
+                player: None,
+                username: Some(username.to_owned()),
+            },
+        )
+    };
+    let (id, ask) = by_name(5, "ADA_1815");
+    match other.request(id, ask).await {
+        ServerMessage::Profile(profile) => {
+            assert_eq!(
+                (profile.player, profile.name.as_str()),
+                (ada.player, "ada_1815")
+            );
+            assert!(!profile.guest);
+        }
+        answer => panic!("expected ada's profile, got {answer:?}"),
+    }
+    let (id, ask) = by_name(6, "nobody_1815");
+    assert_eq!(
+        refusal(other.request(id, ask).await).0,
+        ErrorCode::NoSuchPlayer
+    );
 }
 
 async fn a_wrong_password_and_an_unknown_user_get_the_same_answer(db: Db) {
