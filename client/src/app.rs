@@ -244,7 +244,6 @@ impl App {
             }
             ServerMessage::Error { code, message } => self.on_error(code, &message),
             ServerMessage::Ok | ServerMessage::Pong => {}
-            ServerMessage::Renamed { name } => self.name = name,
             ServerMessage::Lobby {
                 seeks,
                 seeks_total,
