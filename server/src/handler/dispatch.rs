@@ -10,7 +10,7 @@ use super::game::AgreementKind;
 use super::moderation::Relation;
 use super::room::RoomRequest;
 use crate::registry::game_handle::Requester;
-use crate::session::{SeekTerms, Session};
+use crate::session::Session;
 
 impl Client {
     pub(super) async fn dispatch(
@@ -65,18 +65,7 @@ impl Client {
                 variant,
                 clock,
                 rated,
-            } => {
-                self.seek(
-                    &session,
-                    from,
-                    SeekTerms {
-                        variant,
-                        clock,
-                        rated,
-                    },
-                )
-                .await
-            }
+            } => self.seek(&session, from, variant, clock, rated).await,
             ClientMessage::CancelSeek => self.cancel_seek(&session, id),
             ClientMessage::AcceptSeek { seek } => self.accept_seek(&session, from, seek).await,
             ClientMessage::CreateRoom {

@@ -7,7 +7,9 @@ use std::sync::Arc;
 #[cfg(feature = "cluster")]
 use std::time::Duration;
 
-use noughts_protocol::{ErrorCode, GameKind, RequestId, SeekId, SeekInfo, ServerMessage};
+use noughts_protocol::{
+    ClockSpec, ErrorCode, GameKind, RequestId, SeekId, SeekInfo, ServerMessage, Variant,
+};
 #[cfg(feature = "cluster")]
 use tokio::time::timeout;
 
@@ -53,13 +55,15 @@ impl Client {
         &mut self,
         session: &Arc<Session>,
         from: Requester,
-        key: SeekTerms,
+        variant: Variant,
+        clock: Option<ClockSpec>,
+        rated: bool,
     ) -> Reply {
-        let SeekTerms {
+        let key = SeekTerms {
             variant,
             clock,
             rated,
-        } = key;
+        };
         check_clock(clock)?;
         self.check_not_stopping()?;
         if rated {
