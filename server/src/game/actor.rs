@@ -674,7 +674,11 @@ impl Game {
             wing.closed(id);
         }
         if self.listed {
-            self.shared.lobby.remove_game(id);
+            if self.fenced && !self.rules.is_over() {
+                self.shared.lobby.disown(id);
+            } else {
+                self.shared.lobby.remove_game(id);
+            }
         }
         for seat in &self.seats {
             if let Sitter::Human(human) = seat {

@@ -599,6 +599,14 @@ impl Lobby {
         self.local(Change::GameRemoved { game });
     }
 
+    /// A listed game this node stopped playing without its ending (it stepped down, and another
+    /// node carries it on): it is no longer this node's, so the holder's changes about it apply
+    /// here again, and the cluster is told nothing. A removal would reach the other nodes after
+    /// the holder's listing and take the game out of their lobbies until its next change.
+    pub(crate) fn disown(&self, game: GameId) {
+        self.inner().own_games.remove(&game);
+    }
+
     /// A public room opened.
     pub(crate) fn add_room(&self, room: RoomInfo) {
         self.local(Change::Room { room });
