@@ -7,9 +7,9 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::Context;
+use noughts_kit::postgres::client_program as pg_program;
 use serde::{Deserialize, Serialize};
 
-use crate::nodes::pg_program;
 use crate::usage::ProcStat;
 
 /// Redis's counters at one moment (from `INFO`).

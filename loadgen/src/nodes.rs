@@ -2,11 +2,12 @@
 //! database, a lone server on PostgreSQL, fresh databases made with PostgreSQL's `createdb`, and
 //! a node killed with SIGKILL.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
+use noughts_kit::postgres::client_program as pg_program;
 
 use crate::target::{self, Target};
 
@@ -160,30 +161,6 @@ impl PgUrl {
             self.host, self.port
         )
     }
-}
-
-/// A PostgreSQL client program: on the `PATH`, or in the newest of Debian's
-/// `/usr/lib/postgresql/*/bin`, which are off it.
-pub(crate) fn pg_program(name: &str) -> PathBuf {
-    let on_path = std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()));
-    if on_path {
-        return PathBuf::from(name);
-    }
-    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
-        .into_iter()
-        .flatten()
-        .filter_map(|entry| {
-            let entry = entry.ok()?;
-            let version = entry.file_name().to_str()?.parse().ok()?;
-            let program = entry.path().join("bin").join(name);
-            program.is_file().then_some((version, program))
-        })
-        .collect();
-    versions.sort();
-    versions
-        .pop()
-        .map_or_else(|| Path::new(name).to_path_buf(), |(_, program)| program)
 }
 
 #[cfg(test)]

@@ -26,18 +26,18 @@ use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
+// Starting Redis, PostgreSQL and HAProxy, and the scratch directory, live in the shared kit.
+pub use noughts_kit::{Scratch, haproxy, postgres, redis};
+
 pub mod accounts;
 pub mod binary;
 pub mod browser;
 pub mod cluster;
-pub mod haproxy;
 pub mod hello;
 pub mod lobby;
 pub mod net;
-pub mod postgres;
 pub mod process;
 pub mod raw;
-pub mod redis;
 pub mod stores;
 pub mod tmux;
 
@@ -78,35 +78,6 @@ pub fn file_config(db: std::path::PathBuf) -> Config {
     Config {
         store: StoreConfig::File(db),
         ..test_config()
-    }
-}
-
-/// A directory of the test's own under the system's temporary directory, removed when dropped:
-/// where a test keeps its database.
-#[derive(Debug)]
-pub struct Scratch {
-    pub dir: std::path::PathBuf,
-}
-
-impl Scratch {
-    pub fn new(name: &str) -> Scratch {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("noughts-{name}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create a scratch directory");
-        Scratch { dir }
-    }
-
-    /// The database file's path.
-    pub fn db(&self) -> std::path::PathBuf {
-        self.dir.join("noughts.db")
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

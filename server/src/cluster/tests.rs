@@ -1,4 +1,4 @@
-//! The cluster against a real `redis-server` (the end-to-end harness's, `tests/src/redis.rs`):
+//! The cluster against a real `redis-server` (the test kit's, `kit/src/redis.rs`):
 //! leases, the lobby across nodes, ids, and what survives Redis losing everything.
 
 use std::sync::{Arc, Mutex};
@@ -13,11 +13,8 @@ use super::lobby::Heard;
 use super::{Cluster, ClusterError};
 use crate::lobby::Change;
 
-// The harness's Redis server, shared with `noughts-tests`.
-#[allow(dead_code)]
-#[path = "../../../tests/src/redis.rs"]
-pub(super) mod redis_server;
-
+// The test kit's Redis server, shared with `noughts-tests`.
+pub(super) use noughts_kit::redis as redis_server;
 use redis_server::TestRedis as Redis;
 
 #[tokio::test]

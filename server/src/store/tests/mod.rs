@@ -1,11 +1,9 @@
 //! The store's tests: the suite every store must pass, run in memory, on SQLite and on
-//! PostgreSQL (a server of the tests' own, from the end-to-end harness's `tests/src/postgres.rs`),
+//! PostgreSQL (a server of the tests' own, from the test kit's `kit/src/postgres.rs`),
 //! and what only one of them does (SQLite's file, PostgreSQL's connection).
 
-// The harness's PostgreSQL server, shared with `noughts-tests`; not all of it is used here.
-#[allow(dead_code)]
-#[path = "../../../../tests/src/postgres.rs"]
-mod postgres_server;
+// The test kit's PostgreSQL server, shared with `noughts-tests`.
+use noughts_kit::postgres as postgres_server;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -260,6 +260,30 @@ fn binaries() -> Option<PathBuf> {
     versions.pop().map(|(_, bin)| bin)
 }
 
+/// A PostgreSQL client program: on the `PATH`, or in the newest of Debian's
+/// `/usr/lib/postgresql/*/bin`, which are off it.
+pub fn client_program(name: &str) -> PathBuf {
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()));
+    if on_path {
+        return PathBuf::from(name);
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version = entry.file_name().to_str()?.parse().ok()?;
+            let program = entry.path().join("bin").join(name);
+            program.is_file().then_some((version, program))
+        })
+        .collect();
+    versions.sort();
+    versions
+        .pop()
+        .map_or_else(|| Path::new(name).to_path_buf(), |(_, program)| program)
+}
+
 /// `nobody`'s user and group ids when the tests run as root (PostgreSQL refuses root), else
 /// `None`: the server runs as the tests' own user.
 fn unprivileged_user() -> Option<(u32, u32)> {

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use crate::Scratch;
+use crate::scratch::Scratch;
 
 /// A running `haproxy`.
 #[derive(Debug)]
