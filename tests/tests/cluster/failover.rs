@@ -56,7 +56,8 @@ pub(super) fn launch(
 }
 
 /// Plays the first empty cell as X and waits for the AI's answer (or the end); returns the
-/// board, the `seq` reached and whether the game is over.
+/// board, the `seq` reached and whether the game is over. The end may come after the AI's
+/// answer, as `game_over` after its `moved`, when that answer fills the board.
 pub(super) async fn play_once(
     client: &mut Client,
     game: GameId,
@@ -71,12 +72,13 @@ pub(super) async fn play_once(
             })
             .await
         {
+            // The AI's move that fills the board ends the game: its `game_over` follows.
             ServerMessage::Moved {
                 mark: Mark::O,
                 board,
                 seq,
                 ..
-            } => return (board, seq, false),
+            } if board.contains('.') => return (board, seq, false),
             ServerMessage::GameOver { board, seq, .. } => return (board, seq, true),
             _ => {}
         }
