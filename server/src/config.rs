@@ -151,7 +151,7 @@ pub struct ClusterConfig {
     /// The secret every node of the cluster holds, under which each signs what it sends the
     /// others and checks what they send; `None` sends and takes everything unsigned, so that
     /// anything that reaches Redis may speak as a node (the binary asks `--insecure-cluster`).
-    pub secret: Option<crate::ClusterSecret>,
+    pub secret: Option<crate::cluster::seal::ClusterSecret>,
     /// Join a Redis that lets in anyone who reaches it, with no password: a node refuses to
     /// start on one otherwise, since whatever reaches it could stop the site or read all that
     /// passes. For tests and benchmarks.

@@ -14,8 +14,8 @@
 //!   and bans folded from the store's log; a player's identity across connections.
 //! - `cluster`: what nodes share through Redis (leases, ids, listings, mail between nodes).
 //! - `lobby`: listed games, seeks and rooms, and their followers.
-//! - `registry`: every shared index (dashmap lives here alone), ids, and `GameHandle`, the only
-//!   way to reach a game.
+//! - `registry`: every shared index (dashmap lives here alone), ids, and `GameHandle` (local or on
+//!   another node), the only way to reach a game.
 //! - `ops`: health, the metrics port, backups, the operator's socket and its commands.
 //! - `game`: one actor task per game around its rules, and the tasks that start or end games.
 //! - `handler`: the connection task, and what each request does, a file per concern.

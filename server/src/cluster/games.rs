@@ -294,12 +294,13 @@ impl RemoteWatches {
         });
     }
 
-    /// Starts sending `out` the game `game` held by another node: its snapshot (echoing `id`),
+    /// Starts sending `out`, of `player`, the game `game` held by another node: its snapshot (echoing `id`),
     /// then its updates. False if no node publishes such a game.
     pub(crate) async fn watch(
         &self,
         game: GameId,
-        (player, out): (PlayerId, Outbound),
+        player: PlayerId,
+        out: Outbound,
         id: Option<RequestId>,
     ) -> bool {
         let conn = out.conn;

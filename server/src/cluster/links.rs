@@ -37,7 +37,7 @@ impl Links {
     }
 
     /// Notes that `out`, speaking for `player` from `network`, has a stand-in on `node`.
-    pub(crate) fn link(&self, out: &Outbound, (player, network): (PlayerId, Network), node: &str) {
+    pub(crate) fn link(&self, out: &Outbound, player: PlayerId, network: Network, node: &str) {
         let mut links = self.links();
         let link = links.entry(out.conn).or_insert_with(|| Link {
             out: out.clone(),

@@ -26,6 +26,8 @@ pub(crate) mod lobby;
 pub(crate) mod mail;
 #[cfg(feature = "cluster")]
 pub mod nodes;
+#[cfg(feature = "cluster")]
+pub(crate) mod remote_game;
 pub mod seal;
 #[cfg(feature = "cluster")]
 pub mod slot;
@@ -275,9 +277,14 @@ impl Wing {
     pub(crate) async fn watch_remote(
         &self,
         _: GameId,
-        _: (PlayerId, Outbound),
+        _: PlayerId,
+        _: Outbound,
         _: Option<RequestId>,
     ) -> bool {
+        match *self {}
+    }
+
+    pub(crate) async fn publishes(&self, _: GameId) -> bool {
         match *self {}
     }
 

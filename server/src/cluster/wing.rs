@@ -137,10 +137,16 @@ impl Wing {
     pub(crate) async fn watch_remote(
         &self,
         game: GameId,
-        (player, out): (PlayerId, Outbound),
+        player: PlayerId,
+        out: Outbound,
         id: Option<RequestId>,
     ) -> bool {
-        self.remote_watches.watch(game, (player, out), id).await
+        self.remote_watches.watch(game, player, out, id).await
+    }
+
+    /// Whether the node that plays `game` publishes it for other nodes' watchers (it is listed).
+    pub(crate) async fn publishes(&self, game: GameId) -> bool {
+        self.remote_watches.published(game).await
     }
 
     /// Whether connection `conn` watches `game` as another node publishes it.

@@ -29,7 +29,7 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::{Instrument, debug, error, info};
 
 use crate::error::Refusal;
-use crate::registry::game_handle::{COMMAND_QUEUE, GameHandle};
+use crate::registry::game_handle::{COMMAND_QUEUE, LocalGame};
 use crate::rules::sitter::Sitter;
 use crate::session::Session;
 use crate::shared::Shared;
@@ -73,7 +73,7 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
     let (tx, rx) = mpsc::channel(COMMAND_QUEUE);
     let weak = tx.downgrade();
     shared.registry.games.hide_unlisted(&start);
-    shared.registry.games.add(id, GameHandle::new(tx));
+    shared.registry.games.add(id, LocalGame::new(tx));
     if let Some(wing) = &shared.wing {
         let humans = start.seats.iter().filter_map(|seat| seat.human());
         wing.started(id, humans.map(|player| player.0).collect());
@@ -154,7 +154,7 @@ pub(crate) fn restore_all(
         // Restored games count as live whatever the limit: they were already being played.
         shared.registry.games.start_live(usize::MAX);
         shared.registry.games.hide_unlisted(start);
-        shared.registry.games.add(id, GameHandle::new(tx));
+        shared.registry.games.add(id, LocalGame::new(tx));
         game.list();
         let span = tracing::info_span!(parent: None, "game", id = id.0);
         shared.tasks.spawn(game.run(rx).instrument(span));

@@ -182,12 +182,8 @@ impl Client {
         None
     }
 
-    /// Serves one request: on the node that holds what it is about, in a cluster, or here.
+    /// Serves one request (its handler hands it on when what it is about is held elsewhere).
     async fn serve(&mut self, frame: ClientFrame) {
-        #[cfg(feature = "cluster")]
-        if self.serve_elsewhere(&frame).await {
-            return;
-        }
         let id = frame.id.clone();
         let game = played_game(&frame.message);
         if let Err(refusal) = self.dispatch(frame.id, frame.message).await {
@@ -218,23 +214,27 @@ impl Client {
             && self.shared.store.is_persistent()
     }
 
-    pub(super) fn game(&self, id: GameId) -> Result<GameHandle, Refusal> {
-        self.shared.registry.games.get(id).ok_or_else(|| {
-            match &self.shared.wing {
-                // It stepped down here, its lease lapsed: it is between nodes, not over.
-                Some(wing) if wing.is_paused(id) => Refusal::new(ErrorCode::GamePaused, PAUSED),
-                _ => no_such_game(id),
-            }
+    /// The game `id`: played here, or in a cluster on the node that plays it (see `remote`).
+    pub(super) async fn game(&mut self, id: GameId) -> Result<GameHandle, Refusal> {
+        if let Some(game) = self.shared.registry.games.get(id) {
+            return Ok(GameHandle::Local(game));
+        }
+        #[cfg(feature = "cluster")]
+        if let Some(found) = self.game_elsewhere(id).await {
+            return found;
+        }
+        Err(match &self.shared.wing {
+            // It stepped down here, its lease lapsed: it is between nodes, not over.
+            Some(wing) if wing.is_paused(id) => Refusal::new(ErrorCode::GamePaused, PAUSED),
+            _ => no_such_game(id),
         })
     }
 
-    /// The reply to a request handed to a game: done, or the game had just closed.
-    pub(super) fn forwarded(&self, sent: bool) -> Reply {
-        if sent {
-            Ok(())
-        } else {
-            refuse(ErrorCode::NoSuchGame, "that game has just closed")
-        }
+    /// Whether this connection watches `game` as another node publishes it (a line it says
+    /// there is a spectator's).
+    pub(super) fn watches_remote(&self, game: GameId) -> bool {
+        let wing = self.shared.wing.as_ref();
+        wing.is_some_and(|wing| wing.watches_remote(game, self.out.conn))
     }
 
     pub(super) fn ok(&self, id: Option<RequestId>) {
@@ -275,7 +275,7 @@ impl Client {
 }
 
 /// The game a player's request in it is about (a move, a resignation, an offer, chat).
-pub(super) fn played_game(message: &ClientMessage) -> Option<GameId> {
+fn played_game(message: &ClientMessage) -> Option<GameId> {
     match message {
         ClientMessage::Move { game, .. }
         | ClientMessage::Resign { game }

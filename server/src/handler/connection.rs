@@ -57,7 +57,7 @@ pub(crate) enum Admission {
 /// connections away with a word.
 #[derive(Debug, Clone)]
 pub(crate) struct Gate {
-    /// Connections held at once ([`crate::Config::max_connections`]).
+    /// Connections held at once ([`crate::config::Config::max_connections`]).
     pub limit: Arc<Semaphore>,
     /// Connections being turned away at once; beyond them, a refused connection is dropped
     /// without a word, so a flood cannot pile up handshakes.
@@ -241,7 +241,7 @@ const PING_GRID: Duration = Duration::from_millis(250);
 const UNSEATED_PING_EVERY: u32 = 2;
 
 /// At every how many ticks of its ping interval an unseated connection is pinged.
-fn unseated_ping_every(config: &crate::Config) -> u32 {
+fn unseated_ping_every(config: &crate::config::Config) -> u32 {
     let spacing = config.ping_interval * UNSEATED_PING_EVERY;
     if spacing * 3 <= config.idle_timeout * 2 {
         UNSEATED_PING_EVERY

@@ -6,10 +6,9 @@ use std::sync::Arc;
 use noughts_protocol::{ClientMessage, ErrorCode, RequestId, ServerMessage};
 
 use super::client::{Client, Reply, refuse};
-use super::game::AgreementKind;
 use super::moderation::Relation;
 use super::room::RoomRequest;
-use crate::registry::game_handle::Requester;
+use crate::registry::game_handle::{Ask, Requester};
 use crate::session::Session;
 
 impl Client {
@@ -82,7 +81,7 @@ impl Client {
                 };
                 self.create_room(&session, id, request).await
             }
-            ClientMessage::CloseRoom { code } => self.close_room(&session, id, code),
+            ClientMessage::CloseRoom { code } => self.close_room(&session, id, code).await,
             ClientMessage::JoinRoom { code } => self.join_room(&session, from, code).await,
             ClientMessage::PlayAi {
                 variant,
@@ -97,26 +96,17 @@ impl Client {
             } => self.start_war(&session, from, (variant, x_level, o_level)),
             ClientMessage::Watch { game, code } => self.watch(&session, from, game, code).await,
             ClientMessage::Unwatch { game } => self.unwatch(&session, from, game).await,
-            ClientMessage::Move { game, cell } => self.play(from, game, cell).await,
-            ClientMessage::Resign { game } => self.resign(from, game).await,
-            ClientMessage::Rematch { game } => self.rematch(from, game).await,
-            ClientMessage::OfferDraw { game } => {
-                self.agree(from, (game, AgreementKind::Draw)).await
-            }
-            ClientMessage::Takeback { game } => {
-                self.agree(from, (game, AgreementKind::Takeback)).await
-            }
-            ClientMessage::Decline { game } => {
-                self.agree(from, (game, AgreementKind::Decline)).await
-            }
-            ClientMessage::CancelOffer { game } => {
-                self.agree(from, (game, AgreementKind::Cancel)).await
-            }
+            ClientMessage::Move { game, cell } => self.ask(from, game, Ask::Move { cell }).await,
+            ClientMessage::Resign { game } => self.ask(from, game, Ask::Resign).await,
+            ClientMessage::Rematch { game } => self.ask(from, game, Ask::Rematch).await,
+            ClientMessage::OfferDraw { game } => self.ask(from, game, Ask::OfferDraw).await,
+            ClientMessage::Takeback { game } => self.ask(from, game, Ask::Takeback).await,
+            ClientMessage::Decline { game } => self.ask(from, game, Ask::Decline).await,
+            ClientMessage::CancelOffer { game } => self.ask(from, game, Ask::CancelOffer).await,
             ClientMessage::Claim { game, outcome } => {
-                self.agree(from, (game, AgreementKind::Claim(outcome)))
-                    .await
+                self.ask(from, game, Ask::Claim { outcome }).await
             }
-            ClientMessage::Abort { game } => self.agree(from, (game, AgreementKind::Abort)).await,
+            ClientMessage::Abort { game } => self.ask(from, game, Ask::Abort).await,
             ClientMessage::Chat { game, text } => self.chat(&session, from, game, text).await,
             ClientMessage::Leaderboard {
                 variant,

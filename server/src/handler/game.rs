@@ -1,46 +1,56 @@
 //! Requests inside a game: `move`, `resign`, `rematch`, `offer_draw`, `takeback`, `decline`,
-//! `cancel_offer`, `claim`, `abort` and `chat`, forwarded to the game's actor, which answers
-//! them. Chat is checked and rate-limited here first.
+//! `cancel_offer`, `claim`, `abort` and `chat`, handed to the game wherever it is played (see
+//! `GameHandle`), which answers them. Chat is checked and rate-limited here first.
 
 use std::sync::Arc;
 
-use noughts_protocol::{ChatError, ClaimOutcome, ErrorCode, GameId, MAX_CHAT_CHARS, clean_chat};
+use noughts_protocol::{ChatError, ErrorCode, GameId, MAX_CHAT_CHARS, clean_chat};
 use tokio::time::Instant;
 
-use super::client::{Client, Reply, refuse};
-use crate::registry::game_handle::Requester;
+use super::client::{Client, PAUSED, Reply, refuse};
+use crate::registry::game_handle::{Ask, GameHandle, Requester, Sent};
 use crate::rules::Speaker;
 use crate::session::Session;
 
 impl Client {
-    pub(super) async fn play(&mut self, from: Requester, game: GameId, cell: usize) -> Reply {
-        let handle = self.game(game)?;
-        self.forwarded(handle.play(from, cell).await)
+    /// Hands `ask` from `from` to `game`. In a cluster, when the node that played it has gone,
+    /// the player's games are found again (here, or on the node that took them) and the request
+    /// goes there, once.
+    pub(super) async fn ask(&mut self, from: Requester, game: GameId, ask: Ask) -> Reply {
+        let handle = self.game(game).await?;
+        self.ask_through(handle, from, game, ask).await
     }
 
-    pub(super) async fn resign(&mut self, from: Requester, game: GameId) -> Reply {
-        let handle = self.game(game)?;
-        self.forwarded(handle.resign(from).await)
-    }
-
-    pub(super) async fn rematch(&mut self, from: Requester, game: GameId) -> Reply {
-        let handle = self.game(game)?;
-        self.forwarded(handle.rematch(from).await)
-    }
-
-    /// `offer_draw`, `takeback`, `decline`, `cancel_offer`, `claim` and `abort`.
-    pub(super) async fn agree(&mut self, from: Requester, request: Agreement) -> Reply {
-        let (game, kind) = request;
-        let handle = self.game(game)?;
-        let sent = match kind {
-            AgreementKind::Draw => handle.offer_draw(from).await,
-            AgreementKind::Takeback => handle.takeback(from).await,
-            AgreementKind::Decline => handle.decline(from).await,
-            AgreementKind::Cancel => handle.cancel_offer(from).await,
-            AgreementKind::Claim(outcome) => handle.claim(from, outcome).await,
-            AgreementKind::Abort => handle.abort(from).await,
-        };
-        self.forwarded(sent)
+    /// Hands `ask` to `game` through `handle`, found already.
+    async fn ask_through(
+        &mut self,
+        mut handle: GameHandle,
+        from: Requester,
+        game: GameId,
+        ask: Ask,
+    ) -> Reply {
+        // A node that is stopping takes no game over: its players find theirs on other nodes.
+        let mut found_again = self.handing_over();
+        loop {
+            match handle.ask(from.clone(), ask.clone()).await {
+                Sent::Done => return Ok(()),
+                Sent::Closed => return refuse(ErrorCode::NoSuchGame, "that game has just closed"),
+                Sent::NodeGone if !found_again => {
+                    #[cfg(feature = "cluster")]
+                    {
+                        tracing::info!(
+                            "the node that held a player's game is gone; finding it again"
+                        );
+                        self.find_games_again().await;
+                    }
+                    found_again = true;
+                    handle = self.game(game).await?;
+                }
+                Sent::NodeGone | Sent::Unreachable => {
+                    return refuse(ErrorCode::GamePaused, PAUSED);
+                }
+            }
+        }
     }
 
     pub(super) async fn chat(
@@ -64,7 +74,10 @@ impl Client {
             }
         };
         self.check_chat_allowed(session.player)?;
-        let handle = self.game(game)?;
+        // A watcher here of a game another node plays speaks as a spectator there.
+        let watching = self.watching_elsewhere || self.watches_remote(game);
+        // Only a game that exists spends a line of the allowance.
+        let handle = self.game(game).await?;
         if !self.chat.take(Instant::now()) {
             return refuse(ErrorCode::RateLimited, "too many chat lines; slow down");
         }
@@ -72,21 +85,11 @@ impl Client {
             name: session.name(),
             guest: !session.is_account(),
         };
-        let watching = self.watching_elsewhere;
-        self.forwarded(handle.chat(from, speaker, text, watching).await)
+        let chat = Ask::Chat {
+            speaker,
+            text,
+            watching,
+        };
+        self.ask_through(handle, from, game, chat).await
     }
-}
-
-/// What the players may agree on, and the game it is about.
-pub(super) type Agreement = (GameId, AgreementKind);
-
-/// The requests about agreements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum AgreementKind {
-    Draw,
-    Takeback,
-    Decline,
-    Cancel,
-    Claim(ClaimOutcome),
-    Abort,
 }

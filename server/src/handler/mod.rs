@@ -2,8 +2,9 @@
 //! resuming, a connection's end), `lobby`, `seek`, `room`, `ai_games` (`play_ai`, `start_war`),
 //! `watch`, `game` (moves, resignations, rematches, chat) and `records` (the store's questions).
 //! `client` is the connection's side of it all and `dispatch` sends each request to its handler.
-//! In a cluster, `remote` forwards what another node holds to it, and `stand_in` serves what
-//! other nodes forward here.
+//! In a cluster, `remote` finds what another node holds (a game's `GameHandle::Remote`, a room, a
+//! seek) so the handler hands its request there, and `stand_in` serves what other nodes hand
+//! here.
 //! Every request with an id gets one reply.
 
 mod account;

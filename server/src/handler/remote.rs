@@ -1,31 +1,37 @@
-//! A connection here playing games another node holds. Its requests about such a game (and a room
-//! or seek another node holds) go to that node as typed requests (the protocol's `ClientFrame`,
-//! read once, here), which it serves through a stand-in (see `stand_in`), mailing the frames
-//! back; when it comes back with a token it is attached to its games wherever they are; when it
-//! goes, those nodes are told; and when one of those nodes dies, its games are taken over here
-//! and the connection attached to them again.
+//! A connection here playing games another node holds. A game another node plays is reached
+//! through a `GameHandle::Remote`, found here: its requests go to that node as the protocol's
+//! typed messages, which it serves through a stand-in (see `stand_in`), mailing the frames back;
+//! a room or seek another node holds gets its request the same way. When the connection comes
+//! back with a token it is attached to its games wherever they are; when it goes, those nodes
+//! are told; and when one of those nodes dies, its games are taken over here and the connection
+//! attached to them again.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use noughts_protocol::{ClientFrame, ClientMessage, ErrorCode, GameId, PlayerId};
+use noughts_protocol::{
+    ClientFrame, ClientMessage, ErrorCode, GameId, PlayerId, RequestId, SeekId,
+};
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
-use super::client::{Client, PAUSED, played_game};
+use super::client::{Client, PAUSED, Reply, refuse};
 use crate::cluster::ClusterError;
 use crate::cluster::mail::{Mail, Who};
+use crate::cluster::remote_game::RemoteGame;
+use crate::error::Refusal;
 use crate::lobby::invite_code;
 use crate::net::network::Network;
 use crate::net::outbound::{ConnId, Outbound};
+use crate::registry::game_handle::GameHandle;
 use crate::session::Session;
 use crate::shared::Shared;
 
-/// Where a request belongs.
+/// Where what a request is about is held.
 pub(super) enum Where {
     /// This node answers it.
     Here,
-    /// The node named holds what it is about.
+    /// The node named holds it.
     There(String),
     /// The cluster's Redis cannot be reached to say.
     Unreachable,
@@ -33,6 +39,9 @@ pub(super) enum Where {
 
 /// How long a connection waits for another node to attach it to its games.
 const ATTACH_WAIT: Duration = Duration::from_secs(2);
+
+/// What a request is answered when the cluster cannot be reached to carry it.
+const UNREACHABLE: &str = "the cluster cannot be reached just now; try again in a moment";
 
 /// The player of `session`, as another node is told of them.
 pub(super) fn who(session: &Session, network: Network) -> Who {
@@ -58,161 +67,122 @@ fn placed(found: Result<Option<String>, ClusterError>) -> Where {
 }
 
 impl Client {
-    /// Where what `message` is about is held, when it could be another node: a live game, an
-    /// open room, a waiting seek.
-    pub(super) async fn elsewhere(&self, message: &ClientMessage) -> Where {
-        let (Some(cluster), Some(_)) = (
-            self.shared.wing.as_ref().map(|wing| &wing.cluster),
-            &self.session,
-        ) else {
-            return Where::Here;
-        };
-        let registry = &self.shared.registry;
-        if let Some(game) = played_game(message) {
-            if registry.games.get(game).is_some() {
-                return Where::Here;
-            }
-            return placed(cluster.player_node(game).await);
+    /// Game `id`, not played here, on the node that plays it; or, when no node does and it is
+    /// one of the player's live games (its node has just handed it over or died), taken over
+    /// here first. `None` when it is this node's to answer (it has no such game); a refusal
+    /// when the cluster cannot be reached. A stand-in looks no further than its own node.
+    pub(super) async fn game_elsewhere(
+        &mut self,
+        id: GameId,
+    ) -> Option<Result<GameHandle, Refusal>> {
+        if self.stands_in {
+            return None;
         }
-        let found = match message {
-            ClientMessage::Watch { game, .. } => {
-                // A listed game is watched through what its node publishes; others (private
-                // games) by asking their node.
-                let published = match self.shared.wing.as_ref().map(|wing| &wing.remote_watches) {
-                    Some(remote) => remote.published(*game).await,
-                    None => false,
-                };
-                if registry.games.get(*game).is_some() || published {
-                    return Where::Here;
-                }
-                cluster.player_node(*game).await
-            }
-            ClientMessage::Unwatch { game } => {
-                let here = self
-                    .shared
-                    .wing
-                    .as_ref()
-                    .is_some_and(|wing| wing.remote_watches.watches(*game, self.out.conn));
-                if registry.games.get(*game).is_some() || here {
-                    return Where::Here;
-                }
-                cluster.player_node(*game).await
-            }
-            ClientMessage::JoinRoom { code } | ClientMessage::CloseRoom { code } => {
-                match invite_code::parse(code) {
-                    Some(code) if registry.rooms.rated(&code).is_none() => {
-                        cluster.room_node(&code).await
-                    }
-                    _ => return Where::Here,
-                }
-            }
-            ClientMessage::AcceptSeek { seek } => {
-                if registry.seeks.terms(*seek).is_some() {
-                    return Where::Here;
-                }
-                cluster.seek_node(*seek).await
-            }
-            _ => return Where::Here,
-        };
-        placed(found)
-    }
-
-    /// Whether this connection watches, through what its node publishes, the game `message` is
-    /// chat about: such a line is a spectator's.
-    pub(super) fn watching_elsewhere(&self, message: &ClientMessage) -> bool {
-        match (
-            message,
-            self.shared.wing.as_ref().map(|wing| &wing.remote_watches),
-        ) {
-            (ClientMessage::Chat { game, .. }, Some(remote)) => {
-                remote.watches(*game, self.out.conn)
-            }
-            _ => false,
-        }
-    }
-
-    /// Hands the request `frame` to `node`: true; false if no node listens under that name (it
-    /// is gone); an error if Redis cannot be reached.
-    /// `watching`: the request is chat from a connection that watches the game from here.
-    pub(super) async fn forward(
-        &self,
-        node: &str,
-        frame: &ClientFrame,
-        watching: bool,
-    ) -> Result<bool, ClusterError> {
-        let (Some(wing), Some(session)) = (&self.shared.wing, &self.session) else {
-            return Ok(false);
-        };
-        let cluster = &wing.cluster;
-        let key = (session.player, self.network);
-        wing.links.link(&self.out, key, node);
-        let mail = Mail::Request {
-            from: cluster.node().to_owned(),
-            conn: self.out.conn.0,
-            who: who(session, self.network),
-            frame: frame.clone(),
-            watching,
-        };
-        cluster.mail(node, &mail).await
-    }
-
-    /// Serves request `frame` elsewhere if it belongs elsewhere: true when it was
-    /// forwarded or answered; false when it is this node's to answer. If the node it belongs to
-    /// is gone, the player's games are found again first (here, or on the node that took them).
-    pub(super) async fn serve_elsewhere(&mut self, frame: &ClientFrame) -> bool {
-        if self.shared.wing.is_none() || self.stands_in {
-            return false;
-        }
+        let session = self.session.clone()?;
+        let cluster = self.shared.wing.as_ref()?.cluster.clone();
         // A node that is stopping takes no game over: its players find theirs on other nodes.
         let mut found_again = self.handing_over();
         loop {
-            let node = match self.elsewhere(&frame.message).await {
-                // One of the player's games that no node holds: its node has just handed it
-                // over (a drain) or died. This node takes it over for the player first.
-                Where::Here if !found_again && self.orphaned(&frame.message).await => {
+            match placed(cluster.player_node(id).await) {
+                Where::There(node) => {
+                    self.link(&session, &node);
+                    let who = who(&session, self.network);
+                    let game = RemoteGame::new(cluster, node, id, who);
+                    return Some(Ok(GameHandle::Remote(Box::new(game))));
+                }
+                Where::Here if !found_again && self.orphaned(id, &session).await => {
                     info!("a player's game has no node; taking it over here");
                     self.find_games_again().await;
                     found_again = true;
-                    continue;
+                    if let Some(game) = self.shared.registry.games.get(id) {
+                        return Some(Ok(GameHandle::Local(game)));
+                    }
                 }
-                Where::Here => return false,
-                Where::There(node) => node,
-                Where::Unreachable => break,
-            };
-            let watching = self.watching_elsewhere(&frame.message);
-            match self.forward(&node, frame, watching).await {
-                Ok(true) => return true,
-                Ok(false) if !found_again => {
-                    info!(%node, "the node that held a player's game is gone; finding it again");
-                    self.find_games_again().await;
-                    found_again = true;
-                }
-                Ok(false) => return false,
-                Err(err) => {
-                    warn!(cause = %err, %node, "cannot forward a request to another node");
-                    break;
+                Where::Here => return None,
+                Where::Unreachable => {
+                    return Some(Err(Refusal::new(ErrorCode::GamePaused, PAUSED)));
                 }
             }
         }
-        if played_game(&frame.message).is_some() {
-            self.out
-                .error(frame.id.clone(), ErrorCode::GamePaused, PAUSED);
-        } else {
-            self.out.error(
-                frame.id.clone(),
-                ErrorCode::Internal,
-                "the cluster cannot be reached just now; try again in a moment",
-            );
-        }
-        true
     }
 
-    /// Whether `message` is about one of the player's live games that is not here (and, since
-    /// it was asked, no other node holds): the store says which games are the player's.
-    async fn orphaned(&self, message: &ClientMessage) -> bool {
-        let (Some(game), Some(session)) = (played_game(message), &self.session) else {
-            return false;
+    /// Where the room with invite code `code` is held, when that could be another node.
+    pub(super) async fn room_node(&self, code: &str) -> Where {
+        let Some(wing) = self.shared.wing.as_ref().filter(|_| !self.stands_in) else {
+            return Where::Here;
         };
+        match invite_code::parse(code) {
+            Some(code) if self.shared.registry.rooms.rated(&code).is_none() => {
+                placed(wing.cluster.room_node(&code).await)
+            }
+            _ => Where::Here,
+        }
+    }
+
+    /// Where the waiting seek `seek` is held, when that could be another node.
+    pub(super) async fn seek_node(&self, seek: SeekId) -> Where {
+        let Some(wing) = self.shared.wing.as_ref().filter(|_| !self.stands_in) else {
+            return Where::Here;
+        };
+        if self.shared.registry.seeks.terms(seek).is_some() {
+            return Where::Here;
+        }
+        placed(wing.cluster.seek_node(seek).await)
+    }
+
+    /// Hands `message` (answered under `id`) to the node `found`, which holds the room or seek
+    /// it is about: `Some` with the reply when handed (or when the cluster cannot be reached);
+    /// `None` when this node answers, as when that node has gone with what it held.
+    pub(super) async fn hand_to(
+        &mut self,
+        found: Where,
+        id: Option<RequestId>,
+        message: ClientMessage,
+    ) -> Option<Reply> {
+        let node = match found {
+            Where::Here => return None,
+            Where::Unreachable => return Some(refuse(ErrorCode::Internal, UNREACHABLE)),
+            Where::There(node) => node,
+        };
+        match self.mail_request(&node, ClientFrame { id, message }).await {
+            Ok(true) => Some(Ok(())),
+            Ok(false) => None,
+            Err(err) => {
+                warn!(cause = %err, %node, "cannot hand a request to another node");
+                Some(refuse(ErrorCode::Internal, UNREACHABLE))
+            }
+        }
+    }
+
+    /// Notes that this connection, of `session`'s player, has a stand-in on `node`, so that
+    /// what `node` mails back for it finds it.
+    fn link(&self, session: &Session, node: &str) {
+        if let Some(wing) = &self.shared.wing {
+            wing.links
+                .link(&self.out, session.player, self.network, node);
+        }
+    }
+
+    /// Mails this connection's request `frame` to `node`: true; false if no node listens under
+    /// that name (it is gone); an error if Redis cannot be reached.
+    async fn mail_request(&self, node: &str, frame: ClientFrame) -> Result<bool, ClusterError> {
+        let (Some(wing), Some(session)) = (&self.shared.wing, &self.session) else {
+            return Ok(false);
+        };
+        self.link(session, node);
+        let mail = Mail::Request {
+            from: wing.cluster.node().to_owned(),
+            conn: self.out.conn.0,
+            who: who(session, self.network),
+            frame,
+            watching: false,
+        };
+        wing.cluster.mail(node, &mail).await
+    }
+
+    /// Whether `game`, not here (and, since it was asked, held by no other node), is one of
+    /// `session`'s player's live games: the store says which games are the player's.
+    async fn orphaned(&self, game: GameId, session: &Session) -> bool {
         if self.shared.registry.games.get(game).is_some() {
             return false;
         }
@@ -222,7 +192,7 @@ impl Client {
 
     /// Takes over the player's games whose node is gone, and attaches this connection to them
     /// here and to those another node took.
-    async fn find_games_again(&mut self) {
+    pub(super) async fn find_games_again(&mut self) {
         let Some(session) = self.session.clone() else {
             return;
         };
@@ -287,7 +257,7 @@ impl Client {
                 id: None,
                 message: ClientMessage::Logout,
             };
-            if let Err(err) = self.forward(&node, &logout, false).await {
+            if let Err(err) = self.mail_request(&node, logout).await {
                 warn!(cause = %err, %node, "cannot tell another node of a logout");
             }
         }
@@ -309,7 +279,7 @@ pub(super) async fn attach_elsewhere(
     let cluster = &wing.cluster;
     let mut waits = Vec::new();
     for node in nodes {
-        wing.links.link(out, (session.player, network), &node);
+        wing.links.link(out, session.player, network, &node);
         let (mark, answer) = wing.marks.wait();
         let attach = Mail::Attach {
             from: cluster.node().to_owned(),

@@ -85,12 +85,20 @@ impl Client {
         Ok(())
     }
 
-    pub(super) fn close_room(
+    pub(super) async fn close_room(
         &mut self,
         session: &Arc<Session>,
         id: Option<RequestId>,
         code: String,
     ) -> Reply {
+        #[cfg(feature = "cluster")]
+        {
+            let found = self.room_node(&code).await;
+            let message = noughts_protocol::ClientMessage::CloseRoom { code: code.clone() };
+            if let Some(reply) = self.hand_to(found, id.clone(), message).await {
+                return reply;
+            }
+        }
         let room = invite_code::parse(&code)
             .and_then(|code| self.shared.registry.rooms.close(&code, session.player));
         let Some(room) = room else {
@@ -117,6 +125,14 @@ impl Client {
         from: Requester,
         code: String,
     ) -> Reply {
+        #[cfg(feature = "cluster")]
+        {
+            let found = self.room_node(&code).await;
+            let message = noughts_protocol::ClientMessage::JoinRoom { code: code.clone() };
+            if let Some(reply) = self.hand_to(found, from.id.clone(), message).await {
+                return reply;
+            }
+        }
         let Some(code) = invite_code::parse(&code) else {
             return refuse(ErrorCode::NoSuchRoom, "no open room has that code");
         };

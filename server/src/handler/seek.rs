@@ -137,6 +137,14 @@ impl Client {
         from: Requester,
         seek: SeekId,
     ) -> Reply {
+        #[cfg(feature = "cluster")]
+        {
+            let found = self.seek_node(seek).await;
+            let message = noughts_protocol::ClientMessage::AcceptSeek { seek };
+            if let Some(reply) = self.hand_to(found, from.id.clone(), message).await {
+                return reply;
+            }
+        }
         self.check_not_stopping()?;
         let terms = self.shared.registry.seeks.terms(seek);
         if terms.is_some_and(|terms| terms.rated) {
@@ -284,7 +292,7 @@ async fn take_seek_on(
         return false;
     };
     let cluster = &wing.cluster;
-    wing.links.link(out, (session.player, network), node);
+    wing.links.link(out, session.player, network, node);
     let (mark, answer) = wing.marks.wait();
     let take = Mail::TakeSeek {
         from: cluster.node().to_owned(),

@@ -221,7 +221,7 @@ impl Client {
             };
             let sent = match (self.shared.registry.games.get(game), &self.shared.wing) {
                 (Some(handle), _) => handle.watch(session.clone(), from).await,
-                (None, Some(wing)) => wing.watch_remote(game, (from.player, from.out), None).await,
+                (None, Some(wing)) => wing.watch_remote(game, from.player, from.out, None).await,
                 (None, None) => false,
             };
             if !sent {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use noughts_protocol::{ErrorCode, GameId, ServerMessage};
 
 use super::client::{Client, Reply, no_such_game, refuse};
-use crate::registry::game_handle::Requester;
+use crate::registry::game_handle::{Requester, Sent};
 use crate::session::Session;
 
 impl Client {
@@ -27,11 +27,13 @@ impl Client {
         {
             return Err(no_such_game(game));
         }
+        // A listed game another node plays is watched through what that node publishes.
         if self.shared.registry.games.get(game).is_none()
             && let Some(wing) = &self.shared.wing
+            && wing.publishes(game).await
         {
             return if wing
-                .watch_remote(game, (from.player, from.out), from.id)
+                .watch_remote(game, from.player, from.out, from.id)
                 .await
             {
                 session.set_watching(game, true);
@@ -40,13 +42,16 @@ impl Client {
                 Err(no_such_game(game))
             };
         }
-        let handle = self.game(game)?;
+        // Here, or (a private game) on the node that plays it.
+        let handle = self.game(game).await?;
         session.set_watching(game, true);
-        if !handle.watch(session.clone(), from).await {
-            session.set_watching(game, false);
-            return refuse(ErrorCode::NoSuchGame, "no live game has that id");
+        match handle.watch(session.clone(), from, code).await {
+            Sent::Done => Ok(()),
+            _ => {
+                session.set_watching(game, false);
+                refuse(ErrorCode::NoSuchGame, "no live game has that id")
+            }
         }
-        Ok(())
     }
 
     pub(super) async fn unwatch(
@@ -64,7 +69,10 @@ impl Client {
             from.out.reply(from.id, ServerMessage::Ok);
             return Ok(());
         }
-        let handle = self.game(game)?;
-        self.forwarded(handle.unwatch(conn, Some(from)).await)
+        let handle = self.game(game).await?;
+        match handle.unwatch(from).await {
+            Sent::Done => Ok(()),
+            _ => refuse(ErrorCode::NoSuchGame, "that game has just closed"),
+        }
     }
 }

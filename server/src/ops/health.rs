@@ -5,7 +5,7 @@
 //!
 //! Readiness does not amplify a blip. A node serves the lobby, watchers and the games it holds
 //! through a short Redis or PostgreSQL outage, so a dependency counts against readiness only once
-//! it has failed continuously for longer than a grace ([`crate::Config::readiness_grace`], 15 s
+//! it has failed continuously for longer than a grace ([`crate::config::Config::readiness_grace`], 15 s
 //! by default); meanwhile `/readyz` still answers `200`, and its body says what is failing and for
 //! how long (`ready (redis failing for 3.2 s: …)`). Otherwise a 5 s Redis restart would take every
 //! node out of the balancer at once, and the whole site with them. A draining node answers `503`

@@ -61,11 +61,11 @@ impl Counts {
 /// The per-network counts of connections, open rooms and waiting seeks.
 #[derive(Debug, Default)]
 pub(crate) struct PerNetwork {
-    /// Connections, for [`crate::Config::max_connections_per_ip`].
+    /// Connections, for [`crate::config::Config::max_connections_per_ip`].
     connections: Arc<Counts>,
-    /// Open rooms, for [`crate::Config::max_rooms_per_ip`].
+    /// Open rooms, for [`crate::config::Config::max_rooms_per_ip`].
     rooms: Arc<Counts>,
-    /// Waiting seeks, for [`crate::Config::max_seeks_per_ip`].
+    /// Waiting seeks, for [`crate::config::Config::max_seeks_per_ip`].
     seeks: Arc<Counts>,
 }
 

@@ -1,13 +1,17 @@
-//! How the rest of the server reaches a game: a [`GameHandle`], whose methods are everything one
-//! can ask of a game, and the [`Command`]s they queue for its actor. Nothing outside `game`
-//! sees the actor itself or builds a command, so a game could live elsewhere behind the same
-//! handle.
+//! How the rest of the server reaches a game: a [`GameHandle`], played here ([`LocalGame`], its
+//! actor's queue) or, in a cluster, on another node ([`RemoteGame`], typed requests mailed to
+//! that node). A player's requests ([`Ask`]) go through either the same way; the node's own
+//! business with its games (attach, step down, the operator's end) only through a [`LocalGame`],
+//! whose methods are everything one can ask of an actor. Nothing outside `game` sees the actor
+//! itself or builds a [`Command`].
 
 use std::sync::Arc;
 
-use noughts_protocol::{ClaimOutcome, PlayerId, RequestId};
+use noughts_protocol::{ClaimOutcome, ClientMessage, GameId, PlayerId, RequestId};
 use tokio::sync::{mpsc, oneshot};
 
+#[cfg(feature = "cluster")]
+use crate::cluster::remote_game::RemoteGame;
 use crate::net::outbound::{ConnId, Outbound};
 use crate::rules::Speaker;
 use crate::session::Session;
@@ -15,71 +19,202 @@ use crate::session::Session;
 /// Commands queued per game before senders wait.
 pub(crate) const COMMAND_QUEUE: usize = 256;
 
-/// How to reach a game's actor.
+/// A game a player's request reaches.
+#[derive(Debug)]
+pub(crate) enum GameHandle {
+    /// Played on this node.
+    Local(LocalGame),
+    /// Played on another node of the cluster.
+    #[cfg(feature = "cluster")]
+    Remote(Box<RemoteGame>),
+}
+
+/// What became of a request handed to a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sent {
+    /// It reached the game, which answers the requester itself.
+    Done,
+    /// The game has closed meanwhile.
+    Closed,
+    /// The node that held the game is gone (it died or handed its games over).
+    NodeGone,
+    /// The cluster cannot be reached to carry it.
+    Unreachable,
+}
+
+impl Sent {
+    fn of(reached: bool) -> Sent {
+        if reached { Sent::Done } else { Sent::Closed }
+    }
+}
+
+/// A player's request about a game they play in (chat may come from a watcher too).
 #[derive(Debug, Clone)]
-pub(crate) struct GameHandle {
+pub(crate) enum Ask {
+    /// Put a mark on `cell`.
+    Move {
+        cell: usize,
+    },
+    Resign,
+    Rematch,
+    /// Offer a draw, or accept the opponent's offer.
+    OfferDraw,
+    /// Ask to take the last move back, or accept the opponent's request.
+    Takeback,
+    /// Decline the opponent's pending offer.
+    Decline,
+    /// Withdraw one's own pending offer.
+    CancelOffer,
+    /// Claim the game while the opponent is away.
+    Claim {
+        outcome: ClaimOutcome,
+    },
+    /// End the game with no result before both sides have moved.
+    Abort,
+    /// A chat line, already cleaned and checked, from `speaker`; `watching` when they watch the
+    /// game from another node.
+    Chat {
+        speaker: Speaker,
+        text: String,
+        watching: bool,
+    },
+}
+
+impl Ask {
+    /// The command the game's actor is given for it.
+    fn command(self, from: Requester) -> Command {
+        match self {
+            Ask::Move { cell } => Command::Move { from, cell },
+            Ask::Resign => Command::Resign { from },
+            Ask::Rematch => Command::Rematch { from },
+            Ask::OfferDraw => Command::OfferDraw { from },
+            Ask::Takeback => Command::Takeback { from },
+            Ask::Decline => Command::Decline { from },
+            Ask::CancelOffer => Command::CancelOffer { from },
+            Ask::Claim { outcome } => Command::Claim { from, outcome },
+            Ask::Abort => Command::Abort { from },
+            Ask::Chat {
+                speaker,
+                text,
+                watching,
+            } => Command::Chat {
+                from,
+                speaker,
+                text,
+                watching,
+            },
+        }
+    }
+
+    /// The request another node is sent for it about `game`: the protocol's own message, which
+    /// that node serves as it would its own connection's (the speaker is who the player is).
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+    fn message(self, game: GameId) -> ClientMessage {
+        match self {
+            Ask::Move { cell } => ClientMessage::Move { game, cell },
+            Ask::Resign => ClientMessage::Resign { game },
+            Ask::Rematch => ClientMessage::Rematch { game },
+            Ask::OfferDraw => ClientMessage::OfferDraw { game },
+            Ask::Takeback => ClientMessage::Takeback { game },
+            Ask::Decline => ClientMessage::Decline { game },
+            Ask::CancelOffer => ClientMessage::CancelOffer { game },
+            Ask::Claim { outcome } => ClientMessage::Claim { game, outcome },
+            Ask::Abort => ClientMessage::Abort { game },
+            Ask::Chat { text, .. } => ClientMessage::Chat { game, text },
+        }
+    }
+}
+
+impl GameHandle {
+    /// Hands `ask` from `from` to the game, wherever it is played.
+    pub(crate) async fn ask(&self, from: Requester, ask: Ask) -> Sent {
+        match self {
+            GameHandle::Local(game) => Sent::of(game.send(ask.command(from)).await),
+            #[cfg(feature = "cluster")]
+            GameHandle::Remote(game) => {
+                let watching = matches!(ask, Ask::Chat { watching: true, .. });
+                let message = ask.message(game.id());
+                remote_sent(
+                    game.request(from.out.conn, from.id, message, watching)
+                        .await,
+                )
+            }
+        }
+    }
+
+    /// Starts watching (or, for a player, sends the snapshot again); `code` is the private
+    /// game's invite code, which its own node checks.
+    pub(crate) async fn watch(
+        &self,
+        session: Arc<Session>,
+        from: Requester,
+        code: Option<String>,
+    ) -> Sent {
+        match self {
+            GameHandle::Local(game) => {
+                let _ = code;
+                Sent::of(game.watch(session, from).await)
+            }
+            #[cfg(feature = "cluster")]
+            GameHandle::Remote(game) => {
+                let message = ClientMessage::Watch {
+                    game: game.id(),
+                    code,
+                };
+                remote_sent(game.request(from.out.conn, from.id, message, false).await)
+            }
+        }
+    }
+
+    /// Stops watching.
+    pub(crate) async fn unwatch(&self, from: Requester) -> Sent {
+        match self {
+            GameHandle::Local(game) => Sent::of(game.unwatch(from.out.conn, Some(from)).await),
+            #[cfg(feature = "cluster")]
+            GameHandle::Remote(game) => {
+                let message = ClientMessage::Unwatch { game: game.id() };
+                remote_sent(game.request(from.out.conn, from.id, message, false).await)
+            }
+        }
+    }
+}
+
+/// What became of a request mailed to another node.
+#[cfg(feature = "cluster")]
+fn remote_sent(mailed: Result<bool, crate::cluster::ClusterError>) -> Sent {
+    match mailed {
+        Ok(true) => Sent::Done,
+        Ok(false) => Sent::NodeGone,
+        Err(err) => {
+            tracing::warn!(cause = %err, "cannot hand a request to the node that plays its game");
+            Sent::Unreachable
+        }
+    }
+}
+
+/// How to reach the actor of a game played here.
+#[derive(Debug, Clone)]
+pub(crate) struct LocalGame {
     /// The actor's command queue; bounded, so a flood waits rather than piles up.
     tx: mpsc::Sender<Command>,
 }
 
-impl GameHandle {
+impl LocalGame {
     /// The handle of the actor that reads `tx`'s queue.
-    pub(crate) fn new(tx: mpsc::Sender<Command>) -> GameHandle {
-        GameHandle { tx }
+    pub(crate) fn new(tx: mpsc::Sender<Command>) -> LocalGame {
+        LocalGame { tx }
     }
 
-    /// Queues a command; false if the game has closed meanwhile.
+    /// Queues a command; false if the game has closed meanwhile. Each of the methods below
+    /// answers false when the game has closed.
     async fn send(&self, command: Command) -> bool {
         self.tx.send(command).await.is_ok()
-    }
-
-    /// A player puts a mark on `cell`. Each of these answers false when the game has closed.
-    pub(crate) async fn play(&self, from: Requester, cell: usize) -> bool {
-        self.send(Command::Move { from, cell }).await
-    }
-
-    pub(crate) async fn resign(&self, from: Requester) -> bool {
-        self.send(Command::Resign { from }).await
     }
 
     /// The player leaves for good (it logged out): resigns if the game is live, says nothing
     /// otherwise.
     pub(crate) async fn leave(&self, player: PlayerId) -> bool {
         self.send(Command::Leave { player }).await
-    }
-
-    pub(crate) async fn rematch(&self, from: Requester) -> bool {
-        self.send(Command::Rematch { from }).await
-    }
-
-    /// Offers a draw, or accepts the opponent's offer.
-    pub(crate) async fn offer_draw(&self, from: Requester) -> bool {
-        self.send(Command::OfferDraw { from }).await
-    }
-
-    /// Asks to take the last move back, or accepts the opponent's request.
-    pub(crate) async fn takeback(&self, from: Requester) -> bool {
-        self.send(Command::Takeback { from }).await
-    }
-
-    /// Declines the opponent's pending offer.
-    pub(crate) async fn decline(&self, from: Requester) -> bool {
-        self.send(Command::Decline { from }).await
-    }
-
-    /// Withdraws the player's own pending offer.
-    pub(crate) async fn cancel_offer(&self, from: Requester) -> bool {
-        self.send(Command::CancelOffer { from }).await
-    }
-
-    /// Claims the game while the opponent is away.
-    pub(crate) async fn claim(&self, from: Requester, outcome: ClaimOutcome) -> bool {
-        self.send(Command::Claim { from, outcome }).await
-    }
-
-    /// Ends the game with no result before both sides have moved.
-    pub(crate) async fn abort(&self, from: Requester) -> bool {
-        self.send(Command::Abort { from }).await
     }
 
     /// The server's operator ends the game: aborted, unrated, both players told.
@@ -90,24 +225,6 @@ impl GameHandle {
     /// This node's lease on the game lapsed or was lost: it stops being served here at once.
     pub(crate) async fn step_down(&self) -> bool {
         self.send(Command::StepDown).await
-    }
-
-    /// A chat line, already cleaned and checked, from the player called `name` (a guest or
-    /// not); `watching` when they watch the game from another node.
-    pub(crate) async fn chat(
-        &self,
-        from: Requester,
-        speaker: Speaker,
-        text: String,
-        watching: bool,
-    ) -> bool {
-        self.send(Command::Chat {
-            from,
-            speaker,
-            text,
-            watching,
-        })
-        .await
     }
 
     /// Node `node` has `count` watchers of this game (a cluster's other nodes watch it through

@@ -10,7 +10,7 @@ use subtle::ConstantTimeEq;
 
 use super::ids::Ids;
 use crate::lobby::invite_code;
-use crate::registry::game_handle::GameHandle;
+use crate::registry::game_handle::LocalGame;
 use crate::store::GameStart;
 
 /// A game from a private room: only its players, and those who give the room's code, may watch.
@@ -27,12 +27,12 @@ struct Hidden {
 #[derive(Debug, Default)]
 pub(crate) struct Games {
     /// Live and recently finished games, by id, for every request that names a game.
-    by_id: DashMap<GameId, GameHandle>,
+    by_id: DashMap<GameId, LocalGame>,
     /// Games from private rooms, by id: the players and code that may watch them.
     hidden: DashMap<GameId, Hidden>,
     /// Game ids; never reused.
     pub(super) ids: Ids,
-    /// Games started and not yet ended, for [`crate::Config::max_games`].
+    /// Games started and not yet ended, for [`crate::config::Config::max_games`].
     live: AtomicUsize,
 }
 
@@ -42,11 +42,11 @@ impl Games {
         self.ids.next().map(GameId)
     }
 
-    pub(crate) fn add(&self, id: GameId, handle: GameHandle) {
+    pub(crate) fn add(&self, id: GameId, handle: LocalGame) {
         self.by_id.insert(id, handle);
     }
 
-    pub(crate) fn get(&self, id: GameId) -> Option<GameHandle> {
+    pub(crate) fn get(&self, id: GameId) -> Option<LocalGame> {
         self.by_id.get(&id).map(|g| g.clone())
     }
 
