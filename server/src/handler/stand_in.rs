@@ -103,8 +103,11 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
         } => {
             let stand_in = wing.stand_ins.route(from, conn, || {
                 let (tx, rx) = mpsc::channel(QUEUE);
-                let node = from.clone();
-                tokio::spawn(stand_in(shared.clone(), (node, conn), who.clone(), rx));
+                let caller = Caller {
+                    node: from.clone(),
+                    conn,
+                };
+                tokio::spawn(stand_in(shared.clone(), caller, who.clone(), rx));
                 tx
             });
             if stand_in.try_send(mail).is_err() {
@@ -137,13 +140,19 @@ async fn seated_elsewhere(shared: Arc<Shared>, from: String, player: PlayerId, g
     }
 }
 
-/// Serves connection `conn` of node `from`, speaking for `who`, until that node says it has gone.
-async fn stand_in(
-    shared: Arc<Shared>,
-    (from, conn): (String, u64),
-    who: Who,
-    mut mail: mpsc::Receiver<Mail>,
-) {
+/// A connection of another node, which a stand-in here serves.
+#[derive(Debug, Clone)]
+struct Caller {
+    /// The node's name.
+    node: String,
+    /// The connection's number on that node.
+    conn: u64,
+}
+
+/// Serves `caller`, a connection of another node, speaking for `who`, until that node says it
+/// has gone.
+async fn stand_in(shared: Arc<Shared>, caller: Caller, who: Who, mut mail: mpsc::Receiver<Mail>) {
+    let Caller { node: from, conn } = caller.clone();
     let Some(cluster) = shared.wing.as_ref().map(|wing| wing.cluster.clone()) else {
         return;
     };
@@ -188,7 +197,7 @@ async fn stand_in(
                 }
                 client.watching_elsewhere = false;
                 if let Some(game) = client.handed_over.take() {
-                    hand_back(&cluster, (&from, conn), game, frame).await;
+                    hand_back(&cluster, &caller, game, frame).await;
                 }
             }
             Mail::Attach { mark, .. } => {
@@ -223,20 +232,20 @@ async fn stand_in(
 }
 
 /// Hands request `frame` about `game`, which this node (stopping) has just handed over, back to
-/// connection `conn` of node `from`, for that node to serve again.
-async fn hand_back(cluster: &Cluster, (from, conn): (&str, u64), game: GameId, frame: ClientFrame) {
+/// `caller`'s node, for that node to serve again.
+async fn hand_back(cluster: &Cluster, caller: &Caller, game: GameId, frame: ClientFrame) {
     tracing::info!(
         game = game.0,
-        node = from,
+        node = caller.node,
         "handing a request back to its connection's node"
     );
     let retry = Mail::Retry {
         from: cluster.node().to_owned(),
-        conn,
+        conn: caller.conn,
         game,
         frame,
     };
-    if let Err(err) = cluster.mail(from, &retry).await {
+    if let Err(err) = cluster.mail(&caller.node, &retry).await {
         warn!(cause = %err, "cannot hand a request back to another node");
     }
 }
