@@ -24,7 +24,7 @@ use super::setup::{Setup, Starter};
 use crate::error::Refusal;
 use crate::metrics::GaugeShare;
 use crate::net::outbound::ConnId;
-use crate::registry::game_handle::{Command, Requester};
+use crate::registry::games::{Command, Requester};
 use crate::rules::sitter::Sitter;
 use crate::rules::{Decision, Due, PendingMove, Rematch, Rules, Table};
 use crate::session::Session;

@@ -8,7 +8,7 @@ use tracing::error;
 use noughts_protocol::{ClaimOutcome, ErrorCode};
 
 use super::actor::{Game, now, refuse};
-use crate::registry::game_handle::Requester;
+use crate::registry::games::Requester;
 use crate::rules::{Offered, PendingTakeback};
 
 impl Game {

@@ -11,7 +11,7 @@ use noughts_protocol::{GameInfo, Mark, PlayerId, ServerMessage};
 use super::actor::{Game, now};
 use super::seat::{Human, Watcher, index};
 use crate::net::outbound::{ConnId, Frame, Outbound, fan_out, frame, with_id};
-use crate::registry::game_handle::Requester;
+use crate::registry::games::Requester;
 use crate::rules::Update;
 use crate::rules::sitter::Sitter;
 use crate::session::Session;

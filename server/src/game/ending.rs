@@ -7,7 +7,7 @@ use tracing::{debug, error, info, warn};
 use super::actor::{Game, now};
 use super::seat::index;
 use super::stored::stored;
-use crate::registry::game_handle::Requester;
+use crate::registry::games::Requester;
 use crate::rules::sitter::Sitter;
 use crate::rules::{EndRecord, Update};
 use crate::store::Rerated;

@@ -29,7 +29,7 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::{Instrument, debug, error, info};
 
 use crate::error::Refusal;
-use crate::registry::game_handle::{COMMAND_QUEUE, LocalGame};
+use crate::registry::games::{COMMAND_QUEUE, LocalGame};
 use crate::rules::sitter::Sitter;
 use crate::session::Session;
 use crate::shared::Shared;

@@ -7,7 +7,7 @@ use noughts_protocol::{ClockSpec, GameId, GameKind, Level, PlayerId, Variant};
 use tokio::sync::oneshot;
 
 use crate::error::Refusal;
-use crate::registry::game_handle::Requester;
+use crate::registry::games::Requester;
 use crate::rules::sitter::Sitter;
 use crate::session::Session;
 use crate::shared::Shared;

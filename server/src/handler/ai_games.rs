@@ -9,7 +9,7 @@ use tokio::sync::oneshot;
 use super::client::{Client, Reply, coin_toss, refuse};
 use super::limits::{MAX_STARTED_GAMES, check_clock};
 use crate::game::{self, Setup};
-use crate::registry::game_handle::Requester;
+use crate::registry::games::Requester;
 use crate::rules::sitter::Sitter;
 use crate::session::Session;
 

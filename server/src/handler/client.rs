@@ -1,20 +1,16 @@
 //! One connection's view of its player ([`Client`]): the session once `hello` is answered, the
-//! rate limits, and what every handler shares (refusing, replying `ok`, reaching a game). Each
-//! request's own handling lives in the file named for its concern.
+//! rate limits, and what every handler shares (refusing, replying `ok`, the per-address places).
+//! A request comes in through `dispatch`; its own handling lives in the file named for its
+//! concern.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use noughts_protocol::{
-    ClientFrame, ClientMessage, ErrorCode, GameId, RequestId, ServerMessage, close, decode_client,
-};
-use tokio::time::Instant;
-use tracing::{debug, info};
+use noughts_protocol::{ErrorCode, GameId, RequestId, ServerMessage};
 
 use crate::error::Refusal;
 use crate::net::network::{Network, Slot};
-use crate::net::outbound::{Close, Outbound};
-use crate::registry::game_handle::GameHandle;
+use crate::net::outbound::Outbound;
 use crate::session::Session;
 use crate::session::token_bucket::Bucket;
 use crate::shared::Shared;
@@ -114,95 +110,6 @@ impl Client {
             .is_some_and(|session| session.seated())
     }
 
-    /// A ping or pong from the client: it counts against the request rate, and a flood of them
-    /// closes the connection as a flood of requests does.
-    pub(crate) fn control_frame(&mut self) -> Option<Close> {
-        self.take_request().err().flatten()
-    }
-
-    /// Takes one request's place in the rate. Refused: `Err`, with the close for a connection
-    /// that keeps flooding (more refusals in a row than the burst).
-    fn take_request(&mut self) -> Result<(), Option<Close>> {
-        if self.requests.take(Instant::now()) {
-            self.refused = 0;
-            return Ok(());
-        }
-        self.refused += 1;
-        if self.refused > self.shared.config.message_burst {
-            info!("closing a connection that keeps flooding");
-            return Err(Some(Close {
-                code: close::POLICY_VIOLATION,
-                reason: "rate limit exceeded",
-            }));
-        }
-        Err(None)
-    }
-
-    /// Handles one text frame. Returns a close when the client has to go (persistent flooding).
-    pub(crate) async fn receive(&mut self, text: &str) -> Option<Close> {
-        // Every frame counts against the limit, malformed ones too.
-        let allowed = self.take_request();
-        let decoded = decode_client(text);
-        if let Err(close) = allowed {
-            if close.is_some() {
-                return close;
-            }
-            let id = match decoded {
-                Ok(frame) => frame.id,
-                Err(err) => err.id,
-            };
-            self.out
-                .error(id, ErrorCode::RateLimited, "too many messages; slow down");
-            return None;
-        }
-        match decoded {
-            Ok(frame) => self.serve(frame).await,
-            Err(err) => self.out.error(err.id, err.code, err.message),
-        }
-        None
-    }
-
-    /// Handles one request another node read for its connection, which this client stands in
-    /// for; it counts against this connection's rate as a text frame does. Returns a close when
-    /// the client has to go (persistent flooding).
-    #[cfg(feature = "cluster")]
-    pub(crate) async fn receive_frame(&mut self, frame: ClientFrame) -> Option<Close> {
-        if let Err(close) = self.take_request() {
-            if close.is_some() {
-                return close;
-            }
-            self.out.error(
-                frame.id,
-                ErrorCode::RateLimited,
-                "too many messages; slow down",
-            );
-            return None;
-        }
-        self.serve(frame).await;
-        None
-    }
-
-    /// Serves one request (its handler hands it on when what it is about is held elsewhere).
-    async fn serve(&mut self, frame: ClientFrame) {
-        let id = frame.id.clone();
-        let game = played_game(&frame.message);
-        if let Err(refusal) = self.dispatch(frame.id, frame.message).await {
-            if let Some(game) = game.filter(|_| refusal.code == ErrorCode::NoSuchGame)
-                && self.handing_over()
-            {
-                // Not refused: the game lives on, on the node that takes it over.
-                info!(
-                    game = game.0,
-                    "a request about a game handed over is left to its next node"
-                );
-                self.handed_over = Some(game);
-                return;
-            }
-            debug!(code = %refusal.code, "refused");
-            self.out.error(id, refusal.code, refusal.message);
-        }
-    }
-
     /// Whether this node is stopping and has handed its games over (to be taken over from the
     /// shared store by the node each player comes back to). A request about one of them is not
     /// refused (the game is not over, it is between nodes): a connection of this node is left
@@ -212,29 +119,6 @@ impl Client {
         self.shared.wing.is_some()
             && self.shared.stop_games.is_cancelled()
             && self.shared.store.is_persistent()
-    }
-
-    /// The game `id`: played here, or in a cluster on the node that plays it (see `remote`).
-    pub(super) async fn game(&mut self, id: GameId) -> Result<GameHandle, Refusal> {
-        if let Some(game) = self.shared.registry.games.get(id) {
-            return Ok(GameHandle::Local(game));
-        }
-        #[cfg(feature = "cluster")]
-        if let Some(found) = self.game_elsewhere(id).await {
-            return found;
-        }
-        Err(match &self.shared.wing {
-            // It stepped down here, its lease lapsed: it is between nodes, not over.
-            Some(wing) if wing.is_paused(id) => Refusal::new(ErrorCode::GamePaused, PAUSED),
-            _ => no_such_game(id),
-        })
-    }
-
-    /// Whether this connection watches `game` as another node publishes it (a line it says
-    /// there is a spectator's).
-    pub(super) fn watches_remote(&self, game: GameId) -> bool {
-        let wing = self.shared.wing.as_ref();
-        wing.is_some_and(|wing| wing.watches_remote(game, self.out.conn))
     }
 
     pub(super) fn ok(&self, id: Option<RequestId>) {
@@ -271,23 +155,6 @@ impl Client {
             return refuse(ErrorCode::ShuttingDown, "the server is shutting down");
         }
         Ok(())
-    }
-}
-
-/// The game a player's request in it is about (a move, a resignation, an offer, chat).
-fn played_game(message: &ClientMessage) -> Option<GameId> {
-    match message {
-        ClientMessage::Move { game, .. }
-        | ClientMessage::Resign { game }
-        | ClientMessage::Rematch { game }
-        | ClientMessage::OfferDraw { game }
-        | ClientMessage::Takeback { game }
-        | ClientMessage::Decline { game }
-        | ClientMessage::CancelOffer { game }
-        | ClientMessage::Claim { game, .. }
-        | ClientMessage::Abort { game }
-        | ClientMessage::Chat { game, .. } => Some(*game),
-        _ => None,
     }
 }
 

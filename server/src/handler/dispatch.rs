@@ -1,17 +1,112 @@
-//! Which handler answers which request: one arm per message, each a call into the file for its
-//! concern. Before `hello`, only `hello` is answered.
+//! A request's way in: each text frame counted against the connection's rate, decoded once,
+//! and sent to its handler, one arm per message, each a call into the file for its concern.
+//! Before `hello`, only `hello` is answered.
 
 use std::sync::Arc;
 
-use noughts_protocol::{ClientMessage, ErrorCode, RequestId, ServerMessage};
+use noughts_protocol::{
+    ClientFrame, ClientMessage, ErrorCode, GameId, RequestId, ServerMessage, close, decode_client,
+};
+use tokio::time::Instant;
+use tracing::{debug, info};
 
 use super::client::{Client, Reply, refuse};
 use super::moderation::Relation;
 use super::room::RoomRequest;
-use crate::registry::game_handle::{Ask, Requester};
+use crate::net::outbound::Close;
+use crate::registry::games::{Ask, Requester};
 use crate::session::Session;
 
 impl Client {
+    /// A ping or pong from the client: it counts against the request rate, and a flood of them
+    /// closes the connection as a flood of requests does.
+    pub(crate) fn control_frame(&mut self) -> Option<Close> {
+        self.take_request().err().flatten()
+    }
+
+    /// Takes one request's place in the rate. Refused: `Err`, with the close for a connection
+    /// that keeps flooding (more refusals in a row than the burst).
+    fn take_request(&mut self) -> Result<(), Option<Close>> {
+        if self.requests.take(Instant::now()) {
+            self.refused = 0;
+            return Ok(());
+        }
+        self.refused += 1;
+        if self.refused > self.shared.config.message_burst {
+            info!("closing a connection that keeps flooding");
+            return Err(Some(Close {
+                code: close::POLICY_VIOLATION,
+                reason: "rate limit exceeded",
+            }));
+        }
+        Err(None)
+    }
+
+    /// Handles one text frame. Returns a close when the client has to go (persistent flooding).
+    pub(crate) async fn receive(&mut self, text: &str) -> Option<Close> {
+        // Every frame counts against the limit, malformed ones too.
+        let allowed = self.take_request();
+        let decoded = decode_client(text);
+        if let Err(close) = allowed {
+            if close.is_some() {
+                return close;
+            }
+            let id = match decoded {
+                Ok(frame) => frame.id,
+                Err(err) => err.id,
+            };
+            self.out
+                .error(id, ErrorCode::RateLimited, "too many messages; slow down");
+            return None;
+        }
+        match decoded {
+            Ok(frame) => self.serve(frame).await,
+            Err(err) => self.out.error(err.id, err.code, err.message),
+        }
+        None
+    }
+
+    /// Handles one request another node read for its connection, which this client stands in
+    /// for; it counts against this connection's rate as a text frame does. Returns a close when
+    /// the client has to go (persistent flooding).
+    #[cfg(feature = "cluster")]
+    pub(crate) async fn receive_frame(&mut self, frame: ClientFrame) -> Option<Close> {
+        if let Err(close) = self.take_request() {
+            if close.is_some() {
+                return close;
+            }
+            self.out.error(
+                frame.id,
+                ErrorCode::RateLimited,
+                "too many messages; slow down",
+            );
+            return None;
+        }
+        self.serve(frame).await;
+        None
+    }
+
+    /// Serves one request (its handler hands it on when what it is about is held elsewhere).
+    async fn serve(&mut self, frame: ClientFrame) {
+        let id = frame.id.clone();
+        let game = played_game(&frame.message);
+        if let Err(refusal) = self.dispatch(frame.id, frame.message).await {
+            if let Some(game) = game.filter(|_| refusal.code == ErrorCode::NoSuchGame)
+                && self.handing_over()
+            {
+                // Not refused: the game lives on, on the node that takes it over.
+                info!(
+                    game = game.0,
+                    "a request about a game handed over is left to its next node"
+                );
+                self.handed_over = Some(game);
+                return;
+            }
+            debug!(code = %refusal.code, "refused");
+            self.out.error(id, refusal.code, refusal.message);
+        }
+    }
+
     pub(super) async fn dispatch(
         &mut self,
         id: Option<RequestId>,
@@ -193,5 +288,22 @@ impl Client {
             }
             _ => refuse(ErrorCode::BadRequest, "not a request the server knows"),
         }
+    }
+}
+
+/// The game a player's request in it is about (a move, a resignation, an offer, chat).
+fn played_game(message: &ClientMessage) -> Option<GameId> {
+    match message {
+        ClientMessage::Move { game, .. }
+        | ClientMessage::Resign { game }
+        | ClientMessage::Rematch { game }
+        | ClientMessage::OfferDraw { game }
+        | ClientMessage::Takeback { game }
+        | ClientMessage::Decline { game }
+        | ClientMessage::CancelOffer { game }
+        | ClientMessage::Claim { game, .. }
+        | ClientMessage::Abort { game }
+        | ClientMessage::Chat { game, .. } => Some(*game),
+        _ => None,
     }
 }

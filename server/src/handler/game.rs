@@ -1,18 +1,43 @@
 //! Requests inside a game: `move`, `resign`, `rematch`, `offer_draw`, `takeback`, `decline`,
 //! `cancel_offer`, `claim`, `abort` and `chat`, handed to the game wherever it is played (see
-//! `GameHandle`), which answers them. Chat is checked and rate-limited here first.
+//! `GameHandle`), which answers them; and where a game is found, here or (in a cluster) on the
+//! node that plays it. Chat is checked and rate-limited here first.
 
 use std::sync::Arc;
 
 use noughts_protocol::{ChatError, ErrorCode, GameId, MAX_CHAT_CHARS, clean_chat};
 use tokio::time::Instant;
 
-use super::client::{Client, PAUSED, Reply, refuse};
-use crate::registry::game_handle::{Ask, GameHandle, Requester, Sent};
+use super::client::{Client, PAUSED, Reply, no_such_game, refuse};
+use crate::error::Refusal;
+use crate::registry::games::{Ask, GameHandle, Requester, Sent};
 use crate::rules::Speaker;
 use crate::session::Session;
 
 impl Client {
+    /// The game `id`: played here, or in a cluster on the node that plays it (see `remote`).
+    pub(super) async fn game(&mut self, id: GameId) -> Result<GameHandle, Refusal> {
+        if let Some(game) = self.shared.registry.games.get(id) {
+            return Ok(GameHandle::Local(game));
+        }
+        #[cfg(feature = "cluster")]
+        if let Some(found) = self.game_elsewhere(id).await {
+            return found;
+        }
+        Err(match &self.shared.wing {
+            // It stepped down here, its lease lapsed: it is between nodes, not over.
+            Some(wing) if wing.is_paused(id) => Refusal::new(ErrorCode::GamePaused, PAUSED),
+            _ => no_such_game(id),
+        })
+    }
+
+    /// Whether this connection watches `game` as another node publishes it (a line it says
+    /// there is a spectator's).
+    pub(super) fn watches_remote(&self, game: GameId) -> bool {
+        let wing = self.shared.wing.as_ref();
+        wing.is_some_and(|wing| wing.watches_remote(game, self.out.conn))
+    }
+
     /// Hands `ask` from `from` to `game`. In a cluster, when the node that played it has gone,
     /// the player's games are found again (here, or on the node that took them) and the request
     /// goes there, once.

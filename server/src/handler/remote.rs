@@ -23,7 +23,7 @@ use crate::error::Refusal;
 use crate::lobby::invite_code;
 use crate::net::network::Network;
 use crate::net::outbound::{ConnId, Outbound};
-use crate::registry::game_handle::GameHandle;
+use crate::registry::games::GameHandle;
 use crate::session::Session;
 use crate::shared::Shared;
 

@@ -10,7 +10,7 @@ use crate::game::expiry::forget_room;
 use crate::game::{self, Setup};
 use crate::lobby::invite_code;
 use crate::registry::JoinRoomError;
-use crate::registry::game_handle::Requester;
+use crate::registry::games::Requester;
 use crate::rules::sitter::Sitter;
 use crate::session::Session;
 

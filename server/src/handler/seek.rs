@@ -25,7 +25,7 @@ use crate::net::network::Network;
 #[cfg(feature = "cluster")]
 use crate::net::outbound::Outbound;
 use crate::registry::AcceptSeekError;
-use crate::registry::game_handle::Requester;
+use crate::registry::games::Requester;
 use crate::rules::rating;
 use crate::rules::sitter::Sitter;
 use crate::session::{OpenSeek, SeekTerms, Session};

@@ -19,7 +19,7 @@ use super::seek::withdraw_seek;
 use crate::error::Refusal;
 use crate::game::expiry::{close_rooms, expire_after_grace};
 use crate::net::outbound::{Close, Outbound};
-use crate::registry::game_handle::Requester;
+use crate::registry::games::Requester;
 use crate::rules::rating;
 use crate::session::{Attached, MAX_CONNECTIONS, Session, new_token};
 use crate::shared::Shared;

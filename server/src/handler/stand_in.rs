@@ -15,7 +15,7 @@ use crate::cluster::Cluster;
 use crate::cluster::mail::{Mail, Who};
 use crate::net::network::Network;
 use crate::net::outbound::{self, Close, ConnId, Frame};
-use crate::registry::game_handle::Requester;
+use crate::registry::games::Requester;
 use crate::rules::rating::Ratings;
 use crate::shared::Shared;
 use crate::store::StoredPlayer;

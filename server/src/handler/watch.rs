@@ -7,7 +7,7 @@ use std::sync::Arc;
 use noughts_protocol::{ErrorCode, GameId, ServerMessage};
 
 use super::client::{Client, Reply, no_such_game, refuse};
-use crate::registry::game_handle::{Requester, Sent};
+use crate::registry::games::{Requester, Sent};
 use crate::session::Session;
 
 impl Client {

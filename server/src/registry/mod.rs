@@ -3,8 +3,7 @@
 //! touches the maps.
 
 mod counts;
-pub(crate) mod game_handle;
-mod games;
+pub(crate) mod games;
 pub(crate) mod ids;
 mod rooms;
 mod seeks;
