@@ -8,7 +8,7 @@ use crate::account::AccountConfig;
 use crate::net::proxy::{Proxies, ProxySocket};
 use crate::net::tls::Tls;
 use crate::ops::operator::AdminSocket;
-use crate::store::{StoreConfig, TokenRules};
+use crate::store::{Durability, StoreConfig, TokenRules};
 
 /// Everything an operator (or a test) can tune. `Config::default()` is what `noughts-server`
 /// runs with when given no flags.
@@ -88,6 +88,9 @@ pub struct Config {
     /// embedded in a client never write to disk; `noughts-server` uses a SQLite file, or
     /// PostgreSQL when given a `postgres://` URL.
     pub store: StoreConfig,
+    /// When a database's commits reach the disk: before they are answered (the default), or
+    /// within an interval (see [`Durability`]).
+    pub durability: Durability,
     /// Origins, besides the server's own, whose pages may open a WebSocket here, as
     /// `scheme://host[:port]` in lowercase; a browser's upgrade from any other gets `403`.
     pub allowed_origins: Vec<String>,
@@ -193,6 +196,7 @@ impl Default for Config {
             chat_burst: 5,
             outbound_queue: 256,
             store: StoreConfig::Memory,
+            durability: Durability::Move,
             allowed_origins: Vec::new(),
             tls: None,
             tls_handshake_timeout: Duration::from_secs(10),
@@ -250,6 +254,24 @@ impl Config {
             idle_ms: ms(self.token_idle),
             overlap_ms: ms(self.token_overlap),
         }
+    }
+}
+
+impl ClusterConfig {
+    /// A node name unique enough for a cluster: the host's name and 48 random bits.
+    pub fn generated_node() -> String {
+        let mut bytes = [0u8; 6];
+        // Without randomness the name still differs by process; collisions only matter in a cluster.
+        if getrandom::fill(&mut bytes).is_err() {
+            bytes[..4].copy_from_slice(&std::process::id().to_le_bytes());
+        }
+        let host = std::fs::read_to_string("/etc/hostname")
+            .ok()
+            .map(|name| name.trim().to_owned())
+            .filter(|name| !name.is_empty() && name.len() <= 32)
+            .unwrap_or_else(|| "node".to_owned());
+        let suffix: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        format!("{host}-{suffix}")
     }
 }
 

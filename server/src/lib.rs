@@ -62,4 +62,6 @@ pub use ops::operator::{
 };
 pub use ops::secret_file::{UrlFileError, read_url_file};
 pub use server::{run, run_with_metrics};
-pub use store::{StoreConfig, StoreError};
+pub use store::{
+    DEFAULT_FLUSH_MS, Durability, DurabilityArgs, DurabilityMode, StoreConfig, StoreError,
+};

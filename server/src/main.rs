@@ -210,6 +210,8 @@ struct Args {
     /// ones leave history and game records (players, ratings and results stay).
     #[arg(long, env = "NOUGHTS_MEMORY_GAMES", default_value_t = 5_000)]
     memory_games: usize,
+    #[command(flatten)]
+    durability: noughts_server::DurabilityArgs,
     /// The most lobby frames sent a second, counting one per follower: with more followers than
     /// this allows at the lobby's usual pace, its frames come further apart instead of costing
     /// more.
@@ -395,7 +397,10 @@ impl Args {
             finished_linger: Duration::from_secs(self.finished_linger_secs),
             cluster: self.redis.as_ref().map(|redis| ClusterConfig {
                 redis: redis.clone(),
-                node: self.node_id.clone().unwrap_or_else(generated_node_id),
+                node: self
+                    .node_id
+                    .clone()
+                    .unwrap_or_else(ClusterConfig::generated_node),
                 lease: Duration::from_millis(self.lease_ms),
                 secret: None,
                 insecure_redis: self.insecure_redis,
@@ -403,6 +408,7 @@ impl Args {
             }),
             admin_socket: AdminSocket::of(&self.store(), self.admin_socket.clone()),
             store: self.store(),
+            durability: self.durability.durability(),
             first_move_timeout: Duration::from_secs(self.first_move_secs),
             memory_finished_games: self.memory_games,
             lobby_sends_per_sec: self.lobby_sends,
@@ -443,22 +449,6 @@ fn log_filter() -> EnvFilter {
         }
     }
     filter
-}
-
-/// A node name unique enough for a cluster: the host's name and 48 random bits.
-fn generated_node_id() -> String {
-    let mut bytes = [0u8; 6];
-    // Without randomness the name still differs by process; collisions only matter in a cluster.
-    if getrandom::fill(&mut bytes).is_err() {
-        bytes[..4].copy_from_slice(&std::process::id().to_le_bytes());
-    }
-    let host = std::fs::read_to_string("/etc/hostname")
-        .ok()
-        .map(|name| name.trim().to_owned())
-        .filter(|name| !name.is_empty() && name.len() <= 32)
-        .unwrap_or_else(|| "node".to_owned());
-    let suffix: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{host}-{suffix}")
 }
 
 /// `noughts.db` in the user's data directory (or the working directory if there is none).

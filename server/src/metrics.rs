@@ -11,6 +11,9 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
+
+use crate::store::FlushSeries;
+
 /// The label of the dependency series: what the node depends on, `redis` (a node of a
 /// cluster) or its store by kind, `postgres`, `sqlite` or `memory`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
@@ -136,14 +139,14 @@ pub(crate) struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
-        Metrics::new(Counter::default())
+        Metrics::new(Counter::default(), &FlushSeries::default())
     }
 }
 
 impl Metrics {
     /// A server's metrics, `noughts_store_errors_total` being the store's own count
     /// ([`crate::store::Store::errors`]).
-    pub(crate) fn new(store_errors: Counter) -> Metrics {
+    pub(crate) fn new(store_errors: Counter, flush: &FlushSeries) -> Metrics {
         let mut registry = Registry::with_prefix("noughts");
         let connections = Gauge::default();
         let live_games = Gauge::default();
@@ -216,6 +219,23 @@ impl Metrics {
             "store_errors",
             "Store writes and reads that failed",
             store_errors.clone(),
+        );
+        // With `--durability interval`: how the database's commits reach the disk.
+        registry.register(
+            "store_flush_interval_seconds",
+            "The longest a committed write may wait to reach the disk (0: each is on disk before it is answered)",
+            flush.interval.clone(),
+        );
+        registry.register_with_unit(
+            "store_flush_lag",
+            "How old the oldest written but unflushed write was when a flush made it durable",
+            Unit::Seconds,
+            flush.lag.clone(),
+        );
+        registry.register(
+            "store_flushes",
+            "Flushes that made the database's written commits durable",
+            flush.flushes.clone(),
         );
         let leases_held = Gauge::default();
         registry.register(

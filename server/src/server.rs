@@ -88,7 +88,12 @@ async fn serve(
         anyhow::bail!(refusal);
     }
     let entrances = Entrances::open(listener, &config)?;
-    let (store, startup) = Store::open_keeping(&config.store, config.memory_finished_games).await?;
+    let (store, startup) = Store::open_keeping(
+        &config.store,
+        config.memory_finished_games,
+        config.durability,
+    )
+    .await?;
     // Made once the store is this server's (a SQLite file is held by one server at a time).
     let admin_door = match &config.admin_socket {
         Some(socket) => operator::open_admin_socket(socket)?,
@@ -102,7 +107,7 @@ async fn serve(
     let connections = TaskTracker::new();
     let stop_connections = CancellationToken::new();
     let moderation = Moderation::new();
-    let metrics = Arc::new(metrics::Metrics::new(store.errors.clone()));
+    let metrics = Arc::new(metrics::Metrics::new(store.errors.clone(), &store.flush));
     #[cfg(feature = "cluster")]
     let (wing, lapsed) = joining::open(
         &config,

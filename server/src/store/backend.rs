@@ -48,6 +48,16 @@ pub(super) trait Backend: AccountBackend + Send {
     fn savepoint(&mut self) -> Result<(), StoreError>;
     /// Keeps (or undoes) the write since the savepoint.
     fn end_savepoint(&mut self, keep: bool) -> Result<(), StoreError>;
+    /// From now on, a commit is answered once written (`interval`: the disk is reached at the
+    /// next [`Backend::flush`]) or once on disk (`move`, every database's default).
+    fn answer_when_written(&mut self, written: bool) -> Result<(), StoreError> {
+        let _ = written;
+        Ok(())
+    }
+    /// Makes every commit so far durable (in `interval` mode).
+    fn flush(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
 
     /// The largest player and game ids ever given out.
     fn last_ids(&mut self) -> Result<(u64, u64), StoreError>;

@@ -10,6 +10,7 @@ use tokio::sync::oneshot;
 use tracing::error;
 
 use super::backend::Backend;
+use super::durability::Flusher;
 use super::records::StoreError;
 
 /// The database a job works on.
@@ -137,59 +138,83 @@ const BATCH: usize = 512;
 
 /// The store thread: takes every queued job, commits the writes among them in one transaction,
 /// answers them (a batch's in one task on the runtime that handed it over, if any), commits each
-/// write that stands alone in a transaction of its own, then runs the reads. Ends when every
-/// handle has been dropped.
-pub(super) fn work(db: Db<'_>, queue: &mpsc::Receiver<Batch>) {
-    while let Ok(first) = queue.recv() {
-        // Each batch's writes, with the runtime that answers them.
-        let mut writes: Vec<(Option<Handle>, Writes)> = Vec::new();
-        let mut reads = Vec::new();
-        let mut alone = Vec::new();
-        let mut taken = 0;
-        let mut next = Some(first);
-        while let Some(batch) = next.take() {
-            let mut written = Vec::new();
-            for job in batch.jobs {
-                match job {
-                    Job::Write(write) => written.push(write),
-                    Job::Read(read) => reads.push(read),
-                    Job::Alone(write) => alone.push(write),
+/// write that stands alone in a transaction of its own, then runs the reads. Between batches,
+/// `flusher` makes the writes durable when they are answered before that. Ends, flushed, when
+/// every handle has been dropped.
+pub(super) fn work(db: Db<'_>, queue: &mpsc::Receiver<Batch>, flusher: &mut Flusher) {
+    loop {
+        let first = match flusher.patience() {
+            None => queue.recv().ok(),
+            Some(patience) => match queue.recv_timeout(patience) {
+                Ok(batch) => Some(batch),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    flusher.flush_if_due(&mut *db);
+                    continue;
                 }
-                taken += 1;
+                Err(mpsc::RecvTimeoutError::Disconnected) => None,
+            },
+        };
+        let Some(first) = first else {
+            break;
+        };
+        run_batch(&mut *db, queue, first, flusher);
+        flusher.flush_if_due(&mut *db);
+    }
+    flusher.flush(db);
+}
+
+/// Runs `first` and the batches queued behind it, up to [`BATCH`] jobs.
+fn run_batch(db: Db<'_>, queue: &mpsc::Receiver<Batch>, first: Batch, flusher: &mut Flusher) {
+    // Each batch's writes, with the runtime that answers them.
+    let mut writes: Vec<(Option<Handle>, Writes)> = Vec::new();
+    let mut reads = Vec::new();
+    let mut alone = Vec::new();
+    let mut taken = 0;
+    let mut next = Some(first);
+    while let Some(batch) = next.take() {
+        let mut written = Vec::new();
+        for job in batch.jobs {
+            match job {
+                Job::Write(write) => written.push(write),
+                Job::Read(read) => reads.push(read),
+                Job::Alone(write) => alone.push(write),
             }
-            if !written.is_empty() {
-                writes.push((batch.runtime, written));
-            }
-            if taken < BATCH {
-                next = queue.try_recv().ok();
-            }
+            taken += 1;
         }
-        if !writes.is_empty() {
-            let batches = writes.iter_mut().flat_map(|(_, batch)| batch.iter_mut());
-            let committed = Arc::new(commit_together(db, batches.map(|write| &mut **write)));
-            for (runtime, batch) in writes {
-                let committed = Arc::clone(&committed);
-                let answer = move || {
-                    for write in batch {
-                        write.finish(committed.as_ref().as_ref().map(|_| ()));
-                    }
-                };
-                match runtime {
-                    Some(runtime) => drop(runtime.spawn(async move { answer() })),
-                    None => answer(),
+        if !written.is_empty() {
+            writes.push((batch.runtime, written));
+        }
+        if taken < BATCH {
+            next = queue.try_recv().ok();
+        }
+    }
+    if !writes.is_empty() {
+        let batches = writes.iter_mut().flat_map(|(_, batch)| batch.iter_mut());
+        let committed = Arc::new(commit_together(db, batches.map(|write| &mut **write)));
+        flusher.committed();
+        for (runtime, batch) in writes {
+            let committed = Arc::clone(&committed);
+            let answer = move || {
+                for write in batch {
+                    write.finish(committed.as_ref().as_ref().map(|_| ()));
                 }
+            };
+            match runtime {
+                Some(runtime) => drop(runtime.spawn(async move { answer() })),
+                None => answer(),
             }
         }
-        for mut write in alone {
-            let committed = commit_together(db, [&mut *write]);
-            write.finish(committed.as_ref().map(|_| ()));
-        }
-        for read in reads {
-            // A query that panics drops its answer; its caller hears that the store failed.
-            let _ = guarded(|| {
-                read(&mut *db);
-                Ok(())
-            });
-        }
+    }
+    for mut write in alone {
+        let committed = commit_together(db, [&mut *write]);
+        flusher.committed();
+        write.finish(committed.as_ref().map(|_| ()));
+    }
+    for read in reads {
+        // A query that panics drops its answer; its caller hears that the store failed.
+        let _ = guarded(|| {
+            read(&mut *db);
+            Ok(())
+        });
     }
 }

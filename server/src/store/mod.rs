@@ -13,6 +13,7 @@
 mod account_calls;
 mod accounts;
 mod backend;
+mod durability;
 mod holders;
 mod job;
 mod memory;
@@ -27,6 +28,8 @@ mod sqlite;
 mod tests;
 
 pub(crate) use accounts::{NewAccount, StoredAccount, StoredDevice, device_holding};
+pub(crate) use durability::FlushSeries;
+pub use durability::{DEFAULT_FLUSH_MS, Durability, DurabilityArgs, DurabilityMode};
 pub(crate) use queue::Store;
 pub(crate) use records::{
     EndedGame, Ending, GameStart, LiveGame, Rerated, SEQ_RESERVE, StoredGame, StoredMove,

@@ -18,6 +18,7 @@ use tokio::sync::oneshot;
 use tracing::error;
 
 use super::backend::{self, Backend};
+use super::durability::{Durability, FlushSeries, Flusher};
 use super::job::{Batch, Db, Job, WriteJob, commit_together, guarded, work};
 use super::memory::Memory;
 #[cfg(feature = "cluster")]
@@ -181,6 +182,8 @@ pub(crate) struct Store {
     /// Jobs that failed (a write refused or not committed, a read not answered), counted for
     /// `noughts_store_errors_total`; shared by every handle.
     pub(crate) errors: Counter,
+    /// How the database's commits reach the disk, for `/metrics`; shared with the store thread.
+    pub(crate) flush: FlushSeries,
 }
 
 impl Store {
@@ -189,21 +192,28 @@ impl Store {
     /// callers' tasks.
     #[cfg(test)]
     pub(crate) async fn open(config: &StoreConfig) -> Result<(Store, Startup), StoreError> {
-        Store::open_keeping(config, usize::MAX).await
+        Store::open_keeping(config, usize::MAX, Durability::Move).await
     }
 
     /// [`Store::open`], the memory store keeping the records of the newest `finished` finished
-    /// games only (a database keeps every game).
+    /// games only (a database keeps every game), a database's commits reaching the disk as
+    /// `durability` says.
     pub(crate) async fn open_keeping(
         config: &StoreConfig,
         finished: usize,
+        durability: Durability,
     ) -> Result<(Store, Startup), StoreError> {
         let persistent = config.is_persistent();
         if let StoreConfig::Memory = config {
             return Store::inline(Box::new(Memory::new(finished)), drop);
         }
         let config = config.clone();
-        Store::start(persistent, move || open(&config), drop).await
+        let open = move || {
+            let mut db = open(&config)?;
+            db.answer_when_written(durability != Durability::Move)?;
+            Ok(db)
+        };
+        Store::start(persistent, open, durability, drop).await
     }
 
     /// A store of records kept in this process (`db`), worked on in the callers' tasks; `close`
@@ -223,19 +233,23 @@ impl Store {
             persistent: false,
             fences: Arc::default(),
             errors: Counter::default(),
+            flush: FlushSeries::default(),
         };
         Ok((store, startup?))
     }
 
     /// Starts the store's thread on the database `open` gives, which is handed to `close` when
-    /// the thread ends.
+    /// the thread ends; its commits reach the disk as `durability` says.
     async fn start(
         persistent: bool,
         open: impl FnOnce() -> Result<Box<dyn Backend>, StoreError> + Send + 'static,
+        durability: Durability,
         close: impl FnOnce(Box<dyn Backend>) + Send + 'static,
     ) -> Result<(Store, Startup), StoreError> {
         let (ready_tx, ready) = oneshot::channel();
         let (thread, queue) = mpsc::channel::<Batch>();
+        let flush = FlushSeries::default();
+        let mut flusher = Flusher::new(durability, flush.clone());
         std::thread::Builder::new()
             .name("noughts-store".into())
             .spawn(move || {
@@ -246,7 +260,7 @@ impl Store {
                 match opened {
                     Ok((mut db, Ok(startup))) => {
                         let _ = ready_tx.send(Ok(startup));
-                        work(&mut *db, &queue);
+                        work(&mut *db, &queue, &mut flusher);
                         close(db);
                     }
                     Ok((db, Err(err))) => {
@@ -267,6 +281,7 @@ impl Store {
             persistent,
             fences: Arc::default(),
             errors: Counter::default(),
+            flush,
         };
         Ok((store, startup))
     }

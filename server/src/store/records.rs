@@ -127,6 +127,8 @@ pub enum StoreError {
     },
     #[error("cannot create the database's directory: {0}")]
     Directory(#[from] std::io::Error),
+    #[error("cannot sync the database's writes to disk: {0}")]
+    Flush(std::io::Error),
     #[error("the database has schema version {found}, newer than this server's {known}")]
     TooNew { found: u32, known: u32 },
     #[error("a stored game is inconsistent: {0}")]

@@ -497,8 +497,19 @@ async fn flood(mut socket: Socket, game: GameId, mark: Mark, count: Arc<AtomicUs
 
 #[tokio::test]
 async fn sigkill_in_a_flood_of_moves_loses_nothing_anyone_saw() {
-    let scratch = Scratch::new("faults-sigkill");
-    let args = ["--grace-secs", "60"];
+    sigkill_in_a_flood("faults-sigkill", "move").await;
+}
+
+#[tokio::test]
+async fn sigkill_in_a_flood_of_moves_answered_once_written_loses_nothing_anyone_saw() {
+    sigkill_in_a_flood("faults-sigkill-interval", "interval").await;
+}
+
+/// A server on a SQLite file, its moves reaching the disk as `durability` says, killed while two
+/// players flood a game with moves: every move either of them saw comes back.
+async fn sigkill_in_a_flood(name: &str, durability: &str) {
+    let scratch = Scratch::new(name);
+    let args = ["--grace-secs", "60", "--durability", durability];
     let server = ServerProcess::start(&server_binary(), &scratch.dir, &args);
     let (mut x, mut o, state) = quick_match(&server.url, Variant::Classic).await;
     let human = state.game;

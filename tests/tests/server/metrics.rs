@@ -109,6 +109,21 @@ async fn scrape_until(addr: SocketAddr, expected: &[(&str, f64)]) -> String {
     }
 }
 
+/// Serves `config` until the test ends: the WebSocket URL and the metrics port.
+async fn serve(config: Config) -> (String, SocketAddr) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}/", listener.local_addr().unwrap());
+    let metrics_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let metrics = metrics_listener.local_addr().unwrap();
+    tokio::spawn(noughts_server::run_with_metrics(
+        listener,
+        metrics_listener,
+        config,
+        std::future::pending(),
+    ));
+    (url, metrics)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_metrics_follow_play() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -228,11 +243,7 @@ async fn the_metrics_follow_play() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reader_too_slow_is_dropped_and_counted() {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("ws://{}/", listener.local_addr().unwrap());
-    let metrics_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let metrics = metrics_listener.local_addr().unwrap();
-    let config = Config {
+    let (url, metrics) = serve(Config {
         war_games: false,
         outbound_queue: 8,
         messages_per_second: 1_000_000,
@@ -240,13 +251,8 @@ async fn a_reader_too_slow_is_dropped_and_counted() {
         chat_per_minute: 1_000_000,
         chat_burst: 1_000_000,
         ..Config::default()
-    };
-    let _server = tokio::spawn(noughts_server::run_with_metrics(
-        listener,
-        metrics_listener,
-        config,
-        std::future::pending(),
-    ));
+    })
+    .await;
     let (mut x, mut o, state) = quick_match(&url, Variant::Classic).await;
     let game = state.game;
     let mut watcher = net::small_watcher(&url, game).await;
@@ -293,4 +299,65 @@ async fn a_reader_too_slow_is_dropped_and_counted() {
     .await;
     // The server closed it: it reads what was sent before, then the end.
     while noughts_tests::read_frame(&mut watcher).await.is_ok() {}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moves_answered_once_written_reach_the_disk_within_the_flush_interval() {
+    let dir = noughts_tests::Scratch::new("metrics-flush");
+    let (url, metrics) = serve(Config {
+        war_games: false,
+        store: noughts_server::StoreConfig::File(dir.dir.join("noughts.db")),
+        durability: noughts_server::Durability::Interval(Duration::from_millis(50)),
+        messages_per_second: 1_000_000,
+        message_burst: 1_000_000,
+        ..Config::default()
+    })
+    .await;
+    scrape_until(metrics, &[("noughts_store_flush_interval_seconds", 0.05)]).await;
+
+    // Eight games at once, each playing a drawn line as fast as its moves come back.
+    let mut pairs = Vec::new();
+    for _ in 0..8 {
+        pairs.push(quick_match(&url, Variant::Classic).await);
+    }
+    let games = pairs.into_iter().map(|(mut x, mut o, state)| {
+        tokio::spawn(async move {
+            let line = [0, 4, 8, 1, 7, 6, 2, 5, 3];
+            noughts_tests::alternate(&mut x, &mut o, state.game, &line).await;
+        })
+    });
+    for game in games.collect::<Vec<_>>() {
+        game.await.unwrap();
+    }
+
+    // Every write was flushed (none waits now), each within the interval and a sync's time.
+    let deadline = Instant::now() + WAIT;
+    let text = loop {
+        let (_, text) = get(metrics, "/metrics").await;
+        let flushes = sample(&text, "noughts_store_flushes_total").unwrap_or(0.0);
+        let flushed = sample(&text, "noughts_store_flush_lag_seconds_count").unwrap_or(0.0);
+        if flushes > 0.0 && flushed == flushes {
+            break text;
+        }
+        assert!(Instant::now() < deadline, "no flush was made:\n{text}");
+        sleep(Duration::from_millis(20)).await;
+    };
+    let count = sample(&text, "noughts_store_flush_lag_seconds_count").unwrap();
+    // The buckets double from 0.5 ms: 0.256 s is the first at five intervals or more, room for
+    // a sync on a busy disk; none may wait past 4 s.
+    let within = sample(
+        &text,
+        "noughts_store_flush_lag_seconds_bucket{le=\"0.256\"}",
+    )
+    .unwrap();
+    let bounded = sample(
+        &text,
+        "noughts_store_flush_lag_seconds_bucket{le=\"4.096\"}",
+    )
+    .unwrap();
+    assert!(
+        within * 2.0 >= count,
+        "most flushes within the bound:\n{text}"
+    );
+    assert_eq!(bounded, count, "no flush waits for seconds:\n{text}");
 }

@@ -2,7 +2,8 @@
 //! killed with SIGKILL in the middle of games and started again on the same database: the live
 //! games come back with the same board, seq and clocks, both players resume them with their tokens
 //! and finish them, nothing played before is missing from the history, and no token is ever
-//! written to the database or the log.
+//! written to the database or the log; whether moves reach the disk before they are answered
+//! (`--durability move`) or within an interval after (`interval`).
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
@@ -31,11 +32,28 @@ const CLOCK: ClockSpec = ClockSpec {
 /// A `noughts-server` child process on `db` (a SQLite file or a PostgreSQL URL), logging
 /// everything it can into `dir`/server.log.
 fn start(dir: &Path, db: &OsStr) -> ServerProcess {
+    start_in(dir, db, Durability::Move)
+}
+
+/// When the server under test has its moves reach the disk (`--durability`).
+#[derive(Debug, Clone, Copy)]
+enum Durability {
+    /// Each on disk before anyone hears of it.
+    Move,
+    /// Each answered once written, on disk within 10 ms.
+    Interval,
+}
+
+fn start_in(dir: &Path, db: &OsStr, durability: Durability) -> ServerProcess {
+    let durability = match durability {
+        Durability::Move => "move",
+        Durability::Interval => "interval",
+    };
     ServerProcess::start_on(
         &noughts_tests::binary::path("noughts-server"),
         dir,
         db,
-        &["--grace-secs", "60"],
+        &["--grace-secs", "60", "--durability", durability],
     )
 }
 
@@ -199,7 +217,12 @@ fn scratch_dir(name: &str) -> PathBuf {
 
 #[tokio::test]
 async fn a_killed_server_restores_its_games_and_loses_nothing() {
-    killed_and_restored("sqlite", None).await;
+    killed_and_restored("sqlite", None, Durability::Move).await;
+}
+
+#[tokio::test]
+async fn a_killed_server_answering_moves_once_written_restores_its_games_and_loses_nothing() {
+    killed_and_restored("sqlite-interval", None, Durability::Interval).await;
 }
 
 #[tokio::test]
@@ -207,18 +230,29 @@ async fn a_killed_server_on_postgres_restores_its_games_and_loses_nothing() {
     let Some(postgres) = Postgres::shared() else {
         return;
     };
-    killed_and_restored("postgres", Some(postgres.database("restart"))).await;
+    let db = postgres.database("restart");
+    killed_and_restored("postgres", Some(db), Durability::Move).await;
+}
+
+#[tokio::test]
+async fn a_killed_server_on_postgres_answering_moves_once_written_loses_nothing() {
+    let Some(postgres) = Postgres::shared() else {
+        return;
+    };
+    let db = postgres.database("restart_interval");
+    killed_and_restored("postgres-interval", Some(db), Durability::Interval).await;
 }
 
 /// Games played, the server killed, started again on the same database (`postgres`, or
-/// noughts.db in the test's directory), the games resumed and finished.
-async fn killed_and_restored(name: &str, postgres: Option<String>) {
+/// noughts.db in the test's directory), the games resumed and finished; the server's moves
+/// reaching the disk as `durability` says (a crash of the server loses nothing either way).
+async fn killed_and_restored(name: &str, postgres: Option<String>, durability: Durability) {
     let dir = scratch_dir(name);
     let db: OsString = match postgres {
         Some(url) => url.into(),
         None => dir.join("noughts.db").into(),
     };
-    let before = before_the_crash(&dir, &db).await;
+    let before = before_the_crash(&dir, &db, durability).await;
     let Before {
         a_winner,
         game_b,
@@ -235,7 +269,7 @@ async fn killed_and_restored(name: &str, postgres: Option<String>) {
     let (game_b, game_c) = (*game_b, *game_c);
     let (b_seq, c_seq, b_clocks) = (*b_seq, *c_seq, *b_clocks);
     // The same database, a new process.
-    let server = start(&dir, &db);
+    let server = start_in(&dir, &db, durability);
     let mut eve = Player::hello(&server.url, "eve", None).await;
     let lobby = eve.request(ClientMessage::SubscribeLobby).await;
     let ServerMessage::Lobby { games, .. } = lobby else {
@@ -318,8 +352,8 @@ struct Before {
 
 /// Game A played to its end, B three moves in on a clock, C one move each against the AI; then
 /// the server is killed.
-async fn before_the_crash(dir: &Path, db: &OsStr) -> Before {
-    let server = start(dir, db);
+async fn before_the_crash(dir: &Path, db: &OsStr, durability: Durability) -> Before {
+    let server = start_in(dir, db, durability);
     let mut ada = Player::hello(&server.url, "ada", None).await;
     let mut bob = Player::hello(&server.url, "bob", None).await;
     assert_eq!(ada.classic_rating(), (1500, 0));

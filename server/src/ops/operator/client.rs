@@ -15,7 +15,7 @@ use tokio::time::timeout;
 use super::commands::{AdminAction, HEADER, Request, execute};
 use crate::net::proxy::MAX_SOCKET_PATH;
 use crate::ops::backup::receive_backup;
-use crate::store::{Store, StoreConfig};
+use crate::store::{Durability, Store, StoreConfig};
 
 /// How long a request through the server may take.
 const ADMIN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -39,7 +39,7 @@ pub async fn run_admin(
              --admin-socket PATH, and give this command the same"
         );
     }
-    let opened = Store::open_keeping(config, usize::MAX).await;
+    let opened = Store::open_keeping(config, usize::MAX, Durability::Move).await;
     let (store, _) = opened.with_context(|| match socket {
         Some(socket) => format!(
             "cannot open the database (no server answered on its admin socket {})",

@@ -22,6 +22,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/005_id_blocks.sql"),
     include_str!("migrations/006_account_guards.sql"),
     include_str!("migrations/007_device_network.sql"),
+    include_str!("migrations/008_store_flushes.sql"),
 ];
 
 /// Any number that nodes agree on: the advisory lock held while one of them migrates.
@@ -154,6 +155,31 @@ impl Conn {
         let committed = self.client.batch_execute("COMMIT");
         self.in_transaction = false;
         Ok(committed?)
+    }
+
+    /// From now on, commits on this connection (and on any it is replaced by) are answered
+    /// once written (`synchronous_commit=off`) or once on disk.
+    pub(super) fn answer_when_written(&mut self, written: bool) -> Result<(), StoreError> {
+        let setting = if written { "off" } else { "on" };
+        self.config
+            .options(&format!("-c synchronous_commit={setting}"));
+        self.batch(&format!("SET synchronous_commit = {setting}"))
+    }
+
+    /// Waits until every commit so far is on disk: a commit with `synchronous_commit` on waits
+    /// for the log to be flushed up to it, and so past every commit before it. It must write,
+    /// or it would have nothing to wait for.
+    pub(super) fn flush(&mut self) -> Result<(), StoreError> {
+        let flushed = self.batch(
+            "BEGIN; SET LOCAL synchronous_commit = on; \
+             INSERT INTO store_flushes (pid, flushed_at) VALUES (pg_backend_pid(), now()) \
+             ON CONFLICT (pid) DO UPDATE SET flushed_at = EXCLUDED.flushed_at; COMMIT",
+        );
+        if flushed.is_err() && !self.client.is_closed() {
+            // A statement that failed leaves the transaction open, and refusing all others.
+            let _ = self.client.batch_execute("ROLLBACK");
+        }
+        flushed
     }
 
     pub(super) fn rollback(&mut self) {

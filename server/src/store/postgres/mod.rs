@@ -58,6 +58,14 @@ impl Backend for Postgres {
         self.conn.batch("SAVEPOINT write")
     }
 
+    fn answer_when_written(&mut self, written: bool) -> Result<(), StoreError> {
+        self.conn.answer_when_written(written)
+    }
+
+    fn flush(&mut self) -> Result<(), StoreError> {
+        self.conn.flush()
+    }
+
     fn end_savepoint(&mut self, keep: bool) -> Result<(), StoreError> {
         self.conn.batch(if keep {
             "RELEASE write"

@@ -25,13 +25,47 @@ use crate::rules::sitter::Sitter;
 pub(super) struct Sqlite {
     /// The one connection; the store thread is its only user.
     db: Connection,
+    /// The database's write-ahead log, where every commit is appended: synced by
+    /// [`Backend::flush`] when commits are answered once written (opened at the first flush).
+    wal: Wal,
+}
+
+/// The write-ahead log's file, as [`Backend::flush`] syncs it.
+#[derive(Debug)]
+struct Wal {
+    path: std::path::PathBuf,
+    file: Option<std::fs::File>,
+}
+
+impl Wal {
+    /// Syncs what SQLite has written to the log onto the disk.
+    fn sync(&mut self) -> Result<(), StoreError> {
+        let file = match &mut self.file {
+            Some(file) => file,
+            // SQLite made the log when it opened the database in WAL mode, and keeps it while
+            // it holds the database; it never truncates it under an open handle of its own.
+            none => {
+                let opened = std::fs::OpenOptions::new().append(true).open(&self.path);
+                none.insert(opened.map_err(StoreError::Flush)?)
+            }
+        };
+        file.sync_data().map_err(StoreError::Flush)
+    }
 }
 
 impl Sqlite {
     /// Opens the database file (creating it), sets it up for durable use by this server alone
     /// and brings its schema up to date.
     pub(super) fn open(path: &Path) -> Result<Sqlite, StoreError> {
-        Ok(Sqlite { db: open(path)? })
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        Ok(Sqlite {
+            db: open(path)?,
+            wal: Wal {
+                path: wal.into(),
+                file: None,
+            },
+        })
     }
 
     /// Runs one statement that takes no parameters and returns no rows (a transaction's or a
@@ -177,6 +211,18 @@ impl Backend for Sqlite {
             self.run("ROLLBACK TO write")?;
         }
         self.run("RELEASE write")
+    }
+
+    fn answer_when_written(&mut self, written: bool) -> Result<(), StoreError> {
+        // NORMAL, in WAL mode: a commit is appended to the log and not synced; the log is
+        // synced at each flush (and by SQLite before each checkpoint).
+        let synchronous = if written { "NORMAL" } else { "FULL" };
+        self.db.pragma_update(None, "synchronous", synchronous)?;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), StoreError> {
+        self.wal.sync()
     }
 
     fn last_ids(&mut self) -> Result<(u64, u64), StoreError> {
