@@ -13,6 +13,7 @@
 //! - `account`, `moderation`, `session`: passwords and sign-in limits; mutes, blocks, reports
 //!   and bans folded from the store's log; a player's identity across connections.
 //! - `cluster`: what nodes share through Redis (leases, ids, listings, mail between nodes).
+//! - `league`: the engines' league table: round-robin pairings, points and each level's rating.
 //! - `lobby`: listed games, seeks and rooms, and their followers.
 //! - `registry`: every shared index (dashmap lives here alone), ids, and `GameHandle` (local or on
 //!   another node), the only way to reach a game.
@@ -37,6 +38,8 @@ mod config;
 mod error;
 mod game;
 mod handler;
+#[doc(hidden)]
+pub mod league;
 mod lobby;
 mod metrics;
 mod moderation;
