@@ -49,16 +49,31 @@ impl Postgres {
     /// Starts a server of its own; `None` (said loudly) where PostgreSQL is not installed,
     /// except under CI.
     pub fn start() -> Option<Postgres> {
-        Postgres::launch(None)
+        Postgres::launch(None, Durability::Test, None)
     }
 
     /// [`Postgres::start`], with TLS on (the certificate chain and key in the PEM files `cert`
     /// and `key`), and required of every connection over TCP.
     pub fn start_tls(cert: &Path, key: &Path) -> Option<Postgres> {
-        Postgres::launch(Some((cert, key)))
+        Postgres::launch(Some((cert, key)), Durability::Test, None)
     }
 
-    fn launch(tls: Option<(&Path, &Path)>) -> Option<Postgres> {
+    /// A server as a site runs one, for a benchmark: PostgreSQL's default settings, durable
+    /// commits (fsync on) among them; on `port` if given, else on a free one.
+    pub fn start_durable(port: Option<u16>) -> Option<Postgres> {
+        Postgres::launch(None, Durability::Site, port)
+    }
+
+    /// Whether PostgreSQL's programs are here to start one.
+    pub fn installed() -> bool {
+        binaries().is_some()
+    }
+
+    fn launch(
+        tls: Option<(&Path, &Path)>,
+        durability: Durability,
+        port: Option<u16>,
+    ) -> Option<Postgres> {
         let Some(bin) = binaries() else {
             assert!(
                 std::env::var_os("CI").is_none(),
@@ -113,7 +128,12 @@ impl Postgres {
                 .collect();
             std::fs::write(&hba, rules).expect("write pg_hba.conf");
         }
-        let port = free_port();
+        let port = port.unwrap_or_else(free_port);
+        if durability == Durability::Test {
+            // A test cluster: speed over durability of the server itself (the tests kill
+            // noughts-server, never PostgreSQL).
+            settings.extend(["-c", "fsync=off", "-c", "full_page_writes=off"].map(str::to_owned));
+        }
         // The shell starts the server, waits for its own standard input to close, then stops
         // the server and removes the directory.
         let mut keeper = as_owner(Command::new("sh"), owner, &dir)
@@ -133,9 +153,6 @@ impl Postgres {
                 "-k",
             ])
             .arg(&dir)
-            // A test cluster: speed over durability of the server itself (the tests kill
-            // noughts-server, never PostgreSQL).
-            .args(["-c", "fsync=off", "-c", "full_page_writes=off"])
             .args(settings)
             .env("LOG", dir.join("postgres.log"))
             .env("TOP", &dir)
@@ -233,6 +250,15 @@ impl Drop for Postgres {
         }
         let _ = self.keeper.wait();
     }
+}
+
+/// How a server keeps what it is told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Durability {
+    /// Speed first: no fsync (a test's throwaway cluster).
+    Test,
+    /// As a site's: PostgreSQL's defaults, fsync on.
+    Site,
 }
 
 /// The directory with `initdb`, `postgres`, `pg_isready` and `createdb`: where `initdb` on the

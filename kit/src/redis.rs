@@ -34,26 +34,46 @@ impl TestRedis {
     /// Starts one that asks for a password, or `None` (said loudly) on a machine without
     /// `redis-server`; in CI (`CI` set) a missing one fails the test instead.
     pub async fn start() -> Option<TestRedis> {
-        TestRedis::launch(true, None).await
+        TestRedis::launch(true, None, None).await
+    }
+
+    /// [`TestRedis::start`] on `port` if given, else on a free one.
+    pub async fn start_on(port: Option<u16>) -> Option<TestRedis> {
+        TestRedis::launch(true, None, port).await
+    }
+
+    /// Whether `redis-server` is here to start one.
+    pub fn installed() -> bool {
+        Command::new("redis-server")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .is_ok()
     }
 
     /// Starts one that lets in anyone who reaches it, as a Redis without a password does: for
     /// the tests of what a node makes of one.
     pub async fn start_open() -> Option<TestRedis> {
-        TestRedis::launch(false, None).await
+        TestRedis::launch(false, None, None).await
     }
 
     /// Starts one that asks for a password and speaks TLS alone, with the certificate chain and
     /// key in the PEM files `cert` and `key`; its URL is `rediss://`.
     pub async fn start_tls(cert: &Path, key: &Path) -> Option<TestRedis> {
-        TestRedis::launch(true, Some((cert, key))).await
+        TestRedis::launch(true, Some((cert, key)), None).await
     }
 
-    async fn launch(with_password: bool, tls: Option<(&Path, &Path)>) -> Option<TestRedis> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
+    async fn launch(
+        with_password: bool,
+        tls: Option<(&Path, &Path)>,
+        port: Option<u16>,
+    ) -> Option<TestRedis> {
+        let port = port.unwrap_or_else(|| {
+            std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map(|a| a.port())
+                .expect("a free port")
+        });
         let file = |what: &str| {
             std::env::temp_dir().join(format!(
                 "noughts-test-redis-{what}-{}-{port}",

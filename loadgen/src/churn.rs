@@ -10,8 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use futures_util::StreamExt;
 use noughts_protocol::{
-    ClientMessage, ErrorCode, GameId, Level, Mark, PROTOCOL_VERSION, ServerFrame, ServerMessage,
-    SideChoice, Variant,
+    ClientMessage, ErrorCode, GameId, Level, Mark, ServerFrame, ServerMessage, SideChoice, Variant,
 };
 use tokio::time::{Instant, sleep, sleep_until};
 use tokio_tungstenite::tungstenite::Message;
@@ -156,29 +155,15 @@ async fn connection(
     let online = tally.online.fetch_add(1, Ordering::Relaxed) + 1;
     tally.peak_online.fetch_max(online, Ordering::Relaxed);
     let mut ws = client::connect(url, None).await?;
-    client::send(
-        &mut ws,
-        ClientMessage::Hello {
-            protocol: PROTOCOL_VERSION,
-            name: name.to_owned(),
-            token: token.clone(),
-            credentials: None,
-        },
-    )
-    .await?;
     let resuming = token.is_some();
-    let resumed = client::until(&mut ws, |m| match m {
-        ServerMessage::Welcome { token, resumed, .. } => Some((token, resumed)),
-        _ => None,
-    })
-    .await?;
+    let welcome = client::hello(&mut ws, name, token.clone()).await?;
     tally.connects.fetch_add(1, Ordering::Relaxed);
-    match (resuming, resumed.1) {
+    match (resuming, welcome.resumed) {
         (true, true) => tally.resumes.fetch_add(1, Ordering::Relaxed),
         (true, false) => tally.returns.fetch_add(1, Ordering::Relaxed),
         _ => 0,
     };
-    *token = Some(resumed.0);
+    *token = Some(welcome.token);
 
     let mut activity = Activity::new(rng);
     loop {

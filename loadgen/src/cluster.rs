@@ -44,13 +44,20 @@ pub enum Part {
 /// The `cluster` command's settings.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ClusterArgs {
-    /// The Redis the nodes share (redis://HOST:PORT).
+    /// The Redis the nodes share (redis://[USER:PASSWORD@]HOST:PORT). Without it, the run starts
+    /// a `redis-server` of its own (asking a password, as a site's must, and saving nothing).
     #[arg(long)]
-    pub redis: String,
+    pub redis: Option<String>,
     /// A PostgreSQL server (postgres://USER[:PASSWORD]@HOST:PORT[/NAME]): each part gets a fresh
-    /// database there, made with `createdb`.
+    /// database there, made with `createdb`. Without it, the run starts a PostgreSQL of its own
+    /// (`initdb` in a temporary directory; PostgreSQL's default settings, durable commits
+    /// included; as `nobody` when run as root).
     #[arg(long)]
-    pub postgres: String,
+    pub postgres: Option<String>,
+    /// The port of the Redis the run starts of its own (PostgreSQL's takes the next); free ports
+    /// when not given.
+    #[arg(long)]
+    pub backing_port: Option<u16>,
     /// Nodes in the cluster.
     #[arg(long, default_value_t = 3)]
     pub nodes: usize,
@@ -177,7 +184,7 @@ pub async fn run(
             }
             Part::Postgres => {
                 let node = launch.lone_postgres("one")?;
-                let backing = (None, Some(args.postgres.as_str()));
+                let backing = (None, Some(launch.postgres.as_str()));
                 let row = paced("one node, PostgreSQL", &[node], 0, args, backing).await;
                 result.rows.push(row);
             }
@@ -195,7 +202,7 @@ pub async fn run(
                 } else {
                     let cross = (args.games as f64 * args.cross.clamp(0.0, 1.0)).round() as usize;
                     let setup = format!("{} nodes, PostgreSQL + Redis", nodes.len());
-                    let backing = (Some(args.redis.as_str()), Some(args.postgres.as_str()));
+                    let backing = (Some(launch.redis.as_str()), Some(launch.postgres.as_str()));
                     result
                         .rows
                         .push(paced(&setup, &nodes, cross, args, backing).await);
@@ -216,7 +223,7 @@ pub async fn run(
                     secs: args.secs,
                 };
                 let rooms = args.lobby_rooms.min(100);
-                let site = crate::cluster_site::run(&nodes, &args.redis, &options, rooms).await?;
+                let site = crate::cluster_site::run(&nodes, &launch.redis, &options, rooms).await?;
                 result.site = Some(site);
                 cluster = Some(nodes);
             }

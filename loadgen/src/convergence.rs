@@ -191,7 +191,7 @@ pub async fn run(urls: &[String], rooms: usize, gap: Duration) -> anyhow::Result
         let closing = Instant::now();
         if let Err(err) = client::send(host, ClientMessage::CloseRoom { code: code.clone() }).await
         {
-            errors.add_err(&err);
+            errors.add_err(&err.into());
             continue;
         }
         let gone = sightings(&seen.removed, &code, nodes).await;

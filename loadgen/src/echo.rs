@@ -46,7 +46,7 @@ async fn connection(stream: TcpStream, pairs: Arc<Pairs>) {
     let Ok(mut ws) = tokio_tungstenite::accept_hdr_async_with_config(
         stream,
         callback,
-        Some(client::ws_config()),
+        Some(client::server_ws_config()),
     )
     .await
     else {

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use noughts_protocol::{ClientMessage, GameId, Mark, PROTOCOL_VERSION, ServerMessage, Variant};
+use noughts_protocol::{ClientMessage, GameId, Mark, ServerMessage, Variant};
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
@@ -77,19 +77,8 @@ struct Tally {
 /// token.
 async fn hello(url: &str, name: &str, token: Option<String>) -> anyhow::Result<(Socket, String)> {
     let mut ws = client::connect(url, None).await?;
-    let hello = ClientMessage::Hello {
-        protocol: PROTOCOL_VERSION,
-        name: name.to_owned(),
-        token,
-        credentials: None,
-    };
-    client::send(&mut ws, hello).await?;
-    let token = client::until(&mut ws, |m| match m {
-        ServerMessage::Welcome { token, .. } => Some(token),
-        _ => None,
-    })
-    .await?;
-    Ok((ws, token))
+    let welcome = client::hello(&mut ws, name, token).await?;
+    Ok((ws, welcome.token))
 }
 
 /// The first empty cell of a board's text.

@@ -7,7 +7,8 @@
 //! `/proc` tells them.
 //!
 //! Code map:
-//! - `client`: connecting (TCP_NODELAY, small buffers), `hello`, and a cheap look at a frame.
+//! - `client`: the kit's protocol client (the server's buffers, `hello`, a cheap look at a frame)
+//!   over a stream that stamps what it reads.
 //! - `games`: human-vs-human games, paced open loop or as fast as they go.
 //! - `ai`: games against an AI seat, beside human games.
 //! - `watchers`: one game with many watchers, and watchers that stop reading.
@@ -29,7 +30,7 @@
 //! - `cluster_site`: the site scenario over the nodes of a cluster, the lobby's Redis messages
 //!   counted by node.
 //! - `cluster`: the several-nodes benchmark (one node on SQLite, one on PostgreSQL, a cluster);
-//!   `nodes`: starting its servers and databases; `convergence`: lobby convergence between
+//!   `nodes`: starting its servers and databases, and Redis and PostgreSQL through the kit; `convergence`: lobby convergence between
 //!   nodes; `failover`: a node killed under live games and its players back on the others.
 //! - `lobby_cost`: the suite's lobby targets: the site against private rooms, and the cost of a
 //!   move as the lobby's followers grow.

@@ -594,13 +594,9 @@ async fn cluster_command(
     servers: &Servers,
     common: &Common,
 ) -> anyhow::Result<ExitCode> {
-    let launch = noughts_loadgen::nodes::Launch {
-        server_bin: servers.server_bin.clone(),
-        redis: args.redis.clone(),
-        postgres: args.postgres.clone(),
-        connections: args.games * 2,
-        secret: args.cluster_secret_file.clone(),
-    };
+    // The Redis and PostgreSQL the run started, if any, stay up until it ends.
+    let (launch, _backing) =
+        noughts_loadgen::nodes::Launch::start(args, &servers.server_bin).await?;
     let db_dir = servers.db_dir.clone().unwrap_or_else(std::env::temp_dir);
     let result = noughts_loadgen::cluster::run(args, &launch, &db_dir).await?;
     let markdown = result.markdown();

@@ -1,14 +1,17 @@
-//! The servers of a cluster benchmark: `noughts-server` nodes on one Redis and one PostgreSQL
-//! database, a lone server on PostgreSQL, fresh databases made with PostgreSQL's `createdb`, and
-//! a node killed with SIGKILL.
+//! The servers of a cluster benchmark: the Redis and PostgreSQL it is given, or ones it starts
+//! through the kit; `noughts-server` nodes on one Redis and one PostgreSQL database, a lone server
+//! on PostgreSQL, fresh databases made with PostgreSQL's `createdb`, and a node killed with
+//! SIGKILL.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
-use noughts_kit::postgres::client_program as pg_program;
+use noughts_kit::postgres::{Postgres, client_program as pg_program};
+use noughts_kit::redis::TestRedis;
 
+use crate::cluster::ClusterArgs;
 use crate::target::{self, Target};
 
 /// Where a benchmark's servers come from.
@@ -28,7 +31,57 @@ pub struct Launch {
     pub secret: Option<PathBuf>,
 }
 
+/// The Redis and PostgreSQL a run started of its own through the kit: stopped (their files
+/// removed) when dropped.
+#[derive(Debug, Default)]
+pub struct OwnBacking {
+    _redis: Option<TestRedis>,
+    _postgres: Option<Postgres>,
+}
+
 impl Launch {
+    /// The launch of a `cluster` run with `args`: on the Redis and PostgreSQL they name, or on
+    /// ones it starts of its own (kept up by the [`OwnBacking`]).
+    pub async fn start(
+        args: &ClusterArgs,
+        server_bin: &Path,
+    ) -> anyhow::Result<(Launch, OwnBacking)> {
+        let mut own = OwnBacking::default();
+        let redis = match &args.redis {
+            Some(url) => url.clone(),
+            None => {
+                if !TestRedis::installed() {
+                    bail!("redis-server is not installed (or give --redis)");
+                }
+                let redis = TestRedis::start_on(args.backing_port)
+                    .await
+                    .context("redis-server did not start")?;
+                own._redis.insert(redis).url.clone()
+            }
+        };
+        let postgres = match &args.postgres {
+            Some(url) => url.clone(),
+            None => {
+                if !Postgres::installed() {
+                    bail!("PostgreSQL (initdb) is not installed (or give --postgres)");
+                }
+                let port = args.backing_port.map(|port| port + 1);
+                let postgres = tokio::task::spawn_blocking(move || Postgres::start_durable(port))
+                    .await?
+                    .context("PostgreSQL did not start")?;
+                own._postgres.insert(postgres).url("bench")
+            }
+        };
+        let launch = Launch {
+            server_bin: server_bin.to_owned(),
+            redis,
+            postgres,
+            connections: args.games * 2,
+            secret: args.cluster_secret_file.clone(),
+        };
+        Ok((launch, own))
+    }
+
     /// A lone server (no Redis) on a fresh PostgreSQL database.
     pub fn lone_postgres(&self, part: &str) -> anyhow::Result<Target> {
         let db = self.database(part)?;

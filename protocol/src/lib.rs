@@ -35,7 +35,7 @@ pub use ids::{GameId, PlayerId, RequestId, SeekId};
 pub use limits::{
     LIST_GAMES_DEFAULT, LIST_GAMES_MAX, LOBBY_FEATURED, LOBBY_ROOMS, LOBBY_SEEKS, MAX_CHAT_CHARS,
     MAX_MESSAGE_BYTES, MAX_MODERATED_PLAYERS, MAX_NAME_CHARS, MAX_REPORT_CHARS, PROTOCOL_VERSION,
-    REPORTS_PER_HOUR,
+    REPORTS_PER_HOUR, SOCKET_READ_BUFFER, SOCKET_WRITE_BUFFER,
 };
 pub use lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
 pub use message::{ClientMessage, ServerMessage};

@@ -14,6 +14,13 @@ pub const LIST_GAMES_MAX: u32 = 100;
 pub const LIST_GAMES_DEFAULT: u32 = 50;
 /// Largest text frame a server accepts, in bytes; a larger one closes the connection with 1009.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
+/// The WebSocket read buffer of a server's connection, in bytes, and the most one read takes:
+/// the buffer is filled (so touched) whole and kept for the connection's life, while clients'
+/// messages are small. The load generator's clients and its echo baseline use the same.
+pub const SOCKET_READ_BUFFER: usize = 1024;
+/// The WebSocket write buffer of a server's connection, in bytes: frames gather there until it
+/// holds this much or the connection flushes.
+pub const SOCKET_WRITE_BUFFER: usize = 16 * 1024;
 /// Longest display name, in characters.
 pub const MAX_NAME_CHARS: usize = 24;
 /// Longest chat message, in characters.

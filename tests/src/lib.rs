@@ -1,5 +1,5 @@
 //! Shared helpers for the end-to-end tests: a real server on `127.0.0.1:0` and real WebSocket
-//! clients that speak the protocol.
+//! clients that speak the protocol (the kit's client, with what a test asserts around it).
 //!
 //! `net` adds network faults (a relay that freezes, a reset, a client that falls behind),
 //! `process` runs the real `noughts-server` binary and `postgres` a PostgreSQL server to keep
@@ -14,10 +14,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::SinkExt;
+use noughts_kit::client::{self as kit, HelloError, ReadError};
 use noughts_protocol::{
     ClientFrame, ClientMessage, ErrorCode, GameId, GameRecord, GameState, GameSummary, Level, Mark,
-    PROTOCOL_VERSION, PlayerId, RequestId, ServerFrame, ServerMessage, SideChoice, Variant,
+    PlayerId, RequestId, ServerFrame, ServerMessage, SideChoice, Variant,
 };
 use noughts_server::{Config, StoreConfig};
 use tokio::net::TcpStream;
@@ -179,14 +180,16 @@ pub async fn connect(url: &str) -> Socket {
     connect_with(url, None).await.expect("connect")
 }
 
-/// Opens a WebSocket to `url` (`wss://` trusting what `tls` trusts) without saying hello; the
-/// error if the server cannot be reached or the handshake fails.
+/// Opens a WebSocket to `url` (`wss://` trusting what `tls` trusts) with the kit's client
+/// settings, without saying hello; the error if the server cannot be reached or the handshake
+/// fails.
 pub async fn connect_with(
     url: &str,
     tls: Option<Arc<rustls::ClientConfig>>,
 ) -> Result<Socket, tokio_tungstenite::tungstenite::Error> {
     let connector = tls.map(Connector::Rustls);
-    let connecting = tokio_tungstenite::connect_async_tls_with_config(url, None, true, connector);
+    let config = Some(kit::ws_config());
+    let connecting = tokio_tungstenite::connect_async_tls_with_config(url, config, true, connector);
     let (socket, _) = tokio::time::timeout(WAIT, connecting)
         .await
         .expect("connect in time")?;
@@ -195,31 +198,17 @@ pub async fn connect_with(
 
 /// Sends a request frame on a raw socket.
 pub async fn send_frame(socket: &mut Socket, frame: &ClientFrame) {
-    socket
-        .send(Message::text(frame.to_json()))
-        .await
-        .expect("send a frame");
+    kit::send_frame(socket, frame).await.expect("send a frame");
 }
 
 /// Reads the next server frame from a raw socket, or `Err(close code)` when it closes.
 pub async fn read_frame(socket: &mut Socket) -> Result<ServerFrame, Option<u16>> {
-    // One deadline for the whole wait: pings must not keep a silent server looking alive.
-    let deadline = tokio::time::Instant::now() + WAIT;
-    loop {
-        let message = tokio::time::timeout_at(deadline, socket.next())
-            .await
-            .expect("the server sent a frame in time");
-        match message {
-            Some(Ok(Message::Text(text))) => {
-                let frame: ServerFrame = serde_json::from_str(text.as_str())
-                    .unwrap_or_else(|err| panic!("server sent unparsable {text:?}: {err}"));
-                return Ok(frame);
-            }
-            Some(Ok(Message::Close(frame))) => return Err(frame.map(|f| u16::from(f.code))),
-            Some(Ok(Message::Binary(_))) => panic!("the server never sends binary frames"),
-            Some(Ok(_)) => continue,
-            Some(Err(_)) | None => return Err(None),
-        }
+    match kit::read_frame(socket).await {
+        Ok(frame) => Ok(frame),
+        Err(ReadError::Closed(code)) => Err(code),
+        Err(ReadError::Failed(_)) => Err(None),
+        Err(ReadError::TimedOut) => panic!("the server sent no frame in time"),
+        Err(err) => panic!("the server sent {err}"),
     }
 }
 
@@ -270,32 +259,24 @@ impl Client {
         token: Option<String>,
     ) -> Result<Client, (ServerMessage, Option<u16>)> {
         let mut socket = connect_with(url, tls).await.expect("connect");
-        let hello = ClientMessage::Hello {
-            protocol: PROTOCOL_VERSION,
-            name: name.to_owned(),
-            token,
-            credentials: None,
+        let refused = match kit::hello(&mut socket, name, token).await {
+            Ok(welcome) => {
+                return Ok(Client::welcomed(
+                    socket,
+                    name,
+                    welcome.player,
+                    welcome.token,
+                ));
+            }
+            Err(HelloError::Refused(message)) => message,
+            Err(HelloError::Read(err)) => panic!("expected welcome, got {err}"),
         };
-        // A connection being turned away may already be closing: its answer is read below.
-        let _ = socket
-            .send(Message::text(ClientFrame::new(hello).to_json()))
-            .await;
-        let frame = read_frame(&mut socket).await.expect("welcome, not a close");
-        let ServerMessage::Welcome { player, token, .. } = frame.message else {
-            let closed = loop {
-                if let Err(code) = read_frame(&mut socket).await {
-                    break code;
-                }
-            };
-            return Err((frame.message, closed));
+        let closed = loop {
+            if let Err(code) = read_frame(&mut socket).await {
+                break code;
+            }
         };
-        Ok(Client {
-            socket,
-            name: name.to_owned(),
-            player,
-            token,
-            backlog: VecDeque::new(),
-        })
+        Err((refused, closed))
     }
 
     /// Opens a room (unrated, untimed) with request `id`: its invite code.

@@ -6,15 +6,15 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use futures_util::SinkExt;
-use noughts_protocol::{ClientFrame, ClientMessage, GameId, PROTOCOL_VERSION, ServerMessage};
-use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use noughts_kit::client as kit;
+use noughts_protocol::{ClientFrame, ClientMessage, GameId, ServerMessage};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use tokio_tungstenite::MaybeTlsStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use crate::{Socket, WAIT, read_frame, send_frame};
+use crate::{Socket, read_frame, send_frame};
 
 /// A TCP relay in front of a server. Until [`Relay::freeze`], it forwards both ways; after, it
 /// forwards nothing and closes nothing, as a network that silently lost the route would: no FIN,
@@ -97,37 +97,19 @@ pub fn reset(socket: Socket) {
 /// Opens a WebSocket to `url` whose socket receives into a buffer of only `bytes`, for a client
 /// meant to fall behind when it stops reading.
 pub async fn connect_small(url: &str, bytes: u32) -> Socket {
-    let request = url.into_client_request().expect("a ws:// url");
-    let host = request.uri().host().expect("a host").to_owned();
-    let port = request.uri().port_u16().expect("a port");
-    let addr: SocketAddr = format!("{host}:{port}").parse().expect("an ip:port");
-    let socket = TcpSocket::new_v4().expect("a socket");
-    socket.set_recv_buffer_size(bytes).expect("SO_RCVBUF");
-    let stream = socket.connect(addr).await.expect("connect");
-    let (ws, _) = tokio::time::timeout(
-        WAIT,
-        tokio_tungstenite::client_async(request, MaybeTlsStream::Plain(stream)),
-    )
-    .await
-    .expect("handshake in time")
-    .expect("handshake");
-    let ws: WebSocketStream<MaybeTlsStream<TcpStream>> = ws;
-    ws
+    let (request, stream) = kit::dial(url, Some(bytes)).await.expect("connect");
+    kit::handshake(request, MaybeTlsStream::Plain(stream))
+        .await
+        .expect("handshake")
 }
 
 /// A watcher of `game` on a socket with a small receive buffer (see [`connect_small`]): it has
 /// said hello and read the game's snapshot.
 pub async fn small_watcher(url: &str, game: GameId) -> Socket {
     let mut socket = connect_small(url, 4096).await;
-    let hello = ClientMessage::Hello {
-        protocol: PROTOCOL_VERSION,
-        name: "stalled".to_owned(),
-        token: None,
-        credentials: None,
-    };
-    send_frame(&mut socket, &ClientFrame::new(hello)).await;
-    let welcome = read_frame(&mut socket).await.expect("welcome");
-    assert!(matches!(welcome.message, ServerMessage::Welcome { .. }));
+    kit::hello(&mut socket, "stalled", None)
+        .await
+        .expect("welcome");
     send_frame(
         &mut socket,
         &ClientFrame::new(ClientMessage::Watch { game, code: None }),

@@ -38,8 +38,6 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
 /// Queued frames written per flush.
 const BATCH: usize = 64;
-/// Bytes a read from a client takes at most, and the read buffer every connection holds.
-const READ_BUFFER: usize = 1024;
 
 type Socket = WebSocketStream<Stream>;
 
@@ -119,11 +117,11 @@ pub(crate) async fn serve(
             (Stream::Plain(Tap(wire.clone())), Some(wire))
         }
     };
-    // The read buffer is filled (so touched) whole and kept for the connection's life, while
-    // clients' messages are small: 1 KiB each read, more reserved only for a longer message.
+    // The buffers' sizes are the protocol crate's, so that the load generator's echo baseline
+    // holds the same.
     let ws_config = WebSocketConfig::default()
-        .read_buffer_size(READ_BUFFER)
-        .write_buffer_size(16 * 1024)
+        .read_buffer_size(noughts_protocol::SOCKET_READ_BUFFER)
+        .write_buffer_size(noughts_protocol::SOCKET_WRITE_BUFFER)
         .max_message_size(Some(config.max_message_bytes))
         .max_frame_size(Some(config.max_message_bytes));
     let origins = upgrade::Origins {
