@@ -16,7 +16,7 @@ use crate::backing::{Backing, BackingWork};
 use crate::convergence::{self, Convergence};
 use crate::failover::{self, Failover, FailoverOptions};
 use crate::games::{self, Tally};
-use crate::nodes::Launch;
+use crate::nodes::{Launch, OwnBacking};
 use crate::report::{Latency, Recorder};
 use crate::target::{Target, Window};
 use crate::timeline::{Second, Timeline};
@@ -103,6 +103,28 @@ pub struct ClusterArgs {
     /// Also write the results as Markdown to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// The launch of a run with `args`: on the Redis and PostgreSQL they name, or on ones it starts
+/// of its own (up while the [`OwnBacking`] is).
+pub async fn launch(args: &ClusterArgs, server_bin: &Path) -> anyhow::Result<(Launch, OwnBacking)> {
+    let mut own = OwnBacking::default();
+    let redis = match &args.redis {
+        Some(url) => url.clone(),
+        None => own.redis(args.backing_port).await?,
+    };
+    let postgres = match &args.postgres {
+        Some(url) => url.clone(),
+        None => own.postgres(args.backing_port.map(|port| port + 1)).await?,
+    };
+    let launch = Launch {
+        server_bin: server_bin.to_owned(),
+        redis,
+        postgres,
+        connections: args.games * 2,
+        secret: args.cluster_secret_file.clone(),
+    };
+    Ok((launch, own))
 }
 
 /// One setup's paced games.

@@ -595,8 +595,7 @@ async fn cluster_command(
     common: &Common,
 ) -> anyhow::Result<ExitCode> {
     // The Redis and PostgreSQL the run started, if any, stay up until it ends.
-    let (launch, _backing) =
-        noughts_loadgen::nodes::Launch::start(args, &servers.server_bin).await?;
+    let (launch, _backing) = noughts_loadgen::cluster::launch(args, &servers.server_bin).await?;
     let db_dir = servers.db_dir.clone().unwrap_or_else(std::env::temp_dir);
     let result = noughts_loadgen::cluster::run(args, &launch, &db_dir).await?;
     let markdown = result.markdown();

@@ -3,7 +3,7 @@
 //! on PostgreSQL, fresh databases made with PostgreSQL's `createdb`, and a node killed with
 //! SIGKILL.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -11,7 +11,6 @@ use anyhow::{Context, bail};
 use noughts_kit::postgres::{Postgres, client_program as pg_program};
 use noughts_kit::redis::TestRedis;
 
-use crate::cluster::ClusterArgs;
 use crate::target::{self, Target};
 
 /// Where a benchmark's servers come from.
@@ -39,49 +38,43 @@ pub struct OwnBacking {
     _postgres: Option<Postgres>,
 }
 
-impl Launch {
-    /// The launch of a `cluster` run with `args`: on the Redis and PostgreSQL they name, or on
-    /// ones it starts of its own (kept up by the [`OwnBacking`]).
-    pub async fn start(
-        args: &ClusterArgs,
-        server_bin: &Path,
-    ) -> anyhow::Result<(Launch, OwnBacking)> {
-        let mut own = OwnBacking::default();
-        let redis = match &args.redis {
-            Some(url) => url.clone(),
-            None => {
-                if !TestRedis::installed() {
-                    bail!("redis-server is not installed (or give --redis)");
-                }
-                let redis = TestRedis::start_on(args.backing_port)
-                    .await
-                    .context("redis-server did not start")?;
-                own._redis.insert(redis).url.clone()
-            }
-        };
-        let postgres = match &args.postgres {
-            Some(url) => url.clone(),
-            None => {
-                if !Postgres::installed() {
-                    bail!("PostgreSQL (initdb) is not installed (or give --postgres)");
-                }
-                let port = args.backing_port.map(|port| port + 1);
-                let postgres = tokio::task::spawn_blocking(move || Postgres::start_durable(port))
-                    .await?
-                    .context("PostgreSQL did not start")?;
-                own._postgres.insert(postgres).url("bench")
-            }
-        };
-        let launch = Launch {
-            server_bin: server_bin.to_owned(),
-            redis,
-            postgres,
-            connections: args.games * 2,
-            secret: args.cluster_secret_file.clone(),
-        };
-        Ok((launch, own))
+impl OwnBacking {
+    /// Starts a `redis-server` of the run's own on `port` (a free one if `None`): its URL.
+    pub async fn redis(&mut self, port: Option<u16>) -> anyhow::Result<String> {
+        if !TestRedis::installed() {
+            bail!("redis-server is not installed (or give --redis)");
+        }
+        taken(port)?;
+        let redis = TestRedis::start_on(port)
+            .await
+            .context("redis-server did not start")?;
+        Ok(self._redis.insert(redis).url.clone())
     }
 
+    /// Starts a PostgreSQL of the run's own, as a site runs one (durable), on `port` (a free one
+    /// if `None`): the URL of a database `bench` there, named after which each part gets one.
+    pub async fn postgres(&mut self, port: Option<u16>) -> anyhow::Result<String> {
+        if !Postgres::installed() {
+            bail!("PostgreSQL (initdb) is not installed (or give --postgres)");
+        }
+        taken(port)?;
+        let postgres = tokio::task::spawn_blocking(move || Postgres::start_durable(port))
+            .await?
+            .context("PostgreSQL did not start")?;
+        Ok(self._postgres.insert(postgres).url("bench"))
+    }
+}
+
+/// Fails if `port` is taken: a server started there would fail, and another's be found instead.
+fn taken(port: Option<u16>) -> anyhow::Result<()> {
+    if let Some(port) = port {
+        std::net::TcpListener::bind(("127.0.0.1", port))
+            .with_context(|| format!("port {port} is taken: choose another with --backing-port"))?;
+    }
+    Ok(())
+}
+
+impl Launch {
     /// A lone server (no Redis) on a fresh PostgreSQL database.
     pub fn lone_postgres(&self, part: &str) -> anyhow::Result<Target> {
         let db = self.database(part)?;

@@ -1,13 +1,13 @@
 //! The server under test: a child process started for the run (so its `/proc` figures are its
 //! own), or one already running. Also: pinning processes to cores, and `/proc` samples.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+use noughts_kit::process;
 
 use crate::usage::Sample;
 
@@ -132,8 +132,8 @@ impl Target {
         }
     }
 
-    /// Starts `program` with `args` (pinned to `cpus` with taskset, if given) and waits for the
-    /// line on its stdout that names its `ws://` address.
+    /// Starts `program` with `args` (pinned to `cpus` with taskset, if given) through the kit,
+    /// and waits for the line on its stdout that names its `ws://` address.
     pub fn start(program: &Path, args: &[String], cpus: Option<&str>) -> anyhow::Result<Target> {
         if !program.exists() {
             bail!(
@@ -155,42 +155,19 @@ impl Target {
                 "RUST_LOG",
                 std::env::var("NOUGHTS_LOG").unwrap_or_else(|_| "warn".into()),
             )
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
-        let mut child = command
-            .spawn()
-            .with_context(|| format!("cannot start {}", program.display()))?;
-        let pid = child.id();
-        let stdout = child.stdout.take().context("child stdout")?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        // The addresses it prints: `ws://…` for clients, then `http://…/metrics` if asked for.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(at) = line.find("ws://").or_else(|| line.find("http://")) {
-                    let _ = tx.send(line[at..].trim().to_owned());
-                }
-                // Keep reading so the child never blocks on a full pipe.
-            }
-        });
-        let mut target = Target {
-            url: String::new(),
-            probe: Probe { pid: Some(pid) },
-            metrics: None,
+        let metrics = args.iter().any(|a| a == "--metrics-listen");
+        let (child, listening) = process::start(&mut command, metrics, START_TIMEOUT)
+            .with_context(|| format!("{} did not start", program.display()))?;
+        let target = Target {
+            url: listening.url,
+            probe: Probe {
+                pid: Some(child.id()),
+            },
+            metrics: listening.metrics,
             child: Some(child),
             scratch: None,
         };
-        match rx.recv_timeout(START_TIMEOUT) {
-            Ok(url) => target.url = url,
-            Err(_) => bail!("{} did not say where it listens", program.display()),
-        }
-        if args.iter().any(|a| a == "--metrics-listen") {
-            match rx.recv_timeout(START_TIMEOUT) {
-                Ok(url) => target.metrics = Some(url),
-                Err(_) => bail!("{} did not say where its metrics are", program.display()),
-            }
-        }
         Ok(target)
     }
 }

@@ -1,11 +1,10 @@
-//! The real `noughts-server` binary as a child process: started on a loopback port with a
-//! database (a SQLite file, or PostgreSQL) and a log in a directory of the test's, stopped with
-//! SIGTERM or SIGKILL.
+//! The real `noughts-server` binary as a child process (started through the kit, as the load
+//! generator starts it): on a loopback port with a database (a SQLite file, or PostgreSQL) and a
+//! log in a directory of the test's, stopped with SIGTERM or SIGKILL.
 
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
 use crate::WAIT;
@@ -68,7 +67,8 @@ impl ServerProcess {
             .append(true)
             .open(dir.join("server.log"))
             .expect("open the server log");
-        let mut child = Command::new(binary)
+        let mut command = Command::new(binary);
+        command
             .args(["--listen", "127.0.0.1:0"])
             .args(["--ai-think-ms", "0", "--db"])
             .arg(db)
@@ -77,36 +77,15 @@ impl ServerProcess {
             .env("HOME", dir)
             .env("XDG_DATA_HOME", dir.join("data"))
             .env("XDG_CONFIG_HOME", dir.join("config"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .expect("start noughts-server");
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut line = String::new();
-        stdout
-            .read_line(&mut line)
-            .expect("the server prints where it listens");
-        let url = line
-            .trim()
-            .strip_prefix("noughts server listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_owned();
-        let metrics = args.contains(&"--metrics-listen").then(|| {
-            line.clear();
-            stdout
-                .read_line(&mut line)
-                .expect("the server prints where its metrics are");
-            line.trim()
-                .strip_prefix("metrics at ")
-                .unwrap_or_else(|| panic!("unexpected second line {line:?}"))
-                .to_owned()
-        });
+            .stderr(log);
+        let metrics = args.contains(&"--metrics-listen");
+        let (child, listening) = noughts_kit::process::start(&mut command, metrics, WAIT)
+            .unwrap_or_else(|err| panic!("{err}"));
         wait_for_admin_socket(db, args);
         ServerProcess {
             child,
-            url,
-            metrics,
+            url: listening.url,
+            metrics: listening.metrics,
             db: db.to_owned(),
         }
     }
