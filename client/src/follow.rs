@@ -5,7 +5,7 @@
 
 use noughts_protocol::{
     ClientMessage, GameInfo, GameKind, Level, LobbyUpdate, RoomInfo, SeekInfo, ServerMessage,
-    Totals,
+    StartWar, Totals,
 };
 
 use crate::app::{App, Connection, Effect, Screen};
@@ -66,11 +66,11 @@ impl App {
                     game: game.game,
                     code: None,
                 },
-                None => ClientMessage::StartWar {
+                None => ClientMessage::StartWar(StartWar {
                     variant,
                     x_level: Level::Perfect,
                     o_level: Level::Perfect,
-                },
+                }),
             }));
         }
     }

@@ -1,6 +1,6 @@
 //! The lobby's small forms: quick match, play the AI, create a room. Pure state, no drawing.
 
-use noughts_protocol::{ClientMessage, ClockSpec, Level, SideChoice, Variant};
+use noughts_protocol::{ClientMessage, ClockSpec, Level, PlayAi, SideChoice, Variant};
 
 /// The clock presets offered in the forms, with their labels.
 pub const CLOCKS: [(&str, Option<ClockSpec>); 4] = [
@@ -168,12 +168,12 @@ impl Form {
                 clock,
                 rated: self.rated,
             },
-            FormKind::PlayAi => ClientMessage::PlayAi {
+            FormKind::PlayAi => ClientMessage::PlayAi(PlayAi {
                 variant,
                 level: Level::ALL[self.level],
                 side: SIDES[self.side].1,
                 clock,
-            },
+            }),
             FormKind::CreateRoom => ClientMessage::CreateRoom {
                 variant,
                 clock,
@@ -202,12 +202,12 @@ mod tests {
         form.change(-1); // side: random (wraps)
         assert_eq!(
             form.request(),
-            ClientMessage::PlayAi {
+            ClientMessage::PlayAi(PlayAi {
                 variant: Variant::Four,
                 level: Level::Hard,
                 side: SideChoice::Random,
                 clock: None
-            }
+            })
         );
         form.move_focus(1);
         form.move_focus(1);

@@ -1,7 +1,7 @@
 //! Watching the war games from the app: following the machines from one game to the next, and
 //! the key that moves on to the next war game (or starts one).
 
-use noughts_protocol::{ClientMessage, GameInfo, GameKind, Level, Variant};
+use noughts_protocol::{ClientMessage, GameInfo, GameKind, Level, StartWar, Variant};
 
 use crate::app::{App, Effect, Screen};
 use crate::game::GameView;
@@ -48,11 +48,11 @@ impl App {
             Some(_) => self.say("This is the only war game running."),
             None => {
                 self.say("No war game is running: starting one.");
-                effects.push(Effect::Send(ClientMessage::StartWar {
+                effects.push(Effect::Send(ClientMessage::StartWar(StartWar {
                     variant: Variant::Classic,
                     x_level: Level::Perfect,
                     o_level: Level::Perfect,
-                }));
+                })));
             }
         }
     }

@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::{Context as _, bail};
 use noughts_engine::Board;
 use noughts_protocol::{
-    ClientMessage, ErrorCode, GameId, GameKind, GameState, Level, ServerMessage, Variant,
+    ClientMessage, ErrorCode, GameId, GameKind, GameState, Level, ServerMessage, StartWar, Variant,
 };
 
 use crate::net::Link;
@@ -51,11 +51,11 @@ pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow
                     }),
                     None if !asked_for_war => {
                         asked_for_war = true;
-                        link.send(ClientMessage::StartWar {
+                        link.send(ClientMessage::StartWar(StartWar {
                             variant,
                             x_level: Level::Perfect,
                             o_level: Level::Perfect,
-                        });
+                        }));
                     }
                     None => {}
                 }

@@ -11,7 +11,7 @@ use noughts_client::app::{App, Effect, Event};
 use noughts_client::net::NetEvent;
 use noughts_client::screen::modal::Modal;
 use noughts_protocol::{
-    ChatLine, ClientMessage, ErrorCode, GameId, Level, Mark, ModeratedPlayer, PlayerId,
+    ChatLine, ClientMessage, ErrorCode, GameId, Level, Mark, ModeratedPlayer, PlayerId, Report,
     ReportCategory, RequestId, ServerFrame, ServerMessage, Variant,
 };
 use ratatui::crossterm::event::KeyCode;
@@ -135,12 +135,12 @@ fn a_report_goes_with_its_category_reason_and_game() {
     let (id, message) = request(&key(&mut app, KeyCode::Enter));
     assert_eq!(
         message,
-        ClientMessage::Report {
+        ClientMessage::Report(Report {
             player: PlayerId(8),
             category: ReportCategory::Spam,
             reason: "spam!".into(),
             game: Some(GameId(42)),
-        }
+        })
     );
     reply(&mut app, id, ServerMessage::Ok);
     assert!(render(&app).contains("Reported bob"));

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 use common::*;
 use insta::assert_snapshot;
 use noughts_client::app::{Effect, Event, Screen};
-use noughts_protocol::{ClientMessage, GameId, GameKind, Level, Mark, ServerMessage, Variant};
+use noughts_protocol::{
+    ClientMessage, GameId, GameKind, Level, Mark, PlayAi, ServerMessage, Variant,
+};
 use ratatui::crossterm::event::KeyCode;
 
 #[test]
@@ -46,12 +48,12 @@ fn play_ai_form() {
     assert_snapshot!(render(&app));
     assert_eq!(
         key(&mut app, KeyCode::Enter),
-        vec![Effect::Send(ClientMessage::PlayAi {
+        vec![Effect::Send(ClientMessage::PlayAi(PlayAi {
             variant: Variant::Four,
             level: Level::Medium,
             side: noughts_protocol::SideChoice::X,
             clock: None,
-        })]
+        }))]
     );
 }
 

@@ -10,7 +10,8 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use futures_util::StreamExt;
 use noughts_protocol::{
-    ClientMessage, ErrorCode, GameId, Level, Mark, ServerFrame, ServerMessage, SideChoice, Variant,
+    ClientMessage, ErrorCode, GameId, Level, Mark, PlayAi, ServerFrame, ServerMessage, SideChoice,
+    Variant,
 };
 use tokio::time::{Instant, sleep, sleep_until};
 use tokio_tungstenite::tungstenite::Message;
@@ -323,12 +324,12 @@ impl Activity {
             } else if roll < 0.75 {
                 let level =
                     [Level::Easy, Level::Medium, Level::Hard, Level::Perfect][rng.usize(0..4)];
-                let play = ClientMessage::PlayAi {
+                let play = ClientMessage::PlayAi(PlayAi {
                     variant: Variant::Classic,
                     level,
                     side: SideChoice::Random,
                     clock: None,
-                };
+                });
                 client::send(ws, play).await?;
                 // Busy until its snapshot comes: a seek that waits for it.
                 self.seeking = Some(now + client::STEP);

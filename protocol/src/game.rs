@@ -53,6 +53,30 @@ pub enum SideChoice {
     Random,
 }
 
+/// The `play_ai` request: a game against an AI seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayAi {
+    pub variant: Variant,
+    /// How well the AI plays.
+    pub level: Level,
+    /// The side the player wants; a coin decides when it is `random` or left out.
+    #[serde(default)]
+    pub side: SideChoice,
+    /// The game's clock; none means untimed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockSpec>,
+}
+
+/// The `start_war` request: an AI-vs-AI game that the requester watches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StartWar {
+    pub variant: Variant,
+    /// How well the AI playing X plays.
+    pub x_level: Level,
+    /// How well the AI playing O plays.
+    pub o_level: Level,
+}
+
 /// A full game snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GameState {

@@ -29,7 +29,8 @@ pub use error::{ERROR_CODES, ErrorCode, close};
 pub use frame::{ClientFrame, ServerFrame};
 pub use game::{
     Away, ChatLine, ClaimOutcome, ClockSpec, Clocks, EndReason, GameKind, GameResult, GameState,
-    OfferKind, PendingOffer, RatingChange, RatingChanges, SeatInfo, SideChoice, Speed,
+    OfferKind, PendingOffer, PlayAi, RatingChange, RatingChanges, SeatInfo, SideChoice, Speed,
+    StartWar,
 };
 pub use ids::{GameId, PlayerId, RequestId, SeekId};
 pub use limits::{
@@ -39,7 +40,7 @@ pub use limits::{
 };
 pub use lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
 pub use message::{ClientMessage, ServerMessage};
-pub use moderation::{ModeratedPlayer, ReportCategory};
+pub use moderation::{ModeratedPlayer, Report, ReportCategory};
 pub use noughts_engine::{Level, Mark, Value, Variant};
 pub use records::{
     GameRecord, GameSummary, LeaderboardEntry, MoveAnalysis, MoveRecord, NotJudged, Profile,

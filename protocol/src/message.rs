@@ -6,16 +6,16 @@ use serde::{Deserialize, Serialize};
 use crate::account::{Credentials, SessionInfo};
 use crate::error::ErrorCode;
 use crate::game::{
-    ChatLine, ClaimOutcome, ClockSpec, Clocks, GameResult, GameState, OfferKind, RatingChanges,
-    SideChoice,
+    ChatLine, ClaimOutcome, ClockSpec, Clocks, GameResult, GameState, OfferKind, PlayAi,
+    RatingChanges, StartWar,
 };
 use crate::ids::{GameId, PlayerId, SeekId};
 use crate::lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
-use crate::moderation::{ModeratedPlayer, ReportCategory};
+use crate::moderation::{ModeratedPlayer, Report};
 use crate::records::{
     GameRecord, GameSummary, LeaderboardEntry, MoveAnalysis, Profile, Rating, Verdict,
 };
-use noughts_engine::{Level, Mark, Variant};
+use noughts_engine::{Mark, Variant};
 
 /// Everything a client can ask of the server. Its `Debug` leaves the session token out, so a
 /// logged message cannot give a session away.
@@ -104,20 +104,9 @@ pub enum ClientMessage {
     /// Join a room by its invite code; the game starts at once.
     JoinRoom { code: String },
     /// Play against an AI seat.
-    PlayAi {
-        variant: Variant,
-        level: Level,
-        #[serde(default)]
-        side: SideChoice,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        clock: Option<ClockSpec>,
-    },
+    PlayAi(PlayAi),
     /// Start an AI-vs-AI match and watch it.
-    StartWar {
-        variant: Variant,
-        x_level: Level,
-        o_level: Level,
-    },
+    StartWar(StartWar),
     /// Watch a live game: a `game_state` snapshot, then every update. A game from a private room
     /// needs its invite `code` unless the watcher plays in it.
     Watch {
@@ -200,13 +189,7 @@ pub enum ClientMessage {
     ModerationList,
     /// Tell the server's operator about a player, with what they did; `game` points at the game it
     /// happened in, and the report is kept with that game's record.
-    Report {
-        player: PlayerId,
-        category: ReportCategory,
-        reason: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        game: Option<GameId>,
-    },
+    Report(Report),
 }
 
 /// Everything the server sends. Its `Debug` leaves the session token out.

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ids::PlayerId;
+use crate::ids::{GameId, PlayerId};
 
 /// What a report is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -47,6 +47,19 @@ impl ReportCategory {
             .into_iter()
             .find(|category| category.as_str() == name)
     }
+}
+
+/// The `report` request: a player told to the server's operator, with what they did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// Who is reported.
+    pub player: PlayerId,
+    pub category: ReportCategory,
+    /// What they did, in the reporter's words.
+    pub reason: String,
+    /// The game it happened in, if any: the report is kept with that game's record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<GameId>,
 }
 
 /// A player one mutes or blocks, as `moderation_list` lists them.

@@ -18,7 +18,7 @@ use futures_util::SinkExt;
 use noughts_kit::client::{self as kit, HelloError, ReadError};
 use noughts_protocol::{
     ClientFrame, ClientMessage, ErrorCode, GameId, GameRecord, GameState, GameSummary, Level, Mark,
-    PlayerId, RequestId, ServerFrame, ServerMessage, SideChoice, Variant,
+    PlayAi, PlayerId, RequestId, ServerFrame, ServerMessage, SideChoice, Variant,
 };
 use noughts_server::{Config, StoreConfig};
 use tokio::net::TcpStream;
@@ -423,12 +423,12 @@ impl Client {
         level: Level,
         side: SideChoice,
     ) -> GameState {
-        let request = ClientMessage::PlayAi {
+        let request = ClientMessage::PlayAi(PlayAi {
             variant,
             level,
             side,
             clock: None,
-        };
+        });
         match self.request(id, request).await {
             ServerMessage::GameState(state) => *state,
             other => panic!(

@@ -4,7 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use noughts_protocol::{ClientFrame, ClientMessage, GameId, PlayerId, ReportCategory, RequestId};
+use noughts_protocol::{
+    ClientFrame, ClientMessage, GameId, PlayerId, Report, ReportCategory, RequestId,
+};
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
@@ -80,7 +82,7 @@ impl Moderation {
                 self.blocked.remove(player);
                 format!("Unblocked {name}.")
             }
-            ClientMessage::Report { .. } => {
+            ClientMessage::Report(_) => {
                 format!("Reported {name} to the server's operator. Thank you.")
             }
             _ => return None,
@@ -259,12 +261,12 @@ pub fn on_key(
                         typed => typed.to_owned(),
                     };
                     let who = &menu.people[person];
-                    let request = ClientMessage::Report {
+                    let request = ClientMessage::Report(Report {
                         player: who.player,
                         category,
                         reason,
                         game: menu.game,
-                    };
+                    });
                     return (None, Some((who.name.clone(), request)));
                 }
                 KeyCode::Up | KeyCode::Left => {
@@ -432,12 +434,12 @@ mod tests {
         assert!(stay.is_none());
         assert_eq!(
             sent.map(|s| s.1),
-            Some(ClientMessage::Report {
+            Some(ClientMessage::Report(Report {
                 player: PlayerId(4),
                 category: ReportCategory::Spam,
                 reason: "ads".into(),
                 game: Some(GameId(7)),
-            })
+            }))
         );
     }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use noughts_protocol::{ClockSpec, ErrorCode, GameKind, Level, SideChoice, Variant};
+use noughts_protocol::{ErrorCode, GameKind, PlayAi, SideChoice, StartWar};
 use tokio::sync::oneshot;
 
 use super::client::{Client, Reply, coin_toss, refuse};
@@ -18,8 +18,14 @@ impl Client {
         &mut self,
         session: &Arc<Session>,
         from: Requester,
-        (variant, level, side, clock): (Variant, Level, SideChoice, Option<ClockSpec>),
+        request: PlayAi,
     ) -> Reply {
+        let PlayAi {
+            variant,
+            level,
+            side,
+            clock,
+        } = request;
         check_clock(clock)?;
         let human_is_x = match side {
             SideChoice::X => true,
@@ -51,13 +57,13 @@ impl Client {
         &mut self,
         session: &Arc<Session>,
         from: Requester,
-        (variant, x_level, o_level): (Variant, Level, Level),
+        request: StartWar,
     ) -> Reply {
         self.start_own_game(
             session,
             Setup {
                 watcher: Some((session.clone(), from)),
-                ..Setup::war(variant, x_level, o_level)
+                ..Setup::war(request.variant, request.x_level, request.o_level)
             },
         )
     }

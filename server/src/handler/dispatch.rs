@@ -178,17 +178,8 @@ impl Client {
             }
             ClientMessage::CloseRoom { code } => self.close_room(&session, id, code).await,
             ClientMessage::JoinRoom { code } => self.join_room(&session, from, code).await,
-            ClientMessage::PlayAi {
-                variant,
-                level,
-                side,
-                clock,
-            } => self.play_ai(&session, from, (variant, level, side, clock)),
-            ClientMessage::StartWar {
-                variant,
-                x_level,
-                o_level,
-            } => self.start_war(&session, from, (variant, x_level, o_level)),
+            ClientMessage::PlayAi(request) => self.play_ai(&session, from, request),
+            ClientMessage::StartWar(request) => self.start_war(&session, from, request),
             ClientMessage::Watch { game, code } => self.watch(&session, from, game, code).await,
             ClientMessage::Unwatch { game } => self.unwatch(&session, from, game).await,
             ClientMessage::Move { game, cell } => self.ask(from, game, Ask::Move { cell }).await,
@@ -250,27 +241,19 @@ impl Client {
     ) -> Reply {
         match message {
             ClientMessage::Mute { player } => {
-                self.relate(session, id, (Relation::Mute, player)).await
+                self.relate(session, id, Relation::Mute, player).await
             }
             ClientMessage::Unmute { player } => {
-                self.relate(session, id, (Relation::Unmute, player)).await
+                self.relate(session, id, Relation::Unmute, player).await
             }
             ClientMessage::Block { player } => {
-                self.relate(session, id, (Relation::Block, player)).await
+                self.relate(session, id, Relation::Block, player).await
             }
             ClientMessage::Unblock { player } => {
-                self.relate(session, id, (Relation::Unblock, player)).await
+                self.relate(session, id, Relation::Unblock, player).await
             }
             ClientMessage::ModerationList => self.moderation_list(session, id).await,
-            ClientMessage::Report {
-                player,
-                category,
-                reason,
-                game,
-            } => {
-                self.report(session, id, (player, category, reason, game))
-                    .await
-            }
+            ClientMessage::Report(report) => self.report(session, id, report).await,
             ClientMessage::Register(credentials) => self.register(session, id, credentials).await,
             ClientMessage::Sessions => self.sessions(session, id).await,
             ClientMessage::RevokeSession { session: device } => {

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use noughts_protocol::{
-    ErrorCode, GameId, MAX_MODERATED_PLAYERS, MAX_REPORT_CHARS, ModeratedPlayer, PlayerId,
-    ReportCategory, RequestId, ServerMessage, sanitize,
+    ErrorCode, MAX_MODERATED_PLAYERS, MAX_REPORT_CHARS, ModeratedPlayer, PlayerId, Report,
+    RequestId, ServerMessage, sanitize,
 };
 use tracing::{error, info};
 
@@ -58,7 +58,8 @@ impl Client {
         &mut self,
         session: &Arc<Session>,
         id: Option<RequestId>,
-        (relation, target): (Relation, PlayerId),
+        relation: Relation,
+        target: PlayerId,
     ) -> Reply {
         self.check_other_player(session, target).await?;
         let (muted, blocked) = self.shared.moderation.state().lists(session.player);
@@ -116,8 +117,14 @@ impl Client {
         &mut self,
         session: &Arc<Session>,
         id: Option<RequestId>,
-        (target, category, reason, game): (PlayerId, ReportCategory, String, Option<GameId>),
+        report: Report,
     ) -> Reply {
+        let Report {
+            player: target,
+            category,
+            reason,
+            game,
+        } = report;
         let reason = sanitize(&reason).trim().to_owned();
         if !reason.chars().any(|c| !c.is_whitespace()) || reason.chars().count() > MAX_REPORT_CHARS
         {

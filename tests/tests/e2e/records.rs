@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use noughts_engine::{Board, Level, Mark, Variant};
 use noughts_protocol::{
-    ClientMessage, EndReason, ErrorCode, GameId, GameState, PlayerId, ServerMessage, SideChoice,
+    ClientMessage, EndReason, ErrorCode, GameId, GameState, PlayAi, PlayerId, ServerMessage,
+    SideChoice,
 };
 use noughts_tests::accounts::make_account;
 use noughts_tests::{Client, Scratch, TestServer, file_config};
@@ -385,12 +386,12 @@ async fn many_games_at_once_are_all_on_record() {
             let reply = client
                 .request(
                     1,
-                    ClientMessage::PlayAi {
+                    ClientMessage::PlayAi(PlayAi {
                         variant,
                         level: Level::Medium,
                         side: SideChoice::Random,
                         clock: None,
-                    },
+                    }),
                 )
                 .await;
             let ServerMessage::GameState(state) = reply else {

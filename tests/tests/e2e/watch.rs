@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use noughts_engine::{Level, Mark, Variant};
-use noughts_protocol::{ClientMessage, ErrorCode, GameKind, ServerMessage};
+use noughts_protocol::{ClientMessage, ErrorCode, GameKind, ServerMessage, StartWar};
 use noughts_tests::{TestServer, alternate, follow_to_end, moves_of, test_config};
 
 use noughts_tests::quick_match;
@@ -212,11 +212,11 @@ async fn a_player_can_start_an_ai_match_and_watch_it() {
     let ServerMessage::GameState(state) = client
         .request(
             1,
-            ClientMessage::StartWar {
+            ClientMessage::StartWar(StartWar {
                 variant: Variant::Classic,
                 x_level: Level::Perfect,
                 o_level: Level::Easy,
-            },
+            }),
         )
         .await
     else {

@@ -3,7 +3,8 @@
 
 use noughts_engine::{Level, Mark, Variant};
 use noughts_protocol::{
-    ClientFrame, ClientMessage, ClockSpec, ErrorCode, GameId, RequestId, ServerMessage, SideChoice,
+    ClientFrame, ClientMessage, ClockSpec, ErrorCode, GameId, PlayAi, RequestId, ServerMessage,
+    SideChoice,
 };
 use noughts_tests::{TestServer, connect, read_frame, send_frame};
 
@@ -80,12 +81,12 @@ async fn moves(server: &TestServer, reference: &mut Reference) {
         Variant::Classic,
     ] {
         id += 1;
-        let play = ClientMessage::PlayAi {
+        let play = ClientMessage::PlayAi(PlayAi {
             variant,
             level: Level::Easy,
             side: SideChoice::X,
             clock: None,
-        };
+        });
         let ServerMessage::GameState(state) = solo.request(id, play).await else {
             panic!("an AI game")
         };
@@ -106,12 +107,12 @@ async fn moves(server: &TestServer, reference: &mut Reference) {
     // A sixth game is one too many.
     solo.expect_error(
         200,
-        ClientMessage::PlayAi {
+        ClientMessage::PlayAi(PlayAi {
             variant: Variant::Classic,
             level: Level::Easy,
             side: SideChoice::X,
             clock: None,
-        },
+        }),
         ErrorCode::LimitReached,
     )
     .await;

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use noughts_protocol::{
-    ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSION, ReportCategory, ServerMessage,
+    ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSION, Report, ReportCategory, ServerMessage,
 };
 use noughts_server::{AccountConfig, ClientAddress, Config, Proxies};
 use noughts_tests::accounts::{register, registered, sign_in, token_works};
@@ -181,11 +181,13 @@ async fn an_account_holds_twenty_sessions_and_the_least_recently_used_ends() {
 async fn reports_are_bounded_per_reporter_and_per_address() {
     let server = behind_proxy().await;
     let target = guest_from(&server, "192.0.2.1", "target").await;
-    let report = |n: u32| ClientMessage::Report {
-        player: target.player,
-        category: ReportCategory::Spam,
-        reason: format!("report number {n}"),
-        game: None,
+    let report = |n: u32| {
+        ClientMessage::Report(Report {
+            player: target.player,
+            category: ReportCategory::Spam,
+            reason: format!("report number {n}"),
+            game: None,
+        })
     };
     // One reporter: ten an hour.
     let mut reporter = guest_from(&server, "198.51.100.2", "reporter").await;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{
-    ClientFrame, ClientMessage, GameId, Level, PROTOCOL_VERSION, RequestId, ServerFrame,
+    ClientFrame, ClientMessage, GameId, Level, PROTOCOL_VERSION, PlayAi, RequestId, ServerFrame,
     ServerMessage, SideChoice, Variant,
 };
 use noughts_server::Config;
@@ -160,12 +160,12 @@ async fn the_metrics_follow_play() {
     let reply = request(
         &mut ada,
         1,
-        ClientMessage::PlayAi {
+        ClientMessage::PlayAi(PlayAi {
             variant: Variant::Classic,
             level: Level::Perfect,
             side: SideChoice::X,
             clock: None,
-        },
+        }),
     )
     .await;
     let ServerMessage::GameState(state) = reply else {

@@ -7,7 +7,7 @@
 use std::ffi::OsStr;
 
 use noughts_protocol::{
-    ClientMessage, ErrorCode, GameId, ReportCategory, ServerMessage, Variant, close,
+    ClientMessage, ErrorCode, GameId, Report, ReportCategory, ServerMessage, Variant, close,
 };
 use noughts_tests::process::{ServerProcess, admin, own_uid};
 use noughts_tests::{Client, Scratch, TestServer, WAIT, binary, file_config};
@@ -151,11 +151,13 @@ async fn the_operators_commands_hold_on_a_running_server() {
     let mut bo = Client::join(&url, "bo").await;
     let game = room_game(&mut ada, &mut bo).await;
     // A report, kept with its game and listed for the operator.
-    let report = |reason: &str| ClientMessage::Report {
-        player: bo.player,
-        category: ReportCategory::Abuse,
-        reason: reason.to_owned(),
-        game: Some(game),
+    let report = |reason: &str| {
+        ClientMessage::Report(Report {
+            player: bo.player,
+            category: ReportCategory::Abuse,
+            reason: reason.to_owned(),
+            game: Some(game),
+        })
     };
     ada.expect_error(1, report("  "), ErrorCode::BadReport)
         .await;

@@ -14,7 +14,7 @@ use futures_util::{SinkExt, StreamExt};
 use noughts_engine::Board;
 use noughts_protocol::{
     ClientFrame, ClientMessage, ClockSpec, EndReason, GameId, GameState, Level, Mark,
-    PROTOCOL_VERSION, RequestId, ServerFrame, ServerMessage, SideChoice, Variant,
+    PROTOCOL_VERSION, PlayAi, RequestId, ServerFrame, ServerMessage, SideChoice, Variant,
 };
 use noughts_tests::accounts::register_request;
 use noughts_tests::postgres::Postgres;
@@ -427,12 +427,12 @@ async fn before_the_crash(dir: &Path, db: &OsStr, durability: Durability) -> Bef
 
     // Game C, against the AI: Ada takes the centre and the AI answers.
     let reply = ada
-        .request(ClientMessage::PlayAi {
+        .request(ClientMessage::PlayAi(PlayAi {
             variant: Variant::Classic,
             level: Level::Perfect,
             side: SideChoice::X,
             clock: None,
-        })
+        }))
         .await;
     let ServerMessage::GameState(state) = reply else {
         panic!("{reply:?}")
@@ -553,12 +553,12 @@ async fn finish_and_read_the_records(ada: &mut Player, bob: &mut Player, before:
 
     // New games take new ids.
     let reply = bob
-        .request(ClientMessage::PlayAi {
+        .request(ClientMessage::PlayAi(PlayAi {
             variant: Variant::Four,
             level: Level::Easy,
             side: SideChoice::X,
             clock: None,
-        })
+        }))
         .await;
     let ServerMessage::GameState(state) = reply else {
         panic!("{reply:?}")

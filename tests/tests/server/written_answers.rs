@@ -3,7 +3,7 @@
 //! connection reaching the player's others, which reports count, and what `totals.online`
 //! counts.
 
-use noughts_protocol::{ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerMessage};
+use noughts_protocol::{ClientMessage, ErrorCode, PROTOCOL_VERSION, Report, ServerMessage};
 use noughts_tests::accounts::{TEST_PASSWORD, registered, try_sign_in};
 use noughts_tests::process::{ServerProcess, admin};
 use noughts_tests::raw::{recv, send};
@@ -115,11 +115,13 @@ async fn refused_reports_use_up_none_of_the_hours_ten() {
     let server = TestServer::start(test_config()).await;
     let mut ada = server.join("ada").await;
     let bob = server.join("bob").await;
-    let report = |player, reason: &str| ClientMessage::Report {
-        player,
-        category: noughts_protocol::ReportCategory::Spam,
-        reason: reason.to_owned(),
-        game: None,
+    let report = |player, reason: &str| {
+        ClientMessage::Report(Report {
+            player,
+            category: noughts_protocol::ReportCategory::Spam,
+            reason: reason.to_owned(),
+            game: None,
+        })
     };
     let nobody = noughts_protocol::PlayerId(999_999);
     for id in 0..10 {
