@@ -65,6 +65,10 @@ struct Common {
     /// Keep the started servers' games in memory instead of a database file.
     #[arg(long, global = true, conflicts_with = "db_dir")]
     memory_store: bool,
+    /// When the started servers' moves reach the disk (`--durability` of noughts-server):
+    /// `move`, before anyone hears of them (the default), or `interval`, within 10 ms after.
+    #[arg(long, global = true, default_value = "move", value_parser = ["move", "interval"])]
+    durability: String,
     /// Print the report as JSON.
     #[arg(long, global = true)]
     json: bool,
@@ -271,17 +275,45 @@ struct Servers {
     cpus: Option<String>,
     /// Where started servers keep their database; `None` for memory.
     db_dir: Option<PathBuf>,
+    /// When their moves reach the disk: `move` or `interval`.
+    durability: String,
+}
+
+impl Servers {
+    /// The started servers' flags besides the usual ones: when their moves reach the disk.
+    fn durability(&self, durability: &str) -> Vec<String> {
+        vec!["--durability".to_owned(), durability.to_owned()]
+    }
 }
 
 impl Launcher for Servers {
     fn server(&self, connections: usize) -> anyhow::Result<Target> {
         match &self.external {
             Some(url) => Ok(Target::external(url, self.pid)),
-            None => Target::start_server(
+            None => Target::start_server_with(
                 &self.server_bin,
                 connections,
                 self.db_dir.as_deref(),
                 self.cpus.as_deref(),
+                &self.durability(&self.durability),
+            ),
+        }
+    }
+
+    fn interval_server(&self, connections: usize) -> anyhow::Result<Target> {
+        match &self.external {
+            Some(url) => Ok(Target::external(url, self.pid)),
+            None => Target::start_server_with(
+                &self.server_bin,
+                connections,
+                Some(
+                    self.db_dir
+                        .clone()
+                        .unwrap_or_else(std::env::temp_dir)
+                        .as_path(),
+                ),
+                self.cpus.as_deref(),
+                &self.durability("interval"),
             ),
         }
     }
@@ -363,6 +395,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         cpus: if common.no_pin { None } else { server_cpus },
         db_dir: (!common.memory_store)
             .then(|| common.db_dir.clone().unwrap_or_else(std::env::temp_dir)),
+        durability: common.durability.clone(),
     };
     runtime.block_on(async {
         let report = match &cli.command {
@@ -471,6 +504,11 @@ async fn suite_command(
     let mut result = suite::run(servers, &sizes, pinned, !common.json, peer).await?;
     result.store = match (&servers.external, &servers.db_dir) {
         (Some(_), _) => "whatever store the running server has".to_owned(),
+        (None, Some(dir)) if servers.durability == "interval" => format!(
+            "a fresh SQLite file in `{}` (`--durability interval`: each move written before it \
+             is sent, on disk within 10 ms)",
+            dir.display()
+        ),
         (None, Some(dir)) => format!(
             "a fresh SQLite file in `{}` (on disk, written durably before each move is sent)",
             dir.display()

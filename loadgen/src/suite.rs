@@ -21,6 +21,9 @@ pub trait Launcher {
     fn server(&self, connections: usize) -> anyhow::Result<Target>;
     /// A noughts server with room for `connections`, its games in memory.
     fn memory_server(&self, connections: usize) -> anyhow::Result<Target>;
+    /// A noughts server with room for `connections`, its games in a database file whose writes
+    /// are answered once written and synced within 10 ms (`--durability interval`).
+    fn interval_server(&self, connections: usize) -> anyhow::Result<Target>;
     /// An echo server (which also relays).
     fn echo(&self) -> anyhow::Result<Target>;
 }
@@ -42,10 +45,11 @@ pub struct SuiteResult {
     pub peer: Vec<Report>,
     /// The capacity ramp on the memory store.
     pub capacity: Ramp,
-    /// With the peer: its capacity ramp, and noughts' paced games on the memory store (the
-    /// paced games of the run are on its store).
+    /// With the peer: its capacity ramp, and noughts' paced games on the memory store and on a
+    /// database in `interval` mode (the paced games of the run are on its store).
     pub peer_capacity: Option<Ramp>,
     pub memory_games: Option<Report>,
+    pub interval_games: Option<Report>,
 }
 
 /// Runs every scenario, each against its own fresh server, and judges the targets.
@@ -122,12 +126,12 @@ pub async fn run(
     })
     .await?;
     // The peer, its servers pinned as ours were.
-    let (peer_reports, peer_capacity, memory_games) = match peer {
+    let (peer_reports, peer_capacity, beside_peer) = match peer {
         Some(peer) => {
-            let (reports, ramp, memory_games) =
-                against_peer(launcher, peer, sizes, progress).await?;
-            say(&memory_games);
-            (reports, Some(ramp), Some(memory_games))
+            let (reports, ramp, beside) = against_peer(launcher, peer, sizes, progress).await?;
+            say(&beside.memory);
+            say(&beside.interval);
+            (reports, Some(ramp), Some(beside))
         }
         None => (Vec::new(), None, None),
     };
@@ -147,7 +151,7 @@ pub async fn run(
         },
     );
     verdicts.extend(crate::lobby_cost::verdicts(sizes, &lobby, &games));
-    if let (Some(theirs), Some(memory_games)) = (&peer_capacity, &memory_games) {
+    if let (Some(theirs), Some(beside)) = (&peer_capacity, &beside_peer) {
         verdicts.extend(crate::peer_judge::verdicts(
             sizes,
             crate::peer_judge::Against {
@@ -155,7 +159,8 @@ pub async fn run(
                 theirs,
                 idle: &idle,
                 games: &games,
-                memory_games,
+                memory_games: &beside.memory,
+                interval_games: &beside.interval,
                 peer: &peer_reports,
             },
         ));
@@ -185,7 +190,8 @@ pub async fn run(
         peer: peer_reports,
         capacity: ramp,
         peer_capacity,
-        memory_games,
+        memory_games: beside_peer.as_ref().map(|b| b.memory.clone()),
+        interval_games: beside_peer.map(|b| b.interval),
     })
 }
 
@@ -196,24 +202,41 @@ fn say_step(step: &Step, progress: bool) {
     }
 }
 
-/// The peer's workloads and capacity ramp, and the paced games on noughts' memory store to set
-/// beside its paced games (the run's paced games are on the run's store).
+/// noughts' paced games on other stores than the run's, set beside the peer's.
+struct BesidePeer {
+    /// On the memory store.
+    memory: Report,
+    /// On a database file in `interval` mode.
+    interval: Report,
+}
+
+/// The peer's workloads and capacity ramp, and the paced games on noughts' memory store and on
+/// a database in `interval` mode to set beside its paced games (the run's paced games are on the
+/// run's store).
 async fn against_peer(
     launcher: &dyn Launcher,
     peer: &Peer,
     sizes: &Sizes,
     progress: bool,
-) -> anyhow::Result<(Vec<Report>, Ramp, Report)> {
+) -> anyhow::Result<(Vec<Report>, Ramp, BesidePeer)> {
     let reports = peer.run(sizes, progress).await.context("the peer")?;
     let ramp = capacity::run(peer, &sizes.capacity, &|step| say_step(step, progress))
         .await
         .context("the peer's capacity")?;
     let target = launcher.memory_server(sizes.games.games * 2)?;
-    let mut memory_games = crate::games::run(&target.url, target.probe, &sizes.games)
+    let mut memory = crate::games::run(&target.url, target.probe, &sizes.games)
         .await
         .context("games, memory store")?;
-    memory_games.scenario.push_str(", memory store");
-    Ok((reports, ramp, memory_games))
+    memory.scenario.push_str(", memory store");
+    drop(target);
+    let target = launcher.interval_server(sizes.games.games * 2)?;
+    let mut interval = crate::games::run(&target.url, target.probe, &sizes.games)
+        .await
+        .context("games, interval durability")?;
+    interval
+        .scenario
+        .push_str(", SQLite with `--durability interval`");
+    Ok((reports, ramp, BesidePeer { memory, interval }))
 }
 
 /// The saturation runs judged against the relay: for each store, the reports of its median round.
@@ -516,6 +539,7 @@ mod tests {
             },
             peer_capacity: None,
             memory_games: None,
+            interval_games: None,
         }
     }
 
