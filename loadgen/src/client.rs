@@ -46,7 +46,7 @@ impl Read {
     }
 }
 
-/// Opens a WebSocket to `url` with the kit's settings (the server's buffers, TCP_NODELAY), over a
+/// Opens a WebSocket to `url` with the kit's settings (TCP_NODELAY, a client's buffers), over a
 /// stream that stamps what it reads. `recv_buffer` shrinks the socket's receive buffer, for a
 /// client that is meant to fall behind.
 pub async fn connect(url: &str, recv_buffer: Option<u32>) -> anyhow::Result<Socket> {

@@ -7,7 +7,7 @@
 //! `/proc` tells them.
 //!
 //! Code map:
-//! - `client`: the kit's protocol client (the server's buffers, `hello`, a cheap look at a frame)
+//! - `client`: the kit's protocol client (a client's buffers, `hello`, a cheap look at a frame)
 //!   over a stream that stamps what it reads.
 //! - `games`: human-vs-human games, paced open loop or as fast as they go.
 //! - `ai`: games against an AI seat, beside human games.

@@ -16,7 +16,8 @@ pub const LIST_GAMES_DEFAULT: u32 = 50;
 pub const MAX_MESSAGE_BYTES: usize = 4096;
 /// The WebSocket read buffer of a server's connection, in bytes, and the most one read takes:
 /// the buffer is filled (so touched) whole and kept for the connection's life, while clients'
-/// messages are small. The load generator's clients and its echo baseline use the same.
+/// messages are small. The load generator's echo baseline, standing in for the server, uses the
+/// same.
 pub const SOCKET_READ_BUFFER: usize = 1024;
 /// The WebSocket write buffer of a server's connection, in bytes: frames gather there until it
 /// holds this much or the connection flushes.
