@@ -18,6 +18,7 @@ use crate::screen::action::Action;
 use crate::screen::browse::Browse;
 use crate::screen::history::History;
 use crate::screen::leaderboard::Leaderboard;
+use crate::screen::listing::Snapshot;
 use crate::screen::lobby::{Lobby, LobbyView};
 use crate::screen::modal::Modal;
 use crate::screen::people::Moderation;
@@ -251,13 +252,17 @@ impl App {
                 rooms_total,
                 games,
                 totals,
-            } => self.on_lobby(
-                (seeks, seeks_total),
-                (rooms, rooms_total),
-                games,
-                totals,
-                effects,
-            ),
+            } => {
+                let snapshot = Snapshot {
+                    seeks,
+                    seeks_total,
+                    rooms,
+                    rooms_total,
+                    games,
+                    totals,
+                };
+                self.on_lobby(snapshot, effects);
+            }
             ServerMessage::LobbyUpdate(update) => self.on_lobby_update(*update, effects),
             ServerMessage::GameList { games, next } => self.browse.receive(games, next),
             ServerMessage::Seeking { variant, clock, .. } => {

@@ -4,12 +4,12 @@
 //! games, so it cannot tell us ours).
 
 use noughts_protocol::{
-    ClientMessage, GameInfo, GameKind, Level, LobbyUpdate, RoomInfo, SeekInfo, ServerMessage,
-    StartWar, Totals,
+    ClientMessage, GameInfo, GameKind, Level, LobbyUpdate, ServerMessage, StartWar,
 };
 
 use crate::app::{App, Connection, Effect, Screen};
 use crate::game::GameView;
+use crate::screen::listing::Snapshot;
 use crate::screen::tab::Tab;
 
 impl App {
@@ -40,15 +40,9 @@ impl App {
     }
 
     /// `lobby`: the snapshot replaces everything held.
-    pub(crate) fn on_lobby(
-        &mut self,
-        seeks: (Vec<SeekInfo>, u32),
-        rooms: (Vec<RoomInfo>, u32),
-        games: Vec<GameInfo>,
-        totals: Totals,
-        effects: &mut Vec<Effect>,
-    ) {
-        self.lobby.replace(seeks, rooms, games.clone(), totals);
+    pub(crate) fn on_lobby(&mut self, snapshot: Snapshot, effects: &mut Vec<Effect>) {
+        let games = snapshot.games.clone();
+        self.lobby.replace(snapshot);
         for game in &games {
             self.follow_war(game, effects);
         }

@@ -201,13 +201,13 @@ pub async fn run(
             Part::Sqlite => {
                 let node =
                     Target::start_server(&launch.server_bin, connections, Some(db_dir), None)?;
-                let row = paced("one node, SQLite", &[node], 0, args, (None, None)).await;
+                let row = paced("one node, SQLite", &[node], 0, args, None, None).await;
                 result.rows.push(row);
             }
             Part::Postgres => {
                 let node = launch.lone_postgres("one")?;
-                let backing = (None, Some(launch.postgres.as_str()));
-                let row = paced("one node, PostgreSQL", &[node], 0, args, backing).await;
+                let postgres = Some(launch.postgres.as_str());
+                let row = paced("one node, PostgreSQL", &[node], 0, args, None, postgres).await;
                 result.rows.push(row);
             }
             Part::Lobby | Part::Nodes => {
@@ -224,10 +224,10 @@ pub async fn run(
                 } else {
                     let cross = (args.games as f64 * args.cross.clamp(0.0, 1.0)).round() as usize;
                     let setup = format!("{} nodes, PostgreSQL + Redis", nodes.len());
-                    let backing = (Some(launch.redis.as_str()), Some(launch.postgres.as_str()));
-                    result
-                        .rows
-                        .push(paced(&setup, &nodes, cross, args, backing).await);
+                    let redis = Some(launch.redis.as_str());
+                    let postgres = Some(launch.postgres.as_str());
+                    let row = paced(&setup, &nodes, cross, args, redis, postgres).await;
+                    result.rows.push(row);
                 }
             }
             Part::Site => {
@@ -280,13 +280,14 @@ fn places(urls: &[String], games: usize, cross: usize) -> (Places, Places) {
 }
 
 /// Paced games against `nodes`, `cross` of them with their players on two nodes; what the
-/// Redis and PostgreSQL of `backing` did meanwhile is counted.
+/// `redis` and `postgres` behind them did meanwhile is counted.
 async fn paced(
     setup: &str,
     nodes: &[Target],
     cross: usize,
     args: &ClusterArgs,
-    backing: (Option<&str>, Option<&str>),
+    redis: Option<&str>,
+    postgres: Option<&str>,
 ) -> MovesRow {
     let urls: Vec<String> = nodes.iter().map(|n| n.url.clone()).collect();
     let (same_places, cross_places) = places(&urls, args.games, cross);
@@ -302,7 +303,7 @@ async fn paced(
     same.timeline.start(start);
     across.timeline.start(start);
     // Read before the window (psql takes some milliseconds), so the first moves go out on time.
-    let backing = Backing::start(backing.0, backing.1).await;
+    let backing = Backing::start(redis, postgres).await;
     sleep_until(start).await;
     let windows: Vec<Window> = nodes.iter().map(|n| Window::start(n.probe)).collect();
     let measured = tokio::spawn(async move {

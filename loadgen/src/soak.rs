@@ -26,10 +26,25 @@ use crate::client::{self};
 use crate::report::Report;
 use crate::target::{Probe, Window};
 
+/// How far a series' tail may sit above its steady state and still count as flat.
+#[derive(Debug, Clone, Copy)]
+pub struct Margin {
+    /// A part of the steady state (0.10 is 10%)...
+    pub fraction: f64,
+    /// ...plus this much, in the series' own unit.
+    pub absolute: f64,
+}
+
 /// How far the tail's mean RSS may sit above the steady state's: 10% plus 4 MiB.
-pub const RSS_MARGIN: (f64, f64) = (0.10, 4096.0);
+pub const RSS_MARGIN: Margin = Margin {
+    fraction: 0.10,
+    absolute: 4096.0,
+};
 /// How far the tail's mean task count may sit above the steady state's: 10% plus 16 tasks.
-pub const TASKS_MARGIN: (f64, f64) = (0.10, 16.0);
+pub const TASKS_MARGIN: Margin = Margin {
+    fraction: 0.10,
+    absolute: 16.0,
+};
 
 /// How a soak is shaped.
 #[derive(Debug, Clone)]
@@ -77,9 +92,9 @@ pub struct Series {
 }
 
 impl Series {
-    /// The summary of `(secs, value)` points over a run of `secs`, with a margin of
-    /// `(fraction, absolute)` above the steady state.
-    pub fn of(points: &[(f64, f64)], secs: f64, margin: (f64, f64)) -> Option<Series> {
+    /// The summary of `(secs, value)` points over a run of `secs`, with `margin` above the
+    /// steady state.
+    pub fn of(points: &[(f64, f64)], secs: f64, margin: Margin) -> Option<Series> {
         let (first, last) = (points.first()?, points.last()?);
         let mean = |from: f64, to: f64| {
             let values: Vec<f64> = points
@@ -111,7 +126,7 @@ impl Series {
             steady,
             tail,
             slope_per_min: if var > 0.0 { cov / var * 60.0 } else { 0.0 },
-            flat: tail <= steady * (1.0 + margin.0) + margin.1,
+            flat: tail <= steady * (1.0 + margin.fraction) + margin.absolute,
         })
     }
 }
@@ -276,10 +291,15 @@ pub async fn run(url: &str, server: Probe, options: &SoakOptions) -> anyhow::Res
 mod tests {
     use super::*;
 
+    const TEN_PERCENT: Margin = Margin {
+        fraction: 0.1,
+        absolute: 0.0,
+    };
+
     #[test]
     fn a_level_series_is_flat_and_a_growing_one_is_not() {
         let level: Vec<(f64, f64)> = (0..=100).map(|t| (t as f64, 100.0)).collect();
-        let s = Series::of(&level, 100.0, (0.1, 0.0)).unwrap();
+        let s = Series::of(&level, 100.0, TEN_PERCENT).unwrap();
         assert!(s.flat);
         assert_eq!(
             (s.start, s.end, s.max, s.steady, s.tail),
@@ -289,7 +309,7 @@ mod tests {
 
         // One unit a second: the tail (~87) is well above the steady state (~37).
         let growing: Vec<(f64, f64)> = (0..=100).map(|t| (t as f64, t as f64)).collect();
-        let s = Series::of(&growing, 100.0, (0.1, 0.0)).unwrap();
+        let s = Series::of(&growing, 100.0, TEN_PERCENT).unwrap();
         assert!(!s.flat, "{s:?}");
         assert!((s.slope_per_min - 60.0).abs() < 1e-9, "{s:?}");
         assert_eq!(s.max, 100.0);

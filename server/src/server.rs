@@ -113,7 +113,8 @@ async fn serve(
         &config,
         &store,
         &moderation,
-        (&connections, &stop_connections),
+        &connections,
+        &stop_connections,
     )
     .await?
     .unzip();
@@ -160,7 +161,7 @@ async fn serve(
             ("game", startup.last_game),
             ("seek", 0),
         ];
-        joining::join(&shared, wing, (lapsed, &startup_ids), local_totals).await?;
+        joining::join(&shared, wing, lapsed, &startup_ids, local_totals).await?;
     }
     // A node of a cluster restores only the games no other node plays.
     #[cfg(feature = "cluster")]

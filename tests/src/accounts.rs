@@ -168,7 +168,8 @@ pub async fn token_works(url: &str, token: &str) -> bool {
 pub async fn sign_in_answer_from(
     url: &str,
     address: &str,
-    (username, password): (&str, &str),
+    username: &str,
+    password: &str,
     device_cookie: Option<&str>,
 ) -> ServerMessage {
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;

@@ -31,6 +31,17 @@ pub struct Lobby {
     pub loaded: bool,
 }
 
+/// A `lobby` snapshot, which replaces everything the lobby held.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub seeks: Vec<SeekInfo>,
+    pub seeks_total: u32,
+    pub rooms: Vec<RoomInfo>,
+    pub rooms_total: u32,
+    pub games: Vec<GameInfo>,
+    pub totals: Totals,
+}
+
 /// One row of the lobby list.
 #[derive(Debug, Clone, Copy)]
 pub enum Entry<'a> {
@@ -82,13 +93,15 @@ impl Lobby {
     }
 
     /// The whole listing, as a `lobby` snapshot gives it: it replaces everything held.
-    pub fn replace(
-        &mut self,
-        (seeks, seeks_total): (Vec<SeekInfo>, u32),
-        (rooms, rooms_total): (Vec<RoomInfo>, u32),
-        games: Vec<GameInfo>,
-        totals: Totals,
-    ) {
+    pub fn replace(&mut self, snapshot: Snapshot) {
+        let Snapshot {
+            seeks,
+            seeks_total,
+            rooms,
+            rooms_total,
+            games,
+            totals,
+        } = snapshot;
         self.seeks = seeks;
         self.seeks_total = seeks_total;
         self.rooms.clear();

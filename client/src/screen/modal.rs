@@ -310,7 +310,7 @@ pub fn render(modal: &Modal, theme: Theme, area: Rect, buf: &mut Buffer) {
             58,
         ),
     };
-    dialog(title, lines, width, theme, (area, buf));
+    dialog(title, lines, width, theme, area, buf);
 }
 
 fn form_lines<'a>(form: &Form, theme: Theme) -> Vec<Line<'a>> {

@@ -375,7 +375,7 @@ pub fn render(menu: &People, theme: Theme, area: Rect, buf: &mut Buffer) {
     };
     lines.push(Line::raw(""));
     lines.push(hint_line(hints, theme));
-    dialog(&title, lines, 50, theme, (area, buf));
+    dialog(&title, lines, 50, theme, area, buf);
 }
 
 #[cfg(test)]

@@ -120,7 +120,8 @@ pub fn dialog(
     lines: Vec<Line<'_>>,
     width: u16,
     theme: Theme,
-    (area, buf): (Rect, &mut Buffer),
+    area: Rect,
+    buf: &mut Buffer,
 ) {
     let rect = centered(area, width, lines.len() as u16 + 2);
     clear_band(rect, area, buf);

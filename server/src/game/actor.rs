@@ -108,7 +108,8 @@ impl Game {
         id: GameId,
         commands: mpsc::WeakSender<Command>,
         setup: Setup,
-        (started_ms, starter): (u64, Starter),
+        started_ms: u64,
+        starter: Starter,
     ) -> Game {
         let seats = setup.seats.clone().map(|seat| {
             seat.map(|session| {
@@ -119,7 +120,7 @@ impl Game {
         let connected =
             [0, 1].map(|i| !matches!(&seats[i], Sitter::Human(human) if human.outs.is_empty()));
         let rules = Rules::new(Self::table(&shared, id, &setup, &seats), connected);
-        Game::around(shared, rules, commands, (setup, starter), seats, started_ms)
+        Game::around(shared, rules, commands, setup, starter, seats, started_ms)
     }
 
     /// How the rules see a game set up so.
@@ -147,7 +148,8 @@ impl Game {
         shared: Arc<Shared>,
         rules: Rules,
         commands: mpsc::WeakSender<Command>,
-        (setup, starter): (Setup, Starter),
+        setup: Setup,
+        starter: Starter,
         seats: [Sitter<Human>; 2],
         started_ms: u64,
     ) -> Game {
@@ -194,7 +196,8 @@ impl Game {
     pub(crate) fn restore(
         shared: Arc<Shared>,
         commands: mpsc::WeakSender<Command>,
-        (setup, starter): (Setup, Starter),
+        setup: Setup,
+        starter: Starter,
         live: &LiveGame,
     ) -> Result<Game, String> {
         let id = live.start.game;
@@ -211,14 +214,8 @@ impl Game {
             .collect();
         let table = Self::table(&shared, id, &setup, &seats);
         let rules = Rules::restore(table, &moves, live.seq, now())?;
-        let mut game = Game::around(
-            shared,
-            rules,
-            commands,
-            (setup, starter),
-            seats,
-            live.start.started_ms,
-        );
+        let started_ms = live.start.started_ms;
+        let mut game = Game::around(shared, rules, commands, setup, starter, seats, started_ms);
         game.stored_seq = live.seq;
         Ok(game)
     }

@@ -144,12 +144,12 @@ impl Game {
                         }
                     }
                 }
-                self.send_all(&shared, to_seats, (Some(from.out.conn), &hidden))
+                self.send_all(&shared, to_seats, Some(from.out.conn), &hidden)
                     .await;
             }
             _ => {
                 let frame = frame(None, update.message);
-                self.send_all(&frame, to_seats, (None, &hidden)).await
+                self.send_all(&frame, to_seats, None, &hidden).await
             }
         }
     }
@@ -171,7 +171,8 @@ impl Game {
         &mut self,
         frame: &Frame,
         to_seats: [bool; 2],
-        (skip_conn, hidden): (Option<ConnId>, &HashSet<PlayerId>),
+        skip_conn: Option<ConnId>,
+        hidden: &HashSet<PlayerId>,
     ) {
         for mark in [Mark::X, Mark::O] {
             if !to_seats[index(mark)] {

@@ -86,7 +86,8 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
         id,
         weak,
         setup,
-        (start.started_ms, self::start as Starter),
+        start.started_ms,
+        self::start as Starter,
     )
     .starting(start);
     let span = tracing::info_span!(parent: None, "game", id = id.0);
@@ -142,7 +143,8 @@ pub(crate) fn restore_all(
         let game = match actor::Game::restore(
             shared.clone(),
             tx.downgrade(),
-            (setup, self::start as Starter),
+            setup,
+            self::start as Starter,
             &game,
         ) {
             Ok(game) => game,

@@ -170,19 +170,16 @@ pub(crate) async fn serve(
                         "too many connections from your address (at most {}); try again later",
                         config.max_connections_per_ip
                     );
-                    let refusal = (
-                        ErrorCode::TooManyConnections,
-                        message,
-                        "too many connections",
-                    );
-                    return refuse(&shared, &mut ws, refusal, refusing).await;
+                    let code = ErrorCode::TooManyConnections;
+                    let reason = "too many connections";
+                    return refuse(&shared, &mut ws, code, message, reason, refusing).await;
                 }
             }
         }
         Admission::Refuse(refusing) => {
             let message = "the server is full; try again later".to_owned();
-            let refusal = (ErrorCode::ServerFull, message, "server full");
-            return refuse(&shared, &mut ws, refusal, refusing).await;
+            let code = ErrorCode::ServerFull;
+            return refuse(&shared, &mut ws, code, message, "server full", refusing).await;
         }
     };
     let mut counted = GaugeShare::new(&shared.operator.metrics.connections);
@@ -260,11 +257,14 @@ fn on_ping_grid(at: Instant) -> Instant {
     epoch + PING_GRID * u32::try_from(steps).unwrap_or(u32::MAX)
 }
 
-/// Turns a connection away with an error and close 1013, holding its refusal permit meanwhile.
+/// Turns a connection away with an error (`code`, `message`) and close 1013 (`reason`), holding
+/// its refusal permit meanwhile.
 async fn refuse(
     shared: &Shared,
     ws: &mut Socket,
-    (code, message, reason): (ErrorCode, String, &'static str),
+    code: ErrorCode,
+    message: String,
+    reason: &'static str,
     _refusing: OwnedSemaphorePermit,
 ) {
     info!(%code, "refused");

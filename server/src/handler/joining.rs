@@ -36,7 +36,8 @@ pub(crate) async fn open(
     config: &Config,
     store: &Store,
     moderation: &Arc<Moderation>,
-    (tasks, stop): (&TaskTracker, &CancellationToken),
+    tasks: &TaskTracker,
+    stop: &CancellationToken,
 ) -> anyhow::Result<Option<(Wing, mpsc::UnboundedReceiver<GameId>)>> {
     let Some(options) = &config.cluster else {
         return Ok(None);
@@ -72,7 +73,8 @@ pub(crate) fn redis_ping(wing: &Wing) -> health::Ping {
 pub(crate) async fn join(
     shared: &Arc<Shared>,
     wing: &Wing,
-    (lapsed, stored_ids): (mpsc::UnboundedReceiver<GameId>, &[(&'static str, u64)]),
+    lapsed: mpsc::UnboundedReceiver<GameId>,
+    stored_ids: &[(&'static str, u64)],
     totals: fn(&Shared) -> Totals,
 ) -> anyhow::Result<()> {
     let cluster = wing.cluster.clone();

@@ -24,8 +24,8 @@ use crate::game::{self, Setup};
 use crate::net::network::Network;
 #[cfg(feature = "cluster")]
 use crate::net::outbound::Outbound;
-use crate::registry::AcceptSeekError;
 use crate::registry::games::Requester;
+use crate::registry::{AcceptSeekError, Waiting};
 use crate::rules::rating;
 use crate::rules::sitter::Sitter;
 use crate::session::{OpenSeek, SeekTerms, Session};
@@ -100,12 +100,13 @@ impl Client {
         let lobby = &self.shared.lobby;
         let moderation = self.shared.moderation.state();
         let blocked = |other| moderation.blocked(session.player, other);
-        let paired = self.shared.registry.seeks.pair_or_wait(
-            session,
-            open,
-            may_wait,
-            (&blocked, || lobby.add_seek(listing)),
-        );
+        let paired =
+            self.shared
+                .registry
+                .seeks
+                .pair_or_wait(session, open, may_wait, &blocked, || {
+                    lobby.add_seek(listing)
+                });
         drop(moderation);
         let Some(met) = paired else {
             if may_wait {
@@ -199,19 +200,19 @@ fn listing(session: &Session, open: OpenSeek) -> SeekInfo {
     }
 }
 
-/// `session`'s seek `open` has met a waiting one: that one leaves the lobby, this one ends, and
+/// `session`'s seek `open` has met a `waiting` one: that one leaves the lobby, this one ends, and
 /// the game starts on the waiting seek's terms (its clock, where the two differed in speed alone).
-fn meet(
-    shared: &Arc<Shared>,
-    session: &Arc<Session>,
-    open: OpenSeek,
-    (their_seek, opponent, their_terms): (SeekId, Arc<Session>, SeekTerms),
-) {
-    shared.lobby.remove_seek(their_seek);
+fn meet(shared: &Arc<Shared>, session: &Arc<Session>, open: OpenSeek, waiting: Waiting) {
+    shared.lobby.remove_seek(waiting.seek);
     if session.end_seek(open.id) {
         withdraw_seek(shared, open);
     }
-    start_pair(shared, [opponent, session.clone()], their_terms, None);
+    start_pair(
+        shared,
+        [waiting.seeker, session.clone()],
+        waiting.terms,
+        None,
+    );
 }
 
 #[cfg(feature = "cluster")]
@@ -254,7 +255,7 @@ async fn pair_elsewhere(
             return;
         }
         withdraw_seek(&shared, open);
-        if take_seek_on(&shared, (&session, network), &out, &node, older.seek).await {
+        if take_seek_on(&shared, &session, network, &out, &node, older.seek).await {
             return;
         }
         if !session.start_seek(open, None) {
@@ -264,12 +265,12 @@ async fn pair_elsewhere(
         let paired = {
             let moderation = shared.moderation.state();
             let blocked = |other| moderation.blocked(session.player, other);
-            shared.registry.seeks.pair_or_wait(
-                &session,
-                open,
-                true,
-                (&blocked, || shared.lobby.add_seek(listing)),
-            )
+            shared
+                .registry
+                .seeks
+                .pair_or_wait(&session, open, true, &blocked, || {
+                    shared.lobby.add_seek(listing)
+                })
         };
         if let Some(met) = paired {
             meet(&shared, &session, open, met);
@@ -283,7 +284,8 @@ async fn pair_elsewhere(
 /// its waiting seek `seek`; true once it has.
 async fn take_seek_on(
     shared: &Shared,
-    (session, network): (&Session, Network),
+    session: &Session,
+    network: Network,
     out: &Outbound,
     node: &str,
     seek: SeekId,

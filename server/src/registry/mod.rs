@@ -20,7 +20,7 @@ use crate::store::StoredPlayer;
 pub(crate) use counts::PerNetwork;
 pub(crate) use games::Games;
 pub(crate) use rooms::{JoinRoomError, Rooms};
-pub(crate) use seeks::{AcceptSeekError, Seeks};
+pub(crate) use seeks::{AcceptSeekError, Seeks, Waiting};
 
 /// The server's indexes, each its own type.
 #[derive(Debug, Default)]

@@ -20,11 +20,21 @@ pub(crate) enum AcceptSeekError {
     Blocked,
 }
 
+/// A seek waiting in its queue.
+#[derive(Debug)]
+pub(crate) struct Waiting {
+    pub(crate) seek: SeekId,
+    /// Who waits, and plays when it is taken.
+    pub(crate) seeker: Arc<Session>,
+    /// What game it asks for; a game it pairs into is played on these terms.
+    pub(crate) terms: SeekTerms,
+}
+
 /// Quick-match seeks waiting, and their ids.
 #[derive(Debug, Default)]
 pub(crate) struct Seeks {
     /// Seeks waiting, oldest first, with their terms, per set of seeks that may be paired.
-    queues: DashMap<Pool, VecDeque<(SeekId, Arc<Session>, SeekTerms)>>,
+    queues: DashMap<Pool, VecDeque<Waiting>>,
     /// The terms of each waiting seek, for `accept_seek`.
     keys: DashMap<SeekId, SeekTerms>,
     /// Seek ids.
@@ -45,8 +55,14 @@ impl Seeks {
             .map(|queue| {
                 queue
                     .iter()
-                    .filter(|(id, _, _)| *id > than)
-                    .map(|(id, session, key)| (session.clone(), OpenSeek { id: *id, key: *key }))
+                    .filter(|waiting| waiting.seek > than)
+                    .map(|waiting| {
+                        let open = OpenSeek {
+                            id: waiting.seek,
+                            key: waiting.terms,
+                        };
+                        (waiting.seeker.clone(), open)
+                    })
                     .collect()
             })
             .unwrap_or_default()
@@ -59,41 +75,47 @@ impl Seeks {
 
     /// Pairs `seek` with the oldest waiting compatible seek (the same variant and rating, and a
     /// clock of the same speed, or both untimed); any two compatible seeks are paired as soon as
-    /// both exist, so at most one waits per set of compatible terms. Returns that seek's id,
-    /// seeker and terms (the game is played on the waiting seek's terms). If there is none, `seek` waits in the queue (and `waits` runs,
-    /// under the queue's lock, so that whatever it lists comes before any pairing or withdrawal
-    /// can take it off), unless `may_wait` is false.
+    /// both exist, so at most one waits per set of compatible terms; seeks of players `blocked`
+    /// for the seeker are passed over. Returns that seek (the game is played on its terms). If
+    /// there is none, `seek` waits in the queue (and `waits` runs, under the queue's lock, so
+    /// that whatever it lists comes before any pairing or withdrawal can take it off), unless
+    /// `may_wait` is false.
     pub(crate) fn pair_or_wait(
         &self,
         seeker: &Arc<Session>,
         seek: OpenSeek,
         may_wait: bool,
-        (blocked, waits): (&dyn Fn(PlayerId) -> bool, impl FnOnce()),
-    ) -> Option<(SeekId, Arc<Session>, SeekTerms)> {
+        blocked: &dyn Fn(PlayerId) -> bool,
+        waits: impl FnOnce(),
+    ) -> Option<Waiting> {
         let bucket = seek.key.pool();
         let mut queue = self.queues.entry(bucket).or_default();
         // Seeks of players the seeker blocks, or who block the seeker, are passed over and wait on.
         let mut at = 0;
         while at < queue.len() {
-            let other = &queue[at].1;
+            let other = &queue[at].seeker;
             if other.player != seeker.player && blocked(other.player) {
                 at += 1;
                 continue;
             }
-            let Some((id, other, key)) = queue.remove(at) else {
+            let Some(waiting) = queue.remove(at) else {
                 break;
             };
-            self.keys.remove(&id);
-            if other.player == seeker.player {
+            self.keys.remove(&waiting.seek);
+            if waiting.seeker.player == seeker.player {
                 continue;
             }
             // A seeker that withdrew or went away meanwhile no longer counts.
-            if other.end_seek(id) {
-                return Some((id, other, key));
+            if waiting.seeker.end_seek(waiting.seek) {
+                return Some(waiting);
             }
         }
         if may_wait {
-            queue.push_back((seek.id, seeker.clone(), seek.key));
+            queue.push_back(Waiting {
+                seek: seek.id,
+                seeker: seeker.clone(),
+                terms: seek.key,
+            });
             self.keys.insert(seek.id, seek.key);
             waits();
         } else {
@@ -123,15 +145,15 @@ impl Seeks {
         let at = queue
             .get()
             .iter()
-            .position(|(id, _, _)| *id == seek)
+            .position(|waiting| waiting.seek == seek)
             .ok_or(AcceptSeekError::NoSuchSeek)?;
-        if queue.get()[at].1.player == taker {
+        if queue.get()[at].seeker.player == taker {
             return Err(AcceptSeekError::OwnSeek);
         }
-        if blocked(queue.get()[at].1.player) {
+        if blocked(queue.get()[at].seeker.player) {
             return Err(AcceptSeekError::Blocked);
         }
-        let (_, seeker, _) = queue.get_mut().remove(at).expect("found just now");
+        let seeker = queue.get_mut().remove(at).expect("found just now").seeker;
         if queue.get().is_empty() {
             queue.remove();
         }
@@ -146,7 +168,7 @@ impl Seeks {
     /// Takes `seek` out of its queue.
     pub(crate) fn cancel(&self, seek: OpenSeek) {
         if let Entry::Occupied(mut queue) = self.queues.entry(seek.key.pool()) {
-            queue.get_mut().retain(|(id, _, _)| *id != seek.id);
+            queue.get_mut().retain(|waiting| waiting.seek != seek.id);
             if queue.get().is_empty() {
                 queue.remove();
             }

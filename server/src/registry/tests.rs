@@ -41,7 +41,7 @@ fn seeks_pair_the_oldest_matching_seeker() {
     assert!(
         registry
             .seeks
-            .pair_or_wait(&a, a_seek, true, (&|_| false, || listed = true))
+            .pair_or_wait(&a, a_seek, true, &|_| false, || listed = true)
             .is_none()
     );
     assert!(listed, "a waiting seek is listed");
@@ -50,17 +50,17 @@ fn seeks_pair_the_oldest_matching_seeker() {
     assert!(
         registry
             .seeks
-            .pair_or_wait(&b, b_seek, true, (&|_| false, || ()))
+            .pair_or_wait(&b, b_seek, true, &|_| false, || ())
             .is_none(),
         "a different clock does not match"
     );
     let c_seek = open(&registry, classic);
     assert!(c.start_seek(c_seek, None));
-    let (id, opponent, _) = registry
+    let met = registry
         .seeks
-        .pair_or_wait(&c, c_seek, true, (&|_| false, || panic!("c does not wait")))
+        .pair_or_wait(&c, c_seek, true, &|_| false, || panic!("c does not wait"))
         .expect("c meets a");
-    assert_eq!((id, opponent.player), (a_seek.id, a.player));
+    assert_eq!((met.seek, met.seeker.player), (a_seek.id, a.player));
     assert_eq!(a.seek(), None, "a's seek is used up");
     // Anyone but b may take b's seek, once.
     assert_eq!(
@@ -107,11 +107,11 @@ fn seeks_of_one_speed_pair_on_the_waiting_seeks_terms() {
         assert!(who.start_seek(seek, None));
         let paired = registry
             .seeks
-            .pair_or_wait(who, seek, true, (&|_| false, || ()));
+            .pair_or_wait(who, seek, true, &|_| false, || ());
         if paired.is_some() {
             who.end_seek(seek.id);
         }
-        paired.map(|(_, other, terms)| (other.player, terms))
+        paired.map(|met| (met.seeker.player, met.terms))
     };
     assert_eq!(seek(&a, blitz_3_2), None);
     assert_eq!(
@@ -135,7 +135,7 @@ fn a_withdrawn_seek_matches_nobody() {
     assert!(
         registry
             .seeks
-            .pair_or_wait(&a, a_seek, true, (&|_| false, || ()))
+            .pair_or_wait(&a, a_seek, true, &|_| false, || ())
             .is_none()
     );
     assert!(a.end_seek(a_seek.id));
@@ -144,7 +144,7 @@ fn a_withdrawn_seek_matches_nobody() {
     assert!(
         registry
             .seeks
-            .pair_or_wait(&b, b_seek, true, (&|_| false, || ()))
+            .pair_or_wait(&b, b_seek, true, &|_| false, || ())
             .is_none(),
         "b waits rather than meet a ghost"
     );

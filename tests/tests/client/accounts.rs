@@ -303,7 +303,7 @@ async fn a_client_that_signed_in_before_is_not_locked_out_by_a_strangers_guesses
 
     for n in 1..=10 {
         let address = format!("203.0.113.{n}");
-        let guess = sign_in_answer_from(&url, &address, ("grace", "not it at all"), None).await;
+        let guess = sign_in_answer_from(&url, &address, "grace", "not it at all", None).await;
         assert!(
             matches!(
                 &guess,
@@ -315,7 +315,7 @@ async fn a_client_that_signed_in_before_is_not_locked_out_by_a_strangers_guesses
             "{guess:?}"
         );
     }
-    let locked = sign_in_answer_from(&url, "203.0.113.11", ("grace", PASSWORD), None).await;
+    let locked = sign_in_answer_from(&url, "203.0.113.11", "grace", PASSWORD, None).await;
     assert!(
         matches!(
             &locked,

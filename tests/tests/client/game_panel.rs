@@ -14,7 +14,7 @@ use noughts_tests::tmux::Tmux;
 use crate::support::{bin, config, temp_dir};
 
 /// The client under tmux at `width`×`height`, as `name`, on `url`.
-fn client(name: &str, url: &str, (width, height): (u16, u16)) -> Tmux {
+fn client(name: &str, url: &str, width: u16, height: u16) -> Tmux {
     let dir = temp_dir(name);
     let command = format!(
         "env NOUGHTS_CONFIG_DIR={} NOUGHTS_DATA_DIR={} {} --server {url} --name {name}",
@@ -47,7 +47,7 @@ async fn at_80_by_24_the_help_is_whole_and_a_box_cuts_no_word_beside_it() {
         return;
     }
     let server = Embedded::start(config()).await.unwrap();
-    let tmux = client("small", &server.url, (80, 24));
+    let tmux = client("small", &server.url, 80, 24);
     tmux.wait_for("the lobby", |s| s.contains("Lobby") && s.contains("online"))
         .await;
     tmux.send("a");
@@ -114,7 +114,7 @@ async fn at_120_by_40_moves_go_in_pairs_offers_read_in_the_first_person_and_a_wi
     })
     .await
     .unwrap();
-    let tmux = client("tess", &server.url, (120, 40));
+    let tmux = client("tess", &server.url, 120, 40);
     tmux.wait_for("the lobby", |s| s.contains("Lobby") && s.contains("online"))
         .await;
     tmux.send("m");

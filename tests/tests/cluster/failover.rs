@@ -29,7 +29,7 @@ pub(super) fn node_with_lease(
 ) -> ServerProcess {
     let lease_ms = lease_ms.to_string();
     let args = ["--lease-ms", &lease_ms, "--grace-secs", "60"];
-    launch(dir, (db, redis, name), &args, ServerProcess::start_on)
+    launch(dir, db, redis, name, &args, ServerProcess::start_on)
 }
 
 /// How [`launch`] starts a node: [`ServerProcess::start_on`] or one of its kind.
@@ -39,7 +39,9 @@ pub(super) type Start = fn(&Path, &Path, &OsStr, &[&str]) -> ServerProcess;
 /// a directory of its own under `dir`.
 pub(super) fn launch(
     dir: &Scratch,
-    (db, redis, name): (&str, &TestRedis, &str),
+    db: &str,
+    redis: &TestRedis,
+    name: &str,
     args: &[&str],
     start: Start,
 ) -> ServerProcess {

@@ -44,7 +44,9 @@ fn war_node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerPro
     .concat();
     launch(
         dir,
-        (db, redis, name),
+        db,
+        redis,
+        name,
         &args,
         ServerProcess::start_with_war_games,
     )

@@ -116,7 +116,8 @@ pub(crate) async fn from(server: &TestServer, address: &str) -> Socket {
 pub(crate) async fn sign_in_from(
     server: &TestServer,
     address: &str,
-    (username, password): (&str, &str),
+    username: &str,
+    password: &str,
     cookie: Option<&str>,
 ) -> Result<(Client, Option<String>), ServerMessage> {
     let mut socket = from(server, address).await;
@@ -164,7 +165,7 @@ async fn a_strangers_failures_do_not_stop_the_owners_known_device() {
     else {
         panic!("registering gives the device a cookie: {registered:?}");
     };
-    let laptop = sign_in_from(&server, "198.51.100.2", ("ada", PASSWORD), None).await;
+    let laptop = sign_in_from(&server, "198.51.100.2", "ada", PASSWORD, None).await;
     let (laptop, laptop_cookie) = laptop.expect("the owner signs in from a second device");
     let laptop_cookie = laptop_cookie.expect("signing in gives the device a cookie");
     drop(laptop);
@@ -173,21 +174,22 @@ async fn a_strangers_failures_do_not_stop_the_owners_known_device() {
     for n in 1..=10 {
         let guess = format!("guess number {n}");
         let address = format!("203.0.113.{n}");
-        let answer = sign_in_from(&server, &address, ("ada", &guess), None);
+        let answer = sign_in_from(&server, &address, "ada", &guess, None);
         assert_eq!(
             refused(answer.await),
             ErrorCode::BadCredentials,
             "guess {n}"
         );
     }
-    let stranger = sign_in_from(&server, "203.0.113.11", ("ada", PASSWORD), None).await;
+    let stranger = sign_in_from(&server, "203.0.113.11", "ada", PASSWORD, None).await;
     assert_eq!(refused(stranger), ErrorCode::TooManyAttempts);
 
     // The owner's laptop, with its cookie, signs in at once and changes the password.
     let back = sign_in_from(
         &server,
         "198.51.100.2",
-        ("ada", PASSWORD),
+        "ada",
+        PASSWORD,
         Some(&laptop_cookie),
     )
     .await;
@@ -207,17 +209,18 @@ async fn a_strangers_failures_do_not_stop_the_owners_known_device() {
     let phone_back = sign_in_from(
         &server,
         "192.0.2.77",
-        ("ada", NEW_PASSWORD),
+        "ada",
+        NEW_PASSWORD,
         Some(&phone_cookie),
     )
     .await;
     assert!(phone_back.is_ok(), "{:?}", phone_back.err());
 
     // A new device, or one with a made-up or another account's cookie, still waits.
-    let new_device = sign_in_from(&server, "203.0.113.12", ("ada", NEW_PASSWORD), None).await;
+    let new_device = sign_in_from(&server, "203.0.113.12", "ada", NEW_PASSWORD, None).await;
     assert_eq!(refused(new_device), ErrorCode::TooManyAttempts);
     let forged = "0123456789abcdef0123456789abcdef";
-    let made_up = sign_in_from(&server, "203.0.113.13", ("ada", NEW_PASSWORD), Some(forged));
+    let made_up = sign_in_from(&server, "203.0.113.13", "ada", NEW_PASSWORD, Some(forged));
     assert_eq!(refused(made_up.await), ErrorCode::TooManyAttempts);
     let mut bo = Client::join(&server.url(), "bo").await;
     let ServerMessage::Registered {
@@ -230,7 +233,8 @@ async fn a_strangers_failures_do_not_stop_the_owners_known_device() {
     let borrowed = sign_in_from(
         &server,
         "203.0.113.14",
-        ("ada", NEW_PASSWORD),
+        "ada",
+        NEW_PASSWORD,
         Some(&bos_cookie),
     );
     assert_eq!(refused(borrowed.await), ErrorCode::TooManyAttempts);
@@ -239,7 +243,7 @@ async fn a_strangers_failures_do_not_stop_the_owners_known_device() {
 #[tokio::test]
 async fn a_known_device_that_guesses_waits_after_its_own_failures() {
     let server = behind_proxy().await;
-    let first = sign_in_from(&server, "198.51.100.2", ("ada", PASSWORD), None).await;
+    let first = sign_in_from(&server, "198.51.100.2", "ada", PASSWORD, None).await;
     assert_eq!(
         refused(first),
         ErrorCode::BadCredentials,
@@ -257,13 +261,13 @@ async fn a_known_device_that_guesses_waits_after_its_own_failures() {
     for n in 1..=10 {
         let guess = format!("guess number {n}");
         let address = format!("203.0.113.{n}");
-        let answer = sign_in_from(&server, &address, ("ada", &guess), Some(&cookie));
+        let answer = sign_in_from(&server, &address, "ada", &guess, Some(&cookie));
         assert_eq!(
             refused(answer.await),
             ErrorCode::BadCredentials,
             "guess {n}"
         );
     }
-    let answer = sign_in_from(&server, "203.0.113.11", ("ada", PASSWORD), Some(&cookie));
+    let answer = sign_in_from(&server, "203.0.113.11", "ada", PASSWORD, Some(&cookie));
     assert_eq!(refused(answer.await), ErrorCode::TooManyAttempts);
 }

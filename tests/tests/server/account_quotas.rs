@@ -51,7 +51,7 @@ async fn sign_in_times(
     let mut times = Vec::with_capacity(n);
     for _ in 0..n {
         let started = Instant::now();
-        let signed_in = sign_in_from(server, address, (username, PASSWORD), None).await;
+        let signed_in = sign_in_from(server, address, username, PASSWORD, None).await;
         times.push(started.elapsed());
         assert!(signed_in.is_ok(), "{:?}", signed_in.err());
     }
@@ -83,7 +83,7 @@ async fn registrations_from_one_address_meet_a_limit_while_anothers_sign_in_stay
         });
         let guesses = (0..10).map(|n| async move {
             let guess = format!("guess number {n}");
-            sign_in_from(server, "203.0.113.1", ("ada", &guess), None)
+            sign_in_from(server, "203.0.113.1", "ada", &guess, None)
                 .await
                 .err()
         });

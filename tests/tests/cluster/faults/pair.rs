@@ -399,13 +399,24 @@ async fn play_moves(
     index: usize,
 ) -> Result<(), String> {
     // The ply the pair waits to see played, and since when: the first since they began to meet.
-    let mut waiting = (0, meeting);
+    let mut waiting = Waiting {
+        ply: 0,
+        since: meeting,
+    };
     let played = play_moves_waiting(url, seats, view, log, index, &mut waiting).await;
     if played.is_err() {
         // A wait the pair gave up on is a stall too, the longest.
-        lock(log).stalls.push((Instant::now(), waiting.1.elapsed()));
+        lock(log)
+            .stalls
+            .push((Instant::now(), waiting.since.elapsed()));
     }
     played
+}
+
+/// The ply a pair waits to see played, and since when.
+struct Waiting {
+    ply: usize,
+    since: Instant,
 }
 
 /// [`play_moves`], keeping in `waiting` the ply the pair waits to see played and since when.
@@ -415,19 +426,22 @@ async fn play_moves_waiting(
     view: &mut View,
     log: &Log,
     index: usize,
-    waiting: &mut (usize, Instant),
+    waiting: &mut Waiting,
 ) -> Result<(), String> {
     let game_id = view.game;
     let mut paced = false;
     let mut sent = 0;
     loop {
         let plies = view.plies();
-        if plies > waiting.0 || view.over {
+        if plies > waiting.ply || view.over {
             let now = Instant::now();
             let mut log = lock(log);
-            log.stalls.push((now, now - waiting.1));
+            log.stalls.push((now, now - waiting.since));
             log.progress = Some(now);
-            *waiting = (plies, now);
+            *waiting = Waiting {
+                ply: plies,
+                since: now,
+            };
             paced = false;
             sent = 0;
         }
@@ -440,14 +454,14 @@ async fn play_moves_waiting(
                 view.board
             ));
         };
-        if waiting.1.elapsed() > STUCK {
+        if waiting.since.elapsed() > STUCK {
             return Err(stuck(seats, view, waiting, sent));
         }
         let mover = usize::from(seats[0].mark != mark);
         let cell = first_empty(&view.board);
         if !paced && plies > 0 {
             sleep(PACE).await;
-            waiting.1 = Instant::now();
+            waiting.since = Instant::now();
         }
         paced = true;
         seats[mover]
@@ -466,7 +480,7 @@ async fn play_moves_waiting(
         let mut heard = Instant::now();
         while view.plies() == plies && !view.over && resend_at.is_none_or(|at| Instant::now() < at)
         {
-            if waiting.1.elapsed() > STUCK {
+            if waiting.since.elapsed() > STUCK {
                 return Err(stuck(seats, view, waiting, sent));
             }
             match next_frame(seats, Duration::from_millis(250)).await {
@@ -542,13 +556,13 @@ async fn play_moves_waiting(
 }
 
 /// Why a pair gives up on a game that stopped moving.
-fn stuck(seats: &[Seat; 2], view: &View, waiting: &(usize, Instant), sent: u32) -> String {
+fn stuck(seats: &[Seat; 2], view: &View, waiting: &Waiting, sent: u32) -> String {
     format!(
         "game {:?} has not moved for {:?}: waiting for ply {} (board {}, seq {}), the move sent \
          {sent} times; {} was last sent {:?}; {} was last sent {:?}",
         view.game,
-        waiting.1.elapsed(),
-        waiting.0,
+        waiting.since.elapsed(),
+        waiting.ply,
         view.board,
         view.seq,
         seats[0].name,
