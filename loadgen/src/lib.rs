@@ -25,7 +25,7 @@
 //!   the side-by-side table; `peer_judge`: the targets set against it.
 //! - `stamp`: a TCP stream that knows when the kernel received what it read.
 //! - `target`: the server under test (started as a child process, or already running), pinning,
-//!   and `/proc` samples.
+//!   and `/proc` samples; `servers`: the servers a run starts, or the running ones it points at.
 //! - `report`: what a scenario measured, as text and JSON; `timeline`: latency second by second.
 //! - `cluster_site`: the site scenario over the nodes of a cluster, the lobby's Redis messages
 //!   counted by node.
@@ -57,6 +57,7 @@ pub mod peer;
 pub mod peer_judge;
 pub mod relay;
 pub mod report;
+pub mod servers;
 pub mod site;
 pub mod sizes;
 pub mod soak;

@@ -11,6 +11,7 @@ use noughts_loadgen::games::GamesOptions;
 use noughts_loadgen::idle::IdleOptions;
 use noughts_loadgen::peer::Peer;
 use noughts_loadgen::relay::RelayOptions;
+use noughts_loadgen::servers::Servers;
 use noughts_loadgen::sizes::Sizes;
 use noughts_loadgen::soak::{self, SoakOptions};
 use noughts_loadgen::suite::{self, Launcher};
@@ -260,79 +261,6 @@ impl Command {
             Command::Cluster(args) => args.games * 2,
             Command::Site(site) => site.games * 2 + site.followers + site.watchers,
             Command::Capacity { .. } => 0,
-        }
-    }
-}
-
-/// Starts the servers a run needs, or points at running ones.
-#[derive(Debug)]
-struct Servers {
-    external: Option<String>,
-    external_echo: Option<String>,
-    pid: Option<u32>,
-    server_bin: PathBuf,
-    echo_bin: PathBuf,
-    cpus: Option<String>,
-    /// Where started servers keep their database; `None` for memory.
-    db_dir: Option<PathBuf>,
-    /// When their moves reach the disk: `move` or `interval`.
-    durability: String,
-}
-
-impl Servers {
-    /// The started servers' flags besides the usual ones: when their moves reach the disk.
-    fn durability(&self, durability: &str) -> Vec<String> {
-        vec!["--durability".to_owned(), durability.to_owned()]
-    }
-}
-
-impl Launcher for Servers {
-    fn server(&self, connections: usize) -> anyhow::Result<Target> {
-        match &self.external {
-            Some(url) => Ok(Target::external(url, self.pid)),
-            None => Target::start_server_with(
-                &self.server_bin,
-                connections,
-                self.db_dir.as_deref(),
-                self.cpus.as_deref(),
-                &self.durability(&self.durability),
-            ),
-        }
-    }
-
-    fn interval_server(&self, connections: usize) -> anyhow::Result<Target> {
-        match &self.external {
-            Some(url) => Ok(Target::external(url, self.pid)),
-            None => Target::start_server_with(
-                &self.server_bin,
-                connections,
-                Some(
-                    self.db_dir
-                        .clone()
-                        .unwrap_or_else(std::env::temp_dir)
-                        .as_path(),
-                ),
-                self.cpus.as_deref(),
-                &self.durability("interval"),
-            ),
-        }
-    }
-
-    fn memory_server(&self, connections: usize) -> anyhow::Result<Target> {
-        match &self.external {
-            Some(url) => Ok(Target::external(url, self.pid)),
-            None => Target::start_server(&self.server_bin, connections, None, self.cpus.as_deref()),
-        }
-    }
-
-    fn echo(&self) -> anyhow::Result<Target> {
-        match self.external_echo.as_ref().or(self.external.as_ref()) {
-            Some(url) => Ok(Target::external(url, None)),
-            None => Target::start(
-                &self.echo_bin,
-                &["--listen".to_owned(), "127.0.0.1:0".to_owned()],
-                self.cpus.as_deref(),
-            ),
         }
     }
 }
