@@ -1,6 +1,6 @@
 //! The lobby's small forms: quick match, play the AI, create a room. Pure state, no drawing.
 
-use noughts_protocol::{ClientMessage, ClockSpec, Level, PlayAi, SideChoice, Variant};
+use noughts_protocol::{ClientMessage, ClockSpec, CreateRoom, Level, PlayAi, SideChoice, Variant};
 
 /// The clock presets offered in the forms, with their labels.
 pub const CLOCKS: [(&str, Option<ClockSpec>); 4] = [
@@ -174,12 +174,12 @@ impl Form {
                 side: SIDES[self.side].1,
                 clock,
             }),
-            FormKind::CreateRoom => ClientMessage::CreateRoom {
+            FormKind::CreateRoom => ClientMessage::CreateRoom(CreateRoom {
                 variant,
                 clock,
                 private: self.private,
                 rated: self.rated,
-            },
+            }),
         }
     }
 }

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use anyhow::bail;
 use noughts_protocol::{
-    ClientMessage, GameId, GameKind, GameSummary, Mark, PlayerId, Profile, RecordSeat,
+    ClientMessage, GameId, GameKind, GameSummary, History, Mark, PlayerId, Profile, RecordSeat,
     ServerMessage,
 };
 
@@ -104,20 +104,20 @@ pub async fn run(mut link: Link, query: Query, out: &mut impl Write) -> anyhow::
                     username: query.username.clone(),
                 });
                 if query.username.is_none() {
-                    link.send(ClientMessage::History {
+                    link.send(ClientMessage::History(History {
                         player: query.player,
                         before: query.before,
                         limit: Some(query.limit),
-                    });
+                    }));
                 }
             }
             ServerMessage::Profile(reply) => {
                 if query.username.is_some() && profile.is_none() {
-                    link.send(ClientMessage::History {
+                    link.send(ClientMessage::History(History {
                         player: Some(reply.player),
                         before: query.before,
                         limit: Some(query.limit),
-                    });
+                    }));
                 }
                 profile = Some(*reply);
             }

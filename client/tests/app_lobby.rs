@@ -10,8 +10,8 @@ use common::*;
 use noughts_client::app::{App, Effect, Event, Screen};
 use noughts_client::screen::tab::Tab;
 use noughts_protocol::{
-    ClientMessage, EndReason, GameId, GameInfo, GameKind, GameResult, Level, LobbyUpdate,
-    ServerMessage, Totals, Variant,
+    ClientMessage, EndReason, GameId, GameInfo, GameKind, GameResult, Level, ListGames,
+    LobbyUpdate, ServerMessage, Totals, Variant,
 };
 use ratatui::crossterm::event::KeyCode;
 
@@ -215,11 +215,11 @@ fn all_games_page_by_list_games_and_filter_by_variant() {
     frame(&mut app, lobby_message());
     app.browse.limit = 3;
     let ask = |variant, after: Option<u64>| {
-        Effect::Send(ClientMessage::ListGames {
+        Effect::Send(ClientMessage::ListGames(ListGames {
             variant,
             after: after.map(GameId),
             limit: Some(3),
-        })
+        }))
     };
     assert_eq!(
         key(&mut app, KeyCode::Char('b')),

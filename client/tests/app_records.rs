@@ -11,7 +11,9 @@ use noughts_client::app::{App, Effect, Event, Screen};
 use noughts_client::net::NetEvent;
 use noughts_client::screen::rows::PAGE;
 use noughts_client::screen::tab::Tab;
-use noughts_protocol::{ClientMessage, GameId, PlayerId, ServerMessage, Variant};
+use noughts_protocol::{
+    ClientMessage, CreateRoom, GameId, History, PlayerId, ServerMessage, Variant,
+};
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
 #[test]
@@ -21,11 +23,13 @@ fn the_leaderboard_follows_the_variant_and_leads_to_a_players_games() {
     assert_eq!(app.tab, Tab::Leaderboard);
     assert_eq!(
         key(&mut app, KeyCode::Right),
-        vec![Effect::Send(ClientMessage::Leaderboard {
-            variant: Variant::Four,
-            offset: None,
-            limit: Some(PAGE),
-        })]
+        vec![Effect::Send(ClientMessage::Leaderboard(
+            noughts_protocol::Leaderboard {
+                variant: Variant::Four,
+                offset: None,
+                limit: Some(PAGE),
+            }
+        ))]
     );
     // A late answer for the variant shown before is not shown.
     frame(&mut app, leaderboard_message(Variant::Classic));
@@ -45,11 +49,11 @@ fn the_leaderboard_follows_the_variant_and_leads_to_a_players_games() {
                 player: Some(PlayerId(8)),
                 username: None,
             }),
-            Effect::Send(ClientMessage::History {
+            Effect::Send(ClientMessage::History(History {
                 player: Some(PlayerId(8)),
                 before: None,
                 limit: Some(PAGE),
-            })
+            }))
         ]
     );
     assert_eq!(app.tab, Tab::History);
@@ -92,11 +96,11 @@ fn the_leaderboard_follows_the_variant_and_leads_to_a_players_games() {
                 player: None,
                 username: None
             }),
-            Effect::Send(ClientMessage::History {
+            Effect::Send(ClientMessage::History(History {
                 player: None,
                 before: None,
                 limit: Some(PAGE),
-            })
+            }))
         ]
     );
     assert_eq!(
@@ -116,11 +120,11 @@ fn history_pages_back_when_the_selection_reaches_the_end() {
     assert!(key(&mut app, KeyCode::Down).is_empty());
     assert_eq!(
         key(&mut app, KeyCode::Down),
-        vec![Effect::Send(ClientMessage::History {
+        vec![Effect::Send(ClientMessage::History(History {
             player: None,
             before: Some(GameId(7)),
             limit: Some(PAGE),
-        })]
+        }))]
     );
     assert!(
         key(&mut app, KeyCode::Down).is_empty(),
@@ -273,7 +277,10 @@ fn seeks_and_rooms_can_be_rated() {
     key(&mut app, KeyCode::Char(' '));
     assert!(matches!(
         key(&mut app, KeyCode::Enter).as_slice(),
-        [Effect::Send(ClientMessage::CreateRoom { rated: true, .. })]
+        [Effect::Send(ClientMessage::CreateRoom(CreateRoom {
+            rated: true,
+            ..
+        }))]
     ));
 }
 
@@ -360,11 +367,11 @@ fn tabs_and_their_rows_answer_the_mouse() {
                 player: None,
                 username: None
             }),
-            Effect::Send(ClientMessage::History {
+            Effect::Send(ClientMessage::History(History {
                 player: None,
                 before: None,
                 limit: Some(PAGE),
-            }),
+            })),
             Effect::Send(ClientMessage::UnsubscribeLobby)
         ]
     );
@@ -422,11 +429,13 @@ fn the_leaderboard_loads_the_next_places_at_its_end() {
     frame(&mut app, page(0, PAGE));
     assert_eq!(
         key(&mut app, KeyCode::End),
-        vec![Effect::Send(ClientMessage::Leaderboard {
-            variant: Variant::Classic,
-            offset: Some(PAGE),
-            limit: Some(PAGE),
-        })]
+        vec![Effect::Send(ClientMessage::Leaderboard(
+            noughts_protocol::Leaderboard {
+                variant: Variant::Classic,
+                offset: Some(PAGE),
+                limit: Some(PAGE),
+            }
+        ))]
     );
     assert!(
         key(&mut app, KeyCode::Down).is_empty(),
@@ -486,11 +495,11 @@ fn renamed_changes_the_name_in_the_header_and_asks_for_our_history_again() {
                 player: None,
                 username: None
             }),
-            Effect::Send(ClientMessage::History {
+            Effect::Send(ClientMessage::History(History {
                 player: None,
                 before: None,
                 limit: Some(PAGE),
-            })
+            }))
         ],
         "our history and profile, which name us, are asked for again"
     );

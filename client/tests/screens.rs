@@ -9,7 +9,8 @@ use common::*;
 use insta::assert_snapshot;
 use noughts_client::app::{Effect, Event, Screen};
 use noughts_protocol::{
-    ClientMessage, GameId, GameKind, Level, Mark, PlayAi, ServerMessage, Variant,
+    ClientMessage, CreateRoom, GameId, GameKind, Leaderboard, Level, Mark, PlayAi, ServerMessage,
+    Variant,
 };
 use ratatui::crossterm::event::KeyCode;
 
@@ -65,7 +66,7 @@ fn room_with_invite_code() {
     let effects = key(&mut app, KeyCode::Enter);
     assert!(matches!(
         effects.as_slice(),
-        [Effect::Send(ClientMessage::CreateRoom { .. })]
+        [Effect::Send(ClientMessage::CreateRoom(CreateRoom { .. }))]
     ));
     frame(
         &mut app,
@@ -326,11 +327,11 @@ fn leaderboard_tab() {
     assert_eq!(
         key(&mut app, KeyCode::Char('L')),
         vec![
-            Effect::Send(ClientMessage::Leaderboard {
+            Effect::Send(ClientMessage::Leaderboard(Leaderboard {
                 variant: Variant::Classic,
                 offset: None,
                 limit: Some(noughts_client::screen::rows::PAGE),
-            }),
+            })),
             Effect::Send(ClientMessage::UnsubscribeLobby)
         ]
     );

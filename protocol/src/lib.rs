@@ -38,12 +38,12 @@ pub use limits::{
     MAX_MESSAGE_BYTES, MAX_MODERATED_PLAYERS, MAX_NAME_CHARS, MAX_REPORT_CHARS, PROTOCOL_VERSION,
     REPORTS_PER_HOUR, SOCKET_READ_BUFFER, SOCKET_WRITE_BUFFER,
 };
-pub use lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
+pub use lobby::{CreateRoom, GameInfo, ListGames, LobbyUpdate, RoomInfo, SeekInfo, Totals};
 pub use message::{ClientMessage, ServerMessage};
 pub use moderation::{ModeratedPlayer, Report, ReportCategory};
 pub use noughts_engine::{Level, Mark, Value, Variant};
 pub use records::{
-    GameRecord, GameSummary, LeaderboardEntry, MoveAnalysis, MoveRecord, NotJudged, Profile,
-    Rating, RecordSeat, VariantStats, Verdict, Worth,
+    GameRecord, GameSummary, History, Leaderboard, LeaderboardEntry, MoveAnalysis, MoveRecord,
+    NotJudged, Profile, Rating, RecordSeat, VariantStats, Verdict, Worth,
 };
 pub use text::{ChatError, NameError, clean_chat, normalize_name, sanitize, validate_name};

@@ -117,3 +117,30 @@ impl LobbyUpdate {
         *self == LobbyUpdate::default()
     }
 }
+
+/// The `list_games` request: one page of every listed live game, by game id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ListGames {
+    /// Only games of this variant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<Variant>,
+    /// Only games with a larger id: the `next` of the previous page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<GameId>,
+    /// How many games (default 50, at most 100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+}
+
+/// The `create_room` request: a room that others join by its invite code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateRoom {
+    pub variant: Variant,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockSpec>,
+    #[serde(default)]
+    pub private: bool,
+    /// Whether the game counts for ratings.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
+}

@@ -10,10 +10,11 @@ use crate::game::{
     RatingChanges, StartWar,
 };
 use crate::ids::{GameId, PlayerId, SeekId};
-use crate::lobby::{GameInfo, LobbyUpdate, RoomInfo, SeekInfo, Totals};
+use crate::lobby::{CreateRoom, GameInfo, ListGames, LobbyUpdate, RoomInfo, SeekInfo, Totals};
 use crate::moderation::{ModeratedPlayer, Report};
 use crate::records::{
-    GameRecord, GameSummary, LeaderboardEntry, MoveAnalysis, Profile, Rating, Verdict,
+    GameRecord, GameSummary, History, Leaderboard, LeaderboardEntry, MoveAnalysis, Profile, Rating,
+    Verdict,
 };
 use noughts_engine::{Mark, Variant};
 
@@ -63,17 +64,7 @@ pub enum ClientMessage {
     /// Stop receiving lobby changes.
     UnsubscribeLobby,
     /// One page of every listed live game, by game id.
-    ListGames {
-        /// Only games of this variant.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        variant: Option<Variant>,
-        /// Only games with a larger id: the `next` of the previous page.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        after: Option<GameId>,
-        /// How many games (default 50, at most 100).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        limit: Option<u32>,
-    },
+    ListGames(ListGames),
     /// Quick match: be paired with the next player seeking the same variant and clock.
     Seek {
         variant: Variant,
@@ -89,16 +80,7 @@ pub enum ClientMessage {
     /// its terms.
     AcceptSeek { seek: SeekId },
     /// Open a room that others join by its invite code.
-    CreateRoom {
-        variant: Variant,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        clock: Option<ClockSpec>,
-        #[serde(default)]
-        private: bool,
-        /// Whether the game counts for ratings.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        rated: bool,
-    },
+    CreateRoom(CreateRoom),
     /// Close a room this player opened that nobody has joined yet.
     CloseRoom { code: String },
     /// Join a room by its invite code; the game starts at once.
@@ -141,27 +123,9 @@ pub enum ClientMessage {
     /// Application-level ping; the server answers `pong`.
     Ping,
     /// The best-rated players of a variant, best first.
-    Leaderboard {
-        variant: Variant,
-        /// How many places to skip (default 0).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        offset: Option<u32>,
-        /// How many players to list (default 20, at most 100).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        limit: Option<u32>,
-    },
+    Leaderboard(Leaderboard),
     /// A player's finished games, newest first.
-    History {
-        /// Whose games (default: your own).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        player: Option<PlayerId>,
-        /// Only games with a smaller id: the `game` of the last one on the previous page.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        before: Option<GameId>,
-        /// How many games (default 20, at most 100).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        limit: Option<u32>,
-    },
+    History(History),
     /// The full record of a game: seats, every move with its time, and the result.
     GameRecord { game: GameId },
     /// The engine's verdict on every move of a finished game.

@@ -254,3 +254,29 @@ pub struct VariantStats {
     pub draws: u32,
     pub losses: u32,
 }
+
+/// The `leaderboard` request: the best-rated players of a variant, best first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Leaderboard {
+    pub variant: Variant,
+    /// How many places to skip (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u32>,
+    /// How many players to list (default 20, at most 100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+}
+
+/// The `history` request: a player's finished games, newest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct History {
+    /// Whose games (default: your own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<PlayerId>,
+    /// Only games with a smaller id: the `game` of the last one on the previous page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<GameId>,
+    /// How many games (default 20, at most 100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+}

@@ -17,8 +17,9 @@ use std::time::Duration;
 use futures_util::SinkExt;
 use noughts_kit::client::{self as kit, HelloError, ReadError};
 use noughts_protocol::{
-    ClientFrame, ClientMessage, ErrorCode, GameId, GameRecord, GameState, GameSummary, Level, Mark,
-    PlayAi, PlayerId, RequestId, ServerFrame, ServerMessage, SideChoice, Variant,
+    ClientFrame, ClientMessage, CreateRoom, ErrorCode, GameId, GameRecord, GameState, GameSummary,
+    History, Level, Mark, PlayAi, PlayerId, RequestId, ServerFrame, ServerMessage, SideChoice,
+    Variant,
 };
 use noughts_server::{Config, StoreConfig};
 use tokio::net::TcpStream;
@@ -281,12 +282,12 @@ impl Client {
 
     /// Opens a room (unrated, untimed) with request `id`: its invite code.
     pub async fn create_room(&mut self, id: u64, variant: Variant, private: bool) -> String {
-        let room = ClientMessage::CreateRoom {
+        let room = ClientMessage::CreateRoom(CreateRoom {
             variant,
             clock: None,
             private,
             rated: false,
-        };
+        });
         match self.request(id, room).await {
             ServerMessage::RoomCreated {
                 code, private: p, ..
@@ -451,11 +452,11 @@ impl Client {
 
     /// The first page of this player's finished games, newest first (asked with `id`).
     pub async fn history(&mut self, id: u64) -> Vec<GameSummary> {
-        let request = ClientMessage::History {
+        let request = ClientMessage::History(History {
             player: None,
             before: None,
             limit: None,
-        };
+        });
         match self.request(id, request).await {
             ServerMessage::History { games, .. } => games,
             other => panic!("{}: expected history, got {other:?}", self.name),

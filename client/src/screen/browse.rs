@@ -1,7 +1,7 @@
 //! The all-games tab: every live listed game, a page at a time by `list_games`, filtered by
 //! variant; its keys and its drawing.
 
-use noughts_protocol::{ClientMessage, GameId, GameInfo, Variant};
+use noughts_protocol::{ClientMessage, GameId, GameInfo, ListGames, Variant};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::{Line, Span};
 
@@ -51,11 +51,11 @@ impl Default for Browse {
 impl Browse {
     /// The request for the page shown.
     pub fn request(&self) -> ClientMessage {
-        ClientMessage::ListGames {
+        ClientMessage::ListGames(ListGames {
             variant: self.variant,
             after: self.after,
             limit: Some(self.limit),
-        }
+        })
     }
 
     /// Takes the server's page.

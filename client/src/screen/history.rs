@@ -45,11 +45,11 @@ impl History {
                 player,
                 username: None,
             },
-            ClientMessage::History {
+            ClientMessage::History(noughts_protocol::History {
                 player,
                 before: None,
                 limit: Some(PAGE),
-            },
+            }),
         ]
     }
 
@@ -67,11 +67,11 @@ impl History {
         }
         let last = self.games.as_ref()?.last()?.game;
         self.loading_more = true;
-        Some(ClientMessage::History {
+        Some(ClientMessage::History(noughts_protocol::History {
             player: self.player,
             before: Some(last),
             limit: Some(PAGE),
-        })
+        }))
     }
 
     /// Takes a page from the server, if it is for the player shown (`me` is this client's id).

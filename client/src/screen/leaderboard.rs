@@ -44,11 +44,11 @@ impl Leaderboard {
 
     /// The request for the list shown.
     pub fn request(&self) -> ClientMessage {
-        ClientMessage::Leaderboard {
+        ClientMessage::Leaderboard(noughts_protocol::Leaderboard {
             variant: self.variant(),
             offset: None,
             limit: Some(PAGE),
-        }
+        })
     }
 
     /// Takes the server's list, if it is for the variant shown: the first page replaces the
@@ -87,11 +87,11 @@ impl Leaderboard {
             return None;
         }
         self.loading_more = true;
-        Some(ClientMessage::Leaderboard {
+        Some(ClientMessage::Leaderboard(noughts_protocol::Leaderboard {
             variant: self.variant(),
             offset: Some(u32::try_from(len).unwrap_or(u32::MAX)),
             limit: Some(PAGE),
-        })
+        }))
     }
 }
 

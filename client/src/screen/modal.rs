@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use noughts_protocol::{ClientMessage, ClockSpec, GameId, Variant};
+use noughts_protocol::{ClientMessage, ClockSpec, CreateRoom, GameId, Variant};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::people::{self, People};
@@ -94,11 +94,13 @@ pub fn on_key(modal: Modal, key: KeyEvent, game: Option<GameId>) -> ModalKey {
                             rated: *rated,
                             confirmed: false,
                         }),
-                        ClientMessage::CreateRoom { variant, rated, .. } => Some(Modal::Room {
-                            variant: *variant,
-                            rated: *rated,
-                            code: None,
-                        }),
+                        ClientMessage::CreateRoom(CreateRoom { variant, rated, .. }) => {
+                            Some(Modal::Room {
+                                variant: *variant,
+                                rated: *rated,
+                                code: None,
+                            })
+                        }
                         _ => {
                             say = Some("Starting a game against the AI…");
                             None

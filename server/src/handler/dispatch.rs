@@ -12,7 +12,6 @@ use tracing::{debug, info};
 
 use super::client::{Client, Reply, refuse};
 use super::moderation::Relation;
-use super::room::RoomRequest;
 use crate::net::outbound::Close;
 use crate::registry::games::{Ask, Requester};
 use crate::session::Session;
@@ -147,12 +146,8 @@ impl Client {
             ClientMessage::Logout => self.logout(&session, id).await,
             ClientMessage::SubscribeLobby => self.subscribe_lobby(&session, id),
             ClientMessage::UnsubscribeLobby => self.unsubscribe_lobby(&session, id),
-            ClientMessage::ListGames {
-                variant,
-                after,
-                limit,
-            } => {
-                self.list_games(variant, after, limit, id);
+            ClientMessage::ListGames(request) => {
+                self.list_games(id, request);
                 Ok(())
             }
             ClientMessage::Seek {
@@ -162,20 +157,7 @@ impl Client {
             } => self.seek(&session, from, variant, clock, rated).await,
             ClientMessage::CancelSeek => self.cancel_seek(&session, id),
             ClientMessage::AcceptSeek { seek } => self.accept_seek(&session, from, seek).await,
-            ClientMessage::CreateRoom {
-                variant,
-                clock,
-                private,
-                rated,
-            } => {
-                let request = RoomRequest {
-                    variant,
-                    clock,
-                    private,
-                    rated,
-                };
-                self.create_room(&session, id, request).await
-            }
+            ClientMessage::CreateRoom(request) => self.create_room(&session, id, request).await,
             ClientMessage::CloseRoom { code } => self.close_room(&session, id, code).await,
             ClientMessage::JoinRoom { code } => self.join_room(&session, from, code).await,
             ClientMessage::PlayAi(request) => self.play_ai(&session, from, request),
@@ -194,21 +176,12 @@ impl Client {
             }
             ClientMessage::Abort { game } => self.ask(from, game, Ask::Abort).await,
             ClientMessage::Chat { game, text } => self.chat(&session, from, game, text).await,
-            ClientMessage::Leaderboard {
-                variant,
-                offset,
-                limit,
-            } => {
-                self.leaderboard(id, variant, offset, limit);
+            ClientMessage::Leaderboard(request) => {
+                self.leaderboard(id, request);
                 Ok(())
             }
-            ClientMessage::History {
-                player,
-                before,
-                limit,
-            } => {
-                let player = player.unwrap_or(session.player);
-                self.history(id, player, before, limit, session.player);
+            ClientMessage::History(request) => {
+                self.history(id, request, session.player);
                 Ok(())
             }
             ClientMessage::GameRecord { game } => {

@@ -3,9 +3,7 @@
 
 use std::sync::Arc;
 
-use noughts_protocol::{
-    GameId, LIST_GAMES_DEFAULT, LIST_GAMES_MAX, RequestId, ServerMessage, Variant,
-};
+use noughts_protocol::{LIST_GAMES_DEFAULT, LIST_GAMES_MAX, ListGames, RequestId, ServerMessage};
 
 use super::client::{Client, Reply};
 use crate::session::Session;
@@ -33,13 +31,12 @@ impl Client {
     }
 
     /// One page of the listed games; a `limit` outside 1 to 100 is taken as the nearest of them.
-    pub(super) fn list_games(
-        &self,
-        variant: Option<Variant>,
-        after: Option<GameId>,
-        limit: Option<u32>,
-        id: Option<RequestId>,
-    ) {
+    pub(super) fn list_games(&self, id: Option<RequestId>, request: ListGames) {
+        let ListGames {
+            variant,
+            after,
+            limit,
+        } = request;
         let limit = limit.unwrap_or(LIST_GAMES_DEFAULT).clamp(1, LIST_GAMES_MAX);
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
         let (games, next) = self.shared.lobby.page(variant, after, limit);

@@ -6,7 +6,8 @@ use std::future::Future;
 use std::time::Duration;
 
 use noughts_protocol::{
-    ErrorCode, GameId, GameRecord, PlayerId, RequestId, ServerMessage, Variant,
+    ErrorCode, GameId, GameRecord, History, Leaderboard, PlayerId, RequestId, ServerMessage,
+    Variant,
 };
 use tracing::error;
 
@@ -53,13 +54,12 @@ where
 }
 
 impl Client {
-    pub(super) fn leaderboard(
-        &self,
-        id: Option<RequestId>,
-        variant: Variant,
-        offset: Option<u32>,
-        asked: Option<u32>,
-    ) {
+    pub(super) fn leaderboard(&self, id: Option<RequestId>, request: Leaderboard) {
+        let Leaderboard {
+            variant,
+            offset,
+            limit: asked,
+        } = request;
         let store = self.shared.store.clone();
         let offset = offset.unwrap_or_default();
         answer(self.out.clone(), id, async move {
@@ -73,14 +73,15 @@ impl Client {
         });
     }
 
-    pub(super) fn history(
-        &self,
-        id: Option<RequestId>,
-        player: PlayerId,
-        before: Option<GameId>,
-        asked: Option<u32>,
-        viewer: PlayerId,
-    ) {
+    /// `history`: `request.player`'s finished games (the viewer's own when none is named), as
+    /// `viewer` may see them.
+    pub(super) fn history(&self, id: Option<RequestId>, request: History, viewer: PlayerId) {
+        let History {
+            player,
+            before,
+            limit: asked,
+        } = request;
+        let player = player.unwrap_or(viewer);
         let store = self.shared.store.clone();
         answer(self.out.clone(), id, async move {
             Ok(

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use noughts_protocol::{ClockSpec, ErrorCode, GameKind, RequestId, ServerMessage, Variant};
+use noughts_protocol::{CreateRoom, ErrorCode, GameKind, RequestId, ServerMessage};
 
 use super::client::{Client, Reply, coin_toss, refuse};
 use super::limits::{MAX_OPEN_ROOMS, check_clock};
@@ -14,22 +14,14 @@ use crate::registry::games::Requester;
 use crate::rules::sitter::Sitter;
 use crate::session::Session;
 
-/// What `create_room` asks for.
-pub(super) struct RoomRequest {
-    pub variant: Variant,
-    pub clock: Option<ClockSpec>,
-    pub private: bool,
-    pub rated: bool,
-}
-
 impl Client {
     pub(super) async fn create_room(
         &mut self,
         session: &Arc<Session>,
         id: Option<RequestId>,
-        request: RoomRequest,
+        request: CreateRoom,
     ) -> Reply {
-        let RoomRequest {
+        let CreateRoom {
             variant,
             clock,
             private,

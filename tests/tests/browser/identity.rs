@@ -6,7 +6,7 @@
 
 use fantoccini::Client;
 use noughts_engine::Variant;
-use noughts_protocol::{ClientMessage, GameState, ServerMessage};
+use noughts_protocol::{ClientMessage, GameState, History, Leaderboard, ServerMessage};
 use noughts_tests::accounts::{TEST_PASSWORD, registered};
 use noughts_tests::browser::{Driver, assert_no_errors, click, wait_for, wait_for_text};
 use noughts_tests::tmux::Tmux;
@@ -186,22 +186,22 @@ async fn two_guests_sign_up_play_rated_and_are_named_by_their_usernames_everywhe
     let history = bob
         .request(
             11,
-            ClientMessage::History {
+            ClientMessage::History(History {
                 player: None,
                 before: None,
                 limit: None,
-            },
+            }),
         )
         .await;
     json_named_by_usernames("history", &history);
     let leaderboard = bob
         .request(
             12,
-            ClientMessage::Leaderboard {
+            ClientMessage::Leaderboard(Leaderboard {
                 variant: Variant::Classic,
                 offset: None,
                 limit: None,
-            },
+            }),
         )
         .await;
     json_named_by_usernames("leaderboard", &leaderboard);

@@ -3,7 +3,7 @@
 //! sessions are one list wherever they were opened, and a guest on one node cannot take an
 //! account's rated seek or room on the other.
 
-use noughts_protocol::{ClientMessage, ErrorCode, ServerMessage, Variant};
+use noughts_protocol::{ClientMessage, CreateRoom, ErrorCode, ServerMessage, Variant};
 use noughts_server::{Config, StoreConfig};
 use noughts_tests::accounts::{make_account, register, registered, sign_in};
 use noughts_tests::postgres::Postgres;
@@ -77,12 +77,12 @@ async fn a_guest_on_another_node_cannot_take_an_accounts_rated_seek_or_room() {
     let (one, two) = (nodes[0].url(), nodes[1].url());
     let mut ada = Client::join(&one, "ada").await;
     make_account(&mut ada).await;
-    let rated_room = ClientMessage::CreateRoom {
+    let rated_room = ClientMessage::CreateRoom(CreateRoom {
         variant: Variant::Classic,
         clock: None,
         private: true,
         rated: true,
-    };
+    });
     let ServerMessage::RoomCreated { code, .. } = ada.request(1, rated_room).await else {
         panic!("ada's room");
     };

@@ -17,7 +17,7 @@ mod war;
 
 use std::time::Duration;
 
-use noughts_protocol::{ClientMessage, GameKind, ServerMessage, Variant};
+use noughts_protocol::{ClientMessage, CreateRoom, GameKind, ServerMessage, Variant};
 use noughts_server::Config;
 use noughts_tests::lobby::LobbyView;
 use noughts_tests::redis::TestRedis;
@@ -281,12 +281,12 @@ async fn the_per_address_cap_on_rooms_counts_every_node() {
     on_a.create_room(1, Variant::Classic, false).await;
     on_b.create_room(1, Variant::Classic, true).await;
     // Both from 127.0.0.1: the third is over the cap, whichever node it asks.
-    let room = ClientMessage::CreateRoom {
+    let room = ClientMessage::CreateRoom(CreateRoom {
         variant: Variant::Four,
         clock: None,
         private: false,
         rated: false,
-    };
+    });
     for client in [&mut on_a, &mut on_b] {
         client
             .expect_error(2, room.clone(), noughts_protocol::ErrorCode::LimitReached)

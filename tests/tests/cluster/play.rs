@@ -7,7 +7,9 @@
 
 use std::time::Duration;
 
-use noughts_protocol::{ClientMessage, ErrorCode, GameId, Mark, ServerMessage, Variant};
+use noughts_protocol::{
+    ClientMessage, CreateRoom, ErrorCode, GameId, Mark, ServerMessage, Variant,
+};
 use noughts_server::{Config, StoreConfig};
 use noughts_tests::accounts::make_account;
 use noughts_tests::hello::come_back;
@@ -213,12 +215,12 @@ async fn players_on_two_nodes_keep_their_game_when_the_node_playing_it_is_killed
     // The room, and so the game, is on the first node; the guest plays from the third.
     let mut host = Client::join(&first.url, "hal").await;
     make_account(&mut host).await;
-    let rated = ClientMessage::CreateRoom {
+    let rated = ClientMessage::CreateRoom(CreateRoom {
         variant: Variant::Classic,
         clock: None,
         private: false,
         rated: true,
-    };
+    });
     let ServerMessage::RoomCreated { code, .. } = host.request(1, rated).await else {
         panic!("a room");
     };

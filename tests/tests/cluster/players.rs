@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use futures_util::SinkExt;
 use noughts_protocol::{
-    ClientFrame, ClientMessage, GameId, GameState, Mark, PROTOCOL_VERSION, PlayerId, ServerFrame,
-    ServerMessage, Variant,
+    ClientFrame, ClientMessage, CreateRoom, GameId, GameState, Mark, PROTOCOL_VERSION, PlayerId,
+    ServerFrame, ServerMessage, Variant,
 };
 use noughts_tests::{Socket, connect_with, read_frame};
 use tokio::time::{Instant, sleep, timeout};
@@ -274,12 +274,12 @@ fn new_game(state: &GameState, known: &HashSet<GameId>) -> bool {
 
 /// Two players meet in a room: the new game's state, each seat's mark set.
 async fn try_meet(seats: &mut [Seat; 2], known: &HashSet<GameId>) -> Option<GameState> {
-    let room = ClientMessage::CreateRoom {
+    let room = ClientMessage::CreateRoom(CreateRoom {
         variant: Variant::Four,
         clock: None,
         private: false,
         rated: false,
-    };
+    });
     seats[0].send(room).await;
     let code = read_until(&mut seats[0], MEET_WITHIN, |m| match m {
         ServerMessage::RoomCreated { code, .. } => Some(code),

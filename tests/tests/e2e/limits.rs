@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use noughts_engine::Variant;
-use noughts_protocol::{ClientMessage, ClockSpec, ErrorCode, ServerMessage, close};
+use noughts_protocol::{ClientMessage, ClockSpec, CreateRoom, ErrorCode, ServerMessage, close};
 use noughts_tests::{Client, TestServer, test_config};
 
 /// Connects and says hello; the refusal's error code and close code if turned away.
@@ -48,12 +48,12 @@ async fn until_not_limited(client: &mut Client, message: ClientMessage) -> Serve
 }
 
 fn room(variant: Variant) -> ClientMessage {
-    ClientMessage::CreateRoom {
+    ClientMessage::CreateRoom(CreateRoom {
         variant,
         clock: None,
         private: false,
         rated: false,
-    }
+    })
 }
 
 async fn open_room(client: &mut Client, id: u64) -> String {

@@ -1,7 +1,7 @@
 //! Rooms: public ones are listed until joined; private ones are joined by code and never listed.
 
 use noughts_engine::Variant;
-use noughts_protocol::{ClientMessage, ErrorCode, ServerMessage};
+use noughts_protocol::{ClientMessage, CreateRoom, ErrorCode, ListGames, ServerMessage};
 use noughts_tests::{TestServer, test_config};
 
 #[tokio::test]
@@ -59,12 +59,12 @@ async fn a_private_room_is_joined_by_code_and_never_listed() {
     } = other
         .request(
             1,
-            ClientMessage::CreateRoom {
+            ClientMessage::CreateRoom(CreateRoom {
                 variant: Variant::Four,
                 clock: None,
                 private: false,
                 rated: false,
-            },
+            }),
         )
         .await
     else {
@@ -104,11 +104,11 @@ async fn a_private_room_is_joined_by_code_and_never_listed() {
     let reply = lobby
         .request(
             3,
-            ClientMessage::ListGames {
+            ClientMessage::ListGames(ListGames {
                 variant: None,
                 after: None,
                 limit: None,
-            },
+            }),
         )
         .await;
     let ServerMessage::GameList { games, next } = reply else {

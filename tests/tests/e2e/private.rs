@@ -2,7 +2,7 @@
 //! only for their players; public games stay open to everyone by id.
 
 use noughts_engine::Variant;
-use noughts_protocol::{ClientMessage, ErrorCode, GameId, PlayerId, ServerMessage};
+use noughts_protocol::{ClientMessage, ErrorCode, GameId, History, PlayerId, ServerMessage};
 use noughts_tests::{Client, TestServer, alternate, test_config};
 
 /// A private room opened by a host and joined by a guest: the game, the displayed code, and the
@@ -35,11 +35,11 @@ fn watch(game: GameId, code: Option<&str>) -> ClientMessage {
 
 /// The games in `player`'s history as `asker` sees it.
 async fn history_games(asker: &mut Client, id: u64, player: PlayerId) -> Vec<GameId> {
-    let history = ClientMessage::History {
+    let history = ClientMessage::History(History {
         player: Some(player),
         before: None,
         limit: None,
-    };
+    });
     match asker.request(id, history).await {
         ServerMessage::History { games, .. } => games.iter().map(|g| g.game).collect(),
         other => panic!("history: {other:?}"),

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use noughts_engine::{Board, Level, Mark, Variant};
 use noughts_protocol::{
-    ClientMessage, EndReason, ErrorCode, GameId, GameState, PlayAi, PlayerId, ServerMessage,
-    SideChoice,
+    ClientMessage, EndReason, ErrorCode, GameId, GameState, History, Leaderboard, PlayAi, PlayerId,
+    ServerMessage, SideChoice,
 };
 use noughts_tests::accounts::make_account;
 use noughts_tests::{Client, Scratch, TestServer, file_config};
@@ -139,11 +139,11 @@ async fn rated_games_move_ratings_and_everything_is_on_record() {
     let reply = bob
         .request(
             5,
-            ClientMessage::Leaderboard {
+            ClientMessage::Leaderboard(Leaderboard {
                 variant: Variant::Classic,
                 offset: None,
                 limit: None,
-            },
+            }),
         )
         .await;
     let ServerMessage::Leaderboard { players, .. } = reply else {
@@ -159,11 +159,11 @@ async fn rated_games_move_ratings_and_everything_is_on_record() {
     let reply = bob
         .request(
             6,
-            ClientMessage::History {
+            ClientMessage::History(History {
                 player: Some(ada.player),
                 before: None,
                 limit: None,
-            },
+            }),
         )
         .await;
     let ServerMessage::History { games, more, .. } = reply else {
@@ -195,11 +195,11 @@ async fn rated_games_move_ratings_and_everything_is_on_record() {
     .await;
     bob.expect_error(
         8,
-        ClientMessage::History {
+        ClientMessage::History(History {
             player: Some(PlayerId(999)),
             before: None,
             limit: None,
-        },
+        }),
         ErrorCode::NoSuchPlayer,
     )
     .await;

@@ -3,7 +3,7 @@
 //! username the name, which an account cannot change.
 
 use noughts_engine::Variant;
-use noughts_protocol::{ClientMessage, ErrorCode, ServerMessage};
+use noughts_protocol::{ClientMessage, ErrorCode, ListGames, ServerMessage};
 use noughts_tests::accounts::TEST_PASSWORD;
 use noughts_tests::{Client, Scratch, TestServer, file_config, pair};
 
@@ -132,11 +132,11 @@ async fn a_game_being_played_keeps_the_names_it_started_with_until_it_ends() {
         };
         assert_eq!(ada_seat(&state.x, &state.o), "ada", "{who}'s snapshot");
     }
-    let list = ClientMessage::ListGames {
+    let list = ClientMessage::ListGames(ListGames {
         variant: None,
         after: None,
         limit: None,
-    };
+    });
     let ServerMessage::GameList { games, .. } = cy.request(4, list).await else {
         panic!("a game list")
     };

@@ -3,7 +3,7 @@
 
 use futures_util::SinkExt;
 use noughts_engine::Variant;
-use noughts_protocol::{ClientMessage, ErrorCode, RequestId, ServerMessage, close};
+use noughts_protocol::{ClientMessage, CreateRoom, ErrorCode, RequestId, ServerMessage, close};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::support::Beside;
@@ -98,12 +98,12 @@ async fn lobby_subscriptions(server: &noughts_tests::TestServer) {
     )
     .await;
     assert_eq!(code, Some(close::POLICY_VIOLATION));
-    let create = ClientMessage::CreateRoom {
+    let create = ClientMessage::CreateRoom(CreateRoom {
         variant: Variant::Four,
         clock: None,
         private: false,
         rated: false,
-    };
+    });
     let ServerMessage::RoomCreated { code, .. } = host.request(1, create).await else {
         panic!("a room")
     };

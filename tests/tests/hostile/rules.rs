@@ -3,8 +3,8 @@
 
 use noughts_engine::{Level, Mark, Variant};
 use noughts_protocol::{
-    ClientFrame, ClientMessage, ClockSpec, ErrorCode, GameId, PlayAi, RequestId, ServerMessage,
-    SideChoice,
+    ClientFrame, ClientMessage, ClockSpec, CreateRoom, ErrorCode, GameId, PlayAi, RequestId,
+    ServerMessage, SideChoice,
 };
 use noughts_tests::{TestServer, connect, read_frame, send_frame};
 
@@ -188,12 +188,12 @@ async fn limits(server: &TestServer, game: GameId) {
     // Three rooms at most, and never one's own.
     let mut codes = Vec::new();
     for i in 0..3 {
-        let create = ClientMessage::CreateRoom {
+        let create = ClientMessage::CreateRoom(CreateRoom {
             variant: Variant::Classic,
             clock: None,
             private: true,
             rated: false,
-        };
+        });
         let ServerMessage::RoomCreated { code, .. } = solo.request(230 + i, create).await else {
             panic!("a room")
         };
@@ -201,12 +201,12 @@ async fn limits(server: &TestServer, game: GameId) {
     }
     solo.expect_error(
         233,
-        ClientMessage::CreateRoom {
+        ClientMessage::CreateRoom(CreateRoom {
             variant: Variant::Classic,
             clock: None,
             private: false,
             rated: false,
-        },
+        }),
         ErrorCode::LimitReached,
     )
     .await;

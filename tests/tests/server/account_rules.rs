@@ -7,7 +7,8 @@
 use std::time::Duration;
 
 use noughts_protocol::{
-    ClientMessage, DEVICE_MAX_CHARS, ErrorCode, GameId, GameState, Mark, ServerMessage, Variant,
+    ClientMessage, CreateRoom, DEVICE_MAX_CHARS, ErrorCode, GameId, GameState, Leaderboard, Mark,
+    ServerMessage, Variant,
 };
 use noughts_server::AccountConfig;
 use noughts_tests::accounts::{TEST_PASSWORD, make_account, register, sign_in_on};
@@ -34,21 +35,21 @@ fn seek(rated: bool) -> ClientMessage {
 }
 
 fn room(rated: bool) -> ClientMessage {
-    ClientMessage::CreateRoom {
+    ClientMessage::CreateRoom(CreateRoom {
         variant: Variant::Classic,
         clock: None,
         private: false,
         rated,
-    }
+    })
 }
 
 /// The leaderboard of classic, as (name, player) pairs.
 async fn leaderboard(client: &mut Client, id: u64) -> Vec<(String, noughts_protocol::PlayerId)> {
-    let ask = ClientMessage::Leaderboard {
+    let ask = ClientMessage::Leaderboard(Leaderboard {
         variant: Variant::Classic,
         offset: None,
         limit: None,
-    };
+    });
     match client.request(id, ask).await {
         ServerMessage::Leaderboard { players, .. } => {
             players.into_iter().map(|p| (p.name, p.player)).collect()

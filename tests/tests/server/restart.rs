@@ -13,8 +13,9 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use noughts_engine::Board;
 use noughts_protocol::{
-    ClientFrame, ClientMessage, ClockSpec, EndReason, GameId, GameState, Level, Mark,
-    PROTOCOL_VERSION, PlayAi, RequestId, ServerFrame, ServerMessage, SideChoice, Variant,
+    ClientFrame, ClientMessage, ClockSpec, CreateRoom, EndReason, GameId, GameState, History,
+    Level, Mark, PROTOCOL_VERSION, PlayAi, RequestId, ServerFrame, ServerMessage, SideChoice,
+    Variant,
 };
 use noughts_tests::accounts::register_request;
 use noughts_tests::postgres::Postgres;
@@ -362,12 +363,12 @@ async fn before_the_crash(dir: &Path, db: &OsStr, durability: Durability) -> Bef
 
     // Game A, rated, from a room: X wins on the top row.
     let ServerMessage::RoomCreated { code, .. } = ada
-        .request(ClientMessage::CreateRoom {
+        .request(ClientMessage::CreateRoom(CreateRoom {
             variant: Variant::Classic,
             clock: None,
             private: true,
             rated: true,
-        })
+        }))
         .await
     else {
         panic!("room_created")
@@ -500,11 +501,11 @@ async fn finish_and_read_the_records(ada: &mut Player, bob: &mut Player, before:
 
     // Nothing is missing from the history, newest first, a page at a time.
     let page = ada
-        .request(ClientMessage::History {
+        .request(ClientMessage::History(History {
             player: None,
             before: None,
             limit: Some(2),
-        })
+        }))
         .await;
     let ServerMessage::History { games, more, .. } = page else {
         panic!("{page:?}")
@@ -515,11 +516,11 @@ async fn finish_and_read_the_records(ada: &mut Player, bob: &mut Player, before:
     );
     assert!(more);
     let page = ada
-        .request(ClientMessage::History {
+        .request(ClientMessage::History(History {
             player: None,
             before: Some(game_b),
             limit: Some(2),
-        })
+        }))
         .await;
     let ServerMessage::History { games, more, .. } = page else {
         panic!("{page:?}")
