@@ -172,14 +172,12 @@ pub async fn sign_in_answer_from(
     password: &str,
     device_cookie: Option<&str>,
 ) -> ServerMessage {
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let mut request = url.into_client_request().expect("a WebSocket URL");
+    use noughts_kit::client as kit;
+    let (mut request, stream) = kit::dial(url, None).await.expect("connected");
     let forwarded = address.parse().expect("an address");
     request.headers_mut().append("x-forwarded-for", forwarded);
-    let connecting = tokio_tungstenite::connect_async(request);
-    let (mut socket, _) = tokio::time::timeout(crate::WAIT, connecting)
+    let mut socket = kit::handshake(request, tokio_tungstenite::MaybeTlsStream::Plain(stream))
         .await
-        .expect("connected in time")
         .expect("connected");
     let mut credentials = credentials(username, password, Some(address));
     credentials.device_cookie = device_cookie.map(str::to_owned);
