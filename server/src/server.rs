@@ -37,7 +37,7 @@ use crate::ops::health::Health;
 use crate::ops::operator;
 use crate::ops::port;
 use crate::registry::Registry;
-use crate::shared::{Operator, Shared};
+use crate::shared::{Accounts, Engine, Lifecycle, Operator, Shared};
 use crate::store::Store;
 use noughts_protocol::Totals;
 
@@ -129,27 +129,34 @@ async fn serve(
     let attempts = Attempts::new(config.accounts.clone());
     let quotas = Quotas::new(&config.accounts);
     let shared = Arc::new(Shared {
-        passwords,
-        attempts,
-        quotas,
-        live: Live::default(),
-        ai_slots,
-        analyses: Default::default(),
         config,
-        wing,
         registry: Registry::default(),
         store,
         lobby,
-        tasks: TaskTracker::new(),
-        connections,
-        stop_games: CancellationToken::new(),
-        stop_connections,
+        engine: Engine {
+            ai_slots,
+            analyses: Default::default(),
+        },
+        accounts: Accounts {
+            passwords,
+            attempts,
+            quotas,
+            live: Live::default(),
+            moderation,
+        },
+        lifecycle: Lifecycle {
+            tasks: TaskTracker::new(),
+            connections,
+            stop_games: CancellationToken::new(),
+            stop_connections,
+        },
         operator: Operator { metrics, health },
-        moderation,
+        wing,
     });
     // The moderation log as it stands, before the first player arrives; then kept up with.
     enforce::catch_up(&shared).await;
-    shared.connections.spawn(enforce::follow(shared.clone()));
+    let connections = &shared.lifecycle.connections;
+    connections.spawn(enforce::follow(shared.clone()));
     shared
         .registry
         .continue_ids(startup.last_player, startup.last_game);
@@ -171,8 +178,8 @@ async fn serve(
     entrances.say_where();
     serve_operator(&shared, metrics_listener, admin_door);
     let (lobby, counted) = (shared.clone(), shared.clone());
-    shared.connections.spawn(async move {
-        let stop = lobby.stop_connections.clone();
+    connections.spawn(async move {
+        let stop = lobby.lifecycle.stop_connections.clone();
         let local = move || local_totals(&counted);
         lobby.lobby.keep_sending(local, stop).await;
     });
@@ -195,12 +202,17 @@ async fn serve(
 /// Serves the operator's side, until connections stop: the metrics port, if there is one, and the
 /// operator's socket, if there is one.
 fn serve_operator(shared: &Arc<Shared>, metrics: Option<TcpListener>, admin: Option<Door>) {
+    let Lifecycle {
+        connections,
+        stop_connections,
+        ..
+    } = &shared.lifecycle;
     if let Some(door) = admin {
-        shared.connections.spawn(operator::serve_admin_socket(
+        connections.spawn(operator::serve_admin_socket(
             door,
             Backups::new(shared.store.clone(), &shared.config.store),
-            shared.stop_connections.clone(),
-            shared.connections.clone(),
+            stop_connections.clone(),
+            connections.clone(),
         ));
     }
     if let Some(listener) = metrics {
@@ -210,11 +222,11 @@ fn serve_operator(shared: &Arc<Shared>, metrics: Option<TcpListener>, admin: Opt
             live_games: Box::new(move || registry.registry.games.live_count()),
             health: shared.operator.health.clone(),
         };
-        shared.connections.spawn(port::serve(
+        connections.spawn(port::serve(
             source,
             listener,
-            shared.stop_connections.clone(),
-            shared.connections.clone(),
+            stop_connections.clone(),
+            connections.clone(),
         ));
     }
 }
@@ -305,7 +317,7 @@ async fn take(shared: &Arc<Shared>, gate: &Gate, accepted: std::io::Result<(Sock
                 return;
             };
             let serve = connection::serve(shared.clone(), stream, peer, admission, gate.clone());
-            shared.connections.spawn(serve.instrument(span));
+            shared.lifecycle.connections.spawn(serve.instrument(span));
         }
         Err(err) => {
             // Usually out of file descriptors: wait for some to come back.
@@ -346,9 +358,10 @@ fn local_totals(shared: &Shared) -> Totals {
 async fn stop(shared: &Shared) {
     let started = Instant::now();
     info!("shutting down");
-    shared.stop_games.cancel();
-    shared.tasks.close();
-    if timeout_at(started + GAMES_STOP_LIMIT, shared.tasks.wait())
+    let lifecycle = &shared.lifecycle;
+    lifecycle.stop_games.cancel();
+    lifecycle.tasks.close();
+    if timeout_at(started + GAMES_STOP_LIMIT, lifecycle.tasks.wait())
         .await
         .is_err()
     {
@@ -357,9 +370,9 @@ async fn stop(shared: &Shared) {
     if let Err(err) = shared.store.flush().await {
         error!(cause = %err, "the store could not finish its writes");
     }
-    shared.stop_connections.cancel();
-    shared.connections.close();
-    if timeout_at(started + SHUTDOWN_LIMIT, shared.connections.wait())
+    lifecycle.stop_connections.cancel();
+    lifecycle.connections.close();
+    if timeout_at(started + SHUTDOWN_LIMIT, lifecycle.connections.wait())
         .await
         .is_err()
     {

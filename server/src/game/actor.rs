@@ -245,7 +245,7 @@ impl Game {
             self.end(end, None).await;
         }
         self.settle().await;
-        let stop = self.shared.stop_games.clone();
+        let stop = self.shared.lifecycle.stop_games.clone();
         loop {
             let deadline = self.rules.deadline().map(Instant::from_std);
             let mut flow = tokio::select! {
@@ -563,10 +563,10 @@ impl Game {
         let budget = self.budget;
         let not_before = Instant::now() + self.pace;
         let commands = self.commands.clone();
-        let stop = self.shared.stop_games.clone();
-        let slots = self.shared.ai_slots.clone();
+        let stop = self.shared.lifecycle.stop_games.clone();
+        let slots = self.shared.engine.ai_slots.clone();
         let think_time = self.shared.operator.metrics.ai_think.clone();
-        self.shared.tasks.spawn(async move {
+        self.shared.lifecycle.tasks.spawn(async move {
             let paced = async {
                 // The semaphore is never closed, so a permit always comes.
                 let permit = slots.acquire_owned().await;

@@ -159,7 +159,7 @@ impl Game {
         match message {
             ServerMessage::Chat { line, .. } => line
                 .player
-                .map(|speaker| self.shared.moderation.state().muted_by(speaker))
+                .map(|speaker| self.shared.accounts.moderation.state().muted_by(speaker))
                 .unwrap_or_default(),
             _ => HashSet::new(),
         }
@@ -252,7 +252,7 @@ impl Game {
         let mut state = self.rules.state(you, seats, now);
         let viewer = you.and_then(|mark| self.rules.player(mark)).or(watcher);
         if let Some(viewer) = viewer {
-            let moderation = self.shared.moderation.state();
+            let moderation = self.shared.accounts.moderation.state();
             state.chat.retain(|line| {
                 line.player
                     .is_none_or(|speaker| !moderation.mutes(viewer, speaker))

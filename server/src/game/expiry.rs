@@ -16,7 +16,7 @@ use crate::shared::Shared;
 pub(crate) fn expire_after_grace(shared: &Arc<Shared>, session: Arc<Session>) {
     let shared = shared.clone();
     let grace = shared.config.grace;
-    let stop = shared.stop_games.clone();
+    let stop = shared.lifecycle.stop_games.clone();
     tokio::spawn(async move {
         tokio::select! {
             () = sleep(grace) => {}

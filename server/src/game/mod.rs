@@ -38,7 +38,7 @@ use crate::store::{GameStart, LiveGame, now_ms};
 /// Starts a game: registers it, seats its players and spawns its actor, which sends everyone
 /// their first snapshot.
 pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusal> {
-    if shared.stop_games.is_cancelled() {
+    if shared.lifecycle.stop_games.is_cancelled() {
         return Err(Refusal::new(
             ErrorCode::ShuttingDown,
             "the server is shutting down",
@@ -91,7 +91,7 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
     )
     .starting(start);
     let span = tracing::info_span!(parent: None, "game", id = id.0);
-    shared.tasks.spawn(game.run(rx).instrument(span));
+    shared.lifecycle.tasks.spawn(game.run(rx).instrument(span));
     Ok(id)
 }
 
@@ -159,7 +159,7 @@ pub(crate) fn restore_all(
         shared.registry.games.add(id, LocalGame::new(tx));
         game.list();
         let span = tracing::info_span!(parent: None, "game", id = id.0);
-        shared.tasks.spawn(game.run(rx).instrument(span));
+        shared.lifecycle.tasks.spawn(game.run(rx).instrument(span));
         if start.kind == GameKind::War {
             debug!(game = id.0, "restored");
         } else {
@@ -172,7 +172,7 @@ pub(crate) fn restore_all(
             (_, _, Some(session)) => {
                 // It counts against its owner's limit until it ends, as when it started.
                 session.start_game(usize::MAX);
-                shared.tasks.spawn(async move {
+                shared.lifecycle.tasks.spawn(async move {
                     let _ = ended.await;
                     session.game_ended();
                 });

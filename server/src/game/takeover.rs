@@ -156,7 +156,7 @@ async fn take(
     games: Vec<GameId>,
     wanted: impl Fn(&LiveGame) -> bool,
 ) {
-    if shared.stop_games.is_cancelled() {
+    if shared.lifecycle.stop_games.is_cancelled() {
         return;
     }
     let mut taken = Vec::new();

@@ -36,9 +36,8 @@ pub(crate) fn start(shared: &Arc<Shared>, mut restored: HashMap<Variant, oneshot
             // A node of a cluster starts one only once it holds the variant's slot.
             (None, Some(_)) => None,
         };
-        shared
-            .tasks
-            .spawn(keep(shared.clone(), variant, first, slot));
+        let keeper = keep(shared.clone(), variant, first, slot);
+        shared.lifecycle.tasks.spawn(keeper);
     }
 }
 
@@ -73,7 +72,7 @@ async fn keep(
     mut current: Option<oneshot::Receiver<()>>,
     slot: Option<Slot>,
 ) {
-    let stop = shared.stop_games.clone();
+    let stop = shared.lifecycle.stop_games.clone();
     loop {
         if let Some(ended) = current.take() {
             tokio::select! {

@@ -23,8 +23,9 @@ pub(super) type StartOne = fn(&Arc<Shared>, Variant) -> Option<(GameId, oneshot:
 pub(super) fn hold(shared: &Arc<Shared>, variant: Variant) -> Option<Slot> {
     let cluster = shared.wing.as_ref()?.cluster.clone();
     let slot = Slot::default();
-    let stop = shared.stop_games.clone();
-    (shared.tasks).spawn(slot.clone().keep(cluster, slot_name(variant), stop));
+    let stop = shared.lifecycle.stop_games.clone();
+    let keeper = slot.clone().keep(cluster, slot_name(variant), stop);
+    shared.lifecycle.tasks.spawn(keeper);
     Some(slot)
 }
 
@@ -137,7 +138,7 @@ pub(super) async fn next_held(
     start_one: StartOne,
 ) -> Option<Option<oneshot::Receiver<()>>> {
     let cluster = &shared.wing.as_ref()?.cluster;
-    let stop = shared.stop_games.clone();
+    let stop = shared.lifecycle.stop_games.clone();
     loop {
         // The slot as it stands now, not as it stood at its last renewal.
         if slot.held()

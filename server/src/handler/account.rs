@@ -92,7 +92,8 @@ impl Client {
     /// Counts a guess at `key`'s password by `device` (if the account knows it), or refuses it
     /// while its account (or device) or address must wait.
     fn count_guess(&self, key: &str, device: Option<Device>) -> Reply {
-        match self.shared.attempts.begin(key, self.network, device) {
+        let attempts = &self.shared.accounts.attempts;
+        match attempts.begin(key, self.network, device) {
             Verdict::Go => Ok(()),
             Verdict::Wait(wait) => refuse(
                 ErrorCode::TooManyAttempts,
@@ -117,15 +118,11 @@ impl Client {
         let phc = account
             .filter(|account| account.closed_ms.is_none())
             .map(|account| account.phc.clone());
-        if !self
-            .shared
-            .passwords
-            .verify(self.network, phc, password)
-            .await
-        {
+        let accounts = &self.shared.accounts;
+        if !accounts.passwords.verify(self.network, phc, password).await {
             return bad_credentials();
         }
-        self.shared.attempts.succeeded(key, self.network, device);
+        accounts.attempts.succeeded(key, self.network, device);
         Ok(())
     }
 
@@ -166,9 +163,8 @@ impl Client {
 
     /// The PHC string of a new password for `username`; refused if the password is weak.
     async fn new_phc(&self, password: String, username: &str) -> Result<String, Refusal> {
-        let hashed = self
-            .shared
-            .passwords
+        let passwords = &self.shared.accounts.passwords;
+        let hashed = passwords
             .hash_new(self.network, password, username.to_owned())
             .await;
         match hashed {
@@ -262,7 +258,8 @@ impl Client {
                 Ok(_) => {
                     info!(device = ended.id, "the least recently used session ended");
                     let holds = |token| device_holding(std::slice::from_ref(&ended), token);
-                    (self.shared.live).close_ended(player, |token| holds(token).is_some());
+                    let live = &self.shared.accounts.live;
+                    live.close_ended(player, |token| holds(token).is_some());
                 }
                 Err(err) => error!(cause = %err, "cannot end a session past the cap"),
             }
@@ -324,7 +321,7 @@ impl Client {
                 "only a player's own connection can register",
             );
         };
-        let quotas = &self.shared.quotas;
+        let quotas = &self.shared.accounts.quotas;
         let limits = &self.shared.config.accounts;
         if let Err(wait) = quotas.register(self.network) {
             return refuse(
@@ -337,7 +334,7 @@ impl Client {
             );
         }
         let username = credentials.username;
-        if self.shared.moderation.state().reserved(&username) {
+        if self.shared.accounts.moderation.state().reserved(&username) {
             return refuse(
                 ErrorCode::ReservedName,
                 format!("the name {username:?} is reserved; choose another"),
@@ -469,7 +466,8 @@ impl Client {
                 self.ok(id);
                 if let Some(ended) = ended {
                     let holds = |token| device_holding(std::slice::from_ref(&ended), token);
-                    (self.shared.live).close_ended(session.player, |token| holds(token).is_some());
+                    let live = &self.shared.accounts.live;
+                    live.close_ended(session.player, |token| holds(token).is_some());
                 }
                 Ok(())
             }
@@ -508,7 +506,8 @@ impl Client {
         self.ok(id);
         if let Some(ended) = device {
             let holds = |token| device_holding(std::slice::from_ref(&ended), token);
-            (self.shared.live).close_ended(session.player, |token| holds(token).is_some());
+            let live = &self.shared.accounts.live;
+            live.close_ended(session.player, |token| holds(token).is_some());
         }
         self.out.close(Close::LOGGED_OUT);
         Some(Ok(()))
@@ -542,7 +541,8 @@ impl Client {
         }
         let kept: Vec<StoredDevice> = devices.into_iter().filter(|d| Some(d.id) == keep).collect();
         let current = self.token;
-        (self.shared.live).close_ended(session.player, |token| {
+        let live = &self.shared.accounts.live;
+        live.close_ended(session.player, |token| {
             Some(token) != current && device_holding(&kept, token).is_none()
         });
         info!("password changed");

@@ -84,7 +84,7 @@ impl Client {
             return Err(refusal);
         }
         let session = session.clone();
-        self.shared.tasks.spawn(async move {
+        self.shared.lifecycle.tasks.spawn(async move {
             // Ended, or closed without ending (which only happens at shutdown).
             let _ = ended.await;
             session.game_ended();

@@ -117,7 +117,7 @@ impl Client {
     /// there; a stand-in hands the request back to its connection's node (see `stand_in`).
     pub(super) fn handing_over(&self) -> bool {
         self.shared.wing.is_some()
-            && self.shared.stop_games.is_cancelled()
+            && self.shared.lifecycle.stop_games.is_cancelled()
             && self.shared.store.is_persistent()
     }
 
@@ -151,7 +151,7 @@ impl Client {
     }
 
     pub(super) fn check_not_stopping(&self) -> Reply {
-        if self.shared.stop_games.is_cancelled() {
+        if self.shared.lifecycle.stop_games.is_cancelled() {
             return refuse(ErrorCode::ShuttingDown, "the server is shutting down");
         }
         Ok(())

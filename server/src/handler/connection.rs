@@ -290,7 +290,7 @@ async fn pump(
     first_ping: Instant,
 ) -> Option<Close> {
     let config = &shared.config;
-    let stop = shared.stop_connections.clone();
+    let stop = shared.lifecycle.stop_connections.clone();
     let stopped = stop.cancelled();
     tokio::pin!(stopped);
     let mut ping = interval_at(first_ping, config.ping_interval);

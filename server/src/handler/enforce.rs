@@ -22,7 +22,7 @@ pub(crate) async fn follow(shared: Arc<Shared>) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
-            () = shared.stop_connections.cancelled() => return,
+            () = shared.lifecycle.stop_connections.cancelled() => return,
             _ = tick.tick() => catch_up(&shared).await,
         }
     }
@@ -31,7 +31,7 @@ pub(crate) async fn follow(shared: Arc<Shared>) {
 /// Folds in every fact of the log not yet folded (and the last [`OVERLAP`] again), and does what
 /// the new ones ask.
 pub(crate) async fn catch_up(shared: &Arc<Shared>) {
-    let moderation = &shared.moderation;
+    let moderation = &shared.accounts.moderation;
     let _reading = moderation.reading().await;
     loop {
         let from = moderation.state().applied;

@@ -78,24 +78,20 @@ pub(crate) async fn join(
     totals: fn(&Shared) -> Totals,
 ) -> anyhow::Result<()> {
     let cluster = wing.cluster.clone();
-    shared
-        .connections
-        .spawn(step_down_lapsed(shared.clone(), lapsed));
+    let tasks = &shared.lifecycle.connections;
+    tasks.spawn(step_down_lapsed(shared.clone(), lapsed));
     cluster.count_forged_in(shared.operator.metrics.forged_messages.clone());
     cluster.heartbeat().await?;
     for &(kind, floor) in stored_ids {
         let ids = shared.registry.ids(kind);
         ids.use_blocks(reserve_ids(shared, &cluster, kind, floor).await?);
-        shared
-            .connections
-            .spawn(refill_ids(cluster.clone(), shared.clone(), kind, floor));
+        tasks.spawn(refill_ids(cluster.clone(), shared.clone(), kind, floor));
     }
     cluster::lobby::clear_own(&cluster).await?;
     cluster.sweep_places(cluster.node()).await?;
     let (relay, changes) = mpsc::unbounded_channel();
     shared.lobby.relay_to(relay);
-    let stop = shared.stop_connections.clone();
-    let tasks = &shared.connections;
+    let stop = shared.lifecycle.stop_connections.clone();
     let republish = Arc::new(tokio::sync::Notify::new());
     let counted = shared.clone();
     tasks.spawn(cluster::lobby::relay(
@@ -131,12 +127,12 @@ pub(crate) async fn join(
     tasks.spawn(wing.leases.clone().keep(stop.clone()));
     tasks.spawn(takeover::keep_resuming(
         shared.clone(),
-        shared.stop_games.clone(),
+        shared.lifecycle.stop_games.clone(),
     ));
     tasks.spawn(report_leases(shared.clone(), stop.clone()));
     tasks.spawn(takeover::keep_taking_over(
         shared.clone(),
-        shared.stop_games.clone(),
+        shared.lifecycle.stop_games.clone(),
     ));
     info!(node = %cluster.node(), "joined the cluster");
     tasks.spawn(cluster::nodes::sweep_gone(cluster, stop));
@@ -185,7 +181,7 @@ async fn report_leases(shared: Arc<Shared>, stop: CancellationToken) {
 /// its people told it is paused, until a node takes it again.
 /// Ends when connections stop, so that the node's shutdown does not wait for it.
 async fn step_down_lapsed(shared: Arc<Shared>, mut lapsed: mpsc::UnboundedReceiver<GameId>) {
-    let stop = shared.stop_connections.clone();
+    let stop = shared.lifecycle.stop_connections.clone();
     loop {
         let game = tokio::select! {
             game = lapsed.recv() => game,
@@ -217,7 +213,7 @@ async fn reserve_ids(
 /// Keeps a spare block of `kind` ids ready until connections stop.
 async fn refill_ids(cluster: Cluster, shared: Arc<Shared>, kind: &'static str, floor: u64) {
     let ids = shared.registry.ids(kind);
-    let stop = shared.stop_connections.clone();
+    let stop = shared.lifecycle.stop_connections.clone();
     loop {
         tokio::select! {
             () = ids.spare_wanted() => {}

@@ -62,7 +62,8 @@ impl Client {
         target: PlayerId,
     ) -> Reply {
         self.check_other_player(session, target).await?;
-        let (muted, blocked) = self.shared.moderation.state().lists(session.player);
+        let moderation = &self.shared.accounts.moderation;
+        let (muted, blocked) = moderation.state().lists(session.player);
         let full = match relation {
             Relation::Mute => muted.len() >= MAX_MODERATED_PLAYERS && !muted.contains(&target),
             Relation::Block => blocked.len() >= MAX_MODERATED_PLAYERS && !blocked.contains(&target),
@@ -86,7 +87,8 @@ impl Client {
         session: &Arc<Session>,
         id: Option<RequestId>,
     ) -> Reply {
-        let (muted, blocked) = self.shared.moderation.state().lists(session.player);
+        let moderation = &self.shared.accounts.moderation;
+        let (muted, blocked) = moderation.state().lists(session.player);
         let mut named = Vec::with_capacity(muted.len() + blocked.len());
         for player in muted.iter().chain(blocked.iter()) {
             let name = match self.shared.store.player_name(*player).await {
@@ -146,7 +148,8 @@ impl Client {
                 }
             }
         }
-        if let Err(wait) = self.shared.quotas.report(session.player, self.network) {
+        let quotas = &self.shared.accounts.quotas;
+        if let Err(wait) = quotas.report(session.player, self.network) {
             let limits = &self.shared.config.accounts;
             return refuse(
                 ErrorCode::RateLimited,
@@ -196,7 +199,8 @@ impl Client {
 
     /// Refused while the operator mutes `player`'s chat.
     pub(super) fn check_chat_allowed(&self, player: PlayerId) -> Reply {
-        let muted = self.shared.moderation.state().chat_muted(player, now_ms());
+        let moderation = &self.shared.accounts.moderation;
+        let muted = moderation.state().chat_muted(player, now_ms());
         match muted {
             Some((until, reason)) => {
                 let minutes = until.saturating_sub(now_ms()).div_ceil(60_000);
@@ -213,11 +217,8 @@ impl Client {
 
     /// Refused when the client's address is in a banned range.
     pub(super) fn check_address_allowed(&self) -> Reply {
-        let banned = self
-            .shared
-            .moderation
-            .state()
-            .banned_address(self.network.ip());
+        let moderation = &self.shared.accounts.moderation;
+        let banned = moderation.state().banned_address(self.network.ip());
         match banned {
             Some(reason) => refuse(ErrorCode::Banned, enforce::banned_message(&reason)),
             None => Ok(()),
@@ -226,7 +227,7 @@ impl Client {
 
     /// Refused when `player` is banned.
     pub(super) fn check_player_allowed(&self, player: PlayerId) -> Reply {
-        match self.shared.moderation.state().banned(player) {
+        match self.shared.accounts.moderation.state().banned(player) {
             Some(reason) => refuse(ErrorCode::Banned, enforce::banned_message(&reason)),
             None => Ok(()),
         }
@@ -243,7 +244,7 @@ impl Client {
                 ),
             );
         }
-        if self.shared.moderation.state().reserved(name) {
+        if self.shared.accounts.moderation.state().reserved(name) {
             return refuse(
                 ErrorCode::ReservedName,
                 format!("the name {name:?} is reserved; choose another"),

@@ -135,7 +135,7 @@ impl Client {
                 );
             }
             let cells = record.moves.iter().map(|m| m.cell).collect();
-            let progress = shared.analyses.start(game, record.variant, cells);
+            let progress = shared.engine.analyses.start(game, record.variant, cells);
             follow(out, id, game, record.variant, progress).await;
         });
         self.following = Some(analysis::Following(task.abort_handle()));

@@ -133,7 +133,7 @@ impl Client {
             self.check_rated_allowed(session).await?;
         }
         let taken = {
-            let moderation = self.shared.moderation.state();
+            let moderation = self.shared.accounts.moderation.state();
             let blocked = |host| moderation.blocked(session.player, host);
             self.shared
                 .registry

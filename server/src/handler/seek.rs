@@ -98,7 +98,7 @@ impl Client {
         }
         let listing = listing(session, open);
         let lobby = &self.shared.lobby;
-        let moderation = self.shared.moderation.state();
+        let moderation = self.shared.accounts.moderation.state();
         let blocked = |other| moderation.blocked(session.player, other);
         let paired =
             self.shared
@@ -152,7 +152,7 @@ impl Client {
             self.check_rated_allowed(session).await?;
         }
         let taken = {
-            let moderation = self.shared.moderation.state();
+            let moderation = self.shared.accounts.moderation.state();
             let blocked = |other| moderation.blocked(session.player, other);
             self.shared
                 .registry
@@ -233,15 +233,11 @@ async fn pair_elsewhere(
         let Ok(seeks) = cluster.seeks_elsewhere().await else {
             return;
         };
+        let moderation = &shared.accounts.moderation;
         let older = seeks
             .into_iter()
             .filter(|(_, seek)| seek.seek < open.id && seek.player != session.player)
-            .filter(|(_, seek)| {
-                !shared
-                    .moderation
-                    .state()
-                    .blocked(session.player, seek.player)
-            })
+            .filter(|(_, seek)| !moderation.state().blocked(session.player, seek.player))
             .filter(|(_, seek)| terms_of(seek).pairable(open.key))
             .min_by_key(|(_, seek)| seek.seek);
         let Some((node, older)) = older else {
@@ -263,7 +259,7 @@ async fn pair_elsewhere(
         }
         let listing = listing(&session, open);
         let paired = {
-            let moderation = shared.moderation.state();
+            let moderation = shared.accounts.moderation.state();
             let blocked = |other| moderation.blocked(session.player, other);
             shared
                 .registry

@@ -274,7 +274,7 @@ impl Client {
         resumed: bool,
         device_cookie: Option<String>,
     ) {
-        let live = &self.shared.live;
+        let live = &self.shared.accounts.live;
         live.welcomed(session.player, TokenHash::of(&token), &self.out);
         let name = session.name();
         let username = session.is_account().then(|| name.clone());
@@ -395,7 +395,7 @@ impl Client {
         if let Some(token) = self.token.take() {
             shared.store.touch_token(token);
         }
-        shared.live.gone(session.player, conn);
+        shared.accounts.live.gone(session.player, conn);
         shared.lobby.unsubscribe(conn);
         let Some(detached) = session.detach(conn) else {
             // The session has already let this connection go (a logout).
