@@ -1,6 +1,6 @@
 //! Watching a game held by another node. The node that plays a listed game publishes what its
-//! watchers get: each update on the channel `game:{id}`, and the watcher's snapshot under
-//! `game:{id}:state`, the snapshot first, so the snapshot always includes every update published
+//! watchers get: each update on the channel `{gID}:updates`, and the watcher's snapshot under
+//! `{gID}:state`, the snapshot first, so the snapshot always includes every update published
 //! before it (one pipeline a move, in order on one connection: a `MULTI` around it would only
 //! add two commands a move to the cluster's busiest shared part). A node with watchers of a game
 //! it does not hold subscribes to that channel (one subscription per game, on one connection per
@@ -29,12 +29,20 @@ use crate::net::outbound::{ConnId, Frame, Outbound, frame, with_id};
 /// How long a game's snapshot outlives its last update.
 const STATE_TTL: Duration = Duration::from_secs(600);
 
+/// The channel of `game`'s updates, in the game's slot ([`super::lease`]'s hash tag), so that
+/// a snapshot and its update go out in one pipeline to one shard of a Redis Cluster.
 fn channel(game: GameId) -> String {
-    format!("game:{}", game.0)
+    format!("{{g{}}}:updates", game.0)
+}
+
+/// The game a channel named by [`channel`] carries the updates of.
+fn game_of(channel: &str) -> Option<GameId> {
+    let id = channel.strip_prefix("{g")?.strip_suffix("}:updates")?;
+    id.parse().ok().map(GameId)
 }
 
 fn state_key(game: GameId) -> String {
-    format!("game:{}:state", game.0)
+    format!("{{g{}}}:state", game.0)
 }
 
 /// What a game publishes at once: its watchers' new snapshot, and the update that led to it.
@@ -142,7 +150,7 @@ impl RemoteWatches {
         moderation: Arc<Moderation>,
         stop: CancellationToken,
     ) -> Result<Arc<RemoteWatches>, ClusterError> {
-        let (sink, stream) = cluster.client.get_async_pubsub().await?.split();
+        let (sink, stream) = cluster.pubsub().await?.split();
         let watches = Arc::new(RemoteWatches {
             cluster,
             moderation,
@@ -161,7 +169,7 @@ impl RemoteWatches {
                 }
                 *router.sink.lock().unwrap_or_else(|p| p.into_inner()) = None;
                 tokio::time::sleep(Duration::from_millis(250)).await;
-                match router.cluster.client.get_async_pubsub().await {
+                match router.cluster.pubsub().await {
                     Ok(pubsub) => {
                         let (sink, fresh) = pubsub.split();
                         router.resume(sink).await;
@@ -186,10 +194,7 @@ impl RemoteWatches {
                 return;
             };
             let name = message.get_channel_name();
-            let game = name
-                .strip_prefix("game:")
-                .and_then(|id| id.parse().ok())
-                .map(GameId);
+            let game = game_of(name);
             if let (Some(game), Ok(text)) = (game, message.get_payload::<String>())
                 && let Some(text) = self.cluster.seal.open(name, &text)
             {

@@ -1,6 +1,6 @@
 //! Who plays a live game: a lease in Redis, and a fencing epoch in the store.
 //!
-//! `game:{id}:owner` holds `NODE:TOKEN` and expires unless its node renews it; the token is new
+//! `{gID}:owner` holds `NODE:TOKEN` and expires unless its node renews it; the token is new
 //! at each taking, so that a holder renews and gives back only the lease it took (checked inside
 //! Redis, in one script: a lease that expired and was taken by another node is never touched).
 //! The lease is the fast path that keeps two nodes from taking a game at once. It is not what
@@ -10,6 +10,8 @@
 //! an older epoch. So a node that lost its lease (paused, partitioned, presumed dead, or the
 //! lease forgotten by Redis) can never advance the game after another node has taken it, however
 //! late its writes arrive.
+
+use std::collections::HashMap;
 
 use noughts_protocol::GameId;
 use redis::Script;
@@ -56,8 +58,10 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 ";
 
-fn owner_key(game: GameId) -> String {
-    format!("game:{}:owner", game.0)
+/// The key of `game`'s lease. Every key of one game carries the hash tag `{gID}`, so that on a
+/// Redis Cluster they sit in one slot, and the games spread over the shards.
+pub(super) fn owner_key(game: GameId) -> String {
+    format!("{{g{}}}:owner", game.0)
 }
 
 impl Cluster {
@@ -81,13 +85,41 @@ impl Cluster {
         Ok(taken == 1)
     }
 
-    /// Extends each of `leases` (at most [`RENEW_AT_ONCE`]) for another lease time, in one call;
+    /// Extends each of `leases` (at most [`RENEW_AT_ONCE`]) for another lease time, in one call
+    /// (on a Redis Cluster, one call a slot);
     /// for each, false if it has been lost (expired, and maybe taken by another node): that game
     /// is no longer this node's to advance.
     pub async fn renew_all(&self, leases: &[Lease]) -> Result<Vec<bool>, ClusterError> {
         if leases.is_empty() {
             return Ok(Vec::new());
         }
+        if !self.is_sharded() {
+            return self.renew_together(leases).await;
+        }
+        // On a Redis Cluster a script touches one slot: one call for the leases of each slot
+        // (most often one lease a call, the games being spread), sent together.
+        let mut by_slot: HashMap<_, Vec<usize>> = HashMap::new();
+        for (at, lease) in leases.iter().enumerate() {
+            by_slot
+                .entry(super::link::slot_of(&owner_key(lease.game)))
+                .or_default()
+                .push(at);
+        }
+        let calls = by_slot.into_values().map(|at| async move {
+            let group: Vec<Lease> = at.iter().map(|&i| leases[i]).collect();
+            self.renew_together(&group).await.map(|renewed| (at, renewed))
+        });
+        let mut all = vec![false; leases.len()];
+        for (at, renewed) in futures_util::future::try_join_all(calls).await? {
+            for (i, renewed) in at.into_iter().zip(renewed) {
+                all[i] = renewed;
+            }
+        }
+        Ok(all)
+    }
+
+    /// Renews `leases` in one call (all in one slot, on a Redis Cluster).
+    async fn renew_together(&self, leases: &[Lease]) -> Result<Vec<bool>, ClusterError> {
         let script = Script::new(RENEW_ALL);
         let mut call = script.prepare_invoke();
         call.arg(self.lease_ms());

@@ -1,8 +1,9 @@
 //! Per-address caps counted across the cluster, for what outlives a request and is visible to
 //! all: open rooms and waiting seeks. Each network's count is a hash in Redis, one field per
-//! node (`limit:{kind}:{network}` → node → count), so a place is taken, checked against the cap
+//! node (`{limits}:KIND:NETWORK` → node → count), so a place is taken, checked against the cap
 //! and counted in one script, and a dead node's places can be swept: each node keeps the set of
-//! the counts it holds places in (`limits:{node}`).
+//! the counts it holds places in (`{limits}:held:NODE`). All share the hash tag `{limits}`, so that
+//! on a Redis Cluster one script may touch them together.
 
 use redis::Script;
 
@@ -10,11 +11,11 @@ use super::{Cluster, ClusterError};
 use crate::net::network::{Network, Slot};
 
 fn count_key(kind: &str, network: Network) -> String {
-    format!("limit:{kind}:{network}")
+    format!("{{limits}}:{kind}:{network}")
 }
 
 fn held_key(node: &str) -> String {
-    format!("limits:{node}")
+    format!("{{limits}}:held:{node}")
 }
 
 /// Takes a place if the network holds fewer than the cap across every node: 1, or 0.

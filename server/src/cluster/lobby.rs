@@ -1,6 +1,7 @@
 //! One lobby for the whole cluster. Each node publishes the changes made to its own listings,
-//! gathered: one atomic step keeps each listing in a Redis hash (`lobby:games`, `lobby:rooms`,
-//! `lobby:seeks`, each value naming its node) and publishes the batch on the channel `lobby`.
+//! gathered: one atomic step keeps each listing in a Redis hash (`{lobby}:games`, `{lobby}:rooms`,
+//! `{lobby}:seeks`, each value naming its node) and publishes the batch on the channel `{lobby}`
+//! (one hash tag, so one slot of a Redis Cluster for the whole step).
 //! Seeks and rooms go out within [`URGENT_SPACING`] (a seek on another node may pair with one
 //! here); games, each reduced to its last change, and the node's totals once every
 //! [`GAMES_EVERY`]. So a node sends the others a bounded number of messages a second (at most
@@ -27,7 +28,13 @@ use super::{Cluster, ClusterError};
 use crate::lobby::{Change, GAMES_EVERY};
 
 /// The channel every node's changes are published on.
-pub(crate) const CHANNEL: &str = "lobby";
+pub(crate) const CHANNEL: &str = "{lobby}";
+/// The hash of the games listed, by id.
+const GAMES: &str = "{lobby}:games";
+/// The hash of the rooms listed, by code.
+const ROOMS: &str = "{lobby}:rooms";
+/// The hash of the seeks listed, by id.
+const SEEKS: &str = "{lobby}:seeks";
 /// How long to wait before trying Redis again.
 const RETRY: Duration = Duration::from_millis(250);
 /// Removes a listing (`KEYS[1]`, field `ARGV[1]`) only if node `ARGV[2]` still holds it (the
@@ -86,9 +93,9 @@ impl Listing {
     /// The hash and field it is kept under.
     fn place(&self) -> (&'static str, String) {
         match self {
-            Listing::Game(game) => ("lobby:games", game.0.to_string()),
-            Listing::Room(code) => ("lobby:rooms", code.clone()),
-            Listing::Seek(seek) => ("lobby:seeks", seek.0.to_string()),
+            Listing::Game(game) => (GAMES, game.0.to_string()),
+            Listing::Room(code) => (ROOMS, code.clone()),
+            Listing::Seek(seek) => (SEEKS, seek.0.to_string()),
         }
     }
 
@@ -166,7 +173,7 @@ impl Cluster {
     /// Every listing kept in Redis, with the node that made it.
     async fn listings(&self) -> Result<Vec<(String, Change)>, ClusterError> {
         let mut all = Vec::new();
-        for hash in ["lobby:games", "lobby:rooms", "lobby:seeks"] {
+        for hash in [GAMES, ROOMS, SEEKS] {
             all.extend(
                 self.kept(hash)
                     .await?
@@ -180,7 +187,7 @@ impl Cluster {
     /// The seeks other nodes list, each with its node.
     pub(crate) async fn seeks_elsewhere(&self) -> Result<Vec<(String, SeekInfo)>, ClusterError> {
         Ok(self
-            .kept("lobby:seeks")
+            .kept(SEEKS)
             .await?
             .into_iter()
             .filter(|published| published.node != self.node)
@@ -194,11 +201,11 @@ impl Cluster {
     /// The node listing seek `seek`, if another node does.
     pub(crate) async fn seek_node(&self, seek: SeekId) -> Result<Option<String>, ClusterError> {
         let value: Option<String> = redis::cmd("HGET")
-            .arg("lobby:seeks")
+            .arg(SEEKS)
             .arg(seek.0)
             .query_async(&mut self.redis.clone())
             .await?;
-        let kept = kept_as("lobby:seeks", &seek.0.to_string());
+        let kept = kept_as(SEEKS, &seek.0.to_string());
         let published = value
             .as_deref()
             .and_then(|v| self.seal.open_kept(&kept, v))
@@ -377,7 +384,7 @@ async fn follow_once(
     shown: &mut HashSet<Listing>,
     stop: &CancellationToken,
 ) -> Result<(), ClusterError> {
-    let mut pubsub = cluster.client.get_async_pubsub().await?;
+    let mut pubsub = cluster.pubsub().await?;
     pubsub.subscribe(CHANNEL).await?;
     let snapshot = cluster.listings().await?;
     let mut now = HashSet::new();

@@ -147,7 +147,9 @@ impl Cluster {
             .arg(self.seal.publish(&mailbox, &text).as_ref())
             .query_async(&mut self.redis.clone())
             .await?;
-        Ok(listeners > 0)
+        // A Redis Cluster counts only the listeners on the node the mail was published on;
+        // the mailbox's node may listen on another.
+        Ok(listeners > 0 || (self.is_sharded() && self.is_listening(node).await))
     }
 
     /// Mails several messages to `node` in one round trip, in order.
@@ -285,7 +287,7 @@ impl Cluster {
         receive: &impl Fn(Mail),
         stop: &CancellationToken,
     ) -> Result<(), ClusterError> {
-        let mut pubsub = self.client.get_async_pubsub().await?;
+        let mut pubsub = self.pubsub().await?;
         pubsub.subscribe(mailbox(&self.node)).await?;
         info!("reading this node's mail");
         let mut messages = pubsub.into_on_message();
@@ -409,18 +411,19 @@ impl Cluster {
     /// node is never taken for dead because Redis is out of reach (its players would be cut
     /// from their games, and lose them by abandonment, for a fault of the site's own).
     pub(crate) async fn is_listening(&self, node: &str) -> bool {
-        let counts: Result<Vec<(String, u64)>, _> = redis::cmd("PUBSUB")
+        // On a Redis Cluster, asked of every node and summed (a node subscribes through any).
+        let counts: Result<HashMap<String, u64>, _> = redis::cmd("PUBSUB")
             .arg("NUMSUB")
             .arg(mailbox(node))
             .query_async(&mut self.redis.clone())
             .await;
-        counts.map_or(true, |counts| counts.first().is_some_and(|(_, n)| *n > 0))
+        counts.map_or(true, |counts| counts.values().any(|n| *n > 0))
     }
 
     /// Whether the node `node` is alive (its heartbeat stands); presumed so if Redis cannot say.
     pub(crate) async fn is_alive(&self, node: &str) -> bool {
         redis::cmd("EXISTS")
-            .arg(format!("node:{node}"))
+            .arg(super::nodes::alive_key(node))
             .query_async::<bool>(&mut self.redis.clone())
             .await
             .unwrap_or(true)

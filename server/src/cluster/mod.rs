@@ -19,6 +19,8 @@ pub mod leases;
 #[cfg(feature = "cluster")]
 pub(crate) mod limits;
 #[cfg(feature = "cluster")]
+mod link;
+#[cfg(feature = "cluster")]
 pub(crate) mod links;
 #[cfg(feature = "cluster")]
 pub(crate) mod lobby;
@@ -40,7 +42,7 @@ pub(crate) mod wing;
 use std::time::Duration;
 
 #[cfg(feature = "cluster")]
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use std::sync::Arc;
 
 #[cfg(feature = "cluster")]
 /// One node's link to the cluster's Redis.
@@ -48,10 +50,10 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 pub struct Cluster {
     /// This node's name, unique in the cluster; it names the owner in every lease it holds.
     node: String,
-    /// Reconnects by itself after Redis comes back.
-    redis: ConnectionManager,
+    /// Commands, to one Redis or a Redis Cluster; reconnects by itself after Redis comes back.
+    redis: link::Link,
     /// For connections of their own: pub/sub needs one each.
-    client: redis::Client,
+    seeds: Arc<link::Seeds>,
     /// How long a lease lasts without renewal: a node that dies loses its games this long after.
     pub(super) lease: Duration,
     /// Signs what this node sends the others and checks what they send (off until
@@ -99,7 +101,9 @@ pub enum ClusterError {
 impl Cluster {
     /// Joins the cluster at `url` as `node`: connects, and checks Redis answers, so a node that
     /// cannot reach it says so at start rather than at its first game. A `rediss://` URL is
-    /// reached over TLS, its certificate checked against the system's authorities.
+    /// reached over TLS, its certificate checked against the system's authorities; a
+    /// `redis+cluster://` URL (`rediss+cluster://`) names a Redis Cluster by one or more of its
+    /// nodes, `HOST:PORT` separated by commas ([`link`]).
     pub async fn join(url: &str, node: &str, lease: Duration) -> Result<Cluster, ClusterError> {
         Cluster::join_trusting(url, None, node, lease).await
     }
@@ -112,32 +116,40 @@ impl Cluster {
         node: &str,
         lease: Duration,
     ) -> Result<Cluster, ClusterError> {
-        let client = match ca {
-            None => redis::Client::open(url),
-            Some(ca) => {
-                let root_cert = std::fs::read(ca).map_err(|cause| ClusterError::CaFile {
+        let certificates = match ca {
+            None => None,
+            Some(ca) => Some(redis::TlsCertificates {
+                client_tls: None,
+                root_cert: Some(std::fs::read(ca).map_err(|cause| ClusterError::CaFile {
                     path: ca.display().to_string(),
                     cause,
-                })?;
-                let certificates = redis::TlsCertificates {
-                    client_tls: None,
-                    root_cert: Some(root_cert),
-                };
-                redis::Client::build_with_tls(url, certificates)
-            }
-        }
-        .map_err(ClusterError::BadUrl)?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_response_timeout(Some(Duration::from_secs(2)))
-            .set_number_of_retries(2);
+                })?),
+            }),
+        };
         let unreachable = |cause| ClusterError::Unreachable {
             url: redacted(url),
             cause,
         };
-        let mut redis = ConnectionManager::new_with_config(client.clone(), config)
-            .await
-            .map_err(unreachable)?;
+        let (mut redis, seeds) = match link::cluster_seeds(url) {
+            Some(urls) => {
+                // A bad URL is told apart from a cluster out of reach before connecting.
+                for url in &urls {
+                    redis::IntoConnectionInfo::into_connection_info(url.as_str())
+                        .map_err(ClusterError::BadUrl)?;
+                }
+                link::sharded(&urls, certificates)
+                    .await
+                    .map_err(unreachable)?
+            }
+            None => {
+                let client = match certificates {
+                    None => redis::Client::open(url),
+                    Some(certificates) => redis::Client::build_with_tls(url, certificates),
+                }
+                .map_err(ClusterError::BadUrl)?;
+                link::single(client).await.map_err(unreachable)?
+            }
+        };
         let _: String = redis::cmd("PING")
             .query_async(&mut redis)
             .await
@@ -145,7 +157,7 @@ impl Cluster {
         Ok(Cluster {
             node: node.to_owned(),
             redis,
-            client,
+            seeds,
             lease,
             seal: seal::Seal::default(),
         })
@@ -153,37 +165,13 @@ impl Cluster {
 
     /// Refuses a Redis that answers a client which gives no credentials: it opens a second
     /// connection to the same place (over TLS too, if the URL says so) without the URL's user
-    /// and password, and sends `PING`. A Redis that asks for a password answers `NOAUTH`.
+    /// and password, and sends `PING`. A Redis that asks for a password answers `NOAUTH`. Of a
+    /// Redis Cluster, each node the URL names is asked.
     pub async fn refuse_open_redis(&self) -> Result<(), ClusterError> {
-        let info = self.client.get_connection_info();
-        let url = info.addr().to_string();
-        let anonymous = info.clone().set_redis_settings(
-            redis::RedisConnectionInfo::default()
-                .set_protocol(info.redis_settings().protocol())
-                .set_skip_set_lib_name(),
-        );
-        let config = redis::AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_response_timeout(Some(Duration::from_secs(2)));
-        let unreachable = |cause| ClusterError::Unreachable {
-            url: url.clone(),
-            cause,
-        };
-        let mut stranger = redis::Client::open(anonymous)
-            .map_err(ClusterError::BadUrl)?
-            .get_multiplexed_async_connection_with_config(&config)
-            .await
-            .map_err(unreachable)?;
-        match redis::cmd("PING")
-            .query_async::<String>(&mut stranger)
-            .await
-        {
-            Ok(_) => Err(ClusterError::Open { url }),
-            // Refused by Redis itself (NOAUTH, or NOPERM for a default user that may do
-            // nothing): it lets no stranger in.
-            Err(refused) if refused.code().is_some() => Ok(()),
-            Err(cause) => Err(unreachable(cause)),
+        for seed in self.seeds.all() {
+            refuse_open(seed).await?;
         }
+        Ok(())
     }
 
     /// This node signs what it sends with `secret` and takes from the others only what is
@@ -215,12 +203,56 @@ impl Cluster {
         self.lease
     }
 
+    /// Whether this node's Redis is a Redis Cluster.
+    pub(crate) fn is_sharded(&self) -> bool {
+        matches!(self.redis, link::Link::Sharded(_))
+    }
+
+    /// A connection of its own for subscriptions, to whichever node answers first.
+    pub(crate) async fn pubsub(&self) -> Result<redis::aio::PubSub, ClusterError> {
+        Ok(self.seeds.pubsub().await?)
+    }
+
     /// Whether Redis answers (for the readiness check).
     pub(crate) async fn ping(&self) -> Result<(), ClusterError> {
         let _: String = redis::cmd("PING")
             .query_async(&mut self.redis.clone())
             .await?;
         Ok(())
+    }
+}
+
+#[cfg(feature = "cluster")]
+/// Refuses the Redis `client` reaches if it answers a client which gives no credentials.
+async fn refuse_open(client: &redis::Client) -> Result<(), ClusterError> {
+    let info = client.get_connection_info();
+    let url = info.addr().to_string();
+    let anonymous = info.clone().set_redis_settings(
+        redis::RedisConnectionInfo::default()
+            .set_protocol(info.redis_settings().protocol())
+            .set_skip_set_lib_name(),
+    );
+    let config = redis::AsyncConnectionConfig::new()
+        .set_connection_timeout(Some(Duration::from_secs(2)))
+        .set_response_timeout(Some(Duration::from_secs(2)));
+    let unreachable = |cause| ClusterError::Unreachable {
+        url: url.clone(),
+        cause,
+    };
+    let mut stranger = redis::Client::open(anonymous)
+        .map_err(ClusterError::BadUrl)?
+        .get_multiplexed_async_connection_with_config(&config)
+        .await
+        .map_err(unreachable)?;
+    match redis::cmd("PING")
+        .query_async::<String>(&mut stranger)
+        .await
+    {
+        Ok(_) => Err(ClusterError::Open { url }),
+        // Refused by Redis itself (NOAUTH, or NOPERM for a default user that may do
+        // nothing): it lets no stranger in.
+        Err(refused) if refused.code().is_some() => Ok(()),
+        Err(cause) => Err(unreachable(cause)),
     }
 }
 

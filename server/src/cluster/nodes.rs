@@ -1,5 +1,6 @@
-//! Which nodes are alive: each keeps `node:{name}` alive in Redis, renewing it three times a lease
-//! time, and is listed in the set `nodes`. A node whose key has expired is gone: the others remove
+//! Which nodes are alive: each keeps `{nodes}:NAME` alive in Redis, renewing it three times a lease
+//! time, and is listed in the set `{nodes}` (one hash tag: one slot of a Redis Cluster, for the
+//! pipeline that does both). A node whose key has expired is gone: the others remove
 //! what it had listed, and (once its game leases have expired too) take its games over.
 
 use std::time::Duration;
@@ -10,10 +11,10 @@ use tracing::warn;
 use super::{Cluster, ClusterError};
 
 /// The set of every node that has joined and not yet been swept away.
-pub(super) const NODES: &str = "nodes";
+pub(super) const NODES: &str = "{nodes}";
 
-fn alive_key(node: &str) -> String {
-    format!("node:{node}")
+pub(super) fn alive_key(node: &str) -> String {
+    format!("{{nodes}}:{node}")
 }
 
 impl Cluster {

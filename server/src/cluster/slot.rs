@@ -1,8 +1,8 @@
-//! Work that one node of the cluster does for all: a slot in Redis (`slot:{name}`) held by one
+//! Work that one node of the cluster does for all: a slot in Redis (`{slot:NAME}`) held by one
 //! node at a time, claimed when free and renewed by its holder; a node that stops renewing loses
 //! it a lease time later, and another node claims it; a node that stops politely gives it back at
 //! once. The war games use one per variant, so each runs once in the cluster, not once per node.
-//! Beside the slot, its holder notes what it is working on (`slot:{name}:work`, the war game
+//! Beside the slot, its holder notes what it is working on (`{slot:NAME}:work`, the war game
 //! being played), so that the next holder carries that on rather than start another.
 
 use std::sync::Arc;
@@ -35,11 +35,11 @@ return 0
 ";
 
 fn slot_key(name: &str) -> String {
-    format!("slot:{name}")
+    format!("{{slot:{name}}}")
 }
 
 fn work_key(name: &str) -> String {
-    format!("slot:{name}:work")
+    format!("{{slot:{name}}}:work")
 }
 
 impl Cluster {

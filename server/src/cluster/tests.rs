@@ -262,7 +262,7 @@ async fn a_node_publishes_a_bounded_number_of_lobby_messages_whatever_the_moves(
     let a = Cluster::join(&redis.url, "a", lease).await.unwrap();
     let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
     let stop = CancellationToken::new();
-    let mut channel = a.client.get_async_pubsub().await.unwrap();
+    let mut channel = a.pubsub().await.unwrap();
     channel.subscribe(super::lobby::CHANNEL).await.unwrap();
     let mut messages = channel.into_on_message();
     let seen = follow(&b, &stop);
@@ -554,7 +554,7 @@ async fn a_lobby_listing_or_batch_not_sealed_by_a_node_is_never_shown() {
     // A listing in the nodes' own format, kept without a MAC, and a real one.
     let unsealed = |code| serde_json::json!({ "node": "a", "change": room(code) }).to_string();
     ::redis::cmd("HSET")
-        .arg("lobby:rooms")
+        .arg("{lobby}:rooms")
         .arg("FAKE-FAKE-FA")
         .arg(unsealed("FAKE-FAKE-FA"))
         .exec_async(&mut intruder)

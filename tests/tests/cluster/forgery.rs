@@ -288,13 +288,13 @@ async fn a_message_under_another_secret_replayed_or_copied_to_another_game_is_dr
     }
     // An update of the first game, for its watchers, copied onto the other game's channel: its
     // `seq` is ahead of the other game's, so only its MAC can keep it out.
-    let mut game_spy = Intruder::listening_to(&redis, &format!("game:{}", game.0)).await;
+    let mut game_spy = Intruder::listening_to(&redis, &format!("{{g{}}}:updates", game.0)).await;
     for line in ["one", "two", "three", "for the watchers"] {
         hana.say(game, line).await;
     }
     let update = game_spy.catch(&["for the watchers"]).await;
     game_spy
-        .publish(&format!("game:{}", other_game.game.0), &update)
+        .publish(&format!("{{g{}}}:updates", other_game.game.0), &update)
         .await;
     let (mut x, other) = if other_game.you == Some(Mark::X) {
         (pia, other_game.game)

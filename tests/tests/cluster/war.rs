@@ -117,8 +117,8 @@ fn redis_state(url: &str) -> String {
             .trim()
             .replace('\n', " | ")
     };
-    let mut state = format!("lobby:games = {}", run(&["HGETALL", "lobby:games"]));
-    for pattern in ["slot:*", "game:*:owner"] {
+    let mut state = format!("{{lobby}}:games = {}", run(&["HGETALL", "{lobby}:games"]));
+    for pattern in ["{slot:*", "{g*}:owner"] {
         for key in run(&["KEYS", pattern])
             .split(" | ")
             .filter(|k| !k.is_empty())
@@ -126,7 +126,7 @@ fn redis_state(url: &str) -> String {
             state += &format!("; {key} = {}", run(&["GET", key]));
         }
     }
-    state + &format!("; nodes = {}", run(&["SMEMBERS", "nodes"]))
+    state + &format!("; {{nodes}} = {}", run(&["SMEMBERS", "{nodes}"]))
 }
 
 /// Copies the nodes' logs out of `dir` (removed when the test ends) to a directory of their own,
@@ -147,7 +147,7 @@ fn keep_logs(dir: &Scratch, names: &[&str]) {
 fn slot_holder(url: &str, variant: Variant) -> Option<String> {
     let out = std::process::Command::new("redis-cli")
         .args(["--no-auth-warning", "-u", url])
-        .args(["GET", &format!("slot:war:{variant}")])
+        .args(["GET", &format!("{{slot:war:{variant}}}")])
         .output()
         .expect("run redis-cli");
     let holder = String::from_utf8_lossy(&out.stdout).trim().to_owned();

@@ -117,7 +117,7 @@ async fn a_node_keeps_its_games_leases_gives_them_back_and_notices_one_lost() {
     // Taken from under a (its lease deleted, as if it had expired): b raises the game's epoch in
     // the store, and a notices, lets go and steps the game down.
     let _: () = redis::cmd("DEL")
-        .arg(format!("game:{}:owner", lost.0))
+        .arg(super::super::lease::owner_key(lost))
         .query_async(&mut b.cluster().redis.clone())
         .await
         .unwrap();
