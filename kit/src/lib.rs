@@ -12,6 +12,7 @@ pub mod haproxy;
 pub mod postgres;
 pub mod process;
 pub mod redis;
+pub mod redis_cluster;
 mod scratch;
 
 pub use scratch::Scratch;

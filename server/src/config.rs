@@ -144,7 +144,8 @@ pub struct Config {
 /// How a node joins its cluster. Its `Debug` never shows Redis's password.
 #[derive(Clone, PartialEq, Eq)]
 pub struct ClusterConfig {
-    /// The cluster's Redis, `redis://[USER:PASSWORD@]HOST:PORT` (`rediss://` over TLS).
+    /// The cluster's Redis, `redis://[USER:PASSWORD@]HOST:PORT` (`rediss://` over TLS), or a
+    /// Redis Cluster, `redis+cluster://[USER:PASSWORD@]HOST:PORT,HOST:PORT,…`.
     pub redis: String,
     /// This node's name, unique in the cluster.
     pub node: String,

@@ -159,9 +159,10 @@ struct Args {
     /// Burst of requests above the rate.
     #[arg(long, env = "NOUGHTS_BURST", default_value_t = 40)]
     burst: u32,
-    /// Join a cluster through this Redis (redis://USER:PASSWORD@HOST:PORT): every node given
-    /// the same Redis and PostgreSQL --db serves one lobby. A password here shows in `ps`: give
-    /// it by --redis-url-file.
+    /// Join a cluster through this Redis (redis://USER:PASSWORD@HOST:PORT; rediss:// over TLS;
+    /// a Redis Cluster as redis+cluster://USER:PASSWORD@HOST:PORT,HOST:PORT,… naming some of
+    /// its nodes): every node given the same Redis and PostgreSQL --db serves one lobby. A
+    /// password here shows in `ps`: give it by --redis-url-file.
     #[arg(long, env = "NOUGHTS_REDIS", value_name = "URL")]
     redis: Option<String>,
     /// --redis read from this file, which its owner alone may read (mode 600): the URL of Redis

@@ -107,7 +107,9 @@ impl Cluster {
         }
         let calls = by_slot.into_values().map(|at| async move {
             let group: Vec<Lease> = at.iter().map(|&i| leases[i]).collect();
-            self.renew_together(&group).await.map(|renewed| (at, renewed))
+            self.renew_together(&group)
+                .await
+                .map(|renewed| (at, renewed))
         });
         let mut all = vec![false; leases.len()];
         for (at, renewed) in futures_util::future::try_join_all(calls).await? {

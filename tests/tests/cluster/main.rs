@@ -13,6 +13,7 @@ mod play;
 mod players;
 mod rolling;
 mod rounds;
+mod sharded;
 mod war;
 
 use std::time::Duration;
