@@ -98,23 +98,27 @@ async fn sees(client: &mut Client, game: GameId, cell: usize) {
         .await;
 }
 
-/// Plays `cells` in turn, X first, each seen by the opponent and the watcher.
-async fn play_all(
-    (x, o, watcher): (&mut Client, &mut Client, &mut Client),
-    game: GameId,
-    cells: &[usize],
-    played: usize,
-    id: &mut u64,
-) {
-    for (i, &cell) in cells.iter().enumerate() {
-        let (mover, other) = if (played + i).is_multiple_of(2) {
-            (&mut *x, &mut *o)
-        } else {
-            (&mut *o, &mut *x)
-        };
-        play(mover, game, cell, id).await;
-        sees(other, game, cell).await;
-        sees(watcher, game, cell).await;
+/// The game's two players and its watcher.
+struct Table {
+    x: Client,
+    o: Client,
+    watcher: Client,
+}
+
+impl Table {
+    /// Plays `cells` in turn, `played` moves into the game (X first), each seen by the opponent
+    /// and the watcher.
+    async fn play_all(&mut self, game: GameId, cells: &[usize], played: usize, id: &mut u64) {
+        for (i, &cell) in cells.iter().enumerate() {
+            let (mover, other) = if (played + i).is_multiple_of(2) {
+                (&mut self.x, &mut self.o)
+            } else {
+                (&mut self.o, &mut self.x)
+            };
+            play(mover, game, cell, id).await;
+            sees(other, game, cell).await;
+            sees(&mut self.watcher, game, cell).await;
+        }
     }
 }
 
@@ -185,7 +189,7 @@ async fn a_game_across_nodes_goes_on_through_failovers_of_its_redis_cluster_shar
     let state = host.game_state().await;
     let game = state.game;
     guest.game_state().await;
-    let (mut x, mut o) = if state.you == Some(Mark::X) {
+    let (x, o) = if state.you == Some(Mark::X) {
         (host, guest)
     } else {
         (guest, host)
@@ -196,8 +200,8 @@ async fn a_game_across_nodes_goes_on_through_failovers_of_its_redis_cluster_shar
         .await;
     watcher.game_state().await;
     lobby_whole(&mut lookers, 1, &mut id).await;
-    let players = (&mut x, &mut o, &mut watcher);
-    play_all(players, game, &MOVES[..4], 0, &mut id).await;
+    let mut table = Table { x, o, watcher };
+    table.play_all(game, &MOVES[..4], 0, &mut id).await;
 
     // The shard holding the game's keys hands over to its replica.
     let owner = format!("{{g{}}}:owner", game.0);
@@ -208,8 +212,7 @@ async fn a_game_across_nodes_goes_on_through_failovers_of_its_redis_cluster_shar
         promoted,
         "the replica serves the game's keys"
     );
-    let players = (&mut x, &mut o, &mut watcher);
-    play_all(players, game, &MOVES[4..8], 4, &mut id).await;
+    table.play_all(game, &MOVES[4..8], 4, &mut id).await;
 
     // Its new primary is killed: the old one, its replica now, takes over again.
     let back = redis.kill_primary(&owner).await;
@@ -217,11 +220,10 @@ async fn a_game_across_nodes_goes_on_through_failovers_of_its_redis_cluster_shar
         back, first_primary,
         "the first primary serves the game's keys again"
     );
-    let players = (&mut x, &mut o, &mut watcher);
-    play_all(players, game, &MOVES[8..], 8, &mut id).await;
+    table.play_all(game, &MOVES[8..], 8, &mut id).await;
 
     // The game ended with every move, as both players and the watcher saw it and as it is kept.
-    for client in [&mut x, &mut o, &mut watcher] {
+    for client in [&mut table.x, &mut table.o, &mut table.watcher] {
         let over = client
             .until(|m| {
                 matches!(m, ServerMessage::GameOver { game: g, .. } if *g == game)
@@ -236,7 +238,7 @@ async fn a_game_across_nodes_goes_on_through_failovers_of_its_redis_cluster_shar
         assert_eq!(winner, Some(Mark::X), "{}: X won", client.name);
     }
     id += 1;
-    let record = o.record(id, game).await;
+    let record = table.o.record(id, game).await;
     assert_eq!(
         record.moves.iter().map(|m| m.cell).collect::<Vec<_>>(),
         MOVES,
