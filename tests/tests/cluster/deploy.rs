@@ -30,7 +30,7 @@ fn script() -> PathBuf {
 }
 
 impl Deployed {
-    /// Runs `deploy/cluster VERB` on this cluster.
+    /// Runs `deploy/cluster VERB` on this cluster (`VERB` may carry options: `up --redis-shards 3`).
     pub(super) fn run(&self, verb: &str) -> std::process::Output {
         Deployed::run_in(&self.dir.dir, self.port, verb)
     }
@@ -39,7 +39,7 @@ impl Deployed {
     pub(super) fn run_in(dir: &std::path::Path, port: u16, verb: &str) -> std::process::Output {
         Command::new("bash")
             .arg(script())
-            .arg(verb)
+            .args(verb.split_whitespace())
             .env("NOUGHTS_CLUSTER_DIR", dir.join("cluster"))
             .env("NOUGHTS_CLUSTER_PORT", port.to_string())
             .env("NOUGHTS_SERVER_BIN", binary::path("noughts-server"))
@@ -136,7 +136,7 @@ pub(super) fn programs_present() -> bool {
 }
 
 /// The war games the lobby lists, as seen through the balancer by a new player.
-async fn war_games(url: &str, name: &str) -> HashSet<u64> {
+pub(super) async fn war_games(url: &str, name: &str) -> HashSet<u64> {
     let mut client = Client::join(url, name).await;
     match client.request(1, ClientMessage::SubscribeLobby).await {
         ServerMessage::Lobby { games, .. } => games

@@ -3,7 +3,8 @@
 //! over twice (its replica takes over by `CLUSTER FAILOVER`, then the new primary is killed and
 //! the old one takes over again). Every move acknowledged is seen by the opponent, and by the
 //! watcher on the third node, and kept; every variant's war game runs once in the cluster; and
-//! the lobby lists on every node the rooms made before and after.
+//! the lobby lists on every node the rooms made before and after. And `deploy/cluster up
+//! --redis-shards 3` runs the local cluster on a Redis Cluster of its own.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -15,8 +16,10 @@ use noughts_protocol::{
 };
 use noughts_server::{ClusterConfig, ClusterSecret, Config, StoreConfig};
 use noughts_tests::postgres::Postgres;
-use noughts_tests::{Client, TestServer, test_config};
+use noughts_tests::{Client, Scratch, TestServer, test_config};
 use tokio::time::{Instant, sleep, timeout};
+
+use super::deploy::{Deployed, free_ports, programs_present, war_games};
 
 /// The nodes' lease: long beside a failover by a killed primary (the cluster takes it for
 /// failed after a second, and promotes its replica within another), so that a game may go on
@@ -250,4 +253,83 @@ async fn a_game_across_nodes_goes_on_through_failovers_of_its_redis_cluster_shar
     after.create_room(1, Variant::Classic, false).await;
     lobby_whole(&mut lookers, 2, &mut id).await;
     assert_eq!(redis.ports().len(), 5, "one Redis was killed");
+}
+
+/// Ports for `deploy/cluster` on a Redis Cluster of three shards: the balancer's and the eight
+/// after it, and the six Redis nodes' from the balancer's + 20 on, with their buses (+ 10000).
+fn shard_ports() -> u16 {
+    for _ in 0..100 {
+        let base = free_ports();
+        let free = |port: u16| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok();
+        if (base + 20..base + 26).all(|port| free(port) && free(port + 10_000)) {
+            return base;
+        }
+    }
+    panic!("no ports free for a Redis Cluster");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_local_cluster_runs_on_a_redis_cluster_of_three_shards() {
+    if !programs_present() || Postgres::shared().is_none() {
+        return;
+    }
+    let deployed = Deployed {
+        dir: Scratch::new("deploy-shards"),
+        port: shard_ports(),
+    };
+    let up = deployed.run("up --redis-shards 3");
+    assert!(
+        up.status.success(),
+        "deploy/cluster up --redis-shards 3 failed: {}{}",
+        String::from_utf8_lossy(&up.stdout),
+        String::from_utf8_lossy(&up.stderr)
+    );
+    // Six Redis nodes, three primaries and their replicas, and every node ready.
+    let status = String::from_utf8_lossy(&deployed.run("status").stdout).into_owned();
+    let redis: Vec<&str> = status
+        .lines()
+        .filter(|line| line.starts_with("redis ") && line.contains(": running (pid "))
+        .collect();
+    assert_eq!(redis.len(), 6, "{status}");
+    for role in ["role: master", "role: slave"] {
+        let count = redis.iter().filter(|line| line.ends_with(role)).count();
+        assert_eq!(count, 3, "three of {role}: {status}");
+    }
+    for i in 1..=3 {
+        assert!(
+            status.contains(&format!("node{i}: running"))
+                && status
+                    .lines()
+                    .any(|line| line.starts_with(&format!("node{i}:"))
+                        && line.ends_with("200 ready")),
+            "{status}"
+        );
+    }
+    // Players through the balancer see the four war games, the same ones, and play a game.
+    let url = format!("ws://127.0.0.1:{}/", deployed.port);
+    let deadline = Instant::now() + Duration::from_secs(40);
+    loop {
+        let mut seen = Vec::new();
+        for i in 0..3 {
+            seen.push(war_games(&url, &format!("p{i}")).await);
+        }
+        if seen.iter().all(|wars| wars.len() == 4 && *wars == seen[0]) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never one lobby: {seen:?}");
+        sleep(Duration::from_millis(200)).await;
+    }
+    let (mut x, mut o, state) = noughts_tests::quick_match(&url, Variant::Classic).await;
+    let (x, o) = if state.you == Some(Mark::X) {
+        (&mut x, &mut o)
+    } else {
+        (&mut o, &mut x)
+    };
+    noughts_tests::alternate(x, o, state.game, &[0, 3, 1, 4, 2]).await;
+    let over = o
+        .until(|m| matches!(m, ServerMessage::GameOver { .. }))
+        .await;
+    assert!(
+        matches!(over, ServerMessage::GameOver { result, .. } if result.winner == Some(Mark::X))
+    );
 }
