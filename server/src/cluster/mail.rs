@@ -31,6 +31,10 @@ const BATCH: usize = 64;
 /// How long to wait before subscribing again after the mailbox's connection broke.
 const RETRY: Duration = Duration::from_millis(250);
 
+/// How long a node found reading its mail on a Redis Cluster is taken to read it still: a node
+/// that dies is taken for gone this much later at most.
+const LISTENING_TRUSTED: Duration = Duration::from_millis(250);
+
 fn mailbox(node: &str) -> String {
     format!("mail:{node}")
 }
@@ -147,9 +151,9 @@ impl Cluster {
             .arg(self.seal.publish(&mailbox, &text).as_ref())
             .query_async(&mut self.redis.clone())
             .await?;
-        // A Redis Cluster counts only the listeners on the node the mail was published on;
-        // the mailbox's node may listen on another.
-        Ok(listeners > 0 || (self.is_sharded() && self.is_listening(node).await))
+        // A Redis Cluster counts only the listeners on the Redis node the mail was published
+        // on; the mailbox's node may listen through another.
+        Ok(listeners > 0 || (self.is_sharded() && self.listens_lately(node).await))
     }
 
     /// Mails several messages to `node` in one round trip, in order.
@@ -418,6 +422,29 @@ impl Cluster {
             .query_async(&mut self.redis.clone())
             .await;
         counts.map_or(true, |counts| counts.values().any(|n| *n > 0))
+    }
+
+    /// On a Redis Cluster, whether the node `node` reads its mail, as found within
+    /// [`LISTENING_TRUSTED`] or asked now of every Redis node.
+    async fn listens_lately(&self, node: &str) -> bool {
+        let now = std::time::Instant::now();
+        let heard = self
+            .listening
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(node)
+            .copied();
+        if heard.is_some_and(|at| now.duration_since(at) < LISTENING_TRUSTED) {
+            return true;
+        }
+        let listening = self.is_listening(node).await;
+        let mut heard = self.listening.lock().unwrap_or_else(|p| p.into_inner());
+        if listening {
+            heard.insert(node.to_owned(), now);
+        } else {
+            heard.remove(node);
+        }
+        listening
     }
 
     /// Whether the node `node` is alive (its heartbeat stands); presumed so if Redis cannot say.

@@ -59,6 +59,9 @@ pub struct Cluster {
     /// Signs what this node sends the others and checks what they send (off until
     /// [`Cluster::with_secret`]).
     seal: seal::Seal,
+    /// On a Redis Cluster, the nodes lately found reading their mail, and when
+    /// ([`mail`]): spares asking every Redis node at each mail.
+    listening: Arc<std::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>>,
 }
 
 #[cfg(feature = "cluster")]
@@ -160,6 +163,7 @@ impl Cluster {
             seeds,
             lease,
             seal: seal::Seal::default(),
+            listening: Arc::default(),
         })
     }
 
