@@ -1,4 +1,4 @@
-//! The game actor: the shell around a game's [`Rules`]. It owns the connections, the store writes
+//! The game actor: the shell around a game's [`Rules`]. It owns its audience, the store writes
 //! and the AI tasks; the rules decide, and the actor serialises each update once for both players
 //! and every watcher.
 //!
@@ -9,7 +9,6 @@
 //! Commands are handled in batches: whatever is queued when the actor wakes is drained before it
 //! settles, and a batch sends at most one `watchers` update (the rules space them out further).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,11 +18,11 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
 
-use super::seat::{Held, Human, Watcher, index};
+use super::audience::Audience;
+use super::seat::{Human, Watcher, index};
 use super::setup::{Setup, Starter};
 use crate::error::Refusal;
 use crate::metrics::GaugeShare;
-use crate::net::outbound::ConnId;
 use crate::registry::games::{Command, Requester};
 use crate::rules::sitter::Sitter;
 use crate::rules::{Decision, Due, PendingMove, Rematch, Rules, Table};
@@ -53,10 +52,8 @@ pub(crate) struct Game {
     pub(super) stored_seq: u64,
     /// When the game started, in milliseconds since the Unix epoch; moves are timed from it.
     pub(super) started_ms: u64,
-    /// X's seat, then O's: sessions and connections.
-    pub(super) seats: [Sitter<Human>; 2],
-    /// Everyone watching, by player, each with its own queue.
-    pub(super) watchers: HashMap<ConnId, Watcher>,
+    /// Both seats' connections and every watcher, and what the sending to them leaves behind.
+    pub(super) audience: Audience,
     /// Whether an AI search for the current position is under way.
     pub(super) thinking: bool,
     /// Set when this node may no longer serve the game: the store refused a write (another
@@ -78,16 +75,8 @@ pub(crate) struct Game {
     /// A new game's record, stored before anyone is told of the game (so its id is never given
     /// out twice, even across a crash); absent for a restored game.
     pub(super) start: Option<GameStart>,
-    /// Seats' connections that failed during a broadcast; handled once the broadcast is done.
-    pub(super) dropped: Vec<(Mark, ConnId)>,
-    /// The players' frames of a move that ends the game, held back to go out with `game_over`.
-    pub(super) held: Option<Held>,
     /// Seats found without any connection when the game opened; marked away once it has.
     pub(super) away: Vec<Mark>,
-    /// Other nodes' watchers of this game, by node, with when each count came.
-    pub(super) remote_watchers: HashMap<String, (usize, Instant)>,
-    /// This game's part of the watchers gauge.
-    pub(super) watchers_counted: GaugeShare,
     /// Starts the rematch.
     pub(super) starter: Starter,
 }
@@ -163,9 +152,7 @@ impl Game {
             listed: setup.listed,
             stored_seq: 0,
             started_ms,
-            seats,
-            watchers: HashMap::new(),
-            remote_watchers: HashMap::new(),
+            audience: Audience::new(seats, GaugeShare::new(&shared.operator.metrics.watchers)),
             thinking: false,
             fenced: false,
             takebacks: 0,
@@ -175,10 +162,7 @@ impl Game {
             on_end: setup.on_end,
             opening: Some((setup.requester, setup.watcher)),
             start: None,
-            dropped: Vec::new(),
-            held: None,
             away: Vec::new(),
-            watchers_counted: GaugeShare::new(&shared.operator.metrics.watchers),
             starter,
             shared,
         }
@@ -309,11 +293,11 @@ impl Game {
                 session: session.clone(),
                 out: from.out.clone(),
             };
-            self.watchers.insert(from.out.conn, watcher);
+            self.audience.watchers.insert(from.out.conn, watcher);
         }
-        self.rules.open(self.watchers.len(), now);
+        self.rules.open(self.audience.watchers.len(), now);
         for mark in [Mark::X, Mark::O] {
-            let Sitter::Human(human) = &self.seats[index(mark)] else {
+            let Sitter::Human(human) = &self.audience.seats[index(mark)] else {
                 continue;
             };
             if human.outs.is_empty() {
@@ -328,7 +312,7 @@ impl Game {
                     .filter(|r| r.out.conn == out.conn)
                     .and_then(|r| r.id.clone());
                 if !out.send(self.snapshot(Some(mark), None, id, now)) {
-                    self.dropped.push((mark, out.conn));
+                    self.audience.dropped.push((mark, out.conn));
                 }
             }
         }
@@ -337,7 +321,7 @@ impl Game {
                 .out
                 .send(self.snapshot(None, Some(from.player), from.id, now))
         {
-            self.watchers.remove(&from.out.conn);
+            self.audience.watchers.remove(&from.out.conn);
             self.watchers_changed();
         }
         self.think();
@@ -357,7 +341,7 @@ impl Game {
                 .error(from.id.clone(), ErrorCode::Internal, message);
             told.push(from.player);
         }
-        for seat in &self.seats {
+        for seat in &self.audience.seats {
             if let Sitter::Human(human) = seat
                 && !told.contains(&human.session.player)
             {
@@ -376,7 +360,7 @@ impl Game {
     async fn settle(&mut self) {
         let now = now();
         loop {
-            if let Some((mark, conn)) = self.dropped.pop() {
+            if let Some((mark, conn)) = self.audience.dropped.pop() {
                 self.seat_gone(mark, conn).await;
             } else if let Some(mark) = self.away.pop() {
                 self.seat_away(mark).await;
@@ -387,7 +371,7 @@ impl Game {
                 break;
             }
         }
-        self.watchers_counted.set(self.watchers.len());
+        self.audience.count_watchers();
     }
 
     async fn handle(&mut self, command: Command) -> Flow {
@@ -428,7 +412,7 @@ impl Game {
                 text,
                 watching,
             } => {
-                let watching = watching || self.watchers.contains_key(&from.out.conn);
+                let watching = watching || self.audience.watchers.contains_key(&from.out.conn);
                 match self.rules.chat(from.player, watching, speaker, text) {
                     Ok(update) => self.broadcast(update, Some(from)).await,
                     Err(refused) => refuse(&from, refused),
@@ -437,7 +421,7 @@ impl Game {
             Command::Watch { session, from } => self.on_watch(session, from),
             Command::RemoteWatchers { node, count } => self.remote_watchers(node, count),
             Command::Unwatch { conn, from } => {
-                if let Some(watcher) = self.watchers.remove(&conn) {
+                if let Some(watcher) = self.audience.watchers.remove(&conn) {
                     watcher
                         .session
                         .set_watching(self.rules.id(), from.is_none());
@@ -532,7 +516,7 @@ impl Game {
         self.shared.operator.metrics.moves.inc();
         if updates.len() > 1 {
             // A move that ends the game reaches each player together with `game_over`.
-            self.held = Some(Held::default());
+            self.audience.hold();
         }
         let mut updates = updates.into_iter();
         if let Some(moved) = updates.next() {
@@ -546,7 +530,7 @@ impl Game {
                 self.think();
             }
         }
-        self.release();
+        self.audience.release();
     }
 
     /// Sets an AI seat thinking if it is its move.
@@ -630,7 +614,7 @@ impl Game {
         let setup = Setup {
             variant: self.rules.board().variant(),
             kind: self.rules.kind(),
-            seats: [seat(&self.seats[1]), seat(&self.seats[0])],
+            seats: [seat(&self.audience.seats[1]), seat(&self.audience.seats[0])],
             clock: self.rules.clock_spec(),
             owner: None,
             rated: self.rules.rated(),
@@ -677,12 +661,12 @@ impl Game {
                 self.shared.lobby.remove_game(id);
             }
         }
-        for seat in &self.seats {
+        for seat in &self.audience.seats {
             if let Sitter::Human(human) = seat {
                 human.session.leave_game(id);
             }
         }
-        for watcher in self.watchers.values() {
+        for watcher in self.audience.watchers.values() {
             watcher.session.set_watching(id, false);
         }
         debug!("game closed");

@@ -1,193 +1,115 @@
-//! A game's people as its actor reaches them: watchers arriving and leaving, players attaching and
-//! going away, and every update sent, serialised once, to both seats and every watcher.
+//! A game's audience: both seats' connections, the watchers here and their counts on other
+//! nodes, the connections dropped during a send and the players' frames held back; and the
+//! sending of one frame, serialised once by the actor, to them all.
 
-use std::collections::HashSet;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
 
-use tracing::error;
+use noughts_protocol::{Mark, PlayerId, SeatInfo, Variant};
+use tokio::time::Instant;
 
-use noughts_protocol::{GameInfo, Mark, PlayerId, ServerMessage};
-
-use super::actor::{Game, now};
-use super::seat::{Human, Watcher, index};
-use crate::net::outbound::{ConnId, Frame, Outbound, fan_out, frame, with_id};
-use crate::registry::games::Requester;
-use crate::rules::Update;
+use super::seat::{Held, Human, Watcher, index};
+use crate::metrics::GaugeShare;
+use crate::net::outbound::{ConnId, Frame, Outbound, fan_out};
 use crate::rules::sitter::Sitter;
-use crate::session::Session;
-use crate::store::SEQ_RESERVE;
 
-impl Game {
-    pub(super) fn on_watch(&mut self, session: Arc<Session>, from: Requester) {
-        if let Some(mark) = self.rules.mark_of(from.player) {
-            // Players are not watchers: they already get every update.
-            session.set_watching(self.rules.id(), false);
-            from.out
-                .send(self.snapshot(Some(mark), None, from.id.clone(), now()));
-            return;
-        }
-        self.add_watcher(session, from);
-    }
+/// Everyone a game's updates go to: its seats' connections and its watchers, here and (as counts)
+/// on other nodes; the connections that failed during a send, and the players' frames held back.
+#[derive(Debug)]
+pub(super) struct Audience {
+    /// X's seat, then O's: sessions and connections.
+    pub(super) seats: [Sitter<Human>; 2],
+    /// Everyone watching, by connection, each with its own queue.
+    pub(super) watchers: HashMap<ConnId, Watcher>,
+    /// Other nodes' watchers of this game, by node, with when each count came.
+    remote_watchers: HashMap<String, (usize, Instant)>,
+    /// Seats' connections that failed during a send; handled once the batch settles.
+    pub(super) dropped: Vec<(Mark, ConnId)>,
+    /// The players' frames of a move that ends the game, held back to go out with `game_over`.
+    held: Option<Held>,
+    /// This game's part of the watchers gauge.
+    counted: GaugeShare,
+}
 
-    /// Adds a watcher and sends them the snapshot; everyone hears of the new count once the batch
-    /// settles.
-    pub(super) fn add_watcher(&mut self, session: Arc<Session>, from: Requester) {
-        // Requests still queued from a connection being closed (one dropped for reading too
-        // slowly) must not bring it back, or each would count a watcher come and gone.
-        if from.out.is_closed() {
-            return;
-        }
-        let out = from.out.clone();
-        let conn = out.conn;
-        self.watchers.insert(
-            conn,
-            Watcher {
-                session,
-                out: out.clone(),
-            },
-        );
-        self.watchers_changed();
-        if !out.send(self.snapshot(None, Some(from.player), from.id, now())) {
-            self.watchers.remove(&conn);
-            self.watchers_changed();
+impl Audience {
+    /// The audience of a game seated so, counted in `counted`.
+    pub(super) fn new(seats: [Sitter<Human>; 2], counted: GaugeShare) -> Audience {
+        Audience {
+            seats,
+            watchers: HashMap::new(),
+            remote_watchers: HashMap::new(),
+            dropped: Vec::new(),
+            held: None,
+            counted,
         }
     }
 
-    pub(super) async fn on_attach(&mut self, player: PlayerId, out: Outbound) {
-        let Some(mark) = self.rules.mark_of(player) else {
-            return;
-        };
-        let Sitter::Human(human) = &mut self.seats[index(mark)] else {
-            return;
-        };
-        if human.outs.iter().any(|o| o.conn == out.conn) {
-            return;
-        }
-        human.outs.push(out.clone());
-        let now = now();
-        let returned = self.rules.seat_returned(mark, now);
-        if let Some(update) = returned.update {
-            self.broadcast(update, None).await;
-            self.list();
-        }
-        if returned.snapshot && !out.send(self.snapshot(Some(mark), None, None, now)) {
-            self.dropped.push((mark, out.conn));
-        }
+    /// Both seats as a listing shows them.
+    pub(super) fn seat_infos(&self, variant: Variant) -> [SeatInfo; 2] {
+        [self.seats[0].info(variant), self.seats[1].info(variant)]
     }
 
-    /// One of a seat's connections has gone; the player is away if it was the last.
-    pub(super) async fn seat_gone(&mut self, mark: Mark, conn: ConnId) {
-        let Sitter::Human(human) = &mut self.seats[index(mark)] else {
-            return;
-        };
-        let before = human.outs.len();
-        human.outs.retain(|out| out.conn != conn);
-        if before > 0 && human.outs.is_empty() {
-            self.seat_away(mark).await;
-        }
-    }
-
-    /// A seat's player has gone: the clock stops, the grace runs, everyone is told.
-    pub(super) async fn seat_away(&mut self, mark: Mark) {
-        if let Sitter::Human(human) = &mut self.seats[index(mark)] {
-            human.outs.clear();
-        }
-        if let Some(update) = self.rules.seat_left(mark, now()) {
-            self.broadcast(update, None).await;
-            self.list();
-        }
-    }
-
-    /// The watcher count changed: this node's watchers and the other nodes' recent counts.
-    pub(super) fn watchers_changed(&mut self) {
-        let fresh =
-            (self.shared.wing.as_ref()).map_or(std::time::Duration::ZERO, |wing| wing.lease() * 3);
-        let now = tokio::time::Instant::now();
+    /// The watchers here, and those other nodes counted within `fresh`.
+    pub(super) fn watcher_count(&mut self, fresh: Duration) -> usize {
+        let now = Instant::now();
         self.remote_watchers
             .retain(|_, (_, seen)| now.saturating_duration_since(*seen) < fresh);
         let remote: usize = self.remote_watchers.values().map(|(n, _)| n).sum();
-        self.rules.watchers_changed(self.watchers.len() + remote);
+        self.watchers.len() + remote
     }
 
-    /// Node `node` counts `count` watchers of this game; everyone hears of a changed total when
-    /// the batch settles.
-    pub(super) fn remote_watchers(&mut self, node: String, count: usize) {
-        self.remote_watchers
-            .insert(node, (count, tokio::time::Instant::now()));
-        self.watchers_changed();
+    /// Node `node` now counts `count` watchers.
+    pub(super) fn count_remote(&mut self, node: String, count: usize) {
+        self.remote_watchers.insert(node, (count, Instant::now()));
     }
 
-    /// Sends an update to the players and every watcher; the requester's copy echoes its id.
-    pub(super) async fn broadcast(&mut self, update: Update, from: Option<Requester>) {
-        self.cover_seq().await;
-        let hidden = self.hidden_from(&update.message);
-        let to_seats = [Mark::X, Mark::O].map(|mark| {
-            !update.watchers_only
-                && update.skip != Some(mark)
-                && self
-                    .rules
-                    .player(mark)
-                    .is_none_or(|player| !hidden.contains(&player))
-        });
-        match from {
-            Some(from) if update.reply && from.id.is_some() => {
-                let shared = frame(None, update.message);
-                let own = with_id(&shared, from.id.as_ref());
-                let mark = self.rules.mark_of(from.player);
-                match &mut self.held {
-                    Some(held) => held.frames.push((mark, from.out.clone(), own)),
-                    None => {
-                        if !from.out.send(own)
-                            && let Some(mark) = mark
-                        {
-                            self.dropped.push((mark, from.out.conn));
-                        }
-                    }
+    /// Sets the watchers gauge to this node's watchers.
+    pub(super) fn count_watchers(&mut self) {
+        self.counted.set(self.watchers.len());
+    }
+
+    /// Holds the players' frames back until the next two sends are done (see [`Held`]).
+    pub(super) fn hold(&mut self) {
+        self.held = Some(Held::default());
+    }
+
+    /// Sends `frame` to `out`, the connection of seat `mark` (if it is one), or holds it back
+    /// while frames are held; a seat's connection that fails is dropped.
+    pub(super) fn send_to(&mut self, mark: Option<Mark>, out: &Outbound, frame: Frame) {
+        match &mut self.held {
+            Some(held) => held.frames.push((mark, out.clone(), frame)),
+            None => {
+                if !out.send(frame)
+                    && let Some(mark) = mark
+                {
+                    self.dropped.push((mark, out.conn));
                 }
-                self.send_all(&shared, to_seats, Some(from.out.conn), &hidden)
-                    .await;
             }
-            _ => {
-                let frame = frame(None, update.message);
-                self.send_all(&frame, to_seats, None, &hidden).await
-            }
-        }
-    }
-
-    /// The players who do not get `message`: those who mute the speaker of a chat line.
-    fn hidden_from(&self, message: &ServerMessage) -> HashSet<PlayerId> {
-        match message {
-            ServerMessage::Chat { line, .. } => line
-                .player
-                .map(|speaker| self.shared.accounts.moderation.state().muted_by(speaker))
-                .unwrap_or_default(),
-            _ => HashSet::new(),
         }
     }
 
     /// Sends one frame to the seats that are to get it (`to_seats`, X's then O's) and to every
-    /// watcher, except connection `skip_conn` and the watchers in `hidden`.
+    /// watcher, except connection `skip_conn` and the watchers in `hidden`; whether a watcher
+    /// was lost.
     pub(super) async fn send_all(
         &mut self,
         frame: &Frame,
         to_seats: [bool; 2],
         skip_conn: Option<ConnId>,
         hidden: &HashSet<PlayerId>,
-    ) {
+    ) -> bool {
         for mark in [Mark::X, Mark::O] {
             if !to_seats[index(mark)] {
                 continue;
             }
             if let Sitter::Human(Human { outs, .. }) = &self.seats[index(mark)] {
-                for out in outs.iter().filter(|out| Some(out.conn) != skip_conn) {
-                    match &mut self.held {
-                        Some(held) => held.frames.push((Some(mark), out.clone(), frame.clone())),
-                        None => {
-                            if !out.send(frame.clone()) {
-                                self.dropped.push((mark, out.conn));
-                            }
-                        }
-                    }
+                let outs: Vec<Outbound> = outs
+                    .iter()
+                    .filter(|out| Some(out.conn) != skip_conn)
+                    .cloned()
+                    .collect();
+                for out in &outs {
+                    self.send_to(Some(mark), out, frame.clone());
                 }
             }
         }
@@ -207,14 +129,11 @@ impl Game {
             })
             .map(|(conn, watcher)| (*conn, &watcher.out))
             .collect();
-        self.publish(Some(frame));
         let gone = fan_out(watchers, frame).await;
-        if !gone.is_empty() {
-            for conn in gone {
-                self.watchers.remove(&conn);
-            }
-            self.watchers_changed();
+        for conn in &gone {
+            self.watchers.remove(conn);
         }
+        !gone.is_empty()
     }
 
     /// Sends the players' frames held back (see `Held`): each connection's in one write.
@@ -235,78 +154,6 @@ impl Game {
             {
                 self.dropped.push((mark, out.conn));
             }
-        }
-    }
-
-    /// The full snapshot for one recipient: a player (`you`), or a watcher (`watcher`, if the
-    /// watcher is known), without the chat lines of players they mute.
-    pub(super) fn snapshot(
-        &self,
-        you: Option<Mark>,
-        watcher: Option<PlayerId>,
-        id: Option<noughts_protocol::RequestId>,
-        now: std::time::Instant,
-    ) -> Frame {
-        let variant = self.rules.board().variant();
-        let seats = [self.seats[0].info(variant), self.seats[1].info(variant)];
-        let mut state = self.rules.state(you, seats, now);
-        let viewer = you.and_then(|mark| self.rules.player(mark)).or(watcher);
-        if let Some(viewer) = viewer {
-            let moderation = self.shared.accounts.moderation.state();
-            state.chat.retain(|line| {
-                line.player
-                    .is_none_or(|speaker| !moderation.mutes(viewer, speaker))
-            });
-        }
-        frame(id, ServerMessage::GameState(Box::new(state)))
-    }
-
-    /// In a cluster, publishes what this listed game's watchers get (`update`, if any) and their
-    /// snapshot after it, for the other nodes' watchers.
-    fn publish(&self, update: Option<&Frame>) {
-        if let Some(wing) = &self.shared.wing
-            && self.listed
-        {
-            let snapshot = self.snapshot(None, None, None, std::time::Instant::now());
-            wing.publish(self.rules.id(), snapshot, update.cloned());
-        }
-    }
-
-    /// Updates the game's lobby entry while it is live and listed.
-    pub(super) fn list(&self) {
-        if !self.listed || self.rules.is_over() {
-            return;
-        }
-        self.publish(None);
-        let variant = self.rules.board().variant();
-        self.shared.lobby.update_game(GameInfo {
-            game: self.rules.id(),
-            variant,
-            kind: self.rules.kind(),
-            x: self.seats[0].info(variant),
-            o: self.seats[1].info(variant),
-            moves: u32::try_from(self.rules.moves().len()).unwrap_or(u32::MAX),
-            board: self.rules.board().to_compact(),
-            watchers: self.rules.watchers(),
-            clock: self.rules.clock_spec(),
-            rated: self.rules.rated(),
-        });
-    }
-
-    /// Before an update goes out with a `seq` beyond the one the store would continue from after
-    /// a restart, raises that mark (and waits for the store), so that a restart never gives out
-    /// again a `seq` anyone has seen. Finished games are not restored, and need none.
-    async fn cover_seq(&mut self) {
-        let seq = self.rules.seq();
-        if seq <= self.stored_seq || self.rules.is_over() {
-            return;
-        }
-        let mark = seq + SEQ_RESERVE;
-        let stored = self.shared.store.reserve_seq(self.rules.id(), mark).await;
-        match self.persisted(stored) {
-            Ok(()) => self.stored_seq = mark,
-            Err(None) => {}
-            Err(Some(err)) => error!(cause = %err, "the game's seq could not be stored"),
         }
     }
 }

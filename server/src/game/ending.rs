@@ -70,7 +70,7 @@ impl Game {
             let variant = self.rules.board().variant();
             let mut changes = [None, None];
             for (mark, rating) in [(Mark::X, x), (Mark::O, o)] {
-                if let Sitter::Human(human) = &self.seats[index(mark)] {
+                if let Sitter::Human(human) = &self.audience.seats[index(mark)] {
                     let before =
                         crate::rules::rating::points(human.session.ratings().get(variant).rating);
                     human.session.rated_game(variant, rating);
@@ -89,7 +89,7 @@ impl Game {
         }
         self.shared.registry.games.end_live();
         self.broadcast(game_over, from).await;
-        for (mark, _) in self.dropped.clone() {
+        for (mark, _) in self.audience.dropped.clone() {
             self.rules.missed_end(mark);
         }
         if let Some(result) = self.rules.result() {

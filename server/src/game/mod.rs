@@ -8,6 +8,7 @@ mod audience;
 mod ending;
 pub(crate) mod expiry;
 mod pause;
+mod people;
 #[doc(hidden)]
 mod seat;
 mod setup;

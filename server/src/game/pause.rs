@@ -67,13 +67,13 @@ impl Game {
             },
         );
         for mark in [Mark::X, Mark::O] {
-            if let Sitter::Human(Human { outs, .. }) = &self.seats[index(mark)] {
+            if let Sitter::Human(Human { outs, .. }) = &self.audience.seats[index(mark)] {
                 for out in outs {
                     out.send(paused.clone());
                 }
             }
         }
-        for watcher in self.watchers.values() {
+        for watcher in self.audience.watchers.values() {
             watcher.out.send(paused.clone());
         }
     }
