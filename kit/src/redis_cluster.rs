@@ -25,6 +25,8 @@ struct Node {
     port: u16,
     /// `None` once killed.
     child: Option<Child>,
+    /// Its settings, to start it again.
+    config: PathBuf,
 }
 
 /// A running Redis Cluster.
@@ -105,15 +107,10 @@ impl TestRedisCluster {
                     dir = dir.display()
                 ),
             );
-            let child = Command::new("redis-server")
-                .arg(&config)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("redis-server starts");
             nodes.push(Node {
                 port,
-                child: Some(child),
+                child: Some(server(&config)),
+                config,
             });
         }
         let hosts: Vec<String> = nodes
@@ -373,6 +370,86 @@ impl TestRedisCluster {
             .filter(|node| node.child.is_some())
             .map(|node| node.port)
             .collect()
+    }
+}
+
+/// `redis-server` with the settings in `config`.
+fn server(config: &std::path::Path) -> Child {
+    Command::new("redis-server")
+        .arg(config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("redis-server starts")
+}
+
+impl TestRedisCluster {
+    /// The port of every node, live or killed, in the order the URL lists them: a client that
+    /// subscribes through the first that answers subscribes through the first live one.
+    pub fn seeds(&self) -> Vec<u16> {
+        self.nodes.iter().map(|node| node.port).collect()
+    }
+
+    /// Kills the node at `port` (as `kill -9` would); if it was a primary, returns once its
+    /// replica serves its slots in its place.
+    pub async fn kill(&mut self, port: u16) {
+        let listed = self.listed(self.live_port());
+        let me = listed.iter().find(|node| node.port == port).cloned();
+        let replica = me.as_ref().and_then(|me| {
+            listed
+                .iter()
+                .find(|node| node.primary == me.id && !node.flags.contains("fail"))
+                .map(|node| node.port)
+        });
+        let was_primary = me.is_some_and(|me| me.flags.contains("master"));
+        if let Some(mut child) = self
+            .nodes
+            .iter_mut()
+            .find(|node| node.port == port)
+            .and_then(|node| node.child.take())
+        {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        if was_primary {
+            let replica = replica.expect("a primary killed has a replica to take over");
+            self.until_primary(replica, port).await;
+        }
+    }
+
+    /// Starts every killed node again: each rejoins the cluster (from its node file) as a
+    /// replica of the primary that took its place. Returns once the cluster is whole and every
+    /// replica has caught up.
+    pub async fn restart_killed(&mut self) {
+        let mut restarted = Vec::new();
+        for node in &mut self.nodes {
+            if node.child.is_none() {
+                node.child = Some(server(&node.config));
+                restarted.push(node.port);
+            }
+        }
+        for port in self.ports() {
+            self.wait_for_port(port).await;
+        }
+        // Every node sees each one restarted as a healthy replica.
+        for _ in 0..400 {
+            let rejoined = self.ports().into_iter().all(|at| {
+                let listed = self.listed(at);
+                restarted.iter().all(|port| {
+                    listed.iter().any(|node| {
+                        node.port == *port
+                            && node.flags.contains("slave")
+                            && !node.flags.contains("fail")
+                    })
+                })
+            });
+            if rejoined {
+                self.until_whole().await;
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the nodes restarted on {restarted:?} never rejoined as replicas");
     }
 }
 

@@ -157,6 +157,23 @@ impl Cluster {
         Ok(())
     }
 
+    /// Sets this node's listings in Redis to `own` and tells every node: each kept again, and
+    /// each kept there as this node's that it no longer lists removed.
+    async fn restate(&self, own: &HashMap<Listing, Change>) -> Result<(), ClusterError> {
+        let mut changes: Vec<Change> = own.values().cloned().collect();
+        for (node, change) in self.listings().await? {
+            let listing = Listing::of(&change);
+            if node == self.node && !own.contains_key(&listing) {
+                changes.push(listing.removal());
+            }
+        }
+        info!(
+            listings = changes.len(),
+            "this node's lobby listings stated again"
+        );
+        self.publish_as(&self.node, &changes, None).await
+    }
+
     /// The listings kept in `hash` that a node sealed there.
     async fn kept(&self, hash: &str) -> Result<Vec<Published>, ClusterError> {
         let fields: Vec<(String, String)> = redis::cmd("HGETALL")
@@ -276,7 +293,9 @@ impl Waiting {
 
 /// Publishes this node's changes, gathered as the module says, until `stop`; a batch Redis did
 /// not take is tried again until it does. When `republish` is notified (the lobby's channel
-/// broke, so Redis may have lost everything), every listing this node holds is published again.
+/// broke, so Redis may have lost everything), every listing this node holds is published again;
+/// on a Redis Cluster, where a shard's failover may lose a moment's writes, this node's listings
+/// are also set right whenever Redis refused a batch.
 /// `local` counts this node's connections and live games, sent with the games.
 pub(crate) async fn relay(
     cluster: Cluster,
@@ -290,6 +309,8 @@ pub(crate) async fn relay(
     let mut waiting = Waiting::default();
     let mut last_urgent: Option<Instant> = None;
     let mut next_games = Instant::now() + GAMES_EVERY;
+    // On a Redis Cluster, whether this node's listings are to be set right (see below).
+    let mut restate = false;
     loop {
         let urgent_at = last_urgent.map_or_else(Instant::now, |last| last + URGENT_SPACING);
         let wake = if waiting.urgent.is_empty() {
@@ -313,8 +334,12 @@ pub(crate) async fn relay(
                 }
             }
             () = republish.notified() => {
-                for change in own.values() {
-                    waiting.add(change.clone());
+                if cluster.is_sharded() {
+                    restate = true;
+                } else {
+                    for change in own.values() {
+                        waiting.add(change.clone());
+                    }
                 }
             }
             () = tokio::time::sleep_until(wake) => {}
@@ -332,14 +357,27 @@ pub(crate) async fn relay(
             totals = Some(local());
             next_games = now + GAMES_EVERY;
         }
-        if batch.is_empty() && totals.is_none() {
-            continue;
+        if !batch.is_empty() || totals.is_some() {
+            while let Err(err) = cluster.publish_as(&cluster.node, &batch, totals).await {
+                warn!(cause = %err, "cannot publish lobby changes; trying again");
+                restate |= cluster.is_sharded();
+                tokio::select! {
+                    () = tokio::time::sleep(RETRY) => {}
+                    () = stop.cancelled() => return,
+                }
+            }
         }
-        while let Err(err) = cluster.publish_as(&cluster.node, &batch, totals).await {
-            warn!(cause = %err, "cannot publish lobby changes; trying again");
-            tokio::select! {
-                () = tokio::time::sleep(RETRY) => {}
-                () = stop.cancelled() => return,
+        // On a Redis Cluster, a shard that failed over (its primary lost) may have lost what
+        // its primary had taken just before and not yet passed to its replica: once Redis
+        // refused a batch, or the lobby's channel broke, this node's listings are set right
+        // again, every one, and those it no longer lists removed.
+        if std::mem::take(&mut restate) {
+            while let Err(err) = cluster.restate(&own).await {
+                warn!(cause = %err, "cannot set this node's listings right; trying again");
+                tokio::select! {
+                    () = tokio::time::sleep(RETRY) => {}
+                    () = stop.cancelled() => return,
+                }
             }
         }
     }

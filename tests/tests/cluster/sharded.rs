@@ -1,7 +1,7 @@
 //! Three nodes on a real Redis Cluster of three shards, a replica each, and one PostgreSQL: a game
 //! is played across two nodes and watched from the third while the shard holding its keys fails
 //! over twice (its replica takes over by `CLUSTER FAILOVER`, then the new primary is killed and
-//! the old one takes over again). Every move acknowledged is seen by the opponent, and by the
+//! the old one takes over again), and while the Redis node the nodes subscribe through dies. Every move acknowledged is seen by the opponent, and by the
 //! watcher on the third node, and kept; every variant's war game runs once in the cluster; and
 //! the lobby lists on every node the rooms made before and after. And `deploy/cluster up
 //! --redis-shards 3` runs the local cluster on a Redis Cluster of its own.
@@ -223,7 +223,15 @@ async fn a_game_across_nodes_goes_on_through_failovers_of_its_redis_cluster_shar
         back, first_primary,
         "the first primary serves the game's keys again"
     );
-    table.play_all(game, &MOVES[8..], 8, &mut id).await;
+    table.play_all(game, &MOVES[8..10], 8, &mut id).await;
+
+    // The Redis node every node subscribes through (the first the URL lists) dies, once the
+    // node killed is back as a replica: the lobby, the watcher's game and the mail are followed
+    // through another.
+    redis.restart_killed().await;
+    let first_seed = redis.seeds()[0];
+    redis.kill(first_seed).await;
+    table.play_all(game, &MOVES[10..], 10, &mut id).await;
 
     // The game ended with every move, as both players and the watcher saw it and as it is kept.
     for client in [&mut table.x, &mut table.o, &mut table.watcher] {
@@ -252,7 +260,30 @@ async fn a_game_across_nodes_goes_on_through_failovers_of_its_redis_cluster_shar
     let mut after = nodes[2].join("al").await;
     after.create_room(1, Variant::Classic, false).await;
     lobby_whole(&mut lookers, 2, &mut id).await;
-    assert_eq!(redis.ports().len(), 5, "one Redis was killed");
+    assert!(
+        !redis.ports().contains(&first_seed),
+        "the first seed was killed"
+    );
+    // Each node reads its mail again, through one of the Redis nodes still alive.
+    for node in ["node1", "node2", "node3"] {
+        let listening: u64 = redis
+            .ports()
+            .into_iter()
+            .map(|port| {
+                let out = redis
+                    .cli(port)
+                    .args(["PUBSUB", "NUMSUB", &format!("mail:{node}")])
+                    .output()
+                    .expect("run redis-cli");
+                let said = String::from_utf8_lossy(&out.stdout).into_owned();
+                said.lines()
+                    .last()
+                    .and_then(|n| n.trim().parse::<u64>().ok())
+                    .unwrap_or(0)
+            })
+            .sum();
+        assert_eq!(listening, 1, "{node} reads its mail once");
+    }
 }
 
 /// Ports for `deploy/cluster` on a Redis Cluster of three shards: the balancer's and the eight
