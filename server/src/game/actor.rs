@@ -293,9 +293,10 @@ impl Game {
                 session: session.clone(),
                 out: from.out.clone(),
             };
-            self.audience.watchers.insert(from.out.conn, watcher);
+            self.audience.add_watcher(from.out.conn, watcher);
         }
-        self.rules.open(self.audience.watchers.len(), now);
+        self.rules.open(self.audience.watchers_here(), now);
+        let mut dropped = Vec::new();
         for mark in [Mark::X, Mark::O] {
             let Sitter::Human(human) = &self.audience.seats[index(mark)] else {
                 continue;
@@ -312,16 +313,19 @@ impl Game {
                     .filter(|r| r.out.conn == out.conn)
                     .and_then(|r| r.id.clone());
                 if !out.send(self.snapshot(Some(mark), None, id, now)) {
-                    self.audience.dropped.push((mark, out.conn));
+                    dropped.push((mark, out.conn));
                 }
             }
+        }
+        for (mark, conn) in dropped {
+            self.audience.drop_seat(mark, conn);
         }
         if let Some((_, from)) = watcher
             && !from
                 .out
                 .send(self.snapshot(None, Some(from.player), from.id, now))
         {
-            self.audience.watchers.remove(&from.out.conn);
+            self.audience.remove_watcher(from.out.conn);
             self.watchers_changed();
         }
         self.think();
@@ -360,7 +364,7 @@ impl Game {
     async fn settle(&mut self) {
         let now = now();
         loop {
-            if let Some((mark, conn)) = self.audience.dropped.pop() {
+            if let Some((mark, conn)) = self.audience.next_dropped() {
                 self.seat_gone(mark, conn).await;
             } else if let Some(mark) = self.away.pop() {
                 self.seat_away(mark).await;
@@ -412,7 +416,7 @@ impl Game {
                 text,
                 watching,
             } => {
-                let watching = watching || self.audience.watchers.contains_key(&from.out.conn);
+                let watching = watching || self.audience.is_watching(from.out.conn);
                 match self.rules.chat(from.player, watching, speaker, text) {
                     Ok(update) => self.broadcast(update, Some(from)).await,
                     Err(refused) => refuse(&from, refused),
@@ -421,7 +425,7 @@ impl Game {
             Command::Watch { session, from } => self.on_watch(session, from),
             Command::RemoteWatchers { node, count } => self.remote_watchers(node, count),
             Command::Unwatch { conn, from } => {
-                if let Some(watcher) = self.audience.watchers.remove(&conn) {
+                if let Some(watcher) = self.audience.remove_watcher(conn) {
                     watcher
                         .session
                         .set_watching(self.rules.id(), from.is_none());
@@ -666,7 +670,7 @@ impl Game {
                 human.session.leave_game(id);
             }
         }
-        for watcher in self.audience.watchers.values() {
+        for watcher in self.audience.watchers() {
             watcher.session.set_watching(id, false);
         }
         debug!("game closed");

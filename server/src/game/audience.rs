@@ -20,11 +20,11 @@ pub(super) struct Audience {
     /// X's seat, then O's: sessions and connections.
     pub(super) seats: [Sitter<Human>; 2],
     /// Everyone watching, by connection, each with its own queue.
-    pub(super) watchers: HashMap<ConnId, Watcher>,
+    watchers: HashMap<ConnId, Watcher>,
     /// Other nodes' watchers of this game, by node, with when each count came.
     remote_watchers: HashMap<String, (usize, Instant)>,
     /// Seats' connections that failed during a send; handled once the batch settles.
-    pub(super) dropped: Vec<(Mark, ConnId)>,
+    dropped: Vec<(Mark, ConnId)>,
     /// The players' frames of a move that ends the game, held back to go out with `game_over`.
     held: Option<Held>,
     /// This game's part of the watchers gauge.
@@ -41,6 +41,61 @@ impl Audience {
             dropped: Vec::new(),
             held: None,
             counted,
+        }
+    }
+
+    /// Adds a watcher on connection `conn`.
+    pub(super) fn add_watcher(&mut self, conn: ConnId, watcher: Watcher) {
+        self.watchers.insert(conn, watcher);
+    }
+
+    /// Removes the watcher on connection `conn`, if there is one.
+    pub(super) fn remove_watcher(&mut self, conn: ConnId) -> Option<Watcher> {
+        self.watchers.remove(&conn)
+    }
+
+    /// Whether connection `conn` watches here.
+    pub(super) fn is_watching(&self, conn: ConnId) -> bool {
+        self.watchers.contains_key(&conn)
+    }
+
+    /// Everyone watching here.
+    pub(super) fn watchers(&self) -> impl Iterator<Item = &Watcher> {
+        self.watchers.values()
+    }
+
+    /// The watchers here, without other nodes'.
+    pub(super) fn watchers_here(&self) -> usize {
+        self.watchers.len()
+    }
+
+    /// Seat `mark`'s connection `conn` failed; handled once the batch settles.
+    pub(super) fn drop_seat(&mut self, mark: Mark, conn: ConnId) {
+        self.dropped.push((mark, conn));
+    }
+
+    /// The latest seat connection that failed and is not handled yet.
+    pub(super) fn next_dropped(&mut self) -> Option<(Mark, ConnId)> {
+        self.dropped.pop()
+    }
+
+    /// The seats with a connection that failed and is not handled yet.
+    pub(super) fn dropped_marks(&self) -> Vec<Mark> {
+        self.dropped.iter().map(|(mark, _)| *mark).collect()
+    }
+
+    /// Sends `frame` at once to every seat's connection and every watcher, holding nothing back
+    /// and dropping nobody.
+    pub(super) fn tell_everyone(&self, frame: &Frame) {
+        for seat in &self.seats {
+            if let Sitter::Human(Human { outs, .. }) = seat {
+                for out in outs {
+                    out.send(frame.clone());
+                }
+            }
+        }
+        for watcher in self.watchers.values() {
+            watcher.out.send(frame.clone());
         }
     }
 

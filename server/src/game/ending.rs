@@ -89,7 +89,7 @@ impl Game {
         }
         self.shared.registry.games.end_live();
         self.broadcast(game_over, from).await;
-        for (mark, _) in self.audience.dropped.clone() {
+        for mark in self.audience.dropped_marks() {
             self.rules.missed_end(mark);
         }
         if let Some(result) = self.rules.result() {

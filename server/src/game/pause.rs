@@ -5,13 +5,11 @@
 //! restart, by whichever node wins its lease once Redis answers, and they get its `game_state`
 //! from there.
 
-use noughts_protocol::{Mark, ServerMessage};
+use noughts_protocol::ServerMessage;
 use tracing::warn;
 
 use super::actor::Game;
-use super::seat::{Human, index};
 use crate::net::outbound::frame;
-use crate::rules::sitter::Sitter;
 use crate::store::StoreError;
 
 /// What players and watchers are told when the game pauses.
@@ -66,15 +64,6 @@ impl Game {
                 message: PAUSED.to_owned(),
             },
         );
-        for mark in [Mark::X, Mark::O] {
-            if let Sitter::Human(Human { outs, .. }) = &self.audience.seats[index(mark)] {
-                for out in outs {
-                    out.send(paused.clone());
-                }
-            }
-        }
-        for watcher in self.audience.watchers.values() {
-            watcher.out.send(paused.clone());
-        }
+        self.audience.tell_everyone(&paused);
     }
 }

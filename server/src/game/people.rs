@@ -43,10 +43,10 @@ impl Game {
             session,
             out: out.clone(),
         };
-        self.audience.watchers.insert(conn, watcher);
+        self.audience.add_watcher(conn, watcher);
         self.watchers_changed();
         if !out.send(self.snapshot(None, Some(from.player), from.id, now())) {
-            self.audience.watchers.remove(&conn);
+            self.audience.remove_watcher(conn);
             self.watchers_changed();
         }
     }
@@ -69,7 +69,7 @@ impl Game {
             self.list();
         }
         if returned.snapshot && !out.send(self.snapshot(Some(mark), None, None, now)) {
-            self.audience.dropped.push((mark, out.conn));
+            self.audience.drop_seat(mark, out.conn);
         }
     }
 
