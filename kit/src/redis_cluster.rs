@@ -8,7 +8,7 @@
 //! primary.
 
 use std::hash::{BuildHasher, RandomState};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -34,6 +34,8 @@ struct Node {
 pub struct TestRedisCluster {
     nodes: Vec<Node>,
     password: String,
+    /// The certificate `redis-cli` checks the nodes' against, when they speak TLS.
+    ca: Option<PathBuf>,
     /// `redis+cluster://noughts:PASSWORD@127.0.0.1:PORT,…`, every node a seed.
     pub url: String,
     /// The URL in a file of mode 600, for `--redis-url-file`.
@@ -71,6 +73,17 @@ impl TestRedisCluster {
     /// Starts `shards` shards of a primary and a replica each, or `None` (said loudly) on a
     /// machine without `redis-server`; in CI (`CI` set) a missing one fails the test instead.
     pub async fn start(shards: usize) -> Option<TestRedisCluster> {
+        TestRedisCluster::launch(shards, None).await
+    }
+
+    /// Starts one that speaks TLS alone, between its nodes too, with the certificate chain and
+    /// key in the PEM files `cert` and `key` (the certificate its own authority); its URL is
+    /// `rediss+cluster://`.
+    pub async fn start_tls(shards: usize, cert: &Path, key: &Path) -> Option<TestRedisCluster> {
+        TestRedisCluster::launch(shards, Some((cert, key))).await
+    }
+
+    async fn launch(shards: usize, tls: Option<(&Path, &Path)>) -> Option<TestRedisCluster> {
         assert!(
             shards >= 3,
             "a Redis Cluster needs three primaries at least"
@@ -96,10 +109,20 @@ impl TestRedisCluster {
             let dir = scratch.dir.join(port.to_string());
             std::fs::create_dir_all(&dir).expect("a node's directory");
             let config = dir.join("redis.conf");
+            let listen = match tls {
+                None => format!("port {port}\n"),
+                Some((cert, key)) => format!(
+                    "port 0\ntls-port {port}\ntls-cluster yes\ntls-replication yes\n\
+                     tls-cert-file {cert}\ntls-key-file {key}\ntls-ca-cert-file {cert}\n\
+                     tls-auth-clients no\n",
+                    cert = cert.display(),
+                    key = key.display()
+                ),
+            };
             write_private(
                 &config,
                 &format!(
-                    "bind 127.0.0.1\nport {port}\ndir {dir}\nsave \"\"\nappendonly no\n\
+                    "bind 127.0.0.1\n{listen}dir {dir}\nsave \"\"\nappendonly no\n\
                      cluster-enabled yes\ncluster-config-file nodes.conf\n\
                      cluster-node-timeout {NODE_TIMEOUT_MS}\n\
                      user default off\nuser {USER} on >{password} ~* &* +@all\n\
@@ -117,7 +140,8 @@ impl TestRedisCluster {
             .iter()
             .map(|node| format!("127.0.0.1:{}", node.port))
             .collect();
-        let url = format!("redis+cluster://{USER}:{password}@{}", hosts.join(","));
+        let scheme = if tls.is_some() { "rediss" } else { "redis" };
+        let url = format!("{scheme}+cluster://{USER}:{password}@{}", hosts.join(","));
         let url_file = scratch.dir.join("url");
         let secret_file = scratch.dir.join("secret");
         write_private(&url_file, &format!("{url}\n"));
@@ -131,6 +155,7 @@ impl TestRedisCluster {
         let cluster = TestRedisCluster {
             nodes,
             password,
+            ca: tls.map(|(cert, _)| cert.to_owned()),
             url,
             url_file,
             secret_file,
@@ -162,6 +187,9 @@ impl TestRedisCluster {
         command
             .args(["--no-auth-warning", "--user", USER])
             .env("REDISCLI_AUTH", &self.password);
+        if let Some(ca) = &self.ca {
+            command.arg("--tls").arg("--cacert").arg(ca);
+        }
         command
     }
 

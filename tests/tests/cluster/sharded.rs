@@ -24,7 +24,7 @@ use super::deploy::{Deployed, free_ports, programs_present, war_games};
 /// The nodes' lease: long beside a failover by a killed primary (the cluster takes it for
 /// failed after a second, and promotes its replica within another), so that a game may go on
 /// through it; a game whose lease lapses meanwhile pauses, and goes on once Redis answers.
-const LEASE: Duration = Duration::from_secs(4);
+const LEASE: Duration = Duration::from_secs(10);
 
 /// A game of four that X wins down the first column on the thirteenth move, neither player
 /// making a line before.
@@ -357,6 +357,58 @@ async fn the_local_cluster_runs_on_a_redis_cluster_of_three_shards() {
         (&mut o, &mut x)
     };
     noughts_tests::alternate(x, o, state.game, &[0, 3, 1, 4, 2]).await;
+    let over = o
+        .until(|m| matches!(m, ServerMessage::GameOver { .. }))
+        .await;
+    assert!(
+        matches!(over, ServerMessage::GameOver { result, .. } if result.winner == Some(Mark::X))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_reach_a_redis_cluster_over_tls_checked_against_its_authority() {
+    let cert = noughts_tests::tls::TestCert::localhost();
+    let (Some(redis), Some(postgres)) = (
+        TestRedisCluster::start_tls(3, &cert.cert, &cert.key).await,
+        Postgres::shared(),
+    ) else {
+        return;
+    };
+    assert!(redis.url.starts_with("rediss+cluster://"), "{}", redis.url);
+    let secret = ClusterSecret::from_file(&redis.secret_file).expect("the cluster's secret");
+    let db = postgres.database("sharded_tls");
+    let mut nodes = Vec::new();
+    for name in ["tls1", "tls2"] {
+        let cluster = ClusterConfig {
+            redis: redis.url.clone(),
+            node: name.to_owned(),
+            lease: LEASE,
+            secret: Some(secret.clone()),
+            insecure_redis: false,
+            redis_ca: Some(cert.cert.clone()),
+        };
+        nodes.push(
+            TestServer::start(Config {
+                cluster: Some(cluster),
+                store: StoreConfig::Postgres(db.clone()),
+                ..test_config()
+            })
+            .await,
+        );
+    }
+    // A room made on one node is joined from the other, and played through.
+    let mut host = nodes[0].join("tia").await;
+    let code = host.create_room(1, Variant::Classic, false).await;
+    let mut guest = nodes[1].join("tom").await;
+    guest.send(ClientMessage::JoinRoom { code }).await;
+    let state = host.game_state().await;
+    guest.game_state().await;
+    let (mut x, mut o) = if state.you == Some(Mark::X) {
+        (host, guest)
+    } else {
+        (guest, host)
+    };
+    noughts_tests::alternate(&mut x, &mut o, state.game, &[0, 3, 1, 4, 2]).await;
     let over = o
         .until(|m| matches!(m, ServerMessage::GameOver { .. }))
         .await;
