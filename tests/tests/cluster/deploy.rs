@@ -37,7 +37,15 @@ impl Deployed {
 
     /// Runs `deploy/cluster VERB` on the cluster in `dir` on `port` (from another thread).
     pub(super) fn run_in(dir: &std::path::Path, port: u16, verb: &str) -> std::process::Output {
-        Command::new("bash")
+        Deployed::command(dir, port, verb)
+            .output()
+            .expect("run deploy/cluster")
+    }
+
+    /// `deploy/cluster VERB` on the cluster in `dir` on `port`, to run.
+    pub(super) fn command(dir: &std::path::Path, port: u16, verb: &str) -> Command {
+        let mut command = Command::new("bash");
+        command
             .arg(script())
             .args(verb.split_whitespace())
             .env("NOUGHTS_CLUSTER_DIR", dir.join("cluster"))
@@ -46,9 +54,8 @@ impl Deployed {
             // Every test client comes from 127.0.0.1: the per-address caps count them all as one.
             .env("NOUGHTS_MAX_CONNECTIONS_PER_IP", "100000")
             .env("NOUGHTS_MAX_ROOMS_PER_IP", "100000")
-            .env("NOUGHTS_MAX_SEEKS_PER_IP", "100000")
-            .output()
-            .expect("run deploy/cluster")
+            .env("NOUGHTS_MAX_SEEKS_PER_IP", "100000");
+        command
     }
 }
 

@@ -308,7 +308,15 @@ async fn the_local_cluster_runs_on_a_redis_cluster_of_three_shards() {
         dir: Scratch::new("deploy-shards"),
         port: shard_ports(),
     };
-    let up = deployed.run("up --redis-shards 3");
+    // Its war games between quick AIs: the other tests run beside it.
+    let up = Deployed::command(&deployed.dir.dir, deployed.port, "up --redis-shards 3")
+        .envs([
+            ("NOUGHTS_WAR_X", "easy"),
+            ("NOUGHTS_WAR_O", "easy"),
+            ("NOUGHTS_WAR_BUDGET_MS", "5"),
+        ])
+        .output()
+        .expect("run deploy/cluster");
     assert!(
         up.status.success(),
         "deploy/cluster up --redis-shards 3 failed: {}{}",
