@@ -1,6 +1,8 @@
 //! A request's way in: each text frame counted against the connection's rate, decoded once,
-//! and sent to its handler, one arm per message, each a call into the file for its concern.
-//! Before `hello`, only `hello` is answered.
+//! and sent to its handler, one arm per message, each a call into the file for its concern. A
+//! request inside a game (`move`, `resign`, `rematch`, the offers, `claim`, `abort`) has the game
+//! itself for its concern: it is handed to the game's `GameHandle`, here or on the node that
+//! plays it. Before `hello`, only `hello` is answered.
 
 use std::sync::Arc;
 
@@ -10,10 +12,11 @@ use noughts_protocol::{
 use tokio::time::Instant;
 use tracing::{debug, info};
 
-use super::client::{Client, Reply, refuse};
+use super::client::{Client, PAUSED, Reply, no_such_game, refuse};
 use super::moderation::Relation;
+use crate::error::Refusal;
 use crate::net::outbound::Close;
-use crate::registry::games::{Ask, Requester};
+use crate::registry::games::{Ask, GameHandle, Requester, Sent};
 use crate::session::Session;
 
 impl Client {
@@ -243,6 +246,62 @@ impl Client {
                 self.close_account(session, id, password).await
             }
             _ => refuse(ErrorCode::BadRequest, "not a request the server knows"),
+        }
+    }
+
+    /// The game `id`: played here, or in a cluster on the node that plays it (see `remote`).
+    pub(super) async fn game(&mut self, id: GameId) -> Result<GameHandle, Refusal> {
+        if let Some(game) = self.shared.registry.games.get(id) {
+            return Ok(GameHandle::Local(game));
+        }
+        #[cfg(feature = "cluster")]
+        if let Some(found) = self.game_elsewhere(id).await {
+            return found;
+        }
+        Err(match &self.shared.wing {
+            // It stepped down here, its lease lapsed: it is between nodes, not over.
+            Some(wing) if wing.is_paused(id) => Refusal::new(ErrorCode::GamePaused, PAUSED),
+            _ => no_such_game(id),
+        })
+    }
+
+    /// Hands `ask` from `from` to `game`. In a cluster, when the node that played it has gone,
+    /// the player's games are found again (here, or on the node that took them) and the request
+    /// goes there, once.
+    pub(super) async fn ask(&mut self, from: Requester, game: GameId, ask: Ask) -> Reply {
+        let handle = self.game(game).await?;
+        self.ask_through(handle, from, game, ask).await
+    }
+
+    /// Hands `ask` to `game` through `handle`, found already.
+    pub(super) async fn ask_through(
+        &mut self,
+        mut handle: GameHandle,
+        from: Requester,
+        game: GameId,
+        ask: Ask,
+    ) -> Reply {
+        // A node that is stopping takes no game over: its players find theirs on other nodes.
+        let mut found_again = self.handing_over();
+        loop {
+            match handle.ask(from.clone(), ask.clone()).await {
+                Sent::Done => return Ok(()),
+                Sent::Closed => return refuse(ErrorCode::NoSuchGame, "that game has just closed"),
+                Sent::NodeGone if !found_again => {
+                    #[cfg(feature = "cluster")]
+                    {
+                        tracing::info!(
+                            "the node that held a player's game is gone; finding it again"
+                        );
+                        self.find_games_again().await;
+                    }
+                    found_again = true;
+                    handle = self.game(game).await?;
+                }
+                Sent::NodeGone | Sent::Unreachable => {
+                    return refuse(ErrorCode::GamePaused, PAUSED);
+                }
+            }
         }
     }
 }

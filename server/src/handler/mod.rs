@@ -1,7 +1,8 @@
 //! What a client's requests do, a file per concern as a server's commands are: `session` (`hello`,
 //! resuming, a connection's end), `lobby`, `seek`, `room`, `ai_games` (`play_ai`, `start_war`),
-//! `watch`, `game` (moves, resignations, rematches, chat) and `records` (the store's questions).
-//! `client` is the connection's side of it all and `dispatch` sends each request to its handler.
+//! `watch`, `chat` and `records` (the store's questions). `client` is the connection's side of it
+//! all, and `dispatch` sends each request to its handler (a move, a resignation or an offer
+//! straight to its game's `GameHandle`).
 //! In a cluster, `remote` finds what another node holds (a game's `GameHandle::Remote`, a room, a
 //! seek) so the handler hands its request there, and `stand_in` serves what other nodes hand
 //! here.
@@ -9,11 +10,11 @@
 
 mod account;
 mod ai_games;
+mod chat;
 mod client;
 pub(crate) mod connection;
 mod dispatch;
 pub(crate) mod enforce;
-mod game;
 #[cfg(feature = "cluster")]
 pub(crate) mod joining;
 mod limits;
