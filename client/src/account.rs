@@ -5,7 +5,9 @@
 use std::io::Write;
 
 use anyhow::bail;
-use noughts_protocol::{ClientMessage, Credentials, ErrorCode, ServerMessage, SessionInfo};
+use noughts_protocol::{
+    ChangePassword, ClientMessage, Credentials, ErrorCode, ServerMessage, SessionInfo,
+};
 
 use crate::config::TokenStore;
 use crate::history::date_time;
@@ -126,10 +128,10 @@ pub async fn run(
         Request::Password { old, new } => {
             link.request(
                 1,
-                ClientMessage::ChangePassword {
+                ClientMessage::ChangePassword(ChangePassword {
                     password: old,
                     new_password: new,
-                },
+                }),
             );
             answer(&mut link).await?;
             writeln!(out, "password changed; every other session has ended")?;

@@ -6,7 +6,8 @@
 use std::time::{Duration, Instant};
 
 use noughts_protocol::{
-    ClientFrame, ClientMessage, ErrorCode, GameId, PlayerId, Rating, ServerMessage, Variant,
+    ClientFrame, ClientMessage, ErrorCode, GameId, PlayerId, Rating, Seek, ServerMessage, Variant,
+    Watch,
 };
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -398,11 +399,11 @@ impl App {
         }) = &self.modal
             && again
         {
-            effects.push(Effect::Send(ClientMessage::Seek {
+            effects.push(Effect::Send(ClientMessage::Seek(Seek {
                 variant: *variant,
                 clock: *clock,
                 rated: *rated,
-            }));
+            })));
         }
         // The tab on show lists what this identity has now.
         if self.tab != Tab::Games && self.screen == Screen::Lobby {
@@ -423,10 +424,10 @@ impl App {
             match &self.game {
                 Some(game) if game.is_over() => {}
                 Some(game) if game.you().is_none() => {
-                    effects.push(Effect::Send(ClientMessage::Watch {
+                    effects.push(Effect::Send(ClientMessage::Watch(Watch {
                         game: game.id(),
                         code: None,
-                    }));
+                    })));
                 }
                 Some(game) => {
                     self.say(format!(

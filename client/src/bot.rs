@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use noughts_engine::{Board, Budget, Level, Rng, Variant, choose_move};
-use noughts_protocol::{ClientMessage, ErrorCode, GameId, Mark, ServerMessage};
+use noughts_protocol::{ClientMessage, ErrorCode, GameId, Mark, Seek, ServerMessage};
 
 use crate::net::Link;
 use crate::net::NetEvent;
@@ -64,11 +64,11 @@ pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow:
     let mut played = 0;
     let (mut wins, mut draws, mut losses) = (0, 0, 0);
     let mut current: Option<Current> = None;
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: plan.variant,
         clock: None,
         rated: plan.rated,
-    };
+    });
     while played < plan.games {
         let message = match link.next().await {
             None => bail!("the connection ended"),

@@ -4,7 +4,7 @@
 //! games, so it cannot tell us ours).
 
 use noughts_protocol::{
-    ClientMessage, GameInfo, GameKind, Level, LobbyUpdate, ServerMessage, StartWar,
+    ClientMessage, GameInfo, GameKind, Level, LobbyUpdate, ServerMessage, StartWar, Watch,
 };
 
 use crate::app::{App, Connection, Effect, Screen};
@@ -56,10 +56,10 @@ impl App {
                 .iter()
                 .find(|g| g.kind == GameKind::War && g.variant == variant);
             effects.push(Effect::Send(match war {
-                Some(game) => ClientMessage::Watch {
+                Some(game) => ClientMessage::Watch(Watch {
                     game: game.game,
                     code: None,
-                },
+                }),
                 None => ClientMessage::StartWar(StartWar {
                     variant,
                     x_level: Level::Perfect,

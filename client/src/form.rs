@@ -1,6 +1,8 @@
 //! The lobby's small forms: quick match, play the AI, create a room. Pure state, no drawing.
 
-use noughts_protocol::{ClientMessage, ClockSpec, CreateRoom, Level, PlayAi, SideChoice, Variant};
+use noughts_protocol::{
+    ClientMessage, ClockSpec, CreateRoom, Level, PlayAi, Seek, SideChoice, Variant,
+};
 
 /// The clock presets offered in the forms, with their labels.
 pub const CLOCKS: [(&str, Option<ClockSpec>); 4] = [
@@ -163,11 +165,11 @@ impl Form {
         let variant = Variant::ALL[self.variant];
         let clock = CLOCKS[self.clock].1;
         match self.kind {
-            FormKind::QuickMatch => ClientMessage::Seek {
+            FormKind::QuickMatch => ClientMessage::Seek(Seek {
                 variant,
                 clock,
                 rated: self.rated,
-            },
+            }),
             FormKind::PlayAi => ClientMessage::PlayAi(PlayAi {
                 variant,
                 level: Level::ALL[self.level],

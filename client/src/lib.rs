@@ -55,7 +55,7 @@ const ANALYSIS_WAIT: Duration = Duration::from_secs(15);
 
 use anyhow::{Context as _, bail};
 use noughts_engine::Budget;
-use noughts_protocol::{ClientMessage, GameId, PlayerId, validate_name};
+use noughts_protocol::{ClientMessage, GameId, PlayerId, Watch, validate_name};
 
 use cli::{Cli, Command};
 
@@ -154,7 +154,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             } else {
                 let mut app = new_app(name, cli.theme, cli.page_size);
                 let initial = match target {
-                    watch::Target::Game(game, code) => vec![ClientMessage::Watch { game, code }],
+                    watch::Target::Game(game, code) => {
+                        vec![ClientMessage::Watch(Watch { game, code })]
+                    }
                     watch::Target::War(variant) => {
                         app.want_war = Some(variant);
                         Vec::new()

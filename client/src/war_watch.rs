@@ -1,7 +1,7 @@
 //! Watching the war games from the app: following the machines from one game to the next, and
 //! the key that moves on to the next war game (or starts one).
 
-use noughts_protocol::{ClientMessage, GameInfo, GameKind, Level, StartWar, Variant};
+use noughts_protocol::{ClientMessage, GameInfo, GameKind, Level, StartWar, Variant, Watch};
 
 use crate::app::{App, Effect, Screen};
 use crate::game::GameView;
@@ -25,10 +25,10 @@ impl App {
             && game.variant == current.state.variant
             && game.game > current.id()
         {
-            effects.push(Effect::Send(ClientMessage::Watch {
+            effects.push(Effect::Send(ClientMessage::Watch(Watch {
                 game: game.game,
                 code: None,
-            }));
+            })));
         }
     }
 
@@ -43,7 +43,10 @@ impl App {
         let current = self.game.as_ref().map(GameView::id);
         match self.lobby.next_war(current) {
             Some(game) if Some(game) != current => {
-                effects.push(Effect::Send(ClientMessage::Watch { game, code: None }));
+                effects.push(Effect::Send(ClientMessage::Watch(Watch {
+                    game,
+                    code: None,
+                })));
             }
             Some(_) => self.say("This is the only war game running."),
             None => {

@@ -6,6 +6,7 @@ use anyhow::{Context as _, bail};
 use noughts_engine::Board;
 use noughts_protocol::{
     ClientMessage, ErrorCode, GameId, GameKind, GameState, Level, ServerMessage, StartWar, Variant,
+    Watch,
 };
 
 use crate::net::Link;
@@ -30,10 +31,10 @@ pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow
         let message = link.next_message().await?;
         match message {
             ServerMessage::Welcome { .. } => match &target {
-                Target::Game(game, code) => link.send(ClientMessage::Watch {
+                Target::Game(game, code) => link.send(ClientMessage::Watch(Watch {
                     game: *game,
                     code: code.clone(),
-                }),
+                })),
                 Target::War(_) => link.send(ClientMessage::SubscribeLobby),
             },
             ServerMessage::Lobby { games, .. } if watching.is_none() => {
@@ -45,10 +46,10 @@ pub async fn run(mut link: Link, target: Target, out: &mut impl Write) -> anyhow
                     .filter(|g| g.kind == GameKind::War && g.variant == variant)
                     .min_by_key(|g| g.game);
                 match war {
-                    Some(game) => link.send(ClientMessage::Watch {
+                    Some(game) => link.send(ClientMessage::Watch(Watch {
                         game: game.game,
                         code: None,
-                    }),
+                    })),
                     None if !asked_for_war => {
                         asked_for_war = true;
                         link.send(ClientMessage::StartWar(StartWar {

@@ -10,7 +10,7 @@ use noughts_client::app::{Effect, Event, Screen};
 use noughts_client::net::NetEvent;
 use noughts_protocol::{
     ClientMessage, EndReason, GameId, GameInfo, GameKind, GameResult, Level, LobbyUpdate, Mark,
-    SeekId, ServerMessage, Variant,
+    Seek, SeekId, ServerMessage, Variant, Watch,
 };
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -155,10 +155,10 @@ fn watching_is_read_only_and_jumps_to_war_games() {
     assert_eq!(
         frame(&mut app, lobby_message()),
         vec![
-            Effect::Send(ClientMessage::Watch {
+            Effect::Send(ClientMessage::Watch(Watch {
                 game: GameId(4),
                 code: None
-            }),
+            })),
             Effect::Send(ClientMessage::UnsubscribeLobby)
         ]
     );
@@ -325,11 +325,11 @@ fn quick_match_can_be_cancelled() {
     key(&mut app, KeyCode::Char('m'));
     assert_eq!(
         key(&mut app, KeyCode::Enter),
-        vec![Effect::Send(ClientMessage::Seek {
+        vec![Effect::Send(ClientMessage::Seek(Seek {
             variant: Variant::Classic,
             clock: None,
             rated: false,
-        })]
+        }))]
     );
     frame(
         &mut app,
@@ -412,10 +412,10 @@ fn watch_war_on_start_picks_a_running_war_game() {
     app.want_war = Some(Variant::Cube);
     assert_eq!(
         frame(&mut app, lobby_message()),
-        vec![Effect::Send(ClientMessage::Watch {
+        vec![Effect::Send(ClientMessage::Watch(Watch {
             game: GameId(4),
             code: None
-        })]
+        }))]
     );
 }
 
@@ -461,10 +461,10 @@ fn clicking_a_lobby_row_selects_it_and_a_second_click_opens_it() {
     assert_eq!(app.lobby.selected, 2);
     assert_eq!(
         app.update(Event::Mouse(click)),
-        vec![Effect::Send(ClientMessage::Watch {
+        vec![Effect::Send(ClientMessage::Watch(Watch {
             game: GameId(12),
             code: None
-        })]
+        }))]
     );
 }
 
@@ -504,10 +504,10 @@ fn watchers_follow_the_war_games_from_one_to_the_next() {
     };
     assert_eq!(
         frame(&mut app, lobby_game(next(20))),
-        vec![Effect::Send(ClientMessage::Watch {
+        vec![Effect::Send(ClientMessage::Watch(Watch {
             game: GameId(20),
             code: None
-        })]
+        }))]
     );
     // Updates of a game already listed are not new games.
     assert!(frame(&mut app, lobby_game(next(20))).is_empty());
@@ -586,11 +586,11 @@ fn a_seek_is_renewed_after_a_reconnect() {
     }));
     assert_eq!(
         welcome(&mut app, true),
-        vec![Effect::Send(ClientMessage::Seek {
+        vec![Effect::Send(ClientMessage::Seek(Seek {
             variant: Variant::Classic,
             clock: None,
             rated: false,
-        })]
+        }))]
     );
 }
 
@@ -618,10 +618,10 @@ fn a_watched_game_is_watched_again_by_a_new_session() {
     frame(&mut app, ServerMessage::GameState(Box::new(watched)));
     assert_eq!(
         welcome(&mut app, false),
-        vec![Effect::Send(ClientMessage::Watch {
+        vec![Effect::Send(ClientMessage::Watch(Watch {
             game: GameId(42),
             code: None
-        })],
+        }))],
         "the game is on show, not the lobby: no subscription"
     );
     assert!(

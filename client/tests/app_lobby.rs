@@ -11,7 +11,7 @@ use noughts_client::app::{App, Effect, Event, Screen};
 use noughts_client::screen::tab::Tab;
 use noughts_protocol::{
     ClientMessage, EndReason, GameId, GameInfo, GameKind, GameResult, Level, ListGames,
-    LobbyUpdate, ServerMessage, Totals, Variant,
+    LobbyUpdate, ServerMessage, Totals, Variant, Watch,
 };
 use ratatui::crossterm::event::KeyCode;
 
@@ -97,7 +97,10 @@ fn watching_a_game_unsubscribes_and_a_lost_session_subscribes_again() {
     key(&mut app, KeyCode::End);
     let effects = key(&mut app, KeyCode::Enter);
     assert!(
-        matches!(effects[..], [Effect::Send(ClientMessage::Watch { .. })]),
+        matches!(
+            effects[..],
+            [Effect::Send(ClientMessage::Watch(Watch { .. }))]
+        ),
         "{effects:?}"
     );
     let mut watched = state(Variant::Classic, "X...O....", &[0, 4]);
@@ -198,10 +201,10 @@ fn my_games_are_listed_first_from_their_own_updates() {
     key(&mut app, KeyCode::Down);
     assert_eq!(
         key(&mut app, KeyCode::Enter),
-        vec![Effect::Send(ClientMessage::Watch {
+        vec![Effect::Send(ClientMessage::Watch(Watch {
             game: GameId(42),
             code: None
-        })]
+        }))]
     );
     // The game ends: it leaves the list.
     frame(&mut app, x_wins_top_row(12));
@@ -256,10 +259,10 @@ fn all_games_page_by_list_games_and_filter_by_variant() {
     key(&mut app, KeyCode::Down);
     assert_eq!(
         key(&mut app, KeyCode::Enter),
-        vec![Effect::Send(ClientMessage::Watch {
+        vec![Effect::Send(ClientMessage::Watch(Watch {
             game: GameId(8),
             code: None
-        })]
+        }))]
     );
     assert_eq!(key(&mut app, KeyCode::Char('p')), vec![ask(None, None)]);
     assert_eq!(
@@ -314,10 +317,10 @@ fn a_watcher_follows_the_lobby_only_until_the_next_war_game_appears() {
                 ..LobbyUpdate::default()
             }))
         ),
-        vec![Effect::Send(ClientMessage::Watch {
+        vec![Effect::Send(ClientMessage::Watch(Watch {
             game: GameId(20),
             code: None
-        })]
+        }))]
     );
     war.game = GameId(20);
     war.moves.clear();
@@ -341,10 +344,10 @@ fn the_war_game_key_away_from_the_lobby_follows_it_until_the_snapshot() {
     assert_eq!(
         frame(&mut app, lobby_message()),
         vec![
-            Effect::Send(ClientMessage::Watch {
+            Effect::Send(ClientMessage::Watch(Watch {
                 game: GameId(3),
                 code: None
-            }),
+            })),
             UNSUBSCRIBE
         ]
     );

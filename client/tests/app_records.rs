@@ -12,7 +12,7 @@ use noughts_client::net::NetEvent;
 use noughts_client::screen::rows::PAGE;
 use noughts_client::screen::tab::Tab;
 use noughts_protocol::{
-    ClientMessage, CreateRoom, GameId, History, PlayerId, ServerMessage, Variant,
+    ClientMessage, CreateRoom, GameId, History, PlayerId, Seek, ServerMessage, Variant,
 };
 use ratatui::crossterm::event::{KeyCode, KeyModifiers};
 
@@ -242,11 +242,11 @@ fn seeks_and_rooms_can_be_rated() {
     assert!(render(&app).contains("rated (counts for ratings)"));
     assert_eq!(
         key(&mut app, KeyCode::Enter),
-        vec![Effect::Send(ClientMessage::Seek {
+        vec![Effect::Send(ClientMessage::Seek(Seek {
             variant: Variant::Classic,
             clock: None,
             rated: true,
-        })]
+        }))]
     );
     frame(
         &mut app,
@@ -264,11 +264,11 @@ fn seeks_and_rooms_can_be_rated() {
     }));
     assert_eq!(
         welcome(&mut app, true),
-        vec![Effect::Send(ClientMessage::Seek {
+        vec![Effect::Send(ClientMessage::Seek(Seek {
             variant: Variant::Classic,
             clock: None,
             rated: true,
-        })]
+        }))]
     );
     key(&mut app, KeyCode::Esc);
     key(&mut app, KeyCode::Char('c'));

@@ -10,7 +10,7 @@ use insta::assert_snapshot;
 use noughts_client::app::{Effect, Event, Screen};
 use noughts_protocol::{
     ClientMessage, CreateRoom, GameId, GameKind, Leaderboard, Level, Mark, PlayAi, ServerMessage,
-    Variant,
+    Variant, Watch,
 };
 use ratatui::crossterm::event::KeyCode;
 
@@ -25,10 +25,10 @@ fn lobby() {
     // Enter on a game watches it; on a room joins it.
     assert_eq!(
         key(&mut app, KeyCode::Enter),
-        vec![Effect::Send(ClientMessage::Watch {
+        vec![Effect::Send(ClientMessage::Watch(Watch {
             game: GameId(12),
             code: None
-        })]
+        }))]
     );
     key(&mut app, KeyCode::Home);
     key(&mut app, KeyCode::Down);

@@ -10,8 +10,8 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use futures_util::StreamExt;
 use noughts_protocol::{
-    ClientMessage, ErrorCode, GameId, Level, Mark, PlayAi, ServerFrame, ServerMessage, SideChoice,
-    Variant,
+    ClientMessage, ErrorCode, GameId, Level, Mark, PlayAi, Seek, ServerFrame, ServerMessage,
+    SideChoice, Variant, Watch,
 };
 use tokio::time::{Instant, sleep, sleep_until};
 use tokio_tungstenite::tungstenite::Message;
@@ -314,11 +314,11 @@ impl Activity {
             let roll = rng.f64();
             if roll < 0.45 {
                 // Its players are guests, and rated games are between accounts.
-                let seek = ClientMessage::Seek {
+                let seek = ClientMessage::Seek(Seek {
                     variant: Variant::Classic,
                     clock: None,
                     rated: false,
-                };
+                });
                 client::send(ws, seek).await?;
                 self.seeking = Some(now + SEEK_WAIT);
             } else if roll < 0.75 {
@@ -340,7 +340,7 @@ impl Activity {
                 };
                 match pick {
                     Some(game) => {
-                        client::send(ws, ClientMessage::Watch { game, code: None }).await?;
+                        client::send(ws, ClientMessage::Watch(Watch { game, code: None })).await?;
                         tally.watches.fetch_add(1, Ordering::Relaxed);
                         let until = now + Duration::from_millis(rng.u64(WATCH_MS.0..WATCH_MS.1));
                         self.watching = Some((game, until));

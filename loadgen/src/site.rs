@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use noughts_protocol::{
-    ClientMessage, GameKind, Mark, RoomInfo, ServerFrame, ServerMessage, Variant,
+    ClientMessage, GameKind, Mark, RoomInfo, Seek, ServerFrame, ServerMessage, Variant, Watch,
 };
 use tokio::sync::{Notify, Semaphore};
 use tokio::task::JoinSet;
@@ -418,11 +418,11 @@ async fn find_game(
 }
 
 async fn seek(ws: &mut Socket) -> Option<Asked> {
-    let message = ClientMessage::Seek {
+    let message = ClientMessage::Seek(Seek {
         variant: Variant::Classic,
         clock: None,
         rated: false,
-    };
+    });
     client::send(ws, message).await.ok()?;
     Some(Asked::Seek)
 }
@@ -550,10 +550,10 @@ async fn watcher(mut ws: Socket, seed: u64, window: Window, tally: &Tally) {
                 break game;
             }
         };
-        let watch = ClientMessage::Watch {
+        let watch = ClientMessage::Watch(Watch {
             game: noughts_protocol::GameId(game),
             code: None,
-        };
+        });
         let unfollow = client::send(&mut ws, ClientMessage::UnsubscribeLobby).await;
         if unfollow.is_err() || client::send(&mut ws, watch).await.is_err() {
             break;

@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::Context;
 use futures_util::StreamExt;
-use noughts_protocol::{ClientMessage, GameId, Mark, ServerMessage, Variant};
+use noughts_protocol::{ClientMessage, GameId, Mark, ServerMessage, Variant, Watch};
 use tokio::sync::{Semaphore, oneshot, watch};
 use tokio::task::JoinSet;
 use tokio::time::{Instant, sleep, sleep_until, timeout};
@@ -142,7 +142,7 @@ async fn join_watcher(
 ) -> anyhow::Result<Socket> {
     let mut ws = client::join_with(url, name, recv).await?;
     ws.get_mut().stamp()?;
-    client::send(&mut ws, ClientMessage::Watch { game, code: None }).await?;
+    client::send(&mut ws, ClientMessage::Watch(Watch { game, code: None })).await?;
     client::game_state(&mut ws).await?;
     Ok(ws)
 }
@@ -452,7 +452,7 @@ async fn join_stalled(
         match join_watcher(url, &format!("s{i}"), game, Some(STALLED_RECV_BUFFER)).await {
             Ok(mut ws) => {
                 for _ in 0..STALLED_SNAPSHOTS {
-                    if client::feed(&mut ws, ClientMessage::Watch { game, code: None })
+                    if client::feed(&mut ws, ClientMessage::Watch(Watch { game, code: None }))
                         .await
                         .is_err()
                     {

@@ -259,17 +259,33 @@ mod tests {
                 token: None,
                 credentials: Some(credentials.clone()),
             },
-            crate::ClientMessage::ChangePassword {
+            crate::ClientMessage::ChangePassword(crate::ChangePassword {
                 password: password(),
                 new_password: password(),
-            },
-            crate::ClientMessage::CloseAccount {
+            }),
+            crate::ClientMessage::CloseAccount(crate::CloseAccount {
                 password: password(),
-            },
+            }),
         ] {
             for shown in [format!("{message:?}"), format!("{message:#?}")] {
                 assert!(!shown.contains("horse"), "{shown}");
             }
         }
     }
+}
+
+/// The `change_password` request: the current password, and the new one.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, derive_more::Debug)]
+pub struct ChangePassword {
+    #[debug("<redacted>")]
+    pub password: String,
+    #[debug("<redacted>")]
+    pub new_password: String,
+}
+
+/// The `close_account` request: the password, asked again.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, derive_more::Debug)]
+pub struct CloseAccount {
+    #[debug("<redacted>")]
+    pub password: String,
 }

@@ -270,3 +270,12 @@ pub struct ChatLine {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub guest: bool,
 }
+
+/// The `watch` request: a live game's snapshot, then every update. A game from a private room
+/// needs its invite `code` unless the watcher plays in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Watch {
+    pub game: GameId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}

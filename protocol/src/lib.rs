@@ -20,9 +20,9 @@ mod records;
 mod text;
 
 pub use account::{
-    CLOSED_MARK, Credentials, DEVICE_MAX_CHARS, PASSWORD_MAX_CHARS, PASSWORD_MIN_CHARS,
-    SessionInfo, USERNAME_MAX_CHARS, USERNAME_MIN_CHARS, UsernameError, closed_name, looks_closed,
-    skeleton, username_key, username_skeleton, validate_username,
+    CLOSED_MARK, ChangePassword, CloseAccount, Credentials, DEVICE_MAX_CHARS, PASSWORD_MAX_CHARS,
+    PASSWORD_MIN_CHARS, SessionInfo, USERNAME_MAX_CHARS, USERNAME_MIN_CHARS, UsernameError,
+    closed_name, looks_closed, skeleton, username_key, username_skeleton, validate_username,
 };
 pub use decode::{CLIENT_TYPES, DecodeError, decode_client};
 pub use error::{ERROR_CODES, ErrorCode, close};
@@ -30,7 +30,7 @@ pub use frame::{ClientFrame, ServerFrame};
 pub use game::{
     Away, ChatLine, ClaimOutcome, ClockSpec, Clocks, EndReason, GameKind, GameResult, GameState,
     OfferKind, PendingOffer, PlayAi, RatingChange, RatingChanges, SeatInfo, SideChoice, Speed,
-    StartWar,
+    StartWar, Watch,
 };
 pub use ids::{GameId, PlayerId, RequestId, SeekId};
 pub use limits::{
@@ -38,7 +38,7 @@ pub use limits::{
     MAX_MESSAGE_BYTES, MAX_MODERATED_PLAYERS, MAX_NAME_CHARS, MAX_REPORT_CHARS, PROTOCOL_VERSION,
     REPORTS_PER_HOUR, SOCKET_READ_BUFFER, SOCKET_WRITE_BUFFER,
 };
-pub use lobby::{CreateRoom, GameInfo, ListGames, LobbyUpdate, RoomInfo, SeekInfo, Totals};
+pub use lobby::{CreateRoom, GameInfo, ListGames, LobbyUpdate, RoomInfo, Seek, SeekInfo, Totals};
 pub use message::{ClientMessage, ServerMessage};
 pub use moderation::{ModeratedPlayer, Report, ReportCategory};
 pub use noughts_engine::{Level, Mark, Value, Variant};

@@ -144,3 +144,15 @@ pub struct CreateRoom {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rated: bool,
 }
+
+/// The `seek` request: quick match, to be paired with the next player seeking the same variant
+/// and clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seek {
+    pub variant: Variant,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockSpec>,
+    /// Whether the game counts for ratings; only seeks that agree on it are paired.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rated: bool,
+}

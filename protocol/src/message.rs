@@ -3,14 +3,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::account::{Credentials, SessionInfo};
+use crate::account::{ChangePassword, CloseAccount, Credentials, SessionInfo};
 use crate::error::ErrorCode;
 use crate::game::{
     ChatLine, ClaimOutcome, ClockSpec, Clocks, GameResult, GameState, OfferKind, PlayAi,
-    RatingChanges, StartWar,
+    RatingChanges, StartWar, Watch,
 };
 use crate::ids::{GameId, PlayerId, SeekId};
-use crate::lobby::{CreateRoom, GameInfo, ListGames, LobbyUpdate, RoomInfo, SeekInfo, Totals};
+use crate::lobby::{
+    CreateRoom, GameInfo, ListGames, LobbyUpdate, RoomInfo, Seek, SeekInfo, Totals,
+};
 use crate::moderation::{ModeratedPlayer, Report};
 use crate::records::{
     GameRecord, GameSummary, History, Leaderboard, LeaderboardEntry, MoveAnalysis, Profile, Rating,
@@ -42,17 +44,9 @@ pub enum ClientMessage {
     /// End one of this account's sessions: its tokens stop working and its connections close.
     RevokeSession { session: u64 },
     /// Change the password; every other session of the account ends.
-    ChangePassword {
-        #[debug("<redacted>")]
-        password: String,
-        #[debug("<redacted>")]
-        new_password: String,
-    },
+    ChangePassword(ChangePassword),
     /// Close the account for good (the password is asked again): every session ends.
-    CloseAccount {
-        #[debug("<redacted>")]
-        password: String,
-    },
+    CloseAccount(CloseAccount),
     /// Change the name others see, keeping the player (its games and ratings): the name new
     /// games, the lobby and the records show from now on. Same rules as `hello`'s name.
     Rename { name: String },
@@ -66,14 +60,7 @@ pub enum ClientMessage {
     /// One page of every listed live game, by game id.
     ListGames(ListGames),
     /// Quick match: be paired with the next player seeking the same variant and clock.
-    Seek {
-        variant: Variant,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        clock: Option<ClockSpec>,
-        /// Whether the game counts for ratings; only seeks that agree on it are paired.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        rated: bool,
-    },
+    Seek(Seek),
     /// Withdraw the current seek.
     CancelSeek,
     /// Accept another player's waiting seek, as the lobby lists it: the game starts at once, on
@@ -91,11 +78,7 @@ pub enum ClientMessage {
     StartWar(StartWar),
     /// Watch a live game: a `game_state` snapshot, then every update. A game from a private room
     /// needs its invite `code` unless the watcher plays in it.
-    Watch {
-        game: GameId,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        code: Option<String>,
-    },
+    Watch(Watch),
     /// Stop watching a game.
     Unwatch { game: GameId },
     /// Put the mover's mark on `cell` (cell numbers as in the engine: row-major, layer-major).

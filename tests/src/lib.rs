@@ -18,8 +18,8 @@ use futures_util::SinkExt;
 use noughts_kit::client::{self as kit, HelloError, ReadError};
 use noughts_protocol::{
     ClientFrame, ClientMessage, CreateRoom, ErrorCode, GameId, GameRecord, GameState, GameSummary,
-    History, Level, Mark, PlayAi, PlayerId, RequestId, ServerFrame, ServerMessage, SideChoice,
-    Variant,
+    History, Level, Mark, PlayAi, PlayerId, RequestId, Seek, ServerFrame, ServerMessage,
+    SideChoice, Variant,
 };
 use noughts_server::{Config, StoreConfig};
 use tokio::net::TcpStream;
@@ -539,11 +539,11 @@ pub async fn quick_match(url: &str, variant: Variant) -> (Client, Client, GameSt
 
 /// Pairs two players who have joined by quick match: (X, O) and the game snapshot.
 pub async fn pair(mut a: Client, mut b: Client, variant: Variant) -> (Client, Client, GameState) {
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant,
         clock: None,
         rated: false,
-    };
+    });
     assert!(matches!(
         a.request(1, seek.clone()).await,
         ServerMessage::Seeking { .. }

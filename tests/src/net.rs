@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::SinkExt;
 use noughts_kit::client as kit;
-use noughts_protocol::{ClientFrame, ClientMessage, GameId, ServerMessage};
+use noughts_protocol::{ClientFrame, ClientMessage, GameId, ServerMessage, Watch};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -112,7 +112,7 @@ pub async fn small_watcher(url: &str, game: GameId) -> Socket {
         .expect("welcome");
     send_frame(
         &mut socket,
-        &ClientFrame::new(ClientMessage::Watch { game, code: None }),
+        &ClientFrame::new(ClientMessage::Watch(Watch { game, code: None })),
     )
     .await;
     let snapshot = read_frame(&mut socket).await.expect("the snapshot");
@@ -126,7 +126,7 @@ pub async fn small_watcher(url: &str, game: GameId) -> Socket {
 /// server must drop it.
 pub async fn stall(socket: &mut Socket, game: GameId, snapshots: usize) {
     for _ in 0..snapshots {
-        let frame = ClientFrame::new(ClientMessage::Watch { game, code: None });
+        let frame = ClientFrame::new(ClientMessage::Watch(Watch { game, code: None }));
         socket
             .feed(Message::text(frame.to_json()))
             .await

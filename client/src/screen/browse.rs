@@ -1,7 +1,7 @@
 //! The all-games tab: every live listed game, a page at a time by `list_games`, filtered by
 //! variant; its keys and its drawing.
 
-use noughts_protocol::{ClientMessage, GameId, GameInfo, ListGames, Variant};
+use noughts_protocol::{ClientMessage, GameId, GameInfo, ListGames, Variant, Watch};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::{Line, Span};
 
@@ -124,10 +124,10 @@ pub fn on_key(browse: &mut Browse, key: KeyEvent) -> Vec<Action> {
         KeyCode::Char('r') => return vec![Action::Send(browse.request())],
         KeyCode::Enter | KeyCode::Char('w') => {
             if let Some(game) = browse.games.as_ref().and_then(|g| g.get(browse.selected)) {
-                return vec![Action::Send(ClientMessage::Watch {
+                return vec![Action::Send(ClientMessage::Watch(Watch {
                     game: game.game,
                     code: None,
-                })];
+                }))];
             }
         }
         _ => {}

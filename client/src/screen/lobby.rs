@@ -2,7 +2,7 @@
 //! totals, the all-games, leaderboard and history tabs, and what you can do; its keys, where its
 //! rows are on screen, and its drawing.
 
-use noughts_protocol::{GameInfo, RoomInfo, SeekInfo};
+use noughts_protocol::{GameInfo, RoomInfo, SeekInfo, Watch};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -87,10 +87,10 @@ fn on_games_key(lobby: &mut Lobby, key: KeyEvent, me: Option<PlayerId>) -> Vec<A
                 })];
             }
             Some(Entry::Mine(game) | Entry::Featured(game) | Entry::War(game)) => {
-                return vec![Action::Send(ClientMessage::Watch {
+                return vec![Action::Send(ClientMessage::Watch(Watch {
                     game: game.game,
                     code: None,
-                })];
+                }))];
             }
             _ => {}
         },

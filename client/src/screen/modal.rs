@@ -5,7 +5,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use noughts_protocol::{ClientMessage, ClockSpec, CreateRoom, GameId, Variant};
+use noughts_protocol::{ClientMessage, ClockSpec, CreateRoom, GameId, Seek, Variant};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use super::people::{self, People};
@@ -84,11 +84,11 @@ pub fn on_key(modal: Modal, key: KeyEvent, game: Option<GameId>) -> ModalKey {
                 KeyCode::Enter => {
                     let request = form.request();
                     let next = match &request {
-                        ClientMessage::Seek {
+                        ClientMessage::Seek(Seek {
                             variant,
                             clock,
                             rated,
-                        } => Some(Modal::Seeking {
+                        }) => Some(Modal::Seeking {
                             variant: *variant,
                             clock: *clock,
                             rated: *rated,

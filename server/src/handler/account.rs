@@ -6,8 +6,9 @@
 use std::sync::Arc;
 
 use noughts_protocol::{
-    Credentials, DEVICE_MAX_CHARS, ErrorCode, PROTOCOL_VERSION, PlayerId, RequestId, ServerMessage,
-    SessionInfo, sanitize, username_key, username_skeleton, validate_username,
+    ChangePassword, CloseAccount, Credentials, DEVICE_MAX_CHARS, ErrorCode, PROTOCOL_VERSION,
+    PlayerId, RequestId, ServerMessage, SessionInfo, sanitize, username_key, username_skeleton,
+    validate_username,
 };
 use tracing::{error, info};
 
@@ -519,9 +520,12 @@ impl Client {
         &mut self,
         session: &Session,
         id: Option<RequestId>,
-        password: String,
-        new_password: String,
+        request: ChangePassword,
     ) -> Reply {
+        let ChangePassword {
+            password,
+            new_password,
+        } = request;
         self.check_transport()?;
         let account = self.own_account(session).await?;
         let key = username_key(&account.username);
@@ -556,8 +560,9 @@ impl Client {
         &mut self,
         session: &Arc<Session>,
         id: Option<RequestId>,
-        password: String,
+        request: CloseAccount,
     ) -> Reply {
+        let CloseAccount { password } = request;
         self.check_transport()?;
         let account = self.own_account(session).await?;
         let key = username_key(&account.username);

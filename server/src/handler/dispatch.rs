@@ -153,11 +153,7 @@ impl Client {
                 self.list_games(id, request);
                 Ok(())
             }
-            ClientMessage::Seek {
-                variant,
-                clock,
-                rated,
-            } => self.seek(&session, from, variant, clock, rated).await,
+            ClientMessage::Seek(request) => self.seek(&session, from, request).await,
             ClientMessage::CancelSeek => self.cancel_seek(&session, id),
             ClientMessage::AcceptSeek { seek } => self.accept_seek(&session, from, seek).await,
             ClientMessage::CreateRoom(request) => self.create_room(&session, id, request).await,
@@ -165,7 +161,7 @@ impl Client {
             ClientMessage::JoinRoom { code } => self.join_room(&session, from, code).await,
             ClientMessage::PlayAi(request) => self.play_ai(&session, from, request),
             ClientMessage::StartWar(request) => self.start_war(&session, from, request),
-            ClientMessage::Watch { game, code } => self.watch(&session, from, game, code).await,
+            ClientMessage::Watch(request) => self.watch(&session, from, request).await,
             ClientMessage::Unwatch { game } => self.unwatch(&session, from, game).await,
             ClientMessage::Move { game, cell } => self.ask(from, game, Ask::Move { cell }).await,
             ClientMessage::Resign { game } => self.ask(from, game, Ask::Resign).await,
@@ -235,16 +231,10 @@ impl Client {
             ClientMessage::RevokeSession { session: device } => {
                 self.revoke_session(session, id, device).await
             }
-            ClientMessage::ChangePassword {
-                password,
-                new_password,
-            } => {
-                self.change_password(session, id, password, new_password)
-                    .await
+            ClientMessage::ChangePassword(request) => {
+                self.change_password(session, id, request).await
             }
-            ClientMessage::CloseAccount { password } => {
-                self.close_account(session, id, password).await
-            }
+            ClientMessage::CloseAccount(request) => self.close_account(session, id, request).await,
             _ => refuse(ErrorCode::BadRequest, "not a request the server knows"),
         }
     }

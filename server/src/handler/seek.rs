@@ -7,9 +7,7 @@ use std::sync::Arc;
 #[cfg(feature = "cluster")]
 use std::time::Duration;
 
-use noughts_protocol::{
-    ClockSpec, ErrorCode, GameKind, RequestId, SeekId, SeekInfo, ServerMessage, Variant,
-};
+use noughts_protocol::{ErrorCode, GameKind, RequestId, Seek, SeekId, SeekInfo, ServerMessage};
 #[cfg(feature = "cluster")]
 use tokio::time::timeout;
 
@@ -55,10 +53,13 @@ impl Client {
         &mut self,
         session: &Arc<Session>,
         from: Requester,
-        variant: Variant,
-        clock: Option<ClockSpec>,
-        rated: bool,
+        request: Seek,
     ) -> Reply {
+        let Seek {
+            variant,
+            clock,
+            rated,
+        } = request;
         let key = SeekTerms {
             variant,
             clock,

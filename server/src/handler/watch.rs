@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use noughts_protocol::{ErrorCode, GameId, ServerMessage};
+use noughts_protocol::{ErrorCode, GameId, ServerMessage, Watch};
 
 use super::client::{Client, Reply, no_such_game, refuse};
 use crate::registry::games::{Requester, Sent};
@@ -15,9 +15,9 @@ impl Client {
         &mut self,
         session: &Arc<Session>,
         from: Requester,
-        game: GameId,
-        code: Option<String>,
+        request: Watch,
     ) -> Reply {
+        let Watch { game, code } = request;
         // A private game answers as if it did not exist, so ids cannot be probed.
         if !self
             .shared

@@ -268,10 +268,10 @@ impl GameHandle {
             }
             #[cfg(feature = "cluster")]
             GameHandle::Remote(game) => {
-                let message = ClientMessage::Watch {
+                let message = ClientMessage::Watch(noughts_protocol::Watch {
                     game: game.id(),
                     code,
-                };
+                });
                 remote_sent(game.request(from.out.conn, from.id, message, false).await)
             }
         }

@@ -6,7 +6,7 @@
 
 use fantoccini::Client;
 use noughts_engine::Variant;
-use noughts_protocol::{ClientMessage, GameState, History, Leaderboard, ServerMessage};
+use noughts_protocol::{ClientMessage, GameState, History, Leaderboard, Seek, ServerMessage};
 use noughts_tests::accounts::{TEST_PASSWORD, registered};
 use noughts_tests::browser::{Driver, assert_no_errors, click, wait_for, wait_for_text};
 use noughts_tests::tmux::Tmux;
@@ -127,11 +127,11 @@ async fn two_guests_sign_up_play_rated_and_are_named_by_their_usernames_everywhe
     let mut cy = noughts_tests::Client::join(&url, "cy").await;
     cy.send(ClientMessage::SubscribeLobby).await;
     cy.until(|m| matches!(m, ServerMessage::Lobby { .. })).await;
-    bob.send(ClientMessage::Seek {
+    bob.send(ClientMessage::Seek(Seek {
         variant: Variant::Classic,
         clock: None,
         rated: true,
-    })
+    }))
     .await;
     let seek = cy
         .until(|m| matches!(m, ServerMessage::LobbyUpdate(u) if !u.seeks.is_empty()))

@@ -98,11 +98,13 @@ async fn against_rival(
         make_account(&mut rival).await;
     }
     rival
-        .send(noughts_protocol::ClientMessage::Seek {
-            variant: Variant::Classic,
-            clock: None,
-            rated,
-        })
+        .send(noughts_protocol::ClientMessage::Seek(
+            noughts_protocol::Seek {
+                variant: Variant::Classic,
+                clock: None,
+                rated,
+            },
+        ))
         .await;
     let state = rival.game_state().await;
     (rival, state)

@@ -5,7 +5,7 @@
 
 use fantoccini::Locator;
 use noughts_engine::Variant;
-use noughts_protocol::{ClientMessage, Mark};
+use noughts_protocol::{ClientMessage, Mark, Seek};
 use noughts_tests::browser::{
     Driver, Screen, assert_no_errors, attr, press, wait_for, wait_for_text,
 };
@@ -153,11 +153,11 @@ async fn lobby_menus(screen: Screen) {
     let client = driver.on(screen).await;
     open(&client, &page(&server)).await;
     let mut rival = noughts_tests::Client::join(&server.url(), "rival").await;
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: Variant::Four,
         clock: None,
         rated: false,
-    };
+    });
     let noughts_protocol::ServerMessage::Seeking { seek, .. } = rival.request(1, seek).await else {
         panic!("the rival seeks");
     };

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use noughts_client::embedded::Embedded;
-use noughts_protocol::{ClientMessage, GameId, Mark, OfferKind, ServerMessage, Variant};
+use noughts_protocol::{ClientMessage, GameId, Mark, OfferKind, Seek, ServerMessage, Variant};
 use noughts_tests::Client;
 use noughts_tests::tmux::Tmux;
 
@@ -127,11 +127,11 @@ async fn at_120_by_40_moves_go_in_pairs_offers_read_in_the_first_person_and_a_wi
     .await;
     let mut rival = Client::join(&server.url, "rival").await;
     rival
-        .send(ClientMessage::Seek {
+        .send(ClientMessage::Seek(Seek {
             variant: Variant::Classic,
             clock: None,
             rated: false,
-        })
+        }))
         .await;
     let state = rival.game_state().await;
     let me = state.you.expect("the rival plays").opponent();

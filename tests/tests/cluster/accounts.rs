@@ -3,7 +3,7 @@
 //! sessions are one list wherever they were opened, and a guest on one node cannot take an
 //! account's rated seek or room on the other.
 
-use noughts_protocol::{ClientMessage, CreateRoom, ErrorCode, ServerMessage, Variant};
+use noughts_protocol::{ClientMessage, CreateRoom, ErrorCode, Seek, ServerMessage, Variant};
 use noughts_server::{Config, StoreConfig};
 use noughts_tests::accounts::{make_account, register, registered, sign_in};
 use noughts_tests::postgres::Postgres;
@@ -86,11 +86,11 @@ async fn a_guest_on_another_node_cannot_take_an_accounts_rated_seek_or_room() {
     let ServerMessage::RoomCreated { code, .. } = ada.request(1, rated_room).await else {
         panic!("ada's room");
     };
-    let rated_seek = ClientMessage::Seek {
+    let rated_seek = ClientMessage::Seek(Seek {
         variant: Variant::Classic,
         clock: None,
         rated: true,
-    };
+    });
     let ServerMessage::Seeking { seek, .. } = ada.request(2, rated_seek).await else {
         panic!("ada's seek");
     };

@@ -10,7 +10,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use futures_util::{Stream, StreamExt};
-use noughts_protocol::{ClientFrame, ClientMessage, GameId, Mark, ServerMessage, Variant};
+use noughts_protocol::{ClientFrame, ClientMessage, GameId, Mark, ServerMessage, Variant, Watch};
 use noughts_server::{ClusterConfig, ClusterSecret, Config, StoreConfig};
 use noughts_tests::postgres::Postgres;
 use noughts_tests::redis::TestRedis;
@@ -276,10 +276,10 @@ async fn a_message_under_another_secret_replayed_or_copied_to_another_game_is_dr
     match wes
         .request(
             3,
-            ClientMessage::Watch {
+            ClientMessage::Watch(Watch {
                 game: other_game.game,
                 code: None,
-            },
+            }),
         )
         .await
     {

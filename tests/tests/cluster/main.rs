@@ -18,7 +18,7 @@ mod war;
 
 use std::time::Duration;
 
-use noughts_protocol::{ClientMessage, CreateRoom, GameKind, ServerMessage, Variant};
+use noughts_protocol::{ClientMessage, CreateRoom, GameKind, Seek, ServerMessage, Variant, Watch};
 use noughts_server::Config;
 use noughts_tests::lobby::LobbyView;
 use noughts_tests::redis::TestRedis;
@@ -132,11 +132,11 @@ async fn rooms_and_seeks_made_on_one_node_are_listed_on_every_node_until_they_go
     // A seek on the second node shows on the first, and goes when it is withdrawn.
     let (mut on_a, mut view) = follower(&nodes[0], "al").await;
     let mut seeker = nodes[1].join("sam").await;
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: Variant::Cube,
         clock: None,
         rated: false,
-    };
+    });
     seeker.send(seek).await;
     on_a.lobby_until(&mut view, |view| !view.seeks.is_empty())
         .await;
@@ -172,7 +172,7 @@ async fn a_game_held_by_one_node_is_watched_from_another_move_by_move() {
     // From the other node: the snapshot as it stands, then every move after it, in order.
     let mut watcher = nodes[1].join("wes").await;
     let ServerMessage::GameState(snapshot) = watcher
-        .request(1, ClientMessage::Watch { game, code: None })
+        .request(1, ClientMessage::Watch(Watch { game, code: None }))
         .await
     else {
         panic!("a snapshot first");
@@ -210,10 +210,10 @@ async fn a_game_held_by_one_node_is_watched_from_another_move_by_move() {
     watcher
         .expect_error(
             3,
-            ClientMessage::Watch {
+            ClientMessage::Watch(Watch {
                 game: noughts_protocol::GameId(999_999),
                 code: None,
-            },
+            }),
             noughts_protocol::ErrorCode::NoSuchGame,
         )
         .await;
@@ -229,7 +229,7 @@ async fn watching_from_another_node_comes_back_after_redis_drops_its_subscribers
     let game = state.game;
     let mut watcher = nodes[1].join("wes").await;
     let first = watcher
-        .request(1, ClientMessage::Watch { game, code: None })
+        .request(1, ClientMessage::Watch(Watch { game, code: None }))
         .await;
     assert!(matches!(first, ServerMessage::GameState(_)));
     alternate(&mut x, &mut o, game, &[4, 0]).await;

@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use noughts_protocol::{ClientMessage, EndReason, ErrorCode, ServerMessage, Variant, close};
+use noughts_protocol::{ClientMessage, EndReason, ErrorCode, ServerMessage, Variant, Watch, close};
 use noughts_server::{Config, StoreConfig};
 use noughts_tests::hello::{hello_answer, until_hello_refused};
 use noughts_tests::postgres::Postgres;
@@ -169,7 +169,7 @@ async fn a_watcher_on_another_node_is_spared_the_chat_of_players_they_mute() {
     let mut cy = Client::join(&nodes[1].url(), "cy").await;
     let mute = ClientMessage::Mute { player: bo.player };
     assert_eq!(cy.request(2, mute).await, ServerMessage::Ok);
-    let watch = ClientMessage::Watch { game, code: None };
+    let watch = ClientMessage::Watch(Watch { game, code: None });
     assert!(matches!(
         cy.request(3, watch.clone()).await,
         ServerMessage::GameState(_)
@@ -191,7 +191,7 @@ async fn a_watcher_on_another_node_is_spared_the_chat_of_players_they_mute() {
     // dee, who mutes nobody, watching from node 2 too, reads both.
     let mut dee = Client::join(&nodes[1].url(), "dee").await;
     let ServerMessage::GameState(state) = dee
-        .request(1, ClientMessage::Watch { game, code: None })
+        .request(1, ClientMessage::Watch(Watch { game, code: None }))
         .await
     else {
         panic!("dee watches");

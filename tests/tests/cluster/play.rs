@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use noughts_protocol::{
-    ClientMessage, CreateRoom, ErrorCode, GameId, Mark, ServerMessage, Variant,
+    ClientMessage, CreateRoom, ErrorCode, GameId, Mark, Seek, ServerMessage, Variant, Watch,
 };
 use noughts_server::{Config, StoreConfig};
 use noughts_tests::accounts::make_account;
@@ -153,11 +153,11 @@ async fn quick_match_pairs_players_on_two_nodes_and_a_player_comes_back_on_a_thi
         return;
     };
     let nodes = nodes_on(&redis, &postgres.database("play_seek"), 3).await;
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: Variant::Four,
         clock: None,
         rated: true,
-    };
+    });
     let mut a = nodes[0].join("ari").await;
     make_account(&mut a).await;
     assert!(matches!(
@@ -346,17 +346,17 @@ async fn watchers_on_other_nodes_are_counted_may_chat_and_may_watch_private_game
     let mut wes = nodes[1].join("wes").await;
     wes.expect_error(
         1,
-        ClientMessage::Watch { game, code: None },
+        ClientMessage::Watch(Watch { game, code: None }),
         noughts_protocol::ErrorCode::NoSuchGame,
     )
     .await;
     let ServerMessage::GameState(state) = wes
         .request(
             2,
-            ClientMessage::Watch {
+            ClientMessage::Watch(Watch {
                 game,
                 code: Some(code),
-            },
+            }),
         )
         .await
     else {
@@ -374,13 +374,13 @@ async fn watchers_on_other_nodes_are_counted_may_chat_and_may_watch_private_game
     let (mut x, _o, game, _) = room_game(&nodes[0], false).await;
     let mut near = nodes[0].join("nia").await;
     assert!(matches!(
-        near.request(1, ClientMessage::Watch { game, code: None })
+        near.request(1, ClientMessage::Watch(Watch { game, code: None }))
             .await,
         ServerMessage::GameState(_)
     ));
     let mut far = nodes[1].join("fay").await;
     assert!(matches!(
-        far.request(1, ClientMessage::Watch { game, code: None })
+        far.request(1, ClientMessage::Watch(Watch { game, code: None }))
             .await,
         ServerMessage::GameState(_)
     ));

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use noughts_protocol::{ClientMessage, GameId, Mark, ServerMessage, Variant};
+use noughts_protocol::{ClientMessage, GameId, Mark, ServerMessage, Variant, Watch};
 use noughts_tests::postgres::Postgres;
 use noughts_tests::process::ServerProcess;
 use noughts_tests::redis::TestRedis;
@@ -78,7 +78,7 @@ async fn sit(round: usize, [host_url, guest_url, watcher_url]: [&str; 3]) -> Tab
 /// Has `watcher` watch `game`.
 async fn watch(watcher: &mut Client, game: GameId) {
     let watched = watcher
-        .request(2, ClientMessage::Watch { game, code: None })
+        .request(2, ClientMessage::Watch(Watch { game, code: None }))
         .await;
     assert!(
         matches!(&watched, ServerMessage::GameState(state) if state.game == game),

@@ -12,7 +12,7 @@ use std::time::Duration;
 use noughts_engine::Budget;
 use noughts_kit::redis_cluster::TestRedisCluster;
 use noughts_protocol::{
-    ClientMessage, ErrorCode, GameId, GameKind, Level, Mark, ServerMessage, Variant,
+    ClientMessage, ErrorCode, GameId, GameKind, Level, Mark, ServerMessage, Variant, Watch,
 };
 use noughts_server::{ClusterConfig, ClusterSecret, Config, StoreConfig};
 use noughts_tests::postgres::Postgres;
@@ -199,7 +199,7 @@ async fn a_game_across_nodes_goes_on_through_failovers_of_its_redis_cluster_shar
     };
     let mut watcher = nodes[1].join("wes").await;
     watcher
-        .send(ClientMessage::Watch { game, code: None })
+        .send(ClientMessage::Watch(Watch { game, code: None }))
         .await;
     watcher.game_state().await;
     lobby_whole(&mut lookers, 1, &mut id).await;

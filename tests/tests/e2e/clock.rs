@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use noughts_engine::{Mark, Variant};
-use noughts_protocol::{ClientMessage, ClockSpec, EndReason, GameId, ServerMessage};
+use noughts_protocol::{ClientMessage, ClockSpec, EndReason, GameId, Seek, ServerMessage, Watch};
 use noughts_tests::accounts::make_account;
 use noughts_tests::{TestServer, alternate, follow_to_end, moves_of, test_config};
 
@@ -16,11 +16,11 @@ async fn running_out_of_time_loses() {
     };
     let mut a = server.join("ada").await;
     let mut b = server.join("bob").await;
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: Variant::Classic,
         clock: Some(clock),
         rated: false,
-    };
+    });
     a.send(seek.clone()).await;
     b.send(seek).await;
     let (sa, sb) = (a.game_state().await, b.game_state().await);
@@ -72,11 +72,11 @@ async fn timed_match(
         make_account(&mut a).await;
         make_account(&mut b).await;
     }
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: Variant::Classic,
         clock: Some(clock),
         rated,
-    };
+    });
     a.send(seek.clone()).await;
     b.send(seek).await;
     let (sa, _) = (a.game_state().await, b.game_state().await);
@@ -98,7 +98,7 @@ async fn no_clock_runs_before_both_sides_have_moved_once() {
     // However long X takes over its first move, its clock stands still, and so does O's (time
     // passes here only so that a running clock would show it).
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let watch = ClientMessage::Watch { game, code: None };
+    let watch = ClientMessage::Watch(Watch { game, code: None });
     let ServerMessage::GameState(state) = x.request(1, watch).await else {
         panic!("a snapshot")
     };
@@ -207,11 +207,11 @@ async fn absurd_clocks_are_refused() {
     ] {
         a.expect_error(
             id,
-            ClientMessage::Seek {
+            ClientMessage::Seek(Seek {
                 variant: Variant::Classic,
                 clock: Some(clock),
                 rated: false,
-            },
+            }),
             noughts_protocol::ErrorCode::BadClock,
         )
         .await;

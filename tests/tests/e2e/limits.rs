@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use noughts_engine::Variant;
-use noughts_protocol::{ClientMessage, ClockSpec, CreateRoom, ErrorCode, ServerMessage, close};
+use noughts_protocol::{
+    ClientMessage, ClockSpec, CreateRoom, ErrorCode, Seek, ServerMessage, close,
+};
 use noughts_tests::{Client, TestServer, test_config};
 
 /// Connects and says hello; the refusal's error code and close code if turned away.
@@ -64,14 +66,14 @@ async fn open_room(client: &mut Client, id: u64) -> String {
 }
 
 fn seek(initial_ms: u64) -> ClientMessage {
-    ClientMessage::Seek {
+    ClientMessage::Seek(Seek {
         variant: Variant::Classic,
         clock: Some(ClockSpec {
             initial_ms,
             increment_ms: 0,
         }),
         rated: false,
-    }
+    })
 }
 
 #[tokio::test]

@@ -1,7 +1,7 @@
 //! Quick match: two seekers are paired and play a game to a win; rooms and rematches.
 
 use noughts_engine::{Board, Mark, Variant};
-use noughts_protocol::{ClientMessage, EndReason, ServerMessage};
+use noughts_protocol::{ClientMessage, EndReason, Seek, ServerMessage};
 use noughts_tests::{TestServer, follow_to_end, moves_of, quick_match, test_config};
 
 /// X takes `x_cells` in turn while O answers with `o_cells`; X completes a line.
@@ -68,11 +68,11 @@ async fn two_players_quick_match_on_cube_and_play_to_a_win() {
 async fn a_seek_can_be_cancelled_and_only_one_is_allowed() {
     let server = TestServer::start(test_config()).await;
     let mut a = server.join("ada").await;
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: Variant::Four,
         clock: None,
         rated: false,
-    };
+    });
     assert!(matches!(
         a.request(1, seek.clone()).await,
         ServerMessage::Seeking { .. }
@@ -92,11 +92,11 @@ async fn a_seek_can_be_cancelled_and_only_one_is_allowed() {
     // A cancelled seek pairs with nobody: the next two seekers meet each other.
     let mut b = server.join("bob").await;
     let mut c = server.join("cyd").await;
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: Variant::Four,
         clock: None,
         rated: false,
-    };
+    });
     b.send(seek.clone()).await;
     c.send(seek).await;
     let (sb, sc) = (b.game_state().await, c.game_state().await);

@@ -2,7 +2,9 @@
 //! only for their players; public games stay open to everyone by id.
 
 use noughts_engine::Variant;
-use noughts_protocol::{ClientMessage, ErrorCode, GameId, History, PlayerId, ServerMessage};
+use noughts_protocol::{
+    ClientMessage, ErrorCode, GameId, History, PlayerId, Seek, ServerMessage, Watch,
+};
 use noughts_tests::{Client, TestServer, alternate, test_config};
 
 /// A private room opened by a host and joined by a guest: the game, the displayed code, and the
@@ -27,10 +29,10 @@ async fn private_game(server: &TestServer) -> (GameId, String, Client, Client) {
 }
 
 fn watch(game: GameId, code: Option<&str>) -> ClientMessage {
-    ClientMessage::Watch {
+    ClientMessage::Watch(Watch {
         game,
         code: code.map(str::to_owned),
-    }
+    })
 }
 
 /// The games in `player`'s history as `asker` sees it.
@@ -144,11 +146,11 @@ async fn a_private_game_is_on_record_only_for_its_players() {
         .await;
     // And a public game of X's beside it.
     let mut rival = server.join("rival").await;
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: Variant::Cube,
         clock: None,
         rated: false,
-    };
+    });
     x.request(20, seek.clone()).await;
     rival.send(seek).await;
     let public = rival.game_state().await.game;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use noughts_engine::{Board, Level, Mark, Variant};
 use noughts_protocol::{
     ClientMessage, EndReason, ErrorCode, GameId, GameState, History, Leaderboard, PlayAi, PlayerId,
-    ServerMessage, SideChoice,
+    Seek, ServerMessage, SideChoice, Watch,
 };
 use noughts_tests::accounts::make_account;
 use noughts_tests::{Client, Scratch, TestServer, file_config};
@@ -18,11 +18,11 @@ async fn seek<'a>(
     b: &'a mut Client,
     rated: bool,
 ) -> (&'a mut Client, &'a mut Client, GameState) {
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: Variant::Classic,
         clock: None,
         rated,
-    };
+    });
     a.request(100, seek.clone()).await;
     b.request(100, seek).await;
     let state = a.game_state().await;
@@ -330,10 +330,10 @@ async fn war_games_go_on_after_a_restart() {
     let reply = eve
         .request(
             2,
-            ClientMessage::Watch {
+            ClientMessage::Watch(Watch {
                 game: before.game,
                 code: None,
-            },
+            }),
         )
         .await;
     let ServerMessage::GameState(state) = reply else {
@@ -433,7 +433,7 @@ async fn a_restored_game_nobody_returns_to_ends_unrated() {
     let server = TestServer::start(config()).await;
     let mut eve = server.join("eve").await;
     let reply = eve
-        .request(1, ClientMessage::Watch { game, code: None })
+        .request(1, ClientMessage::Watch(Watch { game, code: None }))
         .await;
     let ServerMessage::GameState(state) = reply else {
         panic!("{reply:?}")

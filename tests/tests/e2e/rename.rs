@@ -3,7 +3,7 @@
 //! username the name, which an account cannot change.
 
 use noughts_engine::Variant;
-use noughts_protocol::{ClientMessage, ErrorCode, ListGames, ServerMessage};
+use noughts_protocol::{ClientMessage, ErrorCode, ListGames, ServerMessage, Watch};
 use noughts_tests::accounts::TEST_PASSWORD;
 use noughts_tests::{Client, Scratch, TestServer, file_config, pair};
 
@@ -125,7 +125,7 @@ async fn a_game_being_played_keeps_the_names_it_started_with_until_it_ends() {
     // A new watcher's snapshot, the opponent's and the player's own all show the name the game
     // started with, as the lobby's entry does.
     let mut cy = server.join("cy").await;
-    let watch = ClientMessage::Watch { game, code: None };
+    let watch = ClientMessage::Watch(Watch { game, code: None });
     for (who, client) in [("cy", &mut cy), ("bob", &mut *bob), ("ada", &mut *ada)] {
         let ServerMessage::GameState(state) = client.request(3, watch.clone()).await else {
             panic!("{who}: a snapshot")

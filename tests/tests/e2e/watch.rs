@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use noughts_engine::{Level, Mark, Variant};
-use noughts_protocol::{ClientMessage, ErrorCode, GameKind, ServerMessage, StartWar};
+use noughts_protocol::{ClientMessage, ErrorCode, GameKind, ServerMessage, StartWar, Watch};
 use noughts_tests::{TestServer, alternate, follow_to_end, moves_of, test_config};
 
 use noughts_tests::quick_match;
@@ -32,7 +32,7 @@ async fn a_watcher_joins_midway_and_sees_every_move_in_order() {
 
     let mut watcher = server.join("watcher").await;
     let ServerMessage::GameState(snapshot) = watcher
-        .request(1, ClientMessage::Watch { game, code: None })
+        .request(1, ClientMessage::Watch(Watch { game, code: None }))
         .await
     else {
         panic!("watch answers with a snapshot");
@@ -82,7 +82,7 @@ async fn the_watcher_count_goes_down_when_a_watcher_leaves() {
     let game = state.game;
     let mut watcher = server.join("watcher").await;
     watcher
-        .request(1, ClientMessage::Watch { game, code: None })
+        .request(1, ClientMessage::Watch(Watch { game, code: None }))
         .await;
     x.saw(|m| matches!(m, ServerMessage::Watchers { count: 1, .. }))
         .await;
@@ -94,7 +94,7 @@ async fn the_watcher_count_goes_down_when_a_watcher_leaves() {
         .await;
     let mut second = server.join("second").await;
     second
-        .request(1, ClientMessage::Watch { game, code: None })
+        .request(1, ClientMessage::Watch(Watch { game, code: None }))
         .await;
     x.saw(|m| matches!(m, ServerMessage::Watchers { count: 1, .. }))
         .await;
@@ -113,7 +113,7 @@ async fn after_a_burst_of_watchers_the_count_arrives_and_is_right() {
     for i in 0..BURST {
         let mut watcher = server.join(&format!("watcher{i}")).await;
         watcher
-            .send(ClientMessage::Watch { game, code: None })
+            .send(ClientMessage::Watch(Watch { game, code: None }))
             .await;
         watchers.push(watcher);
     }
@@ -138,7 +138,7 @@ async fn after_a_burst_of_watchers_the_count_arrives_and_is_right() {
     }
     let mut late = server.join("late").await;
     let ServerMessage::GameState(snapshot) = late
-        .request(1, ClientMessage::Watch { game, code: None })
+        .request(1, ClientMessage::Watch(Watch { game, code: None }))
         .await
     else {
         panic!("watch answers with a snapshot");
@@ -178,10 +178,10 @@ async fn war_games_run_from_the_start_and_a_new_one_follows_each_end() {
     let ServerMessage::GameState(snapshot) = client
         .request(
             2,
-            ClientMessage::Watch {
+            ClientMessage::Watch(Watch {
                 game: first,
                 code: None,
-            },
+            }),
         )
         .await
     else {

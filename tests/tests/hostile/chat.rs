@@ -1,7 +1,7 @@
 //! Chat under attack: escape sequences, control characters, empty and oversized lines, chat in
 //! games one is not part of, and floods of lines.
 
-use noughts_protocol::{ClientMessage, ErrorCode, ServerMessage};
+use noughts_protocol::{ClientMessage, ErrorCode, ServerMessage, Watch};
 
 use crate::support::{Beside, Reference};
 
@@ -82,7 +82,7 @@ async fn chat(server: &noughts_tests::TestServer, reference: &mut Reference) {
     let mut chatty = server.join("chatty").await;
     assert!(matches!(
         chatty
-            .request(1, ClientMessage::Watch { game, code: None })
+            .request(1, ClientMessage::Watch(Watch { game, code: None }))
             .await,
         ServerMessage::GameState(_)
     ));

@@ -3,8 +3,8 @@
 
 use noughts_engine::{Level, Mark, Variant};
 use noughts_protocol::{
-    ClientFrame, ClientMessage, ClockSpec, CreateRoom, ErrorCode, GameId, PlayAi, RequestId,
-    ServerMessage, SideChoice,
+    ClientFrame, ClientMessage, ClockSpec, CreateRoom, ErrorCode, GameId, PlayAi, RequestId, Seek,
+    ServerMessage, SideChoice, Watch,
 };
 use noughts_tests::{TestServer, connect, read_frame, send_frame};
 
@@ -164,14 +164,14 @@ async fn moves(server: &TestServer, reference: &mut Reference) {
 async fn limits(server: &TestServer, game: GameId) {
     // One seek at a time (on a clock nobody else uses, so nobody is matched).
     let mut solo = server.join("roomy").await;
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: Variant::Qubic,
         clock: Some(ClockSpec {
             initial_ms: 4321,
             increment_ms: 7,
         }),
         rated: false,
-    };
+    });
     assert!(matches!(
         solo.request(220, seek.clone()).await,
         ServerMessage::Seeking { .. }
@@ -230,7 +230,7 @@ async fn limits(server: &TestServer, game: GameId) {
     for (id, message) in [
         (1, ClientMessage::Ping),
         (2, ClientMessage::Move { game, cell: 3 }),
-        (3, ClientMessage::Watch { game, code: None }),
+        (3, ClientMessage::Watch(Watch { game, code: None })),
         (4, ClientMessage::SubscribeLobby),
     ] {
         send_frame(

@@ -6,7 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures_util::SinkExt;
 use noughts_engine::{Mark, Variant};
-use noughts_protocol::{ClientMessage, ErrorCode, GameId, RequestId, ServerFrame, ServerMessage};
+use noughts_protocol::{
+    ClientMessage, ErrorCode, GameId, RequestId, ServerFrame, ServerMessage, Watch,
+};
 use noughts_server::Config;
 use noughts_tests::{Client, Socket, TestServer, follow_to_end, moves_of, read_frame, test_config};
 use tokio::io::AsyncWriteExt;
@@ -250,7 +252,7 @@ impl Beside {
         let mut watcher = server.join("watcher").await;
         assert!(matches!(
             watcher
-                .request(1, ClientMessage::Watch { game, code: None })
+                .request(1, ClientMessage::Watch(Watch { game, code: None }))
                 .await,
             ServerMessage::GameState(_)
         ));

@@ -5,7 +5,10 @@
 
 use std::time::Duration;
 
-use noughts_protocol::{ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSION, ServerMessage};
+use noughts_protocol::{
+    ChangePassword, ClientFrame, ClientMessage, CloseAccount, ErrorCode, PROTOCOL_VERSION,
+    ServerMessage,
+};
 use noughts_server::{AccountConfig, ClientAddress, Config, Proxies};
 use noughts_tests::accounts::{credentials, register, registered};
 use noughts_tests::hello::hello_answer;
@@ -29,9 +32,9 @@ async fn a_username_that_looks_like_a_held_one_is_taken_even_a_closed_accounts_a
         let answer = register(&mut other, id, look_alike, PASSWORD).await;
         assert_eq!(refusal(answer).0, ErrorCode::UsernameTaken, "{look_alike}");
     }
-    let close = ClientMessage::CloseAccount {
+    let close = ClientMessage::CloseAccount(CloseAccount {
         password: PASSWORD.to_owned(),
-    };
+    });
     assert_eq!(holder.request(4, close).await, ServerMessage::Ok);
     let answer = register(&mut other, 5, "reuse-x", PASSWORD).await;
     assert_eq!(
@@ -199,10 +202,10 @@ async fn a_strangers_failures_do_not_stop_the_owners_known_device() {
         Some(laptop_cookie.as_str()),
         "it keeps its cookie"
     );
-    let change = ClientMessage::ChangePassword {
+    let change = ClientMessage::ChangePassword(ChangePassword {
         password: PASSWORD.to_owned(),
         new_password: NEW_PASSWORD.to_owned(),
-    };
+    });
     assert_eq!(laptop.request(2, change).await, ServerMessage::Ok);
 
     // The phone's cookie from registering works too, from any address.

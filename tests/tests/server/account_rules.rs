@@ -7,8 +7,8 @@
 use std::time::Duration;
 
 use noughts_protocol::{
-    ClientMessage, CreateRoom, DEVICE_MAX_CHARS, ErrorCode, GameId, GameState, Leaderboard, Mark,
-    ServerMessage, Variant,
+    ClientMessage, CloseAccount, CreateRoom, DEVICE_MAX_CHARS, ErrorCode, GameId, GameState,
+    Leaderboard, Mark, Seek, ServerMessage, Variant,
 };
 use noughts_server::AccountConfig;
 use noughts_tests::accounts::{TEST_PASSWORD, make_account, register, sign_in_on};
@@ -27,11 +27,11 @@ on_both_stores!(
 );
 
 fn seek(rated: bool) -> ClientMessage {
-    ClientMessage::Seek {
+    ClientMessage::Seek(Seek {
         variant: Variant::Classic,
         clock: None,
         rated,
-    }
+    })
 }
 
 fn room(rated: bool) -> ClientMessage {
@@ -167,9 +167,9 @@ async fn a_closed_accounts_name_is_marked_in_old_games_and_freed_after_the_hold(
     ada.request(1, ClientMessage::Resign { game }).await;
     bob.saw(|m| matches!(m, ServerMessage::GameOver { .. }))
         .await;
-    let close = ClientMessage::CloseAccount {
+    let close = ClientMessage::CloseAccount(CloseAccount {
         password: TEST_PASSWORD.to_owned(),
-    };
+    });
     assert_eq!(ada.request(2, close).await, ServerMessage::Ok);
 
     // Old games, the history and the profile show the name as closed.

@@ -8,7 +8,8 @@
 //! a password.
 
 use noughts_protocol::{
-    ClientMessage, ErrorCode, Level, ServerMessage, SessionInfo, SideChoice, Variant, VariantStats,
+    ChangePassword, ClientMessage, CloseAccount, ErrorCode, Level, ServerMessage, SessionInfo,
+    SideChoice, Variant, VariantStats,
 };
 use noughts_server::{AccountConfig, ClientAddress, Config, Proxies};
 use noughts_tests::accounts::{
@@ -302,22 +303,22 @@ async fn a_password_change_ends_the_other_sessions(db: Db) {
     let mut phone = Client::join(&url, "ada").await;
     registered(&mut phone, "ada", PASSWORD).await;
     let mut laptop = sign_in(&url, "ada", PASSWORD, phone.player).await;
-    let wrong = ClientMessage::ChangePassword {
+    let wrong = ClientMessage::ChangePassword(ChangePassword {
         password: "not the password at all".to_owned(),
         new_password: NEW_PASSWORD.to_owned(),
-    };
+    });
     let answer = phone.request(1, wrong).await;
     assert_eq!(refusal(answer).0, ErrorCode::BadCredentials);
-    let weak = ClientMessage::ChangePassword {
+    let weak = ClientMessage::ChangePassword(ChangePassword {
         password: PASSWORD.to_owned(),
         new_password: "password".to_owned(),
-    };
+    });
     let answer = phone.request(2, weak).await;
     assert_eq!(refusal(answer).0, ErrorCode::WeakPassword);
-    let change = ClientMessage::ChangePassword {
+    let change = ClientMessage::ChangePassword(ChangePassword {
         password: PASSWORD.to_owned(),
         new_password: NEW_PASSWORD.to_owned(),
-    };
+    });
     assert_eq!(phone.request(3, change).await, ServerMessage::Ok);
     assert_eq!(
         laptop.closed().await,
@@ -348,16 +349,16 @@ async fn a_closed_account_cannot_sign_in(db: Db) {
     let url = server.url();
     let mut ada = Client::join(&url, "ada").await;
     registered(&mut ada, "ada", PASSWORD).await;
-    let wrong = ClientMessage::CloseAccount {
+    let wrong = ClientMessage::CloseAccount(CloseAccount {
         password: "not the password at all".to_owned(),
-    };
+    });
     assert_eq!(
         refusal(ada.request(1, wrong).await).0,
         ErrorCode::BadCredentials
     );
-    let close = ClientMessage::CloseAccount {
+    let close = ClientMessage::CloseAccount(CloseAccount {
         password: PASSWORD.to_owned(),
-    };
+    });
     assert_eq!(ada.request(2, close).await, ServerMessage::Ok);
     assert_eq!(
         ada.closed().await,
@@ -436,10 +437,10 @@ async fn the_database_holds_argon2id_hashes_and_no_password() {
     let url = server.url();
     let mut ada = Client::join(&url, "ada").await;
     registered(&mut ada, "ada", PASSWORD).await;
-    let change = ClientMessage::ChangePassword {
+    let change = ClientMessage::ChangePassword(ChangePassword {
         password: PASSWORD.to_owned(),
         new_password: NEW_PASSWORD.to_owned(),
-    };
+    });
     assert_eq!(ada.request(1, change).await, ServerMessage::Ok);
     drop(ada);
     server.shut_down().await.expect("a clean shutdown");

@@ -3,7 +3,7 @@
 //! a rated game ends.
 
 use noughts_protocol::{
-    ClientMessage, ClockSpec, EndReason, ErrorCode, Level, Mark, OfferKind, ServerMessage,
+    ClientMessage, ClockSpec, EndReason, ErrorCode, Level, Mark, OfferKind, Seek, ServerMessage,
     SideChoice, Variant,
 };
 
@@ -133,11 +133,11 @@ async fn a_takeback_by_agreement_in_an_unrated_game_and_never_in_a_rated_one() {
     let cells: Vec<usize> = record.moves.iter().map(|m| m.cell).collect();
     assert_eq!(cells, [0, 3, 1, 4, 2]);
     // A rated game allows none.
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: Variant::Classic,
         clock: None,
         rated: true,
-    };
+    });
     let mut ada = Client::join(&url, "ada").await;
     let mut bob = Client::join(&url, "bob").await;
     make_account(&mut ada).await;
@@ -254,11 +254,11 @@ async fn a_timed_takeback_keeps_the_increment_the_move_taken_back_earned() {
     };
     let mut ada = server.join("ada").await;
     let mut bob = server.join("bob").await;
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: Variant::Classic,
         clock: Some(clock),
         rated: false,
-    };
+    });
     ada.request(1, seek.clone()).await;
     bob.send(seek).await;
     let state = ada.game_state().await;

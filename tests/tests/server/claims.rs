@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use noughts_protocol::{
     ClaimOutcome, ClientMessage, EndReason, ErrorCode, GameId, Level, Mark, OfferKind,
-    PendingOffer, ServerMessage, SideChoice, Variant,
+    PendingOffer, ServerMessage, SideChoice, Variant, Watch,
 };
 
 use noughts_tests::{Client, TestServer, alternate, quick_match, test_config};
@@ -30,7 +30,7 @@ fn claim(game: GameId, outcome: ClaimOutcome) -> ClientMessage {
 /// The snapshot `client` gets when it asks for the game again.
 async fn snapshot(client: &mut Client, id: u64, game: GameId) -> noughts_protocol::GameState {
     let reply = client
-        .request(id, ClientMessage::Watch { game, code: None })
+        .request(id, ClientMessage::Watch(Watch { game, code: None }))
         .await;
     let ServerMessage::GameState(state) = reply else {
         panic!("{reply:?}")
@@ -45,7 +45,7 @@ async fn the_player_left_behind_claims_the_win_once_the_opponent_has_been_away_l
     let (mut x, mut o, state) = quick_match(&url, Variant::Classic).await;
     let game = state.game;
     let mut eve = Client::join(&url, "eve").await;
-    eve.request(1, ClientMessage::Watch { game, code: None })
+    eve.request(1, ClientMessage::Watch(Watch { game, code: None }))
         .await;
     alternate(&mut x, &mut o, game, &[4, 0]).await;
     // Nobody has left yet.

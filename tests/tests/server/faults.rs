@@ -12,8 +12,8 @@ use std::time::Duration;
 use futures_util::SinkExt;
 use noughts_engine::{Board, Variant};
 use noughts_protocol::{
-    ClientFrame, ClientMessage, EndReason, GameId, GameState, Level, Mark, ServerMessage,
-    SideChoice, close,
+    ClientFrame, ClientMessage, EndReason, GameId, GameState, Level, Mark, Seek, ServerMessage,
+    SideChoice, Watch, close,
 };
 use noughts_server::Config;
 use noughts_tests::net::{self, Relay};
@@ -123,11 +123,11 @@ async fn a_half_open_connection_is_dropped_by_the_ping_timeout() {
     // Ada plays direct; Bob through the relay. Eve watches; Cy and Di play a game of their own.
     let mut ada = server.join("ada").await;
     let mut bob = Client::join(&relay.url(), "bob").await;
-    let seek = ClientMessage::Seek {
+    let seek = ClientMessage::Seek(Seek {
         variant: Variant::Classic,
         clock: None,
         rated: false,
-    };
+    });
     ada.send(seek.clone()).await;
     bob.send(seek).await;
     let state = ada.game_state().await;
@@ -140,7 +140,7 @@ async fn a_half_open_connection_is_dropped_by_the_ping_timeout() {
     };
     alternate(&mut x, &mut o, game, &[4]).await;
     let mut eve = server.join("eve").await;
-    eve.request(1, ClientMessage::Watch { game, code: None })
+    eve.request(1, ClientMessage::Watch(Watch { game, code: None }))
         .await;
     let (mut cy, mut di, other) = quick_match(&server.url(), Variant::Classic).await;
 
@@ -198,7 +198,7 @@ async fn a_watcher_that_never_reads_is_dropped_and_the_game_goes_on() {
     let (mut x, mut o, state) = quick_match(&server.url(), Variant::Classic).await;
     let game = state.game;
     let mut eve = server.join("eve").await;
-    eve.request(1, ClientMessage::Watch { game, code: None })
+    eve.request(1, ClientMessage::Watch(Watch { game, code: None }))
         .await;
 
     // A full chat makes each snapshot about 6 KiB.
@@ -246,7 +246,7 @@ async fn a_watcher_that_never_reads_is_dropped_and_the_game_goes_on() {
     for i in 0..2000 {
         counts.extend(chat(&mut x, &mut o, &mut eve, format!("line {i}")).await);
         if i % 10 == 9 {
-            let watch = ClientMessage::Watch { game, code: None };
+            let watch = ClientMessage::Watch(Watch { game, code: None });
             let ServerMessage::GameState(snapshot) = eve.request(100_000 + i, watch).await else {
                 panic!("eve's snapshot");
             };
@@ -390,10 +390,10 @@ async fn sigterm_tells_every_client_and_the_games_come_back() {
     let mut eve = hello(&server, "eve").await;
     eve.request(
         1,
-        ClientMessage::Watch {
+        ClientMessage::Watch(Watch {
             game: human,
             code: None,
-        },
+        }),
     )
     .await;
     let mut idle = hello(&server, "idle").await;

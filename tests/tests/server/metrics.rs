@@ -7,7 +7,7 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use noughts_protocol::{
     ClientFrame, ClientMessage, GameId, Level, PROTOCOL_VERSION, PlayAi, RequestId, ServerFrame,
-    ServerMessage, SideChoice, Variant,
+    ServerMessage, SideChoice, Variant, Watch,
 };
 use noughts_server::Config;
 use noughts_tests::{net, quick_match};
@@ -190,7 +190,12 @@ async fn the_metrics_follow_play() {
 
     // Someone watches.
     let mut bob = join(addr, "bob").await;
-    let snapshot = request(&mut bob, 1, ClientMessage::Watch { game, code: None }).await;
+    let snapshot = request(
+        &mut bob,
+        1,
+        ClientMessage::Watch(Watch { game, code: None }),
+    )
+    .await;
     assert!(
         matches!(snapshot, ServerMessage::GameState(_)),
         "{snapshot:?}"

@@ -7,7 +7,7 @@
 use std::ffi::OsStr;
 
 use noughts_protocol::{
-    ClientMessage, ErrorCode, GameId, Report, ReportCategory, ServerMessage, Variant, close,
+    ClientMessage, ErrorCode, GameId, Report, ReportCategory, Seek, ServerMessage, Variant, close,
 };
 use noughts_tests::process::{ServerProcess, admin, own_uid};
 use noughts_tests::{Client, Scratch, TestServer, WAIT, binary, file_config};
@@ -90,10 +90,12 @@ async fn blocked_players_are_never_paired_and_cannot_join_each_others_rooms() {
     let close_room = ClientMessage::CloseRoom { code };
     assert_eq!(cy.request(4, close_room).await, ServerMessage::Ok);
     // Quick match passes the blocked seek over: di waits, and the next player meets cy.
-    let seek = || ClientMessage::Seek {
-        variant: Variant::Four,
-        clock: None,
-        rated: false,
+    let seek = || {
+        ClientMessage::Seek(Seek {
+            variant: Variant::Four,
+            clock: None,
+            rated: false,
+        })
     };
     let seeking = cy.request(5, seek()).await;
     assert!(

@@ -14,7 +14,7 @@ use futures_util::{SinkExt, StreamExt};
 use noughts_engine::Board;
 use noughts_protocol::{
     ClientFrame, ClientMessage, ClockSpec, CreateRoom, EndReason, GameId, GameState, History,
-    Level, Mark, PROTOCOL_VERSION, PlayAi, RequestId, ServerFrame, ServerMessage, SideChoice,
+    Level, Mark, PROTOCOL_VERSION, PlayAi, RequestId, Seek, ServerFrame, ServerMessage, SideChoice,
     Variant,
 };
 use noughts_tests::accounts::register_request;
@@ -394,11 +394,11 @@ async fn before_the_crash(dir: &Path, db: &OsStr, durability: Durability) -> Bef
     // Game B, rated and timed, from a seek: three moves, then the crash.
     for player in [&mut ada, &mut bob] {
         let reply = player
-            .request(ClientMessage::Seek {
+            .request(ClientMessage::Seek(Seek {
                 variant: Variant::Classic,
                 clock: Some(CLOCK),
                 rated: true,
-            })
+            }))
             .await;
         assert!(matches!(reply, ServerMessage::Seeking { .. }), "{reply:?}");
     }

@@ -1,7 +1,7 @@
 //! Seeks you can see: a waiting quick-match seek is listed in the lobby with its terms, any other
 //! player may accept it, and it leaves the listing however it ends.
 
-use noughts_protocol::{ClientMessage, ClockSpec, ErrorCode, SeekId, ServerMessage, Variant};
+use noughts_protocol::{ClientMessage, ClockSpec, ErrorCode, Seek, SeekId, ServerMessage, Variant};
 
 use noughts_tests::{Client, TestServer, test_config};
 
@@ -14,11 +14,11 @@ async fn seek(client: &mut Client, id: u64, clock: Option<ClockSpec>) -> SeekId 
     let reply = client
         .request(
             id,
-            ClientMessage::Seek {
+            ClientMessage::Seek(Seek {
                 variant: Variant::Four,
                 clock,
                 rated: false,
-            },
+            }),
         )
         .await;
     match reply {
