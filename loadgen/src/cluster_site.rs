@@ -16,8 +16,9 @@ use crate::report::Report;
 use crate::site::{self, SiteOptions};
 use crate::target::Target;
 
-/// The channel the nodes publish their lobby changes on (`server/src/cluster/lobby.rs`).
-const CHANNEL: &str = "lobby";
+/// The channel the nodes publish their lobby changes on (`server/src/cluster/lobby.rs`), under
+/// the hash tag that keeps the lobby's keys in one slot of a Redis Cluster.
+const CHANNEL: &str = "{lobby}";
 
 /// What the site over a cluster measured.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
