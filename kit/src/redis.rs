@@ -129,16 +129,8 @@ impl TestRedis {
             secret_file,
             config_file,
         };
-        for _ in 0..200 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
-                return Some(redis);
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        panic!("redis-server did not start");
+        wait_for_port(port).await;
+        Some(redis)
     }
 
     /// The port it listens on.
@@ -179,16 +171,7 @@ impl TestRedis {
         self.kill();
         let port = self.port();
         self.child = server(&self.config_file).expect("redis-server starts again");
-        for _ in 0..200 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        panic!("redis-server did not start again");
+        wait_for_port(port).await;
     }
 }
 
@@ -212,4 +195,18 @@ impl Drop for TestRedis {
             let _ = std::fs::remove_file(file);
         }
     }
+}
+
+/// Waits until a `redis-server` takes connections on loopback `port` (five seconds at most).
+pub(crate) async fn wait_for_port(port: u16) {
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("redis-server on {port} did not start");
 }

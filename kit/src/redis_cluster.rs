@@ -162,7 +162,7 @@ impl TestRedisCluster {
             _scratch: scratch,
         };
         for node in &cluster.nodes {
-            cluster.wait_for_port(node.port).await;
+            super::redis::wait_for_port(node.port).await;
         }
         let created = cluster
             .authed(Command::new("redis-cli"))
@@ -219,19 +219,6 @@ impl TestRedisCluster {
     fn run(&self, port: u16, args: &[&str]) -> String {
         let out = self.cli(port).args(args).output().expect("run redis-cli");
         String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    async fn wait_for_port(&self, port: u16) {
-        for _ in 0..200 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        panic!("redis-server on {port} did not start");
     }
 
     /// The cluster as the live node at `port` sees it.
@@ -457,7 +444,7 @@ impl TestRedisCluster {
             }
         }
         for port in self.ports() {
-            self.wait_for_port(port).await;
+            super::redis::wait_for_port(port).await;
         }
         // Every node sees each one restarted as a healthy replica.
         for _ in 0..400 {
