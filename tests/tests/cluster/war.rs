@@ -2,7 +2,8 @@
 //! PostgreSQL with the shortest lease the server allows: round after round, the node holding a
 //! variant's war games (and, every other round, a second node too) is killed with SIGKILL, then
 //! started again under its name; after each kill and each restart, every node's lobby lists
-//! exactly one war game per variant, the same one on every node, within a few lease times.
+//! exactly one war game per variant, the same one on every node, and the killed holder's war game
+//! goes on at another node, all within less time than a war game lasts.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -21,22 +22,27 @@ const LEASE_MS: u64 = 100;
 /// Rounds of kills and restarts.
 const ROUNDS: usize = 20;
 
+/// The time between two moves of a war game: a classic war game lasts at least five moves, so
+/// at least [`AGREE_WITHIN`] and a little more.
+const WAR_MOVE_MS: u64 = 3000;
+
 /// How long the nodes may take to agree on one war game per variant after a kill or a restart:
 /// many lease times (a dead node's slots and leases run out in one, its listings are swept in
-/// two; the lobby shows another node's games within two seconds), yet shorter than a war game,
-/// which a second war game beside it would outlive.
-const AGREE_WITHIN: Duration = Duration::from_secs(5);
+/// two; the lobby shows another node's games within two seconds, more on a loaded machine), yet
+/// shorter than any war game, which a second war game beside it would outlive.
+const AGREE_WITHIN: Duration = Duration::from_secs(14);
 
-/// A node with war games of every variant, between quick AIs a second a move, on `redis`/`db`.
+/// A node with war games of every variant, between quick AIs three seconds a move, on `redis`/`db`.
 fn war_node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerProcess {
     let lease = LEASE_MS.to_string();
+    let war_move = WAR_MOVE_MS.to_string();
     let args = [
         ["--lease-ms", &lease, "--war-x", "easy", "--war-o", "easy"],
         [
             "--war-budget-ms",
             "5",
             "--war-move-ms",
-            "1000",
+            &war_move,
             "--war-restart-ms",
             "100",
         ],
@@ -55,18 +61,25 @@ fn war_node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerPro
 /// The war games a node lists, by variant.
 type Wars = BTreeMap<Variant, Vec<GameId>>;
 
-/// The war games `client`'s node lists now.
-async fn wars(client: &mut Client, id: u64) -> Wars {
+/// How far a war game has gone, as a node lists it: its id and its moves.
+type Progress = (GameId, u32);
+
+/// The war games `client`'s node lists now, and how far the first of `variant`'s has gone.
+async fn wars(client: &mut Client, id: u64, variant: Variant) -> (Wars, Option<Progress>) {
     let ServerMessage::Lobby { games, .. } =
         client.request(id, ClientMessage::SubscribeLobby).await
     else {
         panic!("a lobby snapshot");
     };
     let mut wars = Wars::new();
+    let mut progress = None;
     for game in games.iter().filter(|g| g.kind == GameKind::War) {
         wars.entry(game.variant).or_default().push(game.game);
+        if game.variant == variant && progress.is_none() {
+            progress = Some((game.game, game.moves));
+        }
     }
-    wars
+    (wars, progress)
 }
 
 /// Whether `wars` has one war game per variant, and every node the same.
@@ -80,23 +93,37 @@ fn one_each(wars: &[Wars]) -> bool {
 }
 
 /// Waits (up to [`AGREE_WITHIN`]) until the nodes `lookers` look at agree on one war game per
-/// variant, twice in a row; what they listed last if they do not.
-async fn agree(lookers: &mut [Client], next_id: &mut u64, url: &str) -> Result<(), String> {
-    let deadline = tokio::time::Instant::now() + AGREE_WITHIN;
+/// variant, twice in a row, and `variant`'s war game has been seen to go on (a move played, or
+/// the next game begun) since a node's first look: played by a live node, not listed by a dead
+/// one.
+/// How long that took, or what they listed last if they do not.
+async fn agree(
+    lookers: &mut [Client],
+    next_id: &mut u64,
+    url: &str,
+    variant: Variant,
+) -> Result<Duration, String> {
+    let start = tokio::time::Instant::now();
+    let deadline = start + AGREE_WITHIN;
     let mut agreed = 0;
+    let mut firsts: Vec<Option<Option<Progress>>> = vec![None; lookers.len()];
+    let mut went_on = false;
     loop {
         let mut seen = Vec::new();
-        for looker in lookers.iter_mut() {
+        for (looker, first) in lookers.iter_mut().zip(&mut firsts) {
             *next_id += 1;
-            seen.push(wars(looker, *next_id).await);
+            let (wars, progress) = wars(looker, *next_id, variant).await;
+            seen.push(wars);
+            let first = *first.get_or_insert(progress);
+            went_on |= progress.is_some() && progress != first;
         }
         agreed = if one_each(&seen) { agreed + 1 } else { 0 };
-        if agreed == 2 {
-            return Ok(());
+        if agreed >= 2 && went_on {
+            return Ok(start.elapsed());
         }
         if tokio::time::Instant::now() > deadline {
             return Err(format!(
-                "the nodes list {seen:?}; Redis: {}",
+                "the nodes list {seen:?}, and {variant}'s war game went on: {went_on}; Redis: {}",
                 redis_state(url)
             ));
         }
@@ -171,10 +198,11 @@ async fn each_variant_has_one_war_game_on_every_node_after_every_kill_and_restar
     for node in nodes.iter().flatten() {
         lookers.push(Client::join(&node.url, "looker").await);
     }
-    agree(&mut lookers, &mut next_id, &redis.url)
+    agree(&mut lookers, &mut next_id, &redis.url, Variant::Classic)
         .await
         .expect("one war game per variant from the start");
     let mut failed = Vec::new();
+    let mut slowest = Duration::ZERO;
     for round in 0..ROUNDS {
         let variant = Variant::ALL[round % Variant::ALL.len()];
         let holder = slot_holder(&redis.url, variant).expect("a node holds the slot");
@@ -192,8 +220,9 @@ async fn each_variant_has_one_war_game_on_every_node_after_every_kill_and_restar
         for node in nodes.iter().flatten() {
             survivors.push(Client::join(&node.url, "looker").await);
         }
-        if let Err(why) = agree(&mut survivors, &mut next_id, &redis.url).await {
-            failed.push(format!("round {round}, after killing {killed:?}: {why}"));
+        match agree(&mut survivors, &mut next_id, &redis.url, variant).await {
+            Ok(took) => slowest = slowest.max(took),
+            Err(why) => failed.push(format!("round {round}, after killing {killed:?}: {why}")),
         }
         for &k in &killed {
             nodes[k] = Some(war_node(&dir, &db, &redis, names[k]));
@@ -202,10 +231,12 @@ async fn each_variant_has_one_war_game_on_every_node_after_every_kill_and_restar
         for node in nodes.iter().flatten() {
             lookers.push(Client::join(&node.url, "looker").await);
         }
-        if let Err(why) = agree(&mut lookers, &mut next_id, &redis.url).await {
-            failed.push(format!("round {round}, after restarting {killed:?}: {why}"));
+        match agree(&mut lookers, &mut next_id, &redis.url, variant).await {
+            Ok(took) => slowest = slowest.max(took),
+            Err(why) => failed.push(format!("round {round}, after restarting {killed:?}: {why}")),
         }
     }
+    eprintln!("the slowest agreement took {slowest:?}");
     for why in &failed {
         eprintln!("{why}");
     }
