@@ -62,10 +62,10 @@ fn war_node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerPro
 type Wars = BTreeMap<Variant, Vec<GameId>>;
 
 /// How far a war game has gone, as a node lists it: its id and its moves.
-type Progress = (GameId, u32);
+type WarProgress = (GameId, u32);
 
 /// The war games `client`'s node lists now, and how far the first of `variant`'s has gone.
-async fn wars(client: &mut Client, id: u64, variant: Variant) -> (Wars, Option<Progress>) {
+async fn wars(client: &mut Client, id: u64, variant: Variant) -> (Wars, Option<WarProgress>) {
     let ServerMessage::Lobby { games, .. } =
         client.request(id, ClientMessage::SubscribeLobby).await
     else {
@@ -106,7 +106,7 @@ async fn agree(
     let start = tokio::time::Instant::now();
     let deadline = start + AGREE_WITHIN;
     let mut agreed = 0;
-    let mut firsts: Vec<Option<Option<Progress>>> = vec![None; lookers.len()];
+    let mut firsts: Vec<Option<Option<WarProgress>>> = vec![None; lookers.len()];
     let mut went_on = false;
     loop {
         let mut seen = Vec::new();
