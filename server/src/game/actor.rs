@@ -28,7 +28,7 @@ use crate::rules::sitter::Sitter;
 use crate::rules::{Decision, Due, PendingMove, Rematch, Rules, Table};
 use crate::session::Session;
 use crate::shared::Shared;
-use crate::store::{GameStart, LiveGame, SEQ_RESERVE, StoredMove, now_ms};
+use crate::store::{GameStart, LiveGame, SEQ_RESERVE, StoreError, StoredMove, now_ms};
 
 /// Commands handled before the actor settles (sends a pending `watchers` update, handles dropped
 /// connections) and looks at its timers again.
@@ -475,7 +475,7 @@ impl Game {
     }
 
     /// Plays a checked move: stores it (with the end, if it ends the game), then tells everyone.
-    async fn play(&mut self, pending: PendingMove, from: Option<Requester>) {
+    pub(super) async fn play(&mut self, pending: PendingMove, from: Option<Requester>) {
         let record = pending.record;
         let played = StoredMove {
             cell: record.cell,
@@ -496,6 +496,9 @@ impl Game {
         let rerated = match self.persisted(stored) {
             Ok(rerated) => rerated,
             Err(None) => return,
+            Err(Some(StoreError::Diverged { ply, stored, .. })) => {
+                return self.earlier_try_stands(ply, stored, from).await;
+            }
             Err(Some(err)) => {
                 error!(cause = %err, cell = record.cell, "the move could not be stored; it is not played");
                 match from {

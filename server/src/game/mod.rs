@@ -9,6 +9,7 @@ mod ending;
 pub(crate) mod expiry;
 mod pause;
 mod people;
+mod retry;
 #[doc(hidden)]
 mod seat;
 mod setup;

@@ -317,6 +317,23 @@ impl Rules {
         Ok(Some(self.decide(mover, cell, now)))
     }
 
+    /// The move the store holds at `ply` from an earlier try whose answer was lost (the database
+    /// stopped as it committed): it stands, in time as it was when first stored. `None` if the
+    /// game has moved on or the cell is not legal here.
+    pub fn stored_move(&self, ply: u32, cell: usize, now: Instant) -> Option<PendingMove> {
+        if self.result.is_some() || self.board.ply() != ply || self.board.play(cell).is_err() {
+            return None;
+        }
+        let mark = self.board.to_move();
+        let mut clock = self.clock.clone();
+        if let Some(clock) = &mut clock
+            && self.board.ply() >= 2
+        {
+            clock.charge_move(mark, now);
+        }
+        Some(self.pending(mark, cell, clock, now))
+    }
+
     /// A legal move by `mark`: charges its clock and sees whether it ends the game.
     fn decide(&self, mark: Mark, cell: usize, now: Instant) -> Decision {
         let mut clock = self.clock.clone();
@@ -327,6 +344,12 @@ impl Rules {
         {
             return Decision::End(self.end_record(Some(mark.opponent()), EndReason::Timeout, 0));
         }
+        Decision::Play(self.pending(mark, cell, clock, now))
+    }
+
+    /// `mark`'s legal move at `cell`, its clock charged as `clock`: whether it ends the game, and
+    /// what to store.
+    fn pending(&self, mark: Mark, cell: usize, clock: Option<Clock>, now: Instant) -> PendingMove {
         let board = self.board.play_unchecked(cell);
         let ending = match board.outcome() {
             Some(Outcome::Win { mark, cells }) => Some(EndRecord {
@@ -351,11 +374,11 @@ impl Rules {
             clock_ms: clock.as_ref().map(|clock| clock.left_ms(mark, now)),
             ending,
         };
-        Decision::Play(PendingMove {
+        PendingMove {
             record,
             board,
             clock,
-        })
+        }
     }
 
     /// The store kept the move: it is played. `moved` answers the mover; `game_over` follows if

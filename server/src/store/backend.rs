@@ -301,11 +301,13 @@ pub(super) fn record_move(
         // The same move is there already: an earlier try committed although its answer was lost
         // (the database stopped as it committed), and the rest of the write repeats harmlessly.
         Some(cell) if cell == played.cell => {}
-        Some(cell) => {
-            return Err(StoreError::Corrupt(format!(
-                "game {game} has move {cell} stored at ply {ply}, not {}",
-                played.cell
-            )));
+        Some(stored) => {
+            return Err(StoreError::Diverged {
+                game,
+                ply,
+                stored,
+                tried: played.cell,
+            });
         }
     }
     match seq_mark {

@@ -133,6 +133,15 @@ pub enum StoreError {
     TooNew { found: u32, known: u32 },
     #[error("a stored game is inconsistent: {0}")]
     Corrupt(String),
+    /// A move tried at a ply where another is stored already: an earlier try's, committed although
+    /// its answer was lost (the database stopped as it committed).
+    #[error("game {game} has move {stored} stored at ply {ply}, not {tried}")]
+    Diverged {
+        game: GameId,
+        ply: u32,
+        stored: usize,
+        tried: usize,
+    },
     #[error("the transaction could not commit: {0}")]
     Commit(String),
     #[error("another server is using the database")]

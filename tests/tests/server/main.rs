@@ -11,6 +11,7 @@ mod alerts;
 mod backup;
 mod claims;
 mod connection;
+mod cut_off;
 mod faults;
 mod fine_print;
 mod health;

@@ -212,11 +212,23 @@ async fn a_failed_write_is_reported_and_the_rest_of_the_batch_commits(db: Fresh)
         .record_move(GameId(1), 0, Some(2 + SEQ_RESERVE), played, None)
         .await
         .unwrap();
-    // Another move at a ply already played is refused; a move in a game that does not exist too.
+    // Another move at a ply already played is refused, naming the one stored; a move in a game
+    // that does not exist too.
     let other = store
         .record_move(GameId(1), 0, Some(2 + SEQ_RESERVE), at(5, 10), None)
         .await;
-    assert!(matches!(other, Err(StoreError::Corrupt(_))), "{other:?}");
+    assert!(
+        matches!(
+            other,
+            Err(StoreError::Diverged {
+                ply: 0,
+                stored: 4,
+                tried: 5,
+                ..
+            })
+        ),
+        "{other:?}"
+    );
     let nowhere = store
         .record_move(GameId(9), 0, Some(1 + SEQ_RESERVE), played, None)
         .await;
