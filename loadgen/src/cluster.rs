@@ -250,7 +250,13 @@ pub async fn run(
                 cluster = Some(nodes);
             }
             Part::Failover => {
-                drop(cluster.take());
+                // The earlier part's nodes die here; their games' ids come again from the fresh
+                // database, so their leases must have run out in Redis first (two lease times).
+                let earlier = cluster.take();
+                if earlier.is_some() {
+                    drop(earlier);
+                    tokio::time::sleep(Duration::from_millis(2 * args.lease_ms)).await;
+                }
                 let nodes = launch.cluster("fail", args.nodes, args.lease_ms)?;
                 let options = FailoverOptions {
                     ai_games: args.failover_ai,

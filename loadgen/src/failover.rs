@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use anyhow::Context;
 use futures_util::StreamExt;
 use noughts_protocol::{ClientMessage, GameId, Mark, ServerMessage, Variant};
 use serde::{Deserialize, Serialize};
@@ -212,13 +213,16 @@ async fn come_back(player: Player, url: String, killed: Instant, tally: Arc<Tall
     let back = async {
         // On another node the welcome says `resumed: false` (the session there is new); the
         // player's games follow it all the same.
-        let (mut ws, _) = hello(&url, "back", Some(token)).await?;
+        let (mut ws, _) = hello(&url, "back", Some(token))
+            .await
+            .context("welcome back")?;
         tally.welcome.record(killed.elapsed());
         let state = client::until(&mut ws, |m| match m {
             ServerMessage::GameState(state) if state.game == game => Some(*state),
             _ => None,
         })
-        .await?;
+        .await
+        .context("game_state back")?;
         tally.resumed.record(killed.elapsed());
         if still_holds(&state.board, &board) && state.seq >= seq {
             tally.intact.fetch_add(1, Ordering::Relaxed);
@@ -244,7 +248,8 @@ async fn come_back(player: Player, url: String, killed: Instant, tally: Arc<Tall
                 }
                 _ => None,
             })
-            .await?;
+            .await
+            .with_context(|| format!("move acknowledged in game {}", game.0))?;
             tally.moved_on.fetch_add(1, Ordering::Relaxed);
         }
         Ok::<_, anyhow::Error>(ws)

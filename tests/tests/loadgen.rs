@@ -505,6 +505,14 @@ async fn the_cluster_benchmark_runs_every_part_on_real_redis_and_postgres() {
     assert_eq!(lobby.listed.expect("rooms listed").count, 12, "{lobby:?}");
     assert!(lobby.errors.is_empty(), "{:?}", lobby.errors);
     let failover = result.failover.as_ref().expect("failover");
+    if !failover.errors.is_empty() {
+        // The nodes' logs, to tell which part of the failover went wrong.
+        let logs = String::from_utf8_lossy(&output.stderr);
+        let tail: Vec<&str> = logs.lines().rev().take(300).collect();
+        for line in tail.iter().rev() {
+            eprintln!("{line}");
+        }
+    }
     assert!(failover.errors.is_empty(), "{:?}", failover.errors);
     assert_eq!((failover.players, failover.intact), (7, 7));
     assert_eq!(failover.resumed.expect("games back").count, 7);
