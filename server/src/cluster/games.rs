@@ -13,14 +13,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use noughts_protocol::{GameId, PlayerId, RequestId, ServerFrame, ServerMessage};
-use redis::aio::PubSubSink;
 use serde::Deserialize;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::warn;
 
+use super::channels::{Messages, Sink};
 use super::mail::Mail;
 use super::{Cluster, ClusterError};
 use crate::moderation::Moderation;
@@ -87,11 +86,8 @@ pub(crate) async fn publish(
             .ignore();
         if let Some(update) = &publication.update {
             let channel = channel(publication.game);
-            pipe.publish(
-                &channel,
-                cluster.seal.publish(&channel, update.as_str()).as_ref(),
-            )
-            .ignore();
+            let sealed = cluster.seal.publish(&channel, update.as_str());
+            cluster.publish_in(&mut pipe, &channel, sealed.as_ref());
         }
         if let Err(err) = pipe.exec_async(&mut cluster.redis.clone()).await {
             warn!(cause = %err, game = publication.game.0, "cannot publish a game's update");
@@ -116,7 +112,7 @@ pub(crate) struct RemoteWatches {
     cluster: Cluster,
     moderation: Arc<Moderation>,
     /// Subscribes and unsubscribes; `None` while the subscription connection is down.
-    sink: Mutex<Option<PubSubSink>>,
+    sink: Mutex<Option<Sink>>,
     games: Mutex<HashMap<GameId, HashMap<ConnId, Watcher>>>,
 }
 
@@ -150,7 +146,7 @@ impl RemoteWatches {
         moderation: Arc<Moderation>,
         stop: CancellationToken,
     ) -> Result<Arc<RemoteWatches>, ClusterError> {
-        let (sink, stream) = cluster.pubsub().await?.split();
+        let (sink, stream) = cluster.subscribe().await?;
         let watches = Arc::new(RemoteWatches {
             cluster,
             moderation,
@@ -169,9 +165,8 @@ impl RemoteWatches {
                 }
                 *router.sink.lock().unwrap_or_else(|p| p.into_inner()) = None;
                 tokio::time::sleep(Duration::from_millis(250)).await;
-                match router.cluster.pubsub().await {
-                    Ok(pubsub) => {
-                        let (sink, fresh) = pubsub.split();
+                match router.cluster.subscribe().await {
+                    Ok((sink, fresh)) => {
                         router.resume(sink).await;
                         stream = Some(fresh);
                     }
@@ -183,7 +178,7 @@ impl RemoteWatches {
     }
 
     /// Routes what comes on `stream` until it ends or `stop`.
-    async fn route(&self, mut stream: redis::aio::PubSubStream, stop: &CancellationToken) {
+    async fn route(&self, mut stream: Messages, stop: &CancellationToken) {
         loop {
             let message = tokio::select! {
                 message = stream.next() => message,
@@ -193,10 +188,8 @@ impl RemoteWatches {
                 warn!("lost the subscription to other nodes' games");
                 return;
             };
-            let name = message.get_channel_name();
-            let game = game_of(name);
-            if let (Some(game), Ok(text)) = (game, message.get_payload::<String>())
-                && let Some(text) = self.cluster.seal.open(name, &text)
+            if let Some(game) = game_of(&message.channel)
+                && let Some(text) = self.cluster.seal.open(&message.channel, &message.payload)
             {
                 self.deliver(game, text);
             }
@@ -205,10 +198,10 @@ impl RemoteWatches {
 
     /// On a new subscription connection: every game followed again, every watcher resent its
     /// game's snapshot.
-    async fn resume(&self, mut sink: PubSubSink) {
+    async fn resume(&self, mut sink: Sink) {
         let games: Vec<GameId> = self.games().keys().copied().collect();
         for &game in &games {
-            if let Err(err) = sink.subscribe(channel(game)).await {
+            if let Err(err) = sink.subscribe(&channel(game)).await {
                 warn!(cause = %err, game = game.0, "cannot follow another node's game");
             }
         }
@@ -265,7 +258,7 @@ impl RemoteWatches {
     }
 
     /// The subscription connection's sink, if it is up.
-    fn sink(&self) -> Option<PubSubSink> {
+    fn sink(&self) -> Option<Sink> {
         self.sink.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
@@ -325,7 +318,7 @@ impl RemoteWatches {
         };
         if first
             && let Some(mut sink) = self.sink()
-            && let Err(err) = sink.subscribe(channel(game)).await
+            && let Err(err) = sink.subscribe(&channel(game)).await
         {
             warn!(cause = %err, game = game.0, "cannot follow another node's game");
         }
@@ -413,7 +406,7 @@ impl RemoteWatches {
         };
         if last
             && let Some(mut sink) = self.sink()
-            && let Err(err) = sink.unsubscribe(channel(game)).await
+            && let Err(err) = sink.unsubscribe(&channel(game)).await
         {
             warn!(cause = %err, game = game.0, "cannot stop following another node's game");
         }

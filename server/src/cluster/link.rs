@@ -2,8 +2,9 @@
 //! over TLS) names a cluster by one or more of its nodes, `HOST:PORT` separated by commas; the
 //! commands then go through the crate's cluster connection, which learns the slots from any node
 //! and follows `MOVED` and `ASK` and a primary's failover by itself. Subscriptions need a
-//! connection of their own: classic `PUBLISH` reaches every node of a cluster, so a node subscribes
-//! through any one of the seeds that answers, and through the next when that one dies.
+//! connection of their own (see [`super::channels`]): on one Redis, to the first seed that
+//! answers; on a cluster, sharded pub/sub through a cluster connection of its own, which follows
+//! each channel's slot to its shard.
 //!
 //! What a command touches together must sit in one slot on a cluster: the keys of one game share
 //! the game's hash tag, the lobby's, the limits' and the nodes' each their own.
@@ -61,6 +62,16 @@ pub(super) struct Seeds {
     clients: Vec<redis::Client>,
     /// The seed to try first: the last one that answered.
     next: AtomicUsize,
+    /// Of a Redis Cluster: its seeds' URLs and the certificates to check, for a cluster
+    /// connection of sharded subscriptions.
+    sharded: Option<Sharded>,
+}
+
+/// How to reach a Redis Cluster again.
+#[derive(Debug, Clone)]
+struct Sharded {
+    urls: Vec<String>,
+    certificates: Option<redis::TlsCertificates>,
 }
 
 impl Seeds {
@@ -85,6 +96,24 @@ impl Seeds {
             }
         }
         Err(last.expect("a link has at least one seed"))
+    }
+
+    /// Of a Redis Cluster, a cluster connection for sharded subscriptions, whose messages (and
+    /// word of a lost connection) go to `pushes`; `None` for one Redis.
+    pub(super) async fn sharded_pubsub(
+        &self,
+        pushes: tokio::sync::mpsc::UnboundedSender<redis::PushInfo>,
+    ) -> Option<redis::RedisResult<ClusterConnection>> {
+        let sharded = self.sharded.as_ref()?;
+        let connect = async {
+            cluster_builder(&sharded.urls, sharded.certificates.clone())
+                .use_protocol(redis::ProtocolVersion::RESP3)
+                .push_sender(pushes)
+                .build()?
+                .get_async_connection()
+                .await
+        };
+        Some(connect.await)
     }
 }
 
@@ -134,6 +163,25 @@ pub(super) async fn sharded(
             Some(certificates) => redis::Client::build_with_tls(url.as_str(), certificates.clone()),
         })
         .collect::<redis::RedisResult<Vec<_>>>()?;
+    let redis = cluster_builder(urls, certificates.clone())
+        .build()?
+        .get_async_connection()
+        .await?;
+    let mut seeds = seeds(clients);
+    if let Some(seeds) = Arc::get_mut(&mut seeds) {
+        seeds.sharded = Some(Sharded {
+            urls: urls.to_vec(),
+            certificates,
+        });
+    }
+    Ok((Link::Sharded(redis), seeds))
+}
+
+/// A Redis Cluster's client: commands tried again for a few seconds while a shard fails over.
+fn cluster_builder(
+    urls: &[String],
+    certificates: Option<redis::TlsCertificates>,
+) -> ClusterClientBuilder {
     let mut builder = ClusterClientBuilder::new(urls.iter().map(String::as_str))
         .connection_timeout(TIMEOUT)
         .response_timeout(TIMEOUT)
@@ -143,14 +191,14 @@ pub(super) async fn sharded(
     if let Some(certificates) = certificates {
         builder = builder.certs(certificates);
     }
-    let redis = builder.build()?.get_async_connection().await?;
-    Ok((Link::Sharded(redis), seeds(clients)))
+    builder
 }
 
 fn seeds(clients: Vec<redis::Client>) -> Arc<Seeds> {
     Arc::new(Seeds {
         clients,
         next: AtomicUsize::new(0),
+        sharded: None,
     })
 }
 

@@ -16,7 +16,6 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use noughts_protocol::{GameId, SeekId, SeekInfo, Totals};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{Notify, mpsc};
@@ -151,8 +150,11 @@ impl Cluster {
             totals,
         })
         .expect("a batch serialises");
-        pipe.publish(CHANNEL, self.seal.publish(CHANNEL, &batch).as_ref())
-            .ignore();
+        self.publish_in(
+            &mut pipe,
+            CHANNEL,
+            self.seal.publish(CHANNEL, &batch).as_ref(),
+        );
         pipe.exec_async(&mut self.redis.clone()).await?;
         Ok(())
     }
@@ -257,7 +259,7 @@ impl Cluster {
                     totals: None,
                 })
                 .expect("a batch serialises");
-                redis::cmd("PUBLISH")
+                super::channels::publish(self.is_sharded())
                     .arg(CHANNEL)
                     .arg(self.seal.publish(CHANNEL, &message).as_ref())
                     .exec_async(&mut self.redis.clone())
@@ -422,8 +424,8 @@ async fn follow_once(
     shown: &mut HashSet<Listing>,
     stop: &CancellationToken,
 ) -> Result<(), ClusterError> {
-    let mut pubsub = cluster.pubsub().await?;
-    pubsub.subscribe(CHANNEL).await?;
+    let (mut sink, mut messages) = cluster.subscribe().await?;
+    sink.subscribe(CHANNEL).await?;
     let snapshot = cluster.listings().await?;
     let mut now = HashSet::new();
     for (node, change) in snapshot {
@@ -437,7 +439,6 @@ async fn follow_once(
     }
     *shown = now;
     info!(listings = shown.len(), "following the cluster's lobby");
-    let mut messages = pubsub.into_on_message();
     loop {
         let message = tokio::select! {
             message = messages.next() => message,
@@ -446,10 +447,7 @@ async fn follow_once(
         let Some(message) = message else {
             return Err(ClusterError::Broken("the lobby's channel closed"));
         };
-        let Ok(payload) = message.get_payload::<String>() else {
-            continue;
-        };
-        let Some(payload) = cluster.seal.open(CHANNEL, &payload) else {
+        let Some(payload) = cluster.seal.open(CHANNEL, &message.payload) else {
             continue;
         };
         let Ok(batch) = serde_json::from_str::<Batch>(payload) else {

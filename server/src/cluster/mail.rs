@@ -15,7 +15,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use noughts_protocol::{ClientFrame, GameId, SeekId};
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
@@ -30,10 +29,6 @@ const BATCH: usize = 64;
 
 /// How long to wait before subscribing again after the mailbox's connection broke.
 const RETRY: Duration = Duration::from_millis(250);
-
-/// How long a node found reading its mail on a Redis Cluster is taken to read it still: a node
-/// that dies is taken for gone this much later at most.
-const LISTENING_TRUSTED: Duration = Duration::from_millis(250);
 
 fn mailbox(node: &str) -> String {
     format!("mail:{node}")
@@ -146,14 +141,13 @@ impl Cluster {
     pub(crate) async fn mail(&self, node: &str, mail: &Mail) -> Result<bool, ClusterError> {
         let text = serde_json::to_string(mail).expect("mail serialises");
         let mailbox = mailbox(node);
-        let listeners: u64 = redis::cmd("PUBLISH")
+        // On a Redis Cluster the mailbox is a sharded channel: its shard counts every listener.
+        let listeners: u64 = super::channels::publish(self.is_sharded())
             .arg(&mailbox)
             .arg(self.seal.publish(&mailbox, &text).as_ref())
             .query_async(&mut self.redis.clone())
             .await?;
-        // A Redis Cluster counts only the listeners on the Redis node the mail was published
-        // on; the mailbox's node may listen through another.
-        Ok(listeners > 0 || (self.is_sharded() && self.listens_lately(node).await))
+        Ok(listeners > 0)
     }
 
     /// Mails several messages to `node` in one round trip, in order.
@@ -162,8 +156,11 @@ impl Cluster {
         let mailbox = mailbox(node);
         for mail in mails {
             let text = serde_json::to_string(mail).expect("mail serialises");
-            pipe.publish(&mailbox, self.seal.publish(&mailbox, &text).as_ref())
-                .ignore();
+            self.publish_in(
+                &mut pipe,
+                &mailbox,
+                self.seal.publish(&mailbox, &text).as_ref(),
+            );
         }
         pipe.exec_async(&mut self.redis.clone()).await?;
         Ok(())
@@ -268,14 +265,17 @@ impl Cluster {
 
     /// Hands every message mailed to this node to `receive`, in order, until `stop`; subscribes
     /// again after a broken connection (what was mailed meanwhile is lost, as with any pub/sub:
-    /// the senders' waits time out, and players resume).
+    /// the senders' waits time out, and players resume). `reading` hears when the mailbox is
+    /// first subscribed: until then, other nodes take this one for gone.
     pub(crate) async fn read_mail(
         self,
         receive: impl Fn(Mail) + Send + 'static,
         stop: CancellationToken,
+        reading: oneshot::Sender<()>,
     ) {
+        let mut reading = Some(reading);
         loop {
-            match self.read_mail_once(&receive, &stop).await {
+            match self.read_mail_once(&receive, &stop, &mut reading).await {
                 Ok(()) => return,
                 Err(err) => warn!(cause = %err, "lost this node's mailbox; subscribing again"),
             }
@@ -290,11 +290,14 @@ impl Cluster {
         &self,
         receive: &impl Fn(Mail),
         stop: &CancellationToken,
+        reading: &mut Option<oneshot::Sender<()>>,
     ) -> Result<(), ClusterError> {
-        let mut pubsub = self.pubsub().await?;
-        pubsub.subscribe(mailbox(&self.node)).await?;
+        let (mut sink, mut messages) = self.subscribe().await?;
+        sink.subscribe(&mailbox(&self.node)).await?;
         info!("reading this node's mail");
-        let mut messages = pubsub.into_on_message();
+        if let Some(reading) = reading.take() {
+            let _ = reading.send(());
+        }
         loop {
             let message = tokio::select! {
                 message = messages.next() => message,
@@ -303,10 +306,7 @@ impl Cluster {
             let Some(message) = message else {
                 return Err(ClusterError::Broken("the mailbox's channel closed"));
             };
-            let Ok(text) = message.get_payload::<String>() else {
-                continue;
-            };
-            let Some(text) = self.seal.open(message.get_channel_name(), &text) else {
+            let Some(text) = self.seal.open(&message.channel, &message.payload) else {
                 continue;
             };
             match serde_json::from_str::<Mail>(text) {
@@ -415,36 +415,19 @@ impl Cluster {
     /// node is never taken for dead because Redis is out of reach (its players would be cut
     /// from their games, and lose them by abandonment, for a fault of the site's own).
     pub(crate) async fn is_listening(&self, node: &str) -> bool {
-        // On a Redis Cluster, asked of every node and summed (a node subscribes through any).
+        // On a Redis Cluster the mailbox is a sharded channel, counted by its shard (the crate
+        // asks every node and sums).
+        let numsub = if self.is_sharded() {
+            "SHARDNUMSUB"
+        } else {
+            "NUMSUB"
+        };
         let counts: Result<HashMap<String, u64>, _> = redis::cmd("PUBSUB")
-            .arg("NUMSUB")
+            .arg(numsub)
             .arg(mailbox(node))
             .query_async(&mut self.redis.clone())
             .await;
         counts.map_or(true, |counts| counts.values().any(|n| *n > 0))
-    }
-
-    /// On a Redis Cluster, whether the node `node` reads its mail, as found within
-    /// [`LISTENING_TRUSTED`] or asked now of every Redis node.
-    async fn listens_lately(&self, node: &str) -> bool {
-        let now = std::time::Instant::now();
-        let heard = self
-            .listening
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(node)
-            .copied();
-        if heard.is_some_and(|at| now.duration_since(at) < LISTENING_TRUSTED) {
-            return true;
-        }
-        let listening = self.is_listening(node).await;
-        let mut heard = self.listening.lock().unwrap_or_else(|p| p.into_inner());
-        if listening {
-            heard.insert(node.to_owned(), now);
-        } else {
-            heard.remove(node);
-        }
-        listening
     }
 
     /// Whether the node `node` is alive (its heartbeat stands); presumed so if Redis cannot say.

@@ -9,6 +9,8 @@
 //! `cluster` feature: a server built without it runs alone.
 
 #[cfg(feature = "cluster")]
+pub(crate) mod channels;
+#[cfg(feature = "cluster")]
 pub(crate) mod games;
 #[cfg(feature = "cluster")]
 pub mod ids;
@@ -59,9 +61,6 @@ pub struct Cluster {
     /// Signs what this node sends the others and checks what they send (off until
     /// [`Cluster::with_secret`]).
     seal: seal::Seal,
-    /// On a Redis Cluster, the nodes lately found reading their mail, and when
-    /// ([`mail`]): spares asking every Redis node at each mail.
-    listening: Arc<std::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>>,
 }
 
 #[cfg(feature = "cluster")]
@@ -163,7 +162,6 @@ impl Cluster {
             seeds,
             lease,
             seal: seal::Seal::default(),
-            listening: Arc::default(),
         })
     }
 
@@ -210,11 +208,6 @@ impl Cluster {
     /// Whether this node's Redis is a Redis Cluster.
     pub(crate) fn is_sharded(&self) -> bool {
         matches!(self.redis, link::Link::Sharded(_))
-    }
-
-    /// A connection of its own for subscriptions, to whichever node answers first.
-    pub(crate) async fn pubsub(&self) -> Result<redis::aio::PubSub, ClusterError> {
-        Ok(self.seeds.pubsub().await?)
     }
 
     /// Whether Redis answers (for the readiness check).

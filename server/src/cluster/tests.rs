@@ -254,7 +254,6 @@ async fn nodes_share_one_lobby_and_a_gone_node_s_listings_are_removed() {
 
 #[tokio::test]
 async fn a_node_publishes_a_bounded_number_of_lobby_messages_whatever_the_moves() {
-    use futures_util::StreamExt;
     let Some(redis) = Redis::start().await else {
         return;
     };
@@ -262,9 +261,8 @@ async fn a_node_publishes_a_bounded_number_of_lobby_messages_whatever_the_moves(
     let a = Cluster::join(&redis.url, "a", lease).await.unwrap();
     let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
     let stop = CancellationToken::new();
-    let mut channel = a.pubsub().await.unwrap();
-    channel.subscribe(super::lobby::CHANNEL).await.unwrap();
-    let mut messages = channel.into_on_message();
+    let (mut sink, mut messages) = a.subscribe().await.unwrap();
+    sink.subscribe(super::lobby::CHANNEL).await.unwrap();
     let seen = follow(&b, &stop);
     let totals = Arc::new(Mutex::new(None));
     let heard = totals.clone();
@@ -504,16 +502,13 @@ async fn a_node_listens_while_it_reads_its_mail_and_not_after() {
     let b = Cluster::join(&redis.url, "b", lease).await.unwrap();
     assert!(!a.is_listening("b").await, "b reads no mail yet");
     let stop = CancellationToken::new();
-    let reading = tokio::spawn(b.clone().read_mail(|_| {}, stop.clone()));
-    let mut listening = false;
-    for _ in 0..100 {
-        listening = a.is_listening("b").await;
-        if listening {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert!(listening, "b reads its mail");
+    let (subscribed, read) = tokio::sync::oneshot::channel();
+    let reading = tokio::spawn(b.clone().read_mail(|_| {}, stop.clone(), subscribed));
+    read.await.expect("b says when it reads its mail");
+    assert!(
+        a.is_listening("b").await,
+        "b reads its mail once it says so"
+    );
     stop.cancel();
     reading.await.unwrap();
     let mut stopped = false;

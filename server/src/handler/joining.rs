@@ -57,6 +57,9 @@ pub(crate) async fn open(
     Ok(Some(started))
 }
 
+/// How long joining waits for this node's mailbox to be read.
+const MAILBOX_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The readiness check of the cluster's Redis.
 pub(crate) fn redis_ping(wing: &Wing) -> health::Ping {
     let cluster = wing.cluster.clone();
@@ -117,11 +120,18 @@ pub(crate) async fn join(
         stop.clone(),
     ));
     let mail = shared.clone();
-    tasks.spawn(
-        cluster
-            .clone()
-            .read_mail(move |mail_in| receive_mail(&mail, mail_in), stop.clone()),
-    );
+    let (reading, read) = tokio::sync::oneshot::channel();
+    tasks.spawn(cluster.clone().read_mail(
+        move |mail_in| receive_mail(&mail, mail_in),
+        stop.clone(),
+        reading,
+    ));
+    // Mail for this node finds it from the first connection on (until its mailbox is read, the
+    // other nodes take it for gone). A Redis out of reach now is waited for no longer than the
+    // first subscription's own tries.
+    if tokio::time::timeout(MAILBOX_WITHIN, read).await.is_err() {
+        warn!("this node's mailbox is not read yet; other nodes take it for gone until it is");
+    }
     tasks.spawn(keep_links(shared.clone(), stop.clone()));
     tasks.spawn(cluster.clone().keep_alive(stop.clone()));
     tasks.spawn(wing.leases.clone().keep(stop.clone()));

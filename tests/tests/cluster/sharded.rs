@@ -1,9 +1,11 @@
 //! Three nodes on a real Redis Cluster of three shards, a replica each, and one PostgreSQL: a game
 //! is played across two nodes and watched from the third while the shard holding its keys fails
 //! over twice (its replica takes over by `CLUSTER FAILOVER`, then the new primary is killed and
-//! the old one takes over again), and while the Redis node the nodes subscribe through dies. Every move acknowledged is seen by the opponent, and by the
-//! watcher on the third node, and kept; every variant's war game runs once in the cluster; and
-//! the lobby lists on every node the rooms made before and after. And `deploy/cluster up
+//! the old one takes over again), and while the first Redis node the URL names dies. The nodes
+//! talk over sharded channels (`SPUBLISH`), each on the shard of its slot; a shard's failover
+//! drops their subscriptions there, and they subscribe again. Every move acknowledged is seen by
+//! the opponent, and by the watcher on the third node, and kept; every variant's war game runs
+//! once in the cluster; and the lobby lists on every node the rooms made before and after. And `deploy/cluster up
 //! --redis-shards 3` runs the local cluster on a Redis Cluster of its own.
 
 use std::collections::BTreeMap;
@@ -225,9 +227,8 @@ async fn a_game_across_nodes_goes_on_through_failovers_of_its_redis_cluster_shar
     );
     table.play_all(game, &MOVES[8..10], 8, &mut id).await;
 
-    // The Redis node every node subscribes through (the first the URL lists) dies, once the
-    // node killed is back as a replica: the lobby, the watcher's game and the mail are followed
-    // through another.
+    // The first Redis node the URL lists dies, once the node killed is back as a replica: the
+    // lobby, the watcher's game and the mail are followed on, whichever shards they live on.
     redis.restart_killed().await;
     let first_seed = redis.seeds()[0];
     redis.kill(first_seed).await;
@@ -264,7 +265,7 @@ async fn a_game_across_nodes_goes_on_through_failovers_of_its_redis_cluster_shar
         !redis.ports().contains(&first_seed),
         "the first seed was killed"
     );
-    // Each node reads its mail again, through one of the Redis nodes still alive.
+    // Each node reads its mail again, a sharded channel on the shard of its slot.
     for node in ["node1", "node2", "node3"] {
         let listening: u64 = redis
             .ports()
@@ -272,7 +273,7 @@ async fn a_game_across_nodes_goes_on_through_failovers_of_its_redis_cluster_shar
             .map(|port| {
                 let out = redis
                     .cli(port)
-                    .args(["PUBSUB", "NUMSUB", &format!("mail:{node}")])
+                    .args(["PUBSUB", "SHARDNUMSUB", &format!("mail:{node}")])
                     .output()
                     .expect("run redis-cli");
                 let said = String::from_utf8_lossy(&out.stdout).into_owned();
