@@ -64,6 +64,7 @@ pub const CLIENT_TYPES: &[&str] = &[
     "revoke_session",
     "change_password",
     "close_account",
+    "become_bot",
 ];
 
 /// Reads one text frame from a client.

@@ -136,7 +136,8 @@ error_codes! {
     /// A password sent over a connection that is not encrypted (plain `ws://` from another
     /// machine, with no TLS proxy declared in front of the server).
     InsecureTransport = "insecure_transport",
-    /// An account request from a guest (`sessions`, `change_password`, `close_account`),
+    /// An account request from a guest (`sessions`, `change_password`, `close_account`,
+    /// `become_bot`),
     /// `register` from a player who has an account already, or a rated game asked for by a guest
     /// (a rated `seek` or `create_room`, `accept_seek` of a rated seek, `join_room` of a rated
     /// room): rated games are between accounts.
@@ -145,6 +146,14 @@ error_codes! {
     NoSuchSession = "no_such_session",
     /// `rename` from an account: an account's name is its username, everywhere.
     AccountName = "account_name",
+    /// `become_bot` from an account that has played rated games: a bot starts with a clean
+    /// record (as a person's ratings must not pass to a program).
+    HasRatedGames = "has_rated_games",
+    /// `become_bot` from an account that is a bot already.
+    AlreadyBot = "already_bot",
+    /// A bot's `accept_seek` of a seek that does not accept bots (its seeker did not choose to
+    /// play them).
+    NoBots = "no_bots",
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -158,6 +158,10 @@ pub struct SeatInfo {
     /// name is its username.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub guest: bool,
+    /// True for a bot account (a program playing through the protocol), which clients mark
+    /// "BOT" beside its name.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
 }
 
 /// What kind of players a game has.
@@ -269,6 +273,9 @@ pub struct ChatLine {
     /// True when the speaker was a guest when they said it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub guest: bool,
+    /// True when the speaker is a bot account.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
 }
 
 /// The `watch` request: a live game's snapshot, then every update. A game from a private room

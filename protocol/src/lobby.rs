@@ -47,6 +47,9 @@ pub struct RoomInfo {
     /// True when the host is a guest.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub guest: bool,
+    /// True when the host is a bot account.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
 }
 
 /// A quick-match seek waiting for an opponent: any other player may accept it.
@@ -67,6 +70,13 @@ pub struct SeekInfo {
     /// True when the seeker is a guest.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub guest: bool,
+    /// True when the seeker is a bot account: quick match pairs it only with seeks that accept
+    /// bots (`bots`) and with other bots.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
+    /// True when the seeker accepts bots as opponents.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bots: bool,
 }
 
 /// The site's totals, as the lobby shows them.
@@ -155,4 +165,8 @@ pub struct Seek {
     /// Whether the game counts for ratings; only seeks that agree on it are paired.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rated: bool,
+    /// Whether a bot account may be the opponent. Without it the seek meets people only; a
+    /// bot's own seek meets only seeks that say it, and other bots'.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bots: bool,
 }

@@ -43,6 +43,10 @@ pub enum ClientMessage {
     Sessions,
     /// End one of this account's sessions: its tokens stop working and its connections close.
     RevokeSession { session: u64 },
+    /// Turn this account into a bot account, for good: its name is marked "BOT" everywhere and
+    /// quick match pairs it only with those who choose to play bots. Refused to a guest and to
+    /// an account that has played rated games.
+    BecomeBot,
     /// Change the password; every other session of the account ends.
     ChangePassword(ChangePassword),
     /// Close the account for good (the password is asked again): every session ends.
@@ -164,6 +168,9 @@ pub enum ServerMessage {
         /// same); absent for a guest.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         username: Option<String>,
+        /// True when the account is a bot account.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        bot: bool,
     },
     /// A request was refused. `code` is stable and documented; `message` is for people.
     Error { code: ErrorCode, message: String },
@@ -380,6 +387,7 @@ mod tests {
             ratings: Vec::new(),
             device_cookie: Some(token.to_owned()),
             username: None,
+            bot: false,
         };
         let frame = ClientFrame {
             id: Some(RequestId::Number(1)),

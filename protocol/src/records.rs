@@ -33,6 +33,9 @@ pub struct LeaderboardEntry {
     pub wins: u32,
     pub draws: u32,
     pub losses: u32,
+    /// True for a bot account.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
 }
 
 /// A seat in a stored game.
@@ -56,6 +59,9 @@ pub struct RecordSeat {
     /// True for a person who has no account (now): a guest.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub guest: bool,
+    /// True for a bot account.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
 }
 
 /// A game as a player's history lists it.
@@ -233,6 +239,9 @@ pub struct Profile {
     /// True for a player without an account: a guest.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub guest: bool,
+    /// True for a bot account.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bot: bool,
     /// When the player first said hello and was last seen, in milliseconds since the Unix epoch.
     pub created_ms: u64,
     pub last_seen_ms: u64,

@@ -61,6 +61,9 @@ pub(crate) struct Who {
     /// Whether the player has an account (its name is then its username).
     #[serde(default)]
     pub account: bool,
+    /// Whether that account is a bot account.
+    #[serde(default)]
+    pub bot: bool,
     /// Per variant, in `Variant::ALL` order: rating, deviation, volatility and rated games.
     pub ratings: [(f64, f64, f64, u32); 4],
     /// The address the per-address limits count under.
@@ -454,6 +457,7 @@ mod tests {
             ratings: [(1500.0, 350.0, 0.06, 0); 4],
             network: "192.0.2.1".parse().unwrap(),
             account: false,
+            bot: false,
         };
         let a_move = ClientFrame {
             id: Some(RequestId::Number(7)),

@@ -20,6 +20,8 @@ pub(super) struct Human {
     name: String,
     /// Whether the player was a guest when the seat was taken: kept with the name.
     guest: bool,
+    /// Whether the player is a bot account (for good once it is one).
+    bot: bool,
     /// The connections to send to (a player may be connected from several places); none while
     /// the player is away.
     pub(super) outs: Vec<Outbound>,
@@ -31,6 +33,7 @@ impl Human {
         Human {
             name: session.name(),
             guest: !session.is_account(),
+            bot: session.is_bot(),
             session,
             outs,
         }
@@ -50,6 +53,7 @@ impl Sitter<Human> {
                     human.session.ratings().get(variant).rating,
                 )),
                 guest: human.guest,
+                bot: human.bot,
             },
             Sitter::Ai(level) => SeatInfo {
                 name: format!("AI ({level})"),
@@ -58,6 +62,7 @@ impl Sitter<Human> {
                 connected: true,
                 rating: None,
                 guest: false,
+                bot: false,
             },
         }
     }

@@ -51,6 +51,7 @@ impl Client {
         let speaker = Speaker {
             name: session.name(),
             guest: !session.is_account(),
+            bot: session.is_bot(),
         };
         let chat = Ask::Chat {
             speaker,

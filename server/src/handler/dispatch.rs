@@ -228,6 +228,7 @@ impl Client {
             ClientMessage::Report(report) => self.report(session, id, report).await,
             ClientMessage::Register(credentials) => self.register(session, id, credentials).await,
             ClientMessage::Sessions => self.sessions(session, id).await,
+            ClientMessage::BecomeBot => self.become_bot(session, id).await,
             ClientMessage::RevokeSession { session: device } => {
                 self.revoke_session(session, id, device).await
             }

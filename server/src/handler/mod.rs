@@ -1,6 +1,6 @@
 //! What a client's requests do, a file per concern as a server's commands are: `session` (`hello`,
 //! resuming, a connection's end), `lobby`, `seek`, `room`, `ai_games` (`play_ai`, `start_war`),
-//! `watch`, `chat` and `records` (the store's questions). `client` is the connection's side of it
+//! `watch`, `chat`, `records` (the store's questions) and `bot` (`become_bot`). `client` is the connection's side of it
 //! all, and `dispatch` sends each request to its handler (a move, a resignation or an offer
 //! straight to its game's `GameHandle`).
 //! In a cluster, `remote` finds what another node holds (a game's `GameHandle::Remote`, a room, a
@@ -10,6 +10,7 @@
 
 mod account;
 mod ai_games;
+mod bot;
 mod chat;
 mod client;
 pub(crate) mod connection;

@@ -30,6 +30,7 @@ pub(super) fn leaderboard(offset: u32, standings: Vec<StoredStanding>) -> Vec<Le
             wins: standing.results.wins,
             draws: standing.results.draws,
             losses: standing.results.losses,
+            bot: standing.bot,
         })
         .collect()
 }
@@ -47,6 +48,7 @@ fn seat(sitter: Sitter, stored: StoredSeat) -> RecordSeat {
                 .change
                 .map(|c| c.round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32),
             guest: stored.guest,
+            bot: stored.bot,
         },
         Sitter::Ai(level) => RecordSeat {
             name: format!("AI ({level})"),
@@ -55,6 +57,7 @@ fn seat(sitter: Sitter, stored: StoredSeat) -> RecordSeat {
             rating: None,
             rating_change: None,
             guest: false,
+            bot: false,
         },
     }
 }
@@ -174,6 +177,7 @@ pub(super) fn final_state(
                     connected: connected(player),
                     rating: rating.map(rating::points),
                     guest: stored.guest,
+                    bot: stored.bot,
                 },
                 Sitter::Ai(level) => SeatInfo {
                     name: format!("AI ({level})"),
@@ -182,6 +186,7 @@ pub(super) fn final_state(
                     connected: true,
                     rating: None,
                     guest: false,
+                    bot: false,
                 },
             });
     let (Some(x), Some(o)) = (seats.next(), seats.next()) else {
@@ -233,6 +238,7 @@ pub(super) fn profile(stored: StoredProfile) -> Profile {
         player: stored.player,
         name: stored.name,
         guest: stored.guest,
+        bot: stored.bot,
         created_ms: stored.created_ms,
         last_seen_ms: stored.last_seen_ms,
         variants,

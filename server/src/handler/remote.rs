@@ -49,6 +49,7 @@ pub(super) fn who(session: &Session, network: Network) -> Who {
         player: session.player.0,
         name: session.name(),
         account: session.is_account(),
+        bot: session.is_bot(),
         ratings: session.ratings().parts(),
         network: network.ip(),
     }

@@ -59,11 +59,14 @@ impl Client {
             variant,
             clock,
             rated,
+            bots,
         } = request;
         let key = SeekTerms {
             variant,
             clock,
             rated,
+            bots,
+            bot: session.is_bot(),
         };
         check_clock(clock)?;
         self.check_not_stopping()?;
@@ -152,6 +155,14 @@ impl Client {
         if terms.is_some_and(|terms| terms.rated) {
             self.check_rated_allowed(session).await?;
         }
+        // A person may take a bot's seek (that is choosing to play it); a bot may take only a
+        // seek whose seeker chose to play bots.
+        if session.is_bot() && terms.is_some_and(|terms| !terms.bot && !terms.bots) {
+            return refuse(
+                ErrorCode::NoBots,
+                "that seek's player did not choose to play bots",
+            );
+        }
         let taken = {
             let moderation = self.shared.accounts.moderation.state();
             let blocked = |other| moderation.blocked(session.player, other);
@@ -188,6 +199,8 @@ fn listing(session: &Session, open: OpenSeek) -> SeekInfo {
         variant,
         clock,
         rated,
+        bots,
+        bot,
     } = open.key;
     SeekInfo {
         seek: open.id,
@@ -198,6 +211,8 @@ fn listing(session: &Session, open: OpenSeek) -> SeekInfo {
         clock,
         rated,
         guest: !session.is_account(),
+        bot,
+        bots,
     }
 }
 
@@ -333,6 +348,7 @@ fn start_pair(
         variant,
         clock,
         rated,
+        ..
     } = terms;
     let mut seats = players.clone().map(Sitter::Human);
     if coin_toss() {
@@ -369,5 +385,7 @@ fn terms_of(seek: &SeekInfo) -> SeekTerms {
         variant: seek.variant,
         clock: seek.clock,
         rated: seek.rated,
+        bots: seek.bots,
+        bot: seek.bot,
     }
 }

@@ -299,6 +299,7 @@ impl Client {
                 ratings,
                 device_cookie,
                 username,
+                bot: session.is_bot(),
             },
         );
     }

@@ -167,6 +167,7 @@ async fn stand_in(shared: Arc<Shared>, caller: Caller, who: Who, mut mail: mpsc:
             name: who.name.clone(),
             ratings: Ratings::from_parts(who.ratings),
             account: who.account,
+            bot: who.bot,
         })
     });
     let mut client = Client::new(shared.clone(), out.clone(), Network::of(who.network));

@@ -74,6 +74,9 @@ impl Registry {
                 if stored.account {
                     session.set_account(stored.name.clone());
                 }
+                if stored.bot {
+                    session.set_bot();
+                }
                 Arc::new(session)
             })
             .clone()

@@ -42,6 +42,7 @@ impl Room {
             player: Some(self.host.player),
             rated: self.rated,
             guest: !self.host.is_account(),
+            bot: self.host.is_bot(),
         }
     }
 }

@@ -55,7 +55,7 @@ impl Seeks {
             .map(|queue| {
                 queue
                     .iter()
-                    .filter(|waiting| waiting.seek > than)
+                    .filter(|waiting| waiting.seek > than && waiting.terms.meets(key))
                     .map(|waiting| {
                         let open = OpenSeek {
                             id: waiting.seek,
@@ -75,8 +75,8 @@ impl Seeks {
 
     /// Pairs `seek` with the oldest waiting compatible seek (the same variant and rating, and a
     /// clock of the same speed, or both untimed); any two compatible seeks are paired as soon as
-    /// both exist, so at most one waits per set of compatible terms; seeks of players `blocked`
-    /// for the seeker are passed over. Returns that seek (the game is played on its terms). If
+    /// both exist; seeks of players `blocked` for the seeker, and seeks whose players may not
+    /// meet (a bot and a person who did not choose to play bots), are passed over. Returns that seek (the game is played on its terms). If
     /// there is none, `seek` waits in the queue (and `waits` runs, under the queue's lock, so
     /// that whatever it lists comes before any pairing or withdrawal can take it off), unless
     /// `may_wait` is false.
@@ -94,7 +94,8 @@ impl Seeks {
         let mut at = 0;
         while at < queue.len() {
             let other = &queue[at].seeker;
-            if other.player != seeker.player && blocked(other.player) {
+            let apart = !queue[at].terms.meets(seek.key);
+            if other.player != seeker.player && (apart || blocked(other.player)) {
                 at += 1;
                 continue;
             }

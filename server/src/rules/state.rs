@@ -570,6 +570,7 @@ impl Rules {
             mark,
             text,
             guest: speaker.guest,
+            bot: speaker.bot,
         };
         if self.chat.len() == CHAT_HISTORY {
             self.chat.pop_front();

@@ -114,6 +114,8 @@ pub struct Speaker {
     pub name: String,
     /// Whether they play as a guest (no account).
     pub guest: bool,
+    /// Whether they are a bot account.
+    pub bot: bool,
 }
 
 /// What a player's return leads to.

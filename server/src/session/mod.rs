@@ -21,6 +21,10 @@ pub(crate) struct SeekTerms {
     pub variant: Variant,
     pub clock: Option<ClockSpec>,
     pub rated: bool,
+    /// Whether the seeker accepts a bot account as its opponent.
+    pub bots: bool,
+    /// Whether the seeker is a bot account.
+    pub bot: bool,
 }
 
 /// The seeks that may be paired with each other: the same variant and rating, and clocks of
@@ -42,9 +46,20 @@ impl SeekTerms {
         }
     }
 
-    /// Whether a seek on these terms may be paired with one on `other`.
+    /// Whether a seek on these terms may be paired with one on `other`: in the same pool, and
+    /// two people, two bots, or a bot and a person whose seek accepts bots.
     pub(crate) fn pairable(self, other: SeekTerms) -> bool {
-        self.pool() == other.pool()
+        self.pool() == other.pool() && self.meets(other)
+    }
+
+    /// Whether the seekers may meet at all: a bot meets a person only when the person chose to
+    /// play bots.
+    pub(crate) fn meets(self, other: SeekTerms) -> bool {
+        match (self.bot, other.bot) {
+            (true, false) => other.bots,
+            (false, true) => self.bots,
+            _ => true,
+        }
     }
 }
 
@@ -90,6 +105,9 @@ struct State {
     name: String,
     /// Whether the player has an account (else it is a guest, and shown as one).
     account: bool,
+    /// Whether the account is a bot account: shown as one, and paired by quick match only with
+    /// those who choose to play bots.
+    bot: bool,
     /// The connections speaking for this player now, oldest first.
     conns: Vec<Outbound>,
     /// Places held for connections whose `hello` is still being answered: they count against
@@ -172,6 +190,16 @@ impl Session {
         let mut state = self.state();
         state.name = username;
         state.account = true;
+    }
+
+    /// Whether the player is a bot account.
+    pub(crate) fn is_bot(&self) -> bool {
+        self.state().bot
+    }
+
+    /// The account became a bot account (`become_bot`), or is one (a stored bot signing in).
+    pub(crate) fn set_bot(&self) {
+        self.state().bot = true;
     }
 
     /// The player's ratings in every variant.

@@ -3,7 +3,7 @@
 
 use noughts_protocol::PlayerId;
 
-use super::accounts::{NewAccount, StoredAccount, StoredDevice};
+use super::accounts::{BecameBot, NewAccount, StoredAccount, StoredDevice};
 use super::queue::Store;
 use super::records::{StoreError, TokenHash, now_ms};
 
@@ -103,6 +103,33 @@ impl Store {
         self.write("change password", move |db| {
             db.set_password(player, &phc)?;
             db.drop_devices_except(player, keep)
+        })
+        .await
+    }
+
+    /// Makes `player`'s account a bot account, for good, unless it has played rated games: the
+    /// rule is checked in the same transaction as the change. Durable when it answers.
+    pub(crate) async fn become_bot(&self, player: PlayerId) -> Result<BecameBot, StoreError> {
+        let now = now_ms();
+        self.write("become bot", move |db| {
+            match db.account_of(player)? {
+                Some(account) if account.closed_ms.is_some() => return Ok(BecameBot::NoAccount),
+                Some(account) if account.bot => return Ok(BecameBot::AlreadyBot),
+                Some(_) => {}
+                None => return Ok(BecameBot::NoAccount),
+            }
+            let ratings = db.ratings(player)?;
+            if noughts_protocol::Variant::ALL
+                .into_iter()
+                .any(|variant| ratings.games(variant) > 0)
+            {
+                return Ok(BecameBot::HasRatedGames);
+            }
+            Ok(if db.make_bot(player, now)? {
+                BecameBot::Made
+            } else {
+                BecameBot::AlreadyBot
+            })
         })
         .await
     }

@@ -15,6 +15,21 @@ pub(crate) struct StoredAccount {
     pub(crate) phc: String,
     /// When it was closed, if it was.
     pub(crate) closed_ms: Option<u64>,
+    /// Whether it is a bot account (for good: nothing turns a bot back into a person).
+    pub(crate) bot: bool,
+}
+
+/// What became of a request to make an account a bot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BecameBot {
+    /// It is a bot account from now on.
+    Made,
+    /// It was one already.
+    AlreadyBot,
+    /// It has played rated games: it stays a person's.
+    HasRatedGames,
+    /// The player has no open account.
+    NoAccount,
 }
 
 /// A signed-in device of an account.
@@ -69,6 +84,9 @@ pub(super) trait AccountBackend {
     /// `player`'s account, if it has one.
     fn account_of(&mut self, player: PlayerId) -> Result<Option<StoredAccount>, StoreError>;
     fn set_password(&mut self, player: PlayerId, phc: &str) -> Result<(), StoreError>;
+    /// Makes `player`'s account a bot account, for good, unless it is one already: whether it
+    /// became one now.
+    fn make_bot(&mut self, player: PlayerId, now: u64) -> Result<bool, StoreError>;
     /// Marks the account closed (its key is kept until freed).
     fn close_account(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError>;
     /// A new token of `player`'s, outside any device (as `add_player` issues its first).

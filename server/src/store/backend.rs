@@ -280,6 +280,7 @@ pub(super) fn player(
     Ok(Some(StoredPlayer {
         player,
         account: account.is_some(),
+        bot: account.as_ref().is_some_and(|account| account.bot),
         // An account's name is its username, whatever the row says (accounts registered
         // before names followed usernames kept their guest's).
         name: account.map_or(row.name, |account| account.username),
@@ -396,17 +397,34 @@ fn opposite(score: Score) -> Score {
     }
 }
 
-/// `player`'s name as the records show it: an account's username (marked when the account is
-/// closed), else the guest's name; and whether it is a guest's.
-fn shown_name(
-    db: &mut dyn Backend,
-    player: PlayerId,
+/// A name as the records show it, and what it is the name of.
+struct Shown {
     name: String,
-) -> Result<(String, bool), StoreError> {
+    /// A guest's (no account).
+    guest: bool,
+    /// A bot account's.
+    bot: bool,
+}
+
+/// `player`'s name as the records show it: an account's username (marked when the account is
+/// closed), else the guest's name; and whether it is a guest's or a bot's.
+fn shown_name(db: &mut dyn Backend, player: PlayerId, name: String) -> Result<Shown, StoreError> {
     Ok(match db.account_of(player)? {
-        Some(account) if account.closed_ms.is_some() => (closed_name(&account.username), false),
-        Some(account) => (account.username, false),
-        None => (name, true),
+        Some(account) if account.closed_ms.is_some() => Shown {
+            name: closed_name(&account.username),
+            guest: false,
+            bot: account.bot,
+        },
+        Some(account) => Shown {
+            name: account.username,
+            guest: false,
+            bot: account.bot,
+        },
+        None => Shown {
+            name,
+            guest: true,
+            bot: false,
+        },
     })
 }
 
@@ -420,14 +438,12 @@ fn stored_game(db: &mut dyn Backend, row: GameRow, moves: u32) -> Result<StoredG
         }
     }
     let [x_name, o_name] = names;
-    let seat = |named: Option<(String, bool)>, (rating, change): (Option<f64>, Option<f64>)| {
-        let guest = named.as_ref().is_some_and(|(_, guest)| *guest);
-        StoredSeat {
-            name: named.map(|(name, _)| name),
-            guest,
-            rating,
-            change,
-        }
+    let seat = |named: Option<Shown>, (rating, change): (Option<f64>, Option<f64>)| StoredSeat {
+        guest: named.as_ref().is_some_and(|shown| shown.guest),
+        bot: named.as_ref().is_some_and(|shown| shown.bot),
+        name: named.map(|shown| shown.name),
+        rating,
+        change,
     };
     Ok(StoredGame {
         seats: [seat(x_name, row.ratings[0]), seat(o_name, row.ratings[1])],
@@ -538,11 +554,12 @@ pub(super) fn profile(
         return Ok(None);
     };
     let ratings = db.ratings(id)?;
-    let (name, guest) = shown_name(db, id, row.name)?;
+    let shown = shown_name(db, id, row.name)?;
     let mut profile = StoredProfile {
         player: id,
-        name,
-        guest,
+        name: shown.name,
+        guest: shown.guest,
+        bot: shown.bot,
         created_ms: row.created_ms,
         last_seen_ms: row.last_seen_ms,
         ratings: [(rating::NEW, 0); 4],

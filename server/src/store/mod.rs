@@ -27,7 +27,7 @@ mod sqlite;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use accounts::{NewAccount, StoredAccount, StoredDevice, device_holding};
+pub(crate) use accounts::{BecameBot, NewAccount, StoredAccount, StoredDevice, device_holding};
 pub(crate) use durability::FlushSeries;
 pub use durability::{DEFAULT_FLUSH_MS, Durability, DurabilityArgs, DurabilityMode};
 pub(crate) use queue::Store;

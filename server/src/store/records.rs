@@ -233,6 +233,8 @@ pub(crate) struct StoredPlayer {
     pub ratings: Ratings,
     /// Whether the player has an open account (else it is a guest).
     pub account: bool,
+    /// Whether that account is a bot account.
+    pub bot: bool,
 }
 
 /// What is recorded when a game starts: everything needed to show it later or to restore it.
@@ -326,6 +328,8 @@ pub(crate) struct StoredSeat {
     pub name: Option<String>,
     /// Whether the person has no account: a guest.
     pub guest: bool,
+    /// Whether the person is a bot account.
+    pub bot: bool,
     pub rating: Option<f64>,
     pub change: Option<f64>,
 }
@@ -362,6 +366,8 @@ pub(crate) struct StoredStanding {
     pub name: String,
     pub rating: Glicko,
     pub results: Results,
+    /// Whether the player is a bot account.
+    pub bot: bool,
 }
 
 /// Games finished in a variant and how they went.
@@ -393,6 +399,8 @@ pub(crate) struct StoredProfile {
     pub name: String,
     /// Whether the player has no account: a guest.
     pub guest: bool,
+    /// Whether the player is a bot account.
+    pub bot: bool,
     pub created_ms: u64,
     pub last_seen_ms: u64,
     /// Per variant, in [`Variant::ALL`]'s order: the rating and the rated games behind it.

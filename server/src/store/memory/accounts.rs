@@ -56,6 +56,7 @@ impl AccountBackend for Memory {
             username: account.username.clone(),
             phc: account.phc.clone(),
             closed_ms: None,
+            bot: false,
         };
         accounts.by_key.insert(account.key.clone(), account.player);
         (accounts.by_skeleton).insert(account.skeleton.clone(), account.player);
@@ -102,6 +103,16 @@ impl AccountBackend for Memory {
             phc.clone_into(&mut account.phc);
         }
         Ok(())
+    }
+
+    fn make_bot(&mut self, player: PlayerId, _now: u64) -> Result<bool, StoreError> {
+        match self.accounts.accounts.get_mut(&player) {
+            Some((account, _)) if !account.bot && account.closed_ms.is_none() => {
+                account.bot = true;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 
     fn close_account(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError> {

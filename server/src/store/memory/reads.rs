@@ -119,6 +119,7 @@ pub(super) fn leaderboard(
                     ..rating::NEW
                 },
                 results: kept.results,
+                bot: account.bot,
             })
         })
         .skip(offset as usize)

@@ -17,6 +17,7 @@ fn stored(row: &Row) -> Result<StoredAccount, StoreError> {
         username: row.try_get(1)?,
         phc: row.try_get(2)?,
         closed_ms: row.try_get::<_, Option<i64>>(3)?.map(uint),
+        bot: row.try_get::<_, Option<i64>>(4)?.is_some(),
     })
 }
 
@@ -67,7 +68,7 @@ impl AccountBackend for Postgres {
     fn account_by_key(&mut self, key: &str) -> Result<Option<StoredAccount>, StoreError> {
         self.conn
             .query_opt(
-                "SELECT player, username, phc, closed_ms FROM accounts WHERE username_key = $1",
+                "SELECT player, username, phc, closed_ms, bot_ms FROM accounts WHERE username_key = $1",
                 &[&key],
             )?
             .as_ref()
@@ -78,7 +79,7 @@ impl AccountBackend for Postgres {
     fn account_of(&mut self, player: PlayerId) -> Result<Option<StoredAccount>, StoreError> {
         self.conn
             .query_opt(
-                "SELECT player, username, phc, closed_ms FROM accounts WHERE player = $1",
+                "SELECT player, username, phc, closed_ms, bot_ms FROM accounts WHERE player = $1",
                 &[&int(player.0)],
             )?
             .as_ref()
@@ -92,6 +93,15 @@ impl AccountBackend for Postgres {
             &[&int(player.0), &phc],
         )?;
         Ok(())
+    }
+
+    fn make_bot(&mut self, player: PlayerId, now: u64) -> Result<bool, StoreError> {
+        let made = self.conn.execute(
+            "UPDATE accounts SET bot_ms = $2 WHERE player = $1 AND bot_ms IS NULL \
+             AND closed_ms IS NULL",
+            &[&int(player.0), &int(now)],
+        )?;
+        Ok(made == 1)
     }
 
     fn close_account(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError> {

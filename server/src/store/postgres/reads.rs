@@ -128,7 +128,8 @@ pub(super) fn leaderboard(
     limit: u32,
 ) -> Result<Vec<StoredStanding>, StoreError> {
     let rows = conn.query(
-        "SELECT r.player, a.username, r.rating, r.deviation, r.games, r.wins, r.draws, r.losses \
+        "SELECT r.player, a.username, r.rating, r.deviation, r.games, r.wins, r.draws, r.losses, \
+         a.bot_ms \
          FROM ratings r JOIN accounts a ON a.player = r.player \
          WHERE r.variant = $1 AND r.games > 0 AND a.closed_ms IS NULL \
          ORDER BY r.rating DESC, r.player LIMIT $2 OFFSET $3",
@@ -150,6 +151,7 @@ pub(super) fn leaderboard(
                     draws: count(row.try_get(6)?),
                     losses: count(row.try_get(7)?),
                 },
+                bot: row.try_get::<_, Option<i64>>(8)?.is_some(),
             })
         })
         .collect()

@@ -10,13 +10,14 @@ use crate::store::accounts::{
 use crate::store::records::{StoreError, TokenHash};
 use crate::store::rows::{int, uint};
 
-/// An account read from a row of `player, username, phc, closed_ms`.
+/// An account read from a row of `player, username, phc, closed_ms, bot_ms`.
 fn account(row: &Row<'_>) -> rusqlite::Result<StoredAccount> {
     Ok(StoredAccount {
         player: PlayerId(uint(row.get(0)?)),
         username: row.get(1)?,
         phc: row.get(2)?,
         closed_ms: row.get::<_, Option<i64>>(3)?.map(uint),
+        bot: row.get::<_, Option<i64>>(4)?.is_some(),
     })
 }
 
@@ -76,7 +77,7 @@ impl AccountBackend for Sqlite {
         Ok(self
             .db
             .prepare_cached(
-                "SELECT player, username, phc, closed_ms FROM accounts WHERE username_key = ?1",
+                "SELECT player, username, phc, closed_ms, bot_ms FROM accounts WHERE username_key = ?1",
             )?
             .query_row([key], account)
             .optional()?)
@@ -86,7 +87,7 @@ impl AccountBackend for Sqlite {
         Ok(self
             .db
             .prepare_cached(
-                "SELECT player, username, phc, closed_ms FROM accounts WHERE player = ?1",
+                "SELECT player, username, phc, closed_ms, bot_ms FROM accounts WHERE player = ?1",
             )?
             .query_row([int(player.0)], account)
             .optional()?)
@@ -97,6 +98,17 @@ impl AccountBackend for Sqlite {
             .prepare_cached("UPDATE accounts SET phc = ?2 WHERE player = ?1")?
             .execute(params![int(player.0), phc])?;
         Ok(())
+    }
+
+    fn make_bot(&mut self, player: PlayerId, now: u64) -> Result<bool, StoreError> {
+        let made = self
+            .db
+            .prepare_cached(
+                "UPDATE accounts SET bot_ms = ?2 WHERE player = ?1 AND bot_ms IS NULL \
+                 AND closed_ms IS NULL",
+            )?
+            .execute(params![int(player.0), int(now)])?;
+        Ok(made == 1)
     }
 
     fn close_account(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError> {

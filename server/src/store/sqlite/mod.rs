@@ -88,6 +88,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/007_id_blocks.sql"),
     include_str!("../migrations/008_account_guards.sql"),
     include_str!("../migrations/009_device_network.sql"),
+    include_str!("../migrations/011_bots.sql"),
 ];
 
 /// Opens the database, sets it up for durable concurrent use and brings its schema up to date.

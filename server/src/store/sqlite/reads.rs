@@ -123,7 +123,8 @@ pub(super) fn leaderboard(
     limit: u32,
 ) -> Result<Vec<StoredStanding>, StoreError> {
     let mut query = db.prepare_cached(
-        "SELECT r.player, a.username, r.rating, r.deviation, r.games, r.wins, r.draws, r.losses \
+        "SELECT r.player, a.username, r.rating, r.deviation, r.games, r.wins, r.draws, r.losses, \
+         a.bot_ms \
          FROM ratings r JOIN accounts a ON a.player = r.player \
          WHERE r.variant = ?1 AND r.games > 0 AND a.closed_ms IS NULL \
          ORDER BY r.rating DESC, r.player LIMIT ?2 OFFSET ?3",
@@ -143,6 +144,7 @@ pub(super) fn leaderboard(
                 draws: count(row.get(6)?),
                 losses: count(row.get(7)?),
             },
+            bot: row.get::<_, Option<i64>>(8)?.is_some(),
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

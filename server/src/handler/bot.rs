@@ -1,0 +1,61 @@
+//! `become_bot`: an account turns itself into a bot account, for good (as lichess's BOT
+//! accounts). A bot is marked as one wherever its name shows, and quick match pairs it only
+//! with players who chose to play bots; the rule that it has played no rated game is checked by
+//! the store, in the same transaction as the change.
+
+use std::sync::Arc;
+
+use noughts_protocol::{ErrorCode, RequestId};
+use tracing::{error, info};
+
+use super::client::{Client, Reply, refuse};
+use super::seek::withdraw_seek;
+use crate::error::Refusal;
+use crate::session::Session;
+use crate::store::BecameBot;
+
+impl Client {
+    /// `become_bot`: refused to a guest (`not_an_account`), to an account that has played rated
+    /// games (`has_rated_games`) and to a bot (`already_bot`). A seek the player had open ends,
+    /// since it was made on a person's terms; games already under way go on as they are.
+    pub(super) async fn become_bot(
+        &mut self,
+        session: &Arc<Session>,
+        id: Option<RequestId>,
+    ) -> Reply {
+        match self.shared.store.become_bot(session.player).await {
+            Ok(BecameBot::Made) => {}
+            Ok(BecameBot::AlreadyBot) => {
+                session.set_bot();
+                return refuse(ErrorCode::AlreadyBot, "this account is a bot account already");
+            }
+            Ok(BecameBot::HasRatedGames) => {
+                return refuse(
+                    ErrorCode::HasRatedGames,
+                    "an account that has played rated games cannot become a bot; register \
+                     another account for the bot",
+                );
+            }
+            Ok(BecameBot::NoAccount) => {
+                return refuse(
+                    ErrorCode::NotAnAccount,
+                    "only an account can become a bot; register first",
+                );
+            }
+            Err(err) => {
+                error!(cause = %err, "cannot make an account a bot");
+                return Err(Refusal::new(
+                    ErrorCode::Internal,
+                    "the server cannot do that now; try again",
+                ));
+            }
+        }
+        info!(player = session.player.0, "became a bot account");
+        session.set_bot();
+        if let Some(open) = session.seek().filter(|open| session.end_seek(open.id)) {
+            withdraw_seek(&self.shared, open);
+        }
+        self.ok(id);
+        Ok(())
+    }
+}
