@@ -403,6 +403,7 @@ impl App {
                 variant: *variant,
                 clock: *clock,
                 rated: *rated,
+                bots: false,
             })));
         }
         // The tab on show lists what this identity has now.

@@ -68,6 +68,7 @@ pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow:
         variant: plan.variant,
         clock: None,
         rated: plan.rated,
+        bots: false,
     });
     while played < plan.games {
         let message = match link.next().await {

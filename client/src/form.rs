@@ -169,6 +169,7 @@ impl Form {
                 variant,
                 clock,
                 rated: self.rated,
+                bots: false,
             }),
             FormKind::PlayAi => ClientMessage::PlayAi(PlayAi {
                 variant,

@@ -440,6 +440,7 @@ mod tests {
             connected: true,
             rating: None,
             guest: false,
+            bot: false,
         }
     }
 

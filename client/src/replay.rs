@@ -87,6 +87,7 @@ impl ReplayView {
             rating: None,
             rating_change: None,
             guest: false,
+            bot: false,
         };
         let result = board.outcome().map(|outcome| match outcome {
             Outcome::Win { mark, cells } => GameResult {

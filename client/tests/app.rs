@@ -184,6 +184,7 @@ fn a_watcher_switches_between_the_players_and_the_spectators_chat() {
             mark: Some(Mark::X),
             text: "good luck".into(),
             guest: false,
+            bot: false,
         },
         noughts_protocol::ChatLine {
             from: "eve".into(),
@@ -191,6 +192,7 @@ fn a_watcher_switches_between_the_players_and_the_spectators_chat() {
             mark: None,
             text: "nice centre".into(),
             guest: false,
+            bot: false,
         },
     ];
     frame(&mut app, ServerMessage::GameState(Box::new(watched)));
@@ -329,6 +331,7 @@ fn quick_match_can_be_cancelled() {
             variant: Variant::Classic,
             clock: None,
             rated: false,
+            bots: false,
         }))]
     );
     frame(
@@ -590,6 +593,7 @@ fn a_seek_is_renewed_after_a_reconnect() {
             variant: Variant::Classic,
             clock: None,
             rated: false,
+            bots: false,
         }))]
     );
 }

@@ -42,6 +42,7 @@ fn bob_says(text: &str) -> ChatLine {
         mark: Some(Mark::O),
         text: text.into(),
         guest: false,
+        bot: false,
     }
 }
 

@@ -73,6 +73,7 @@ fn the_leaderboard_follows_the_variant_and_leads_to_a_players_games() {
         player: PlayerId(8),
         name: "bob".into(),
         guest: false,
+        bot: false,
         created_ms: 0,
         last_seen_ms: 0,
         variants: vec![stats(Variant::Classic, 0), stats(Variant::Four, 3)],
@@ -246,6 +247,7 @@ fn seeks_and_rooms_can_be_rated() {
             variant: Variant::Classic,
             clock: None,
             rated: true,
+            bots: false,
         }))]
     );
     frame(
@@ -268,6 +270,7 @@ fn seeks_and_rooms_can_be_rated() {
             variant: Variant::Classic,
             clock: None,
             rated: true,
+            bots: false,
         }))]
     );
     key(&mut app, KeyCode::Esc);
@@ -318,6 +321,7 @@ fn ratings_come_with_the_welcome_and_are_renewed_after_a_rated_game() {
             last_seen_ms: 0,
             variants: vec![stats(Variant::Classic, 1574)],
             guest: false,
+            bot: false,
         }))
     };
     frame(&mut app, profile(8));
@@ -420,6 +424,7 @@ fn the_leaderboard_loads_the_next_places_at_its_end() {
         wins: 5,
         draws: 3,
         losses: 2,
+        bot: false,
     };
     let page = |offset: u32, count: u32| ServerMessage::Leaderboard {
         variant: Variant::Classic,

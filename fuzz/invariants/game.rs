@@ -196,6 +196,7 @@ impl Checked {
                     Speaker {
                         name: "someone".into(),
                         guest: false,
+                        bot: false,
                     },
                     "hello".into(),
                 ) {
@@ -642,6 +643,7 @@ impl Checked {
             connected: true,
             rating: None,
             guest: false,
+            bot: false,
         };
         let state = rules.state(None, [seat(), seat()], self.now);
         assert_eq!(state.seq, rules.seq());

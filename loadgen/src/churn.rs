@@ -318,6 +318,7 @@ impl Activity {
                     variant: Variant::Classic,
                     clock: None,
                     rated: false,
+                    bots: false,
                 });
                 client::send(ws, seek).await?;
                 self.seeking = Some(now + SEEK_WAIT);

@@ -422,6 +422,7 @@ async fn seek(ws: &mut Socket) -> Option<Asked> {
         variant: Variant::Classic,
         clock: None,
         rated: false,
+        bots: false,
     });
     client::send(ws, message).await.ok()?;
     Some(Asked::Seek)

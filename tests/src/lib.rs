@@ -543,6 +543,7 @@ pub async fn pair(mut a: Client, mut b: Client, variant: Variant) -> (Client, Cl
         variant,
         clock: None,
         rated: false,
+        bots: false,
     });
     assert!(matches!(
         a.request(1, seek.clone()).await,

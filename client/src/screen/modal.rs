@@ -88,6 +88,7 @@ pub fn on_key(modal: Modal, key: KeyEvent, game: Option<GameId>) -> ModalKey {
                             variant,
                             clock,
                             rated,
+                            ..
                         }) => Some(Modal::Seeking {
                             variant: *variant,
                             clock: *clock,

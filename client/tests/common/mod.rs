@@ -43,6 +43,7 @@ pub fn human(name: &str, id: u64) -> SeatInfo {
         connected: true,
         rating: Some(1450 + 13 * id as u32),
         guest: false,
+        bot: false,
     }
 }
 
@@ -54,6 +55,7 @@ pub fn ai(level: Level) -> SeatInfo {
         connected: true,
         rating: None,
         guest: false,
+        bot: false,
     }
 }
 
@@ -79,6 +81,7 @@ pub fn welcomed(t0: Instant) -> App {
                 .collect(),
             device_cookie: None,
             username: None,
+            bot: false,
         },
     ));
     assert_eq!(
@@ -137,6 +140,7 @@ pub fn state(variant: Variant, board: &str, moves: &[usize]) -> GameState {
                 mark: Some(Mark::O),
                 text: "good luck!".into(),
                 guest: false,
+                bot: false,
             },
             ChatLine {
                 from: "eve".into(),
@@ -144,6 +148,7 @@ pub fn state(variant: Variant, board: &str, moves: &[usize]) -> GameState {
                 mark: None,
                 text: "\u{1b}[2Jwatching from the back".into(),
                 guest: false,
+                bot: false,
             },
         ],
         rematch_of: None,
@@ -179,6 +184,8 @@ pub fn lobby_message() -> ServerMessage {
             }),
             rated: true,
             guest: false,
+            bot: false,
+            bots: false,
         }],
         rooms: vec![RoomInfo {
             code: "K7QM-4TXP-2D".into(),
@@ -191,6 +198,7 @@ pub fn lobby_message() -> ServerMessage {
             player: Some(PlayerId(3)),
             rated: false,
             guest: false,
+            bot: false,
         }],
         games: vec![
             game(
@@ -263,6 +271,7 @@ pub fn leaderboard_message(variant: Variant) -> ServerMessage {
             wins,
             draws,
             losses,
+            bot: false,
         };
     ServerMessage::Leaderboard {
         variant,
@@ -285,6 +294,7 @@ pub fn record_seat(name: &str, player: u64, rating: u32, change: i32) -> RecordS
         rating: Some(rating),
         rating_change: Some(change),
         guest: false,
+        bot: false,
     }
 }
 
@@ -296,6 +306,7 @@ pub fn ai_record_seat(level: Level) -> RecordSeat {
         rating: None,
         rating_change: None,
         guest: false,
+        bot: false,
     }
 }
 
@@ -439,6 +450,7 @@ pub fn welcome(app: &mut App, resumed: bool) -> Vec<Effect> {
             ratings: Vec::new(),
             device_cookie: None,
             username: None,
+            bot: false,
         },
     ))
 }

@@ -114,6 +114,7 @@ fn room(code: &str) -> Change {
             player: None,
             rated: false,
             guest: false,
+            bot: false,
         },
     }
 }
@@ -342,6 +343,7 @@ fn listed(id: u64, moves: u32) -> Change {
         connected: true,
         rating: None,
         guest: false,
+        bot: false,
     };
     Change::Game {
         game: noughts_protocol::GameInfo {

@@ -16,6 +16,7 @@ fn room(code: &str) -> RoomInfo {
         player: None,
         rated: false,
         guest: false,
+        bot: false,
     }
 }
 
@@ -27,6 +28,7 @@ fn seat(name: &str, player: u64, rating: u32) -> SeatInfo {
         connected: true,
         rating: Some(rating),
         guest: false,
+        bot: false,
     }
 }
 
@@ -257,6 +259,8 @@ fn seek(id: u64) -> SeekInfo {
         clock: None,
         rated: false,
         guest: false,
+        bot: false,
+        bots: false,
     }
 }
 

@@ -12,6 +12,8 @@ fn terms(variant: Variant, clock: Option<ClockSpec>, rated: bool) -> SeekTerms {
         variant,
         clock,
         rated,
+        bots: false,
+        bot: false,
     }
 }
 

@@ -131,6 +131,7 @@ async fn two_guests_sign_up_play_rated_and_are_named_by_their_usernames_everywhe
         variant: Variant::Classic,
         clock: None,
         rated: true,
+        bots: false,
     }))
     .await;
     let seek = cy

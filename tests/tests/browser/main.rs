@@ -103,6 +103,7 @@ async fn against_rival(
                 variant: Variant::Classic,
                 clock: None,
                 rated,
+                bots: false,
             },
         ))
         .await;

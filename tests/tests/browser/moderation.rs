@@ -157,6 +157,7 @@ async fn lobby_menus(screen: Screen) {
         variant: Variant::Four,
         clock: None,
         rated: false,
+        bots: false,
     });
     let noughts_protocol::ServerMessage::Seeking { seek, .. } = rival.request(1, seek).await else {
         panic!("the rival seeks");

@@ -131,6 +131,7 @@ async fn at_120_by_40_moves_go_in_pairs_offers_read_in_the_first_person_and_a_wi
             variant: Variant::Classic,
             clock: None,
             rated: false,
+            bots: false,
         }))
         .await;
     let state = rival.game_state().await;

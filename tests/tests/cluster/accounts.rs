@@ -90,6 +90,7 @@ async fn a_guest_on_another_node_cannot_take_an_accounts_rated_seek_or_room() {
         variant: Variant::Classic,
         clock: None,
         rated: true,
+        bots: false,
     });
     let ServerMessage::Seeking { seek, .. } = ada.request(2, rated_seek).await else {
         panic!("ada's seek");

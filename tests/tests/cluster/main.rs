@@ -136,6 +136,7 @@ async fn rooms_and_seeks_made_on_one_node_are_listed_on_every_node_until_they_go
         variant: Variant::Cube,
         clock: None,
         rated: false,
+        bots: false,
     });
     seeker.send(seek).await;
     on_a.lobby_until(&mut view, |view| !view.seeks.is_empty())

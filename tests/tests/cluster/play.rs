@@ -157,6 +157,7 @@ async fn quick_match_pairs_players_on_two_nodes_and_a_player_comes_back_on_a_thi
         variant: Variant::Four,
         clock: None,
         rated: true,
+        bots: false,
     });
     let mut a = nodes[0].join("ari").await;
     make_account(&mut a).await;

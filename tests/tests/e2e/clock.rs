@@ -20,6 +20,7 @@ async fn running_out_of_time_loses() {
         variant: Variant::Classic,
         clock: Some(clock),
         rated: false,
+        bots: false,
     });
     a.send(seek.clone()).await;
     b.send(seek).await;
@@ -76,6 +77,7 @@ async fn timed_match(
         variant: Variant::Classic,
         clock: Some(clock),
         rated,
+        bots: false,
     });
     a.send(seek.clone()).await;
     b.send(seek).await;
@@ -211,6 +213,7 @@ async fn absurd_clocks_are_refused() {
                 variant: Variant::Classic,
                 clock: Some(clock),
                 rated: false,
+                bots: false,
             }),
             noughts_protocol::ErrorCode::BadClock,
         )

@@ -73,6 +73,7 @@ fn seek(initial_ms: u64) -> ClientMessage {
             increment_ms: 0,
         }),
         rated: false,
+        bots: false,
     })
 }
 

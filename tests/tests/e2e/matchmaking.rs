@@ -72,6 +72,7 @@ async fn a_seek_can_be_cancelled_and_only_one_is_allowed() {
         variant: Variant::Four,
         clock: None,
         rated: false,
+        bots: false,
     });
     assert!(matches!(
         a.request(1, seek.clone()).await,
@@ -96,6 +97,7 @@ async fn a_seek_can_be_cancelled_and_only_one_is_allowed() {
         variant: Variant::Four,
         clock: None,
         rated: false,
+        bots: false,
     });
     b.send(seek.clone()).await;
     c.send(seek).await;

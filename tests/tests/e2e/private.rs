@@ -150,6 +150,7 @@ async fn a_private_game_is_on_record_only_for_its_players() {
         variant: Variant::Cube,
         clock: None,
         rated: false,
+        bots: false,
     });
     x.request(20, seek.clone()).await;
     rival.send(seek).await;

@@ -22,6 +22,7 @@ async fn seek<'a>(
         variant: Variant::Classic,
         clock: None,
         rated,
+        bots: false,
     });
     a.request(100, seek.clone()).await;
     b.request(100, seek).await;

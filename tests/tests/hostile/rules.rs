@@ -171,6 +171,7 @@ async fn limits(server: &TestServer, game: GameId) {
             increment_ms: 7,
         }),
         rated: false,
+        bots: false,
     });
     assert!(matches!(
         solo.request(220, seek.clone()).await,

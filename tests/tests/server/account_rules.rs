@@ -31,6 +31,7 @@ fn seek(rated: bool) -> ClientMessage {
         variant: Variant::Classic,
         clock: None,
         rated,
+        bots: false,
     })
 }
 

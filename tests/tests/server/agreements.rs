@@ -137,6 +137,7 @@ async fn a_takeback_by_agreement_in_an_unrated_game_and_never_in_a_rated_one() {
         variant: Variant::Classic,
         clock: None,
         rated: true,
+        bots: false,
     });
     let mut ada = Client::join(&url, "ada").await;
     let mut bob = Client::join(&url, "bob").await;
@@ -258,6 +259,7 @@ async fn a_timed_takeback_keeps_the_increment_the_move_taken_back_earned() {
         variant: Variant::Classic,
         clock: Some(clock),
         rated: false,
+        bots: false,
     });
     ada.request(1, seek.clone()).await;
     bob.send(seek).await;

@@ -127,6 +127,7 @@ async fn a_half_open_connection_is_dropped_by_the_ping_timeout() {
         variant: Variant::Classic,
         clock: None,
         rated: false,
+        bots: false,
     });
     ada.send(seek.clone()).await;
     bob.send(seek).await;

@@ -95,6 +95,7 @@ async fn blocked_players_are_never_paired_and_cannot_join_each_others_rooms() {
             variant: Variant::Four,
             clock: None,
             rated: false,
+            bots: false,
         })
     };
     let seeking = cy.request(5, seek()).await;

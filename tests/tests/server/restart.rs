@@ -398,6 +398,7 @@ async fn before_the_crash(dir: &Path, db: &OsStr, durability: Durability) -> Bef
                 variant: Variant::Classic,
                 clock: Some(CLOCK),
                 rated: true,
+                bots: false,
             }))
             .await;
         assert!(matches!(reply, ServerMessage::Seeking { .. }), "{reply:?}");

@@ -18,6 +18,7 @@ async fn seek(client: &mut Client, id: u64, clock: Option<ClockSpec>) -> SeekId 
                 variant: Variant::Four,
                 clock,
                 rated: false,
+                bots: false,
             }),
         )
         .await;
