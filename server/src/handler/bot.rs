@@ -27,7 +27,10 @@ impl Client {
             Ok(BecameBot::Made) => {}
             Ok(BecameBot::AlreadyBot) => {
                 session.set_bot();
-                return refuse(ErrorCode::AlreadyBot, "this account is a bot account already");
+                return refuse(
+                    ErrorCode::AlreadyBot,
+                    "this account is a bot account already",
+                );
             }
             Ok(BecameBot::HasRatedGames) => {
                 return refuse(

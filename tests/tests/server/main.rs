@@ -9,6 +9,7 @@ mod admin_socket;
 mod agreements;
 mod alerts;
 mod backup;
+mod bots;
 mod claims;
 mod connection;
 mod cut_off;

@@ -66,6 +66,7 @@ macro_rules! on_both_blocking {
 }
 
 mod accounts;
+mod bots;
 mod durability;
 mod ended;
 mod moderation;
