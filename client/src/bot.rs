@@ -1,13 +1,15 @@
-//! `noughts bot`: a player driven by the engine. It seeks a game, plays it, and seeks again until
-//! it has played the number of games asked for.
+//! `noughts bot`: a player driven by the engine at one of its levels, or by a program of one's
+//! own (see [`crate::external`]). It may turn its account into a bot account first; then it
+//! seeks a game, plays it, and seeks again until it has played the number of games asked for.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use noughts_engine::{Board, Budget, Level, Rng, Variant, choose_move};
-use noughts_protocol::{ClientMessage, ErrorCode, GameId, Mark, Seek, ServerMessage};
+use noughts_protocol::{ClientMessage, Clocks, ErrorCode, GameId, Mark, Seek, ServerMessage};
 
+use crate::external::External;
 use crate::net::Link;
 use crate::net::NetEvent;
 use crate::plain::result_text;
@@ -15,11 +17,25 @@ use crate::plain::result_text;
 /// How long to wait before asking again after the server's rate limit refused a request.
 const RATE_LIMITED_PAUSE: Duration = Duration::from_secs(1);
 
+/// What an engine program is given of the clock it plays on: its time left but this much, for
+/// the move to reach the server.
+const CLOCK_MARGIN: Duration = Duration::from_millis(500);
+
+/// Who chooses the moves.
+#[derive(Debug, Clone)]
+pub enum Mover {
+    /// The engine, at this level.
+    Level(Level),
+    /// A program, started with this command line, given at most this long a move (less when
+    /// the game's clock has less left).
+    Program { command: String, limit: Duration },
+}
+
 /// What the bot is asked to do.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct BotPlan {
-    /// How strongly it plays.
-    pub level: Level,
+    /// Who chooses its moves.
+    pub mover: Mover,
     /// The game it seeks.
     pub variant: Variant,
     /// How many games it plays before leaving.
@@ -28,6 +44,8 @@ pub struct BotPlan {
     pub think: Duration,
     /// Whether it seeks rated games.
     pub rated: bool,
+    /// Whether to turn the account it plays as into a bot account first.
+    pub become_bot: bool,
 }
 
 /// The game being played.
@@ -35,6 +53,21 @@ struct Current {
     game: GameId,
     you: Mark,
     board: Board,
+    /// The bot's time left, in a timed game, as of the last update.
+    clock_ms: Option<u64>,
+}
+
+impl Current {
+    /// The bot's time left from `clocks`, if the game is timed.
+    fn clock(&mut self, clocks: Option<Clocks>) {
+        if let Some(clocks) = clocks {
+            self.clock_ms = Some(if self.you == Mark::X {
+                clocks.x_ms
+            } else {
+                clocks.o_ms
+            });
+        }
+    }
 }
 
 /// The game being played may have ended while the bot was away: coming back, it gets the final
@@ -58,20 +91,44 @@ fn final_as_end(message: ServerMessage, current: Option<&Current>) -> ServerMess
     }
 }
 
+/// The bot's state between messages.
+struct Bot {
+    link: Link,
+    plan: BotPlan,
+    seek: ClientMessage,
+    rng: Rng,
+    /// The program choosing the moves, when one does.
+    program: Option<External>,
+    current: Option<Current>,
+    played: u32,
+    /// Games won, drawn and lost.
+    tally: [u32; 3],
+}
+
 /// Plays `plan.games` games, printing one line per game to `out`.
-pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow::Result<()> {
-    let mut rng = Rng::new();
-    let mut played = 0;
-    let (mut wins, mut draws, mut losses) = (0, 0, 0);
-    let mut current: Option<Current> = None;
+pub async fn run(link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow::Result<()> {
+    let program = match &plan.mover {
+        Mover::Program { command, .. } => Some(External::start(command)?),
+        Mover::Level(_) => None,
+    };
     let seek = ClientMessage::Seek(Seek {
         variant: plan.variant,
         clock: None,
         rated: plan.rated,
         bots: false,
     });
-    while played < plan.games {
-        let message = match link.next().await {
+    let mut bot = Bot {
+        link,
+        plan,
+        seek,
+        rng: Rng::new(),
+        program,
+        current: None,
+        played: 0,
+        tally: [0; 3],
+    };
+    while bot.played < bot.plan.games {
+        let message = match bot.link.next().await {
             None => bail!("the connection ended"),
             Some(NetEvent::Closed(reason)) => bail!("{reason}"),
             Some(NetEvent::Lost { reason, retry_in }) => {
@@ -81,71 +138,93 @@ pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow:
             Some(NetEvent::Connecting) => continue,
             Some(NetEvent::Frame(frame)) => frame.message,
         };
-        let to_play = match final_as_end(message, current.as_ref()) {
-            ServerMessage::Welcome { resumed, .. } => {
-                if current.is_none() || !resumed {
-                    current = None;
-                    link.send(seek.clone());
+        let message = final_as_end(message, bot.current.as_ref());
+        if let Some(board) = bot.handle(message, out).await? {
+            bot.play(board).await?;
+        }
+    }
+    let [wins, draws, losses] = bot.tally;
+    writeln!(
+        out,
+        "{} games: {wins} won, {draws} drawn, {losses} lost",
+        bot.played
+    )?;
+    Ok(())
+}
+
+impl Bot {
+    /// Takes one message in; the board to move on, when it is the bot's turn.
+    async fn handle(
+        &mut self,
+        message: ServerMessage,
+        out: &mut impl Write,
+    ) -> anyhow::Result<Option<Board>> {
+        Ok(match message {
+            ServerMessage::Welcome {
+                resumed, bot, name, ..
+            } => {
+                if self.plan.become_bot && !bot {
+                    self.become_bot(&name, out).await?;
+                }
+                if self.current.is_none() || !resumed {
+                    self.current = None;
+                    self.link.send(self.seek.clone());
                 }
                 None
             }
             ServerMessage::GameState(state) => {
                 let (Some(you), None) = (state.you, &state.result) else {
-                    continue;
+                    return Ok(None);
                 };
                 let board = Board::parse(state.variant, &state.board)?;
+                let opponent = if you == Mark::X { state.o } else { state.x };
+                let mark = if opponent.bot { " BOT" } else { "" };
                 writeln!(
                     out,
-                    "game {}: playing {} against {}",
+                    "game {}: playing {} against {}{mark}",
                     state.game,
                     you.symbol(),
-                    if you == Mark::X { state.o } else { state.x }.name
+                    opponent.name
                 )?;
-                current = Some(Current {
+                let mut current = Current {
                     game: state.game,
                     you,
                     board,
-                });
+                    clock_ms: None,
+                };
+                current.clock(state.clocks);
+                self.current = Some(current);
                 (state.to_move == Some(you)).then_some(board)
             }
             ServerMessage::Moved {
                 game,
                 board,
                 to_move,
+                clocks,
                 ..
             } => {
-                let Some(cur) = current.as_mut().filter(|c| c.game == game) else {
-                    continue;
+                let Some(cur) = self.current.as_mut().filter(|c| c.game == game) else {
+                    return Ok(None);
                 };
                 cur.board = Board::parse(cur.board.variant(), &board)?;
+                cur.clock(clocks);
                 (to_move == Some(cur.you)).then_some(cur.board)
             }
             ServerMessage::GameOver { game, result, .. } => {
-                let Some(cur) = current.take_if(|c| c.game == game) else {
-                    continue;
+                let Some(cur) = self.current.take_if(|c| c.game == game) else {
+                    return Ok(None);
                 };
-                played += 1;
-                let outcome = match result.winner {
-                    Some(w) if w == cur.you => {
-                        wins += 1;
-                        "won"
-                    }
-                    Some(_) => {
-                        losses += 1;
-                        "lost"
-                    }
-                    None => {
-                        draws += 1;
-                        "drew"
-                    }
+                self.played += 1;
+                let (slot, outcome) = match result.winner {
+                    Some(w) if w == cur.you => (0, "won"),
+                    Some(_) => (2, "lost"),
+                    None => (1, "drew"),
                 };
-                writeln!(
-                    out,
-                    "game {game}: {outcome}: {}",
-                    result_text(cur.board.variant(), &result)
-                )?;
-                if played < plan.games {
-                    link.send(seek.clone());
+                self.tally[slot] += 1;
+                let text = result_text(cur.board.variant(), &result);
+                writeln!(out, "game {game}: {outcome}: {text}")?;
+                if self.played < self.plan.games {
+                    self.link.send(self.seek.clone());
                 }
                 None
             }
@@ -155,13 +234,13 @@ pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow:
             } => {
                 // The request was dropped: wait, then ask again for whatever is pending.
                 tokio::time::sleep(RATE_LIMITED_PAUSE).await;
-                match &current {
+                match &self.current {
                     Some(cur) if cur.board.to_move() == cur.you && !cur.board.is_over() => {
                         Some(cur.board)
                     }
                     Some(_) => None,
                     None => {
-                        link.send(seek.clone());
+                        self.link.send(self.seek.clone());
                         None
                     }
                 }
@@ -178,27 +257,69 @@ pub async fn run(mut link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow:
                 bail!("the server is shutting down: {}", message)
             }
             _ => None,
-        };
-        if let (Some(board), Some(cur)) = (to_play, &current) {
-            let level = plan.level;
-            let seed = rng.u64(..);
-            let started = Instant::now();
-            let choice = tokio::task::spawn_blocking(move || {
-                choose_move(&board, level, &mut Rng::with_seed(seed), Budget::DEFAULT)
-            })
-            .await?;
-            tokio::time::sleep(plan.think.saturating_sub(started.elapsed())).await;
-            if let Some(choice) = choice {
-                link.send(ClientMessage::Move {
-                    game: cur.game,
-                    cell: choice.cell,
-                });
+        })
+    }
+
+    /// Turns the account into a bot account before anything else: `ok`, or the refusal in
+    /// words (a bot already is fine).
+    async fn become_bot(&mut self, name: &str, out: &mut impl Write) -> anyhow::Result<()> {
+        const ASKED: u64 = 1;
+        self.link.request(ASKED, ClientMessage::BecomeBot);
+        loop {
+            match self.link.next_message().await? {
+                ServerMessage::Ok => {
+                    writeln!(out, "{name} is a bot account from now on")?;
+                    return Ok(());
+                }
+                ServerMessage::Error {
+                    code: ErrorCode::AlreadyBot,
+                    ..
+                } => return Ok(()),
+                ServerMessage::Error { code, message } => {
+                    bail!("{name} cannot become a bot: {message} ({code})")
+                }
+                _ => {}
             }
         }
     }
-    writeln!(
-        out,
-        "{played} games: {wins} won, {draws} drawn, {losses} lost"
-    )?;
-    Ok(())
+
+    /// Chooses a move on `board` and sends it; a program that gives none resigns the game and is
+    /// started again for the next.
+    async fn play(&mut self, board: Board) -> anyhow::Result<()> {
+        let Some((game, clock_ms)) = self.current.as_ref().map(|c| (c.game, c.clock_ms)) else {
+            return Ok(());
+        };
+        let started = Instant::now();
+        let choice = match (&self.plan.mover, self.program.as_mut()) {
+            (Mover::Program { limit, .. }, Some(program)) => {
+                let left =
+                    clock_ms.map(|ms| Duration::from_millis(ms).saturating_sub(CLOCK_MARGIN));
+                let limit = left.map_or(*limit, |left| left.min(*limit));
+                match program.choose(&board, limit).await {
+                    Ok(cell) => Some(cell),
+                    Err(fault) => {
+                        eprintln!("{fault}: resigning game {game} and starting the engine again");
+                        self.link.send(ClientMessage::Resign { game });
+                        program.restart()?;
+                        return Ok(());
+                    }
+                }
+            }
+            (Mover::Program { .. }, None) => None,
+            (Mover::Level(level), _) => {
+                let level = *level;
+                let seed = self.rng.u64(..);
+                tokio::task::spawn_blocking(move || {
+                    choose_move(&board, level, &mut Rng::with_seed(seed), Budget::DEFAULT)
+                })
+                .await?
+                .map(|choice| choice.cell)
+            }
+        };
+        tokio::time::sleep(self.plan.think.saturating_sub(started.elapsed())).await;
+        if let Some(cell) = choice {
+            self.link.send(ClientMessage::Move { game, cell });
+        }
+        Ok(())
+    }
 }

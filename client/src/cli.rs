@@ -213,12 +213,32 @@ pub struct WatchArgs {
 
 /// `noughts bot`.
 #[derive(Debug, Args)]
+#[command(after_long_help = ENGINE_PROTOCOL)]
 pub struct BotArgs {
     #[command(flatten)]
     pub connect: ConnectArgs,
     /// How strongly to play: easy, medium, hard or perfect.
     #[arg(long, default_value = "perfect")]
     pub level: Level,
+    /// Let a program of your own choose the moves instead of the engine: started once with
+    /// `sh -c CMD`, it reads one position a line and answers each with a move (see below).
+    #[arg(long, value_name = "CMD", conflicts_with = "level")]
+    pub engine: Option<String>,
+    /// The longest the program may take over a move, in milliseconds (less when the game's
+    /// clock has less left); a program that takes longer, exits or answers what is not a free
+    /// cell resigns that game, and is started again for the next.
+    #[arg(long, default_value_t = 10_000, value_name = "MS", requires = "engine")]
+    pub engine_timeout_ms: u64,
+    /// Sign in to this account to play as it. The password is read from NOUGHTS_PASSWORD, else
+    /// asked for (read as a line from standard input when it is not a terminal). Without it, the
+    /// bot plays as the identity this client keeps for the server.
+    #[arg(long, value_name = "USERNAME")]
+    pub username: Option<String>,
+    /// Turn the account into a bot account first, for good (refused for a guest and for an
+    /// account that has played rated games): it is marked BOT, and quick match pairs it only
+    /// with people who chose to play bots.
+    #[arg(long)]
+    pub become_bot: bool,
     /// Which game to seek: classic, four, cube or qubic.
     #[arg(long, default_value = "classic")]
     pub variant: Variant,
@@ -232,6 +252,19 @@ pub struct BotArgs {
     #[arg(long)]
     pub rated: bool,
 }
+
+/// What `noughts bot --help` says of the program `--engine` runs.
+const ENGINE_PROTOCOL: &str = "\
+The engine's protocol (--engine CMD):
+  The program gets one line per position on its standard input, when it is to move:
+    VARIANT BOARD
+  VARIANT is classic, four, cube or qubic; BOARD has one character a cell (X, O or .) in cell
+  order, rows separated by /, a cube's rows layer after layer, e.g.
+    classic X.O/.X./..O
+  X moves first, so whose turn it is follows from the counts. The program answers one line: the
+  cell's number, 0-based, row by row and layer by layer (4 is classic's centre), or on the bigger
+  boards its name as the client writes it (b3 on four, 2b3 on the cubes). What it writes on
+  standard error reaches the terminal.";
 
 /// `noughts analyse`.
 #[derive(Debug, Args)]

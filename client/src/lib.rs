@@ -10,7 +10,8 @@
 //! - [`net`]: the WebSocket task: hello with the saved token, reconnect with backoff.
 //! - [`tls`]: whom `wss://` trusts: the system's root certificates and `--ca`.
 //! - [`config`]: where the token is kept. [`embedded`]: a server inside the process.
-//! - [`watch`], [`bot`], [`analyse`], [`replay`], [`history`], [`plain`]: the scriptable modes.
+//! - [`watch`], [`bot`] (with [`external`], an engine program of its own), [`analyse`],
+//!   [`replay`], [`history`], [`plain`]: the scriptable modes.
 //! - [`account`], [`password`]: the account commands, and the passwords they read without echo.
 
 pub mod account;
@@ -24,6 +25,7 @@ pub mod config;
 pub mod embedded;
 pub mod evaluation;
 pub mod event;
+pub mod external;
 pub mod follow;
 pub mod form;
 pub mod game;
@@ -166,12 +168,20 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Some(Command::Bot(args)) => {
+            let mover = match args.engine {
+                Some(command) => bot::Mover::Program {
+                    command,
+                    limit: std::time::Duration::from_millis(args.engine_timeout_ms),
+                },
+                None => bot::Mover::Level(args.level),
+            };
             let plan = bot::BotPlan {
-                level: args.level,
+                mover,
                 variant: args.variant,
                 games: args.games,
                 think: std::time::Duration::from_millis(args.think_ms),
                 rated: args.rated,
+                become_bot: args.become_bot,
             };
             bot::run(link, plan, &mut std::io::stdout().lock()).await
         }
@@ -279,6 +289,16 @@ fn account_request(
             let revoke = args.revoke;
             (Some(account::Request::Sessions { revoke }), None)
         }
+        Some(Command::Bot(cli::BotArgs {
+            username: Some(username),
+            ..
+        })) => {
+            let password = match std::env::var("NOUGHTS_PASSWORD") {
+                Ok(password) => password,
+                Err(_) => password::Asker::new().password("Password: ")?,
+            };
+            (None, Some(account::credentials(username.clone(), password)))
+        }
         Some(Command::Password(_)) => {
             let mut asker = password::Asker::new();
             let old = asker.password("Current password: ")?;
@@ -311,7 +331,11 @@ async fn show_replay(
 fn display_name(cli: &Cli) -> anyhow::Result<String> {
     let name = match (&cli.connect().name, &cli.command) {
         (Some(name), _) => name.clone(),
-        (None, Some(Command::Bot(args))) => format!("{} bot", args.level),
+        (None, Some(Command::Bot(args))) => match (&args.username, &args.engine) {
+            (Some(username), _) => username.clone(),
+            (None, Some(_)) => "engine bot".to_owned(),
+            (None, None) => format!("{} bot", args.level),
+        },
         (None, _) => std::env::var("USER")
             .or_else(|_| std::env::var("USERNAME"))
             .ok()

@@ -3,6 +3,7 @@
 
 mod accounts;
 mod analysis;
+mod bot_engine;
 mod commands;
 mod game_panel;
 mod lobby;
