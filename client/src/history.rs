@@ -41,7 +41,7 @@ pub fn outcome_word(game: &GameSummary, side: Option<Mark>) -> &'static str {
 pub fn seat_name(seat: &RecordSeat) -> String {
     match seat.level {
         Some(level) => format!("{level} AI"),
-        None => shown(&seat.name, seat.guest),
+        None => shown(&seat.name, seat.guest, seat.bot),
     }
 }
 
@@ -143,7 +143,7 @@ pub fn write_history(
     more: bool,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
-    writeln!(out, "{}", shown(&profile.name, profile.guest))?;
+    writeln!(out, "{}", shown(&profile.name, profile.guest, profile.bot))?;
     for stats in profile.variants.iter().filter(|s| s.games > 0) {
         writeln!(
             out,

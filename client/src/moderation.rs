@@ -141,7 +141,11 @@ impl App {
         let mut found = Vec::new();
         let mut seat = |seat: &noughts_protocol::SeatInfo, role: &str| {
             if let Some(player) = seat.player {
-                found.push((player, shown(&seat.name, seat.guest), role.to_owned()));
+                found.push((
+                    player,
+                    shown(&seat.name, seat.guest, seat.bot),
+                    role.to_owned(),
+                ));
             }
         };
         let game = match (self.screen, self.tab) {
@@ -152,8 +156,13 @@ impl App {
                 seat(&view.state.x, "X");
                 seat(&view.state.o, "O");
                 let speakers = view.state.chat.iter().rev().filter_map(|line| {
-                    line.player
-                        .map(|player| (player, shown(&line.from, line.guest), "chat".to_owned()))
+                    line.player.map(|player| {
+                        (
+                            player,
+                            shown(&line.from, line.guest, line.bot),
+                            "chat".to_owned(),
+                        )
+                    })
                 });
                 let seats = found.len();
                 for speaker in speakers {
@@ -172,7 +181,11 @@ impl App {
                 };
                 for (seat, role) in [(&replay.record.x, "X"), (&replay.record.o, "O")] {
                     if let Some(player) = seat.player {
-                        found.push((player, shown(&seat.name, seat.guest), role.to_owned()));
+                        found.push((
+                            player,
+                            shown(&seat.name, seat.guest, seat.bot),
+                            role.to_owned(),
+                        ));
                     }
                 }
                 Some(replay.record.game)
@@ -181,7 +194,7 @@ impl App {
                 Some(Entry::Seek(seek)) => {
                     found.push((
                         seek.player,
-                        shown(&seek.name, seek.guest),
+                        shown(&seek.name, seek.guest, seek.bot),
                         "seek".to_owned(),
                     ));
                     None
@@ -194,7 +207,11 @@ impl App {
                 Some(Entry::Room(room)) => {
                     // Servers older than moderation do not name a room's host by id.
                     if let Some(player) = room.player {
-                        found.push((player, shown(&room.host, room.guest), "room".to_owned()));
+                        found.push((
+                            player,
+                            shown(&room.host, room.guest, room.bot),
+                            "room".to_owned(),
+                        ));
                     }
                     None
                 }
@@ -222,7 +239,11 @@ impl App {
             (Screen::Lobby, Tab::History) => self.history.selected_game().map(|summary| {
                 for (seat, role) in [(&summary.x, "X"), (&summary.o, "O")] {
                     if let Some(player) = seat.player {
-                        found.push((player, shown(&seat.name, seat.guest), role.to_owned()));
+                        found.push((
+                            player,
+                            shown(&seat.name, seat.guest, seat.bot),
+                            role.to_owned(),
+                        ));
                     }
                 }
                 summary.game

@@ -221,7 +221,7 @@ impl ReplayView {
 
 /// A seat as text: the name, the rating it had and what the game changed.
 pub fn seat_text(seat: &RecordSeat) -> String {
-    let mut text = crate::names::shown(&seat.name, seat.guest);
+    let mut text = crate::names::shown(&seat.name, seat.guest, seat.bot);
     if let Some(rating) = seat.rating {
         text.push_str(&format!(" {rating}"));
     }

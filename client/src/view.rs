@@ -91,7 +91,7 @@ fn title_bar(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
     };
     let mut right = Line::from(vec![
         Span::styled(
-            format!("{} ", person(&app.name, !app.account, 40)),
+            format!("{} ", person(&app.name, !app.account, false, 40)),
             theme.text(),
         ),
         Span::styled(format!("{dot} {text} "), style),

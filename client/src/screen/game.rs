@@ -213,6 +213,8 @@ fn player_lines(
             // An account's name is its username; a guest's is marked, so that it cannot pass for
             // the account's.
             name.push_str(GUEST_MARK);
+        } else if seat.bot {
+            name.insert_str(0, crate::names::BOT_MARK);
         }
         if game.you() == Some(mark) {
             name.push_str(" (you)");
@@ -411,7 +413,10 @@ fn render_chat(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, buf:
         .map(|line| {
             let style = line.mark.map_or(theme.dim(), |m| theme.mark(m));
             Line::from(vec![
-                Span::styled(format!("{}: ", person(&line.from, line.guest, 20)), style),
+                Span::styled(
+                    format!("{}: ", person(&line.from, line.guest, line.bot, 20)),
+                    style,
+                ),
                 Span::styled(line.text.clone(), theme.text()),
             ])
         })
@@ -425,7 +430,7 @@ fn render_chat(app: &Around<'_>, game: &GameView, theme: Theme, area: Rect, buf:
         let total: usize = game
             .shown_chat()
             .map(|line| {
-                (cols(&person(&line.from, line.guest, 20)) + 2 + cols(&line.text))
+                (cols(&person(&line.from, line.guest, line.bot, 20)) + 2 + cols(&line.text))
                     .div_ceil(width)
                     .max(1)
             })

@@ -185,7 +185,7 @@ pub(super) fn lines(
                     "{}{:>4} {} {:>6} ±{:<3}{:>5}{:>4}{:>4}{:>4}",
                     if you { "▸" } else { " " },
                     entry.rank,
-                    fit(&entry.name, 15),
+                    fit(&crate::names::shown(&entry.name, false, entry.bot), 15),
                     entry.rating,
                     entry.deviation,
                     entry.games,

@@ -230,6 +230,6 @@ fn seat_name(seat: &SeatInfo, war: bool) -> String {
     match seat.level {
         Some(level) if war => level.name().to_owned(),
         Some(level) => format!("{level} AI"),
-        None => crate::names::shown(&seat.name, seat.guest),
+        None => crate::names::shown(&seat.name, seat.guest, seat.bot),
     }
 }

@@ -344,7 +344,11 @@ fn seek_row(seek: &SeekInfo, me: Option<PlayerId>) -> String {
     let who = if Some(seek.player) == me {
         "(yours)".to_owned()
     } else {
-        format!("{} ({})", person(&seek.name, seek.guest, 12), seek.rating)
+        format!(
+            "{} ({})",
+            person(&seek.name, seek.guest, seek.bot, 12),
+            seek.rating
+        )
     };
     format!("{}{rated}{:<8} {clock}", fit(&who, 19), seek.variant.name())
 }
@@ -363,7 +367,7 @@ fn room_row(room: &RoomInfo) -> String {
         room.code,
         room.variant.name(),
         clock,
-        person(&room.host, room.guest, 12)
+        person(&room.host, room.guest, room.bot, 12)
     )
 }
 

@@ -60,7 +60,7 @@ pub(super) fn lines(
     theme: Theme,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let name = person(&profile.name, profile.guest, 24);
+    let name = person(&profile.name, profile.guest, profile.bot, 24);
     let mut lines = vec![Line::styled(
         truncate(&format!(" {name}"), width),
         theme.title(),

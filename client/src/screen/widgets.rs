@@ -40,11 +40,16 @@ pub fn cols(text: &str) -> usize {
     text.width()
 }
 
-pub use crate::names::GUEST_MARK;
+pub use crate::names::{BOT_MARK, GUEST_MARK};
 
 /// A person's name as every screen shows it, cut to `max` columns: an account's username as it
-/// is, a guest's name followed by [`GUEST_MARK`] (the mark kept whole when the name is cut).
-pub fn person(name: &str, guest: bool, max: usize) -> String {
+/// is, a guest's name followed by [`GUEST_MARK`], a bot's preceded by [`BOT_MARK`] (the mark
+/// kept whole when the name is cut).
+pub fn person(name: &str, guest: bool, bot: bool, max: usize) -> String {
+    if bot && !guest {
+        let room = max.saturating_sub(BOT_MARK.len()).max(1);
+        return format!("{BOT_MARK}{}", truncate(name, room));
+    }
     if !guest {
         return truncate(name, max);
     }
