@@ -28,6 +28,9 @@ mod tests {
         assert_eq!(shown("ada", true, false), "ada (guest)");
         assert_eq!(shown("tinker", false, true), "BOT tinker");
         assert_eq!(person("tinker", false, true, 20), "BOT tinker");
-        assert_eq!(person("a-very-long-bot-name", false, true, 10), "BOT a-ver…");
+        assert_eq!(
+            person("a-very-long-bot-name", false, true, 10),
+            "BOT a-ver…"
+        );
     }
 }

@@ -30,7 +30,7 @@ const SIDES = /** @type {[string, any][]} */ ([["X (first)", "x"], ["O", "o"], [
 const DEFAULTS = /** @type {Record<string, Record<string, any>>} */ ({
   pair: { rated: false },
   ai: { variant: "classic", clock: null, level: "medium", side: "x" },
-  seek: { variant: "classic", clock: null, rated: false },
+  seek: { variant: "classic", clock: null, rated: false, bots: false },
   room: { variant: "classic", clock: null, rated: false, private: true },
 });
 
@@ -131,11 +131,12 @@ export function playPanel(state, actions, roomBox) {
       el("h3", { id: "seek-title" }, "Custom seek"),
       el("div", { class: "row" },
         setting("seek", "variant", "Variant", VARIANTS), setting("seek", "clock", "Clock", CLOCKS),
-        check("seek", "rated", "rated", "rated")),
+        check("seek", "rated", "rated", "rated"), check("seek", "bots", "seek-bots", "bots welcome")),
       el("button", { id: "quick-match", type: "button", onclick: () => {
         const seek = settings("seek");
         state.seekAsked = { variant: seek.variant, clock: seek.clock };
-        send(timed({ type: "seek", variant: seek.variant, rated: seek.rated }, seek.clock));
+        const request = { type: "seek", variant: seek.variant, rated: seek.rated };
+        send(timed(seek.bots ? { ...request, bots: true } : request, seek.clock));
       } }, "Seek an opponent")),
     el("section", { class: "kind", "aria-labelledby": "room-title", "data-feedback": "room" },
       el("h3", { id: "room-title" }, "Play a friend"),

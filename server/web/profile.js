@@ -6,7 +6,7 @@
  */
 
 import { how, outcome, ratingChart, ratingPoints, variantTabs, when } from "./records.js";
-import { el, nameLink } from "./views.js";
+import { botTag, el, nameLink } from "./views.js";
 
 /** The profile shown: whose, the server's `profile` and `history` replies, the chart's variant. */
 export const profile = {
@@ -45,7 +45,7 @@ export function profileView(actions) {
   const games = profile.games ?? [];
   const points = ratingPoints(games.filter((g) => g.variant === profile.variant), info.player);
   return el("div", { class: "panel records profile", "data-key": "profile" },
-    el("h2", { id: "profile-name" }, info.name, info.guest ? " " : null,
+    el("h2", { id: "profile-name" }, info.bot ? botTag() : null, info.bot ? " " : null, info.name, info.guest ? " " : null,
       info.guest ? el("span", { class: "guest-tag", title: "A guest: no account" }, "guest") : null),
     el("p", { class: "dim" }, `Playing since ${when(info.created_ms)} · last seen ${when(info.last_seen_ms)}`),
     el("table", { id: "profile-ratings" },

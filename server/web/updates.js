@@ -51,7 +51,7 @@ export function applyUpdate(/** @type {any} */ state, /** @type {any} */ message
     case "watchers": game.watchers = message.count; break;
     case "chat":
       state.chatSent.delete(message.id);
-      game.chat.push({ from: message.from, player: message.player, mark: message.mark, text: message.text });
+      game.chat.push({ from: message.from, player: message.player, mark: message.mark, text: message.text, guest: message.guest, bot: message.bot });
       break;
     case "rematch_offered": game.rematchBy = message.by; game.rematchNote = null; break;
     case "offered": game.offer = { by: message.by, offer: message.offer }; game.note = null; break;

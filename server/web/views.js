@@ -123,9 +123,10 @@ export function clockSpec(/** @type {any} */ clock) {
 }
 
 /**
- * A person's name as a link to their profile (`#profile=ID`), with a "guest" tag for a guest, and
- * their rating when `rated` and known; an AI seat's level as text.
- * @param {any} who a seat, seek, chat line or leaderboard entry: `name` (or `from`), `player`, `guest`
+ * A person's name as a link to their profile (`#profile=ID`), with a "guest" tag for a guest, a
+ * "BOT" tag before a bot account's, and their rating when `rated` and known; an AI seat's level as
+ * text.
+ * @param {any} who a seat, seek, chat line or leaderboard entry: `name` (or `from`), `player`, `guest`, `bot`
  * @param {boolean} [rated]
  */
 export function nameLink(who, rated = false) {
@@ -135,10 +136,16 @@ export function nameLink(who, rated = false) {
   if (who.level || who.player === undefined || who.player === null) return `${who.level ? `AI (${who.level})` : name}${rating}`;
   // The tag is part of the link: the whole name, however it wraps, leads to the profile.
   return el("span", { class: "name" },
-    el("a", { class: "profile-link", href: `#profile=${who.player}`, "data-profile": String(who.player) }, name,
+    el("a", { class: "profile-link", href: `#profile=${who.player}`, "data-profile": String(who.player) },
+      who.bot ? botTag() : null, who.bot ? " " : null, name,
       who.guest ? " " : null,
       who.guest ? el("span", { class: "guest-tag", title: "A guest: no account" }, "guest") : null),
     rating);
+}
+
+/** The mark before a bot account's name, as lichess shows its bots. */
+export function botTag() {
+  return el("span", { class: "bot-tag", title: "A bot: a program plays this account" }, "BOT");
 }
 
 /** The clock settings offered, as in the terminal client. */

@@ -2,7 +2,8 @@
 //! game; then every place a name appears shows the usernames alone, never a guest's name nor a
 //! `#N` beside it: the page (seats, chat, lobby, leaderboard, a profile reached from a name), the
 //! terminal client (history and leaderboard), and the protocol's `game_state`, `chat`, `lobby`,
-//! `game_record`, `history` and `leaderboard`.
+//! `game_record`, `history` and `leaderboard`. Bob is a bot account, marked `BOT` in each of
+//! those places on the page and in the terminal's leaderboard.
 
 use fantoccini::Client;
 use noughts_engine::Variant;
@@ -124,6 +125,10 @@ async fn two_guests_sign_up_play_rated_and_are_named_by_their_usernames_everywhe
     // Bob signs up over the protocol; a guest, cy, follows the lobby.
     let mut bob = noughts_tests::Client::join(&url, "bob").await;
     registered(&mut bob, BOB, TEST_PASSWORD).await;
+    assert_eq!(
+        bob.request(899, ClientMessage::BecomeBot).await,
+        ServerMessage::Ok
+    );
     let mut cy = noughts_tests::Client::join(&url, "cy").await;
     cy.send(ClientMessage::SubscribeLobby).await;
     cy.until(|m| matches!(m, ServerMessage::Lobby { .. })).await;
@@ -147,6 +152,7 @@ async fn two_guests_sign_up_play_rated_and_are_named_by_their_usernames_everywhe
     click(&client, "a.brand").await;
     let seek = wait_for_text(&client, "#seeks li", |t| t.contains(BOB)).await;
     assert_eq!(old_names(&seek), Vec::<String>::new(), "{seek}");
+    wait_for(&client, "#seeks li .bot-tag").await;
     click(&client, "[data-seek]").await;
     let state: GameState = bob.game_state().await;
     assert!(state.rated);
@@ -155,9 +161,11 @@ async fn two_guests_sign_up_play_rated_and_are_named_by_their_usernames_everywhe
         &ServerMessage::GameState(Box::new(state.clone())),
     );
     wait_for(&client, "[data-seat=\"x\"]").await;
+    wait_for(&client, "[data-seat] .bot-tag").await;
     // The chat both ways: each line under its speaker's username.
     bob.say(state.game, "good luck").await;
     wait_for_text(&client, "#chat-lines", |t| t.contains("good luck")).await;
+    wait_for(&client, "#chat-lines .bot-tag").await;
     let chat = wait_for(&client, "#chat-input").await;
     chat.send_keys("thanks").await.unwrap();
     click(&client, "#chat-send").await;
@@ -213,13 +221,15 @@ async fn two_guests_sign_up_play_rated_and_are_named_by_their_usernames_everywhe
         .await
         .unwrap();
     wait_for_text(&client, "#leaderboard-list", |t| t.contains(BOB)).await;
+    wait_for(&client, "#leaderboard-list .bot-tag").await;
     page_names_usernames(&client, "the leaderboard").await;
     click(
         &client,
         &format!("#leaderboard-list a[data-profile=\"{}\"]", bob.player),
     )
     .await;
-    wait_for_text(&client, "#profile-name", |t| t == BOB).await;
+    let tagged = format!("BOT {BOB}");
+    wait_for_text(&client, "#profile-name", |t| t == tagged).await;
     wait_for(&client, "#profile-ratings tr[data-variant=\"classic\"]").await;
     page_names_usernames(&client, "bob's profile").await;
     assert_no_errors(&client).await;
@@ -265,5 +275,6 @@ async fn in_the_terminal(url: &str, bob: &noughts_tests::Client) {
         })
         .await;
     named_by_usernames("the terminal's leaderboard", &board);
+    assert!(board.contains(&format!("BOT {BOB}")), "{board}");
     tmux.send("q");
 }
