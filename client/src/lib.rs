@@ -168,22 +168,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Some(Command::Bot(args)) => {
-            let mover = match args.engine {
-                Some(command) => bot::Mover::Program {
-                    command,
-                    limit: std::time::Duration::from_millis(args.engine_timeout_ms),
-                },
-                None => bot::Mover::Level(args.level),
-            };
-            let plan = bot::BotPlan {
-                mover,
-                variant: args.variant,
-                games: args.games,
-                think: std::time::Duration::from_millis(args.think_ms),
-                rated: args.rated,
-                become_bot: args.become_bot,
-            };
-            bot::run(link, plan, &mut std::io::stdout().lock()).await
+            bot::run(link, bot_plan(args), &mut std::io::stdout().lock()).await
         }
         Some(Command::Replay(args)) => {
             let game = GameId(args.game.context("say which game to replay, or --moves")?);
@@ -307,6 +292,25 @@ fn account_request(
         }
         _ => (None, None),
     })
+}
+
+/// What `noughts bot` is asked to do.
+fn bot_plan(args: cli::BotArgs) -> bot::BotPlan {
+    let mover = match args.engine {
+        Some(command) => bot::Mover::Program {
+            command,
+            limit: std::time::Duration::from_millis(args.engine_timeout_ms),
+        },
+        None => bot::Mover::Level(args.level),
+    };
+    bot::BotPlan {
+        mover,
+        variant: args.variant,
+        games: args.games,
+        think: std::time::Duration::from_millis(args.think_ms),
+        rated: args.rated,
+        become_bot: args.become_bot,
+    }
 }
 
 /// Shows a replay: every position as text with `--plain`, else the replay screen.
