@@ -268,10 +268,12 @@ impl App {
             ServerMessage::GameList { games, next } => self.browse.receive(games, next),
             ServerMessage::Seeking { variant, clock, .. } => {
                 let rated = matches!(self.modal, Some(Modal::Seeking { rated: true, .. }));
+                let bots = matches!(self.modal, Some(Modal::Seeking { bots: true, .. }));
                 self.modal = Some(Modal::Seeking {
                     variant,
                     clock,
                     rated,
+                    bots,
                     confirmed: true,
                 });
             }
@@ -395,6 +397,7 @@ impl App {
             variant,
             clock,
             rated,
+            bots,
             ..
         }) = &self.modal
             && again
@@ -403,7 +406,7 @@ impl App {
                 variant: *variant,
                 clock: *clock,
                 rated: *rated,
-                bots: false,
+                bots: *bots,
             })));
         }
         // The tab on show lists what this identity has now.

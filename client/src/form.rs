@@ -54,6 +54,8 @@ pub enum Field {
     Side,
     Private,
     Rated,
+    /// Whether a quick match may pair with a bot account.
+    Bots,
 }
 
 impl Field {
@@ -66,6 +68,7 @@ impl Field {
             Field::Side => "Play as",
             Field::Private => "Listed",
             Field::Rated => "Rated",
+            Field::Bots => "Opponents",
         }
     }
 }
@@ -89,6 +92,8 @@ pub struct Form {
     pub private: bool,
     /// Whether a game between people counts for ratings.
     pub rated: bool,
+    /// Whether a quick match may pair with a bot account.
+    pub bots: bool,
 }
 
 impl Form {
@@ -107,13 +112,14 @@ impl Form {
             side: 0,
             private: false,
             rated: false,
+            bots: false,
         }
     }
 
     /// The rows this kind of form shows.
     pub fn fields(&self) -> &'static [Field] {
         match self.kind {
-            FormKind::QuickMatch => &[Field::Variant, Field::Clock, Field::Rated],
+            FormKind::QuickMatch => &[Field::Variant, Field::Clock, Field::Rated, Field::Bots],
             FormKind::PlayAi => &[Field::Variant, Field::Level, Field::Side, Field::Clock],
             FormKind::CreateRoom => &[Field::Variant, Field::Clock, Field::Rated, Field::Private],
         }
@@ -133,6 +139,7 @@ impl Form {
             Field::Side => self.side = step(self.side, SIDES.len(), delta),
             Field::Private => self.private = !self.private,
             Field::Rated => self.rated = !self.rated,
+            Field::Bots => self.bots = !self.bots,
         }
     }
 
@@ -148,6 +155,13 @@ impl Form {
                     "rated (counts for ratings)"
                 } else {
                     "casual"
+                }
+            }
+            Field::Bots => {
+                if self.bots {
+                    "people and bots"
+                } else {
+                    "people only"
                 }
             }
             Field::Private => {
@@ -169,7 +183,7 @@ impl Form {
                 variant,
                 clock,
                 rated: self.rated,
-                bots: false,
+                bots: self.bots,
             }),
             FormKind::PlayAi => ClientMessage::PlayAi(PlayAi {
                 variant,
@@ -215,5 +229,24 @@ mod tests {
         form.move_focus(1);
         form.move_focus(1);
         assert_eq!(form.focus, 0, "the focus wraps around");
+    }
+
+    #[test]
+    fn a_quick_match_may_welcome_bots() {
+        let mut form = Form::new(FormKind::QuickMatch);
+        let seek = |form: &Form| match form.request() {
+            ClientMessage::Seek(seek) => seek.bots,
+            other => panic!("{other:?}"),
+        };
+        assert!(!seek(&form), "people only unless asked");
+        form.focus = form
+            .fields()
+            .iter()
+            .position(|&field| field == Field::Bots)
+            .unwrap();
+        assert_eq!(form.value(Field::Bots), "people only");
+        form.change(1);
+        assert_eq!(form.value(Field::Bots), "people and bots");
+        assert!(seek(&form));
     }
 }

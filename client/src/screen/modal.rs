@@ -26,6 +26,8 @@ pub enum Modal {
         clock: Option<ClockSpec>,
         /// Whether the game will count for ratings.
         rated: bool,
+        /// Whether a bot account may be the opponent.
+        bots: bool,
         /// Whether the server has confirmed the seek.
         confirmed: bool,
     },
@@ -88,11 +90,12 @@ pub fn on_key(modal: Modal, key: KeyEvent, game: Option<GameId>) -> ModalKey {
                             variant,
                             clock,
                             rated,
-                            ..
+                            bots,
                         }) => Some(Modal::Seeking {
                             variant: *variant,
                             clock: *clock,
                             rated: *rated,
+                            bots: *bots,
                             confirmed: false,
                         }),
                         ClientMessage::CreateRoom(CreateRoom { variant, rated, .. }) => {
@@ -218,6 +221,7 @@ pub fn render(modal: &Modal, theme: Theme, area: Rect, buf: &mut Buffer) {
             clock,
             rated,
             confirmed,
+            ..
         } => {
             let rated = if *rated { "rated" } else { "casual" };
             let clock = CLOCKS
