@@ -222,3 +222,41 @@ fn places_are_capped_and_given_back_on_drop() {
     );
     assert_eq!(counts.networks(), 0);
 }
+
+#[test]
+fn a_bot_meets_only_people_who_chose_bots_and_other_bots() {
+    let registry = Registry::default();
+    let [person, bot, fan, other_bot] =
+        ["person", "bot", "fan", "other"].map(|name| registry.new_session(name).unwrap().0);
+    let people_only = terms(Variant::Four, None, false);
+    let welcome = SeekTerms {
+        bots: true,
+        ..people_only
+    };
+    let a_bot = SeekTerms {
+        bot: true,
+        ..people_only
+    };
+    let seek = |session: &Arc<Session>, key: SeekTerms| {
+        let open = open(&registry, key);
+        assert!(session.start_seek(open, None));
+        let met = registry
+            .seeks
+            .pair_or_wait(session, open, true, &|_| false, || ());
+        if met.is_some() {
+            // Paired: the seeker's own seek is over too (as the handler ends it).
+            session.end_seek(open.id);
+        }
+        met.map(|waiting| waiting.seeker.player)
+    };
+    assert_eq!(seek(&person, people_only), None);
+    assert_eq!(seek(&bot, a_bot), None, "the bot passes the person over");
+    assert_eq!(
+        seek(&fan, welcome),
+        Some(person.player),
+        "people meet the oldest first"
+    );
+    assert_eq!(seek(&fan, welcome), Some(bot.player), "then the bot");
+    assert_eq!(seek(&bot, a_bot), None);
+    assert_eq!(seek(&other_bot, a_bot), Some(bot.player), "bots meet bots");
+}
