@@ -1,6 +1,8 @@
 //! What the services a cluster shares (Redis, PostgreSQL) did over a measured window: commands,
 //! transactions, rows and bytes, and their CPU, read before and after. Divided by the moves of
-//! the window they are the per-move costs a capacity model is built from.
+//! the window they are the per-move costs a capacity model is built from. On a Redis Cluster
+//! every node is read, and each one's work is kept apart: the primaries' sums are the cluster's,
+//! and each primary's CPU a move is its shard's.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -15,6 +17,8 @@ use crate::usage::ProcStat;
 /// Redis's counters at one moment (from `INFO`).
 #[derive(Debug, Clone, Default)]
 struct RedisCounters {
+    /// `master` or `slave`, as `INFO replication` says.
+    role: String,
     commands: f64,
     /// Calls by command name (`INFO commandstats`).
     calls: BTreeMap<String, f64>,
@@ -35,7 +39,8 @@ struct PgCounters {
 /// The two services' counters at the start of a window.
 #[derive(Debug)]
 pub struct Backing {
-    redis: Option<(redis::Client, RedisCounters)>,
+    /// Each Redis node read (one, or every node of a cluster), its address and counters.
+    redis: Vec<(String, redis::Client, RedisCounters)>,
     pg: Option<(String, PgCounters)>,
 }
 
@@ -49,23 +54,36 @@ pub struct BackingWork {
     pub redis_bytes_in: f64,
     pub redis_bytes_out: f64,
     pub redis_cpu_secs: f64,
+    /// Each Redis node's part, in the order the URL names them (one for a lone Redis).
+    #[serde(default)]
+    pub redis_nodes: Vec<RedisNodeWork>,
     pub pg_commits: f64,
     pub pg_rows_written: f64,
     pub pg_wal_bytes: f64,
     pub pg_cpu_secs: f64,
 }
 
+/// What one Redis node did over a window.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RedisNodeWork {
+    /// `HOST:PORT`.
+    pub address: String,
+    /// `master` or `slave` at the start of the window.
+    pub role: String,
+    pub commands: f64,
+    pub cpu_secs: f64,
+}
+
 impl Backing {
-    /// Reads the counters of the services given (either may be absent).
+    /// Reads the counters of the services given (either may be absent); `redis` may name a
+    /// Redis Cluster (`redis+cluster://`), whose every node is read.
     pub async fn start(redis: Option<&str>, postgres: Option<&str>) -> anyhow::Result<Backing> {
-        let redis = match redis {
-            Some(url) => {
-                let client = redis::Client::open(url)?;
-                let counters = redis_counters(&client).await?;
-                Some((client, counters))
-            }
-            None => None,
-        };
+        let mut nodes = Vec::new();
+        for (address, url) in redis.map(node_urls).unwrap_or_default() {
+            let client = redis::Client::open(url)?;
+            let counters = redis_counters(&client).await?;
+            nodes.push((address, client, counters));
+        }
         let pg = match postgres {
             Some(url) => {
                 let url = maintenance_url(url);
@@ -74,24 +92,34 @@ impl Backing {
             }
             None => None,
         };
-        Ok(Backing { redis, pg })
+        Ok(Backing { redis: nodes, pg })
     }
 
     /// What the services did since [`Backing::start`].
     pub async fn end(&self) -> anyhow::Result<BackingWork> {
         let mut work = BackingWork::default();
-        if let Some((client, before)) = &self.redis {
+        for (address, client, before) in &self.redis {
             let after = redis_counters(client).await?;
-            work.redis_commands = after.commands - before.commands;
-            for (name, calls) in &after.calls {
-                let was = before.calls.get(name).copied().unwrap_or(0.0);
-                if calls > &was {
-                    work.redis_calls.insert(name.clone(), calls - was);
+            let node = RedisNodeWork {
+                address: address.clone(),
+                role: before.role.clone(),
+                commands: after.commands - before.commands,
+                cpu_secs: after.cpu_secs - before.cpu_secs,
+            };
+            // A replica runs its primary's writes again: the cluster's work is its primaries'.
+            if node.role != "slave" {
+                work.redis_commands += node.commands;
+                for (name, calls) in &after.calls {
+                    let was = before.calls.get(name).copied().unwrap_or(0.0);
+                    if calls > &was {
+                        *work.redis_calls.entry(name.clone()).or_default() += calls - was;
+                    }
                 }
+                work.redis_bytes_in += after.bytes_in - before.bytes_in;
+                work.redis_bytes_out += after.bytes_out - before.bytes_out;
+                work.redis_cpu_secs += node.cpu_secs;
             }
-            work.redis_bytes_in = after.bytes_in - before.bytes_in;
-            work.redis_bytes_out = after.bytes_out - before.bytes_out;
-            work.redis_cpu_secs = after.cpu_secs - before.cpu_secs;
+            work.redis_nodes.push(node);
         }
         if let Some((url, before)) = &self.pg {
             let after = pg_counters_off_thread(url).await?;
@@ -116,6 +144,13 @@ impl BackingWork {
             redis_bytes_in: self.redis_bytes_in / d,
             redis_bytes_out: self.redis_bytes_out / d,
             redis_cpu_secs: self.redis_cpu_secs / d,
+            redis_nodes: (self.redis_nodes.iter())
+                .map(|node| RedisNodeWork {
+                    commands: node.commands / d,
+                    cpu_secs: node.cpu_secs / d,
+                    ..node.clone()
+                })
+                .collect(),
             pg_commits: self.pg_commits / d,
             pg_rows_written: self.pg_rows_written / d,
             pg_wal_bytes: self.pg_wal_bytes / d,
@@ -141,12 +176,35 @@ async fn redis_counters(client: &redis::Client) -> anyhow::Result<RedisCounters>
         })
         .collect();
     Ok(RedisCounters {
+        role: (info.lines())
+            .find_map(|line| line.strip_prefix("role:"))
+            .unwrap_or("master")
+            .trim()
+            .to_owned(),
         commands: get("total_commands_processed"),
         calls,
         bytes_in: get("total_net_input_bytes"),
         bytes_out: get("total_net_output_bytes"),
         cpu_secs: get("used_cpu_sys") + get("used_cpu_user"),
     })
+}
+
+/// Each node `url` names, as its address and a URL of its own: one for `redis://`, every seed of
+/// a `redis+cluster://` (or `rediss+cluster://`) URL.
+pub fn node_urls(url: &str) -> Vec<(String, String)> {
+    let Some((scheme, rest)) = url.split_once("+cluster://") else {
+        let address = url.rsplit('@').next().unwrap_or(url);
+        return vec![(address.trim_end_matches('/').to_owned(), url.to_owned())];
+    };
+    let (credentials, hosts) = match rest.rsplit_once('@') {
+        Some((credentials, hosts)) => (format!("{credentials}@"), hosts),
+        None => (String::new(), rest),
+    };
+    let hosts = hosts.split(['/', '?']).next().unwrap_or(hosts);
+    hosts
+        .split(',')
+        .map(|host| (host.to_owned(), format!("{scheme}://{credentials}{host}")))
+        .collect()
 }
 
 /// The numeric `name:value` lines of Redis's `INFO`.
@@ -241,6 +299,30 @@ mod tests {
         assert_eq!(fields.get("total_commands_processed"), Some(&42.0));
         assert_eq!(fields.get("used_cpu_sys"), Some(&1.5));
         assert!(!fields.contains_key("role"));
+    }
+
+    #[test]
+    fn every_node_of_a_cluster_url_is_read() {
+        assert_eq!(
+            node_urls("redis+cluster://u:p@127.0.0.1:7001,127.0.0.1:7002"),
+            [
+                (
+                    "127.0.0.1:7001".to_owned(),
+                    "redis://u:p@127.0.0.1:7001".to_owned()
+                ),
+                (
+                    "127.0.0.1:7002".to_owned(),
+                    "redis://u:p@127.0.0.1:7002".to_owned()
+                ),
+            ]
+        );
+        assert_eq!(
+            node_urls("redis://u:p@127.0.0.1:7990"),
+            [(
+                "127.0.0.1:7990".to_owned(),
+                "redis://u:p@127.0.0.1:7990".to_owned()
+            )]
+        );
     }
 
     #[test]

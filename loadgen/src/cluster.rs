@@ -58,6 +58,12 @@ pub struct ClusterArgs {
     /// when not given.
     #[arg(long)]
     pub backing_port: Option<u16>,
+    /// Run on a Redis Cluster of this many shards (a primary and a replica each) that the run
+    /// starts of its own through the kit, instead of one Redis (0: one Redis, not a cluster); a
+    /// list (`0,1,2,3`) runs the parts once on each, and ends with what each shard's Redis did a
+    /// move at each size.
+    #[arg(long, value_delimiter = ',', conflicts_with = "redis")]
+    pub redis_shards: Vec<usize>,
     /// Nodes in the cluster.
     #[arg(long, default_value_t = 3)]
     pub nodes: usize,
@@ -106,12 +112,17 @@ pub struct ClusterArgs {
 }
 
 /// The launch of a run with `args`: on the Redis and PostgreSQL they name, or on ones it starts
-/// of its own (up while the [`OwnBacking`] is).
-pub async fn launch(args: &ClusterArgs, server_bin: &Path) -> anyhow::Result<(Launch, OwnBacking)> {
+/// of its own (up while the [`OwnBacking`] is): a Redis Cluster of `shards` shards if given.
+pub async fn launch(
+    args: &ClusterArgs,
+    server_bin: &Path,
+    shards: Option<usize>,
+) -> anyhow::Result<(Launch, OwnBacking)> {
     let mut own = OwnBacking::default();
-    let redis = match &args.redis {
-        Some(url) => url.clone(),
-        None => own.redis(args.backing_port).await?,
+    let redis = match (&args.redis, shards) {
+        (Some(url), _) => url.clone(),
+        (None, Some(shards)) if shards > 0 => own.redis_cluster(shards).await?,
+        (None, _) => own.redis(args.backing_port).await?,
     };
     let postgres = match &args.postgres {
         Some(url) => url.clone(),
@@ -170,6 +181,9 @@ pub struct ClusterResult {
     pub convergence: Option<Convergence>,
     pub failover: Option<Failover>,
     pub site: Option<crate::cluster_site::ClusterSite>,
+    /// The shards of the Redis Cluster the nodes ran on; `None` for one Redis.
+    #[serde(default)]
+    pub redis_shards: Option<usize>,
 }
 
 fn load_average() -> String {
@@ -245,7 +259,7 @@ pub async fn run(
                     secs: args.secs,
                 };
                 let rooms = args.lobby_rooms.min(100);
-                let site = crate::cluster_site::run(&nodes, &launch.redis, &options, rooms).await?;
+                let site = crate::cluster_site::run(&nodes, launch, &options, rooms).await?;
                 result.site = Some(site);
                 cluster = Some(nodes);
             }

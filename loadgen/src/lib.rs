@@ -31,7 +31,9 @@
 //!   counted by node.
 //! - `cluster`: the several-nodes benchmark (one node on SQLite, one on PostgreSQL, a cluster);
 //!   `nodes`: starting its servers and databases, and Redis and PostgreSQL through the kit; `convergence`: lobby convergence between
-//!   nodes; `failover`: a node killed under live games and its players back on the others.
+//!   nodes; `failover`: a node killed under live games and its players back on the others;
+//!   `shards`: the command's runs, on one Redis or a Redis Cluster of each size asked for, its
+//!   lobby lines judged and each shard's Redis a move.
 //! - `lobby_cost`: the suite's lobby targets: the site against private rooms, and the cost of a
 //!   move as the lobby's followers grow.
 //! - `suite`: the server targets of `BENCHMARKS.md` in one run, and their results table;
@@ -58,6 +60,7 @@ pub mod peer_judge;
 pub mod relay;
 pub mod report;
 pub mod servers;
+pub mod shards;
 pub mod site;
 pub mod sizes;
 pub mod soak;

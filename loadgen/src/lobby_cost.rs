@@ -105,29 +105,50 @@ fn site(sizes: &Sizes, site: &Report, games: &Report) -> Verdict {
     }
 }
 
+/// Followers from which the lobby's cost is its budget: below, the step from none to this many
+/// is the budget itself, and the flat line starts here.
+const FLAT_FROM: usize = 1000;
+
 fn flat(sizes: &Sizes, flat: &[Report]) -> Verdict {
     let costs: Vec<Option<f64>> = flat.iter().map(cpu_per_move).collect();
-    let known: Vec<f64> = costs.iter().flatten().copied().collect();
+    // Judged from FLAT_FROM followers on; the quick sizes, all fewer, from their second on.
+    let most = sizes.flat.iter().map(|o| o.followers).max().unwrap_or(0);
+    let from = if most >= FLAT_FROM {
+        FLAT_FROM
+    } else {
+        sizes.flat.get(1).map_or(0, |o| o.followers)
+    };
+    let judged: Vec<bool> = sizes.flat.iter().map(|o| o.followers >= from).collect();
+    let known: Vec<f64> = (costs.iter().zip(&judged))
+        .filter(|(_, judged)| **judged)
+        .filter_map(|(cost, _)| *cost)
+        .collect();
+    let asked = judged.iter().filter(|j| **j).count();
     let spread = match (
         known.iter().copied().reduce(f64::min),
         known.iter().copied().reduce(f64::max),
     ) {
-        (Some(low), Some(high)) if low > 0.0 && known.len() == costs.len() => Some(high / low),
+        (Some(low), Some(high)) if low > 0.0 && known.len() == asked && asked > 1 => {
+            Some(high / low)
+        }
         _ => None,
     };
-    let each: Vec<String> = (sizes.flat.iter().zip(&costs))
-        .map(|(o, cost)| {
+    let each: Vec<String> = (sizes.flat.iter().zip(&costs).zip(&judged))
+        .map(|((o, cost), judged)| {
             let cost = cost.map_or("–".to_owned(), |c| format!("{c:.0} µs"));
-            format!("{} followers: {cost}", o.followers)
+            let info = if *judged { "" } else { " (information)" };
+            format!("{} followers: {cost}{info}", o.followers)
         })
+        .collect();
+    let judged_followers: Vec<String> = (sizes.flat.iter().zip(&judged))
+        .filter(|(_, judged)| **judged)
+        .map(|(o, _)| o.followers.to_string())
         .collect();
     let games = sizes.flat.first().map_or(0, |o| o.games);
     Verdict {
         target: format!(
-            "6b. Flat: server CPU a move beside {games} listed games with {} lobby followers, within 15% of each other",
-            (sizes.flat.iter().map(|o| o.followers.to_string()))
-                .collect::<Vec<_>>()
-                .join(", ")
+            "6b. Lobby (c). Flat: server CPU a move beside {games} listed games with {} lobby followers, within 15% of each other (the step from none is the lobby's budget itself)",
+            judged_followers.join(" and ")
         ),
         measured: format!(
             "{}; highest ÷ lowest {}; {}",

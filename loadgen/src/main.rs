@@ -374,7 +374,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 return soak_command(&servers, common, &soak).await;
             }
             Command::Cluster(args) => {
-                return cluster_command(args, &servers, common).await;
+                let db_dir = servers.db_dir.clone().unwrap_or_else(std::env::temp_dir);
+                let bin = &servers.server_bin;
+                return noughts_loadgen::shards::command(args, bin, &db_dir, common.json).await;
             }
             Command::Capacity { options, peer } => {
                 return capacity_command(&servers, common, options, peer.as_deref()).await;
@@ -548,33 +550,6 @@ async fn soak_command(
         print!("{result}");
     }
     Ok(if result.pass {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(2)
-    })
-}
-
-/// `cluster`: the several-nodes benchmark; prints its table (and writes it with --out).
-async fn cluster_command(
-    args: &noughts_loadgen::cluster::ClusterArgs,
-    servers: &Servers,
-    common: &Common,
-) -> anyhow::Result<ExitCode> {
-    // The Redis and PostgreSQL the run started, if any, stay up until it ends.
-    let (launch, _backing) = noughts_loadgen::cluster::launch(args, &servers.server_bin).await?;
-    let db_dir = servers.db_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let result = noughts_loadgen::cluster::run(args, &launch, &db_dir).await?;
-    let markdown = result.markdown();
-    if common.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
-    } else {
-        print!("{}\n{markdown}", result.timelines());
-    }
-    if let Some(out) = &args.out {
-        std::fs::write(out, &markdown)
-            .with_context(|| format!("cannot write {}", out.display()))?;
-    }
-    Ok(if result.error_count() == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(2)

@@ -1,5 +1,5 @@
 //! The servers of a cluster benchmark: the Redis and PostgreSQL it is given, or ones it starts
-//! through the kit; `noughts-server` nodes on one Redis and one PostgreSQL database, a lone server
+//! through the kit (a lone Redis, or a Redis Cluster of some shards); `noughts-server` nodes on one Redis and one PostgreSQL database, a lone server
 //! on PostgreSQL, fresh databases made with PostgreSQL's `createdb`, and a node killed with
 //! SIGKILL.
 
@@ -10,6 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, bail};
 use noughts_kit::postgres::{Postgres, client_program as pg_program};
 use noughts_kit::redis::TestRedis;
+use noughts_kit::redis_cluster::TestRedisCluster;
 
 use crate::target::{self, Target};
 
@@ -18,7 +19,7 @@ use crate::target::{self, Target};
 pub struct Launch {
     /// The `noughts-server` binary.
     pub server_bin: PathBuf,
-    /// The cluster's Redis, `redis://HOST:PORT`.
+    /// The cluster's Redis, `redis://HOST:PORT` or a Redis Cluster's `redis+cluster://…`.
     pub redis: String,
     /// A PostgreSQL server as `postgres://USER[:PASSWORD]@HOST[:PORT][/NAME]`: each part of the
     /// run gets a fresh database on it, named after NAME (default `noughts_bench`).
@@ -35,6 +36,7 @@ pub struct Launch {
 #[derive(Debug, Default)]
 pub struct OwnBacking {
     _redis: Option<TestRedis>,
+    _cluster: Option<TestRedisCluster>,
     _postgres: Option<Postgres>,
 }
 
@@ -49,6 +51,15 @@ impl OwnBacking {
             .await
             .context("redis-server did not start")?;
         Ok(self._redis.insert(redis).url.clone())
+    }
+
+    /// Starts a Redis Cluster of the run's own, `shards` primaries with a replica each on free
+    /// ports: its `redis+cluster://` URL.
+    pub async fn redis_cluster(&mut self, shards: usize) -> anyhow::Result<String> {
+        let cluster = TestRedisCluster::start(shards)
+            .await
+            .context("redis-server is not installed (or give --redis)")?;
+        Ok(self._cluster.insert(cluster).url.clone())
     }
 
     /// Starts a PostgreSQL of the run's own, as a site runs one (durable), on `port` (a free one

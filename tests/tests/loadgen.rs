@@ -460,7 +460,7 @@ async fn the_cluster_benchmark_runs_every_part_on_real_redis_and_postgres() {
         .output()
         .expect("run noughts-loadgen");
     let out = String::from_utf8(output.stdout).expect("utf-8 output");
-    let result: noughts_loadgen::cluster::ClusterResult = serde_json::from_str(&out)
+    let [result]: [noughts_loadgen::cluster::ClusterResult; 1] = serde_json::from_str(&out)
         .unwrap_or_else(|err| {
             panic!(
                 "no JSON ({err}): {out}\n{}",
@@ -501,6 +501,17 @@ async fn the_cluster_benchmark_runs_every_part_on_real_redis_and_postgres() {
         .as_ref()
         .expect("rooms timed under the site");
     assert_eq!((under.missed_added, under.missed_removed), (0, 0));
+    // What the shared services did a move under the site, and every node's CPU.
+    let work = site.backing.as_ref().expect("Redis and PostgreSQL counted");
+    assert_eq!(work.redis_nodes.len(), 1, "one Redis: {work:?}");
+    assert!(
+        work.redis_commands > 0.0 && work.pg_commits > 0.0,
+        "{work:?}"
+    );
+    assert_eq!(site.node_cpu_secs.len(), 3, "each node's CPU");
+    let lines = noughts_loadgen::shards::verdicts(&result);
+    assert!(lines[0].target.starts_with("Lobby (a).") && lines[0].judged);
+    assert!(lines[1].target.starts_with("Lobby (b).") && lines[1].judged);
     assert_eq!(lobby.added.expect("rooms seen").count, 12);
     assert_eq!(lobby.listed.expect("rooms listed").count, 12, "{lobby:?}");
     assert!(lobby.errors.is_empty(), "{:?}", lobby.errors);
@@ -524,4 +535,55 @@ async fn the_cluster_benchmark_runs_every_part_on_real_redis_and_postgres() {
             .markdown()
             .contains("| 3 nodes, PostgreSQL + Redis |")
     );
+}
+
+/// The cluster benchmark on Redis Clusters of one and two shards that it starts itself (a
+/// replica each): the site's Redis work is counted on every node, a shard's apart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cluster_benchmark_counts_each_shard_of_a_redis_cluster() {
+    if !noughts_tests::redis::TestRedis::installed() {
+        eprintln!("SKIPPED: redis-server is not installed");
+        return;
+    }
+    let Some(postgres) = noughts_tests::postgres::Postgres::shared() else {
+        return;
+    };
+    let server = noughts_tests::binary::path("noughts-server");
+    let output = Command::new(noughts_tests::binary::path("noughts-loadgen"))
+        .args([
+            "--json",
+            "--server-bin",
+            server.to_str().expect("utf-8 path"),
+        ])
+        .args(["cluster", "--redis-shards", "1,2", "--parts", "site"])
+        .args(["--postgres", &postgres.url("shards"), "--games", "4"])
+        .args(["--rate", "4", "--secs", "2", "--lobby-rooms", "2"])
+        .output()
+        .expect("run noughts-loadgen");
+    let out = String::from_utf8(output.stdout).expect("utf-8 output");
+    let results: Vec<noughts_loadgen::cluster::ClusterResult> = serde_json::from_str(&out)
+        .unwrap_or_else(|err| {
+            panic!(
+                "no JSON ({err}): {out}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+    assert_eq!(results.len(), 2);
+    for (result, shards) in results.iter().zip([1, 2]) {
+        assert_eq!(result.redis_shards, Some(shards));
+        let site = result.site.as_ref().expect("the site over the nodes");
+        assert!(site.site.errors.is_empty(), "{:?}", site.site.errors);
+        let work = site.backing.as_ref().expect("Redis counted");
+        let role = |role: &str| work.redis_nodes.iter().filter(|n| n.role == role).count();
+        assert_eq!(
+            (role("master"), role("slave")),
+            (shards, shards),
+            "{work:?}"
+        );
+        // The games' keys spread over the shards: each primary did some of the work.
+        for node in work.redis_nodes.iter().filter(|n| n.role == "master") {
+            assert!(node.commands > 0.0 && node.cpu_secs > 0.0, "{work:?}");
+        }
+    }
+    assert!(output.status.success());
 }
