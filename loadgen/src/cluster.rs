@@ -177,6 +177,9 @@ pub struct ClusterResult {
     /// Paced games in each games part, and the seconds each was measured.
     pub games: usize,
     pub secs: f64,
+    /// Moves a second a game.
+    #[serde(default)]
+    pub rate: f64,
     pub rows: Vec<MovesRow>,
     pub convergence: Option<Convergence>,
     pub failover: Option<Failover>,
@@ -205,6 +208,7 @@ pub async fn run(
         signed: args.cluster_secret_file.is_some(),
         games: args.games,
         secs: args.secs,
+        rate: args.rate,
         ..ClusterResult::default()
     };
     let connections = args.games * 2;

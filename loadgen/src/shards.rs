@@ -90,7 +90,7 @@ pub fn verdicts(result: &ClusterResult) -> Vec<Verdict> {
     let command = format!(
         "bench/cluster --parts site --games {} --rate {} --secs {} --lobby-rooms {}",
         result.games,
-        site.site.ops_per_sec / result.games.max(1) as f64,
+        result.rate,
         result.secs,
         convergence.map_or(0, |c| c.rooms)
     );

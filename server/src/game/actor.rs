@@ -370,7 +370,7 @@ impl Game {
                 self.seat_away(mark).await;
             } else if let Some(update) = self.rules.flush_watchers(now) {
                 self.broadcast(update, None).await;
-                self.list();
+                self.list_entry();
             } else {
                 break;
             }
@@ -533,7 +533,7 @@ impl Game {
         match updates.next() {
             Some(game_over) => self.concluded(game_over, None, rerated).await,
             None => {
-                self.list();
+                self.list_entry();
                 self.think();
             }
         }

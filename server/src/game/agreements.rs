@@ -102,7 +102,7 @@ impl Game {
         if let Some(update) = self.rules.commit_takeback(pending, now()) {
             self.takebacks += 1;
             self.broadcast(update, from).await;
-            self.list();
+            self.list_entry();
             self.think();
         }
     }

@@ -66,7 +66,7 @@ impl Game {
         let returned = self.rules.seat_returned(mark, now);
         if let Some(update) = returned.update {
             self.broadcast(update, None).await;
-            self.list();
+            self.list_entry();
         }
         if returned.snapshot && !out.send(self.snapshot(Some(mark), None, None, now)) {
             self.audience.drop_seat(mark, out.conn);
@@ -92,7 +92,7 @@ impl Game {
         }
         if let Some(update) = self.rules.seat_left(mark, now()) {
             self.broadcast(update, None).await;
-            self.list();
+            self.list_entry();
         }
     }
 
@@ -187,12 +187,22 @@ impl Game {
         }
     }
 
-    /// Updates the game's lobby entry while it is live and listed.
+    /// Updates the game's lobby entry while it is live and listed, and in a cluster publishes its
+    /// watchers' snapshot (for a game that starts or is restored: no update has carried it yet).
     pub(super) fn list(&self) {
         if !self.listed || self.rules.is_over() {
             return;
         }
         self.publish(None);
+        self.list_entry();
+    }
+
+    /// Updates the game's lobby entry after an update was broadcast: the broadcast published the
+    /// watchers' snapshot after it already, and the state has not changed since.
+    pub(super) fn list_entry(&self) {
+        if !self.listed || self.rules.is_over() {
+            return;
+        }
         let variant = self.rules.board().variant();
         let [x, o] = self.audience.seat_infos(variant);
         self.shared.lobby.update_game(GameInfo {

@@ -46,6 +46,47 @@ async fn nodes(redis: &TestRedis, n: usize, config: impl Fn() -> Config) -> Vec<
     nodes
 }
 
+/// `redis-cli monitor`: every command the Redis runs while it lasts.
+struct Monitor {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Monitor {
+    /// Starts monitoring `redis`; returns once Redis said it monitors.
+    fn start(redis: &TestRedis) -> Monitor {
+        use std::io::BufRead;
+        let mut child = redis
+            .cli()
+            .arg("monitor")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("run redis-cli monitor");
+        let stdout = child.stdout.take().expect("its output");
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let ok = lines.recv_timeout(Duration::from_secs(10));
+        assert_eq!(ok.as_deref(), Ok("OK"), "redis-cli monitor started");
+        Monitor { child, lines }
+    }
+
+    /// Stops monitoring: the commands seen, one a line.
+    fn stop(mut self) -> Vec<String> {
+        // What Redis ran before now reaches the pipe within moments.
+        std::thread::sleep(Duration::from_millis(200));
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.lines.try_iter().collect()
+    }
+}
+
 /// A fresh lobby snapshot as seen from `node`.
 async fn lobby(node: &TestServer) -> (Vec<noughts_protocol::GameInfo>, usize, usize) {
     let mut client = node.join("looker").await;
@@ -184,6 +225,8 @@ async fn a_game_held_by_one_node_is_watched_from_another_move_by_move() {
     assert_eq!(snapshot.game, game);
     assert_eq!(snapshot.moves, played[..snapshot.moves.len()]);
     assert_eq!(snapshot.you, None);
+    // Every command Redis runs from here on, to count what the game sends it.
+    let monitor = Monitor::start(&redis);
     alternate(&mut o, &mut x, game, &[0, 3, 1, 5]).await;
     let mut seq = snapshot.seq;
     for &cell in &played[snapshot.moves.len()..] {
@@ -203,6 +246,20 @@ async fn a_game_held_by_one_node_is_watched_from_another_move_by_move() {
         .until(|m| matches!(m, ServerMessage::GameOver { .. }))
         .await;
     assert!(matches!(over, ServerMessage::GameOver { game: g, .. } if g == game));
+    // The watchers' snapshot is set once for each update published after it, not again for the
+    // lobby's entry: one SET a move.
+    let commands = monitor.stop();
+    let count = |command: &str, key: String| {
+        let line = format!("\"{command}\" \"{key}\"");
+        commands.iter().filter(|c| c.contains(&line)).count()
+    };
+    let sets = count("SET", format!("{{g{}}}:state", game.0));
+    let publishes = count("PUBLISH", format!("{{g{}}}:updates", game.0));
+    assert!(
+        publishes >= 5,
+        "four moves and the end published: {publishes}"
+    );
+    assert_eq!(sets, publishes, "one snapshot an update: {commands:#?}");
     assert!(matches!(
         watcher.request(2, ClientMessage::Unwatch { game }).await,
         ServerMessage::Ok
