@@ -3,7 +3,8 @@
 //! mode or screen sees it, so nothing drawn or printed later needs to think about it again.
 
 use noughts_protocol::{
-    ChatLine, GameInfo, GameState, RecordSeat, RoomInfo, SeatInfo, ServerMessage, sanitize,
+    ArenaInfo, ArenaLine, ChatLine, GameInfo, GameState, RecordSeat, RoomInfo, SeatInfo,
+    ServerMessage, sanitize,
 };
 
 /// Cleans every piece of text in `message` that came from other people or from the server.
@@ -47,7 +48,24 @@ pub fn clean(message: &mut ServerMessage) {
             record_seat(&mut record.x);
             record_seat(&mut record.o);
         }
-        ServerMessage::Profile(profile) => clean_text(&mut profile.name),
+        ServerMessage::Profile(profile) => {
+            clean_text(&mut profile.name);
+            profile
+                .podiums
+                .iter_mut()
+                .for_each(|p| clean_text(&mut p.name));
+        }
+        ServerMessage::ArenaList { arenas, .. } => arenas.iter_mut().for_each(arena_info),
+        ServerMessage::ArenaCreated { info, code } => {
+            arena_info(info);
+            code.iter_mut().for_each(clean_text);
+        }
+        ServerMessage::Arena(view) => {
+            arena_info(&mut view.info);
+            let lines = view.top.iter_mut().chain(view.me.iter_mut());
+            lines.chain(view.podium.iter_mut()).for_each(arena_line);
+        }
+        ServerMessage::ArenaPage { lines, .. } => lines.iter_mut().for_each(arena_line),
         ServerMessage::ModerationList { muted, blocked } => muted
             .iter_mut()
             .chain(blocked.iter_mut())
@@ -71,6 +89,15 @@ pub fn clean(message: &mut ServerMessage) {
         | ServerMessage::TakenBack { .. }
         | ServerMessage::GameAnalysis { .. } => {}
     }
+}
+
+fn arena_info(info: &mut ArenaInfo) {
+    clean_text(&mut info.name);
+    info.creator.iter_mut().for_each(clean_text);
+}
+
+fn arena_line(line: &mut ArenaLine) {
+    clean_text(&mut line.name);
 }
 
 /// Cleans a reason the server gave in words (a close frame's, say).

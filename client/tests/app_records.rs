@@ -77,6 +77,7 @@ fn the_leaderboard_follows_the_variant_and_leads_to_a_players_games() {
         created_ms: 0,
         last_seen_ms: 0,
         variants: vec![stats(Variant::Classic, 0), stats(Variant::Four, 3)],
+        podiums: Vec::new(),
     };
     frame(&mut app, ServerMessage::Profile(Box::new(profile)));
     let screen = render(&app);
@@ -322,6 +323,7 @@ fn ratings_come_with_the_welcome_and_are_renewed_after_a_rated_game() {
             variants: vec![stats(Variant::Classic, 1574)],
             guest: false,
             bot: false,
+            podiums: Vec::new(),
         }))
     };
     frame(&mut app, profile(8));

@@ -65,6 +65,13 @@ pub const CLIENT_TYPES: &[&str] = &[
     "change_password",
     "close_account",
     "become_bot",
+    "list_arenas",
+    "create_arena",
+    "join_arena",
+    "withdraw_arena",
+    "arena",
+    "unwatch_arena",
+    "arena_page",
 ];
 
 /// Reads one text frame from a client.

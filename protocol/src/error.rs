@@ -154,6 +154,12 @@ error_codes! {
     /// A bot's `accept_seek` of a seek that does not accept bots (its seeker did not choose to
     /// play them).
     NoBots = "no_bots",
+    /// No arena has that id (or it is private and the invite code is missing or wrong).
+    NoSuchArena = "no_such_arena",
+    /// `join_arena` of an arena whose time is up.
+    ArenaOver = "arena_over",
+    /// `create_arena` with a name, start or length out of range (see Limits).
+    BadArena = "bad_arena",
 }
 
 impl std::fmt::Display for ErrorCode {

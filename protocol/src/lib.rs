@@ -7,6 +7,7 @@
 //! people writing clients in other languages, and a test keeps its examples parsing as these types.
 
 mod account;
+mod arena;
 mod decode;
 mod error;
 mod frame;
@@ -24,6 +25,10 @@ pub use account::{
     PASSWORD_MIN_CHARS, SessionInfo, USERNAME_MAX_CHARS, USERNAME_MIN_CHARS, UsernameError,
     closed_name, looks_closed, skeleton, username_key, username_skeleton, validate_username,
 };
+pub use arena::{
+    ArenaId, ArenaInfo, ArenaLine, ArenaStatus, ArenaTotals, ArenaView, CreateArena, ListArenas,
+    Podium,
+};
 pub use decode::{CLIENT_TYPES, DecodeError, decode_client};
 pub use error::{ERROR_CODES, ErrorCode, close};
 pub use frame::{ClientFrame, ServerFrame};
@@ -34,7 +39,9 @@ pub use game::{
 };
 pub use ids::{GameId, PlayerId, RequestId, SeekId};
 pub use limits::{
-    LIST_GAMES_DEFAULT, LIST_GAMES_MAX, LOBBY_FEATURED, LOBBY_ROOMS, LOBBY_SEEKS, MAX_CHAT_CHARS,
+    ARENA_AHEAD_MS, ARENA_MAX_SECS, ARENA_PAGE, ARENA_QUICK_DRAW_MOVES, ARENA_TOP,
+    ARENAS_PER_ACCOUNT, LIST_ARENAS_DEFAULT, LIST_ARENAS_MAX, LIST_GAMES_DEFAULT, LIST_GAMES_MAX,
+    LOBBY_FEATURED, LOBBY_ROOMS, LOBBY_SEEKS, MAX_ARENA_NAME_CHARS, MAX_CHAT_CHARS,
     MAX_MESSAGE_BYTES, MAX_MODERATED_PLAYERS, MAX_NAME_CHARS, MAX_REPORT_CHARS, PROTOCOL_VERSION,
     REPORTS_PER_HOUR, SOCKET_READ_BUFFER, SOCKET_WRITE_BUFFER,
 };

@@ -32,3 +32,21 @@ pub const MAX_REPORT_CHARS: usize = 500;
 pub const MAX_MODERATED_PLAYERS: usize = 1000;
 /// The most `report`s one player may send in an hour.
 pub const REPORTS_PER_HOUR: u32 = 10;
+/// The leaders an `arena` frame lists.
+pub const ARENA_TOP: usize = 20;
+/// The most lines one `arena_page` holds.
+pub const ARENA_PAGE: usize = 50;
+/// The most arenas one `list_arenas` page holds.
+pub const LIST_ARENAS_MAX: u32 = 100;
+/// How many arenas a `list_arenas` page holds when the request does not say.
+pub const LIST_ARENAS_DEFAULT: u32 = 50;
+/// The most arenas one account may have created that have not finished.
+pub const ARENAS_PER_ACCOUNT: usize = 3;
+/// Longest arena, in seconds (a day).
+pub const ARENA_MAX_SECS: u32 = 86_400;
+/// Furthest ahead an arena may start, in milliseconds (a week).
+pub const ARENA_AHEAD_MS: u64 = 7 * 86_400_000;
+/// Longest arena name, in characters.
+pub const MAX_ARENA_NAME_CHARS: usize = 40;
+/// A draw of fewer moves than this (in all, both sides') scores nothing in an arena.
+pub const ARENA_QUICK_DRAW_MOVES: u32 = 8;

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::account::{ChangePassword, CloseAccount, Credentials, SessionInfo};
+use crate::arena::{ArenaId, ArenaInfo, ArenaLine, ArenaView, CreateArena, ListArenas};
 use crate::error::ErrorCode;
 use crate::game::{
     ChatLine, ClaimOutcome, ClockSpec, Clocks, GameResult, GameState, OfferKind, PlayAi,
@@ -141,6 +142,35 @@ pub enum ClientMessage {
     /// Tell the server's operator about a player, with what they did; `game` points at the game it
     /// happened in, and the report is kept with that game's record.
     Report(Report),
+    /// One page of the arenas upcoming or running, by arena id (private ones are never listed).
+    ListArenas(ListArenas),
+    /// Open an arena (accounts only): `arena_created` answers, with the invite code of a
+    /// private one.
+    CreateArena(CreateArena),
+    /// Join an arena, or come back to one withdrawn from (keeping the score); a private one needs
+    /// its invite `code`. The connection follows the arena's standings from then on.
+    JoinArena {
+        arena: ArenaId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
+    /// Stop being paired in an arena; the score stays, and `join_arena` comes back.
+    WithdrawArena { arena: ArenaId },
+    /// An arena's standings (`arena`), then their changes pushed while this connection follows
+    /// it; a private arena needs its invite `code` unless the player has joined it.
+    Arena {
+        arena: ArenaId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
+    /// Stop following an arena's standings.
+    UnwatchArena { arena: ArenaId },
+    /// A page of an arena's standings from place `offset + 1` on.
+    ArenaPage {
+        arena: ArenaId,
+        #[serde(default)]
+        offset: u32,
+    },
 }
 
 /// Everything the server sends. Its `Debug` leaves the session token out.
@@ -360,6 +390,29 @@ pub enum ServerMessage {
     },
     /// The answer to `sessions`: the account's sessions, newest first.
     SessionList { sessions: Vec<SessionInfo> },
+    /// The answer to `list_arenas`.
+    ArenaList {
+        arenas: Vec<ArenaInfo>,
+        /// The `after` of the next page; absent on the last one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        next: Option<ArenaId>,
+    },
+    /// The answer to `create_arena`: the arena, and the invite code of a private one.
+    ArenaCreated {
+        info: ArenaInfo,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
+    },
+    /// An arena's standings: the answer to `arena` and `join_arena`, then pushed, gathered
+    /// (about two a second at most), while they change.
+    Arena(Box<ArenaView>),
+    /// The answer to `arena_page`: at most [`crate::ARENA_PAGE`] lines from place
+    /// `offset + 1` on.
+    ArenaPage {
+        arena: ArenaId,
+        offset: u32,
+        lines: Vec<ArenaLine>,
+    },
 }
 
 #[cfg(test)]

@@ -247,6 +247,9 @@ pub struct Profile {
     pub last_seen_ms: u64,
     /// One entry per variant, in the order classic, four, cube, qubic.
     pub variants: Vec<VariantStats>,
+    /// The player's places on arenas' podiums, the latest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub podiums: Vec<crate::arena::Podium>,
 }
 
 /// A player's rating and results in one variant.

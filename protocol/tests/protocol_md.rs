@@ -126,6 +126,10 @@ fn every_example_parses_as_the_type_it_documents() {
             "moderation_list",
             "registered",
             "session_list",
+            "arena_list",
+            "arena_created",
+            "arena",
+            "arena_page",
         ]),
         "every server message has an example"
     );

@@ -51,6 +51,10 @@ pub struct Config {
     pub ai_budget: Budget,
     /// Whether the server keeps AI-vs-AI games running for people to watch.
     pub war_games: bool,
+    /// Whether the server opens its own arenas (an hourly classic blitz, a daily qubic).
+    pub arena_schedule: bool,
+    /// The shortest arena an account may create, in seconds.
+    pub arena_min_secs: u32,
     /// The variants that always have a war game running.
     pub war_variants: Vec<Variant>,
     /// The levels of X and O in the server's own war games.
@@ -181,6 +185,8 @@ impl Default for Config {
             ai_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             ai_budget: Budget::DEFAULT,
             war_games: true,
+            arena_schedule: true,
+            arena_min_secs: 300,
             war_variants: Variant::ALL.to_vec(),
             war_levels: (Level::Perfect, Level::Perfect),
             war_budget: Budget::millis(250),

@@ -19,6 +19,8 @@
 //!   another node), the only way to reach a game.
 //! - `ops`: health, the metrics port, backups, the operator's socket and its commands.
 //! - `game`: one actor task per game around its rules, and the tasks that start or end games.
+//! - `arena`: one director task per arena: pairing its free players, counting its games once,
+//!   its standings and podium; the server's own arenas on a schedule.
 //! - `handler`: the connection task, and what each request does, a file per concern.
 //! - At the root: `server` (the listener and start order), `shared` (what every task holds),
 //!   `config`, `error` (refusals), `metrics` (the Prometheus registry), `analysis` (the engine's
@@ -33,6 +35,7 @@
 
 mod account;
 mod analysis;
+mod arena;
 pub mod cluster;
 mod config;
 mod error;

@@ -106,6 +106,12 @@ struct Args {
     /// Do not run AI-vs-AI war games.
     #[arg(long, env = "NOUGHTS_NO_WAR_GAMES")]
     no_war_games: bool,
+    /// Do not open the server's own arenas (the hourly classic blitz and the daily qubic).
+    #[arg(long, env = "NOUGHTS_NO_ARENA_SCHEDULE")]
+    no_arena_schedule: bool,
+    /// The shortest arena an account may create, in seconds.
+    #[arg(long, env = "NOUGHTS_ARENA_MIN_SECS", default_value_t = 300)]
+    arena_min_secs: u32,
     /// Variants with a war game always running (comma-separated).
     #[arg(
         long,
@@ -381,6 +387,8 @@ impl Args {
             ai_budget: Budget::millis(self.ai_budget_ms),
             ai_threads: self.ai_threads.unwrap_or(defaults.ai_threads),
             war_games: !self.no_war_games,
+            arena_schedule: !self.no_arena_schedule,
+            arena_min_secs: self.arena_min_secs,
             war_variants: self.war_variants.clone(),
             war_levels: (self.war_x, self.war_o),
             war_budget: Budget::millis(self.war_budget_ms),

@@ -175,6 +175,17 @@ async fn serve(
     let restored = takeover::restore_at_start(&shared, startup.live).await;
     #[cfg(not(feature = "cluster"))]
     let restored = crate::game::restore_all(&shared, startup.live);
+    // In a cluster each arena stays with the node that opened it (no lease carries it on yet).
+    if shared.wing.is_none() {
+        crate::arena::restore_all(&shared).await;
+    }
+    if shared.config.arena_schedule {
+        let scheduled = shared.clone();
+        shared
+            .lifecycle
+            .tasks
+            .spawn(crate::arena::keep_schedule(scheduled));
+    }
     entrances.say_where();
     serve_operator(&shared, metrics_listener, admin_door);
     let (lobby, counted) = (shared.clone(), shared.clone());

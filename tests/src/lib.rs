@@ -55,6 +55,7 @@ pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 pub fn test_config() -> Config {
     Config {
         war_games: false,
+        arena_schedule: false,
         ai_think_delay: Duration::ZERO,
         grace: Duration::from_secs(5),
         war_move_delay: Duration::from_millis(5),

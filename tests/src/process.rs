@@ -31,7 +31,12 @@ impl ServerProcess {
 
     /// [`ServerProcess::start`] with `--db db`: another SQLite file, or a `postgres://` URL.
     pub fn start_on(binary: &Path, dir: &Path, db: &OsStr, args: &[&str]) -> ServerProcess {
-        ServerProcess::launch(binary, dir, db, &[&["--no-war-games"], args].concat())
+        ServerProcess::launch(
+            binary,
+            dir,
+            db,
+            &[&["--no-war-games", "--no-arena-schedule"], args].concat(),
+        )
     }
 
     /// [`ServerProcess::start_on`] with the war games on, as `args` set them.

@@ -13,6 +13,7 @@ use crate::{Socket, WAIT, connect};
 pub fn quiet() -> Config {
     Config {
         war_games: false,
+        arena_schedule: false,
         ai_think_delay: std::time::Duration::ZERO,
         grace: std::time::Duration::from_millis(300),
         ..Config::default()

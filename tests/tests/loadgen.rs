@@ -26,6 +26,7 @@ fn servers() -> &'static Servers {
 fn load_config() -> Config {
     Config {
         war_games: false,
+        arena_schedule: false,
         ai_think_delay: Duration::ZERO,
         messages_per_second: 1_000_000,
         message_burst: 1_000_000,

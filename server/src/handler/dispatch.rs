@@ -236,7 +236,7 @@ impl Client {
                 self.change_password(session, id, request).await
             }
             ClientMessage::CloseAccount(request) => self.close_account(session, id, request).await,
-            _ => refuse(ErrorCode::BadRequest, "not a request the server knows"),
+            arena => self.dispatch_arena(session, id, arena).await,
         }
     }
 

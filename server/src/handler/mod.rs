@@ -1,6 +1,7 @@
 //! What a client's requests do, a file per concern as a server's commands are: `session` (`hello`,
 //! resuming, a connection's end), `lobby`, `seek`, `room`, `ai_games` (`play_ai`, `start_war`),
-//! `watch`, `chat`, `records` (the store's questions) and `bot` (`become_bot`). `client` is the connection's side of it
+//! `watch`, `chat`, `records` (the store's questions), `bot` (`become_bot`) and `arena` (each
+//! handed to the arena's director). `client` is the connection's side of it
 //! all, and `dispatch` sends each request to its handler (a move, a resignation or an offer
 //! straight to its game's `GameHandle`).
 //! In a cluster, `remote` finds what another node holds (a game's `GameHandle::Remote`, a room, a
@@ -10,6 +11,7 @@
 
 mod account;
 mod ai_games;
+mod arena;
 mod bot;
 mod chat;
 mod client;

@@ -242,5 +242,17 @@ pub(super) fn profile(stored: StoredProfile) -> Profile {
         created_ms: stored.created_ms,
         last_seen_ms: stored.last_seen_ms,
         variants,
+        podiums: stored
+            .podiums
+            .into_iter()
+            .map(|p| noughts_protocol::Podium {
+                arena: p.arena,
+                name: p.name,
+                variant: p.variant,
+                place: p.place,
+                score: p.score,
+                ended_ms: p.ended_ms,
+            })
+            .collect(),
     }
 }

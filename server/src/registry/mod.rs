@@ -2,6 +2,7 @@
 //! quick-match queues, and the per-address counts of connections, rooms and seeks. Only this module
 //! touches the maps.
 
+pub(crate) mod arenas;
 mod counts;
 pub(crate) mod games;
 pub(crate) mod ids;
@@ -31,6 +32,8 @@ pub(crate) struct Registry {
     player_ids: Ids,
     /// Games by id, and the count of those being played.
     pub games: Games,
+    /// The arenas this node directs.
+    pub arenas: arenas::Arenas,
     /// Open rooms by invite code.
     pub rooms: Rooms,
     /// Quick-match seeks waiting.

@@ -10,6 +10,7 @@ use noughts_protocol::{GameId, Mark, PlayerId, Variant, closed_name};
 use tracing::error;
 
 use super::accounts::AccountBackend;
+use super::arenas::ArenaBackend;
 use super::records::ModerationEntry;
 use super::records::{
     EndedGame, Ending, GameStart, LiveGame, Rerated, Results, SEQ_RESERVE, Startup, StoreError,
@@ -38,7 +39,7 @@ pub(super) struct PlayerRow {
 }
 
 /// One database: the transaction around a batch, and each fact it reads or writes.
-pub(super) trait Backend: AccountBackend + Send {
+pub(super) trait Backend: AccountBackend + ArenaBackend + Send {
     /// Opens the transaction a batch of writes commits in.
     fn begin(&mut self) -> Result<(), StoreError>;
     fn commit(&mut self) -> Result<(), StoreError>;
@@ -564,6 +565,7 @@ pub(super) fn profile(
         last_seen_ms: row.last_seen_ms,
         ratings: [(rating::NEW, 0); 4],
         results: [Results::default(); 4],
+        podiums: db.podiums_of(id, super::arenas::PROFILE_PODIUMS)?,
     };
     for variant in Variant::ALL {
         let glicko = ratings.get(variant);

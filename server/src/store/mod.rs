@@ -12,6 +12,8 @@
 
 mod account_calls;
 mod accounts;
+mod arena_calls;
+mod arenas;
 mod backend;
 mod durability;
 mod holders;
@@ -28,6 +30,7 @@ mod sqlite;
 mod tests;
 
 pub(crate) use accounts::{BecameBot, NewAccount, StoredAccount, StoredDevice, device_holding};
+pub(crate) use arenas::{ArenaGame, Entrant, Place, StoredArena};
 pub(crate) use durability::FlushSeries;
 pub use durability::{DEFAULT_FLUSH_MS, Durability, DurabilityArgs, DurabilityMode};
 pub(crate) use queue::Store;

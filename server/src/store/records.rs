@@ -407,6 +407,8 @@ pub(crate) struct StoredProfile {
     pub ratings: [(Glicko, u32); 4],
     /// Per variant, in the same order.
     pub results: [Results; 4],
+    /// The player's places on arenas' podiums, the latest first.
+    pub podiums: Vec<StoredPodium>,
 }
 
 /// One fact of the moderation log.
@@ -438,3 +440,14 @@ pub struct ModerationEntry {
 
 /// The most log entries one read returns.
 pub const MODERATION_PAGE: u32 = 1000;
+
+/// A place on a finished arena's podium, as a profile shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StoredPodium {
+    pub(crate) arena: noughts_protocol::ArenaId,
+    pub(crate) name: String,
+    pub(crate) variant: Variant,
+    pub(crate) place: u32,
+    pub(crate) score: u32,
+    pub(crate) ended_ms: u64,
+}

@@ -65,6 +65,7 @@ async fn the_lobby_shows_totals_and_featured_games_and_all_games_page_under_tmux
     // No war games: they end and start again under new ids while the pages are read.
     let quiet = noughts_server::Config {
         war_games: false,
+        arena_schedule: false,
         ..config()
     };
     let server = Embedded::start(quiet).await.unwrap();

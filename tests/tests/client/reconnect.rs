@@ -94,6 +94,7 @@ async fn a_dropped_connection_resumes_the_game() {
     let server = Embedded::start(noughts_server::Config {
         ai_think_delay: Duration::ZERO,
         war_games: false,
+        arena_schedule: false,
         ..noughts_server::Config::default()
     })
     .await

@@ -8,6 +8,7 @@ mod accounts;
 mod admin_socket;
 mod agreements;
 mod alerts;
+mod arena;
 mod backup;
 mod bots;
 mod claims;

@@ -132,6 +132,7 @@ async fn the_metrics_follow_play() {
     let metrics = metrics_listener.local_addr().unwrap();
     let config = Config {
         war_games: false,
+        arena_schedule: false,
         ai_think_delay: Duration::ZERO,
         ..Config::default()
     };
@@ -250,6 +251,7 @@ async fn the_metrics_follow_play() {
 async fn a_reader_too_slow_is_dropped_and_counted() {
     let (url, metrics) = serve(Config {
         war_games: false,
+        arena_schedule: false,
         outbound_queue: 8,
         messages_per_second: 1_000_000,
         message_burst: 1_000_000,
@@ -311,6 +313,7 @@ async fn moves_answered_once_written_reach_the_disk_within_the_flush_interval() 
     let dir = noughts_tests::Scratch::new("metrics-flush");
     let (url, metrics) = serve(Config {
         war_games: false,
+        arena_schedule: false,
         store: noughts_server::StoreConfig::File(dir.dir.join("noughts.db")),
         durability: noughts_server::Durability::Interval(Duration::from_millis(50)),
         messages_per_second: 1_000_000,

@@ -4,6 +4,7 @@
 //! holds the maps and their undo log, `reads.rs` the questions.
 
 mod accounts;
+mod arenas;
 mod reads;
 mod tables;
 
@@ -27,6 +28,8 @@ pub(super) struct Memory {
     keep_finished: usize,
     /// Accounts and their devices.
     accounts: tables::Accounts,
+    /// Arenas, their players, games and podiums.
+    arenas: tables::Arenas,
     /// The last id of the newest block of each kind taken. Never undone: an id given out in a
     /// batch that failed is only skipped, never given again.
     id_blocks: std::collections::HashMap<String, u64>,
@@ -39,6 +42,7 @@ impl Memory {
             tables: Tables::default(),
             keep_finished,
             accounts: tables::Accounts::default(),
+            arenas: tables::Arenas::default(),
             id_blocks: std::collections::HashMap::new(),
         }
     }

@@ -3,15 +3,16 @@
 //! variant's leaderboard). Every change is one [`Change`], whose application gives back the change
 //! that undoes it: inside a transaction those are logged, so that one write (a savepoint) or the
 //! whole batch can be undone as SQLite would roll it back. Accounts and devices ([`Accounts`])
-//! are plain maps outside that log: each of their writes checks everything before it changes
-//! anything.
+//! and arenas ([`Arenas`]) are plain maps outside that log: each of their writes checks
+//! everything before it changes anything.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use noughts_protocol::{GameId, Mark, PlayerId, Variant};
+use noughts_protocol::{ArenaId, GameId, Mark, PlayerId, Variant};
 
 use super::super::accounts::{StoredAccount, StoredDevice};
+use super::super::arenas::{ArenaGame, Entrant, Place, StoredArena};
 use super::super::records::ModerationEntry;
 use super::super::records::{Results, StoreError, StoredMove, TokenHash};
 use super::super::rows::GameRow;
@@ -414,4 +415,18 @@ pub(super) struct Accounts {
     pub(super) devices: HashMap<u64, (PlayerId, StoredDevice)>,
     /// Each device cookie's hash, with its player and when it was given.
     pub(super) cookies: HashMap<TokenHash, (PlayerId, u64)>,
+}
+
+/// Every arena and what belongs to it.
+#[derive(Debug, Default)]
+pub(super) struct Arenas {
+    pub(super) arenas: BTreeMap<ArenaId, StoredArena>,
+    /// The schedule's slots taken.
+    pub(super) slots: std::collections::HashSet<String>,
+    /// Each arena's players, in the order they joined.
+    pub(super) entrants: BTreeMap<ArenaId, Vec<Entrant>>,
+    /// Each game an arena started, with the arena.
+    pub(super) games: BTreeMap<GameId, (ArenaId, ArenaGame)>,
+    /// Each podium place, in the order kept.
+    pub(super) podiums: Vec<(ArenaId, Place)>,
 }

@@ -24,6 +24,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/007_device_network.sql"),
     include_str!("migrations/008_store_flushes.sql"),
     include_str!("migrations/011_bots.sql"),
+    include_str!("migrations/012_arenas.sql"),
 ];
 
 /// Any number that nodes agree on: the advisory lock held while one of them migrates.

@@ -3,6 +3,7 @@
 //! thread.
 
 mod accounts;
+mod arenas;
 mod client;
 mod moderation;
 mod reads;

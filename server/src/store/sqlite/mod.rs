@@ -2,6 +2,7 @@
 //! fact written; `reads.rs` has the questions. Everything here runs on the store thread.
 
 mod accounts;
+mod arenas;
 mod backup;
 mod moderation;
 mod reads;
@@ -89,6 +90,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/008_account_guards.sql"),
     include_str!("../migrations/009_device_network.sql"),
     include_str!("../migrations/011_bots.sql"),
+    include_str!("../migrations/012_arenas.sql"),
 ];
 
 /// Opens the database, sets it up for durable concurrent use and brings its schema up to date.

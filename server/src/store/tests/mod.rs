@@ -67,6 +67,7 @@ macro_rules! on_both_blocking {
 
 mod accounts;
 mod bots;
+mod arenas;
 mod durability;
 mod ended;
 mod moderation;

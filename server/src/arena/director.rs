@@ -1,0 +1,584 @@
+//! One arena's director: a task that owns the arena's standings, pairs its free players as they
+//! come free, counts each game that ends (once: the store marks it counted in the same
+//! transaction as the new scores), pushes the standings to its followers at most twice a second,
+//! and, when time is up and the last game has counted, keeps the podium for good.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use noughts_protocol::{
+    ARENA_PAGE, ARENA_TOP, ArenaInfo, ArenaLine, ArenaStatus, ArenaTotals, ArenaView, ErrorCode,
+    GameId, GameKind, Mark, PlayerId, ServerMessage,
+};
+use tokio::sync::{mpsc, oneshot};
+use tracing::{error, info, warn};
+
+use super::standings::{self, Free, Outcome};
+use crate::error::Refusal;
+use crate::game::{self, Setup};
+use crate::net::outbound::{ConnId, Outbound, frame};
+use crate::registry::arenas::{ArenaAsk, ArenaRequest};
+use crate::rules::rating::points;
+use crate::rules::sitter::Sitter;
+use crate::shared::Shared;
+use crate::store::{ArenaGame, Entrant, Place, StoredArena, now_ms};
+
+/// How often the director pairs, looks at the clock and pushes changed standings.
+const TICK: Duration = Duration::from_millis(500);
+/// Every how many ticks the orphan games are looked after.
+const ORPHAN_TICKS: u64 = 4;
+/// How long a finished arena still answers `arena` (its podium) before its director ends.
+const LINGER: Duration = Duration::from_secs(600);
+
+/// One arena's state, owned by its director task.
+pub(super) struct Director {
+    pub(super) shared: Arc<Shared>,
+    pub(super) arena: StoredArena,
+    /// Every player's line, in the order they joined.
+    pub(super) lines: Vec<Entrant>,
+    /// The games being played, not counted yet.
+    pub(super) playing: HashMap<GameId, ArenaGame>,
+    /// Games counted so far.
+    pub(super) counted: u32,
+    /// The connections that follow the standings, with their player.
+    pub(super) followers: HashMap<ConnId, (Outbound, PlayerId)>,
+    /// Whether the standings changed since they were last pushed.
+    pub(super) dirty: bool,
+    /// Each player's rating in the arena's variant, as last seen.
+    pub(super) ratings: HashMap<PlayerId, u32>,
+    /// Where the games' ends are told.
+    pub(super) ends: mpsc::UnboundedSender<GameId>,
+    /// Games being played that no end will be told of (found at start, restored with the
+    /// server's other games): the store is asked now and then whether they have ended.
+    pub(super) orphans: Vec<GameId>,
+    /// Ticks so far, to ask after the orphans every few.
+    pub(super) ticks: u64,
+}
+
+impl Director {
+    /// Runs the arena until it has finished and lingered, or the server stops.
+    pub(super) async fn run(
+        mut self,
+        mut asks: mpsc::Receiver<ArenaAsk>,
+        mut ended: mpsc::UnboundedReceiver<GameId>,
+    ) {
+        let stop = self.shared.lifecycle.stop_games.clone();
+        let mut tick = tokio::time::interval(TICK);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut finished_at = None;
+        loop {
+            // Ends first: an answer to a player reflects every game the player has seen end.
+            tokio::select! {
+                biased;
+                () = stop.cancelled() => break,
+                Some(game) = ended.recv() => self.ended(game).await,
+                Some(ask) = asks.recv() => self.ask(ask).await,
+                _ = tick.tick() => {
+                    if self.tick().await && finished_at.is_none() {
+                        finished_at = Some(tokio::time::Instant::now());
+                    }
+                    if finished_at.is_some_and(|at| at.elapsed() >= LINGER) {
+                        break;
+                    }
+                }
+            }
+        }
+        self.shared.registry.arenas.remove(self.arena.id);
+    }
+
+    /// Where the arena stands now.
+    fn status(&self, now: u64) -> ArenaStatus {
+        if self.arena.finished_ms.is_some() {
+            ArenaStatus::Finished
+        } else if now < self.arena.start_ms {
+            ArenaStatus::Upcoming
+        } else if now < self.arena.end_ms {
+            ArenaStatus::Running
+        } else {
+            ArenaStatus::Ending
+        }
+    }
+
+    pub(super) fn info(&self) -> ArenaInfo {
+        let a = &self.arena;
+        ArenaInfo {
+            arena: a.id,
+            name: a.name.clone(),
+            variant: a.variant,
+            clock: a.clock,
+            start_ms: a.start_ms,
+            end_ms: a.end_ms,
+            status: self.status(now_ms()),
+            players: u32::try_from(self.lines.len()).unwrap_or(u32::MAX),
+            creator: a.creator.as_ref().map(|(_, name)| name.clone()),
+            private: a.code.is_some(),
+            bots_only: a.bots_only,
+        }
+    }
+
+    /// A player's rating in the arena's variant: their session's now, else the last seen.
+    fn rating(&mut self, player: PlayerId) -> u32 {
+        let variant = self.arena.variant;
+        match self.shared.registry.session(player) {
+            Some(session) => {
+                let rating = points(session.ratings().get(variant).rating);
+                self.ratings.insert(player, rating);
+                rating
+            }
+            None => self.ratings.get(&player).copied().unwrap_or(1500),
+        }
+    }
+
+    /// The players in a game now.
+    fn busy(&self) -> impl Iterator<Item = PlayerId> + '_ {
+        self.playing.values().flat_map(|g| [g.x, g.o])
+    }
+
+    /// Every line, ranked.
+    fn ranked(&mut self) -> Vec<ArenaLine> {
+        let busy: Vec<PlayerId> = self.busy().collect();
+        let players: Vec<PlayerId> = self.lines.iter().map(|e| e.player).collect();
+        let ratings: HashMap<PlayerId, u32> =
+            players.iter().map(|&p| (p, self.rating(p))).collect();
+        let mut order: Vec<&Entrant> = self.lines.iter().collect();
+        order.sort_by_key(|e| standings::rank_key(e, ratings[&e.player]));
+        order
+            .into_iter()
+            .zip(1..)
+            .map(|(e, rank)| ArenaLine {
+                rank,
+                player: e.player,
+                name: e.name.clone(),
+                rating: ratings[&e.player],
+                score: e.score,
+                games: e.games,
+                wins: e.wins,
+                fire: standings::on_fire(e),
+                playing: busy.contains(&e.player),
+                withdrawn: e.withdrawn,
+            })
+            .collect()
+    }
+
+    /// The standings as `player` sees them.
+    fn view(&self, ranked: &[ArenaLine], player: PlayerId) -> ArenaView {
+        let best_game = self
+            .playing
+            .values()
+            .max_by_key(|g| {
+                let rating = |p| {
+                    ranked
+                        .iter()
+                        .find(|l| l.player == p)
+                        .map_or(0, |l| l.rating)
+                };
+                (rating(g.x) + rating(g.o), std::cmp::Reverse(g.game))
+            })
+            .map(|g| g.game);
+        let finished = self.arena.finished_ms.is_some();
+        ArenaView {
+            info: self.info(),
+            top: ranked.iter().take(ARENA_TOP).cloned().collect(),
+            me: ranked.iter().find(|l| l.player == player).cloned(),
+            totals: ArenaTotals {
+                players: u32::try_from(ranked.len()).unwrap_or(u32::MAX),
+                games: self.counted,
+                playing: u32::try_from(self.playing.len()).unwrap_or(u32::MAX),
+            },
+            best_game,
+            my_game: self
+                .playing
+                .values()
+                .find(|g| g.x == player || g.o == player)
+                .map(|g| g.game),
+            podium: if finished {
+                podium(ranked).into_iter().cloned().collect()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// Pushes the standings to every follower, each with their own line.
+    fn push(&mut self) {
+        self.dirty = false;
+        self.shared.registry.arenas.update(self.info());
+        self.followers.retain(|_, (out, _)| !out.is_closed());
+        if self.followers.is_empty() {
+            return;
+        }
+        let ranked = self.ranked();
+        for (out, player) in self.followers.values() {
+            let view = self.view(&ranked, *player);
+            out.send(frame(None, ServerMessage::Arena(Box::new(view))));
+        }
+    }
+
+    /// One turn of the clock: pairs the free players while the arena runs, counts games that
+    /// ended unseen, pushes changed standings, and finishes the arena once its time is up and
+    /// every game has counted. True once it has finished.
+    async fn tick(&mut self) -> bool {
+        let now = now_ms();
+        self.ticks += 1;
+        if self.ticks.is_multiple_of(ORPHAN_TICKS) {
+            self.look_after_orphans().await;
+        }
+        match self.status(now) {
+            ArenaStatus::Running => self.pair().await,
+            ArenaStatus::Ending if self.playing.is_empty() => self.finish().await,
+            _ => {}
+        }
+        if self.dirty {
+            self.push();
+        }
+        self.arena.finished_ms.is_some()
+    }
+
+    /// Counts the orphan games that have ended (or are not live here any more).
+    async fn look_after_orphans(&mut self) {
+        let mut ended = Vec::new();
+        for &game in &self.orphans {
+            let over = match self.shared.registry.games.get(game) {
+                None => true,
+                Some(_) => matches!(
+                    self.shared.store.record(game, PlayerId(0)).await,
+                    Ok(Some((stored, _))) if stored.result.is_some()
+                ),
+            };
+            if over {
+                ended.push(game);
+            }
+        }
+        self.orphans.retain(|game| !ended.contains(game));
+        for game in ended {
+            self.ended(game).await;
+        }
+    }
+
+    /// Starts a game for each pair of free players.
+    async fn pair(&mut self) {
+        let busy: Vec<PlayerId> = self.busy().collect();
+        let candidates: Vec<(PlayerId, u32, Option<PlayerId>)> = self
+            .lines
+            .iter()
+            .filter(|e| !e.withdrawn && !busy.contains(&e.player))
+            .filter(|e| {
+                let session = self.shared.registry.session(e.player);
+                session.is_some_and(|s| s.is_connected())
+            })
+            .map(|e| (e.player, e.score, e.last_opponent))
+            .collect();
+        if candidates.len() < 2 {
+            return;
+        }
+        let free = candidates
+            .into_iter()
+            .map(|(player, score, last_opponent)| Free {
+                player,
+                score,
+                rating: self.rating(player),
+                last_opponent,
+            })
+            .collect();
+        for pair in standings::pair(free) {
+            self.start(pair).await;
+        }
+    }
+
+    /// Starts the game of a pair, sides drawn at random, and records it.
+    async fn start(&mut self, mut pair: [PlayerId; 2]) {
+        if noughts_engine::Rng::new().bool() {
+            pair.swap(0, 1);
+        }
+        let [Some(x), Some(o)] = pair.map(|p| self.shared.registry.session(p)) else {
+            return;
+        };
+        let (on_end, end) = oneshot::channel();
+        let setup = Setup {
+            variant: self.arena.variant,
+            kind: GameKind::Human,
+            seats: [Sitter::Human(x), Sitter::Human(o)],
+            clock: Some(self.arena.clock),
+            owner: None,
+            rated: true,
+            listed: true,
+            rematch_of: None,
+            requester: None,
+            watcher: None,
+            on_end: Some(on_end),
+        };
+        let id = match game::start(&self.shared, setup) {
+            Ok(id) => id,
+            Err(refusal) => {
+                warn!(arena = self.arena.id.0, cause = %refusal, "cannot start an arena game");
+                return;
+            }
+        };
+        let ends = self.ends.clone();
+        tokio::spawn(async move {
+            let _ = end.await;
+            let _ = ends.send(id);
+        });
+        let game = ArenaGame {
+            game: id,
+            x: pair[0],
+            o: pair[1],
+            counted: false,
+        };
+        self.playing.insert(id, game);
+        let mut players = Vec::new();
+        for (me, them) in [(pair[0], pair[1]), (pair[1], pair[0])] {
+            if let Some(line) = self.lines.iter_mut().find(|e| e.player == me) {
+                line.last_opponent = Some(them);
+                players.push(line.clone());
+            }
+        }
+        let Ok(players) = <[Entrant; 2]>::try_from(players) else {
+            return;
+        };
+        if let Err(err) = self
+            .shared
+            .store
+            .add_arena_game(self.arena.id, game, players)
+            .await
+        {
+            error!(arena = self.arena.id.0, cause = %err, "cannot record an arena game");
+        }
+        self.dirty = true;
+    }
+
+    /// Counts a game that ended, once.
+    async fn ended(&mut self, id: GameId) {
+        let Some(game) = self.playing.remove(&id) else {
+            return;
+        };
+        let record = match self.shared.store.record(id, game.x).await {
+            Ok(record) => record,
+            Err(err) => {
+                error!(game = id.0, cause = %err, "cannot read an arena game's end");
+                self.playing.insert(id, game);
+                return;
+            }
+        };
+        let (result, moves) = match record {
+            Some((stored, _)) => (stored.result, stored.moves),
+            None => (None, 0),
+        };
+        let outcome = |mark: Mark| match &result {
+            None => Outcome::Void,
+            Some(r) if r.reason == noughts_protocol::EndReason::Aborted => Outcome::Void,
+            Some(r) => match r.winner {
+                None => Outcome::Draw,
+                Some(winner) if winner == mark => Outcome::Win,
+                Some(_) => Outcome::Loss,
+            },
+        };
+        let mut changed = Vec::new();
+        for (player, mark) in [(game.x, Mark::X), (game.o, Mark::O)] {
+            if let Some(line) = self.lines.iter().find(|e| e.player == player) {
+                let mut line = line.clone();
+                standings::count(&mut line, outcome(mark), moves);
+                changed.push(line);
+            }
+        }
+        match self
+            .shared
+            .store
+            .count_arena_game(self.arena.id, id, changed.clone())
+            .await
+        {
+            Ok(true) => {
+                for line in changed {
+                    if let Some(old) = self.lines.iter_mut().find(|e| e.player == line.player) {
+                        *old = line;
+                    }
+                }
+                self.counted += 1;
+            }
+            Ok(false) => {}
+            Err(err) => {
+                error!(game = id.0, cause = %err, "cannot count an arena game");
+                self.playing.insert(id, game);
+            }
+        }
+        self.dirty = true;
+    }
+
+    /// Keeps the podium for good.
+    async fn finish(&mut self) {
+        let ranked = self.ranked();
+        let places: Vec<Place> = podium(&ranked)
+            .into_iter()
+            .zip(1..)
+            .map(|(line, place)| Place {
+                place,
+                player: line.player,
+                score: line.score,
+            })
+            .collect();
+        match self.shared.store.finish_arena(self.arena.id, places).await {
+            Ok(_) => {
+                self.arena.finished_ms = Some(now_ms());
+                info!(arena = self.arena.id.0, "arena finished");
+            }
+            Err(err) => error!(arena = self.arena.id.0, cause = %err, "cannot finish an arena"),
+        }
+        self.dirty = true;
+    }
+
+    /// Answers one ask.
+    async fn ask(&mut self, ask: ArenaAsk) {
+        let answer = self.answer(&ask).await;
+        let _ = ask.reply.send(answer);
+    }
+
+    async fn answer(&mut self, ask: &ArenaAsk) -> Result<ServerMessage, Refusal> {
+        let player = ask.from.player;
+        let joined = self.lines.iter().any(|e| e.player == player);
+        match &ask.request {
+            ArenaRequest::Join { code } => {
+                self.check_code(code.as_deref())?;
+                self.join(ask, player).await
+            }
+            ArenaRequest::View { code } => {
+                if !joined {
+                    self.check_code(code.as_deref())?;
+                }
+                self.follow(ask);
+                let ranked = self.ranked();
+                Ok(ServerMessage::Arena(Box::new(self.view(&ranked, player))))
+            }
+            ArenaRequest::Withdraw => self.withdraw(player).await,
+            ArenaRequest::Unwatch => {
+                self.followers.remove(&ask.from.out.conn);
+                Ok(ServerMessage::Ok)
+            }
+            ArenaRequest::Page { offset } => {
+                if !joined {
+                    self.check_code(None)?;
+                }
+                let ranked = self.ranked();
+                let lines = ranked
+                    .into_iter()
+                    .skip(*offset as usize)
+                    .take(ARENA_PAGE)
+                    .collect();
+                Ok(ServerMessage::ArenaPage {
+                    arena: self.arena.id,
+                    offset: *offset,
+                    lines,
+                })
+            }
+        }
+    }
+
+    /// Refuses a private arena's wrong or missing code as if the arena did not exist.
+    fn check_code(&self, code: Option<&str>) -> Result<(), Refusal> {
+        match &self.arena.code {
+            Some(kept) if code.is_none_or(|c| !c.eq_ignore_ascii_case(kept)) => {
+                Err(no_such_arena())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn follow(&mut self, ask: &ArenaAsk) {
+        let out = &ask.from.out;
+        self.followers
+            .insert(out.conn, (out.clone(), ask.from.player));
+    }
+
+    async fn join(&mut self, ask: &ArenaAsk, player: PlayerId) -> Result<ServerMessage, Refusal> {
+        if !ask.account {
+            return Err(Refusal::new(
+                ErrorCode::NotAnAccount,
+                "arena games are rated: register an account to join",
+            ));
+        }
+        if matches!(
+            self.status(now_ms()),
+            ArenaStatus::Ending | ArenaStatus::Finished
+        ) {
+            return Err(Refusal::new(
+                ErrorCode::ArenaOver,
+                "this arena's time is up",
+            ));
+        }
+        let name = self
+            .shared
+            .registry
+            .session(player)
+            .map(|s| s.name())
+            .unwrap_or_default();
+        let line = match self.lines.iter().find(|e| e.player == player) {
+            Some(line) => Entrant {
+                withdrawn: false,
+                name,
+                ..line.clone()
+            },
+            None => Entrant {
+                player,
+                name,
+                score: 0,
+                streak: 0,
+                games: 0,
+                wins: 0,
+                draws: 0,
+                withdrawn: false,
+                joined_ms: now_ms(),
+                last_opponent: None,
+            },
+        };
+        self.save(line).await?;
+        self.follow(ask);
+        let ranked = self.ranked();
+        Ok(ServerMessage::Arena(Box::new(self.view(&ranked, player))))
+    }
+
+    async fn withdraw(&mut self, player: PlayerId) -> Result<ServerMessage, Refusal> {
+        let Some(line) = self.lines.iter().find(|e| e.player == player) else {
+            return Err(Refusal::new(
+                ErrorCode::BadRequest,
+                "you have not joined this arena",
+            ));
+        };
+        let line = Entrant {
+            withdrawn: true,
+            ..line.clone()
+        };
+        self.save(line).await?;
+        Ok(ServerMessage::Ok)
+    }
+
+    /// Stores a player's line, then keeps it.
+    async fn save(&mut self, line: Entrant) -> Result<(), Refusal> {
+        if let Err(err) = self
+            .shared
+            .store
+            .save_entrant(self.arena.id, line.clone())
+            .await
+        {
+            error!(arena = self.arena.id.0, cause = %err, "cannot store an arena player");
+            return Err(Refusal::new(
+                ErrorCode::Internal,
+                "the arena could not be joined just now",
+            ));
+        }
+        match self.lines.iter_mut().find(|e| e.player == line.player) {
+            Some(old) => *old = line,
+            None => self.lines.push(line),
+        }
+        self.dirty = true;
+        Ok(())
+    }
+}
+
+/// The podium: the first three who played at least one game.
+fn podium(ranked: &[ArenaLine]) -> Vec<&ArenaLine> {
+    ranked.iter().filter(|l| l.games > 0).take(3).collect()
+}
+
+pub(crate) fn no_such_arena() -> Refusal {
+    Refusal::new(ErrorCode::NoSuchArena, "no arena has that id")
+}

@@ -1,0 +1,15 @@
+//! Arenas, as lichess runs them: between its start and its end an arena pairs each of its free
+//! players with another of close score and rating, and each game it starts is an ordinary rated
+//! game (watched and replayed as any other). One director task per arena ([`director`]) owns its
+//! standings; the arithmetic is pure ([`standings`]); the server opens its own arenas on a
+//! schedule ([`schedule`]). Everything an arena must not lose is in the store first, so a
+//! restart carries each arena on ([`restore_all`]).
+
+mod director;
+mod opening;
+mod schedule;
+pub(crate) mod standings;
+
+pub(crate) use director::no_such_arena;
+pub(crate) use opening::{create, restore_all};
+pub(crate) use schedule::keep_schedule;
