@@ -253,6 +253,7 @@ impl App {
                 rooms_total,
                 games,
                 totals,
+                ..
             } => {
                 let snapshot = Snapshot {
                     seeks,

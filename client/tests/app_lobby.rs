@@ -68,6 +68,7 @@ fn the_lobby_is_followed_only_while_it_is_shown() {
             rooms_total: 0,
             games: vec![listed(50, Variant::Four, GameKind::Human)],
             totals,
+            arenas: Vec::new(),
         },
     );
     assert!(app.lobby.seeks.is_empty() && app.lobby.rooms.is_empty());
@@ -145,6 +146,7 @@ fn the_lobby_shows_featured_games_totals_and_how_many_more_wait() {
                 online: 1234,
                 games: 987,
             },
+            arenas: Vec::new(),
         },
     );
     let screen = render(&app);

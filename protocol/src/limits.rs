@@ -50,3 +50,5 @@ pub const ARENA_AHEAD_MS: u64 = 7 * 86_400_000;
 pub const MAX_ARENA_NAME_CHARS: usize = 40;
 /// A draw of fewer moves than this (in all, both sides') scores nothing in an arena.
 pub const ARENA_QUICK_DRAW_MOVES: u32 = 8;
+/// The most arenas the lobby lists.
+pub const LOBBY_ARENAS: usize = 10;

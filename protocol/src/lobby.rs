@@ -119,6 +119,9 @@ pub struct LobbyUpdate {
     /// The site's totals, when they changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub totals: Option<Totals>,
+    /// The arenas the lobby lists, whole, when they changed (see `lobby`'s `arenas`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arenas: Option<Vec<crate::arena::ArenaInfo>>,
 }
 
 impl LobbyUpdate {

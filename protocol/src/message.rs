@@ -223,6 +223,10 @@ pub enum ServerMessage {
         games: Vec<GameInfo>,
         /// The site's totals.
         totals: Totals,
+        /// The public arenas running or starting within the hour, soonest first (at most
+        /// [`crate::LOBBY_ARENAS`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        arenas: Vec<ArenaInfo>,
     },
     /// What changed in the lobby, gathered: at most about two a second.
     LobbyUpdate(Box<LobbyUpdate>),

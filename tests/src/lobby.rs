@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use noughts_protocol::{GameId, GameInfo, RoomInfo, SeekId, SeekInfo, ServerMessage, Totals};
+use noughts_protocol::{
+    ArenaInfo, GameId, GameInfo, RoomInfo, SeekId, SeekInfo, ServerMessage, Totals,
+};
 
 use crate::{Client, WAIT};
 
@@ -17,6 +19,8 @@ pub struct LobbyView {
     /// The games shown: the war games and the featured games.
     pub games: BTreeMap<GameId, GameInfo>,
     pub totals: Totals,
+    /// The arenas listed.
+    pub arenas: Vec<ArenaInfo>,
     /// `lobby_update` frames applied.
     pub updates: usize,
 }
@@ -32,6 +36,7 @@ impl LobbyView {
                 rooms_total,
                 games,
                 totals,
+                arenas,
             } => {
                 *self = LobbyView {
                     seeks: seeks.iter().map(|s| (s.seek, s.clone())).collect(),
@@ -40,6 +45,7 @@ impl LobbyView {
                     rooms_total: *rooms_total,
                     games: games.iter().map(|g| (g.game, g.clone())).collect(),
                     totals: *totals,
+                    arenas: arenas.clone(),
                     updates: self.updates,
                 };
             }
@@ -63,6 +69,9 @@ impl LobbyView {
                 self.seeks_total = update.seeks_total.unwrap_or(self.seeks_total);
                 self.rooms_total = update.rooms_total.unwrap_or(self.rooms_total);
                 self.totals = update.totals.unwrap_or(self.totals);
+                if let Some(arenas) = &update.arenas {
+                    self.arenas.clone_from(arenas);
+                }
             }
             _ => return false,
         }

@@ -247,6 +247,7 @@ pub fn lobby_message() -> ServerMessage {
             online: 14,
             games: 6,
         },
+        arenas: Vec::new(),
     }
 }
 

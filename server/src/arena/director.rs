@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use noughts_protocol::{
     ARENA_PAGE, ARENA_TOP, ArenaInfo, ArenaLine, ArenaStatus, ArenaTotals, ArenaView, ErrorCode,
-    GameId, GameKind, Mark, PlayerId, ServerMessage,
+    GameId, GameKind, LOBBY_ARENAS, Mark, PlayerId, ServerMessage,
 };
 use tokio::sync::{mpsc, oneshot};
 use tracing::{error, info, warn};
@@ -85,6 +85,13 @@ impl Director {
             }
         }
         self.shared.registry.arenas.remove(self.arena.id);
+        self.tell_lobby();
+    }
+
+    /// Gives the lobby the arenas it lists, as they stand now.
+    fn tell_lobby(&self) {
+        let listed = (self.shared.registry.arenas).for_lobby(now_ms(), LOBBY_ARENAS);
+        self.shared.lobby.set_arenas(listed);
     }
 
     /// Where the arena stands now.
@@ -204,6 +211,7 @@ impl Director {
     fn push(&mut self) {
         self.dirty = false;
         self.shared.registry.arenas.update(self.info());
+        self.tell_lobby();
         self.followers.retain(|_, (out, _)| !out.is_closed());
         if self.followers.is_empty() {
             return;

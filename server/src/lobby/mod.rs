@@ -33,8 +33,8 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use noughts_protocol::{
-    GameId, GameInfo, GameKind, LOBBY_FEATURED, LOBBY_ROOMS, LOBBY_SEEKS, LobbyUpdate, RequestId,
-    RoomInfo, SeekId, SeekInfo, ServerMessage, Totals, Variant,
+    ArenaInfo, GameId, GameInfo, GameKind, LOBBY_FEATURED, LOBBY_ROOMS, LOBBY_SEEKS, LobbyUpdate,
+    RequestId, RoomInfo, SeekId, SeekInfo, ServerMessage, Totals, Variant,
 };
 use serde::{Deserialize, Serialize};
 use tokio::sync::{Notify, mpsc};
@@ -153,6 +153,8 @@ struct View {
     /// The games shown: the war games, then the featured games.
     games: Vec<GameInfo>,
     totals: Totals,
+    /// The arenas listed.
+    arenas: Vec<ArenaInfo>,
 }
 
 #[derive(Debug, Default)]
@@ -181,6 +183,8 @@ struct Inner {
     last_urgent: Option<Instant>,
     /// The other nodes' totals, with when each last came.
     remote_totals: HashMap<String, (Totals, Instant)>,
+    /// The arenas to list, as their directors last said.
+    arenas: Vec<ArenaInfo>,
 }
 
 /// How the featured games are chosen: most watchers, then the best-rated player, then the newest.
@@ -341,6 +345,10 @@ impl Inner {
             self.view.totals = totals;
             update.totals = Some(totals);
         }
+        if self.arenas != self.view.arenas {
+            self.view.arenas = self.arenas.clone();
+            update.arenas = Some(self.arenas.clone());
+        }
     }
 
     /// This node's totals with the other nodes' that are fresh.
@@ -418,6 +426,7 @@ impl Lobby {
                 .filter_map(|game| inner.games.get(&game.game).cloned())
                 .collect(),
             totals: inner.view.totals,
+            arenas: inner.view.arenas.clone(),
         };
         if out.reply(id, snapshot) {
             inner.subscribers.insert(out.conn, out);
@@ -581,6 +590,16 @@ impl Lobby {
         }
         if inner.apply(change) && change.is_urgent() {
             self.urgent.notify_one();
+        }
+    }
+
+    /// The arenas to list (at most [`noughts_protocol::LOBBY_ARENAS`]), sent with the next
+    /// games and totals if they changed.
+    pub(crate) fn set_arenas(&self, arenas: Vec<ArenaInfo>) {
+        let mut inner = self.inner();
+        if inner.arenas != arenas {
+            inner.arenas = arenas;
+            inner.games_owed = true;
         }
     }
 

@@ -8,6 +8,9 @@ use tokio::sync::{mpsc, oneshot};
 use crate::error::Refusal;
 use crate::registry::games::Requester;
 
+/// How soon an arena starts for the lobby to list it, in milliseconds.
+const SOON_MS: u64 = 3_600_000;
+
 /// How many asks wait for one arena's director before more are refused.
 pub(crate) const ARENA_QUEUE: usize = 256;
 
@@ -98,6 +101,21 @@ impl Arenas {
         self.by_id
             .iter()
             .any(|e| e.creator.is_none() && e.info.name == name && e.info.start_ms == start_ms)
+    }
+
+    /// What the lobby lists: the public arenas running or ending, and those starting within the
+    /// hour, soonest first, at most `limit`.
+    pub(crate) fn for_lobby(&self, now_ms: u64, limit: usize) -> Vec<ArenaInfo> {
+        let mut listed: Vec<ArenaInfo> = self
+            .by_id
+            .iter()
+            .filter(|e| !e.info.private && e.info.status != ArenaStatus::Finished)
+            .filter(|e| e.info.start_ms <= now_ms + SOON_MS)
+            .map(|e| e.info.clone())
+            .collect();
+        listed.sort_by_key(|info| (info.start_ms, info.arena));
+        listed.truncate(limit);
+        listed
     }
 
     /// A page of the public arenas not finished, by id: at most `limit` above `after`, and

@@ -77,6 +77,8 @@ async fn a_whole_short_arena(db: Db) {
     let server = TestServer::start(config).await;
     let url = server.url();
     let mut guest = Client::join(&url, "guest").await;
+    let mut lobby = guest.follow_lobby(100).await;
+    assert!(lobby.arenas.is_empty());
     let mut clients = Vec::new();
     for i in 0..PLAYERS {
         let mut client = Client::join(&url, &format!("arena{i}")).await;
@@ -129,6 +131,9 @@ async fn a_whole_short_arena(db: Db) {
         }
         other => panic!("expected arena_list, got {other:?}"),
     }
+    // The lobby lists it, upcoming, without a frame per game.
+    let listed = |v: &noughts_tests::lobby::LobbyView| v.arenas.iter().any(|a| a.arena == arena);
+    guest.lobby_until(&mut lobby, listed).await;
     let join = |arena| ClientMessage::JoinArena { arena, code: None };
     guest
         .expect_error(5, join(arena), ErrorCode::NotAnAccount)
@@ -152,6 +157,8 @@ async fn a_whole_short_arena(db: Db) {
         logs.push(task.await.expect("a player's task"));
     }
     check(&logs, &order);
+    // The lobby lists it no more.
+    guest.lobby_until(&mut lobby, |v| v.arenas.is_empty()).await;
     // Every podium place is on its player's profile.
     let (client, _, last) = &mut logs[0];
     assert_eq!(last.podium.len(), 3);
