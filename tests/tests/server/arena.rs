@@ -4,7 +4,8 @@
 //! the strongest wins in a row and goes on fire; one player withdraws for a while and comes back
 //! with their score. Every player keeps their own log of results and works out the points by the
 //! rules on their own; the server's final standings must agree, nobody meets the same opponent
-//! twice in a row, and the podium ends up on the winners' profiles.
+//! twice in a row, and the podium ends up on the winners' profiles. Then an arena outlives its
+//! server's restart with the games it counted.
 
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -18,7 +19,7 @@ use noughts_tests::on_both_stores;
 use noughts_tests::stores::Db;
 use noughts_tests::{Client, TestServer, send_frame};
 
-on_both_stores!(a_whole_short_arena);
+on_both_stores!(a_whole_short_arena, an_arena_outlives_a_restart);
 
 const PLAYERS: usize = 8;
 /// The player who withdraws after two games and comes back.
@@ -359,4 +360,88 @@ async fn play(
         ..finished
     };
     (client, log, view)
+}
+
+/// A server stopped mid-arena and started again on the same database carries the arena on: it is
+/// listed, its counted game still counts, and its players are paired again.
+async fn an_arena_outlives_a_restart(db: Db) {
+    let Some(own) = db.fresh("an_arena_outlives_a_restart") else {
+        return;
+    };
+    let config = || noughts_server::Config {
+        arena_min_secs: 1,
+        ..own.config()
+    };
+    let mut server = TestServer::start(config()).await;
+    let url = server.url();
+    let mut players = Vec::new();
+    for name in ["ada", "bob"] {
+        let mut client = Client::join(&url, name).await;
+        make_account(&mut client).await;
+        players.push(client);
+    }
+    let request = CreateArena {
+        name: None,
+        variant: Variant::Four,
+        clock: ClockSpec {
+            initial_ms: 60_000,
+            increment_ms: 1_000,
+        },
+        start_ms: None,
+        length_secs: 120,
+        private: false,
+    };
+    let arena = match players[0]
+        .request(1, ClientMessage::CreateArena(request))
+        .await
+    {
+        ServerMessage::ArenaCreated { info, .. } => info.arena,
+        other => panic!("expected arena_created, got {other:?}"),
+    };
+    for client in &mut players {
+        let joined = client.request(2, ClientMessage::JoinArena { arena, code: None });
+        assert!(matches!(joined.await, ServerMessage::Arena(_)));
+    }
+    let state = players[1].game_state().await;
+    players[1]
+        .request(3, ClientMessage::Resign { game: state.game })
+        .await;
+    let counted = |m: &ServerMessage| matches!(m, ServerMessage::Arena(v) if v.totals.games == 1);
+    players[0].until(counted).await;
+    let tokens: Vec<(String, String)> = players
+        .iter()
+        .map(|c| (c.name.clone(), c.token.clone()))
+        .collect();
+    drop(players);
+    server.shut_down().await.expect("a clean shutdown");
+    let server = TestServer::start(config()).await;
+    let url = server.url();
+    let mut ada = Client::resume(&url, &tokens[0].0, &tokens[0].1).await;
+    let listed = ada
+        .request(4, ClientMessage::ListArenas(ListArenas::default()))
+        .await;
+    let ServerMessage::ArenaList { arenas, .. } = listed else {
+        panic!("expected arena_list, got {listed:?}");
+    };
+    assert_eq!(arenas.iter().map(|a| a.arena).collect::<Vec<_>>(), [arena]);
+    let view = match ada
+        .request(5, ClientMessage::Arena { arena, code: None })
+        .await
+    {
+        ServerMessage::Arena(view) => view,
+        other => panic!("expected the arena, got {other:?}"),
+    };
+    assert_eq!(view.info.status, ArenaStatus::Running);
+    assert_eq!(view.totals.games, 1);
+    let scores: Vec<(u32, u32)> = view.top.iter().map(|l| (l.score, l.games)).collect();
+    assert_eq!(scores, [(2, 1), (0, 1)], "{:?}", view.top);
+    // Ada and Bob just met, so they wait for another opponent; Cy, joining now, is paired.
+    let _bob = Client::resume(&url, &tokens[1].0, &tokens[1].1).await;
+    let mut cy = Client::join(&url, "cy").await;
+    make_account(&mut cy).await;
+    let joined = cy.request(6, ClientMessage::JoinArena { arena, code: None });
+    assert!(matches!(joined.await, ServerMessage::Arena(_)));
+    let again = cy.game_state().await;
+    assert!(again.game > state.game && again.rated);
+    assert_eq!(again.clock.map(|c| c.increment_ms), Some(1_000));
 }
