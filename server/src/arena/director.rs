@@ -3,7 +3,7 @@
 //! transaction as the new scores), pushes the standings to its followers at most twice a second,
 //! and, when time is up and the last game has counted, keeps the podium for good.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -144,7 +144,7 @@ impl Director {
 
     /// Every line, ranked.
     fn ranked(&mut self) -> Vec<ArenaLine> {
-        let busy: Vec<PlayerId> = self.busy().collect();
+        let busy: HashSet<PlayerId> = self.busy().collect();
         let players: Vec<PlayerId> = self.lines.iter().map(|e| e.player).collect();
         let ratings: HashMap<PlayerId, u32> =
             players.iter().map(|&p| (p, self.rating(p))).collect();
@@ -168,37 +168,26 @@ impl Director {
             .collect()
     }
 
-    /// The standings as `player` sees them.
-    fn view(&self, ranked: &[ArenaLine], player: PlayerId) -> ArenaView {
+    /// The standings as everyone sees them: without a receiver's own line and game.
+    fn common(&self, ranked: &[ArenaLine], index: &HashMap<PlayerId, usize>) -> ArenaView {
+        let rating = |p| index.get(&p).map_or(0, |&i| ranked[i].rating);
         let best_game = self
             .playing
             .values()
-            .max_by_key(|g| {
-                let rating = |p| {
-                    ranked
-                        .iter()
-                        .find(|l| l.player == p)
-                        .map_or(0, |l| l.rating)
-                };
-                (rating(g.x) + rating(g.o), std::cmp::Reverse(g.game))
-            })
+            .max_by_key(|g| (rating(g.x) + rating(g.o), std::cmp::Reverse(g.game)))
             .map(|g| g.game);
         let finished = self.arena.finished_ms.is_some();
         ArenaView {
             info: self.info(),
             top: ranked.iter().take(ARENA_TOP).cloned().collect(),
-            me: ranked.iter().find(|l| l.player == player).cloned(),
+            me: None,
             totals: ArenaTotals {
                 players: u32::try_from(ranked.len()).unwrap_or(u32::MAX),
                 games: self.counted,
                 playing: u32::try_from(self.playing.len()).unwrap_or(u32::MAX),
             },
             best_game,
-            my_game: self
-                .playing
-                .values()
-                .find(|g| g.x == player || g.o == player)
-                .map(|g| g.game),
+            my_game: None,
             podium: if finished {
                 podium(ranked).into_iter().cloned().collect()
             } else {
@@ -207,7 +196,23 @@ impl Director {
         }
     }
 
-    /// Pushes the standings to every follower, each with their own line.
+    /// The game each player is playing now.
+    fn games_of(&self) -> HashMap<PlayerId, GameId> {
+        let games = self.playing.values();
+        games.flat_map(|g| [(g.x, g.game), (g.o, g.game)]).collect()
+    }
+
+    /// The standings as `player` sees them now.
+    fn view(&mut self, player: PlayerId) -> ArenaView {
+        let ranked = self.ranked();
+        let index = places(&ranked);
+        let mut view = self.common(&ranked, &index);
+        view.me = index.get(&player).map(|&i| ranked[i].clone());
+        view.my_game = self.games_of().get(&player).copied();
+        view
+    }
+
+    /// Pushes the standings to every follower, each with their own line and game.
     fn push(&mut self) {
         self.dirty = false;
         self.shared.registry.arenas.update(self.info());
@@ -217,8 +222,13 @@ impl Director {
             return;
         }
         let ranked = self.ranked();
+        let index = places(&ranked);
+        let common = self.common(&ranked, &index);
+        let games = self.games_of();
         for (out, player) in self.followers.values() {
-            let view = self.view(&ranked, *player);
+            let mut view = common.clone();
+            view.me = index.get(player).map(|&i| ranked[i].clone());
+            view.my_game = games.get(player).copied();
             out.send(frame(None, ServerMessage::Arena(Box::new(view))));
         }
     }
@@ -266,7 +276,7 @@ impl Director {
 
     /// Starts a game for each pair of free players.
     async fn pair(&mut self) {
-        let busy: Vec<PlayerId> = self.busy().collect();
+        let busy: HashSet<PlayerId> = self.busy().collect();
         let candidates: Vec<(PlayerId, u32, Option<PlayerId>)> = self
             .lines
             .iter()
@@ -454,8 +464,7 @@ impl Director {
                     self.check_code(code.as_deref())?;
                 }
                 self.follow(ask);
-                let ranked = self.ranked();
-                Ok(ServerMessage::Arena(Box::new(self.view(&ranked, player))))
+                Ok(ServerMessage::Arena(Box::new(self.view(player))))
             }
             ArenaRequest::Withdraw => self.withdraw(player).await,
             ArenaRequest::Unwatch => {
@@ -540,8 +549,7 @@ impl Director {
         };
         self.save(line).await?;
         self.follow(ask);
-        let ranked = self.ranked();
-        Ok(ServerMessage::Arena(Box::new(self.view(&ranked, player))))
+        Ok(ServerMessage::Arena(Box::new(self.view(player))))
     }
 
     async fn withdraw(&mut self, player: PlayerId) -> Result<ServerMessage, Refusal> {
@@ -580,6 +588,15 @@ impl Director {
         self.dirty = true;
         Ok(())
     }
+}
+
+/// Where each player is in the ranked lines.
+fn places(ranked: &[ArenaLine]) -> HashMap<PlayerId, usize> {
+    ranked
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.player, i))
+        .collect()
 }
 
 /// The podium: the first three who played at least one game.
