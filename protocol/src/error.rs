@@ -152,7 +152,7 @@ error_codes! {
     /// `become_bot` from an account that is a bot already.
     AlreadyBot = "already_bot",
     /// A bot's `accept_seek` of a seek that does not accept bots (its seeker did not choose to
-    /// play them).
+    /// play them), or a bot's `join_arena` of an arena for people.
     NoBots = "no_bots",
     /// No arena has that id (or it is private and the invite code is missing or wrong).
     NoSuchArena = "no_such_arena",

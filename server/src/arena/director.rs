@@ -513,6 +513,12 @@ impl Director {
                 "arena games are rated: register an account to join",
             ));
         }
+        if ask.bot && !self.arena.bots_only {
+            return Err(Refusal::new(
+                ErrorCode::NoBots,
+                "this arena is for people; bots play in arenas for bots",
+            ));
+        }
         if matches!(
             self.status(now_ms()),
             ArenaStatus::Ending | ArenaStatus::Finished

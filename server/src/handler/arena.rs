@@ -89,6 +89,7 @@ impl Client {
                 id: id.clone(),
             },
             account: session.is_account(),
+            bot: session.is_bot(),
             request,
             reply,
         };

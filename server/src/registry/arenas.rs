@@ -36,6 +36,8 @@ pub(crate) struct ArenaAsk {
     pub from: Requester,
     /// Whether the asking player has an account (only accounts join).
     pub account: bool,
+    /// Whether the asking player is a bot (bots join only arenas for bots).
+    pub bot: bool,
     pub request: ArenaRequest,
     pub reply: oneshot::Sender<Result<ServerMessage, Refusal>>,
 }

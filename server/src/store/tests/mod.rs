@@ -66,8 +66,8 @@ macro_rules! on_both_blocking {
 }
 
 mod accounts;
-mod bots;
 mod arenas;
+mod bots;
 mod durability;
 mod ended;
 mod moderation;
