@@ -151,6 +151,7 @@ function onMessage(message) {
       state.seeksTotal = message.seeks_total;
       state.roomsTotal = message.rooms_total;
       state.totals = message.totals;
+      state.arenas = message.arenas ?? [];
       break;
     case "lobby_update": applyLobbyUpdate(state, message); break;
     case "seeking": state.seeking = { ...message, clock: state.seekAsked?.variant === message.variant ? state.seekAsked.clock : null }; break;
@@ -165,6 +166,7 @@ function onMessage(message) {
       announce(game.note);
       break;
     }
+    case "arena": state.arena = message; break;
     case "profile": if (!profileMessage(message)) return; break;
     case "history": if (!profileMessage(message) || message.player === state.player) state.history = message.games; break;
     case "game_record":

@@ -6,6 +6,7 @@
  * only its own row.
  */
 
+import { arenaSection } from "./arena.js";
 import { playerMenu } from "./moderation.js";
 import { playPanel } from "./play.js";
 import { clockSpec, el, nameLink, plural } from "./views.js";
@@ -49,6 +50,7 @@ export function lobbyView(state, actions) {
       featured.length ? el("ul", { id: "live-games", class: "game-list" }, ...featured.map(gameRow)) : null,
       wars.length || featured.length ? null : el("p", { class: "dim", id: "live-games-none" }, "No live games just now."),
       el("button", { id: "browse-games", type: "button", onclick: () => actions.browse("") }, "Browse all live games"),
+      arenaSection(state, actions),
       el("h2", {}, "Open seeks"), list(seeks, "Nobody is seeking just now.", "seeks"), more(seeks.length, state.seeksTotal, "seeks-more"),
       el("h2", {}, "Open rooms"), list(rooms, "No open rooms just now.", "rooms"), more(rooms.length, state.roomsTotal, "rooms-more"),
       el("h2", {}, "How to win"),
@@ -80,6 +82,7 @@ export function applyLobbyUpdate(state, update) {
   if (update.seeks_total !== undefined) state.seeksTotal = update.seeks_total;
   if (update.rooms_total !== undefined) state.roomsTotal = update.rooms_total;
   if (update.totals) state.totals = update.totals;
+  if (update.arenas) state.arenas = update.arenas;
 }
 
 /** "and 12 more" under a list that holds `shown` of `total`. */

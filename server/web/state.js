@@ -34,6 +34,8 @@ export const state = {
   /** A war game that had ended before its watch arrived, whose next one is awaited. */ warGone: /** @type {{variant: string, game: number} | null} */ (null),
   /** How many seeks and rooms there are, beyond those held. */ seeksTotal: 0, roomsTotal: 0,
   /** People online, games in play, games per variant. @type {any} */ totals: null,
+  /** The arenas the lobby lists. @type {any[]} */ arenas: [],
+  /** The standings of the arena followed (its last `arena` frame). @type {any} */ arena: null,
   /** Browsing all live games: the filter, the cursors of the pages before, the page, the next cursor. */
   browse: { variant: "", cursors: /** @type {(number | undefined)[]} */ ([]), after: /** @type {number | undefined} */ (undefined), games: /** @type {any[]} */ ([]), next: /** @type {number | undefined} */ (undefined), loading: false },
   /** The name asked for by a rename, and the request's id once sent, until it is answered. @type {{name: string, id: number | null} | null} */ renaming: null,

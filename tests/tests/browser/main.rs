@@ -5,6 +5,7 @@
 
 mod accounts;
 mod address;
+mod arenas;
 mod audit;
 mod browse;
 mod calls;

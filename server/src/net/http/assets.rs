@@ -55,6 +55,10 @@ const ASSETS: &[(&str, Asset)] = &[
         asset(JS, include_bytes!("../../../web/lobby.js")),
     ),
     (
+        "/arena.js",
+        asset(JS, include_bytes!("../../../web/arena.js")),
+    ),
+    (
         "/play.js",
         asset(JS, include_bytes!("../../../web/play.js")),
     ),

@@ -1,0 +1,48 @@
+// @ts-check
+/**
+ * Arenas on the page: the lobby's list of arenas running or starting soon, each with its
+ * standings to open and a Join for accounts, and the standings of the arena followed (the leaders,
+ * your own line, the totals, the best game to watch, and the podium once it has finished).
+ */
+
+import { clockSpec, el } from "./views.js";
+
+/**
+ * The lobby's arenas section.
+ * @param {any} state the page's state
+ * @param {any} actions the page's actions (send, watch)
+ */
+export function arenaSection(state, actions) {
+  const send = actions.send;
+  const rows = state.arenas.map((/** @type {any} */ a) => el("li", { "data-key": `arena-${a.arena}`, "data-arena": String(a.arena) },
+    `${a.name} · ${a.variant} · ${clockSpec(a.clock)} · ${a.status} · ${a.players} ${a.players === 1 ? "player" : "players"} `,
+    el("button", { type: "button", "data-standings": String(a.arena), onclick: () => send({ type: "arena", arena: a.arena }) }, "Standings"), " ",
+    el("button", { type: "button", "data-join-arena": String(a.arena), onclick: () => send({ type: "join_arena", arena: a.arena }) }, "Join")));
+  return el("div", { "data-key": "arenas-section" },
+    el("h2", {}, "Arenas"),
+    rows.length ? el("ul", { id: "arenas" }, ...rows) : el("p", { class: "dim", id: "arenas-none" }, "No arenas running or starting soon."),
+    state.arena ? standings(state.arena, actions) : null);
+}
+
+/** One line of standings. */
+function line(/** @type {any} */ l) {
+  const marks = [l.fire ? "on fire" : "", l.playing ? "playing" : "", l.withdrawn ? "withdrawn" : ""].filter(Boolean).join(", ");
+  return el("li", { "data-key": `line-${l.player}`, "data-player": String(l.player) },
+    `${l.rank}. ${l.name} (${l.rating}) · ${l.score} ${l.score === 1 ? "point" : "points"} · ${l.games} ${l.games === 1 ? "game" : "games"}${marks ? ` · ${marks}` : ""}`);
+}
+
+/** The standings of the arena followed. */
+function standings(/** @type {any} */ view, /** @type {any} */ actions) {
+  const info = view.info;
+  const totals = view.totals;
+  return el("section", { id: "arena-standings", "aria-label": `standings of ${info.name}`, "data-key": `standings-${info.arena}` },
+    el("h3", {}, `${info.name} · ${info.status}`),
+    el("p", { class: "dim", id: "arena-totals" }, `${totals.players} players · ${totals.games} games counted · ${totals.playing} in play`),
+    view.podium?.length ? el("ol", { id: "arena-podium", "aria-label": "podium" }, ...view.podium.map(line)) : null,
+    el("ol", { id: "arena-top", class: "standings" }, ...view.top.map(line)),
+    view.me && !view.top.some((/** @type {any} */ l) => l.player === view.me.player) ? el("ul", { id: "arena-me" }, line(view.me)) : null,
+    view.best_game ? el("button", { type: "button", id: "arena-best-game", onclick: () => actions.watch(view.best_game) }, "Watch the best game") : null,
+    view.me && !view.me.withdrawn && info.status !== "finished"
+      ? el("button", { type: "button", id: "arena-withdraw", onclick: () => actions.send({ type: "withdraw_arena", arena: info.arena }) }, "Withdraw")
+      : null);
+}
