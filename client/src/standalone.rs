@@ -43,12 +43,22 @@ pub struct Local {
     address: Option<PathBuf>,
 }
 
+/// The built-in server's settings: the defaults, keeping its records in `store`, without the
+/// public site's scheduled arenas (nobody else is there to play them).
+fn own_server(store: StoreConfig) -> noughts_server::Config {
+    noughts_server::Config {
+        store,
+        arena_schedule: false,
+        ..noughts_server::Config::default()
+    }
+}
+
 impl Local {
     /// Joins the user's running server, or starts one on the data directory's file (in memory if
     /// there is no data directory).
     pub async fn start_or_join() -> anyhow::Result<Local> {
         let Some(dir) = data_dir() else {
-            let server = Embedded::start(noughts_server::Config::default()).await?;
+            let server = Embedded::start(own_server(StoreConfig::Memory)).await?;
             return Ok(Local {
                 url: server.url.clone(),
                 server: Some(server),
@@ -65,11 +75,8 @@ impl Local {
         }
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create the data directory {}", dir.display()))?;
-        let config = noughts_server::Config {
-            store: StoreConfig::File(dir.join("noughts.db")),
-            ..noughts_server::Config::default()
-        };
-        let mut server = Embedded::start(config).await?;
+        let mut server =
+            Embedded::start(own_server(StoreConfig::File(dir.join("noughts.db")))).await?;
         server.ready().await.with_context(|| {
             format!(
                 "cannot start the built-in server on {}",

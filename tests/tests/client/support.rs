@@ -20,6 +20,7 @@ pub fn config() -> noughts_server::Config {
         war_variants: vec![Variant::Classic],
         war_move_delay: Duration::from_millis(20),
         war_restart_delay: Duration::from_millis(200),
+        arena_schedule: false,
         ..noughts_server::Config::default()
     }
 }
