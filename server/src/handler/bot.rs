@@ -16,8 +16,8 @@ use crate::store::BecameBot;
 
 impl Client {
     /// `become_bot`: refused to a guest (`not_an_account`), to an account that has played rated
-    /// games (`has_rated_games`) and to a bot (`already_bot`). A seek the player had open ends,
-    /// since it was made on a person's terms; games already under way go on as they are.
+    /// games or is playing one (`has_rated_games`: one ending after the change would break the
+    /// rule) and to a bot (`already_bot`). A seek the player had open ends, since it was made on a person's terms.
     pub(super) async fn become_bot(
         &mut self,
         session: &Arc<Session>,

@@ -118,10 +118,12 @@ impl Store {
                 Some(_) => {}
                 None => return Ok(BecameBot::NoAccount),
             }
+            // A rated game still being played counts: it would end rated after the change.
             let ratings = db.ratings(player)?;
-            if noughts_protocol::Variant::ALL
-                .into_iter()
-                .any(|variant| ratings.games(variant) > 0)
+            if db.in_live_rated_game(player)?
+                || noughts_protocol::Variant::ALL
+                    .into_iter()
+                    .any(|variant| ratings.games(variant) > 0)
             {
                 return Ok(BecameBot::HasRatedGames);
             }

@@ -87,6 +87,8 @@ pub(super) trait AccountBackend {
     /// Makes `player`'s account a bot account, for good, unless it is one already: whether it
     /// became one now.
     fn make_bot(&mut self, player: PlayerId, now: u64) -> Result<bool, StoreError>;
+    /// Whether `player` sits in a rated game still being played.
+    fn in_live_rated_game(&mut self, player: PlayerId) -> Result<bool, StoreError>;
     /// Marks the account closed (its key is kept until freed).
     fn close_account(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError>;
     /// A new token of `player`'s, outside any device (as `add_player` issues its first).

@@ -6,6 +6,7 @@ use noughts_protocol::PlayerId;
 use super::Memory;
 use super::tables::Change;
 use crate::store::accounts::{AccountBackend, NewAccount, StoredAccount, StoredDevice};
+use crate::rules::sitter::Sitter;
 use crate::store::records::{StoreError, TokenHash};
 
 impl Memory {
@@ -113,6 +114,15 @@ impl AccountBackend for Memory {
             }
             _ => Ok(false),
         }
+    }
+
+    fn in_live_rated_game(&mut self, player: PlayerId) -> Result<bool, StoreError> {
+        Ok(self.tables.games.values().any(|game| {
+            let start = &game.row.start;
+            game.row.ended_ms.is_none()
+                && start.rated
+                && start.seats.contains(&Sitter::Human(player))
+        }))
     }
 
     fn close_account(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError> {

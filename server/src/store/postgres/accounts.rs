@@ -104,6 +104,15 @@ impl AccountBackend for Postgres {
         Ok(made == 1)
     }
 
+    fn in_live_rated_game(&mut self, player: PlayerId) -> Result<bool, StoreError> {
+        let row = self.conn.query_one(
+            "SELECT EXISTS (SELECT 1 FROM games WHERE rated AND ended_ms IS NULL \
+             AND (x_player = $1 OR o_player = $1))",
+            &[&int(player.0)],
+        )?;
+        Ok(row.get(0))
+    }
+
     fn close_account(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError> {
         self.conn.execute(
             "UPDATE accounts SET closed_ms = $2 WHERE player = $1",

@@ -111,6 +111,16 @@ impl AccountBackend for Sqlite {
         Ok(made == 1)
     }
 
+    fn in_live_rated_game(&mut self, player: PlayerId) -> Result<bool, StoreError> {
+        Ok(self
+            .db
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM games WHERE rated = 1 AND ended_ms IS NULL \
+                 AND (x_player = ?1 OR o_player = ?1))",
+            )?
+            .query_row(params![int(player.0)], |row| row.get(0))?)
+    }
+
     fn close_account(&mut self, player: PlayerId, now: u64) -> Result<(), StoreError> {
         self.db
             .prepare_cached("UPDATE accounts SET closed_ms = ?2 WHERE player = ?1")?

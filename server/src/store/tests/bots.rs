@@ -1,5 +1,5 @@
 //! What every database must do with bot accounts: an account becomes one for good, only
-//! before it has played a rated game, and is marked as one wherever the records name it.
+//! before it has played (or while it plays) a rated game, and is marked as one wherever the records name it.
 
 use noughts_protocol::{EndReason, GameId, Mark, PlayerId, Variant};
 
@@ -21,6 +21,12 @@ async fn a_bot_is_made_before_any_rated_game_for_good_and_marked_in_the_records(
     assert_eq!(store.become_bot(BOB).await.unwrap(), BecameBot::AlreadyBot);
 
     store.start_game(start(1, people(), true)).await.unwrap();
+    let playing = store.become_bot(ADA).await.unwrap();
+    assert_eq!(
+        playing,
+        BecameBot::HasRatedGames,
+        "a rated game still being played counts"
+    );
     let ended = store.end_game(GameId(1), ending(Some(Mark::O), EndReason::Resign));
     ended
         .await
