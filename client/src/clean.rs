@@ -66,6 +66,10 @@ pub fn clean(message: &mut ServerMessage) {
             lines.chain(view.podium.iter_mut()).for_each(arena_line);
         }
         ServerMessage::ArenaPage { lines, .. } => lines.iter_mut().for_each(arena_line),
+        ServerMessage::LeagueTable(table) => table
+            .standings
+            .iter_mut()
+            .for_each(|s| clean_text(&mut s.name)),
         ServerMessage::ModerationList { muted, blocked } => muted
             .iter_mut()
             .chain(blocked.iter_mut())

@@ -48,6 +48,8 @@ pub const CLIENT_TYPES: &[&str] = &[
     "chat",
     "ping",
     "leaderboard",
+    "league",
+    "unfollow_league",
     "history",
     "game_record",
     "analyse_game",

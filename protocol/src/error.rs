@@ -102,6 +102,8 @@ error_codes! {
     LimitReached = "limit_reached",
     /// No player has that id.
     NoSuchPlayer = "no_such_player",
+    /// The server runs no engines' league on that variant (it plays no war games on it).
+    NoLeague = "no_league",
     /// The client's address holds as many connections as one address may (sent just before
     /// close 1013).
     TooManyConnections = "too_many_connections",

@@ -13,6 +13,7 @@ mod error;
 mod frame;
 mod game;
 mod ids;
+mod league;
 mod limits;
 mod lobby;
 mod message;
@@ -38,6 +39,7 @@ pub use game::{
     StartWar, Watch,
 };
 pub use ids::{GameId, PlayerId, RequestId, SeekId};
+pub use league::{Entrant, League, LeaguePairing, LeagueStanding, LeagueTable};
 pub use limits::{
     ARENA_AHEAD_MS, ARENA_MAX_SECS, ARENA_PAGE, ARENA_QUICK_DRAW_MOVES, ARENA_TOP,
     ARENAS_PER_ACCOUNT, LIST_ARENAS_DEFAULT, LIST_ARENAS_MAX, LIST_GAMES_DEFAULT, LIST_GAMES_MAX,

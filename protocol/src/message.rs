@@ -11,6 +11,7 @@ use crate::game::{
     RatingChanges, StartWar, Watch,
 };
 use crate::ids::{GameId, PlayerId, SeekId};
+use crate::league::{League, LeagueTable};
 use crate::lobby::{
     CreateRoom, GameInfo, ListGames, LobbyUpdate, RoomInfo, Seek, SeekInfo, Totals,
 };
@@ -112,6 +113,11 @@ pub enum ClientMessage {
     Ping,
     /// The best-rated players of a variant, best first.
     Leaderboard(Leaderboard),
+    /// The engines' league of a variant: its table, and with `follow` the table again each
+    /// time a league game ends.
+    League(League),
+    /// Stop following the league.
+    UnfollowLeague,
     /// A player's finished games, newest first.
     History(History),
     /// The full record of a game: seats, every move with its time, and the result.
@@ -352,6 +358,8 @@ pub enum ServerMessage {
         offset: u32,
         players: Vec<LeaderboardEntry>,
     },
+    /// The answer to `league`, and, to a follower, the table each time a league game ends.
+    LeagueTable(Box<LeagueTable>),
     /// The answer to `history`.
     History {
         player: PlayerId,

@@ -118,6 +118,7 @@ fn every_example_parses_as_the_type_it_documents() {
             "shutdown",
             "game_paused",
             "leaderboard",
+            "league_table",
             "history",
             "game_record",
             "game_analysis",

@@ -57,8 +57,11 @@ pub struct Config {
     pub arena_min_secs: u32,
     /// The variants that always have a war game running.
     pub war_variants: Vec<Variant>,
-    /// The levels of X and O in the server's own war games.
-    pub war_levels: (Level, Level),
+    /// The one pairing (X's level, O's) every war game of the server's own plays, if pinned;
+    /// otherwise the war games are the engines' league's, between [`Config::league_levels`].
+    pub war_levels: Option<(Level, Level)>,
+    /// The league's entrants on every war variant: they meet in a round robin, for ever.
+    pub league_levels: Vec<Level>,
     /// The search budget per move in AI-vs-AI games (the server's and those players start): they run
     /// all the time, so they think less than a seat facing a person.
     pub war_budget: Budget,
@@ -188,7 +191,8 @@ impl Default for Config {
             arena_schedule: true,
             arena_min_secs: 300,
             war_variants: Variant::ALL.to_vec(),
-            war_levels: (Level::Perfect, Level::Perfect),
+            war_levels: None,
+            league_levels: Level::ALL.to_vec(),
             war_budget: Budget::millis(250),
             war_restart_delay: Duration::from_secs(3),
             war_move_delay: Duration::from_secs(1),

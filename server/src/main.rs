@@ -120,12 +120,21 @@ struct Args {
         default_value = "classic,four,cube,qubic"
     )]
     war_variants: Vec<Variant>,
-    /// Level of X in war games.
-    #[arg(long, env = "NOUGHTS_WAR_X", default_value = "perfect")]
-    war_x: Level,
-    /// Level of O in war games.
-    #[arg(long, env = "NOUGHTS_WAR_O", default_value = "perfect")]
-    war_o: Level,
+    /// Level of X in every war game, pinning one pairing instead of the league's (with --war-o).
+    #[arg(long, env = "NOUGHTS_WAR_X", requires = "war_o")]
+    war_x: Option<Level>,
+    /// Level of O in every war game, pinning one pairing instead of the league's (with --war-x).
+    #[arg(long, env = "NOUGHTS_WAR_O", requires = "war_x")]
+    war_o: Option<Level>,
+    /// The engines' league's entrants on each war variant (comma-separated, at least two): they
+    /// play each other in a round robin as the war games.
+    #[arg(
+        long,
+        env = "NOUGHTS_LEAGUE_LEVELS",
+        value_delimiter = ',',
+        default_value = "random,easy,medium,hard,perfect"
+    )]
+    league_levels: Vec<Level>,
     /// Search budget in milliseconds per war-game move.
     #[arg(long, env = "NOUGHTS_WAR_BUDGET_MS", value_parser = clap::value_parser!(u64).range(0..=86_400_000), default_value_t = 250)]
     war_budget_ms: u64,
@@ -390,7 +399,8 @@ impl Args {
             arena_schedule: !self.no_arena_schedule,
             arena_min_secs: self.arena_min_secs,
             war_variants: self.war_variants.clone(),
-            war_levels: (self.war_x, self.war_o),
+            war_levels: self.war_x.zip(self.war_o),
+            league_levels: self.league_levels.clone(),
             war_budget: Budget::millis(self.war_budget_ms),
             war_move_delay: Duration::from_millis(self.war_move_ms),
             war_restart_delay: Duration::from_millis(self.war_restart_ms),

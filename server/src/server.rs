@@ -27,6 +27,7 @@ use crate::handler::connection::{self, Gate};
 use crate::handler::enforce;
 #[cfg(feature = "cluster")]
 use crate::handler::joining;
+use crate::league::Leagues;
 use crate::lobby::Lobby;
 use crate::metrics;
 use crate::moderation::Moderation;
@@ -125,6 +126,16 @@ async fn serve(
         connections.spawn(health.clone().keep_probing(stop_connections.clone()));
     }
     let lobby = Lobby::new(config.lobby_sends_per_sec);
+    let league_variants = if config.war_games {
+        config.war_variants.clone()
+    } else {
+        Vec::new()
+    };
+    let leagues = Leagues::new(
+        &league_variants,
+        &config.league_levels,
+        config.war_levels.map(|(x, o)| [x, o]),
+    );
     let passwords = Passwords::new(config.accounts.concurrent_hashes);
     let attempts = Attempts::new(config.accounts.clone());
     let quotas = Quotas::new(&config.accounts);
@@ -133,6 +144,7 @@ async fn serve(
         registry: Registry::default(),
         store,
         lobby,
+        leagues,
         engine: Engine {
             ai_slots,
             analyses: Default::default(),
@@ -195,7 +207,7 @@ async fn serve(
         lobby.lobby.keep_sending(local, stop).await;
     });
     if shared.config.war_games {
-        war::start(&shared, restored);
+        war::start(&shared, restored).await;
     }
     let mut shutdown = std::pin::pin!(shutdown);
     loop {

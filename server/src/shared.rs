@@ -17,6 +17,7 @@ use crate::cluster::Wing;
 #[cfg(feature = "cluster")]
 use crate::cluster::wing::Wing;
 use crate::config::Config;
+use crate::league::Leagues;
 use crate::lobby::Lobby;
 use crate::metrics::Metrics;
 use crate::moderation::Moderation;
@@ -37,6 +38,8 @@ pub(crate) struct Shared {
     pub store: Store,
     /// The lobby's listings and subscribers.
     pub lobby: Lobby,
+    /// The engines' league on each war variant, and who follows it.
+    pub leagues: Leagues,
     /// The engine's work outside the games' own tasks: the AI's moves and the analyses.
     pub engine: Engine,
     /// Who a player is and what they may do: passwords, guesses, quotas, open sessions and

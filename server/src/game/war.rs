@@ -1,12 +1,14 @@
 //! War games: the server keeps an AI-vs-AI game running for each configured variant, starting the
-//! next one a few seconds after each ends, so there is always something to watch. In a cluster,
-//! only the node holding a variant's war slot plays its war game (see `war_slot`); a war game of
-//! the server's that is not its variant's is ended (see `takeover`).
+//! next one a few seconds after each ends, so there is always something to watch. They are the
+//! engines' league's games (see `crate::league`): each is the round robin's next pairing after
+//! the games the store has counted, and its end is counted as it is stored. In a cluster, only
+//! the node holding a variant's war slot plays its war game (see `war_slot`); a war game of the
+//! server's that is not its variant's is ended (see `takeover`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use noughts_protocol::{GameId, GameKind, Variant};
+use noughts_protocol::{GameId, GameKind, Level, Variant};
 use tokio::sync::oneshot;
 use tokio::time::sleep;
 use tracing::warn;
@@ -24,7 +26,10 @@ type Slot = std::convert::Infallible;
 /// Starts the first war game of every variant at once (so the lobby lists them from the start),
 /// and a keeper per variant that starts the next. A variant whose war game was restored from the
 /// store keeps that one (`restored` tells when it ends) rather than start another.
-pub(crate) fn start(shared: &Arc<Shared>, mut restored: HashMap<Variant, oneshot::Receiver<()>>) {
+pub(crate) async fn start(
+    shared: &Arc<Shared>,
+    mut restored: HashMap<Variant, oneshot::Receiver<()>>,
+) {
     for variant in shared.config.war_variants.clone() {
         #[cfg(feature = "cluster")]
         let slot = war_slot::hold(shared, variant);
@@ -32,13 +37,22 @@ pub(crate) fn start(shared: &Arc<Shared>, mut restored: HashMap<Variant, oneshot
         let slot: Option<Slot> = None;
         let first = match (restored.remove(&variant), &slot) {
             (Some(ended), _) => Some(ended),
-            (None, None) => start_one(shared, variant).map(|(_, ended)| ended),
+            (None, None) => {
+                let levels = shared.leagues.next(&shared.store, variant).await;
+                start_one(shared, variant, levels).map(|(_, ended)| ended)
+            }
             // A node of a cluster starts one only once it holds the variant's slot.
             (None, Some(_)) => None,
         };
         let keeper = keep(shared.clone(), variant, first, slot);
         shared.lifecycle.tasks.spawn(keeper);
     }
+    let told = shared.clone();
+    shared.lifecycle.tasks.spawn(async move {
+        let stop = told.lifecycle.stop_games.clone();
+        let store = told.store.clone();
+        told.leagues.keep_followers_told(store, stop).await;
+    });
 }
 
 /// Whether `start` is a war game of the server's own (not one a player started).
@@ -46,9 +60,14 @@ pub(crate) fn is_the_servers(start: &GameStart) -> bool {
     start.kind == GameKind::War && start.owner.is_none()
 }
 
-/// Starts one war game; its id, and the receiver that hears when it ends.
-fn start_one(shared: &Arc<Shared>, variant: Variant) -> Option<(GameId, oneshot::Receiver<()>)> {
-    let (x, o) = shared.config.war_levels;
+/// Starts one war game between `levels` (X's, O's); its id, and the receiver that hears when
+/// it ends.
+fn start_one(
+    shared: &Arc<Shared>,
+    variant: Variant,
+    levels: [Level; 2],
+) -> Option<(GameId, oneshot::Receiver<()>)> {
+    let [x, o] = levels;
     let (on_end, ended) = oneshot::channel();
     let setup = Setup {
         on_end: Some(on_end),
@@ -79,6 +98,8 @@ async fn keep(
                 _ = ended => {}
                 () = stop.cancelled() => return,
             }
+            // Its end is stored, and counted if it was a league game: the followers hear.
+            shared.leagues.ended(&shared.store, variant).await;
             tokio::select! {
                 () = sleep(shared.config.war_restart_delay) => {}
                 () = stop.cancelled() => return,
@@ -92,7 +113,10 @@ async fn keep(
             },
             #[cfg(not(feature = "cluster"))]
             Some(slot) => match *slot {},
-            None => start_one(&shared, variant).map(|(_, ended)| ended),
+            None => {
+                let levels = shared.leagues.next(&shared.store, variant).await;
+                start_one(&shared, variant, levels).map(|(_, ended)| ended)
+            }
         };
         if current.is_none() {
             tokio::select! {

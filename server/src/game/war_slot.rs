@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use noughts_protocol::{GameId, Variant};
+use noughts_protocol::{GameId, Level, Variant};
 use tokio::sync::oneshot;
 use tokio::time::sleep;
 use tracing::{info, warn};
@@ -15,8 +15,10 @@ pub(super) use crate::cluster::slot::Slot;
 use crate::game;
 use crate::shared::Shared;
 
-/// How a war game is started: its id, and the receiver that hears when it ends.
-pub(super) type StartOne = fn(&Arc<Shared>, Variant) -> Option<(GameId, oneshot::Receiver<()>)>;
+/// How a war game is started between X's and O's levels: its id, and the receiver that hears
+/// when it ends.
+pub(super) type StartOne =
+    fn(&Arc<Shared>, Variant, [Level; 2]) -> Option<(GameId, oneshot::Receiver<()>)>;
 
 /// In a cluster, `variant`'s war slot, kept (held when this node may) until the games stop;
 /// `None` on a lone server.
@@ -150,7 +152,9 @@ pub(super) async fn next_held(
             match next(shared, cluster, variant).await {
                 Next::CarryOn(ended) => return Some(Some(ended)),
                 Next::Start => {
-                    let Some((game, ended)) = start_one(shared, variant) else {
+                    // The league's next pairing after whatever the last holder counted.
+                    let levels = shared.leagues.next(&shared.store, variant).await;
+                    let Some((game, ended)) = start_one(shared, variant, levels) else {
                         return Some(None);
                     };
                     if let Err(err) = cluster.note_work(&slot_name(variant), game.0).await {

@@ -175,6 +175,14 @@ impl Client {
             }
             ClientMessage::Abort { game } => self.ask(from, game, Ask::Abort).await,
             ClientMessage::Chat { game, text } => self.chat(&session, from, game, text).await,
+            ClientMessage::League(request) => {
+                self.league(id, request);
+                Ok(())
+            }
+            ClientMessage::UnfollowLeague => {
+                self.unfollow_league(id);
+                Ok(())
+            }
             ClientMessage::Leaderboard(request) => {
                 self.leaderboard(id, request);
                 Ok(())

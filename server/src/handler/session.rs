@@ -398,6 +398,7 @@ impl Client {
         }
         shared.accounts.live.gone(session.player, conn);
         shared.lobby.unsubscribe(conn);
+        shared.leagues.unfollow(conn);
         let Some(detached) = session.detach(conn) else {
             // The session has already let this connection go (a logout).
             return;

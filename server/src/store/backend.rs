@@ -6,18 +6,19 @@
 //! A backend is driven by the store's one thread: it is never shared, and every write runs inside
 //! the transaction the thread opened, each in a savepoint of its own.
 
-use noughts_protocol::{GameId, Mark, PlayerId, Variant, closed_name};
+use noughts_protocol::{GameId, GameKind, Mark, PlayerId, Variant, closed_name};
 use tracing::error;
 
 use super::accounts::AccountBackend;
 use super::arenas::ArenaBackend;
+use super::league::{LeagueBackend, LeagueGame};
 use super::records::ModerationEntry;
 use super::records::{
     EndedGame, Ending, GameStart, LiveGame, Rerated, Results, SEQ_RESERVE, Startup, StoreError,
     StoredGame, StoredMove, StoredPlayer, StoredProfile, StoredSeat, StoredStanding, TokenHash,
     TokenRules,
 };
-use super::rows::{GameRow, SeatRating};
+use super::rows::{GameRow, SeatRating, text};
 use crate::rules::rating::{self, Glicko, Ratings, Score};
 use crate::rules::sitter::Sitter;
 
@@ -39,7 +40,7 @@ pub(super) struct PlayerRow {
 }
 
 /// One database: the transaction around a batch, and each fact it reads or writes.
-pub(super) trait Backend: AccountBackend + ArenaBackend + Send {
+pub(super) trait Backend: AccountBackend + ArenaBackend + LeagueBackend + Send {
     /// Opens the transaction a batch of writes commits in.
     fn begin(&mut self) -> Result<(), StoreError>;
     fn commit(&mut self) -> Result<(), StoreError>;
@@ -341,6 +342,10 @@ pub(super) fn end_game(
     if ending.reason == noughts_protocol::EndReason::Aborted {
         return Ok(None);
     }
+    if closed.x.is_none() && closed.o.is_none() {
+        count_in_league(db, game, ending)?;
+        return Ok(None);
+    }
     let Closed {
         rated: true,
         variant,
@@ -388,6 +393,31 @@ pub(super) fn end_game(
         x: x_after,
         o: o_after,
     }))
+}
+
+/// Counts `game`, which has just ended (not aborted), in the league if it is a league game: a
+/// war game of the server's own between two AI seats. Inside the end's transaction, so that an
+/// end counts exactly when it is stored, and once.
+fn count_in_league(db: &mut dyn Backend, game: GameId, ending: &Ending) -> Result<(), StoreError> {
+    let Some(row) = db.game(game)? else {
+        return Ok(());
+    };
+    let start = &row.start;
+    let (GameKind::War, None, [Sitter::Ai(x), Sitter::Ai(o)]) =
+        (start.kind, start.owner, &start.seats)
+    else {
+        return Ok(());
+    };
+    db.add_league_game(&LeagueGame {
+        n: 0,
+        game,
+        variant: start.variant,
+        x: text(*x),
+        o: text(*o),
+        winner: ending.winner,
+        ended_ms: ending.ended_ms,
+    })?;
+    Ok(())
 }
 
 fn opposite(score: Score) -> Score {

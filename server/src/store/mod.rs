@@ -18,6 +18,8 @@ mod backend;
 mod durability;
 mod holders;
 mod job;
+mod league;
+mod league_calls;
 mod memory;
 mod moderation;
 #[cfg(feature = "cluster")]
@@ -33,6 +35,7 @@ pub(crate) use accounts::{BecameBot, NewAccount, StoredAccount, StoredDevice, de
 pub(crate) use arenas::{ArenaGame, Entrant, Place, StoredArena};
 pub(crate) use durability::FlushSeries;
 pub use durability::{DEFAULT_FLUSH_MS, Durability, DurabilityArgs, DurabilityMode};
+pub(crate) use league::LEAGUE_PAGE;
 pub(crate) use queue::Store;
 pub(crate) use records::{
     EndedGame, Ending, GameStart, LiveGame, Rerated, SEQ_RESERVE, StoredGame, StoredMove,

@@ -52,7 +52,7 @@ async fn nodes(redis: &TestRedisCluster, db: &str, n: usize) -> Vec<TestServer> 
                 store: StoreConfig::Postgres(db.to_owned()),
                 war_games: true,
                 war_variants: Variant::ALL.to_vec(),
-                war_levels: (Level::Easy, Level::Easy),
+                war_levels: Some((Level::Easy, Level::Easy)),
                 war_budget: Budget::millis(5),
                 war_move_delay: Duration::from_millis(500),
                 war_restart_delay: Duration::from_millis(300),

@@ -17,6 +17,7 @@ mod cut_off;
 mod faults;
 mod fine_print;
 mod health;
+mod league;
 mod logs;
 mod metrics;
 mod moderation;

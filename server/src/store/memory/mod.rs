@@ -5,6 +5,7 @@
 
 mod accounts;
 mod arenas;
+mod league;
 mod reads;
 mod tables;
 

@@ -13,6 +13,7 @@ use noughts_protocol::{ArenaId, GameId, Mark, PlayerId, Variant};
 
 use super::super::accounts::{StoredAccount, StoredDevice};
 use super::super::arenas::{ArenaGame, Entrant, Place, StoredArena};
+use super::super::league::LeagueGame;
 use super::super::records::ModerationEntry;
 use super::super::records::{Results, StoreError, StoredMove, TokenHash};
 use super::super::rows::GameRow;
@@ -101,6 +102,10 @@ pub(super) enum Change {
     AddModeration(ModerationEntry),
     /// The moderation log's last fact taken off.
     PopModeration,
+    /// A game counted in the league.
+    AddLeague(LeagueGame),
+    /// The league's last counted game taken off.
+    PopLeague,
 }
 
 /// Everything the memory store keeps.
@@ -127,6 +132,8 @@ pub(super) struct Tables {
     pub(super) carried: HashMap<(PlayerId, Variant), Results>,
     /// The moderation log, oldest first (kept whole: it is small beside the games).
     pub(super) moderation: Vec<ModerationEntry>,
+    /// The league's counted games, in the order counted (kept whole, as the log is).
+    pub(super) league: Vec<LeagueGame>,
     /// While a transaction is open, the changes that undo it, oldest first.
     undo: Option<Vec<Change>>,
     /// Where the open savepoint's undo starts.
@@ -194,6 +201,14 @@ impl Tables {
             Change::PopModeration => match self.moderation.pop() {
                 Some(entry) => Change::AddModeration(entry),
                 None => Change::PopModeration,
+            },
+            Change::AddLeague(game) => {
+                self.league.push(game);
+                Change::PopLeague
+            }
+            Change::PopLeague => match self.league.pop() {
+                Some(game) => Change::AddLeague(game),
+                None => Change::PopLeague,
             },
             Change::Token(hash, row) => {
                 let old = set(&mut self.tokens, hash, row);

@@ -23,6 +23,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/006_account_guards.sql"),
     include_str!("migrations/007_device_network.sql"),
     include_str!("migrations/008_store_flushes.sql"),
+    include_str!("migrations/010_league.sql"),
     include_str!("migrations/011_bots.sql"),
     include_str!("migrations/012_arenas.sql"),
 ];

@@ -5,6 +5,7 @@
 mod accounts;
 mod arenas;
 mod client;
+mod league;
 mod moderation;
 mod reads;
 mod tls;

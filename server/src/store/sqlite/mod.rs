@@ -4,6 +4,7 @@
 mod accounts;
 mod arenas;
 mod backup;
+mod league;
 mod moderation;
 mod reads;
 
@@ -89,6 +90,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/007_id_blocks.sql"),
     include_str!("../migrations/008_account_guards.sql"),
     include_str!("../migrations/009_device_network.sql"),
+    include_str!("../migrations/010_league.sql"),
     include_str!("../migrations/011_bots.sql"),
     include_str!("../migrations/012_arenas.sql"),
 ];

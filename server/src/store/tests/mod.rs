@@ -70,6 +70,7 @@ mod arenas;
 mod bots;
 mod durability;
 mod ended;
+mod league;
 mod moderation;
 mod postgres;
 mod sqlite;

@@ -1,0 +1,97 @@
+//! What every store keeps of the engines' league: a finished war game of the server's own
+//! between two AI seats counts once, by its game id, in order; other games, aborted games and a
+//! second end do not; the games come back after a reopening, and the war game being played with
+//! them.
+
+use noughts_protocol::{EndReason, GameId, GameKind, Level, Mark, PlayerId, Variant};
+
+use super::super::GameStart;
+use super::Fresh;
+use super::suite::{ending, start, with_players};
+use crate::rules::sitter::Sitter;
+
+on_both!(a_league_game_counts_once_in_order_and_survives_a_reopening);
+
+/// A war game of the server's own between `x` and `o` on cube.
+fn war(game: u64, x: Level, o: Level) -> GameStart {
+    GameStart {
+        kind: GameKind::War,
+        variant: Variant::Cube,
+        ..start(game, [Sitter::Ai(x), Sitter::Ai(o)], false)
+    }
+}
+
+async fn a_league_game_counts_once_in_order_and_survives_a_reopening(db: Fresh) {
+    let store = with_players(&db).await;
+    let started_by_ada = GameStart {
+        owner: Some(PlayerId(1)),
+        ..war(4, Level::Hard, Level::Easy)
+    };
+    let games = [
+        war(7, Level::Perfect, Level::Random),
+        war(3, Level::Easy, Level::Medium),
+        war(9, Level::Hard, Level::Hard),
+        started_by_ada,
+        start(
+            5,
+            [Sitter::Human(PlayerId(1)), Sitter::Ai(Level::Easy)],
+            false,
+        ),
+        war(11, Level::Medium, Level::Easy),
+    ];
+    for game in games {
+        store.start_game(game).await.unwrap();
+    }
+    // Ended out of id order; game 9 is aborted, games 4 and 5 are not the league's, game 7 ends
+    // twice.
+    let ends = [
+        (7, Some(Mark::X), EndReason::Line),
+        (3, None, EndReason::Draw),
+        (9, None, EndReason::Aborted),
+        (4, Some(Mark::X), EndReason::Line),
+        (5, Some(Mark::O), EndReason::Line),
+        (7, Some(Mark::O), EndReason::Line),
+    ];
+    for (game, winner, reason) in ends {
+        store
+            .end_game(GameId(game), ending(winner, reason))
+            .await
+            .unwrap();
+    }
+    let news = store.league_news(Variant::Cube, 0).await.unwrap();
+    let counted: Vec<_> = news
+        .games
+        .iter()
+        .map(|g| (g.game.0, g.x.as_str(), g.o.as_str(), g.winner))
+        .collect();
+    assert_eq!(
+        counted,
+        [
+            (7, "perfect", "random", Some(Mark::X)),
+            (3, "easy", "medium", None)
+        ]
+    );
+    assert!(news.games[0].n < news.games[1].n);
+    assert_eq!(
+        news.playing,
+        Some((GameId(11), [Level::Medium, Level::Easy]))
+    );
+    assert!(
+        store
+            .league_news(Variant::Classic, 0)
+            .await
+            .unwrap()
+            .games
+            .is_empty()
+    );
+    // Read on from the last one a reader has.
+    let after = store
+        .league_news(Variant::Cube, news.games[0].n)
+        .await
+        .unwrap();
+    assert_eq!(after.games, news.games[1..]);
+    drop(store);
+    let (store, _) = db.open().await;
+    let again = store.league_news(Variant::Cube, 0).await.unwrap();
+    assert_eq!(again.games, news.games);
+}
