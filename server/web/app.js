@@ -19,6 +19,8 @@ import { applyLobbyUpdate, browseView, lobbyView } from "./lobby.js";
 import { answered, listed, refused } from "./moderation.js";
 import { openProfile, profileMessage, profileView } from "./profile.js";
 import { historyView, leaderboardView } from "./records.js";
+import { leagueView } from "./league.js";
+import { settings } from "./play.js";
 import { replayView, stepReplay } from "./replay.js";
 import { errorWords, placeNotice, sayAt } from "./notice.js";
 import { chime, muteSwitch } from "./sound.js";
@@ -184,6 +186,11 @@ function onMessage(message) {
       state.replay.analysis = { moves: message.moves ?? [], complete: message.complete };
       break;
     case "leaderboard": state.leaderboard = message.players; break;
+    case "league_table":
+      state.leagueAsks.delete(message.id);
+      state.leagues.set(message.variant, message);
+      if (state.view !== "league" && state.view !== "lobby") return;
+      break;
     case "game_list":
       state.browse.games = message.games;
       state.browse.next = message.next;
@@ -209,6 +216,15 @@ function onMessage(message) {
 /** An error: said, and where it ends a wait for a linked game or replay, back to the lobby. */
 function onError(/** @type {any} */ message) {
   refused(message.id);
+  const league = state.leagueAsks.get(message.id);
+  if (league !== undefined) {
+    // No league on that variant (no war games there): said by the league view, quietly.
+    state.leagueAsks.delete(message.id);
+    state.leagues.set(league, null);
+    if (state.leagueFollowed === league) state.leagueFollowed = null;
+    render();
+    return;
+  }
   const line = state.chatSent.get(message.id);
   state.chatSent.delete(message.id);
   if (line && ["no_such_game", "game_over", "not_a_player"].includes(message.code) && state.view === "game") {
@@ -303,7 +319,7 @@ function onGameState(/** @type {any} */ message) {
 
 /**
  * Shows `view` (of the game or replay `current`); leaving a watched game stops watching it.
- * @param {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse" | "account" | "profile"} view
+ * @param {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse" | "account" | "profile" | "league"} view
  * @param {number | null} current
  */
 function show(view, current) {
@@ -349,6 +365,9 @@ function followAddress() {
     state.recordsVariant = String(link.get("leaderboard"));
     show("leaderboard", null);
     net.send({ type: "leaderboard", variant: state.recordsVariant });
+  } else if (link.get("league")) {
+    state.leagueVariant = String(link.get("league"));
+    show("league", null);
   } else if (location.hash === "#history") {
     show("history", null);
     net.send({ type: "history", limit: 100 });
@@ -423,6 +442,12 @@ const actions = {
     net.send({ type: "leaderboard", variant });
     render();
   },
+  /** The engines' league's table of `variant`, in a view of its own, followed while shown. */
+  league: (/** @type {string} */ variant) => {
+    state.leagueVariant = variant;
+    show("league", null);
+    render();
+  },
   replay: (/** @type {number} */ game) => net.send({ type: "game_record", game }),
   render: () => render(),
   /** All live games of `variant` ("" for every variant), from the first page. */
@@ -464,6 +489,7 @@ function render() {
     : state.view === "game" ? waiting(`Looking for game #${state.current}…`)
     : state.view === "history" ? historyView(state, actions)
     : state.view === "leaderboard" ? leaderboardView(state, actions)
+    : state.view === "league" ? leagueView(state, actions)
     : state.view === "browse" ? browseView(state.browse, actions)
     : state.view === "replay" && state.replay && state.replay.record.game === state.current ? replayView(state.replay, actions)
     : state.view === "replay" ? waiting(`Fetching the record of game #${state.current}…`)
@@ -490,6 +516,7 @@ function render() {
     state.followed = location.href;
   }
   followLobby();
+  followLeague();
   showAccount();
   for (const link of document.querySelectorAll("header [data-nav]")) {
     if (link.getAttribute("data-nav") === state.view) link.setAttribute("aria-current", "page");
@@ -527,6 +554,32 @@ function followLobby() {
   state.following = want;
   if (state.online) net.send({ type: want ? "subscribe_lobby" : "unsubscribe_lobby" });
   document.body.dataset.lobby = want ? "followed" : "not followed";
+}
+
+/**
+ * Follows the league shown (and no other), and asks once for the table of the AI's variant in
+ * the play panel, whose levels' ratings it shows, when the lobby lists a war game of it.
+ */
+function followLeague() {
+  if (!state.online) {
+    state.leagueFollowed = null;
+    return;
+  }
+  const want = state.view === "league" ? state.leagueVariant : null;
+  if (want !== state.leagueFollowed) {
+    if (want) askLeague(want, true);
+    else net.send({ type: "unfollow_league" });
+    state.leagueFollowed = want;
+  }
+  if (state.view !== "lobby") return;
+  const variant = settings("ai").variant;
+  const war = [...state.listed.values()].some((g) => g.kind === "war" && g.variant === variant);
+  if (war && !state.leagues.has(variant) && ![...state.leagueAsks.values()].includes(variant)) askLeague(variant, false);
+}
+
+/** Asks for `variant`'s league table, following it if `follow`. */
+function askLeague(/** @type {string} */ variant, /** @type {boolean} */ follow) {
+  state.leagueAsks.set(net.send({ type: "league", variant, ...(follow ? { follow: true } : {}) }), variant);
 }
 
 /** How long a finished war game stays on screen before its watcher moves on to the next. */

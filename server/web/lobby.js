@@ -50,6 +50,7 @@ export function lobbyView(state, actions) {
       featured.length ? el("ul", { id: "live-games", class: "game-list" }, ...featured.map(gameRow)) : null,
       wars.length || featured.length ? null : el("p", { class: "dim", id: "live-games-none" }, "No live games just now."),
       el("button", { id: "browse-games", type: "button", onclick: () => actions.browse("") }, "Browse all live games"),
+      wars.length ? el("button", { id: "league-link", type: "button", onclick: () => actions.league(wars[0].variant) }, "The engines' league table") : null,
       arenaSection(state, actions),
       el("h2", {}, "Open seeks"), list(seeks, "Nobody is seeking just now.", "seeks"), more(seeks.length, state.seeksTotal, "seeks-more"),
       el("h2", {}, "Open rooms"), list(rooms, "No open rooms just now.", "rooms"), more(rooms.length, state.roomsTotal, "rooms-more"),

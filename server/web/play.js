@@ -7,6 +7,7 @@
  * invite code.
  */
 
+import { levelRating } from "./league.js";
 import { CLOCKS, el } from "./views.js";
 
 /** The common variant and clock pairs, one press each: [variant, clock or null]. */
@@ -60,13 +61,17 @@ function clockLabel(/** @type {any} */ clock) {
  * @param {string} key
  * @param {string} label
  * @param {[string, any][]} options
+ * @param {() => void} [after] what follows a choice (the AI's variant and level redraw its rating)
  */
-function setting(kind, key, label, options) {
+function setting(kind, key, label, options, after = () => {}) {
   const current = JSON.stringify(settings(kind)[key] ?? null);
   const id = kind === "ai" && key === "level" ? "level" : kind === "ai" && key === "side" ? "side" : `${kind}-${key}`;
   return el("label", {}, `${label} `, el("select", {
     id, "data-setting": `${kind}.${key}`,
-    onchange: (event) => remember(kind, key, JSON.parse(/** @type {HTMLSelectElement} */ (event.target).value)),
+    onchange: (event) => {
+      remember(kind, key, JSON.parse(/** @type {HTMLSelectElement} */ (event.target).value));
+      after();
+    },
   }, ...options.map(([text, value]) => el("option", { value: JSON.stringify(value), selected: JSON.stringify(value) === current }, text))));
 }
 
@@ -82,6 +87,13 @@ function check(/** @type {string} */ kind, /** @type {string} */ key, /** @type 
 function timed(/** @type {any} */ request, /** @type {any} */ clock) {
   if (clock) request.clock = clock;
   return request;
+}
+
+/** The league's rating of the AI's level chosen, when the table is known: "medium plays like 1570". */
+function aiRating(/** @type {any} */ state) {
+  const ai = settings("ai");
+  const said = levelRating(state, ai.variant, ai.level);
+  return said ? el("p", { id: "level-rating", class: "dim" }, said) : null;
 }
 
 /**
@@ -121,8 +133,9 @@ export function playPanel(state, actions, roomBox) {
     el("section", { class: "kind", "aria-labelledby": "ai-title", "data-feedback": "ai" },
       el("h3", { id: "ai-title" }, "Play the AI"),
       el("div", { class: "row" },
-        setting("ai", "variant", "Variant", VARIANTS), setting("ai", "level", "Level", LEVELS),
+        setting("ai", "variant", "Variant", VARIANTS, actions.render), setting("ai", "level", "Level", LEVELS, actions.render),
         setting("ai", "side", "Side", SIDES), setting("ai", "clock", "Clock", CLOCKS)),
+      aiRating(state),
       el("button", { id: "play-ai", type: "button", class: "primary", onclick: () => {
         const ai = settings("ai");
         send(timed({ type: "play_ai", variant: ai.variant, level: ai.level, side: ai.side }, ai.clock));

@@ -12,7 +12,7 @@ export const state = {
   /** @type {Map<number, any>} */ listed: new Map(),
   /** @type {Map<number, any>} */ games: new Map(),
   /** The game or replay the view shows (or waits for). @type {number | null} */ current: null,
-  /** @type {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse" | "account" | "profile"} */ view: "lobby",
+  /** @type {"lobby" | "game" | "history" | "replay" | "leaderboard" | "browse" | "account" | "profile" | "league"} */ view: "lobby",
   /** The variant the leaderboard shows. */ recordsVariant: "classic",
   /** The variant "My games" shows ("all" for every one), and the results it shows ("all", "won", "lost", "drawn"). */ historyVariant: "all", recordsOutcome: "all",
   /** A watcher's chat tab: the spectators' chat, where what a watcher types goes, unless they look at the players'. @type {"players" | "spectators"} */ chatTab: "spectators",
@@ -40,6 +40,9 @@ export const state = {
   browse: { variant: "", cursors: /** @type {(number | undefined)[]} */ ([]), after: /** @type {number | undefined} */ (undefined), games: /** @type {any[]} */ ([]), next: /** @type {number | undefined} */ (undefined), loading: false },
   /** The name asked for by a rename, and the request's id once sent, until it is answered. @type {{name: string, id: number | null} | null} */ renaming: null,
   /** A move was tried while offline (said on the board until the connection is back). */ unsent: false,
+  /** The engines' league's tables by variant, as last sent (null: the server runs none there). @type {Map<string, any>} */ leagues: new Map(),
+  /** The variant the league view shows, and the one whose table this connection follows. */ leagueVariant: "classic", leagueFollowed: /** @type {string | null} */ (null),
+  /** The variants of `league` requests not yet answered, by request id. @type {Map<number, string>} */ leagueAsks: new Map(),
 };
 
 /** The address of what is shown. */
@@ -49,6 +52,7 @@ export function addressOf(/** @type {typeof state} */ state) {
     case "replay": return `#replay=${state.current}`;
     case "history": return "#history";
     case "leaderboard": return `#leaderboard=${state.recordsVariant}`;
+    case "league": return `#league=${state.leagueVariant}`;
     case "browse": return state.browse.variant ? `#games=${state.browse.variant}` : "#games";
     case "account": return "#account";
     case "profile": return `#profile=${state.current}`;

@@ -1,5 +1,6 @@
 //! The war games on the page: a watcher is carried on to the next war game when one ends, as
-//! on TV, with the spectators' chat and what they were typing; a miniature is pressed to watch.
+//! on TV, with the spectators' chat and what they were typing; a miniature is pressed to watch;
+//! the engines' league, whose games they are, shows its table and each level's rating.
 
 use fantoccini::Locator;
 use noughts_tests::browser::{
@@ -159,6 +160,28 @@ async fn miniature_moves(screen: Screen) {
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
+    league_shown(&client, screen).await;
     assert_no_errors(&client).await;
     client.close().await.unwrap();
+}
+
+/// The war games are the engines' league's: beside the AI's level, the lobby says how the
+/// league rates it; the league's table has a line per level, and is redrawn as a game ends.
+async fn league_shown(client: &fantoccini::Client, screen: Screen) {
+    let rating = wait_for_text(client, "#level-rating", |t| t.contains("plays like")).await;
+    assert!(rating.starts_with("medium plays like 1"), "{rating}");
+    press(client, screen, "#league-link").await;
+    wait_for(client, "#league-table").await;
+    assert_eq!(fragment(client).await, "league=classic");
+    let rows = client
+        .execute(
+            "return document.querySelectorAll('#league-table tbody tr').length;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows, serde_json::json!(5), "a line per level");
+    let games = |text: &str| text.split(' ').next().and_then(|n| n.parse::<u32>().ok());
+    let before = wait_for_text(client, "#league-games", |t| games(t).is_some()).await;
+    wait_for_text(client, "#league-games", |t| games(t) > games(&before)).await;
 }

@@ -91,6 +91,10 @@ const ASSETS: &[(&str, Asset)] = &[
         asset(JS, include_bytes!("../../../web/records.js")),
     ),
     (
+        "/league.js",
+        asset(JS, include_bytes!("../../../web/league.js")),
+    ),
+    (
         "/profile.js",
         asset(JS, include_bytes!("../../../web/profile.js")),
     ),
