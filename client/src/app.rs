@@ -255,6 +255,9 @@ impl App {
                 totals,
                 ..
             } => {
+                // The levels' ratings, for the AI's form: the tables of the war variants.
+                let asks = self.leaderboard.league.wanted(&games);
+                effects.extend(asks.into_iter().map(Effect::Send));
                 let snapshot = Snapshot {
                     seeks,
                     seeks_total,
@@ -292,6 +295,10 @@ impl App {
                 offset,
                 players,
             } => self.leaderboard.receive(variant, offset, players),
+            ServerMessage::LeagueTable(table) => {
+                self.leaderboard.league.receive(*table);
+                self.rate_levels();
+            }
             ServerMessage::History {
                 player,
                 games,
@@ -560,7 +567,10 @@ impl App {
         match action {
             Action::Send(request) => effects.push(Effect::Send(request)),
             Action::Say(text) => self.say(text),
-            Action::Open(modal) => self.modal = Some(modal),
+            Action::Open(modal) => {
+                self.modal = Some(modal);
+                self.rate_levels();
+            }
             Action::ShowTab(tab) => self.show_tab(tab, effects),
             Action::ShowHistory { player, name } => {
                 self.tab = Tab::History;
@@ -599,6 +609,14 @@ impl App {
     /// Shows a lobby tab, asking the server for what it lists.
     pub fn show_tab(&mut self, tab: Tab, effects: &mut Vec<Effect>) {
         self.tab = tab;
+        // The league is followed only while its table is on show.
+        let variant = self.leaderboard.variant();
+        let league = &mut self.leaderboard.league;
+        let follow = match tab {
+            Tab::Leaderboard => league.follow(variant),
+            _ => league.leave(),
+        };
+        effects.extend(follow.map(Effect::Send));
         match tab {
             Tab::Games => {}
             Tab::Browse => effects.push(Effect::Send(self.browse.request())),
@@ -607,6 +625,13 @@ impl App {
                 let (player, name) = (self.history.player, self.history.name.clone());
                 effects.extend(self.history.show(player, name).map(Effect::Send));
             }
+        }
+    }
+
+    /// Gives the AI's form, if open, the league's ratings of the levels.
+    fn rate_levels(&mut self) {
+        if let Some(Modal::Form(form)) = &mut self.modal {
+            form.ratings = self.leaderboard.league.ratings();
         }
     }
 

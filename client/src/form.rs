@@ -94,6 +94,18 @@ pub struct Form {
     pub rated: bool,
     /// Whether a quick match may pair with a bot account.
     pub bots: bool,
+    /// How the engines' league rates each level, where the server told us: shown beside the
+    /// level chosen.
+    pub ratings: Vec<LevelRating>,
+}
+
+/// How the engines' league rates a level on a variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LevelRating {
+    pub variant: Variant,
+    pub level: Level,
+    pub rating: u32,
+    pub deviation: u32,
 }
 
 impl Form {
@@ -113,7 +125,23 @@ impl Form {
             private: false,
             rated: false,
             bots: false,
+            ratings: Vec::new(),
         }
+    }
+
+    /// The league's rating of the level chosen on the variant chosen, in words: "plays like
+    /// 1570 ± 116".
+    pub fn level_rating(&self) -> Option<String> {
+        let (variant, level) = (Variant::ALL[self.variant], Level::ALL[self.level]);
+        let rated = self
+            .ratings
+            .iter()
+            .find(|r| r.variant == variant && r.level == level)?;
+        Some(format!(
+            "plays like {} ± {}",
+            rated.rating,
+            2 * rated.deviation
+        ))
     }
 
     /// The rows this kind of form shows.

@@ -413,12 +413,24 @@ fn joining_by_code() {
 fn watch_war_on_start_picks_a_running_war_game() {
     let mut app = welcomed(Instant::now());
     app.want_war = Some(Variant::Cube);
+    // The league's tables of the war variants come first (the levels' ratings, for the AI's
+    // form), asked for once.
+    let league = |variant| {
+        Effect::Send(ClientMessage::League(noughts_protocol::League {
+            variant,
+            follow: false,
+        }))
+    };
     assert_eq!(
         frame(&mut app, lobby_message()),
-        vec![Effect::Send(ClientMessage::Watch(Watch {
-            game: GameId(4),
-            code: None
-        }))]
+        vec![
+            league(Variant::Classic),
+            league(Variant::Cube),
+            Effect::Send(ClientMessage::Watch(Watch {
+                game: GameId(4),
+                code: None
+            }))
+        ]
     );
 }
 

@@ -519,3 +519,81 @@ fn renamed_changes_the_name_in_the_header_and_asks_for_our_history_again() {
     );
     assert!(again.is_empty());
 }
+
+/// A league table of `variant` in which medium is rated 1568 ± 2 × 58.
+fn league_table(variant: Variant) -> ServerMessage {
+    use noughts_protocol::{Entrant, LeaguePairing, LeagueStanding, LeagueTable, Level};
+    let line = |level: Level, rating, points| LeagueStanding {
+        entrant: Entrant { level: Some(level) },
+        name: format!("AI ({level})"),
+        games: 8,
+        wins: 2,
+        draws: 4,
+        losses: 2,
+        points,
+        rating,
+        deviation: 58,
+    };
+    let pairing = |x, o| LeaguePairing {
+        x: Entrant { level: Some(x) },
+        o: Entrant { level: Some(o) },
+        game: None,
+    };
+    ServerMessage::LeagueTable(Box::new(LeagueTable {
+        variant,
+        games: 20,
+        round_games: 20,
+        standings: vec![
+            line(Level::Perfect, 1712, 5.5),
+            line(Level::Medium, 1568, 4.0),
+        ],
+        playing: Some(LeaguePairing {
+            game: Some(GameId(77)),
+            ..pairing(Level::Hard, Level::Easy)
+        }),
+        next: vec![pairing(Level::Medium, Level::Perfect)],
+    }))
+}
+
+#[test]
+fn the_engines_league_is_followed_while_shown_and_rates_the_ai_levels() {
+    let follow = |variant| {
+        Effect::Send(ClientMessage::League(noughts_protocol::League {
+            variant,
+            follow: true,
+        }))
+    };
+    let mut app = welcomed(Instant::now());
+    key(&mut app, KeyCode::Char('L'));
+    assert_eq!(
+        key(&mut app, KeyCode::Char('e')),
+        vec![follow(Variant::Classic)]
+    );
+    assert!(render(&app).contains("Asking the server"));
+    frame(&mut app, league_table(Variant::Classic));
+    let shown = render(&app);
+    assert!(shown.contains("Engines' league · 20 games"), "{shown}");
+    assert!(
+        shown.contains("AI (perfect)") && shown.contains("1712±116"),
+        "{shown}"
+    );
+    assert!(shown.contains("Now: hard vs easy (#77)"), "{shown}");
+    // Another variant's league is followed in its place.
+    let effects = key(&mut app, KeyCode::Right);
+    assert_eq!(effects.last(), Some(&follow(Variant::Four)));
+    // Leaving the tab stops following; coming back follows again.
+    assert!(
+        key(&mut app, KeyCode::Char('q')).contains(&Effect::Send(ClientMessage::UnfollowLeague))
+    );
+    assert!(key(&mut app, KeyCode::Char('L')).contains(&follow(Variant::Four)));
+    // Back to the players: no longer followed.
+    assert_eq!(
+        key(&mut app, KeyCode::Char('e')),
+        vec![Effect::Send(ClientMessage::UnfollowLeague)]
+    );
+    // The AI's form says how the league rates the level chosen (medium to begin with).
+    key(&mut app, KeyCode::Char('q'));
+    key(&mut app, KeyCode::Char('a'));
+    let form = render(&app);
+    assert!(form.contains("plays like 1568 ± 116"), "{form}");
+}

@@ -31,6 +31,7 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("←→", "the variant shown"),
             ("n p PgDn PgUp", "all games: next / previous page"),
             ("⏎", "a player's games / replay the game"),
+            ("e", "leaderboard: the engines' league / the players"),
             ("P", "mute, block or report the selected player"),
             ("q Esc", "back"),
         ],

@@ -1,11 +1,13 @@
 //! The leaderboard tab: the best-rated players of a variant, a page at a time, kept current by
-//! the server's replies; its keys and its drawing.
+//! the server's replies, or (`e`) the engines' league's table of the variant; its keys and its
+//! drawing.
 
 use noughts_protocol::{ClientMessage, LeaderboardEntry, PlayerId, Variant};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::{Line, Span};
 
 use super::action::Action;
+use super::league::{self, League};
 use super::rows::{Lines, PAGE, row};
 use super::tab::Tab;
 use super::theme::Theme;
@@ -24,6 +26,8 @@ pub struct Leaderboard {
     pub loading_more: bool,
     /// Whether the last page was full, so more places may follow.
     pub more: bool,
+    /// The engines' league, shown instead of the players when asked.
+    pub league: League,
 }
 
 impl Leaderboard {
@@ -115,8 +119,17 @@ pub fn on_key(board: &mut Leaderboard, key: KeyEvent, me: Option<PlayerId>) -> V
     }
     match key.code {
         KeyCode::Char('q') | KeyCode::Esc => vec![Action::ShowTab(Tab::Games)],
-        KeyCode::Left | KeyCode::Char('h') => vec![Action::Send(board.change_variant(-1))],
-        KeyCode::Right | KeyCode::Char('l') => vec![Action::Send(board.change_variant(1))],
+        KeyCode::Left | KeyCode::Char('h') => variant_changed(board, -1),
+        KeyCode::Right | KeyCode::Char('l') => variant_changed(board, 1),
+        KeyCode::Char('e') => {
+            let variant = board.variant();
+            board
+                .league
+                .toggle(variant)
+                .map(Action::Send)
+                .into_iter()
+                .collect()
+        }
         KeyCode::Enter => match board.selected_player() {
             Some(entry) => {
                 let player = (Some(entry.player) != me).then_some(entry.player);
@@ -127,6 +140,16 @@ pub fn on_key(board: &mut Leaderboard, key: KeyEvent, me: Option<PlayerId>) -> V
         },
         _ => Vec::new(),
     }
+}
+
+/// Shows the next (`+1`) or previous (`-1`) variant: its players asked for, and its league
+/// followed if the league is shown.
+fn variant_changed(board: &mut Leaderboard, delta: isize) -> Vec<Action> {
+    let mut actions = vec![Action::Send(board.change_variant(delta))];
+    let variant = board.variant();
+    // Following another variant's league stops following the first.
+    actions.extend(board.league.follow(variant).map(Action::Send));
+    actions
 }
 
 pub(super) fn lines(
@@ -146,7 +169,17 @@ pub(super) fn lines(
         variants.push(Span::raw(" "));
     }
     variants.push(Span::styled(" ←→", theme.key()));
+    variants.push(Span::styled("  e", theme.key()));
+    let other = if board.league.shown {
+        " players"
+    } else {
+        " engines"
+    };
+    variants.push(Span::styled(other, theme.dim()));
     let mut lines = vec![Line::from(variants), Line::raw("")];
+    if board.league.shown {
+        return league::lines(&board.league, board.variant(), theme, width, lines);
+    }
     let mut selected = None;
     let mut first_row = 0;
     let mut rows = 0;

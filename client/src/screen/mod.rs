@@ -10,6 +10,7 @@ pub mod game;
 pub mod help;
 pub mod history;
 pub mod leaderboard;
+pub mod league;
 pub mod listing;
 pub mod lobby;
 pub mod modal;

@@ -335,10 +335,16 @@ fn form_lines<'a>(form: &Form, theme: Theme) -> Vec<Line<'a>> {
         } else {
             theme.text()
         };
-        lines.push(Line::from(vec![
+        let mut spans = vec![
             Span::styled(format!(" {:<9}", field.label()), theme.dim()),
             Span::styled(value, style),
-        ]));
+        ];
+        if *field == crate::form::Field::Level
+            && let Some(rated) = form.level_rating()
+        {
+            spans.push(Span::styled(format!(" {rated}"), theme.dim()));
+        }
+        lines.push(Line::from(spans));
     }
     lines.push(Line::raw(""));
     lines.push(hint_line(
