@@ -72,6 +72,9 @@ async fn plays_a_full_game_against_the_perfect_ai_under_tmux() {
         s.contains("Play the AI") && s.contains("medium")
     })
     .await;
+    // Beside the level, how the engines' league (the war games) rates it.
+    tmux.wait_for("the level's rating", |s| s.contains("plays like 1"))
+        .await;
     tmux.send("Down");
     tmux.send("Right");
     tmux.send("Right");
@@ -107,9 +110,23 @@ async fn plays_a_full_game_against_the_perfect_ai_under_tmux() {
     let board = read_board(&screen, width, height);
     assert_eq!(board.ply(), 9, "the board is full:\n{screen}");
 
-    // q back to the lobby, q to quit: the client exits and tmux's session with it.
+    // q back to the lobby; the leaderboard tab (L) turns to the engines' league (e).
     tmux.send("q");
     tmux.wait_for("the lobby again", |s| s.contains("Lobby"))
+        .await;
+    tmux.send("L");
+    tmux.wait_for("the leaderboard", |s| s.contains("e engines"))
+        .await;
+    tmux.send("e");
+    let league = tmux
+        .wait_for("the league's table", |s| {
+            s.contains("Engines' league") && s.contains("AI (perfect)") && s.contains("AI (random)")
+        })
+        .await;
+    assert!(league.contains("e players"), "{league}");
+    // q back to the lobby's games, q to quit: the client exits and tmux's session with it.
+    tmux.send("q");
+    tmux.wait_for("the lobby's games", |s| s.contains("War games"))
         .await;
     tmux.send("q");
     let deadline = Instant::now() + Duration::from_secs(10);
