@@ -3,7 +3,8 @@
 //! variant's war games (and, every other round, a second node too) is killed with SIGKILL, then
 //! started again under its name; after each kill and each restart, every node's lobby lists
 //! exactly one war game per variant, the same one on every node, and the killed holder's war game
-//! goes on at another node, all within less time than a war game lasts.
+//! goes on at another node, all within less time than a war game lasts; and every node counts
+//! the same league games of each variant, read from the store.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -249,4 +250,36 @@ async fn each_variant_has_one_war_game_on_every_node_after_every_kill_and_restar
         failed.len(),
         2 * ROUNDS
     );
+    // The war games are the engines' league's, counted in the store as they end: every node
+    // reads the same count of each variant's games, whichever node played them.
+    for variant in Variant::ALL {
+        let deadline = tokio::time::Instant::now() + AGREE_WITHIN;
+        loop {
+            let mut counts = Vec::new();
+            for looker in &mut lookers {
+                next_id += 1;
+                counts.push(league_games(looker, next_id, variant).await);
+            }
+            if counts.windows(2).all(|two| two[0] == two[1]) {
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{variant}: the nodes count {counts:?} league games"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+/// How many of `variant`'s league games `client`'s node counts.
+async fn league_games(client: &mut Client, id: u64, variant: Variant) -> u32 {
+    let ask = ClientMessage::League(noughts_protocol::League {
+        variant,
+        follow: false,
+    });
+    match client.request(id, ask).await {
+        ServerMessage::LeagueTable(table) => table.games,
+        other => panic!("a league table, got {other:?}"),
+    }
 }
