@@ -141,8 +141,11 @@ function onMessage(message) {
       // A rename asked while offline goes now.
       if (state.renaming && state.renaming.name !== message.name) state.renaming.id = net.send({ type: "rename", name: state.renaming.name });
       else state.renaming = null;
-      // A new connection follows nothing yet: `followLobby` subscribes if the lobby is shown.
+      // A new connection follows nothing yet: `followLobby` subscribes if the lobby is shown,
+      // `followLeague` follows the league shown.
       state.following = false;
+      state.leagueFollowed = null;
+      state.leagueAsks.clear();
       followAddress();
       break;
     case "error": onError(message); break;
