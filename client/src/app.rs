@@ -417,6 +417,8 @@ impl App {
                 bots: *bots,
             })));
         }
+        // A connection follows no league until it asks (the tab on show asks again below).
+        self.leaderboard.league.following = None;
         // The tab on show lists what this identity has now.
         if self.tab != Tab::Games && self.screen == Screen::Lobby {
             self.show_tab(self.tab, effects);
