@@ -126,14 +126,8 @@ struct Args {
     /// Level of O in every war game, pinning one pairing instead of the league's (with --war-x).
     #[arg(long, env = "NOUGHTS_WAR_O", requires = "war_x")]
     war_o: Option<Level>,
-    /// The engines' league's entrants on each war variant (comma-separated, at least two): they
-    /// play each other in a round robin as the war games.
-    #[arg(
-        long,
-        env = "NOUGHTS_LEAGUE_LEVELS",
-        value_delimiter = ',',
-        default_value = "random,easy,medium,hard,perfect"
-    )]
+    /// The engines' league's entrants on each war variant (at least two): the war games.
+    #[arg(long, env = "NOUGHTS_LEAGUE_LEVELS", value_delimiter = ',', default_values_t = Level::ALL)]
     league_levels: Vec<Level>,
     /// Search budget in milliseconds per war-game move.
     #[arg(long, env = "NOUGHTS_WAR_BUDGET_MS", value_parser = clap::value_parser!(u64).range(0..=86_400_000), default_value_t = 250)]
