@@ -17,6 +17,7 @@ use tracing::{error, info, warn};
 use super::standings::{self, Free, Outcome};
 use crate::error::Refusal;
 use crate::game::{self, Setup};
+use crate::lobby::invite_code;
 use crate::net::outbound::{ConnId, Outbound, frame};
 use crate::registry::arenas::{ArenaAsk, ArenaRequest};
 use crate::rules::rating::points;
@@ -493,7 +494,7 @@ impl Director {
     /// Refuses a private arena's wrong or missing code as if the arena did not exist.
     fn check_code(&self, code: Option<&str>) -> Result<(), Refusal> {
         match &self.arena.code {
-            Some(kept) if code.is_none_or(|c| !c.eq_ignore_ascii_case(kept)) => {
+            Some(kept) if code.and_then(invite_code::parse).as_ref() != Some(kept) => {
                 Err(no_such_arena())
             }
             _ => Ok(()),

@@ -174,7 +174,7 @@ pub(crate) async fn create(
         finished_ms: None,
     };
     match add(shared, arena).await? {
-        Some(info) => Ok((info, code)),
+        Some(info) => Ok((info, code.as_deref().map(invite_code::display))),
         None => Err(Refusal::new(
             ErrorCode::Internal,
             "the arena could not be stored",

@@ -114,7 +114,7 @@ async fn a_whole_short_arena(db: Db) {
         .expect_error(2, too_long, ErrorCode::BadArena)
         .await;
     let arena = match clients[0]
-        .request(3, ClientMessage::CreateArena(request))
+        .request(3, ClientMessage::CreateArena(request.clone()))
         .await
     {
         ServerMessage::ArenaCreated { info, code: None } => {
@@ -123,6 +123,34 @@ async fn a_whole_short_arena(db: Db) {
         }
         other => panic!("expected arena_created, got {other:?}"),
     };
+    // A private arena: never listed, followed only with its code (typed any way a code is).
+    let private = CreateArena {
+        private: true,
+        start_ms: Some(now_ms() + 600_000),
+        ..request.clone()
+    };
+    let (hidden, code) = match clients[1]
+        .request(8, ClientMessage::CreateArena(private))
+        .await
+    {
+        ServerMessage::ArenaCreated {
+            info,
+            code: Some(code),
+        } => (info.arena, code),
+        other => panic!("expected a private arena_created, got {other:?}"),
+    };
+    let follow = |code: Option<String>| ClientMessage::Arena {
+        arena: hidden,
+        code,
+    };
+    guest
+        .expect_error(9, follow(None), ErrorCode::NoSuchArena)
+        .await;
+    let typed = code.replace('-', "").to_lowercase();
+    match guest.request(10, follow(Some(typed))).await {
+        ServerMessage::Arena(view) => assert!(view.info.private && view.me.is_none()),
+        other => panic!("expected the arena, got {other:?}"),
+    }
     match guest
         .request(4, ClientMessage::ListArenas(ListArenas::default()))
         .await
