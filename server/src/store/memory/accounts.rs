@@ -5,8 +5,8 @@ use noughts_protocol::PlayerId;
 
 use super::Memory;
 use super::tables::Change;
-use crate::store::accounts::{AccountBackend, NewAccount, StoredAccount, StoredDevice};
 use crate::rules::sitter::Sitter;
+use crate::store::accounts::{AccountBackend, NewAccount, StoredAccount, StoredDevice};
 use crate::store::records::{StoreError, TokenHash};
 
 impl Memory {
