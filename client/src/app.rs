@@ -268,7 +268,12 @@ impl App {
                 };
                 self.on_lobby(snapshot, effects);
             }
-            ServerMessage::LobbyUpdate(update) => self.on_lobby_update(*update, effects),
+            ServerMessage::LobbyUpdate(update) => {
+                // A war game listed since the snapshot (it came between two games) counts too.
+                let asks = self.leaderboard.league.wanted(&update.games);
+                effects.extend(asks.into_iter().map(Effect::Send));
+                self.on_lobby_update(*update, effects);
+            }
             ServerMessage::GameList { games, next } => self.browse.receive(games, next),
             ServerMessage::Seeking { variant, clock, .. } => {
                 let rated = matches!(self.modal, Some(Modal::Seeking { rated: true, .. }));
