@@ -253,7 +253,7 @@ impl App {
                 rooms_total,
                 games,
                 totals,
-                ..
+                arenas,
             } => {
                 // The levels' ratings, for the AI's form: the tables of the war variants.
                 let asks = self.leaderboard.league.wanted(&games);
@@ -265,6 +265,7 @@ impl App {
                     rooms_total,
                     games,
                     totals,
+                    arenas,
                 };
                 self.on_lobby(snapshot, effects);
             }

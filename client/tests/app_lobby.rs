@@ -354,3 +354,70 @@ fn the_war_game_key_away_from_the_lobby_follows_it_until_the_snapshot() {
         ]
     );
 }
+
+#[test]
+fn the_lobby_lists_the_arenas_with_when_they_start_or_end() {
+    use noughts_protocol::{ArenaId, ArenaInfo, ArenaStatus, ClockSpec};
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let arena = |id: u64, name: &str, status: ArenaStatus, start_ms: u64, players: u32| ArenaInfo {
+        arena: ArenaId(id),
+        name: name.to_owned(),
+        variant: Variant::Classic,
+        clock: ClockSpec {
+            initial_ms: 180_000,
+            increment_ms: 2_000,
+        },
+        start_ms,
+        end_ms: start_ms + 30 * 60_000,
+        status,
+        players,
+        creator: None,
+        private: false,
+        bots_only: false,
+    };
+    let mut app = welcomed(Instant::now());
+    frame(&mut app, lobby_message());
+    let update = LobbyUpdate {
+        arenas: Some(vec![
+            // Running since ten minutes (and a half): twenty to go.
+            arena(
+                1,
+                "Hourly blitz",
+                ArenaStatus::Running,
+                now_ms - 630_000,
+                12,
+            ),
+            arena(
+                2,
+                "Evening classic",
+                ArenaStatus::Upcoming,
+                now_ms + 1_770_000,
+                0,
+            ),
+        ]),
+        ..LobbyUpdate::default()
+    };
+    frame(&mut app, ServerMessage::LobbyUpdate(Box::new(update)));
+    let screen = render_sized(&mut app, 100, 40);
+    assert!(screen.contains(" Arenas"), "{screen}");
+    assert!(
+        screen.contains("Hourly blitz        classic 3+2   ends in 20m     12 players"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Evening classic     classic 3+2   starts in 30m    0 players"),
+        "{screen}"
+    );
+    // A later update without arenas keeps them; one with an empty list clears them.
+    frame(&mut app, ServerMessage::LobbyUpdate(Box::default()));
+    assert!(render_sized(&mut app, 100, 40).contains("Hourly blitz"));
+    let update = LobbyUpdate {
+        arenas: Some(Vec::new()),
+        ..LobbyUpdate::default()
+    };
+    frame(&mut app, ServerMessage::LobbyUpdate(Box::new(update)));
+    assert!(!render_sized(&mut app, 100, 40).contains("Arenas"));
+}

@@ -1,9 +1,10 @@
 //! The lobby as the client holds it (seeks, rooms, the shown games, the totals and our own live
-//! games) kept current by the server's `lobby` and `lobby_update`, and how a listed game reads in
-//! one row.
+//! games, the arenas) kept current by the server's `lobby` and `lobby_update`, and how a listed
+//! game or arena reads in one row.
 
 use noughts_protocol::{
-    GameId, GameInfo, GameKind, LobbyUpdate, RoomInfo, SeatInfo, SeekInfo, Totals,
+    ArenaInfo, ArenaStatus, GameId, GameInfo, GameKind, LobbyUpdate, RoomInfo, SeatInfo, SeekInfo,
+    Totals,
 };
 
 use super::widgets::{cols, fit, truncate};
@@ -29,6 +30,8 @@ pub struct Lobby {
     pub selected: usize,
     /// Whether the first snapshot has arrived.
     pub loaded: bool,
+    /// The public arenas running or starting within the hour, soonest first.
+    pub arenas: Vec<ArenaInfo>,
 }
 
 /// A `lobby` snapshot, which replaces everything the lobby held.
@@ -40,6 +43,7 @@ pub struct Snapshot {
     pub rooms_total: u32,
     pub games: Vec<GameInfo>,
     pub totals: Totals,
+    pub arenas: Vec<ArenaInfo>,
 }
 
 /// One row of the lobby list.
@@ -101,7 +105,9 @@ impl Lobby {
             rooms_total,
             games,
             totals,
+            arenas,
         } = snapshot;
+        self.arenas = arenas;
         self.seeks = seeks;
         self.seeks_total = seeks_total;
         self.rooms.clear();
@@ -138,6 +144,9 @@ impl Lobby {
         self.seeks_total = update.seeks_total.unwrap_or(self.seeks_total);
         self.rooms_total = update.rooms_total.unwrap_or(self.rooms_total);
         self.totals = update.totals.unwrap_or(self.totals);
+        if let Some(arenas) = update.arenas {
+            self.arenas = arenas;
+        }
         self.clamp();
     }
 
@@ -232,4 +241,30 @@ fn seat_name(seat: &SeatInfo, war: bool) -> String {
         Some(level) => format!("{level} AI"),
         None => crate::names::shown(&seat.name, seat.guest, seat.bot),
     }
+}
+
+/// An arena as the lobby lists it: name, variant, clock, when it starts or ends (from `now_ms`,
+/// milliseconds since the Unix epoch) and its players.
+pub fn arena_row(arena: &ArenaInfo, now_ms: u64) -> String {
+    let (initial, increment) = (arena.clock.initial_ms, arena.clock.increment_ms / 1000);
+    let clock = if initial % 60_000 == 0 {
+        format!("{}+{increment}", initial / 60_000)
+    } else {
+        format!("{}s+{increment}", initial / 1000)
+    };
+    let minutes = |at: u64| at.saturating_sub(now_ms).div_ceil(60_000);
+    let when = match arena.status {
+        ArenaStatus::Upcoming => format!("starts in {}m", minutes(arena.start_ms)),
+        ArenaStatus::Running => format!("ends in {}m", minutes(arena.end_ms)),
+        ArenaStatus::Ending => "ending".to_owned(),
+        ArenaStatus::Finished => "finished".to_owned(),
+    };
+    format!(
+        "{}{:<8}{:<6}{:<15}{:>3} players",
+        fit(&truncate(&arena.name, 19), 20),
+        arena.variant.name(),
+        clock,
+        when,
+        arena.players
+    )
 }

@@ -15,8 +15,8 @@ use super::action::Action;
 use super::browse::{self, Browse};
 use super::history::{self, History};
 use super::leaderboard::{self, Leaderboard};
-use super::listing::game_row;
 pub use super::listing::{Entry, Lobby};
+use super::listing::{arena_row, game_row};
 use super::modal::Modal;
 use super::tab::Tab;
 use super::theme::Theme;
@@ -170,6 +170,7 @@ fn list_lines<'a>(
         lines.push((Line::styled(fit(&text, width), style), Some(index)));
     }
     more_line(app, section, theme, &mut lines);
+    arena_lines(app, theme, width, &mut lines);
     let people = app.lobby.seeks.len()
         + app.lobby.rooms.len()
         + app.lobby.mine.len()
@@ -376,6 +377,32 @@ fn custom_clock(clock: Option<noughts_protocol::ClockSpec>) -> String {
         || "no clock".to_owned(),
         |c| format!("{}+{}s", c.initial_ms / 1000, c.increment_ms / 1000),
     )
+}
+
+/// The arenas the lobby lists, under their heading (none: nothing).
+fn arena_lines<'a>(
+    app: &LobbyView<'_>,
+    theme: Theme,
+    width: usize,
+    lines: &mut Vec<(Line<'a>, Option<usize>)>,
+) {
+    if app.lobby.arenas.is_empty() {
+        return;
+    }
+    if !lines.is_empty() {
+        lines.push((Line::raw(""), None));
+    }
+    lines.push((
+        Line::styled(truncate(" Arenas", width), theme.title()),
+        None,
+    ));
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    for arena in &app.lobby.arenas {
+        let text = truncate(&format!("  {}", arena_row(arena, now_ms)), width);
+        lines.push((Line::styled(text, theme.text()), None));
+    }
 }
 
 /// Whether it is this client's move in the game (X moves when the count of moves is even).
