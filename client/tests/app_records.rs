@@ -77,7 +77,24 @@ fn the_leaderboard_follows_the_variant_and_leads_to_a_players_games() {
         created_ms: 0,
         last_seen_ms: 0,
         variants: vec![stats(Variant::Classic, 0), stats(Variant::Four, 3)],
-        podiums: Vec::new(),
+        podiums: vec![
+            noughts_protocol::Podium {
+                arena: noughts_protocol::ArenaId(4),
+                name: "Hourly blitz".into(),
+                variant: Variant::Classic,
+                place: 1,
+                score: 24,
+                ended_ms: 0,
+            },
+            noughts_protocol::Podium {
+                arena: noughts_protocol::ArenaId(2),
+                name: "Four sprint".into(),
+                variant: Variant::Four,
+                place: 3,
+                score: 9,
+                ended_ms: 0,
+            },
+        ],
     };
     frame(&mut app, ServerMessage::Profile(Box::new(profile)));
     let screen = render(&app);
@@ -87,6 +104,10 @@ fn the_leaderboard_follows_the_variant_and_leads_to_a_players_games() {
         "{screen}"
     );
     assert!(!screen.contains("classic 1600"), "{screen}");
+    assert!(
+        screen.contains("Arena podiums: 1st Hourly blitz (classic, 24) · …"),
+        "{screen}"
+    );
     // Our own history is not bob's: a page for player 7 is dropped.
     frame(&mut app, history_message());
     assert!(app.history.games.is_none());

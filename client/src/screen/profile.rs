@@ -1,5 +1,6 @@
 //! A player's profile, atop the history tab: the name (a guest marked as one), the rating and
-//! results in each variant played, and a chart of the rating over the rated games listed.
+//! results in each variant played, a chart of the rating over the rated games listed, and the
+//! player's places on arenas' podiums.
 
 use noughts_protocol::{GameSummary, PlayerId, Profile, Variant};
 use ratatui::text::Line;
@@ -100,6 +101,22 @@ pub(super) fn lines(
             );
             lines.push(Line::styled(truncate(&chart, width), theme.text()));
         }
+    }
+    if !profile.podiums.is_empty() {
+        let places: Vec<String> = profile
+            .podiums
+            .iter()
+            .map(|p| {
+                let place = match p.place {
+                    1 => "1st",
+                    2 => "2nd",
+                    _ => "3rd",
+                };
+                format!("{place} {} ({}, {})", p.name, p.variant.name(), p.score)
+            })
+            .collect();
+        let text = format!(" Arena podiums: {}", places.join(" · "));
+        lines.push(Line::styled(truncate(&text, width), theme.text()));
     }
     lines
 }
