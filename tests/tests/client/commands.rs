@@ -6,7 +6,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use noughts_client::embedded::Embedded;
-use noughts_engine::{Board, Variant};
+use noughts_engine::{Board, Level, Variant};
 
 use noughts_tests::tmux::Tmux;
 
@@ -47,9 +47,18 @@ async fn watch_a_war_game(url: &str, flags: &[&str], dir: &str) {
     );
 }
 
+/// [`config`] with the war games pinned to perfect against perfect (not the league's pairings),
+/// so that a watched war game is drawn with a full board.
+fn perfect_wars() -> noughts_server::Config {
+    noughts_server::Config {
+        war_levels: Some((Level::Perfect, Level::Perfect)),
+        ..config()
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watch_war_plain_prints_a_finished_war_game() {
-    let server = Embedded::start(config()).await.unwrap();
+    let server = Embedded::start(perfect_wars()).await.unwrap();
     watch_a_war_game(&server.url, &[], "watch").await;
     server.stop().await;
 }
@@ -70,7 +79,7 @@ async fn tls_server(name: &str, ca: bool) -> (Embedded, PathBuf) {
     let tls = noughts_server::Tls::from_pem_files(&cert, &key).unwrap();
     let server = Embedded::start(noughts_server::Config {
         tls: Some(tls),
-        ..config()
+        ..perfect_wars()
     })
     .await
     .unwrap();
