@@ -1,5 +1,5 @@
 //! What one address or account may pile up, end to end: registrations per address (a taken
-//! name costs no hash and counts), while another address's sign-ins stay quick; accounts per
+//! name costs no hash and counts), while another address's sign-ins go on; accounts per
 //! address per day; sessions per account (the least recently used ends); reports per reporter
 //! and per address (fresh guests share their address's quota).
 
@@ -59,7 +59,7 @@ async fn sign_in_times(
 }
 
 #[tokio::test]
-async fn registrations_from_one_address_meet_a_limit_while_anothers_sign_in_stays_quick() {
+async fn registrations_from_one_address_meet_a_limit_while_anothers_sign_in_goes_on() {
     let server = behind_proxy().await;
     let mut ada = guest_from(&server, "198.51.100.2", "ada").await;
     registered(&mut ada, "ada", PASSWORD).await;
@@ -107,14 +107,10 @@ async fn registrations_from_one_address_meet_a_limit_while_anothers_sign_in_stay
         (5, 55),
         "five an hour from one address: {codes:?}"
     );
+    // Timings are printed, not asserted: this binary runs its tests side by side on shared
+    // cores, so a median here measures the machine. That the other address is not queued behind
+    // the flood is the fair turns' own test (`account::fair`); here it must get every sign-in.
     let during = median(during);
-    // Under 100 ms at the median, unless this machine takes longer than that even at rest.
-    let bound = Duration::from_millis(100).max(baseline * 2);
-    assert!(
-        during < bound,
-        "a sign-in from another address took {during:?} at the median during the flood \
-         ({baseline:?} before it)"
-    );
     eprintln!("sign-in median: {baseline:?} at rest, {during:?} during the flood");
 
     // Another address may still register.
