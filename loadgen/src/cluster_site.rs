@@ -53,17 +53,10 @@ pub async fn run(
     rooms: usize,
 ) -> anyhow::Result<ClusterSite> {
     let urls: Vec<String> = nodes.iter().map(|n| n.url.clone()).collect();
-    // Every node of a Redis Cluster hears every classic PUBLISH: the first will do.
-    let first = crate::backing::node_urls(&launch.redis)
-        .into_iter()
-        .next()
-        .context("no Redis to subscribe to")?;
-    let client = redis::Client::open(first.1)?;
-    let mut pubsub = client.get_async_pubsub().await?;
-    pubsub.subscribe(CHANNEL).await?;
+    let lobby = Lobby::subscribe(&launch.redis).await?;
     let start = Instant::now() + Duration::from_secs_f64(options.warmup);
     let end = start + Duration::from_secs_f64(options.secs);
-    let counting = tokio::spawn(count_messages(pubsub, start, end));
+    let counting = tokio::spawn(count_messages(lobby, start, end));
     let timing = {
         let urls = urls.clone();
         async move {
@@ -109,19 +102,77 @@ pub async fn run(
     })
 }
 
+/// The lobby's channel, subscribed to as the nodes publish on it: a classic channel on one
+/// Redis, a sharded one (`SSUBSCRIBE`, on the shard that owns its slot) on a Redis Cluster, where
+/// a classic subscriber would hear none of the nodes' `SPUBLISH`es.
+enum Lobby {
+    One(redis::aio::PubSub),
+    /// The pushes of a cluster connection, which is kept open while they are read.
+    Sharded {
+        messages: tokio::sync::mpsc::UnboundedReceiver<redis::PushInfo>,
+        _connection: redis::cluster_async::ClusterConnection,
+    },
+}
+
+impl Lobby {
+    async fn subscribe(redis: &str) -> anyhow::Result<Lobby> {
+        let nodes = crate::backing::node_urls(redis);
+        if !redis.contains("+cluster://") {
+            let first = nodes
+                .into_iter()
+                .next()
+                .context("no Redis to subscribe to")?;
+            let mut pubsub = redis::Client::open(first.1)?.get_async_pubsub().await?;
+            pubsub.subscribe(CHANNEL).await?;
+            return Ok(Lobby::One(pubsub));
+        }
+        let (pushes, messages) = tokio::sync::mpsc::unbounded_channel();
+        let seeds = nodes.into_iter().map(|(_, url)| url);
+        let mut connection = redis::cluster::ClusterClientBuilder::new(seeds)
+            .use_protocol(redis::ProtocolVersion::RESP3)
+            .push_sender(pushes)
+            .build()?
+            .get_async_connection()
+            .await?;
+        connection.ssubscribe(CHANNEL).await?;
+        Ok(Lobby::Sharded {
+            messages,
+            _connection: connection,
+        })
+    }
+
+    /// The next message's text; `None` once the subscription has ended.
+    async fn next(&mut self) -> Option<String> {
+        match self {
+            Lobby::One(pubsub) => loop {
+                let message = pubsub.on_message().next().await?;
+                if let Ok(payload) = message.get_payload::<String>() {
+                    return Some(payload);
+                }
+            },
+            Lobby::Sharded { messages, .. } => loop {
+                let push = messages.recv().await?;
+                match push.kind {
+                    redis::PushKind::SMessage | redis::PushKind::Message => {
+                        // [channel, payload]
+                        let payload = push.data.into_iter().nth(1);
+                        if let Some(Ok(text)) = payload.map(redis::from_redis_value) {
+                            return Some(text);
+                        }
+                    }
+                    redis::PushKind::Disconnection => return None,
+                    _ => {}
+                }
+            },
+        }
+    }
+}
+
 /// Counts the lobby's messages by the node that published them, from `start` to `end`.
-async fn count_messages(
-    pubsub: redis::aio::PubSub,
-    start: Instant,
-    end: Instant,
-) -> BTreeMap<String, u64> {
+async fn count_messages(mut lobby: Lobby, start: Instant, end: Instant) -> BTreeMap<String, u64> {
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-    let mut messages = pubsub.into_on_message();
-    while let Ok(Some(message)) = tokio::time::timeout_at(end, messages.next()).await {
+    while let Ok(Some(payload)) = tokio::time::timeout_at(end, lobby.next()).await {
         let now = Instant::now();
-        let Ok(payload) = message.get_payload::<String>() else {
-            continue;
-        };
         // A node's message is sealed: a line with its MAC and sender, then the batch.
         let body = payload
             .split_once('\n')

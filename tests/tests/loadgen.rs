@@ -574,6 +574,13 @@ async fn the_cluster_benchmark_counts_each_shard_of_a_redis_cluster() {
         assert_eq!(result.redis_shards, Some(shards));
         let site = result.site.as_ref().expect("the site over the nodes");
         assert!(site.site.errors.is_empty(), "{:?}", site.site.errors);
+        // The lobby's sharded channel is heard too: every node's messages are counted.
+        assert_eq!(
+            site.messages_per_sec.len(),
+            3,
+            "every node publishes: {:?}",
+            site.messages_per_sec
+        );
         let work = site.backing.as_ref().expect("Redis counted");
         let role = |role: &str| work.redis_nodes.iter().filter(|n| n.role == role).count();
         assert_eq!(
