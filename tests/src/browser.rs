@@ -242,6 +242,33 @@ pub async fn press(client: &Client, screen: Screen, css: &str) {
     }
 }
 
+/// Opens the menu whose toggle `css` matches (a button with `aria-expanded`): presses it until it
+/// says it is open. A press may land while the page redraws, and a second press of an open menu
+/// closes it, so the toggle's own state, not the press, says when it is done.
+pub async fn open_menu(client: &Client, screen: Screen, css: &str) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let open = format!("{css}[aria-expanded=\"true\"]");
+    loop {
+        if client.find(Locator::Css(&open)).await.is_ok() {
+            return;
+        }
+        press(client, screen, css).await;
+        let waited = client
+            .wait()
+            .at_most(Duration::from_secs(3))
+            .for_element(Locator::Css(&open))
+            .await;
+        if waited.is_ok() {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the menu {css} did not open: {}",
+            page_state(client).await
+        );
+    }
+}
+
 /// Waits until `css` matches an element (within [`WAIT`]); failing, says what the page showed.
 pub async fn wait_for(client: &Client, css: &str) -> fantoccini::elements::Element {
     match client

@@ -7,7 +7,7 @@ use fantoccini::Locator;
 use noughts_engine::Variant;
 use noughts_protocol::{ClientMessage, Mark, Seek};
 use noughts_tests::browser::{
-    Driver, Screen, assert_no_errors, attr, press, wait_for, wait_for_text,
+    Driver, Screen, assert_no_errors, attr, open_menu, press, wait_for, wait_for_text,
 };
 
 use super::audit::audit;
@@ -62,7 +62,7 @@ async fn mute_block_report(screen: Screen) {
         "no menu beside one's own name"
     );
     // Mute: the line already shown goes, and later ones never come.
-    press(&client, screen, &menu).await;
+    open_menu(&client, screen, &menu).await;
     // Muting a player's chat says so, unlike the header's "Mute sounds".
     wait_for_text(&client, "[data-action=\"mute\"]", |t| t == "Mute chat").await;
     press(&client, screen, "[data-action=\"mute\"]").await;
@@ -79,7 +79,7 @@ async fn mute_block_report(screen: Screen) {
     let lines = wait_for_text(&client, "#chat-lines", |_| true).await;
     assert!(!lines.contains("after the mute"), "{lines}");
     // The menu now offers to unmute; report from it, with a category and a reason.
-    press(&client, screen, &menu).await;
+    open_menu(&client, screen, &menu).await;
     wait_for(&client, "[data-action=\"unmute\"]").await;
     assert_eq!(audit(&client).await, Vec::<String>::new(), "the menu");
     press(&client, screen, "[data-action=\"report\"]").await;
@@ -101,7 +101,7 @@ async fn mute_block_report(screen: Screen) {
     })
     .await;
     // Block: the rival's room cannot be joined from the page any more.
-    press(&client, screen, &menu).await;
+    open_menu(&client, screen, &menu).await;
     press(&client, screen, "[data-action=\"block\"]").await;
     wait_for_text(&client, "#notice", |t| {
         t.starts_with("You have blocked rival")
@@ -166,7 +166,7 @@ async fn lobby_menus(screen: Screen) {
         "[data-key=\"seek-{}\"] [data-player-menu=\"{}\"]",
         seek.0, rival.player
     );
-    press(&client, screen, &at_seek).await;
+    open_menu(&client, screen, &at_seek).await;
     press(&client, screen, "[data-action=\"block\"]").await;
     wait_for_text(&client, "#notice", |t| {
         t.starts_with("You have blocked rival")
@@ -178,7 +178,7 @@ async fn lobby_menus(screen: Screen) {
         "[data-key=\"room-{code}\"] [data-player-menu=\"{}\"]",
         rival.player
     );
-    press(&client, screen, &at_room).await;
+    open_menu(&client, screen, &at_room).await;
     wait_for(&client, "[data-action=\"unblock\"]").await;
     press(
         &client,
