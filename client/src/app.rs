@@ -6,8 +6,7 @@
 use std::time::{Duration, Instant};
 
 use noughts_protocol::{
-    ClientFrame, ClientMessage, ErrorCode, GameId, PlayerId, Rating, Seek, ServerMessage, Variant,
-    Watch,
+    ClientFrame, ClientMessage, ErrorCode, GameId, PlayerId, Rating, ServerMessage, Variant,
 };
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -16,6 +15,7 @@ use crate::game::GameView;
 use crate::net::NetEvent;
 use crate::replay::ReplayView;
 use crate::screen::action::Action;
+use crate::screen::arena::Arena;
 use crate::screen::browse::Browse;
 use crate::screen::history::History;
 use crate::screen::leaderboard::Leaderboard;
@@ -24,7 +24,7 @@ use crate::screen::lobby::{Lobby, LobbyView};
 use crate::screen::modal::Modal;
 use crate::screen::people::Moderation;
 use crate::screen::tab::Tab;
-use crate::screen::{game, lobby, modal, replay};
+use crate::screen::{arena, game, lobby, modal, replay};
 
 /// How long a status line stays up.
 const STATUS_FOR: Duration = Duration::from_secs(6);
@@ -49,6 +49,8 @@ pub enum Screen {
     Game,
     /// Stepping through a stored game.
     Replay,
+    /// An arena's standings.
+    Arena,
 }
 
 /// The state of the connection, as shown in the title bar.
@@ -124,6 +126,8 @@ pub struct App {
     pub own: Vec<GameView>,
     /// Whom we mute and block, and our moderation requests waiting for an answer.
     pub moderation: Moderation,
+    /// The arena whose screen is open (up, or under the game it paired us into).
+    pub arena: Option<Arena>,
 }
 
 impl App {
@@ -158,6 +162,7 @@ impl App {
             war_pending: false,
             own: Vec::new(),
             moderation: Moderation::default(),
+            arena: None,
         }
     }
 
@@ -189,6 +194,7 @@ impl App {
                 {
                     self.status = None;
                 }
+                self.arena_tick();
             }
             Event::Resize(w, h) => self.size = (w, h),
             Event::Key(key) if key.kind != KeyEventKind::Release => self.on_key(key, &mut effects),
@@ -334,6 +340,12 @@ impl App {
                 }
             }
             ServerMessage::GameState(state) => self.on_game_state(*state, effects),
+            ServerMessage::Arena(view) => self.on_arena(*view),
+            ServerMessage::ArenaPage {
+                arena,
+                offset,
+                lines,
+            } => self.on_arena_page(arena, offset, lines),
             ServerMessage::Renamed { name } => self.on_renamed(name, effects),
             ServerMessage::Shutdown { message } => {
                 self.say(format!("Server: {}", message));
@@ -384,84 +396,6 @@ impl App {
         }
     }
 
-    /// `welcome`: on the first connection, and again after every reconnection (resumed or not).
-    fn on_welcome(
-        &mut self,
-        player: PlayerId,
-        name: String,
-        resumed: bool,
-        ratings: Vec<Rating>,
-        effects: &mut Vec<Effect>,
-    ) {
-        let again = self.player.is_some();
-        self.player = Some(player);
-        self.ratings = ratings;
-        self.name = name;
-        self.connection = Connection::Online;
-        self.ask_moderation_list(effects);
-        if again {
-            self.say(if resumed {
-                "Reconnected."
-            } else {
-                "Reconnected as a new session."
-            });
-        }
-        // A resumed session keeps its games, subscriptions and rooms, but not its seek.
-        if let Some(Modal::Seeking {
-            variant,
-            clock,
-            rated,
-            bots,
-            ..
-        }) = &self.modal
-            && again
-        {
-            effects.push(Effect::Send(ClientMessage::Seek(Seek {
-                variant: *variant,
-                clock: *clock,
-                rated: *rated,
-                bots: *bots,
-            })));
-        }
-        // A connection follows no league until it asks (the tab on show asks again below).
-        self.leaderboard.league.following = None;
-        // The tab on show lists what this identity has now.
-        if self.tab != Tab::Games && self.screen == Screen::Lobby {
-            self.show_tab(self.tab, effects);
-        }
-        // A session this client did not start (`noughts history` or a bot with the same
-        // identity) may or may not follow the lobby; a new session does not.
-        if resumed && !again {
-            self.following = None;
-        }
-        // A new session starts from nothing: what the old one played or opened is gone.
-        if !resumed {
-            self.following = Some(false);
-            self.own.clear();
-            if matches!(self.modal, Some(Modal::Room { .. })) {
-                self.modal = None;
-            }
-            match &self.game {
-                Some(game) if game.is_over() => {}
-                Some(game) if game.you().is_none() => {
-                    effects.push(Effect::Send(ClientMessage::Watch(Watch {
-                        game: game.id(),
-                        code: None,
-                    })));
-                }
-                Some(game) => {
-                    self.say(format!(
-                        "The server did not know us any more: game #{} is lost.",
-                        game.id()
-                    ));
-                    self.game = None;
-                    self.screen = Screen::Lobby;
-                }
-                None => {}
-            }
-        }
-    }
-
     fn on_game_state(&mut self, state: noughts_protocol::GameState, effects: &mut Vec<Effect>) {
         let Some(view) = GameView::new(state, self.now) else {
             self.say("The server sent a board this client cannot read.");
@@ -482,6 +416,7 @@ impl App {
             self.modal = None;
         }
         self.own.retain(|g| g.id() != view.id());
+        self.arena_game(&view);
         self.game = Some(view);
         self.screen = Screen::Game;
         self.status = None;
@@ -564,6 +499,10 @@ impl App {
                     .collect(),
                 None => vec![Action::LeaveReplay],
             },
+            Screen::Arena => match self.arena.as_mut() {
+                Some(view) => arena::on_key(view, key),
+                None => vec![Action::LeaveArena],
+            },
         };
         for action in actions {
             self.apply(action, effects);
@@ -597,6 +536,8 @@ impl App {
                 self.replay = None;
             }
             Action::WatchWarGame => self.watch_war_game(effects),
+            Action::OpenArena(id) => self.open_arena(id, effects),
+            Action::LeaveArena => self.leave_arena(effects),
             Action::Quit => self.quitting = true,
         }
     }
@@ -678,6 +619,9 @@ impl App {
                 _ => {}
             }
         }
-        self.screen = Screen::Lobby;
+        self.screen = match self.arena {
+            Some(_) => Screen::Arena,
+            None => Screen::Lobby,
+        };
     }
 }

@@ -18,6 +18,7 @@ pub mod account;
 pub mod analyse;
 pub mod analysis;
 pub mod app;
+pub mod arena;
 pub mod bot;
 pub mod clean;
 pub mod cli;
@@ -48,6 +49,7 @@ pub mod verdict;
 pub mod view;
 pub mod war_watch;
 pub mod watch;
+pub mod welcome;
 
 use std::time::{Duration, Instant};
 

@@ -215,8 +215,9 @@ impl App {
                     }
                     None
                 }
-                None => None,
+                Some(Entry::Arena(_)) | None => None,
             },
+            (Screen::Arena, _) => None,
             (Screen::Lobby, Tab::Browse) => {
                 let info = self
                     .browse

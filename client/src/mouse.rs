@@ -15,6 +15,14 @@ impl App {
             return;
         }
         let area = ratatui::layout::Rect::new(0, 0, self.size.0, self.size.1);
+        if self.screen == Screen::Arena {
+            match mouse.kind {
+                MouseEventKind::ScrollDown => self.on_key(KeyEvent::from(KeyCode::Down), effects),
+                MouseEventKind::ScrollUp => self.on_key(KeyEvent::from(KeyCode::Up), effects),
+                _ => {}
+            }
+            return;
+        }
         if self.screen == Screen::Replay {
             match mouse.kind {
                 MouseEventKind::ScrollDown => self.on_key(KeyEvent::from(KeyCode::Right), effects),

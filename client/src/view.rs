@@ -14,7 +14,7 @@ use crate::screen::lobby::Entry;
 use crate::screen::tab::Tab;
 use crate::screen::theme::Theme;
 use crate::screen::widgets::person;
-use crate::screen::{game, help, lobby, modal, replay};
+use crate::screen::{arena, game, help, lobby, modal, replay};
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
@@ -30,15 +30,18 @@ impl Widget for &App {
         ])
         .areas(area);
         title_bar(self, theme, title, buf);
-        match (self.screen, &self.game, &self.replay) {
-            (Screen::Game, Some(game), _) => {
+        match (self.screen, &self.game, &self.replay, &self.arena) {
+            (Screen::Game, Some(game), _, _) => {
                 let around = Around {
                     now: self.now,
                     modal: &self.modal,
                 };
                 game::render(&around, game, theme, body, buf)
             }
-            (Screen::Replay, _, Some(view)) => replay::render(view, theme, body, buf),
+            (Screen::Replay, _, Some(view), _) => replay::render(view, theme, body, buf),
+            (Screen::Arena, _, _, Some(view)) => {
+                arena::render(view, arena::wall_ms(), theme, body, buf);
+            }
             _ => lobby::render(&self.lobby_view(), theme, body, buf),
         }
         footer_bar(self, theme, footer, buf);
@@ -50,6 +53,7 @@ impl Widget for &App {
                 Screen::Lobby => Page::Lobby,
                 Screen::Game => Page::Game,
                 Screen::Replay => Page::Replay,
+                Screen::Arena => Page::Arena,
             };
             help::render(page, theme, area, buf);
         }
@@ -73,6 +77,9 @@ fn title_bar(app: &App, theme: Theme, area: Rect, buf: &mut Buffer) {
             id => format!("  replay of game #{id} · {}", view.record.variant),
         };
         left.push(Span::styled(what, theme.text()));
+    }
+    if let (Screen::Arena, Some(view)) = (app.screen, &app.arena) {
+        left.push(Span::styled(format!("  arena #{}", view.id), theme.text()));
     }
     let left = Line::from(left);
     let left_width = left.width() as u16;
@@ -147,6 +154,9 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
             ("q", back),
             ("P", "people"),
         ];
+    }
+    if let (Screen::Arena, Some(view)) = (app.screen, &app.arena) {
+        return arena::hints(view);
     }
     match (app.screen, &app.game) {
         (Screen::Game, Some(game)) => {

@@ -1,7 +1,7 @@
 //! What a screen asks of the app when a key is pressed: send a request, open a box, switch a tab,
 //! open a replay, leave, quit. The app applies them; no screen reaches into the app.
 
-use noughts_protocol::{ClientMessage, GameId, PlayerId};
+use noughts_protocol::{ArenaId, ClientMessage, GameId, PlayerId};
 
 use super::modal::Modal;
 use super::tab::Tab;
@@ -32,6 +32,10 @@ pub enum Action {
     LeaveReplay,
     /// Watch the next war game, or start one.
     WatchWarGame,
+    /// Open an arena's standings (following them).
+    OpenArena(ArenaId),
+    /// Back from the arena's standings to the lobby (no longer following them).
+    LeaveArena,
     /// Leave the program.
     Quit,
 }

@@ -14,7 +14,10 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
         "Lobby",
         &[
             ("↑↓ j k", "select a room or game"),
-            ("⏎ or click", "join the room / watch the game"),
+            (
+                "⏎ or click",
+                "join the room / watch the game / open the arena",
+            ),
             ("m  a  c", "quick match / play the AI / create room"),
             ("i", "join a room by its invite code"),
             ("g", "watch the AI war games"),
@@ -34,6 +37,18 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
             ("e", "leaderboard: the engines' league / the players"),
             ("P", "mute, block or report the selected player"),
             ("q Esc", "back"),
+        ],
+    ),
+    (
+        "Arena",
+        &[
+            ("j", "join (again, after withdrawing: the score stays)"),
+            ("x", "withdraw: no more pairings"),
+            ("w", "watch the arena's best game"),
+            ("⏎", "back to your game in play"),
+            ("n p PgDn PgUp", "next / previous page of the standings"),
+            ("↑↓", "scroll the standings"),
+            ("q Esc", "back to the lobby"),
         ],
     ),
     (
@@ -80,6 +95,7 @@ pub enum Page {
     Lobby,
     Game,
     Replay,
+    Arena,
 }
 
 /// The sections that matter on the screen shown.
@@ -90,6 +106,7 @@ fn sections(
         Page::Lobby => &["Lobby", "All games, leaderboard and history", "Anywhere"],
         Page::Game => &["Game", "Anywhere"],
         Page::Replay => &["Replay", "Anywhere"],
+        Page::Arena => &["Arena", "Anywhere"],
     };
     SECTIONS
         .iter()

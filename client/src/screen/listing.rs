@@ -56,11 +56,13 @@ pub enum Entry<'a> {
     /// A featured game: one of the few the lobby shows.
     Featured(&'a GameInfo),
     War(&'a GameInfo),
+    /// An arena running or starting soon: its standings open on `⏎`.
+    Arena(&'a ArenaInfo),
 }
 
 impl Lobby {
-    /// The rows in the order shown: seeks, rooms, our own games, the featured games, then the war
-    /// games.
+    /// The rows in the order shown: seeks, rooms, our own games, the featured games, the war
+    /// games, then the arenas.
     pub fn entries(&self) -> Vec<Entry<'_>> {
         let mine = |g: &GameInfo| self.mine.iter().any(|m| m.game == g.game);
         let mut entries: Vec<Entry<'_>> = self.seeks.iter().map(Entry::Seek).collect();
@@ -78,6 +80,7 @@ impl Lobby {
                 .filter(|g| g.kind == GameKind::War)
                 .map(Entry::War),
         );
+        entries.extend(self.arenas.iter().map(Entry::Arena));
         entries
     }
 
@@ -246,12 +249,7 @@ fn seat_name(seat: &SeatInfo, war: bool) -> String {
 /// An arena as the lobby lists it: name, variant, clock, when it starts or ends (from `now_ms`,
 /// milliseconds since the Unix epoch) and its players.
 pub fn arena_row(arena: &ArenaInfo, now_ms: u64) -> String {
-    let (initial, increment) = (arena.clock.initial_ms, arena.clock.increment_ms / 1000);
-    let clock = if initial % 60_000 == 0 {
-        format!("{}+{increment}", initial / 60_000)
-    } else {
-        format!("{}s+{increment}", initial / 1000)
-    };
+    let clock = super::arena::clock(arena);
     let minutes = |at: u64| at.saturating_sub(now_ms).div_ceil(60_000);
     let when = match arena.status {
         ArenaStatus::Upcoming => format!("starts in {}m", minutes(arena.start_ms)),

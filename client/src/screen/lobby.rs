@@ -86,6 +86,9 @@ fn on_games_key(lobby: &mut Lobby, key: KeyEvent, me: Option<PlayerId>) -> Vec<A
                     code: room.code.clone(),
                 })];
             }
+            Some(Entry::Arena(arena)) if key.code == KeyCode::Enter => {
+                return vec![Action::OpenArena(arena.arena)];
+            }
             Some(Entry::Mine(game) | Entry::Featured(game) | Entry::War(game)) => {
                 return vec![Action::Send(ClientMessage::Watch(Watch {
                     game: game.game,
@@ -128,6 +131,7 @@ fn list_lines<'a>(
         lines.push((Line::styled(" Waiting for the server…", theme.dim()), None));
     }
     let entries = app.lobby.entries();
+    let now_ms = super::arena::wall_ms();
     let mut section = None;
     for (index, entry) in entries.iter().enumerate() {
         let (heading, text) = match entry {
@@ -136,6 +140,7 @@ fn list_lines<'a>(
             Entry::Mine(game) => ("Your games (▸ your move)", game_row(game)),
             Entry::Featured(game) => ("Featured games", game_row(game)),
             Entry::War(game) => ("War games", game_row(game)),
+            Entry::Arena(arena) => (ARENAS, arena_row(arena, now_ms)),
         };
         if section != Some(heading) {
             more_line(app, section, theme, &mut lines);
@@ -143,7 +148,7 @@ fn list_lines<'a>(
             if !lines.is_empty() {
                 lines.push((Line::raw(""), None));
             }
-            let columns = if heading.starts_with("Open") {
+            let columns = if heading.starts_with("Open") || heading == ARENAS {
                 ""
             } else {
                 "moves seen"
@@ -170,7 +175,6 @@ fn list_lines<'a>(
         lines.push((Line::styled(fit(&text, width), style), Some(index)));
     }
     more_line(app, section, theme, &mut lines);
-    arena_lines(app, theme, width, &mut lines);
     let people = app.lobby.seeks.len()
         + app.lobby.rooms.len()
         + app.lobby.mine.len()
@@ -198,6 +202,7 @@ fn list_lines<'a>(
 /// The headings of the seeks and the rooms, which the lobby may hold only the newest of.
 const SEEKS: &str = "Open seeks (⏎ to play)";
 const ROOMS: &str = "Open rooms";
+const ARENAS: &str = "Arenas (⏎ for the standings)";
 
 /// "and 12 more" under the seeks or the rooms when the lobby holds only the newest of them.
 fn more_line<'a>(
@@ -377,32 +382,6 @@ fn custom_clock(clock: Option<noughts_protocol::ClockSpec>) -> String {
         || "no clock".to_owned(),
         |c| format!("{}+{}s", c.initial_ms / 1000, c.increment_ms / 1000),
     )
-}
-
-/// The arenas the lobby lists, under their heading (none: nothing).
-fn arena_lines<'a>(
-    app: &LobbyView<'_>,
-    theme: Theme,
-    width: usize,
-    lines: &mut Vec<(Line<'a>, Option<usize>)>,
-) {
-    if app.lobby.arenas.is_empty() {
-        return;
-    }
-    if !lines.is_empty() {
-        lines.push((Line::raw(""), None));
-    }
-    lines.push((
-        Line::styled(truncate(" Arenas", width), theme.title()),
-        None,
-    ));
-    let now_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
-    for arena in &app.lobby.arenas {
-        let text = truncate(&format!("  {}", arena_row(arena, now_ms)), width);
-        lines.push((Line::styled(text, theme.text()), None));
-    }
 }
 
 /// Whether it is this client's move in the game (X moves when the count of moves is even).
