@@ -54,7 +54,7 @@ async fn answer(tmux: &Tmux, prompt: &str, text: &str) {
 }
 
 /// `noughts --server URL ARGS…` with `input` on its standard input (not a terminal).
-async fn scripted(url: &str, dir: &Path, args: &[&str], input: &str) -> Output {
+pub(crate) async fn scripted(url: &str, dir: &Path, args: &[&str], input: &str) -> Output {
     let mut command = Command::new(bin());
     command
         .args(["--server", url])

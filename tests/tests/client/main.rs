@@ -3,6 +3,7 @@
 
 mod accounts;
 mod analysis;
+mod arena;
 mod bot_engine;
 mod commands;
 mod game_panel;
