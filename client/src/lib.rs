@@ -1,8 +1,9 @@
 //! The noughts terminal client: the `noughts` binary's implementation.
 //!
 //! - [`app`]: the state and [`app::App::update`], driven by [`app::Event`]s; no terminal, no socket.
-//! - [`screen`]: one module per screen (lobby, leaderboard, history, game, replay, the boxes over
-//!   them, help), each with its keys (turned into [`screen::action::Action`]s) and its drawing.
+//!   Beside it, [`welcome`] (what a welcome does) and [`arena`] (an arena followed, its pairings).
+//! - [`screen`]: one module per screen (lobby, leaderboard, history, arena, game, replay, the boxes
+//!   over them, help), each with its keys (turned into [`screen::action::Action`]s) and its drawing.
 //! - [`view`]: `impl Widget for &App`: the title bar, the screen that is up, the footer.
 //! - [`game`], [`form`], [`replay`]: the state of one game on screen, of the lobby's forms, and of
 //!   a stored game being replayed.

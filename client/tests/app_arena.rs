@@ -175,6 +175,22 @@ fn the_standings_keep_our_line_in_sight_and_page_through_the_rest() {
     assert!(key(&mut app, KeyCode::Char('p')).is_empty());
     assert!(render(&app).contains("Places 1–20 of 45"));
 
+    // ? shows the arena's keys.
+    key(&mut app, KeyCode::Char('?'));
+    let help = render(&app);
+    assert!(help.contains("withdraw: no more pairings"), "{help}");
+    assert!(help.contains("watch the arena's best game"), "{help}");
+    key(&mut app, KeyCode::Esc);
+    // A new session after a lost connection follows nothing: the arena is asked for again.
+    let effects = welcome(&mut app, false);
+    assert!(
+        effects.contains(&send(ClientMessage::Arena {
+            arena: ARENA,
+            code: None
+        })),
+        "{effects:?}"
+    );
+
     // Withdrawn: j joins again. q leaves: unwatch_arena, and the lobby is followed again.
     let mut withdrawn = line(23);
     withdrawn.withdrawn = true;
@@ -273,7 +289,8 @@ fn a_finished_arena_shows_its_podium() {
         my_game: None,
         podium,
     };
-    frame(&mut app, ServerMessage::Arena(Box::new(view)));
+    let mut bots = ServerMessage::Arena(Box::new(view));
+    frame(&mut app, bots.clone());
     let screen = render(&app);
     for place in [
         "1st  zoe · 29 points",
@@ -289,4 +306,12 @@ fn a_finished_arena_shows_its_podium() {
     insta::assert_snapshot!(screen);
     assert!(key(&mut app, KeyCode::Char('j')).is_empty());
     assert!(render(&app).contains("This arena is over."));
+    // In an arena for bots, every player is a bot account: marked as everywhere.
+    if let ServerMessage::Arena(view) = &mut bots {
+        view.info.bots_only = true;
+    }
+    frame(&mut app, bots);
+    let screen = render(&app);
+    assert!(screen.contains("1st  BOT zoe · 29 points"), "{screen}");
+    assert!(screen.contains("   1  BOT zoe "), "{screen}");
 }

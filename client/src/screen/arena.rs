@@ -220,9 +220,9 @@ fn points(score: u32) -> String {
     }
 }
 
-/// One line of the standings: rank, name, rating, score (with the fire), games, wins, and
-/// whether they play or have withdrawn.
-fn standing(line: &ArenaLine) -> String {
+/// One line of the standings: rank, name (marked `BOT` in an arena for bots, whose players all
+/// are), rating, score (with the fire), games, wins, and whether they play or have withdrawn.
+fn standing(line: &ArenaLine, bots: bool) -> String {
     let fire = if line.fire { " fire" } else { "" };
     let state = if line.playing {
         "playing"
@@ -234,7 +234,7 @@ fn standing(line: &ArenaLine) -> String {
     format!(
         "{:>4}  {} {:>6} {:>5}{:<5} {:>5} {:>5}  {state}",
         line.rank,
-        fit(&person(&line.name, false, false, 20), 20),
+        fit(&person(&line.name, false, bots, 20), 20),
         line.rating,
         line.score,
         fire,
@@ -302,7 +302,7 @@ fn header(arena: &Arena, view: &ArenaView, now_ms: u64, theme: Theme) -> Vec<Lin
             lines.push(Line::styled(
                 format!(
                     "   {place}  {} · {}",
-                    person(&line.name, false, false, 20),
+                    person(&line.name, false, info.bots_only, 20),
                     points(line.score)
                 ),
                 theme.good(),
@@ -313,13 +313,13 @@ fn header(arena: &Arena, view: &ArenaView, now_ms: u64, theme: Theme) -> Vec<Lin
 }
 
 /// A line of the standings, marked when it is ours.
-fn line_of(line: &ArenaLine, mine: bool, width: usize, theme: Theme) -> Line<'static> {
+fn line_of(line: &ArenaLine, mine: bool, bots: bool, width: usize, theme: Theme) -> Line<'static> {
     let (pointer, style): (&str, Style) = if mine {
         ("▸", theme.selected())
     } else {
         (" ", theme.text())
     };
-    let text = truncate(&format!("{pointer}{}", standing(line)), width);
+    let text = truncate(&format!("{pointer}{}", standing(line, bots)), width);
     Line::styled(fit(&text, width), style)
 }
 
@@ -386,7 +386,7 @@ pub fn render(arena: &Arena, now_ms: u64, theme: Theme, area: Rect, buf: &mut Bu
     } else {
         listed
             .iter()
-            .map(|line| line_of(line, mine(line), width, theme))
+            .map(|line| line_of(line, mine(line), view.info.bots_only, width, theme))
             .collect()
     };
     let most = rows.len().saturating_sub(usize::from(list.height));
@@ -397,7 +397,7 @@ pub fn render(arena: &Arena, now_ms: u64, theme: Theme, area: Rect, buf: &mut Bu
     let mut bottom = Vec::new();
     if let Some(me) = pinned {
         bottom.push(Line::styled("     ⋮", theme.dim()));
-        bottom.push(line_of(me, true, width, theme));
+        bottom.push(line_of(me, true, view.info.bots_only, width, theme));
     }
     bottom.push(Line::styled(
         truncate(&format!("{range}{pages}"), width),
