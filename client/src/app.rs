@@ -476,6 +476,9 @@ impl App {
             self.open_people();
             return;
         }
+        if self.arena_refuses(key) {
+            return;
+        }
         let actions = match self.screen {
             Screen::Lobby => lobby::on_key(
                 key,

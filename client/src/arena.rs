@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use noughts_protocol::{ArenaId, ArenaLine, ArenaView, ClientMessage};
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 use crate::app::{App, Effect, Screen};
 use crate::game::GameView;
@@ -101,6 +102,28 @@ impl App {
             }
             Some(_) => {}
         }
+    }
+
+    /// Whether the game on screen is the one the arena paired us into.
+    pub fn in_arena_game(&self) -> bool {
+        let on_screen = self.game.as_ref().map(GameView::id);
+        self.arena
+            .as_ref()
+            .is_some_and(|a| a.game.is_some() && a.game == on_screen)
+    }
+
+    /// A key the arena answers itself on our arena game's screen: no rematch once it is over,
+    /// as the arena pairs us again. True when it was.
+    pub(crate) fn arena_refuses(&mut self, key: KeyEvent) -> bool {
+        let over = self.game.as_ref().is_some_and(GameView::is_over);
+        let refused = self.screen == Screen::Game
+            && key.code == KeyCode::Char('r')
+            && over
+            && self.in_arena_game();
+        if refused {
+            self.say("No rematch in an arena: it pairs you again.");
+        }
+        refused
     }
 
     /// A welcome again: a new session follows nothing, so the arena on screen is asked again.

@@ -168,7 +168,9 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
                     hints.push(("t", "chats"));
                 }
             } else if game.is_over() {
-                hints.push(("r", "rematch"));
+                if !app.in_arena_game() {
+                    hints.push(("r", "rematch"));
+                }
                 hints.push(("v", "replay"));
             } else {
                 hints.push(("←↑↓→", "move"));
@@ -178,12 +180,12 @@ fn hints(app: &App) -> Vec<(&'static str, &'static str)> {
                 }
                 hints.push(("r", "resign"));
             }
-            hints.extend([
-                ("c", "chat"),
-                ("?", "help"),
-                ("q", "lobby"),
-                ("P", "people"),
-            ]);
+            let back = if app.arena.is_some() {
+                "arena"
+            } else {
+                "lobby"
+            };
+            hints.extend([("c", "chat"), ("?", "help"), ("q", back), ("P", "people")]);
             hints
         }
         _ => match app.tab {

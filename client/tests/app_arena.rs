@@ -236,10 +236,18 @@ fn a_pairing_opens_the_game_and_its_end_brings_the_standings_back() {
     frame(&mut app, running(Some(line(23)), Some(42)));
     // It ends: a moment on the result, then the standings again.
     frame(&mut app, x_wins_top_row(11));
+    // No rematch in an arena: it pairs us again.
+    assert!(key(&mut app, KeyCode::Char('r')).is_empty());
+    let screen = render(&app);
+    assert!(screen.contains("No rematch in an arena"), "{screen}");
     let t0 = app.now;
     app.update(Event::Tick(t0 + Duration::from_millis(200)));
     assert_eq!(app.screen, Screen::Game);
-    assert!(render(&app).contains("Back to Hourly classic blitz in a moment"));
+    let screen = render(&app);
+    assert!(
+        screen.contains("Back to Hourly classic blitz in a moment"),
+        "{screen}"
+    );
     app.update(Event::Tick(t0 + Duration::from_millis(3300)));
     assert_eq!(app.screen, Screen::Arena, "back to the standings");
     assert!(app.game.is_none());
