@@ -429,3 +429,42 @@ pub fn hints(arena: &Arena) -> Vec<(&'static str, &'static str)> {
     hints.extend([("↑↓", "scroll"), ("?", "help"), ("q", "lobby")]);
     hints
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use noughts_engine::Variant;
+    use noughts_protocol::ClockSpec;
+
+    fn info(status: ArenaStatus, initial_ms: u64) -> ArenaInfo {
+        ArenaInfo {
+            arena: ArenaId(1),
+            name: "Test".into(),
+            variant: Variant::Classic,
+            clock: ClockSpec {
+                initial_ms,
+                increment_ms: 2_000,
+            },
+            start_ms: 1_000_000,
+            end_ms: 4_000_000,
+            status,
+            players: 0,
+            creator: None,
+            private: false,
+            bots_only: false,
+        }
+    }
+
+    #[test]
+    fn time_left_reads_in_minutes_then_seconds_and_clocks_as_listed() {
+        let upcoming = info(ArenaStatus::Upcoming, 180_000);
+        assert_eq!(when(&upcoming, 1_000_000 - 75_000), "starts in 75s");
+        assert_eq!(when(&upcoming, 1_000_000 - 120_000), "starts in 2m");
+        let running = info(ArenaStatus::Running, 45_000);
+        assert_eq!(when(&running, 4_000_000 - 41 * 60_000 - 1), "ends in 42m");
+        assert_eq!(when(&running, 4_000_000 + 5), "ends in 0s");
+        assert_eq!(when(&info(ArenaStatus::Finished, 0), 0), "finished");
+        assert_eq!(clock(&upcoming), "3+2");
+        assert_eq!(clock(&running), "45s+2");
+    }
+}
