@@ -187,7 +187,15 @@ async fn serve(
     let restored = takeover::restore_at_start(&shared, startup.live).await;
     #[cfg(not(feature = "cluster"))]
     let restored = crate::game::restore_all(&shared, startup.live);
-    // In a cluster each arena stays with the node that opened it (no lease carries it on yet).
+    // In a cluster the node that holds an arena's slot directs it; the others list it.
+    #[cfg(feature = "cluster")]
+    if shared.wing.is_some() {
+        let kept = shared.clone();
+        shared
+            .lifecycle
+            .tasks
+            .spawn(crate::arena::keep_arenas(kept));
+    }
     if shared.wing.is_none() {
         crate::arena::restore_all(&shared).await;
     }

@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use noughts_protocol::{
     ARENA_PAGE, ARENA_TOP, ArenaInfo, ArenaLine, ArenaStatus, ArenaTotals, ArenaView, ErrorCode,
-    GameId, GameKind, LOBBY_ARENAS, Mark, PlayerId, ServerMessage,
+    GameId, GameKind, LOBBY_ARENAS, PlayerId, ServerMessage,
 };
 use tokio::sync::{mpsc, oneshot};
 use tracing::{error, info, warn};
 
-use super::standings::{self, Free, Outcome};
+use super::standings::{self, Free};
 use crate::error::Refusal;
 use crate::game::{self, Setup};
 use crate::lobby::invite_code;
@@ -55,6 +55,27 @@ pub(super) struct Director {
     pub(super) orphans: Vec<GameId>,
     /// Ticks so far, to ask after the orphans every few.
     pub(super) ticks: u64,
+    /// In a cluster, this node's hold of the arena's slot: it directs the arena while it holds it.
+    pub(super) lease: Option<Lease>,
+}
+
+/// A director's hold of its arena in a cluster; none on a lone server.
+#[cfg(feature = "cluster")]
+pub(super) use super::keeper::Lease;
+#[cfg(not(feature = "cluster"))]
+pub(super) type Lease = std::convert::Infallible;
+
+/// Where `arena` stands at `now`.
+pub(super) fn status_of(arena: &StoredArena, now: u64) -> ArenaStatus {
+    if arena.finished_ms.is_some() {
+        ArenaStatus::Finished
+    } else if now < arena.start_ms {
+        ArenaStatus::Upcoming
+    } else if now < arena.end_ms {
+        ArenaStatus::Running
+    } else {
+        ArenaStatus::Ending
+    }
 }
 
 impl Director {
@@ -68,26 +89,76 @@ impl Director {
         let mut tick = tokio::time::interval(TICK);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut finished_at = None;
-        loop {
+        let stepped_down = loop {
             // Ends first: an answer to a player reflects every game the player has seen end.
             tokio::select! {
                 biased;
-                () = stop.cancelled() => break,
+                () = stop.cancelled() => break false,
                 Some(game) = ended.recv() => self.ended(game).await,
                 Some(ask) = asks.recv() => self.ask(ask).await,
                 _ = tick.tick() => {
+                    if !self.keep_lease().await {
+                        break true;
+                    }
                     if self.tick().await && finished_at.is_none() {
                         finished_at = Some(tokio::time::Instant::now());
                     }
                     if finished_at.is_some_and(|at| at.elapsed() >= LINGER) {
-                        break;
+                        break false;
                     }
                 }
             }
+        };
+        if stepped_down {
+            // Another node directs it now (or will): this node goes on listing it.
+            warn!(
+                arena = self.arena.id.0,
+                "lost the arena's slot; stepping down"
+            );
+            self.shared.registry.arenas.step_down(self.arena.id);
+            return;
         }
         self.shared.registry.arenas.remove(self.arena.id);
         self.tell_lobby();
+        self.give_back().await;
     }
+
+    /// In a cluster, renews the arena's slot: false when this node must stop directing it.
+    #[cfg(feature = "cluster")]
+    async fn keep_lease(&mut self) -> bool {
+        match &mut self.lease {
+            Some(lease) => lease.keep().await,
+            None => true,
+        }
+    }
+
+    #[cfg(not(feature = "cluster"))]
+    async fn keep_lease(&mut self) -> bool {
+        true
+    }
+
+    /// In a cluster, gives the arena's slot back, so that another node carries it on at once if
+    /// it has not finished.
+    #[cfg(feature = "cluster")]
+    async fn give_back(&self) {
+        if let Some(lease) = &self.lease {
+            lease.give_back().await;
+        }
+    }
+
+    #[cfg(not(feature = "cluster"))]
+    async fn give_back(&self) {}
+
+    /// In a cluster, notes what lists show of the arena for the other nodes.
+    #[cfg(feature = "cluster")]
+    fn note(&self, info: &ArenaInfo) {
+        if let Some(lease) = &self.lease {
+            lease.note(info);
+        }
+    }
+
+    #[cfg(not(feature = "cluster"))]
+    fn note(&self, _: &ArenaInfo) {}
 
     /// Gives the lobby the arenas it lists, as they stand now.
     fn tell_lobby(&self) {
@@ -97,15 +168,7 @@ impl Director {
 
     /// Where the arena stands now.
     fn status(&self, now: u64) -> ArenaStatus {
-        if self.arena.finished_ms.is_some() {
-            ArenaStatus::Finished
-        } else if now < self.arena.start_ms {
-            ArenaStatus::Upcoming
-        } else if now < self.arena.end_ms {
-            ArenaStatus::Running
-        } else {
-            ArenaStatus::Ending
-        }
+        status_of(&self.arena, now)
     }
 
     pub(super) fn info(&self) -> ArenaInfo {
@@ -216,7 +279,9 @@ impl Director {
     /// Pushes the standings to every follower, each with their own line and game.
     fn push(&mut self) {
         self.dirty = false;
-        self.shared.registry.arenas.update(self.info());
+        let info = self.info();
+        self.note(&info);
+        self.shared.registry.arenas.update(info);
         self.tell_lobby();
         self.followers.retain(|_, (out, _)| !out.is_closed());
         if self.followers.is_empty() {
@@ -243,6 +308,11 @@ impl Director {
         if self.ticks.is_multiple_of(ORPHAN_TICKS) {
             self.look_after_orphans().await;
         }
+        if self.ticks.is_multiple_of(20) && !self.playing.is_empty() {
+            let playing: Vec<u64> = self.playing.keys().map(|g| g.0).collect();
+            let orphans: Vec<u64> = self.orphans.iter().map(|g| g.0).collect();
+            tracing::debug!(?playing, ?orphans, "arena games in play");
+        }
         match self.status(now) {
             ArenaStatus::Running => self.pair().await,
             ArenaStatus::Ending if self.playing.is_empty() => self.finish().await,
@@ -254,22 +324,19 @@ impl Director {
         self.arena.finished_ms.is_some()
     }
 
-    /// Counts the orphan games that have ended (or are not live here any more).
+    /// Counts the orphan games that have ended (their end stored, wherever they were played).
     async fn look_after_orphans(&mut self) {
         let mut ended = Vec::new();
         for &game in &self.orphans {
-            let over = match self.shared.registry.games.get(game) {
-                None => true,
-                Some(_) => matches!(
-                    self.shared.store.record(game, PlayerId(0)).await,
-                    Ok(Some((stored, _))) if stored.result.is_some()
-                ),
+            let over = match self.shared.store.record(game, PlayerId(0)).await {
+                Ok(Some((stored, _))) => stored.result.is_some(),
+                Ok(None) => true,
+                Err(_) => false,
             };
             if over {
                 ended.push(game);
             }
         }
-        self.orphans.retain(|game| !ended.contains(game));
         for game in ended {
             self.ended(game).await;
         }
@@ -346,81 +413,63 @@ impl Director {
             counted: false,
         };
         self.playing.insert(id, game);
-        let mut players = Vec::new();
-        for (me, them) in [(pair[0], pair[1]), (pair[1], pair[0])] {
-            if let Some(line) = self.lines.iter_mut().find(|e| e.player == me) {
-                line.last_opponent = Some(them);
-                players.push(line.clone());
+        match self.shared.store.add_arena_game(self.arena.id, game).await {
+            Ok(lines) => self.keep_lines(lines),
+            Err(err) => {
+                error!(arena = self.arena.id.0, cause = %err, "cannot record an arena game");
             }
-        }
-        let Ok(players) = <[Entrant; 2]>::try_from(players) else {
-            return;
-        };
-        if let Err(err) = self
-            .shared
-            .store
-            .add_arena_game(self.arena.id, game, players)
-            .await
-        {
-            error!(arena = self.arena.id.0, cause = %err, "cannot record an arena game");
         }
         self.dirty = true;
     }
 
-    /// Counts a game that ended, once.
+    /// Keeps players' lines as the store has them now.
+    fn keep_lines(&mut self, lines: Vec<Entrant>) {
+        for line in lines {
+            match self.lines.iter_mut().find(|e| e.player == line.player) {
+                Some(old) => *old = line,
+                None => self.lines.push(line),
+            }
+        }
+    }
+
+    /// Takes in a game that ended: the store counted it as it stored the end (wherever it was
+    /// played), so its players' lines are read back; a game that ended with no end stored (its
+    /// node died before its first write) counts for nothing. A game still being played (on
+    /// another node, which took it over) is looked after until it ends.
     async fn ended(&mut self, id: GameId) {
         let Some(game) = self.playing.remove(&id) else {
             return;
         };
-        let record = match self.shared.store.record(id, game.x).await {
-            Ok(record) => record,
+        self.orphans.retain(|g| *g != id);
+        let counted = match self.shared.store.arena_game(self.arena.id, id).await {
+            Ok(Some((row, lines))) if row.counted => {
+                self.keep_lines(lines);
+                true
+            }
+            Ok(Some(_)) => match self.shared.store.record(id, PlayerId(0)).await {
+                Ok(Some((stored, _))) if stored.result.is_none() => {
+                    // Still being played elsewhere: its end is stored (and counted) there.
+                    self.playing.insert(id, game);
+                    self.orphans.push(id);
+                    return;
+                }
+                Ok(_) => self.shared.store.void_arena_game(id).await.is_ok(),
+                Err(err) => {
+                    error!(game = id.0, cause = %err, "cannot read an arena game's end");
+                    self.playing.insert(id, game);
+                    self.orphans.push(id);
+                    return;
+                }
+            },
+            Ok(None) => false,
             Err(err) => {
-                error!(game = id.0, cause = %err, "cannot read an arena game's end");
+                error!(game = id.0, cause = %err, "cannot read an arena game's count");
                 self.playing.insert(id, game);
+                self.orphans.push(id);
                 return;
             }
         };
-        let (result, moves) = match record {
-            Some((stored, _)) => (stored.result, stored.moves),
-            None => (None, 0),
-        };
-        let outcome = |mark: Mark| match &result {
-            None => Outcome::Void,
-            Some(r) if r.reason == noughts_protocol::EndReason::Aborted => Outcome::Void,
-            Some(r) => match r.winner {
-                None => Outcome::Draw,
-                Some(winner) if winner == mark => Outcome::Win,
-                Some(_) => Outcome::Loss,
-            },
-        };
-        let mut changed = Vec::new();
-        for (player, mark) in [(game.x, Mark::X), (game.o, Mark::O)] {
-            if let Some(line) = self.lines.iter().find(|e| e.player == player) {
-                let mut line = line.clone();
-                standings::count(&mut line, outcome(mark), moves);
-                changed.push(line);
-            }
-        }
-        match self
-            .shared
-            .store
-            .count_arena_game(self.arena.id, id, changed.clone())
-            .await
-        {
-            Ok(true) => {
-                for line in changed {
-                    if let Some(old) = self.lines.iter_mut().find(|e| e.player == line.player) {
-                        *old = line;
-                    }
-                }
-                self.counted += 1;
-            }
-            Ok(false) => {}
-            Err(err) => {
-                error!(game = id.0, cause = %err, "cannot count an arena game");
-                self.playing.insert(id, game);
-            }
-        }
+        self.counted += u32::from(counted);
         self.dirty = true;
     }
 
@@ -535,65 +584,42 @@ impl Director {
             .session(player)
             .map(|s| s.name())
             .unwrap_or_default();
-        let line = match self.lines.iter().find(|e| e.player == player) {
-            Some(line) => Entrant {
-                withdrawn: false,
-                name,
-                ..line.clone()
-            },
-            None => Entrant {
-                player,
-                name,
-                score: 0,
-                streak: 0,
-                games: 0,
-                wins: 0,
-                draws: 0,
-                withdrawn: false,
-                joined_ms: now_ms(),
-                last_opponent: None,
-            },
-        };
-        self.save(line).await?;
+        match self
+            .shared
+            .store
+            .enter_arena(self.arena.id, player, name)
+            .await
+        {
+            Ok(line) => self.keep_lines(vec![line]),
+            Err(err) => return Err(self.unstored(&err)),
+        }
+        self.dirty = true;
         self.follow(ask);
         Ok(ServerMessage::Arena(Box::new(self.view(player))))
     }
 
     async fn withdraw(&mut self, player: PlayerId) -> Result<ServerMessage, Refusal> {
-        let Some(line) = self.lines.iter().find(|e| e.player == player) else {
-            return Err(Refusal::new(
-                ErrorCode::BadRequest,
-                "you have not joined this arena",
-            ));
-        };
-        let line = Entrant {
-            withdrawn: true,
-            ..line.clone()
-        };
-        self.save(line).await?;
+        match self.shared.store.leave_arena(self.arena.id, player).await {
+            Ok(Some(line)) => self.keep_lines(vec![line]),
+            Ok(None) => {
+                return Err(Refusal::new(
+                    ErrorCode::BadRequest,
+                    "you have not joined this arena",
+                ));
+            }
+            Err(err) => return Err(self.unstored(&err)),
+        }
+        self.dirty = true;
         Ok(ServerMessage::Ok)
     }
 
-    /// Stores a player's line, then keeps it.
-    async fn save(&mut self, line: Entrant) -> Result<(), Refusal> {
-        if let Err(err) = self
-            .shared
-            .store
-            .save_entrant(self.arena.id, line.clone())
-            .await
-        {
-            error!(arena = self.arena.id.0, cause = %err, "cannot store an arena player");
-            return Err(Refusal::new(
-                ErrorCode::Internal,
-                "the arena could not be joined just now",
-            ));
-        }
-        match self.lines.iter_mut().find(|e| e.player == line.player) {
-            Some(old) => *old = line,
-            None => self.lines.push(line),
-        }
-        self.dirty = true;
-        Ok(())
+    /// What a player is told when their line could not be stored.
+    fn unstored(&self, err: &crate::store::StoreError) -> Refusal {
+        error!(arena = self.arena.id.0, cause = %err, "cannot store an arena player");
+        Refusal::new(
+            ErrorCode::Internal,
+            "the arena could not be joined just now",
+        )
     }
 }
 

@@ -3,13 +3,18 @@
 //! game (watched and replayed as any other). One director task per arena ([`director`]) owns its
 //! standings; the arithmetic is pure ([`standings`]); the server opens its own arenas on a
 //! schedule ([`schedule`]). Everything an arena must not lose is in the store first, so a
-//! restart carries each arena on ([`restore_all`]).
+//! restart carries each arena on ([`restore_all`]); in a cluster one node directs each arena at a
+//! time, and another carries it on from the store when that node dies (`keeper`).
 
 mod director;
+#[cfg(feature = "cluster")]
+mod keeper;
 mod opening;
 mod schedule;
 pub(crate) mod standings;
 
 pub(crate) use director::no_such_arena;
+#[cfg(feature = "cluster")]
+pub(crate) use keeper::{direct_if_orphaned, keep_arenas, slot_name};
 pub(crate) use opening::{create, restore_all};
 pub(crate) use schedule::keep_schedule;

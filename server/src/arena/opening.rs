@@ -1,5 +1,6 @@
 //! Opening an arena: made by an account's request ([`create`]), by the schedule, or carried on
-//! from the store at start ([`restore_all`]); each gets a director task.
+//! from the store at start ([`restore_all`]) or, in a cluster, by the node that takes its slot
+//! (see `keeper`); each gets a director task.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,15 +19,16 @@ use crate::session::Session;
 use crate::shared::Shared;
 use crate::store::{ArenaGame, Entrant, StoredArena, now_ms};
 
-use super::director;
+use super::director::{self, Lease};
 
-/// Starts the director of an arena with its players and games as stored; returns what lists
-/// show of it.
-fn open(
+/// Starts the director of an arena with its players and games as stored (in a cluster, holding
+/// the arena's `lease`); returns what lists show of it.
+pub(super) fn open(
     shared: &Arc<Shared>,
     arena: StoredArena,
     lines: Vec<Entrant>,
     games: Vec<ArenaGame>,
+    lease: Option<Lease>,
 ) -> ArenaInfo {
     let (queue, asks) = mpsc::channel(ARENA_QUEUE);
     let (ends, ended) = mpsc::unbounded_channel();
@@ -47,6 +49,7 @@ fn open(
         ratings: HashMap::new(),
         ends,
         ticks: 0,
+        lease,
     };
     let creator = director.arena.creator.as_ref().map(|(player, _)| *player);
     let info = director.info();
@@ -76,7 +79,7 @@ pub(crate) async fn restore_all(shared: &Arc<Shared>) {
         match shared.store.arena_state(arena.id).await {
             Ok((lines, games)) => {
                 info!(arena = arena.id.0, "arena carried on");
-                open(shared, arena, lines, games);
+                open(shared, arena, lines, games, None);
             }
             Err(err) => error!(arena = arena.id.0, cause = %err, "cannot read an arena"),
         }
@@ -89,7 +92,22 @@ pub(super) async fn add(
     arena: StoredArena,
 ) -> Result<Option<ArenaInfo>, Refusal> {
     match shared.store.add_arena(arena).await {
-        Ok(Some(arena)) => Ok(Some(open(shared, arena, Vec::new(), Vec::new()))),
+        #[cfg(feature = "cluster")]
+        Ok(Some(arena)) if shared.wing.is_some() => {
+            // Directed by whichever node takes its slot first: this one, as a rule.
+            let info = super::keeper::bare_info(&arena);
+            let creator = arena.creator.as_ref().map(|(player, _)| *player);
+            if !super::keeper::direct(shared, arena).await {
+                shared
+                    .registry
+                    .arenas
+                    .elsewhere(info.clone(), creator, None);
+            }
+            Ok(Some(
+                shared.registry.arenas.info(info.arena).unwrap_or(info),
+            ))
+        }
+        Ok(Some(arena)) => Ok(Some(open(shared, arena, Vec::new(), Vec::new(), None))),
         Ok(None) => Ok(None),
         Err(err) => {
             error!(cause = %err, "cannot store an arena");

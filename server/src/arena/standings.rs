@@ -1,59 +1,15 @@
-//! An arena's arithmetic, pure: the points a finished game gives each side (2 a win, 1 a draw, 0
-//! a loss, doubled on fire: after two wins in a row; a draw of fewer than
-//! [`ARENA_QUICK_DRAW_MOVES`] moves scores nothing), the order of the standings, and who is paired
-//! with whom among the players free now.
+//! An arena's arithmetic, pure: the order of the standings, and who is paired with whom among the
+//! players free now (the points a finished game gives each side are the store's [`count`], applied
+//! as the game's end is stored).
 
 use std::cmp::Reverse;
 
-use noughts_protocol::{ARENA_QUICK_DRAW_MOVES, PlayerId};
+use noughts_protocol::PlayerId;
 
 use crate::store::Entrant;
-
-/// How a finished arena game went for one side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
-    Win,
-    Draw,
-    Loss,
-    /// Nothing was played (aborted): the game does not count.
-    Void,
-}
-
-/// Whether a player is on fire: two wins in a row or more, so their next win or draw scores
-/// double.
-pub(crate) fn on_fire(entrant: &Entrant) -> bool {
-    entrant.streak >= 2
-}
-
-/// Counts one game of `moves` moves (both sides') into a player's line; returns the points it
-/// scored.
-pub(crate) fn count(entrant: &mut Entrant, outcome: Outcome, moves: u32) -> u32 {
-    let double = if on_fire(entrant) { 2 } else { 1 };
-    let points = match outcome {
-        Outcome::Void => return 0,
-        Outcome::Win => {
-            entrant.streak += 1;
-            entrant.wins += 1;
-            2 * double
-        }
-        Outcome::Draw => {
-            entrant.streak = 0;
-            entrant.draws += 1;
-            if moves < ARENA_QUICK_DRAW_MOVES {
-                0
-            } else {
-                double
-            }
-        }
-        Outcome::Loss => {
-            entrant.streak = 0;
-            0
-        }
-    };
-    entrant.games += 1;
-    entrant.score += points;
-    points
-}
+pub(crate) use crate::store::on_fire;
+#[cfg(test)]
+use crate::store::{Outcome, count};
 
 /// The order of the standings: score, then rating, then who joined first.
 pub(crate) fn rank_key(entrant: &Entrant, rating: u32) -> impl Ord + use<> {
@@ -101,6 +57,8 @@ pub(crate) fn pair(mut free: Vec<Free>) -> Vec<[PlayerId; 2]> {
 
 #[cfg(test)]
 mod tests {
+    use noughts_protocol::ARENA_QUICK_DRAW_MOVES;
+
     use super::*;
 
     fn entrant(player: u64) -> Entrant {

@@ -3,7 +3,9 @@
 //! it a lease time later, and another node claims it; a node that stops politely gives it back at
 //! once. The war games use one per variant, so each runs once in the cluster, not once per node.
 //! Beside the slot, its holder notes what it is working on (`{slot:NAME}:work`, the war game
-//! being played), so that the next holder carries that on rather than start another.
+//! being played), so that the next holder carries that on rather than start another, and may note,
+//! sealed, what other nodes show of it (`{slot:NAME}:note`, an arena as lists show it). Each
+//! arena's director holds one too (see `arena`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,6 +44,10 @@ fn work_key(name: &str) -> String {
     format!("{{slot:{name}}}:work")
 }
 
+fn note_key(name: &str) -> String {
+    format!("{{slot:{name}}}:note")
+}
+
 impl Cluster {
     /// Claims (or renews) the slot `name` for a lease time; true if this node holds it now.
     pub async fn claim_slot(&self, name: &str) -> Result<bool, ClusterError> {
@@ -74,6 +80,38 @@ impl Cluster {
             .exec_async(&mut self.redis.clone())
             .await?;
         Ok(())
+    }
+
+    /// The node that holds slot `name` now, if one does.
+    pub(crate) async fn slot_holder(&self, name: &str) -> Result<Option<String>, ClusterError> {
+        Ok(redis::cmd("GET")
+            .arg(slot_key(name))
+            .query_async(&mut self.redis.clone())
+            .await?)
+    }
+
+    /// Notes, sealed, what the holder of slot `name` shows other nodes of its work (for a day
+    /// at most).
+    pub(crate) async fn note_slot(&self, name: &str, text: &str) -> Result<(), ClusterError> {
+        let key = note_key(name);
+        redis::cmd("SET")
+            .arg(&key)
+            .arg(self.seal.keep(&key, text).as_ref())
+            .arg("EX")
+            .arg(86_400)
+            .exec_async(&mut self.redis.clone())
+            .await?;
+        Ok(())
+    }
+
+    /// What a holder of slot `name` last noted by [`Cluster::note_slot`], if its seal holds.
+    pub(crate) async fn slot_note(&self, name: &str) -> Result<Option<String>, ClusterError> {
+        let key = note_key(name);
+        let note: Option<String> = redis::cmd("GET")
+            .arg(&key)
+            .query_async(&mut self.redis.clone())
+            .await?;
+        Ok(note.and_then(|note| self.seal.open_kept(&key, &note).map(str::to_owned)))
     }
 
     /// What the holder of slot `name` last noted it works on.

@@ -1,6 +1,7 @@
 //! Arenas: `list_arenas` (a page of the public ones upcoming or running), `create_arena`, and
 //! what is asked of one arena (`join_arena`, `withdraw_arena`, `arena`, `unwatch_arena`,
-//! `arena_page`), handed to its director, whose answer is sent when it comes.
+//! `arena_page`), handed to its director, whose answer is sent when it comes; in a cluster, mailed
+//! to the node that directs the arena when that is another node.
 
 use std::sync::Arc;
 
@@ -13,9 +14,15 @@ use tokio::sync::oneshot;
 use super::client::{Client, Reply, refuse};
 use super::limits::check_clock;
 use crate::arena;
+#[cfg(feature = "cluster")]
+use crate::registry::arenas::Follower;
 use crate::registry::arenas::{ArenaAsk, ArenaRequest};
 use crate::registry::games::Requester;
 use crate::session::Session;
+
+/// What a request for an arena is answered while the arena moves to another node.
+#[cfg(feature = "cluster")]
+const MOVING: &str = "the arena is moving to another node; try again in a moment";
 
 impl Client {
     /// The arena requests, each to its handler.
@@ -25,6 +32,8 @@ impl Client {
         id: Option<RequestId>,
         message: ClientMessage,
     ) -> Reply {
+        #[cfg(feature = "cluster")]
+        let asked = message.clone();
         let (arena, request) = match message {
             ClientMessage::ListArenas(request) => {
                 self.list_arenas(id, request);
@@ -40,7 +49,64 @@ impl Client {
             ClientMessage::ArenaPage { arena, offset } => (arena, ArenaRequest::Page { offset }),
             _ => return refuse(ErrorCode::BadRequest, "not a request the server knows"),
         };
+        #[cfg(feature = "cluster")]
+        if let Some(reply) = self
+            .arena_elsewhere(session, id.clone(), arena, &request, asked)
+            .await
+        {
+            return reply;
+        }
         self.ask_arena(session, id, arena, request)
+    }
+
+    /// In a cluster, notes whether this connection follows `arena` (so that it goes on
+    /// following it wherever it moves), and hands `message` to the node that directs the arena
+    /// when that is another node; `None` when this node answers it (it directs the arena, or
+    /// has just taken it up because no node did).
+    #[cfg(feature = "cluster")]
+    async fn arena_elsewhere(
+        &mut self,
+        session: &Arc<Session>,
+        id: Option<RequestId>,
+        arena: ArenaId,
+        request: &ArenaRequest,
+        message: ClientMessage,
+    ) -> Option<Reply> {
+        use super::remote::Where;
+        let wing = self.shared.wing.as_ref().filter(|_| !self.stands_in)?;
+        let arenas = &self.shared.registry.arenas;
+        match request {
+            ArenaRequest::Join { code } | ArenaRequest::View { code } => {
+                let follower = Follower {
+                    out: self.out.clone(),
+                    session: session.clone(),
+                    code: code.clone(),
+                    network: self.network,
+                };
+                arenas.follow(arena, follower);
+            }
+            ArenaRequest::Unwatch => arenas.unfollow(arena, self.out.conn),
+            ArenaRequest::Withdraw | ArenaRequest::Page { .. } => {}
+        }
+        if arenas.queue(arena).is_some() {
+            return None;
+        }
+        let cluster = wing.cluster.clone();
+        let holder = match cluster.slot_holder(&arena::slot_name(arena)).await {
+            Ok(holder) => holder.filter(|node| node != cluster.node()),
+            Err(_) => return Some(refuse(ErrorCode::Internal, MOVING)),
+        };
+        let Some(node) = holder else {
+            // No node directs it (its node has just stopped): this one takes it up, if it is
+            // an arena not finished.
+            arena::direct_if_orphaned(&self.shared, arena).await;
+            return None;
+        };
+        match self.hand_to(Where::There(node), id, message).await {
+            Some(reply) => Some(reply),
+            // Its node has gone, its slot not lapsed yet.
+            None => Some(refuse(ErrorCode::Internal, MOVING)),
+        }
     }
 
     /// One page of the public arenas upcoming or running; a `limit` outside 1 to 100 is taken as

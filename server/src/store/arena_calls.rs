@@ -1,8 +1,10 @@
 //! The [`Store`]'s calls for arenas, each a read or a write of
 //! [`super::arenas::ArenaBackend`]'s facts. A game counts once: its row is marked counted in the
-//! same transaction that writes its players' new scores.
+//! transaction that stores its end and writes its players' new scores
+//! ([`super::arenas::count_in_arena`]); the director's writes (joining, leaving, pairing) read the
+//! line in their own transaction and change only what is theirs, never a score.
 
-use noughts_protocol::{ArenaId, GameId};
+use noughts_protocol::{ArenaId, GameId, PlayerId};
 
 use super::arenas::{ArenaGame, Entrant, Place, StoredArena};
 use super::queue::Store;
@@ -35,52 +37,111 @@ impl Store {
             .await
     }
 
-    /// Writes a player's line (joined, withdrawn, back). Durable when it answers.
-    pub(crate) async fn save_entrant(
+    /// A player joins `arena`, or comes back (their line kept, as the store has it now): their
+    /// line as stored. Durable when it answers.
+    pub(crate) async fn enter_arena(
         &self,
         arena: ArenaId,
-        entrant: Entrant,
-    ) -> Result<(), StoreError> {
-        self.write("save entrant", move |db| db.save_entrant(arena, &entrant))
-            .await
+        player: PlayerId,
+        name: String,
+    ) -> Result<Entrant, StoreError> {
+        let now = now_ms();
+        self.write("enter arena", move |db| {
+            let line = match db.entrant(arena, player)? {
+                Some(line) => Entrant {
+                    withdrawn: false,
+                    name,
+                    ..line
+                },
+                None => Entrant {
+                    player,
+                    name,
+                    score: 0,
+                    streak: 0,
+                    games: 0,
+                    wins: 0,
+                    draws: 0,
+                    withdrawn: false,
+                    joined_ms: now,
+                    last_opponent: None,
+                },
+            };
+            db.save_entrant(arena, &line)?;
+            Ok(line)
+        })
+        .await
     }
 
-    /// Records a game the arena started, with its players' lines (each now has the other for
-    /// last opponent). Durable when it answers.
+    /// A player stops being paired in `arena`: their line as stored, `None` if they never
+    /// joined. Durable when it answers.
+    pub(crate) async fn leave_arena(
+        &self,
+        arena: ArenaId,
+        player: PlayerId,
+    ) -> Result<Option<Entrant>, StoreError> {
+        self.write("leave arena", move |db| {
+            let Some(line) = db.entrant(arena, player)? else {
+                return Ok(None);
+            };
+            let line = Entrant {
+                withdrawn: true,
+                ..line
+            };
+            db.save_entrant(arena, &line)?;
+            Ok(Some(line))
+        })
+        .await
+    }
+
+    /// Records a game the arena started; each player's line now has the other for last
+    /// opponent: the two lines as stored. Durable when it answers.
     pub(crate) async fn add_arena_game(
         &self,
         arena: ArenaId,
         game: ArenaGame,
-        players: [Entrant; 2],
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<Entrant>, StoreError> {
         self.write("add arena game", move |db| {
             db.add_arena_game(arena, &game)?;
-            for entrant in &players {
-                db.save_entrant(arena, entrant)?;
+            let mut sides = [(game.x, game.o), (game.o, game.x)];
+            sides.sort_by_key(|(me, _)| me.0);
+            let mut lines = Vec::new();
+            for (me, them) in sides {
+                if let Some(mut line) = db.entrant(arena, me)? {
+                    line.last_opponent = Some(them);
+                    db.save_entrant(arena, &line)?;
+                    lines.push(line);
+                }
             }
-            Ok(())
+            Ok(lines)
         })
         .await
     }
 
-    /// Counts a finished game: marks it counted and writes its players' new lines, in one
-    /// transaction; false (nothing written) if it had counted already.
-    pub(crate) async fn count_arena_game(
+    /// An arena's game as stored (counted or not) and its players' lines; `None` if the arena
+    /// did not start it.
+    pub(crate) async fn arena_game(
         &self,
         arena: ArenaId,
         game: GameId,
-        players: Vec<Entrant>,
-    ) -> Result<bool, StoreError> {
-        self.write("count arena game", move |db| {
-            if !db.count_arena_game(game)? {
-                return Ok(false);
+    ) -> Result<Option<(ArenaGame, Vec<Entrant>)>, StoreError> {
+        self.read(move |db| {
+            let Some((of, row)) = db.arena_of_game(game)?.filter(|(of, _)| *of == arena) else {
+                return Ok(None);
+            };
+            let mut lines = Vec::new();
+            for player in [row.x, row.o] {
+                lines.extend(db.entrant(of, player)?);
             }
-            for entrant in &players {
-                db.save_entrant(arena, entrant)?;
-            }
-            Ok(true)
+            Ok(Some((row, lines)))
         })
         .await
+    }
+
+    /// Marks a game that ended without its end being stored (it never was: the node that
+    /// played it died before its first write) counted, for nothing; false if it had counted.
+    pub(crate) async fn void_arena_game(&self, game: GameId) -> Result<bool, StoreError> {
+        self.write("void arena game", move |db| db.count_arena_game(game))
+            .await
     }
 
     /// Keeps an arena's podium for good and marks it finished; false if it was already.

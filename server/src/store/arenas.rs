@@ -1,9 +1,13 @@
 //! Arenas in the store: [`ArenaBackend`], what each database keeps of them (the arena, each
-//! player's score and streak, each game it started with whether it has counted, and the podium).
+//! player's score and streak, each game it started with whether it has counted, and the podium),
+//! and the points a counted game adds to a line ([`count`]), which the store applies in the
+//! transaction that stores the game's end.
 
-use noughts_protocol::{ArenaId, ClockSpec, GameId, PlayerId, Variant};
+use noughts_protocol::{
+    ARENA_QUICK_DRAW_MOVES, ArenaId, ClockSpec, EndReason, GameId, Mark, PlayerId, Variant,
+};
 
-use super::records::{StoreError, StoredPodium};
+use super::records::{Ending, StoreError, StoredPodium};
 
 /// An arena as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +74,11 @@ pub(super) trait ArenaBackend {
     fn add_arena_game(&mut self, arena: ArenaId, game: &ArenaGame) -> Result<(), StoreError>;
     /// Marks a game counted; false if it had counted already (or is not an arena's).
     fn count_arena_game(&mut self, game: GameId) -> Result<bool, StoreError>;
+    /// A player's line in an arena (on PostgreSQL, locked until the transaction ends).
+    fn entrant(&mut self, arena: ArenaId, player: PlayerId) -> Result<Option<Entrant>, StoreError>;
+    /// The arena that started `game`, and its row (on PostgreSQL, locked until the
+    /// transaction ends); `None` if no arena did.
+    fn arena_of_game(&mut self, game: GameId) -> Result<Option<(ArenaId, ArenaGame)>, StoreError>;
     /// Marks the arena finished with its podium (`(place, player, score)`); false if it was
     /// already.
     fn finish_arena(
@@ -89,4 +98,83 @@ pub(crate) struct Place {
     pub(crate) place: u32,
     pub(crate) player: PlayerId,
     pub(crate) score: u32,
+}
+
+/// How a finished arena game went for one side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Win,
+    Draw,
+    Loss,
+    /// Nothing was played (aborted): the game does not count.
+    Void,
+}
+
+/// Whether a player is on fire: two wins in a row or more, so their next win or draw scores
+/// double.
+pub(crate) fn on_fire(entrant: &Entrant) -> bool {
+    entrant.streak >= 2
+}
+
+/// Counts one game of `moves` moves (both sides') into a player's line (2 a win, 1 a draw, 0 a
+/// loss, doubled on fire; a draw of fewer than [`ARENA_QUICK_DRAW_MOVES`] moves scores nothing);
+/// returns the points it scored.
+pub(crate) fn count(entrant: &mut Entrant, outcome: Outcome, moves: u32) -> u32 {
+    let double = if on_fire(entrant) { 2 } else { 1 };
+    let points = match outcome {
+        Outcome::Void => return 0,
+        Outcome::Win => {
+            entrant.streak += 1;
+            entrant.wins += 1;
+            2 * double
+        }
+        Outcome::Draw => {
+            entrant.streak = 0;
+            entrant.draws += 1;
+            if moves < ARENA_QUICK_DRAW_MOVES {
+                0
+            } else {
+                double
+            }
+        }
+        Outcome::Loss => {
+            entrant.streak = 0;
+            0
+        }
+    };
+    entrant.games += 1;
+    entrant.score += points;
+    points
+}
+
+/// Counts `row`'s game, whose end of `moves` moves is being stored, in `arena`, which started
+/// it: its row marked counted and both players' lines scored, in the transaction that stores the
+/// end, so that an end counts exactly when it is stored, and once, whichever node directs the
+/// arena (or none does just then).
+pub(super) fn count_in_arena(
+    db: &mut (impl ArenaBackend + ?Sized),
+    arena: ArenaId,
+    row: ArenaGame,
+    ending: &Ending,
+    moves: u32,
+) -> Result<(), StoreError> {
+    if !db.count_arena_game(row.game)? {
+        return Ok(());
+    }
+    // Locked lower player id first, as ratings are, so that two ends take rows in one order.
+    let mut sides = [(row.x, Mark::X), (row.o, Mark::O)];
+    sides.sort_by_key(|(player, _)| player.0);
+    for (player, mark) in sides {
+        let outcome = match ending.winner {
+            _ if ending.reason == EndReason::Aborted => Outcome::Void,
+            None => Outcome::Draw,
+            Some(winner) if winner == mark => Outcome::Win,
+            Some(_) => Outcome::Loss,
+        };
+        if let Some(mut line) = db.entrant(arena, player)? {
+            count(&mut line, outcome, moves);
+            db.save_entrant(arena, &line)?;
+        }
+    }
+    Ok(())
 }

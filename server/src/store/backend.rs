@@ -339,6 +339,10 @@ pub(super) fn end_game(
     let Some(closed) = db.close_game(game, ending)? else {
         return Ok(None);
     };
+    if let Some((arena, row)) = db.arena_of_game(game)? {
+        let moves = u32::try_from(db.moves(game)?.len()).unwrap_or(u32::MAX);
+        super::arenas::count_in_arena(db, arena, row, ending, moves)?;
+    }
     if ending.reason == noughts_protocol::EndReason::Aborted {
         return Ok(None);
     }

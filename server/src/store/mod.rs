@@ -32,7 +32,9 @@ mod sqlite;
 mod tests;
 
 pub(crate) use accounts::{BecameBot, NewAccount, StoredAccount, StoredDevice, device_holding};
-pub(crate) use arenas::{ArenaGame, Entrant, Place, StoredArena};
+pub(crate) use arenas::{ArenaGame, Entrant, Place, StoredArena, on_fire};
+#[cfg(test)]
+pub(crate) use arenas::{Outcome, count};
 pub(crate) use durability::FlushSeries;
 pub use durability::{DEFAULT_FLUSH_MS, Durability, DurabilityArgs, DurabilityMode};
 pub(crate) use league::LEAGUE_PAGE;

@@ -2,6 +2,7 @@
 //! the cluster, and a node that stops is swept out of the lobby.
 
 mod accounts;
+mod arena;
 mod credentials;
 mod deploy;
 mod failover;

@@ -90,6 +90,15 @@ impl ArenaBackend for Memory {
         })
     }
 
+    fn entrant(&mut self, arena: ArenaId, player: PlayerId) -> Result<Option<Entrant>, StoreError> {
+        let lines = self.arenas.entrants.get(&arena);
+        Ok(lines.and_then(|lines| lines.iter().find(|e| e.player == player).cloned()))
+    }
+
+    fn arena_of_game(&mut self, game: GameId) -> Result<Option<(ArenaId, ArenaGame)>, StoreError> {
+        Ok(self.arenas.games.get(&game).copied())
+    }
+
     fn finish_arena(
         &mut self,
         arena: ArenaId,

@@ -179,6 +179,39 @@ impl ArenaBackend for Postgres {
         Ok(changed == 1)
     }
 
+    fn entrant(&mut self, arena: ArenaId, player: PlayerId) -> Result<Option<Entrant>, StoreError> {
+        self.conn
+            .query_opt(
+                &format!(
+                    "SELECT {ENTRANT_COLUMNS} FROM arena_players \
+                     WHERE arena = $1 AND player = $2 FOR UPDATE"
+                ),
+                &[&int(arena.0), &int(player.0)],
+            )?
+            .as_ref()
+            .map(entrant)
+            .transpose()
+    }
+
+    fn arena_of_game(&mut self, game: GameId) -> Result<Option<(ArenaId, ArenaGame)>, StoreError> {
+        let Some(row) = self.conn.query_opt(
+            "SELECT arena, x, o, counted FROM arena_games WHERE game = $1 FOR UPDATE",
+            &[&int(game.0)],
+        )?
+        else {
+            return Ok(None);
+        };
+        Ok(Some((
+            ArenaId(uint(row.try_get(0)?)),
+            ArenaGame {
+                game,
+                x: PlayerId(uint(row.try_get(1)?)),
+                o: PlayerId(uint(row.try_get(2)?)),
+                counted: row.try_get::<_, i64>(3)? != 0,
+            },
+        )))
+    }
+
     fn finish_arena(
         &mut self,
         arena: ArenaId,

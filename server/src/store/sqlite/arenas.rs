@@ -184,6 +184,36 @@ impl ArenaBackend for Sqlite {
         Ok(changed == 1)
     }
 
+    fn entrant(&mut self, arena: ArenaId, player: PlayerId) -> Result<Option<Entrant>, StoreError> {
+        use rusqlite::OptionalExtension;
+        Ok(self
+            .db
+            .prepare_cached(&format!(
+                "SELECT {ENTRANT_COLUMNS} FROM arena_players WHERE arena = ?1 AND player = ?2"
+            ))?
+            .query_row(params![int(arena.0), int(player.0)], entrant)
+            .optional()?)
+    }
+
+    fn arena_of_game(&mut self, game: GameId) -> Result<Option<(ArenaId, ArenaGame)>, StoreError> {
+        use rusqlite::OptionalExtension;
+        Ok(self
+            .db
+            .prepare_cached("SELECT arena, x, o, counted FROM arena_games WHERE game = ?1")?
+            .query_row(params![int(game.0)], |row| {
+                Ok((
+                    ArenaId(uint(row.get(0)?)),
+                    ArenaGame {
+                        game,
+                        x: PlayerId(uint(row.get(1)?)),
+                        o: PlayerId(uint(row.get(2)?)),
+                        counted: row.get::<_, i64>(3)? != 0,
+                    },
+                ))
+            })
+            .optional()?)
+    }
+
     fn finish_arena(
         &mut self,
         arena: ArenaId,

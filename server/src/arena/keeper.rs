@@ -1,0 +1,340 @@
+//! Arenas over a cluster: one node directs each arena at a time, the holder of its slot
+//! (`arena:ID`, as war games have). Its director renews the slot as it ticks and steps down
+//! before the slot can have lapsed anywhere ([`Lease`]); it notes, sealed, what lists show of the
+//! arena for the other nodes. Every node keeps up with the arenas the store holds unfinished
+//! ([`keep_arenas`]): it lists those directed elsewhere, takes the slot of one no node holds and
+//! carries it on from the store, and when an arena's director changes, asks the new one for the
+//! standings again for each of its own connections that follows it, so that they go on hearing
+//! them (and a player's connection stands in on the director's node, to be paired there).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use noughts_protocol::{
+    ArenaId, ArenaInfo, ClientFrame, ClientMessage, LOBBY_ARENAS, ServerMessage,
+};
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+use tracing::{info, warn};
+
+use super::opening;
+use crate::cluster::Cluster;
+use crate::cluster::mail::{Mail, Who};
+use crate::registry::arenas::{ArenaAsk, ArenaRequest, Follower};
+use crate::registry::games::Requester;
+use crate::shared::Shared;
+use crate::store::{StoredArena, now_ms};
+
+/// The name of `arena`'s slot.
+pub(crate) fn slot_name(arena: ArenaId) -> String {
+    format!("arena:{}", arena.0)
+}
+
+/// A director's hold of its arena's slot.
+#[derive(Debug)]
+pub(crate) struct Lease {
+    cluster: Cluster,
+    name: String,
+    /// When the slot was last claimed for sure.
+    renewed: Instant,
+}
+
+impl Lease {
+    /// The slot of `arena`, claimed just now.
+    fn new(cluster: Cluster, arena: ArenaId) -> Lease {
+        Lease {
+            cluster,
+            name: slot_name(arena),
+            renewed: Instant::now(),
+        }
+    }
+
+    /// Renews the slot once a third of a lease has passed since it last was: false when this
+    /// node must step down (another node holds it, or it could not be renewed for two thirds of
+    /// a lease, before it could have lapsed anywhere).
+    pub(super) async fn keep(&mut self) -> bool {
+        let lease = self.cluster.lease();
+        if self.renewed.elapsed() < lease / 3 {
+            return true;
+        }
+        match self.cluster.claim_slot(&self.name).await {
+            Ok(true) => {
+                self.renewed = Instant::now();
+                true
+            }
+            Ok(false) => false,
+            Err(err) => {
+                warn!(cause = %err, slot = %self.name, "cannot renew an arena's slot");
+                self.renewed.elapsed() < lease * 2 / 3
+            }
+        }
+    }
+
+    /// Notes what lists show of the arena, for the other nodes.
+    pub(super) fn note(&self, info: &ArenaInfo) {
+        let (cluster, name) = (self.cluster.clone(), self.name.clone());
+        let text = serde_json::to_string(info).expect("an arena's info serialises");
+        tokio::spawn(async move {
+            if let Err(err) = cluster.note_slot(&name, &text).await {
+                warn!(cause = %err, "cannot note an arena for the other nodes");
+            }
+        });
+    }
+
+    /// Gives the slot back, so that another node carries the arena on at once.
+    pub(super) async fn give_back(&self) {
+        if let Err(err) = self.cluster.give_back_slot(&self.name).await {
+            warn!(cause = %err, slot = %self.name, "cannot give an arena's slot back");
+        }
+    }
+}
+
+/// Takes `arena`'s slot if no node holds it and directs the arena here from the store; true if
+/// this node directs it now.
+pub(super) async fn direct(shared: &Arc<Shared>, arena: StoredArena) -> bool {
+    let Some(wing) = &shared.wing else {
+        return false;
+    };
+    // One at a time: the slot's claim answers yes to this node again while it holds it.
+    let _taking = shared.registry.arenas.taking.lock().await;
+    if shared.registry.arenas.queue(arena.id).is_some() {
+        return true;
+    }
+    let cluster = wing.cluster.clone();
+    if !cluster
+        .claim_slot(&slot_name(arena.id))
+        .await
+        .unwrap_or(false)
+    {
+        return false;
+    }
+    let lease = Lease::new(cluster, arena.id);
+    // Read under the slot just taken: whatever the last director stored is in it.
+    match shared.store.arena_state(arena.id).await {
+        Ok((lines, games)) => {
+            info!(arena = arena.id.0, "directing an arena");
+            let id = arena.id;
+            opening::open(shared, arena, lines, games, Some(lease));
+            refollow(shared, id, None);
+            true
+        }
+        Err(err) => {
+            warn!(arena = arena.id.0, cause = %err, "cannot read an arena to direct");
+            lease.give_back().await;
+            false
+        }
+    }
+}
+
+/// Directs `arena` here if it is unfinished and no node directs it; true if this node does now.
+pub(crate) async fn direct_if_orphaned(shared: &Arc<Shared>, arena: ArenaId) -> bool {
+    match shared.store.unfinished_arenas().await {
+        Ok(arenas) => match arenas.into_iter().find(|a| a.id == arena) {
+            Some(stored) => direct(shared, stored).await,
+            None => false,
+        },
+        Err(err) => {
+            warn!(cause = %err, "cannot read the arenas");
+            false
+        }
+    }
+}
+
+/// What lists show of `arena` before its director says more.
+pub(super) fn bare_info(arena: &StoredArena) -> ArenaInfo {
+    ArenaInfo {
+        arena: arena.id,
+        name: arena.name.clone(),
+        variant: arena.variant,
+        clock: arena.clock,
+        start_ms: arena.start_ms,
+        end_ms: arena.end_ms,
+        status: super::director::status_of(arena, now_ms()),
+        players: 0,
+        creator: arena.creator.as_ref().map(|(_, name)| name.clone()),
+        private: arena.code.is_some(),
+        bots_only: arena.bots_only,
+    }
+}
+
+/// Keeps up with the cluster's arenas every third of a lease until the server stops.
+pub(crate) async fn keep_arenas(shared: Arc<Shared>) {
+    let Some(cluster) = shared.wing.as_ref().map(|wing| wing.cluster.clone()) else {
+        return;
+    };
+    let stop = shared.lifecycle.stop_games.clone();
+    let every = (cluster.lease() / 3).max(Duration::from_millis(100));
+    let mut sightings = HashMap::new();
+    loop {
+        round(&shared, &cluster, &mut sightings).await;
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(every) => {}
+        }
+    }
+}
+
+/// Which node each arena was seen directed by, and in how many looks in a row.
+type Sightings = HashMap<ArenaId, (String, u32)>;
+
+/// One look at the cluster's arenas.
+async fn round(shared: &Arc<Shared>, cluster: &Cluster, sightings: &mut Sightings) {
+    let arenas = match shared.store.unfinished_arenas().await {
+        Ok(arenas) => arenas,
+        Err(err) => {
+            warn!(cause = %err, "cannot read the arenas");
+            return;
+        }
+    };
+    let registry = &shared.registry.arenas;
+    let mut changed = false;
+    let unfinished: Vec<ArenaId> = arenas.iter().map(|a| a.id).collect();
+    for arena in arenas {
+        if registry.queue(arena.id).is_some() {
+            sightings.remove(&arena.id);
+            continue;
+        }
+        let holder = match cluster.slot_holder(&slot_name(arena.id)).await {
+            Ok(holder) => holder.filter(|node| node != cluster.node()),
+            Err(err) => {
+                warn!(cause = %err, "cannot ask who directs an arena");
+                continue;
+            }
+        };
+        let Some(node) = holder else {
+            changed |= direct(shared, arena).await;
+            continue;
+        };
+        changed |= seen_elsewhere(shared, cluster, &arena, node, sightings).await;
+    }
+    // Finished arenas still answer for a while on their director's node, while it holds them.
+    for id in registry.not_here() {
+        if unfinished.contains(&id) {
+            continue;
+        }
+        match cluster.slot_holder(&slot_name(id)).await {
+            Ok(None) => {
+                registry.remove(id);
+                changed = true;
+            }
+            Ok(Some(_)) | Err(_) => {}
+        }
+    }
+    if changed {
+        let listed = registry.for_lobby(now_ms(), LOBBY_ARENAS);
+        shared.lobby.set_arenas(listed);
+    }
+}
+
+/// Notes that `node` directs `arena` (as its note shows it), and the second time in a row it is
+/// seen there (by then its director has read the arena and takes asks), has this node's followers
+/// of the arena follow it there; true if what lists show changed.
+async fn seen_elsewhere(
+    shared: &Arc<Shared>,
+    cluster: &Cluster,
+    arena: &StoredArena,
+    node: String,
+    sightings: &mut Sightings,
+) -> bool {
+    let registry = &shared.registry.arenas;
+    let info = match cluster.slot_note(&slot_name(arena.id)).await {
+        Ok(Some(text)) => serde_json::from_str(&text).unwrap_or_else(|_| bare_info(arena)),
+        _ => bare_info(arena),
+    };
+    let creator = arena.creator.as_ref().map(|(player, _)| *player);
+    let changed = registry.elsewhere(info, creator, Some(node.clone()));
+    let seen = sightings
+        .entry(arena.id)
+        .or_insert_with(|| (node.clone(), 0));
+    if seen.0 != node {
+        *seen = (node.clone(), 0);
+    }
+    seen.1 += 1;
+    if seen.1 == 2 {
+        info!(arena = arena.id.0, %node, "an arena is directed by another node");
+        refollow(shared, arena.id, Some(&node));
+    }
+    changed
+}
+
+/// Asks `arena`'s director (on `node`, or here) for the standings again for each of this node's
+/// connections that follow it, as each connection would: the answers, and the pushes after them,
+/// reach the connections without a request id.
+fn refollow(shared: &Arc<Shared>, arena: ArenaId, node: Option<&str>) {
+    let Some(wing) = &shared.wing else {
+        return;
+    };
+    let followers = shared.registry.arenas.followers(arena);
+    if followers.is_empty() {
+        return;
+    }
+    let request = |f: &Follower| ArenaRequest::View {
+        code: f.code.clone(),
+    };
+    let Some(node) = node else {
+        let Some(queue) = shared.registry.arenas.queue(arena) else {
+            return;
+        };
+        for follower in followers {
+            let (reply, answer) = oneshot::channel();
+            let ask = ArenaAsk {
+                from: Requester {
+                    player: follower.session.player,
+                    out: follower.out.clone(),
+                    id: None,
+                },
+                account: follower.session.is_account(),
+                bot: follower.session.is_bot(),
+                request: request(&follower),
+                reply,
+            };
+            if queue.try_send(ask).is_ok() {
+                tokio::spawn(async move {
+                    if let Ok(Ok(message @ ServerMessage::Arena(_))) = answer.await {
+                        follower.out.reply(None, message);
+                    }
+                });
+            }
+        }
+        return;
+    };
+    let cluster = wing.cluster.clone();
+    let mut mails = Vec::new();
+    for follower in followers {
+        let session = &follower.session;
+        wing.links
+            .link(&follower.out, session.player, follower.network, node);
+        mails.push(Mail::Request {
+            from: cluster.node().to_owned(),
+            conn: follower.out.conn.0,
+            who: who(session, follower.network),
+            frame: ClientFrame {
+                id: None,
+                message: ClientMessage::Arena {
+                    arena,
+                    code: follower.code.clone(),
+                },
+            },
+            watching: false,
+        });
+    }
+    let node = node.to_owned();
+    tokio::spawn(async move {
+        if let Err(err) = cluster.mail_all(&node, &mails).await {
+            warn!(cause = %err, %node, "cannot follow an arena on another node");
+        }
+    });
+}
+
+/// A player of this node as another node is told of them.
+fn who(session: &crate::session::Session, network: crate::net::network::Network) -> Who {
+    Who {
+        player: session.player.0,
+        name: session.name(),
+        account: session.is_account(),
+        bot: session.is_bot(),
+        ratings: session.ratings().parts(),
+        network: network.ip(),
+    }
+}
