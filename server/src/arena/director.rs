@@ -19,7 +19,7 @@ use crate::error::Refusal;
 use crate::game::{self, Setup};
 use crate::lobby::invite_code;
 use crate::net::outbound::{ConnId, Outbound, frame};
-use crate::registry::arenas::{ArenaAsk, ArenaRequest};
+use crate::registry::arenas::{ARENA_QUEUE, ArenaAsk, ArenaRequest};
 use crate::rules::rating::points;
 use crate::rules::sitter::Sitter;
 use crate::shared::Shared;
@@ -61,7 +61,7 @@ pub(super) struct Director {
 
 /// A director's hold of its arena in a cluster; none on a lone server.
 #[cfg(feature = "cluster")]
-pub(super) use super::keeper::Lease;
+pub(super) use crate::cluster::slot::SlotLease as Lease;
 #[cfg(not(feature = "cluster"))]
 pub(super) type Lease = std::convert::Infallible;
 
@@ -76,6 +76,50 @@ pub(super) fn status_of(arena: &StoredArena, now: u64) -> ArenaStatus {
     } else {
         ArenaStatus::Ending
     }
+}
+
+/// Starts the director of an arena with its players and games as stored (in a cluster, holding
+/// the arena's `lease`); returns what lists show of it.
+pub(super) fn open(
+    shared: &Arc<Shared>,
+    arena: StoredArena,
+    lines: Vec<Entrant>,
+    games: Vec<ArenaGame>,
+    lease: Option<Lease>,
+) -> ArenaInfo {
+    let (queue, asks) = mpsc::channel(ARENA_QUEUE);
+    let (ends, ended) = mpsc::unbounded_channel();
+    let playing: HashMap<_, _> = games
+        .iter()
+        .filter(|g| !g.counted)
+        .map(|g| (g.game, *g))
+        .collect();
+    let director = Director {
+        shared: shared.clone(),
+        counted: u32::try_from(games.iter().filter(|g| g.counted).count()).unwrap_or(u32::MAX),
+        orphans: playing.keys().copied().collect(),
+        playing,
+        arena,
+        lines,
+        followers: HashMap::new(),
+        dirty: true,
+        ratings: HashMap::new(),
+        ends,
+        ticks: 0,
+        lease,
+    };
+    let creator = director.arena.creator.as_ref().map(|(player, _)| *player);
+    let info = director.info();
+    shared.registry.arenas.add(info.clone(), creator, queue);
+    let span = tracing::info_span!(parent: None, "arena", id = director.arena.id.0);
+    shared
+        .lifecycle
+        .tasks
+        .spawn(tracing::Instrument::instrument(
+            director.run(asks, ended),
+            span,
+        ));
+    info
 }
 
 impl Director {
@@ -153,7 +197,7 @@ impl Director {
     #[cfg(feature = "cluster")]
     fn note(&self, info: &ArenaInfo) {
         if let Some(lease) = &self.lease {
-            lease.note(info);
+            lease.note(serde_json::to_string(info).expect("an arena's info serialises"));
         }
     }
 

@@ -1,7 +1,7 @@
 //! Arenas over a cluster: one node directs each arena at a time, the holder of its slot
 //! (`arena:ID`, as war games have). Its director renews the slot as it ticks and steps down
-//! before the slot can have lapsed anywhere ([`Lease`]); it notes, sealed, what lists show of the
-//! arena for the other nodes. Every node keeps up with the arenas the store holds unfinished
+//! before the slot can have lapsed anywhere ([`SlotLease`]); it notes, sealed, what lists show
+//! of the arena for the other nodes. Every node keeps up with the arenas the store holds unfinished
 //! ([`keep_arenas`]): it lists those directed elsewhere, takes the slot of one no node holds and
 //! carries it on from the store, and when an arena's director changes, asks the new one for the
 //! standings again for each of its own connections that follows it, so that they go on hearing
@@ -15,12 +15,12 @@ use noughts_protocol::{
     ArenaId, ArenaInfo, ClientFrame, ClientMessage, LOBBY_ARENAS, ServerMessage,
 };
 use tokio::sync::oneshot;
-use tokio::time::Instant;
 use tracing::{info, warn};
 
-use super::opening;
+use super::director;
 use crate::cluster::Cluster;
 use crate::cluster::mail::{Mail, Who};
+use crate::cluster::slot::SlotLease;
 use crate::registry::arenas::{ArenaAsk, ArenaRequest, Follower};
 use crate::registry::games::Requester;
 use crate::shared::Shared;
@@ -29,65 +29,6 @@ use crate::store::{StoredArena, now_ms};
 /// The name of `arena`'s slot.
 pub(crate) fn slot_name(arena: ArenaId) -> String {
     format!("arena:{}", arena.0)
-}
-
-/// A director's hold of its arena's slot.
-#[derive(Debug)]
-pub(crate) struct Lease {
-    cluster: Cluster,
-    name: String,
-    /// When the slot was last claimed for sure.
-    renewed: Instant,
-}
-
-impl Lease {
-    /// The slot of `arena`, claimed just now.
-    fn new(cluster: Cluster, arena: ArenaId) -> Lease {
-        Lease {
-            cluster,
-            name: slot_name(arena),
-            renewed: Instant::now(),
-        }
-    }
-
-    /// Renews the slot once a third of a lease has passed since it last was: false when this
-    /// node must step down (another node holds it, or it could not be renewed for two thirds of
-    /// a lease, before it could have lapsed anywhere).
-    pub(super) async fn keep(&mut self) -> bool {
-        let lease = self.cluster.lease();
-        if self.renewed.elapsed() < lease / 3 {
-            return true;
-        }
-        match self.cluster.claim_slot(&self.name).await {
-            Ok(true) => {
-                self.renewed = Instant::now();
-                true
-            }
-            Ok(false) => false,
-            Err(err) => {
-                warn!(cause = %err, slot = %self.name, "cannot renew an arena's slot");
-                self.renewed.elapsed() < lease * 2 / 3
-            }
-        }
-    }
-
-    /// Notes what lists show of the arena, for the other nodes.
-    pub(super) fn note(&self, info: &ArenaInfo) {
-        let (cluster, name) = (self.cluster.clone(), self.name.clone());
-        let text = serde_json::to_string(info).expect("an arena's info serialises");
-        tokio::spawn(async move {
-            if let Err(err) = cluster.note_slot(&name, &text).await {
-                warn!(cause = %err, "cannot note an arena for the other nodes");
-            }
-        });
-    }
-
-    /// Gives the slot back, so that another node carries the arena on at once.
-    pub(super) async fn give_back(&self) {
-        if let Err(err) = self.cluster.give_back_slot(&self.name).await {
-            warn!(cause = %err, slot = %self.name, "cannot give an arena's slot back");
-        }
-    }
 }
 
 /// Takes `arena`'s slot if no node holds it and directs the arena here from the store; true if
@@ -109,13 +50,13 @@ pub(super) async fn direct(shared: &Arc<Shared>, arena: StoredArena) -> bool {
     {
         return false;
     }
-    let lease = Lease::new(cluster, arena.id);
+    let lease = SlotLease::new(cluster, slot_name(arena.id));
     // Read under the slot just taken: whatever the last director stored is in it.
     match shared.store.arena_state(arena.id).await {
         Ok((lines, games)) => {
             info!(arena = arena.id.0, "directing an arena");
             let id = arena.id;
-            opening::open(shared, arena, lines, games, Some(lease));
+            director::open(shared, arena, lines, games, Some(lease));
             refollow(shared, id, None);
             true
         }
@@ -213,12 +154,9 @@ async fn round(shared: &Arc<Shared>, cluster: &Cluster, sightings: &mut Sighting
         if unfinished.contains(&id) {
             continue;
         }
-        match cluster.slot_holder(&slot_name(id)).await {
-            Ok(None) => {
-                registry.remove(id);
-                changed = true;
-            }
-            Ok(Some(_)) | Err(_) => {}
+        if let Ok(None) = cluster.slot_holder(&slot_name(id)).await {
+            registry.remove(id);
+            changed = true;
         }
     }
     if changed {

@@ -2,68 +2,21 @@
 //! from the store at start ([`restore_all`]) or, in a cluster, by the node that takes its slot
 //! (see `keeper`); each gets a director task.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use noughts_protocol::{
     ARENA_AHEAD_MS, ARENA_MAX_SECS, ARENAS_PER_ACCOUNT, ArenaId, ArenaInfo, CreateArena, ErrorCode,
     MAX_ARENA_NAME_CHARS, Variant,
 };
-use tokio::sync::mpsc;
 use tracing::{error, info};
 
 use crate::error::Refusal;
 use crate::lobby::invite_code;
-use crate::registry::arenas::ARENA_QUEUE;
 use crate::session::Session;
 use crate::shared::Shared;
-use crate::store::{ArenaGame, Entrant, StoredArena, now_ms};
+use crate::store::{StoredArena, now_ms};
 
-use super::director::{self, Lease};
-
-/// Starts the director of an arena with its players and games as stored (in a cluster, holding
-/// the arena's `lease`); returns what lists show of it.
-pub(super) fn open(
-    shared: &Arc<Shared>,
-    arena: StoredArena,
-    lines: Vec<Entrant>,
-    games: Vec<ArenaGame>,
-    lease: Option<Lease>,
-) -> ArenaInfo {
-    let (queue, asks) = mpsc::channel(ARENA_QUEUE);
-    let (ends, ended) = mpsc::unbounded_channel();
-    let playing: HashMap<_, _> = games
-        .iter()
-        .filter(|g| !g.counted)
-        .map(|g| (g.game, *g))
-        .collect();
-    let director = director::Director {
-        shared: shared.clone(),
-        counted: u32::try_from(games.iter().filter(|g| g.counted).count()).unwrap_or(u32::MAX),
-        orphans: playing.keys().copied().collect(),
-        playing,
-        arena,
-        lines,
-        followers: HashMap::new(),
-        dirty: true,
-        ratings: HashMap::new(),
-        ends,
-        ticks: 0,
-        lease,
-    };
-    let creator = director.arena.creator.as_ref().map(|(player, _)| *player);
-    let info = director.info();
-    shared.registry.arenas.add(info.clone(), creator, queue);
-    let span = tracing::info_span!(parent: None, "arena", id = director.arena.id.0);
-    shared
-        .lifecycle
-        .tasks
-        .spawn(tracing::Instrument::instrument(
-            director.run(asks, ended),
-            span,
-        ));
-    info
-}
+use super::director::open;
 
 /// Carries on every arena the store holds unfinished (after the games are restored, so that
 /// the arenas' games in play are found live).

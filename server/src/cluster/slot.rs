@@ -160,3 +160,62 @@ impl Slot {
         }
     }
 }
+
+/// A slot held by one task that renews it as it works and stops before the slot could have
+/// lapsed anywhere (an arena's director holds its arena's so).
+#[derive(Debug)]
+pub(crate) struct SlotLease {
+    cluster: Cluster,
+    name: String,
+    /// When the slot was last claimed for sure.
+    renewed: tokio::time::Instant,
+}
+
+impl SlotLease {
+    /// The slot `name`, claimed just now.
+    pub(crate) fn new(cluster: Cluster, name: String) -> SlotLease {
+        SlotLease {
+            cluster,
+            name,
+            renewed: tokio::time::Instant::now(),
+        }
+    }
+
+    /// Renews the slot once a third of a lease has passed since it last was: false when its
+    /// holder must stop (another node holds it, or it could not be renewed for two thirds of a
+    /// lease, before it could have lapsed anywhere).
+    pub(crate) async fn keep(&mut self) -> bool {
+        let lease = self.cluster.lease();
+        if self.renewed.elapsed() < lease / 3 {
+            return true;
+        }
+        match self.cluster.claim_slot(&self.name).await {
+            Ok(true) => {
+                self.renewed = tokio::time::Instant::now();
+                true
+            }
+            Ok(false) => false,
+            Err(err) => {
+                warn!(cause = %err, slot = %self.name, "cannot renew a slot");
+                self.renewed.elapsed() < lease * 2 / 3
+            }
+        }
+    }
+
+    /// Notes `text` beside the slot for the other nodes (see [`Cluster::note_slot`]).
+    pub(crate) fn note(&self, text: String) {
+        let (cluster, name) = (self.cluster.clone(), self.name.clone());
+        tokio::spawn(async move {
+            if let Err(err) = cluster.note_slot(&name, &text).await {
+                warn!(cause = %err, slot = %name, "cannot note a slot's work");
+            }
+        });
+    }
+
+    /// Gives the slot back, so that another node takes it at once.
+    pub(crate) async fn give_back(&self) {
+        if let Err(err) = self.cluster.give_back_slot(&self.name).await {
+            warn!(cause = %err, slot = %self.name, "cannot give a slot back");
+        }
+    }
+}
