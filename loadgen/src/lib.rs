@@ -15,6 +15,8 @@
 //! - `site`: the site as the shipped clients use it: players who follow the lobby, quick-match or
 //!   use public rooms into listed games and stop following while they play, lobby followers,
 //!   and watchers of featured games.
+//! - `arena`: an arena as the shipped clients play one: players with accounts who join it, are
+//!   paired by the server and come back to it between games, and watchers of its standings.
 //! - `soak`: clients that connect, play, watch, drop and come back for a long while; the server's
 //!   memory and tasks must stay flat.
 //! - `idle`: connections that only say hello and stay, spread over processes.
@@ -40,6 +42,7 @@
 //!   `sizes`: how big each of its scenarios is; `judge`: each target's verdict.
 
 pub mod ai;
+pub mod arena;
 pub mod backing;
 pub mod capacity;
 pub mod churn;

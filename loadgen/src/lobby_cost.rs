@@ -1,9 +1,11 @@
 //! The suite's lobby targets: the site (listed games played through the lobby, lobby followers,
-//! watchers of featured games) against the private-room games of the same run, and the server's
-//! CPU a move as the lobby's followers grow beside the same listed games.
+//! watchers of featured games) against the private-room games of the same run, the server's
+//! CPU a move as the lobby's followers grow beside the same listed games, and an arena against
+//! the site.
 
 use anyhow::Context;
 
+use crate::arena::ArenaOptions;
 use crate::judge::{Verdict, errors, ms};
 use crate::report::Report;
 use crate::site::SiteOptions;
@@ -39,7 +41,8 @@ pub async fn run(
     Ok(LobbyRuns { site, flat })
 }
 
-async fn one(server: Server<'_>, options: &SiteOptions) -> anyhow::Result<Report> {
+/// One site run against its own fresh server.
+pub async fn one(server: Server<'_>, options: &SiteOptions) -> anyhow::Result<Report> {
     let connections = options.games * 2 + options.followers + options.watchers;
     let target = server(connections)?;
     crate::site::run(&target.url, target.probe, options).await
@@ -164,3 +167,79 @@ fn flat(sizes: &Sizes, flat: &[Report]) -> Verdict {
         }),
     }
 }
+
+/// Runs the arena against its own fresh server.
+pub async fn arena(server: Server<'_>, sizes: &Sizes) -> anyhow::Result<Report> {
+    let options = &sizes.arena;
+    let target = server(options.players + options.watchers)?;
+    crate::arena::run(&target.url, target.probe, options)
+        .await
+        .context("arena")
+}
+
+/// The command line of an `arena` run.
+pub fn arena_command(o: &ArenaOptions) -> String {
+    format!(
+        "noughts-loadgen arena --players {} --watchers {} --rate {} --withdraw-share {} --secs {}",
+        o.players, o.watchers, o.rate, o.withdraw_share, o.secs
+    )
+}
+
+/// The arena's target, judged against the site of the same run: its move p99 and its server CPU
+/// a move within 1.25× of the site's, its standings frames bounded by their push rate.
+pub fn arena_verdict(sizes: &Sizes, arena: &Report, site: &Report) -> Verdict {
+    let o = &sizes.arena;
+    let figure = |name: &str| arena.figures.get(name).copied();
+    let (p99, site_p99) = (
+        arena.latency.map(|l| l.p99_us),
+        site.latency.map(|l| l.p99_us),
+    );
+    let p99_ratio = p99.zip(site_p99).map(|(a, s)| a as f64 / s.max(1) as f64);
+    let (cpu, site_cpu) = (cpu_per_move(arena), cpu_per_move(site));
+    let cpu_ratio = cpu.zip(site_cpu).map(|(a, s)| a / s);
+    let frames = figure("standings_frames_per_watcher_per_sec");
+    let most = figure("standings_frames_most_per_sec");
+    // The push rate, and one frame more at the window's edge for the busiest watcher.
+    let bound = ARENA_PUSHES_PER_SEC;
+    let most_bound = bound + 1.0 / o.secs.max(1e-3);
+    let ratio = |r: Option<f64>| r.map_or("–".to_owned(), |r| format!("{r:.2}×"));
+    let number =
+        |v: Option<f64>, digits: usize| v.map_or("–".to_owned(), |v| format!("{v:.digits$}"));
+    let p = |us: Option<u64>| us.map_or("–".to_owned(), ms);
+    Verdict {
+        target: format!(
+            "6c. An arena: {} players (paired by the server, back to the arena between games, some withdrawing and joining again) at {} move/s, {} watchers of its standings: move p99 and server CPU a move ≤ 1.25× the site's (6a), ≤ {bound} standings frames a second per watcher, no errors",
+            o.players, o.rate, o.watchers
+        ),
+        measured: format!(
+            "p99 {} against the site's {} ({}); CPU a move {} µs against {} µs ({}); standings a second: {} frames ({} bytes) per watcher (the most {}), {} frames ({} bytes) per player; {} games paired, {} withdrawals, {} joins again; accounts registered and arena joined in {} s; {}",
+            p(p99),
+            p(site_p99),
+            ratio(p99_ratio),
+            number(cpu, 0),
+            number(site_cpu, 0),
+            ratio(cpu_ratio),
+            number(frames, 2),
+            number(figure("standings_bytes_per_watcher_per_sec"), 0),
+            number(most, 2),
+            number(figure("standings_frames_per_player_per_sec"), 2),
+            number(figure("standings_bytes_per_player_per_sec"), 0),
+            figure("games_paired").unwrap_or(0.0),
+            figure("withdrawals").unwrap_or(0.0),
+            figure("rejoins").unwrap_or(0.0),
+            number(figure("setup_secs"), 0),
+            errors(arena)
+        ),
+        pass: p99_ratio.is_some_and(|r| r <= 1.25)
+            && cpu_ratio.is_some_and(|r| r <= 1.25)
+            && frames.is_some_and(|f| f <= bound)
+            && most.is_some_and(|m| m <= most_bound)
+            && arena.error_count() == 0,
+        judged: true,
+        info: false,
+        command: arena_command(o),
+    }
+}
+
+/// How often an arena pushes its standings at most (PROTOCOL.md, "Arenas").
+const ARENA_PUSHES_PER_SEC: f64 = 2.0;

@@ -177,6 +177,10 @@ enum Command {
         /// Leave BENCHMARKS.md alone.
         #[arg(long)]
         no_write: bool,
+        /// Only the site and the arena, the arena judged against the site; BENCHMARKS.md is
+        /// left alone.
+        #[arg(long)]
+        arena_only: bool,
         /// With --server: the echo server to measure against.
         #[arg(long)]
         echo: Option<String>,
@@ -217,6 +221,10 @@ enum Command {
     /// games and play them at a pace, lobby followers and watchers of featured games, as the
     /// shipped clients behave.
     Site(noughts_loadgen::site::SiteOptions),
+    /// An arena: players with accounts who join it, are paired by the server, play at the
+    /// site's pace and come back to it between games (some withdraw and join again), and
+    /// watchers of its standings.
+    Arena(noughts_loadgen::arena::ArenaOptions),
     /// The capacity ramp: the site grown step by step, a fresh server each step, until the move
     /// p99 passes the line or errors appear; prints the most concurrent games held.
     Capacity {
@@ -260,6 +268,7 @@ impl Command {
             Command::Suite { .. } => 10_000,
             Command::Cluster(args) => args.games * 2,
             Command::Site(site) => site.games * 2 + site.followers + site.watchers,
+            Command::Arena(arena) => arena.players + arena.watchers,
             Command::Capacity { .. } => 0,
         }
     }
@@ -337,6 +346,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     .context("idle-shard needs --server")?;
                 idle::shard(url, *connections, prefix).await?;
                 return Ok(ExitCode::SUCCESS);
+            }
+            Command::Suite {
+                quick,
+                arena_only: true,
+                ..
+            } => {
+                return arena_command(&servers, common, *quick).await;
             }
             Command::Suite {
                 quick,
@@ -470,6 +486,28 @@ async fn suite_command(
 
 /// `capacity`: the ramp against noughts, or with `peer` against the Colyseus peer; prints each
 /// step as it goes and the most concurrent games held.
+/// `suite --arena-only`: the site and the arena, the arena's verdict printed.
+async fn arena_command(
+    servers: &Servers,
+    common: &Common,
+    quick: bool,
+) -> anyhow::Result<ExitCode> {
+    let sizes = if quick { Sizes::quick() } else { Sizes::full() };
+    let (reports, verdict) = suite::arena_only(servers, &sizes, !common.json).await?;
+    if common.json {
+        let both = serde_json::json!({ "reports": reports, "verdict": verdict });
+        println!("{}", serde_json::to_string_pretty(&both)?);
+    } else {
+        println!(
+            "{} {}\n    {}",
+            verdict.label(),
+            verdict.target,
+            verdict.measured
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 async fn capacity_command(
     servers: &Servers,
     common: &Common,
@@ -611,6 +649,7 @@ async fn scenario(command: &Command, target: &Target) -> anyhow::Result<Report> 
             noughts_loadgen::watchers::run(url, probe, &options).await
         }
         Command::Site(options) => noughts_loadgen::site::run(url, probe, options).await,
+        Command::Arena(options) => noughts_loadgen::arena::run(url, probe, options).await,
         Command::Idle {
             connections,
             procs,

@@ -60,13 +60,13 @@ pub struct SiteOptions {
 
 /// What the clients of a run share.
 #[derive(Debug, Default)]
-struct Tally {
-    latency: Recorder,
-    errors: Errors,
+pub(crate) struct Tally {
+    pub(crate) latency: Recorder,
+    pub(crate) errors: Errors,
     /// Moves whose update reached the opponent in the window.
-    moves: AtomicU64,
+    pub(crate) moves: AtomicU64,
     /// Games finished in the window.
-    games: AtomicU64,
+    pub(crate) games: AtomicU64,
     /// Games started from a public room, and by quick match.
     from_rooms: AtomicU64,
     from_seeks: AtomicU64,
@@ -86,13 +86,13 @@ struct Tally {
 
 /// The measured window, known to every client before it starts.
 #[derive(Debug, Clone, Copy)]
-struct Window {
-    start: Instant,
-    end: Instant,
+pub(crate) struct Window {
+    pub(crate) start: Instant,
+    pub(crate) end: Instant,
 }
 
 impl Window {
-    fn holds(&self, at: Instant) -> bool {
+    pub(crate) fn holds(&self, at: Instant) -> bool {
         at >= self.start && at < self.end
     }
 }
@@ -213,7 +213,7 @@ async fn joined(url: &str, name: &str, gate: &Semaphore, tally: &Tally) -> Optio
 
 /// Reads the next text frame before `deadline`; `None` at the deadline or when the connection
 /// ends (counted).
-async fn next_text(ws: &mut Socket, deadline: Instant, errors: &Errors) -> Option<Next> {
+pub(crate) async fn next_text(ws: &mut Socket, deadline: Instant, errors: &Errors) -> Option<Next> {
     next_text_or(ws, sleep_until(deadline), errors).await
 }
 
@@ -237,12 +237,12 @@ async fn next_text_or(
     }
 }
 
-enum Next {
+pub(crate) enum Next {
     Text(tokio_tungstenite::tungstenite::Utf8Bytes),
     Deadline,
 }
 
-fn parse(text: &str, errors: &Errors) -> Option<ServerMessage> {
+pub(crate) fn parse(text: &str, errors: &Errors) -> Option<ServerMessage> {
     match serde_json::from_str::<ServerFrame>(text) {
         Ok(frame) => Some(frame.message),
         Err(_) => {
@@ -338,7 +338,17 @@ async fn player(
         let Some(start) = find_game(&mut ws, &mut rng, host_share, window, tally).await else {
             break;
         };
-        if !play(&mut ws, start, period, &mut rng, window, tally).await {
+        if !play(
+            &mut ws,
+            start,
+            period,
+            &mut rng,
+            window,
+            tally,
+            &mut |_, _| {},
+        )
+        .await
+        {
             break;
         }
     }
@@ -347,9 +357,9 @@ async fn player(
 
 /// A game found: its id, our mark, and whether it came from a room.
 #[derive(Debug, Clone, Copy)]
-struct Started {
-    game: u64,
-    mark: Mark,
+pub(crate) struct Started {
+    pub(crate) game: u64,
+    pub(crate) mark: Mark,
 }
 
 /// Follows the lobby and gets into a game as a person would; stops following once it starts.
@@ -432,14 +442,16 @@ fn pick<T: Clone>(items: &BTreeSet<T>, rng: &mut fastrand::Rng) -> Option<T> {
     (!items.is_empty()).then(|| items.iter().nth(rng.usize(..items.len())).cloned())?
 }
 
-/// Plays one game to its end; false if the connection is no longer usable.
-async fn play(
+/// Plays one game to its end; false if the connection is no longer usable. Every other frame
+/// read meanwhile, but an error, is handed to `other` with its type.
+pub(crate) async fn play(
     ws: &mut Socket,
     start: Started,
     period: Duration,
     rng: &mut fastrand::Rng,
     window: Window,
     tally: &Tally,
+    other: &mut (dyn FnMut(&str, &str) + Send),
 ) -> bool {
     let mut ply = 0;
     let bell = Arc::new(Notify::new());
@@ -483,6 +495,7 @@ async fn play(
                 tally.errors.add(peek.code.unwrap_or("error"));
                 return false;
             }
+            other(peek.kind, text.as_str());
             continue;
         }
         match peek.kind {

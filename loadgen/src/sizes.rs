@@ -4,6 +4,7 @@
 use noughts_protocol::{Level, Variant};
 
 use crate::ai::AiOptions;
+use crate::arena::ArenaOptions;
 use crate::echo::EchoOptions;
 use crate::games::GamesOptions;
 use crate::idle::IdleOptions;
@@ -33,6 +34,8 @@ pub struct Sizes {
     pub site: SiteOptions,
     /// The same listed games beside more and more lobby followers (and no watchers).
     pub flat: Vec<SiteOptions>,
+    /// An arena: players paired by the server, back to it between games, and its watchers.
+    pub arena: ArenaOptions,
     /// The capacity ramp (on the memory store), and with the peer, the peer's.
     pub capacity: CapacityOptions,
 }
@@ -163,6 +166,15 @@ impl Sizes {
             flat: [0, 1000, 5000]
                 .map(|followers| site(500, followers, 0, 1.0, 20.0))
                 .to_vec(),
+            arena: ArenaOptions {
+                players: 1000,
+                watchers: 250,
+                rate: 1.0,
+                withdraw_share: 0.05,
+                away_secs: 3.0,
+                warmup: 15.0,
+                secs: 30.0,
+            },
             // Some 20 s a step; noughts held 1,500 games on one core of the reference machine.
             capacity: ramp(500, 500, 8000, 1.0, 8.0, 10.0),
         }
@@ -228,6 +240,15 @@ impl Sizes {
             flat: [0, 10, 50]
                 .map(|followers| site(5, followers, 0, 5.0, 1.5))
                 .to_vec(),
+            arena: ArenaOptions {
+                players: 16,
+                watchers: 4,
+                rate: 5.0,
+                withdraw_share: 0.3,
+                away_secs: 0.5,
+                warmup: 1.5,
+                secs: 2.0,
+            },
             capacity: ramp(4, 4, 8, 5.0, 1.5, 1.5),
         }
     }

@@ -88,6 +88,9 @@ pub async fn run(
     // 6. The site, and the lobby's cost as its followers grow.
     let server = |connections| launcher.server(connections);
     let lobby = crate::lobby_cost::run(&server, sizes, &say).await?;
+    // 6c. An arena, judged against the site.
+    let arena = crate::lobby_cost::arena(&server, sizes).await?;
+    say(&arena);
     // 5. AI games beside the paced games.
     let ai = {
         let target = launcher.server(sizes.ai.games * 2 + sizes.ai.ai_games)?;
@@ -151,6 +154,7 @@ pub async fn run(
         },
     );
     verdicts.extend(crate::lobby_cost::verdicts(sizes, &lobby, &games));
+    verdicts.push(crate::lobby_cost::arena_verdict(sizes, &arena, &lobby.site));
     if let (Some(theirs), Some(beside)) = (&peer_capacity, &beside_peer) {
         verdicts.extend(crate::peer_judge::verdicts(
             sizes,
@@ -185,6 +189,7 @@ pub async fn run(
         .into_iter()
         .chain([lobby.site])
         .chain(lobby.flat)
+        .chain([arena])
         .collect(),
         verdicts,
         peer: peer_reports,
@@ -193,6 +198,29 @@ pub async fn run(
         memory_games: beside_peer.as_ref().map(|b| b.memory.clone()),
         interval_games: beside_peer.map(|b| b.interval),
     })
+}
+
+/// The site and the arena alone, each against its own fresh server, the arena judged against
+/// the site (`suite --arena-only`): their reports and the arena's verdict.
+pub async fn arena_only(
+    launcher: &dyn Launcher,
+    sizes: &Sizes,
+    progress: bool,
+) -> anyhow::Result<(Vec<Report>, Verdict)> {
+    let say = |report: &Report| {
+        if progress {
+            eprintln!("{report}");
+        }
+    };
+    let server = |connections| launcher.server(connections);
+    let site = crate::lobby_cost::one(&server, &sizes.site)
+        .await
+        .context("site")?;
+    say(&site);
+    let arena = crate::lobby_cost::arena(&server, sizes).await?;
+    say(&arena);
+    let verdict = crate::lobby_cost::arena_verdict(sizes, &arena, &site);
+    Ok((vec![site, arena], verdict))
 }
 
 /// A step of a capacity ramp, printed as it ends.

@@ -240,7 +240,7 @@ impl Drop for Target {
 
 /// The flags that make `noughts-server` fit for load: no war games, no AI pause, rate limits out
 /// of the way, room for `connections` connections (all from this one address) and any number of
-/// games, rooms and seeks. (The database is [`Target::start_server`]'s to choose.)
+/// games, rooms, seeks and new accounts (the arena's players register from this one address). (The database is [`Target::start_server`]'s to choose.)
 pub fn server_args(connections: usize) -> Vec<String> {
     [
         "--listen",
@@ -257,6 +257,10 @@ pub fn server_args(connections: usize) -> Vec<String> {
         "--max-rooms-per-ip",
         "1000000",
         "--max-seeks-per-ip",
+        "1000000",
+        "--registrations-per-hour",
+        "1000000",
+        "--accounts-per-day",
         "1000000",
     ]
     .iter()

@@ -34,6 +34,12 @@ fn load_config() -> Config {
         max_connections_per_ip: 1_000_000,
         max_rooms_per_ip: 1_000_000,
         max_seeks_per_ip: 1_000_000,
+        // The arena's players register their accounts from 127.0.0.1 too.
+        accounts: noughts_server::AccountConfig {
+            registrations_per_hour: 1_000_000,
+            accounts_per_day: 1_000_000,
+            ..noughts_server::AccountConfig::default()
+        },
         ..Config::default()
     }
 }
@@ -171,6 +177,57 @@ fn the_site_plays_listed_games_through_the_lobby_and_counts_its_frames() {
 }
 
 #[test]
+fn the_arena_pairs_accounts_again_between_games_and_counts_its_standings() {
+    let out = loadgen(&[
+        "arena",
+        "--players",
+        "12",
+        "--watchers",
+        "3",
+        "--rate",
+        "5",
+        "--withdraw-share",
+        "0.5",
+        "--away-secs",
+        "0.5",
+        "--warmup",
+        "2",
+        "--secs",
+        "4",
+    ]);
+    let report: Report = serde_json::from_str(&out).expect("a JSON report");
+    assert_eq!(report.connections, 12 + 3);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let figure = |name: &str| report.figures.get(name).copied().unwrap_or_default();
+    // Games of about two seconds, paired by the server: the first pairings are made in the
+    // warm-up, so a game that starts in the window was paired again after an earlier one.
+    assert!(report.ops >= 12, "6 games at 5/s for 4 s: {}", report.ops);
+    assert!(figure("games_done") >= 2.0, "{:?}", report.figures);
+    assert!(
+        figure("games_paired") >= 3.0,
+        "players were paired again after their games: {:?}",
+        report.figures
+    );
+    assert!(
+        figure("withdrawals") + figure("rejoins") >= 1.0,
+        "half the players withdraw after a game and come back: {:?}",
+        report.figures
+    );
+    // The standings change with every game that ends, and are pushed at most twice a second:
+    // a watcher reads at most the pushes of the window (and one at its edge).
+    let watched = figure("standings_frames_per_watcher_per_sec");
+    assert!(watched > 0.0, "{:?}", report.figures);
+    assert!(
+        figure("standings_frames_most_per_sec") <= 2.0 + 1.0 / 4.0,
+        "{:?}",
+        report.figures
+    );
+    assert!(figure("standings_frames_per_player_per_sec") > 0.0);
+    assert!(figure("standings_bytes_per_watcher_per_sec") > 0.0);
+    assert!(figure("server_cpu_us_per_move") > 0.0);
+}
+
+#[test]
 fn the_capacity_ramp_grows_the_site_step_by_step() {
     let out = loadgen(&[
         "capacity", "--start", "2", "--step", "2", "--max", "4", "--rate", "5", "--warmup", "1",
@@ -279,11 +336,12 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
         .iter()
         .map(|r| r["scenario"].as_str().expect("a scenario"))
         .collect();
-    assert_eq!(reports.len(), 13, "{scenarios:?}");
+    assert_eq!(reports.len(), 14, "{scenarios:?}");
     assert!(
-        scenarios[9..].iter().all(|s| s.starts_with("site:")),
-        "the site and the flat series last: {scenarios:?}"
+        scenarios[9..13].iter().all(|s| s.starts_with("site:")),
+        "the site and the flat series: {scenarios:?}"
     );
+    assert!(scenarios[13].starts_with("arena:"), "{scenarios:?}");
     assert!(scenarios[1].starts_with("relay:"), "{scenarios:?}");
     assert!(scenarios[2].ends_with("memory store"), "{scenarios:?}");
     for report in reports {
@@ -334,11 +392,10 @@ fn the_quick_suite_runs_every_scenario_and_writes_the_table() {
     assert!(!steps.is_empty() && steps[0]["games"] == 4, "{steps:?}");
     assert!(result["peer_capacity"].is_null(), "no peer asked for");
     let verdicts = result["verdicts"].as_array().expect("verdicts");
-    assert_eq!(verdicts.len(), 9);
-    for (verdict, label) in verdicts
-        .iter()
-        .zip(["1.", "2a.", "2b.", "3.", "4a.", "4b.", "5.", "6a.", "6b."])
-    {
+    assert_eq!(verdicts.len(), 10);
+    for (verdict, label) in verdicts.iter().zip([
+        "1.", "2a.", "2b.", "3.", "4a.", "4b.", "5.", "6a.", "6b.", "6c.",
+    ]) {
         let target = verdict["target"].as_str().expect("a target");
         assert!(target.starts_with(label), "{target}");
     }
