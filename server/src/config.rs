@@ -118,7 +118,8 @@ pub struct Config {
     /// to a bounded size. Players, ratings and results stay.
     pub memory_finished_games: usize,
     /// The most lobby sends (one frame to one follower) a second: with many followers, the
-    /// lobby's frames come further apart rather than cost more (see docs/INTERNALS.md).
+    /// lobby's frames come further apart rather than cost more (see docs/INTERNALS.md). Each
+    /// arena's standings keep to the same budget.
     pub lobby_sends_per_sec: u32,
     /// The proxies whose word on a client's address is taken, and where they give it; by default
     /// none, and every connection's address is its TCP peer's. The per-address limits count

@@ -224,7 +224,7 @@ struct Args {
     durability: noughts_server::DurabilityArgs,
     /// The most lobby frames sent a second, counting one per follower: with more followers than
     /// this allows at the lobby's usual pace, its frames come further apart instead of costing
-    /// more.
+    /// more. Each arena's standings keep to the same budget.
     #[arg(long, env = "NOUGHTS_LOBBY_SENDS", value_parser = clap::value_parser!(u32).range(1..), default_value_t = noughts_server::DEFAULT_LOBBY_SENDS)]
     lobby_sends: u32,
     /// Seconds a replaced session token keeps working, so that clients sharing it can each

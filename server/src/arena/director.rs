@@ -12,13 +12,14 @@ use noughts_protocol::{
     GameId, GameKind, LOBBY_ARENAS, PlayerId, ServerMessage,
 };
 use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 use tracing::{error, info, warn};
 
-use super::standings::{self, Free};
+use super::standings::{self, Free, own_members, push_spacing};
 use crate::error::Refusal;
 use crate::game::{self, Setup};
 use crate::lobby::invite_code;
-use crate::net::outbound::{ConnId, Outbound, frame};
+use crate::net::outbound::{ConnId, FAN_OUT_SLICE, Outbound, frame, with_members};
 use crate::registry::arenas::{ARENA_QUEUE, ArenaAsk, ArenaRequest};
 use crate::rules::rating::points;
 use crate::rules::sitter::Sitter;
@@ -57,6 +58,8 @@ pub(super) struct Director {
     pub(super) ticks: u64,
     /// In a cluster, this node's hold of the arena's slot: it directs the arena while it holds it.
     pub(super) lease: Option<Lease>,
+    /// When the standings were last pushed, to keep within the budget of sends.
+    pub(super) pushed_at: Option<Instant>,
 }
 
 /// A director's hold of its arena in a cluster; none on a lone server.
@@ -107,6 +110,7 @@ pub(super) fn open(
         ends,
         ticks: 0,
         lease,
+        pushed_at: None,
     };
     let creator = director.arena.creator.as_ref().map(|(player, _)| *player);
     let info = director.info();
@@ -320,9 +324,11 @@ impl Director {
         view
     }
 
-    /// Pushes the standings to every follower, each with their own line and game.
-    fn push(&mut self) {
+    /// Pushes the standings to every follower: serialised once, each copy gaining only its own
+    /// line and game, a slice of followers at a time so as not to hold up the moves beside it.
+    async fn push(&mut self) {
         self.dirty = false;
+        self.pushed_at = Some(Instant::now());
         let info = self.info();
         self.note(&info);
         self.shared.registry.arenas.update(info);
@@ -334,12 +340,14 @@ impl Director {
         let ranked = self.ranked();
         let index = places(&ranked);
         let common = self.common(&ranked, &index);
+        let shared = frame(None, ServerMessage::Arena(Box::new(common)));
         let games = self.games_of();
-        for (out, player) in self.followers.values() {
-            let mut view = common.clone();
-            view.me = index.get(player).map(|&i| ranked[i].clone());
-            view.my_game = games.get(player).copied();
-            out.send(frame(None, ServerMessage::Arena(Box::new(view))));
+        for (sent, (out, player)) in self.followers.values().enumerate() {
+            let me = index.get(player).map(|&i| &ranked[i]);
+            out.send(with_members(&shared, &own_members(me, games.get(player))));
+            if sent % FAN_OUT_SLICE == FAN_OUT_SLICE - 1 {
+                tokio::task::yield_now().await;
+            }
         }
     }
 
@@ -362,8 +370,14 @@ impl Director {
             ArenaStatus::Ending if self.playing.is_empty() => self.finish().await,
             _ => {}
         }
-        if self.dirty {
-            self.push();
+        // Within the node's budget of sends, as the lobby's frames (`--lobby-sends`).
+        let spacing = push_spacing(
+            self.followers.len(),
+            self.shared.config.lobby_sends_per_sec,
+            TICK,
+        );
+        if self.dirty && self.pushed_at.is_none_or(|at| at.elapsed() >= spacing) {
+            self.push().await;
         }
         self.arena.finished_ms.is_some()
     }

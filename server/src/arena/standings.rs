@@ -1,10 +1,11 @@
 //! An arena's arithmetic, pure: the order of the standings, and who is paired with whom among the
 //! players free now (the points a finished game gives each side are the store's [`count`], applied
-//! as the game's end is stored).
+//! as the game's end is stored), and how far apart the standings are pushed.
 
 use std::cmp::Reverse;
+use std::time::Duration;
 
-use noughts_protocol::PlayerId;
+use noughts_protocol::{ArenaLine, GameId, PlayerId};
 
 use crate::store::Entrant;
 pub(crate) use crate::store::on_fire;
@@ -53,6 +54,34 @@ pub(crate) fn pair(mut free: Vec<Free>) -> Vec<[PlayerId; 2]> {
         }
     }
     pairs
+}
+
+/// The least time between two pushes of the standings to `followers` that keeps within
+/// `sends_per_sec` (as the lobby's frames: past half the budget's followers at two a second,
+/// pushes come further apart as more follow, and the arena's cost stays the same), and never
+/// less than `tick` (the director's, on which pushes are made); less [`TICK_SLACK`].
+pub(crate) fn push_spacing(followers: usize, sends_per_sec: u32, tick: Duration) -> Duration {
+    let budget = Duration::from_secs_f64(followers as f64 / f64::from(sends_per_sec.max(1)));
+    budget.max(tick).saturating_sub(TICK_SLACK)
+}
+
+/// How much sooner than its spacing a push may come: pushes are made on the director's ticks, a
+/// tick apart give or take the moment in the tick, and a push that missed by that would wait a
+/// whole tick more.
+pub(crate) const TICK_SLACK: Duration = Duration::from_millis(20);
+
+/// A follower's own members of the standings frame: their line and their game in play, as JSON
+/// text to splice into the shared frame (empty for a watcher who has not joined).
+pub(crate) fn own_members(me: Option<&ArenaLine>, my_game: Option<&GameId>) -> String {
+    let mut members = String::new();
+    if let Some(me) = me {
+        members.push_str(",\"me\":");
+        members.push_str(&serde_json::to_string(me).unwrap_or_else(|_| "null".to_owned()));
+    }
+    if let Some(game) = my_game {
+        members.push_str(&format!(",\"my_game\":{}", game.0));
+    }
+    members
 }
 
 #[cfg(test)]
@@ -124,5 +153,45 @@ mod tests {
         assert_eq!(ids, [[1, 3], [2, 5]], "4 waits: fewest points, odd one out");
         // Two players who just met wait rather than meet again.
         assert!(pair(vec![free(1, 0, Some(2)), free(2, 0, Some(1))]).is_empty());
+    }
+
+    #[test]
+    fn pushes_come_further_apart_past_the_budget_of_sends() {
+        let tick = Duration::from_millis(500);
+        let spacing = |followers| push_spacing(followers, 800, tick) + TICK_SLACK;
+        assert_eq!(spacing(0), tick);
+        assert_eq!(spacing(400), tick, "twice a second to 400: the 800 sends");
+        assert_eq!(spacing(1600), Duration::from_secs(2));
+        // Past 400 followers, the sends a second stay at the budget.
+        for followers in [401, 1250, 5000, 100_000] {
+            let sends = followers as f64 / spacing(followers).as_secs_f64();
+            assert!((sends - 800.0).abs() < 1e-6, "{followers}: {sends}");
+        }
+    }
+
+    #[test]
+    fn a_followers_own_members_complete_the_shared_standings() {
+        let line = ArenaLine {
+            rank: 2,
+            player: PlayerId(4),
+            name: "bob \"b\"".to_owned(),
+            rating: 1540,
+            score: 2,
+            games: 2,
+            wins: 1,
+            fire: false,
+            playing: true,
+            withdrawn: false,
+        };
+        let members = own_members(Some(&line), Some(&GameId(131)));
+        let json = format!("{{\"type\":\"x\"{members}}}");
+        let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(parsed["me"], serde_json::to_value(&line).unwrap());
+        assert_eq!(parsed["my_game"], 131);
+        assert_eq!(
+            own_members(None, None),
+            "",
+            "a watcher's copy is the shared frame"
+        );
     }
 }

@@ -112,6 +112,23 @@ pub(crate) fn with_id(shared: &Frame, id: Option<&RequestId>) -> Frame {
     Frame::new(format!("{{\"id\":{id},{}", &body[1..]))
 }
 
+/// The same frame with more members at its end: `members` is JSON text that starts with a comma
+/// (`,"me":{…}`), spliced in before the closing brace. A message whose body is the same for many
+/// recipients but for a member or two of each one's own is serialised once, and each copy only
+/// gains its own members.
+pub(crate) fn with_members(shared: &Frame, members: &str) -> Frame {
+    if members.is_empty() {
+        return shared.clone();
+    }
+    let body = shared.as_str();
+    debug_assert!(body.ends_with('}') && members.starts_with(','));
+    let mut json = String::with_capacity(body.len() + members.len());
+    json.push_str(&body[..body.len() - 1]);
+    json.push_str(members);
+    json.push('}');
+    Frame::new(json)
+}
+
 /// Serialises an error reply.
 pub(crate) fn error_frame(
     id: Option<RequestId>,
@@ -351,7 +368,7 @@ pub(crate) async fn fan_out<'a, K: 'a>(
 /// task's cooperative budget ran out (128 sends) left the paced games beside a 5,000-watcher
 /// fan-out with a p99 of 6.6 to 7.0 ms from send to the kernel's receipt; yielding every 32 sends
 /// brought it to 4.4 to 4.7 ms (BENCHMARKS.md).
-const FAN_OUT_SLICE: usize = 32;
+pub(crate) const FAN_OUT_SLICE: usize = 32;
 
 #[cfg(test)]
 mod tests {
@@ -371,6 +388,25 @@ mod tests {
             let parsed: ServerFrame = serde_json::from_str(own.as_str()).unwrap();
             assert_eq!(parsed, ServerFrame::reply(Some(id), message.clone()));
         }
+    }
+
+    #[test]
+    fn a_copy_with_its_own_members_reads_as_the_whole_message() {
+        let message = |count| ServerMessage::Watchers {
+            game: noughts_protocol::GameId(3),
+            seq: 9,
+            count,
+        };
+        let whole: ServerFrame = serde_json::from_str(frame(None, message(2)).as_str()).unwrap();
+        // The same message without a member, which the copy then gains.
+        let json = frame(None, message(2)).as_str().replace(",\"count\":2", "");
+        let shared = Frame::new(json);
+        assert_eq!(with_members(&shared, ""), shared);
+        let own = with_members(&shared, ",\"count\":2");
+        assert_eq!(
+            serde_json::from_str::<ServerFrame>(own.as_str()).unwrap(),
+            whole
+        );
     }
 
     #[test]
