@@ -425,7 +425,11 @@ impl Director {
                 last_opponent,
             })
             .collect();
-        for pair in standings::pair(free) {
+        let pairs = {
+            let moderation = self.shared.accounts.moderation.state();
+            standings::pair(free, |a, b| moderation.blocked(a, b))
+        };
+        for pair in pairs {
             self.start(pair).await;
         }
     }
@@ -452,7 +456,8 @@ impl Director {
             watcher: None,
             on_end: Some(on_end),
         };
-        let id = match game::start(&self.shared, setup) {
+        // Its row in the arena is stored with the game's start, before anyone hears of it.
+        let id = match game::start_in_arena(&self.shared, setup, self.arena.id) {
             Ok(id) => id,
             Err(refusal) => {
                 warn!(arena = self.arena.id.0, cause = %refusal, "cannot start an arena game");
@@ -471,10 +476,9 @@ impl Director {
             counted: false,
         };
         self.playing.insert(id, game);
-        match self.shared.store.add_arena_game(self.arena.id, game).await {
-            Ok(lines) => self.keep_lines(lines),
-            Err(err) => {
-                error!(arena = self.arena.id.0, cause = %err, "cannot record an arena game");
+        for (me, them) in [(pair[0], pair[1]), (pair[1], pair[0])] {
+            if let Some(line) = self.lines.iter_mut().find(|e| e.player == me) {
+                line.last_opponent = Some(them);
             }
         }
         self.dirty = true;

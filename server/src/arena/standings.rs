@@ -32,8 +32,12 @@ pub(crate) struct Free {
 }
 
 /// Pairs the free players: in order of score, then rating, each with the nearest one below who
-/// was not their last opponent; a player left over waits for the next round.
-pub(crate) fn pair(mut free: Vec<Free>) -> Vec<[PlayerId; 2]> {
+/// was not their last opponent and neither of whom `blocked` says blocks the other; a player
+/// left over waits for the next round.
+pub(crate) fn pair(
+    mut free: Vec<Free>,
+    blocked: impl Fn(PlayerId, PlayerId) -> bool,
+) -> Vec<[PlayerId; 2]> {
     free.sort_by_key(|f| (Reverse(f.score), Reverse(f.rating), f.player));
     let mut taken = vec![false; free.len()];
     let mut pairs = Vec::new();
@@ -46,6 +50,7 @@ pub(crate) fn pair(mut free: Vec<Free>) -> Vec<[PlayerId; 2]> {
             !taken[j]
                 && me.last_opponent != Some(free[j].player)
                 && free[j].last_opponent != Some(me.player)
+                && !blocked(me.player, free[j].player)
         });
         if let Some(j) = found {
             taken[i] = true;
@@ -135,24 +140,40 @@ mod tests {
     }
 
     #[test]
-    fn pairs_are_close_in_score_and_never_the_last_opponent() {
+    fn pairs_are_close_in_score_never_the_last_opponent_nor_blocked() {
         let free = |player, score, last: Option<u64>| Free {
             player: PlayerId(player),
             score,
             rating: 1500,
             last_opponent: last.map(PlayerId),
         };
-        let pairs = pair(vec![
-            free(1, 10, Some(2)),
-            free(2, 9, Some(1)),
-            free(3, 8, None),
-            free(4, 0, None),
-            free(5, 1, None),
-        ]);
+        let nobody = |_, _| false;
+        let pairs = pair(
+            vec![
+                free(1, 10, Some(2)),
+                free(2, 9, Some(1)),
+                free(3, 8, None),
+                free(4, 0, None),
+                free(5, 1, None),
+            ],
+            nobody,
+        );
         let ids: Vec<[u64; 2]> = pairs.iter().map(|[a, b]| [a.0, b.0]).collect();
         assert_eq!(ids, [[1, 3], [2, 5]], "4 waits: fewest points, odd one out");
         // Two players who just met wait rather than meet again.
-        assert!(pair(vec![free(1, 0, Some(2)), free(2, 0, Some(1))]).is_empty());
+        assert!(pair(vec![free(1, 0, Some(2)), free(2, 0, Some(1))], nobody).is_empty());
+        // Nor is anyone paired with a player they block, or who blocks them.
+        let blocks = |a: PlayerId, b: PlayerId| [a.0, b.0].contains(&1) && [a.0, b.0].contains(&2);
+        let pairs = pair(
+            vec![free(1, 5, None), free(2, 4, None), free(3, 3, None)],
+            blocks,
+        );
+        let ids: Vec<[u64; 2]> = pairs.iter().map(|[a, b]| [a.0, b.0]).collect();
+        assert_eq!(
+            ids,
+            [[1, 3]],
+            "1 blocks 2 (or 2 blocks 1): 1 meets 3, 2 waits"
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use noughts_engine::{Budget, Rng, choose_move};
-use noughts_protocol::{ErrorCode, GameId, GameKind, Mark, ServerMessage};
+use noughts_protocol::{ArenaId, ErrorCode, GameId, GameKind, Mark, ServerMessage};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
@@ -74,7 +74,7 @@ pub(crate) struct Game {
     pub(super) opening: Option<Opening>,
     /// A new game's record, stored before anyone is told of the game (so its id is never given
     /// out twice, even across a crash); absent for a restored game.
-    pub(super) start: Option<GameStart>,
+    pub(super) start: Option<(GameStart, Option<ArenaId>)>,
     /// Seats found without any connection when the game opened; marked away once it has.
     pub(super) away: Vec<Mark>,
     /// Starts the rematch.
@@ -168,9 +168,10 @@ impl Game {
         }
     }
 
-    /// A new game, to be stored before its first snapshot goes out.
-    pub(crate) fn starting(mut self, start: GameStart) -> Game {
-        self.start = Some(start);
+    /// A new game, to be stored before its first snapshot goes out (with its row in `arena`,
+    /// when an arena starts it, in the same transaction).
+    pub(crate) fn starting(mut self, start: GameStart, arena: Option<ArenaId>) -> Game {
+        self.start = Some((start, arena));
         self
     }
 
@@ -213,8 +214,12 @@ impl Game {
         } else {
             info!(%variant, ?kind, "game started");
         }
-        if let Some(start) = self.start.take() {
-            if let Err(err) = self.shared.store.start_game(start).await {
+        if let Some((start, arena)) = self.start.take() {
+            let stored = match arena {
+                Some(arena) => self.shared.store.start_arena_game(start, arena).await,
+                None => self.shared.store.start_game(start).await,
+            };
+            if let Err(err) = stored {
                 error!(cause = %err, "the new game could not be stored; it is called off");
                 self.call_off();
                 self.close();

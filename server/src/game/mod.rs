@@ -26,7 +26,7 @@ use setup::Starter;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use noughts_protocol::{ErrorCode, GameId, GameKind, Variant};
+use noughts_protocol::{ArenaId, ErrorCode, GameId, GameKind, Variant};
 use tokio::sync::{mpsc, oneshot};
 use tracing::{Instrument, debug, error, info};
 
@@ -40,6 +40,19 @@ use crate::store::{GameStart, LiveGame, now_ms};
 /// Starts a game: registers it, seats its players and spawns its actor, which sends everyone
 /// their first snapshot.
 pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusal> {
+    start_in(shared, setup, None)
+}
+
+/// Starts a game `arena` pairs, as [`start`] does: its row in the arena is stored with it.
+pub(crate) fn start_in_arena(
+    shared: &Arc<Shared>,
+    setup: Setup,
+    arena: ArenaId,
+) -> Result<GameId, Refusal> {
+    start_in(shared, setup, Some(arena))
+}
+
+fn start_in(shared: &Arc<Shared>, setup: Setup, arena: Option<ArenaId>) -> Result<GameId, Refusal> {
     if shared.lifecycle.stop_games.is_cancelled() {
         return Err(Refusal::new(
             ErrorCode::ShuttingDown,
@@ -91,7 +104,7 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
         start.started_ms,
         self::start as Starter,
     )
-    .starting(start);
+    .starting(start, arena);
     let span = tracing::info_span!(parent: None, "game", id = id.0);
     shared.lifecycle.tasks.spawn(game.run(rx).instrument(span));
     Ok(id)

@@ -8,7 +8,7 @@ use noughts_protocol::{ArenaId, GameId, PlayerId};
 
 use super::arenas::{ArenaGame, Entrant, Place, StoredArena};
 use super::queue::Store;
-use super::records::{StoreError, now_ms};
+use super::records::{GameStart, StoreError, now_ms};
 
 impl Store {
     /// Stores a new arena with the next arena id; `None` when its slot is taken already.
@@ -93,26 +93,35 @@ impl Store {
         .await
     }
 
-    /// Records a game the arena started; each player's line now has the other for last
-    /// opponent: the two lines as stored. Durable when it answers.
-    pub(crate) async fn add_arena_game(
+    /// Stores a game `arena` has just started, its row in the arena and each player's last
+    /// opponent, in one transaction: a game an arena started is never found without its row.
+    /// Durable when it answers.
+    pub(crate) async fn start_arena_game(
         &self,
+        start: GameStart,
         arena: ArenaId,
-        game: ArenaGame,
-    ) -> Result<Vec<Entrant>, StoreError> {
-        self.write("add arena game", move |db| {
+    ) -> Result<(), StoreError> {
+        self.write("start arena game", move |db| {
+            db.start_game(&start)?;
+            let (Some(&x), Some(&o)) = (start.seats[0].human(), start.seats[1].human()) else {
+                return Ok(());
+            };
+            let game = ArenaGame {
+                game: start.game,
+                x,
+                o,
+                counted: false,
+            };
             db.add_arena_game(arena, &game)?;
-            let mut sides = [(game.x, game.o), (game.o, game.x)];
+            let mut sides = [(x, o), (o, x)];
             sides.sort_by_key(|(me, _)| me.0);
-            let mut lines = Vec::new();
             for (me, them) in sides {
                 if let Some(mut line) = db.entrant(arena, me)? {
                     line.last_opponent = Some(them);
                     db.save_entrant(arena, &line)?;
-                    lines.push(line);
                 }
             }
-            Ok(lines)
+            Ok(())
         })
         .await
     }

@@ -473,3 +473,62 @@ async fn an_arena_outlives_a_restart(db: Db) {
     assert!(again.game > state.game && again.rated);
     assert_eq!(again.clock.map(|c| c.increment_ms), Some(1_000));
 }
+
+/// A player is never paired with one they block (nor one who blocks them), as quick match
+/// refuses them: of three equal players free at the start, the first two by id would meet, but
+/// the first blocks the second, so the first meets the third and the second waits.
+#[tokio::test]
+async fn an_arena_never_pairs_a_player_with_one_they_block() {
+    let server = TestServer::start(noughts_server::Config {
+        arena_min_secs: 1,
+        ..noughts_tests::test_config()
+    })
+    .await;
+    let url = server.url();
+    let mut players = Vec::new();
+    for name in ["ada", "bob", "cy"] {
+        let mut client = Client::join(&url, name).await;
+        make_account(&mut client).await;
+        players.push(client);
+    }
+    let bob = players[1].player;
+    let block = ClientMessage::Block { player: bob };
+    assert_eq!(players[0].request(1, block).await, ServerMessage::Ok);
+    let request = CreateArena {
+        name: None,
+        variant: Variant::Classic,
+        clock: ClockSpec {
+            initial_ms: 60_000,
+            increment_ms: 0,
+        },
+        start_ms: Some(now_ms() + 1_500),
+        length_secs: 60,
+        private: false,
+    };
+    let arena = match players[0]
+        .request(2, ClientMessage::CreateArena(request))
+        .await
+    {
+        ServerMessage::ArenaCreated { info, .. } => info.arena,
+        other => panic!("expected arena_created, got {other:?}"),
+    };
+    // All three join before it starts, so they are free together at its first pairing.
+    for client in &mut players {
+        let joined = client.request(3, ClientMessage::JoinArena { arena, code: None });
+        assert!(matches!(joined.await, ServerMessage::Arena(_)));
+    }
+    let state = players[0].game_state().await;
+    let seated = [state.x.player, state.o.player];
+    assert!(
+        seated.contains(&Some(players[2].player)) && !seated.contains(&Some(bob)),
+        "ada meets cy, never bob: {seated:?}"
+    );
+    // Bob waits: his standings say he is not playing.
+    match players[1]
+        .request(4, ClientMessage::Arena { arena, code: None })
+        .await
+    {
+        ServerMessage::Arena(view) => assert!(!view.me.expect("bob's line").playing),
+        other => panic!("expected the arena, got {other:?}"),
+    }
+}
