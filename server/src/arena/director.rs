@@ -68,19 +68,6 @@ pub(super) use crate::cluster::slot::SlotLease as Lease;
 #[cfg(not(feature = "cluster"))]
 pub(super) type Lease = std::convert::Infallible;
 
-/// Where `arena` stands at `now`.
-pub(super) fn status_of(arena: &StoredArena, now: u64) -> ArenaStatus {
-    if arena.finished_ms.is_some() {
-        ArenaStatus::Finished
-    } else if now < arena.start_ms {
-        ArenaStatus::Upcoming
-    } else if now < arena.end_ms {
-        ArenaStatus::Running
-    } else {
-        ArenaStatus::Ending
-    }
-}
-
 /// Starts the director of an arena with its players and games as stored (in a cluster, holding
 /// the arena's `lease`); returns what lists show of it.
 pub(super) fn open(
@@ -216,7 +203,7 @@ impl Director {
 
     /// Where the arena stands now.
     fn status(&self, now: u64) -> ArenaStatus {
-        status_of(&self.arena, now)
+        standings::status_of(&self.arena, now)
     }
 
     pub(super) fn info(&self) -> ArenaInfo {
@@ -359,11 +346,6 @@ impl Director {
         self.ticks += 1;
         if self.ticks.is_multiple_of(ORPHAN_TICKS) {
             self.look_after_orphans().await;
-        }
-        if self.ticks.is_multiple_of(20) && !self.playing.is_empty() {
-            let playing: Vec<u64> = self.playing.keys().map(|g| g.0).collect();
-            let orphans: Vec<u64> = self.orphans.iter().map(|g| g.0).collect();
-            tracing::debug!(?playing, ?orphans, "arena games in play");
         }
         match self.status(now) {
             ArenaStatus::Running => self.pair().await,

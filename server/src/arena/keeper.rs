@@ -91,7 +91,7 @@ pub(super) fn bare_info(arena: &StoredArena) -> ArenaInfo {
         clock: arena.clock,
         start_ms: arena.start_ms,
         end_ms: arena.end_ms,
-        status: super::director::status_of(arena, now_ms()),
+        status: super::standings::status_of(arena, now_ms()),
         players: 0,
         creator: arena.creator.as_ref().map(|(_, name)| name.clone()),
         private: arena.code.is_some(),

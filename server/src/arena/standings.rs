@@ -5,12 +5,25 @@
 use std::cmp::Reverse;
 use std::time::Duration;
 
-use noughts_protocol::{ArenaLine, GameId, PlayerId};
+use noughts_protocol::{ArenaLine, ArenaStatus, GameId, PlayerId};
 
-use crate::store::Entrant;
 pub(crate) use crate::store::on_fire;
+use crate::store::{Entrant, StoredArena};
 #[cfg(test)]
 use crate::store::{Outcome, count};
+
+/// Where `arena` stands at `now`.
+pub(crate) fn status_of(arena: &StoredArena, now: u64) -> ArenaStatus {
+    if arena.finished_ms.is_some() {
+        ArenaStatus::Finished
+    } else if now < arena.start_ms {
+        ArenaStatus::Upcoming
+    } else if now < arena.end_ms {
+        ArenaStatus::Running
+    } else {
+        ArenaStatus::Ending
+    }
+}
 
 /// The order of the standings: score, then rating, then who joined first.
 pub(crate) fn rank_key(entrant: &Entrant, rating: u32) -> impl Ord + use<> {
