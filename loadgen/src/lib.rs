@@ -38,6 +38,7 @@
 //!   lobby lines judged and each shard's Redis a move.
 //! - `lobby_cost`: the suite's lobby targets: the site against private rooms, and the cost of a
 //!   move as the lobby's followers grow.
+//! - `league`: the engines' league as the server plays it, fast, and its tables.
 //! - `suite`: the server targets of `BENCHMARKS.md` in one run, and their results table;
 //!   `sizes`: how big each of its scenarios is; `judge`: each target's verdict.
 
@@ -55,6 +56,7 @@ pub mod failover;
 pub mod games;
 pub mod idle;
 pub mod judge;
+pub mod league;
 pub mod lobby_cost;
 pub mod nodes;
 pub mod pacer;

@@ -235,6 +235,10 @@ enum Command {
         #[arg(long)]
         peer: Option<PathBuf>,
     },
+    /// The engines' league as the server plays it: a server started with its war games back to
+    /// back on a fresh database file (kept, in --db-dir), until each variant has counted
+    /// --games; prints each variant's table (points, ratings with two deviations) as Markdown.
+    League(noughts_loadgen::league::LeagueOptions),
     /// One process of a spread `idle` run (started by `idle --procs N`).
     #[command(hide = true)]
     IdleShard {
@@ -269,7 +273,7 @@ impl Command {
             Command::Cluster(args) => args.games * 2,
             Command::Site(site) => site.games * 2 + site.followers + site.watchers,
             Command::Arena(arena) => arena.players + arena.watchers,
-            Command::Capacity { .. } => 0,
+            Command::Capacity { .. } | Command::League(_) => 0,
         }
     }
 }
@@ -394,6 +398,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 let bin = &servers.server_bin;
                 return noughts_loadgen::shards::command(args, bin, &db_dir, common.json).await;
             }
+            Command::League(options) => return league_command(&servers, options).await,
             Command::Capacity { options, peer } => {
                 return capacity_command(&servers, common, options, peer.as_deref()).await;
             }
@@ -434,6 +439,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             ExitCode::from(2)
         })
     })
+}
+
+/// `league`: the league played by a server this run starts, its tables printed.
+async fn league_command(
+    servers: &Servers,
+    options: &noughts_loadgen::league::LeagueOptions,
+) -> anyhow::Result<ExitCode> {
+    let db_dir = servers.db_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let (bin, cpus) = (&servers.server_bin, servers.cpus.as_deref());
+    let tables = noughts_loadgen::league::command(bin, &db_dir, cpus, options).await?;
+    print!("{tables}");
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `suite`: every target, against fresh servers, with its verdicts printed and BENCHMARKS.md
@@ -668,6 +685,7 @@ async fn scenario(command: &Command, target: &Target) -> anyhow::Result<Report> 
         | Command::Soak { .. }
         | Command::Cluster(_)
         | Command::Capacity { .. }
+        | Command::League(_)
         | Command::IdleShard { .. } => {
             unreachable!("handled before")
         }
