@@ -1,13 +1,16 @@
 //! `noughts bot`: a player driven by the engine at one of its levels, or by a program of one's
 //! own (see [`crate::external`]). It may turn its account into a bot account first; then it
-//! seeks a game, plays it, and seeks again until it has played the number of games asked for.
+//! seeks a game, plays it, and seeks again until it has played the number of games asked for;
+//! or it joins an arena, or enters the engines' league, and plays the games paired for it.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use noughts_engine::{Board, Budget, Level, Rng, Variant, choose_move};
-use noughts_protocol::{ClientMessage, Clocks, ErrorCode, GameId, Mark, Seek, ServerMessage};
+use noughts_protocol::{
+    ArenaId, ArenaStatus, ClientMessage, Clocks, ErrorCode, GameId, Mark, Seek, ServerMessage,
+};
 
 use crate::external::External;
 use crate::net::Link;
@@ -31,6 +34,17 @@ pub enum Mover {
     Program { command: String, limit: Duration },
 }
 
+/// Where the bot finds its games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    /// Quick match: a seek after every game.
+    Seek,
+    /// An arena (for bots), which pairs it as it comes free.
+    Arena(ArenaId),
+    /// The engines' league of its variant, which pairs it in its round robin.
+    League,
+}
+
 /// What the bot is asked to do.
 #[derive(Debug, Clone)]
 pub struct BotPlan {
@@ -46,6 +60,8 @@ pub struct BotPlan {
     pub rated: bool,
     /// Whether to turn the account it plays as into a bot account first.
     pub become_bot: bool,
+    /// Where it finds its games.
+    pub entry: Entry,
 }
 
 /// The game being played.
@@ -103,6 +119,8 @@ struct Bot {
     played: u32,
     /// Games won, drawn and lost.
     tally: [u32; 3],
+    /// The arena it joined has finished: no more games will come.
+    over: bool,
 }
 
 /// Plays `plan.games` games, printing one line per game to `out`.
@@ -111,12 +129,18 @@ pub async fn run(link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow::Res
         Mover::Program { command, .. } => Some(External::start(command)?),
         Mover::Level(_) => None,
     };
-    let seek = ClientMessage::Seek(Seek {
-        variant: plan.variant,
-        clock: None,
-        rated: plan.rated,
-        bots: false,
-    });
+    let seek = match plan.entry {
+        Entry::Seek => ClientMessage::Seek(Seek {
+            variant: plan.variant,
+            clock: None,
+            rated: plan.rated,
+            bots: false,
+        }),
+        Entry::Arena(arena) => ClientMessage::JoinArena { arena, code: None },
+        Entry::League => ClientMessage::EnterLeague {
+            variant: plan.variant,
+        },
+    };
     let mut bot = Bot {
         link,
         plan,
@@ -126,8 +150,9 @@ pub async fn run(link: Link, plan: BotPlan, out: &mut impl Write) -> anyhow::Res
         current: None,
         played: 0,
         tally: [0; 3],
+        over: false,
     };
-    while bot.played < bot.plan.games {
+    while bot.played < bot.plan.games && !bot.over {
         let message = match bot.link.next().await {
             None => bail!("the connection ended"),
             Some(NetEvent::Closed(reason)) => bail!("{reason}"),
@@ -223,8 +248,16 @@ impl Bot {
                 self.tally[slot] += 1;
                 let text = result_text(cur.board.variant(), &result);
                 writeln!(out, "game {game}: {outcome}: {text}")?;
-                if self.played < self.plan.games {
+                // An arena or the league pairs the bot again by itself.
+                if self.played < self.plan.games && self.plan.entry == Entry::Seek {
                     self.link.send(self.seek.clone());
+                }
+                None
+            }
+            ServerMessage::Arena(view) => {
+                if view.info.status == ArenaStatus::Finished && self.current.is_none() {
+                    writeln!(out, "arena {}: finished", view.info.arena)?;
+                    self.over = true;
                 }
                 None
             }
@@ -245,6 +278,9 @@ impl Bot {
                     }
                 }
             }
+            ServerMessage::Error { code, message } if self.refused(code) => {
+                bail!("server: {message} ({code})")
+            }
             ServerMessage::Error { code, message } => {
                 match code {
                     ErrorCode::AlreadySeeking | ErrorCode::NotYourTurn => {}
@@ -258,6 +294,22 @@ impl Bot {
             }
             _ => None,
         })
+    }
+
+    /// Whether `code` refuses what the bot came for (its arena or the league): nothing to wait
+    /// for then.
+    fn refused(&self, code: ErrorCode) -> bool {
+        self.plan.entry != Entry::Seek
+            && matches!(
+                code,
+                ErrorCode::NoBots
+                    | ErrorCode::BotsOnly
+                    | ErrorCode::NoSuchArena
+                    | ErrorCode::ArenaOver
+                    | ErrorCode::NotABot
+                    | ErrorCode::NoLeague
+                    | ErrorCode::NotAnAccount
+            )
     }
 
     /// Turns the account into a bot account before anything else: `ok`, or the refusal in

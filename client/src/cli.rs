@@ -251,6 +251,14 @@ pub struct BotArgs {
     /// Seek rated games (they count for ratings) instead of casual ones.
     #[arg(long)]
     pub rated: bool,
+    /// Join this arena instead of seeking (a bot account: an arena for bots), and play the
+    /// games it pairs until --games are played or the arena finishes.
+    #[arg(long, value_name = "ID", conflicts_with = "league")]
+    pub arena: Option<u64>,
+    /// Enter the engines' league of --variant instead of seeking (a bot account), and play the
+    /// league games it pairs until --games are played.
+    #[arg(long)]
+    pub league: bool,
 }
 
 /// What `noughts bot --help` says of the program `--engine` runs.

@@ -313,6 +313,11 @@ fn bot_plan(args: cli::BotArgs) -> bot::BotPlan {
         think: std::time::Duration::from_millis(args.think_ms),
         rated: args.rated,
         become_bot: args.become_bot,
+        entry: match (args.arena, args.league) {
+            (Some(arena), _) => bot::Entry::Arena(noughts_protocol::ArenaId(arena)),
+            (None, true) => bot::Entry::League,
+            (None, false) => bot::Entry::Seek,
+        },
     }
 }
 

@@ -545,7 +545,10 @@ fn renamed_changes_the_name_in_the_header_and_asks_for_our_history_again() {
 fn league_table(variant: Variant) -> ServerMessage {
     use noughts_protocol::{Entrant, LeaguePairing, LeagueStanding, LeagueTable, Level};
     let line = |level: Level, rating, points| LeagueStanding {
-        entrant: Entrant { level: Some(level) },
+        entrant: Entrant {
+            level: Some(level),
+            bot: None,
+        },
         name: format!("AI ({level})"),
         games: 8,
         wins: 2,
@@ -556,8 +559,14 @@ fn league_table(variant: Variant) -> ServerMessage {
         deviation: 58,
     };
     let pairing = |x, o| LeaguePairing {
-        x: Entrant { level: Some(x) },
-        o: Entrant { level: Some(o) },
+        x: Entrant {
+            level: Some(x),
+            bot: None,
+        },
+        o: Entrant {
+            level: Some(o),
+            bot: None,
+        },
         game: None,
     };
     ServerMessage::LeagueTable(Box::new(LeagueTable {

@@ -144,6 +144,9 @@ pub struct CreateArena {
     /// True: joined by invite code only, never listed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub private: bool,
+    /// True: an arena for bots, which only bot accounts may join.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bots_only: bool,
 }
 
 /// The `list_arenas` request: a page of the arenas upcoming or running, by id.

@@ -50,6 +50,8 @@ pub const CLIENT_TYPES: &[&str] = &[
     "leaderboard",
     "league",
     "unfollow_league",
+    "enter_league",
+    "leave_league",
     "history",
     "game_record",
     "analyse_game",

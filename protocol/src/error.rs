@@ -162,6 +162,11 @@ error_codes! {
     ArenaOver = "arena_over",
     /// `create_arena` with a name, start or length out of range (see Limits).
     BadArena = "bad_arena",
+    /// `enter_league` or `leave_league` from a player who is not a bot account: the league's
+    /// entrants are the AI levels and bots.
+    NotABot = "not_a_bot",
+    /// `join_arena` of an arena for bots (`bots_only`) from a person's account.
+    BotsOnly = "bots_only",
 }
 
 impl std::fmt::Display for ErrorCode {

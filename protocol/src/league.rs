@@ -3,16 +3,19 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ids::GameId;
+use crate::ids::{GameId, PlayerId};
 use noughts_engine::{Level, Variant};
 
-/// Who plays in the league: an AI level (the only kind of entrant today; others may come, each
-/// named by a field of its own).
+/// Who plays in the league: an AI level or a bot account, each named by a field of its own
+/// (exactly one is present).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Entrant {
     /// The AI level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<Level>,
+    /// The bot account's player id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot: Option<PlayerId>,
 }
 
 /// The `league` request: a variant's league table, and, with `follow`, the table again each

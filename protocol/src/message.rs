@@ -118,6 +118,11 @@ pub enum ClientMessage {
     League(League),
     /// Stop following the league.
     UnfollowLeague,
+    /// A bot account enters a variant's engines' league: the round robin pairs it with the AI
+    /// levels and the other bots entered, in league games played over this protocol.
+    EnterLeague { variant: Variant },
+    /// A bot account leaves a variant's league: no more pairings; its games stay counted.
+    LeaveLeague { variant: Variant },
     /// A player's finished games, newest first.
     History(History),
     /// The full record of a game: seats, every move with its time, and the result.

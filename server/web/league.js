@@ -8,9 +8,11 @@
 import { variantTabs } from "./records.js";
 import { el, plural } from "./views.js";
 
-/** An entrant as a pairing names it: "medium". */
-function entrant(/** @type {any} */ who) {
-  return who?.level ?? "?";
+/** An entrant as a pairing names it: "medium", or a bot by the name on its line of `table`. */
+function entrant(/** @type {any} */ who, /** @type {any} */ table) {
+  if (who?.level) return who.level;
+  const line = who?.bot === undefined ? undefined : table?.standings.find((/** @type {any} */ s) => s.entrant.bot === who.bot);
+  return line ? line.name : "?";
 }
 
 /** Points as the table writes them: "12½", "½", "0". */
@@ -33,7 +35,7 @@ export function leagueView(state, actions) {
     : leagueTable(table, actions);
   return el("div", { class: "panel records", "data-key": "league" },
     el("h2", { id: "league-title" }, `Engines' league · ${variant}`),
-    el("p", { class: "dim" }, "The AI levels play each other round after round, as the war games: 1 point a win, ½ a draw, and a rating from the results on the players' scale."),
+    el("p", { class: "dim" }, "The AI levels (and bots that enter) play each other round after round, as the war games: 1 point a win, ½ a draw, and a rating from the results on the players' scale."),
     variantTabs("league-tabs", variant, (v) => actions.league(v)),
     body,
     el("button", { id: "lobby", type: "button", onclick: () => actions.lobby() }, "Lobby"));
@@ -41,7 +43,7 @@ export function leagueView(state, actions) {
 
 /** The table itself, the game being played and the pairings to come. */
 function leagueTable(/** @type {any} */ table, /** @type {any} */ actions) {
-  const rows = table.standings.map((/** @type {any} */ s, /** @type {number} */ i) => el("tr", { "data-entrant": entrant(s.entrant) },
+  const rows = table.standings.map((/** @type {any} */ s, /** @type {number} */ i) => el("tr", { "data-entrant": entrant(s.entrant, table) },
     el("td", {}, String(i + 1)), el("th", { scope: "row" }, s.name), el("td", {}, String(s.games)),
     el("td", {}, String(s.wins)), el("td", {}, String(s.draws)), el("td", {}, String(s.losses)),
     el("td", { class: "points" }, pointsText(s.points)), el("td", {}, `${s.rating} ± ${2 * s.deviation}`)));
@@ -50,9 +52,9 @@ function leagueTable(/** @type {any} */ table, /** @type {any} */ actions) {
   return el("div", { id: "league" },
     el("p", { id: "league-games" }, `${plural(table.games, "game")} played; a round is ${table.round_games}, and the ratings move as each closes.`),
     el("table", { id: "league-table" }, el("thead", {}, el("tr", {}, ...head)), el("tbody", {}, ...rows)),
-    playing ? el("p", { id: "league-playing" }, `Now: ${entrant(playing.x)} (X) against ${entrant(playing.o)} (O) `,
+    playing ? el("p", { id: "league-playing" }, `Now: ${entrant(playing.x, table)} (X) against ${entrant(playing.o, table)} (O) `,
       el("button", { type: "button", id: "league-watch", onclick: () => actions.watch(playing.game) }, `Watch #${playing.game}`)) : null,
-    table.next.length ? el("p", { id: "league-next", class: "dim" }, `Next: ${table.next.map((/** @type {any} */ p) => `${entrant(p.x)}–${entrant(p.o)}`).join(", ")}`) : null);
+    table.next.length ? el("p", { id: "league-next", class: "dim" }, `Next: ${table.next.map((/** @type {any} */ p) => `${entrant(p.x, table)}–${entrant(p.o, table)}`).join(", ")}`) : null);
 }
 
 /**

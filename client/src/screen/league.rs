@@ -2,7 +2,7 @@
 //! followed while shown so that each game's end redraws it, and the levels' ratings the AI's
 //! form shows beside the level chosen.
 
-use noughts_protocol::{ClientMessage, GameInfo, GameKind, LeagueTable, Level, Variant};
+use noughts_protocol::{ClientMessage, GameInfo, GameKind, LeagueTable, Variant};
 
 use crate::form::LevelRating;
 use ratatui::text::Line;
@@ -146,7 +146,17 @@ pub(super) fn lines(
         lines.push(Line::styled(truncate(&text, width), theme.text()));
     }
     lines.push(Line::raw(""));
-    let level = |e: &noughts_protocol::Entrant| e.level.map_or("?", Level::name);
+    // A level by its name, a bot by the name on its line.
+    let level = |e: &noughts_protocol::Entrant| -> String {
+        let bot = e.bot.and_then(|bot| {
+            let line = table.standings.iter().find(|s| s.entrant.bot == Some(bot));
+            line.map(|line| line.name.clone())
+        });
+        e.level
+            .map(|level| level.name().to_owned())
+            .or(bot)
+            .unwrap_or_else(|| "?".to_owned())
+    };
     if let Some(playing) = &table.playing {
         let game = playing.game.map_or(String::new(), |g| format!(" (#{g})"));
         let text = format!(" Now: {} vs {}{game}", level(&playing.x), level(&playing.o));

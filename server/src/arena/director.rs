@@ -613,6 +613,12 @@ impl Director {
                 "this arena is for people; bots play in arenas for bots",
             ));
         }
+        if !ask.bot && self.arena.bots_only {
+            return Err(Refusal::new(
+                ErrorCode::BotsOnly,
+                "this arena is for bots; only a bot account may join it",
+            ));
+        }
         if matches!(
             self.status(now_ms()),
             ArenaStatus::Ending | ArenaStatus::Finished

@@ -141,7 +141,7 @@ pub(crate) async fn create(
         code: code.clone(),
         creator: Some((session.player, session.name())),
         slot: None,
-        bots_only: false,
+        bots_only: request.bots_only,
         finished_ms: None,
     };
     match add(shared, arena).await? {

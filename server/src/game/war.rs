@@ -8,16 +8,22 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use noughts_protocol::{GameId, GameKind, Level, Variant};
+use noughts_protocol::{ClockSpec, GameId, GameKind, Level, Variant};
 use tokio::sync::oneshot;
 use tokio::time::sleep;
 use tracing::warn;
 
 #[cfg(feature = "cluster")]
-use super::war_slot::{self, Slot};
+use super::war_slot::{self, Held, Slot};
 use crate::game::{self, Setup};
+use crate::rules::sitter::Sitter;
+use crate::session::Session;
 use crate::shared::Shared;
 use crate::store::GameStart;
+
+/// A bot's time a move in a league game: its clock starts with this much and gains as much a
+/// move (the levels think for the war games' budget a move).
+const BOT_MOVE_MS: u64 = 10_000;
 
 /// A lone server's war slot: there is none.
 #[cfg(not(feature = "cluster"))]
@@ -38,8 +44,8 @@ pub(crate) async fn start(
         let first = match (restored.remove(&variant), &slot) {
             (Some(ended), _) => Some(ended),
             (None, None) => {
-                let levels = shared.leagues.next(&shared.store, variant).await;
-                start_one(shared, variant, levels).map(|(_, ended)| ended)
+                let seats = next_seats(shared, variant).await;
+                start_one(shared, variant, seats).map(|(_, ended)| ended)
             }
             // A node of a cluster starts one only once it holds the variant's slot.
             (None, Some(_)) => None,
@@ -60,18 +66,36 @@ pub(crate) fn is_the_servers(start: &GameStart) -> bool {
     start.kind == GameKind::War && start.owner.is_none()
 }
 
-/// Starts one war game between `levels` (X's, O's); its id, and the receiver that hears when
-/// it ends.
+/// The seats of `variant`'s next league game: the league's next pairing whose bots (if any)
+/// are connected here.
+async fn next_seats(shared: &Arc<Shared>, variant: Variant) -> [Sitter<Arc<Session>>; 2] {
+    let here = |player| {
+        let session = shared.registry.session(player)?;
+        (session.is_bot() && session.is_connected()).then_some(session)
+    };
+    shared.leagues.next(&shared.store, variant, here).await
+}
+
+/// Starts one war game between `seats` (X's, O's); its id, and the receiver that hears when
+/// it ends. A game with a bot in a seat is played on the league's clock for bots.
 fn start_one(
     shared: &Arc<Shared>,
     variant: Variant,
-    levels: [Level; 2],
+    seats: [Sitter<Arc<Session>>; 2],
 ) -> Option<(GameId, oneshot::Receiver<()>)> {
-    let [x, o] = levels;
+    let clock = seats
+        .iter()
+        .any(|seat| seat.human().is_some())
+        .then_some(ClockSpec {
+            initial_ms: BOT_MOVE_MS,
+            increment_ms: BOT_MOVE_MS,
+        });
     let (on_end, ended) = oneshot::channel();
     let setup = Setup {
         on_end: Some(on_end),
-        ..Setup::war(variant, x, o)
+        clock,
+        seats,
+        ..Setup::war(variant, Level::Perfect, Level::Perfect)
     };
     match game::start(shared, setup) {
         Ok(id) => Some((id, ended)),
@@ -107,15 +131,25 @@ async fn keep(
         }
         current = match &slot {
             #[cfg(feature = "cluster")]
-            Some(slot) => match war_slot::next_held(&shared, slot, variant, start_one).await {
-                Some(next) => next,
+            Some(slot) => match war_slot::next_held(&shared, slot, variant).await {
+                Some(Held::CarryOn(ended)) => Some(ended),
+                Some(Held::Start) => {
+                    let seats = next_seats(&shared, variant).await;
+                    match start_one(&shared, variant, seats) {
+                        Some((game, ended)) => {
+                            war_slot::note(&shared, variant, game).await;
+                            Some(ended)
+                        }
+                        None => None,
+                    }
+                }
                 None => return,
             },
             #[cfg(not(feature = "cluster"))]
             Some(slot) => match *slot {},
             None => {
-                let levels = shared.leagues.next(&shared.store, variant).await;
-                start_one(&shared, variant, levels).map(|(_, ended)| ended)
+                let seats = next_seats(&shared, variant).await;
+                start_one(&shared, variant, seats).map(|(_, ended)| ended)
             }
         };
         if current.is_none() {

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use noughts_protocol::{GameId, Level, Variant};
+use noughts_protocol::{GameId, Variant};
 use tokio::sync::oneshot;
 use tokio::time::sleep;
 use tracing::{info, warn};
@@ -15,10 +15,13 @@ pub(super) use crate::cluster::slot::Slot;
 use crate::game;
 use crate::shared::Shared;
 
-/// How a war game is started between X's and O's levels: its id, and the receiver that hears
-/// when it ends.
-pub(super) type StartOne =
-    fn(&Arc<Shared>, Variant, [Level; 2]) -> Option<(GameId, oneshot::Receiver<()>)>;
+/// What the holder of a variant's slot goes on with.
+pub(super) enum Held {
+    /// The war game it has just taken over: hears when it ends.
+    CarryOn(oneshot::Receiver<()>),
+    /// A new war game, to be started (then noted with [`note`]).
+    Start,
+}
 
 /// In a cluster, `variant`'s war slot, kept (held when this node may) until the games stop;
 /// `None` on a lone server.
@@ -130,15 +133,19 @@ async fn next(shared: &Arc<Shared>, cluster: &Cluster, variant: Variant) -> Next
     }
 }
 
+/// Notes `game` in the cluster as `variant`'s war game, just started by this node.
+pub(super) async fn note(shared: &Arc<Shared>, variant: Variant, game: GameId) {
+    let Some(wing) = shared.wing.as_ref() else {
+        return;
+    };
+    if let Err(err) = wing.cluster.note_work(&slot_name(variant), game.0).await {
+        warn!(cause = %err, %variant, "cannot note the war game being played");
+    }
+}
+
 /// Waits until this node holds `variant`'s slot and may go on, then carries on the
-/// variant's war game or starts the next by `start_one` (noting it); `None` once the server
-/// stops.
-pub(super) async fn next_held(
-    shared: &Arc<Shared>,
-    slot: &Slot,
-    variant: Variant,
-    start_one: StartOne,
-) -> Option<Option<oneshot::Receiver<()>>> {
+/// variant's war game or says to start the next; `None` once the server stops.
+pub(super) async fn next_held(shared: &Arc<Shared>, slot: &Slot, variant: Variant) -> Option<Held> {
     let cluster = &shared.wing.as_ref()?.cluster;
     let stop = shared.lifecycle.stop_games.clone();
     loop {
@@ -150,18 +157,9 @@ pub(super) async fn next_held(
                 .unwrap_or(false)
         {
             match next(shared, cluster, variant).await {
-                Next::CarryOn(ended) => return Some(Some(ended)),
-                Next::Start => {
-                    // The league's next pairing after whatever the last holder counted.
-                    let levels = shared.leagues.next(&shared.store, variant).await;
-                    let Some((game, ended)) = start_one(shared, variant, levels) else {
-                        return Some(None);
-                    };
-                    if let Err(err) = cluster.note_work(&slot_name(variant), game.0).await {
-                        warn!(cause = %err, %variant, "cannot note the war game being played");
-                    }
-                    return Some(Some(ended));
-                }
+                Next::CarryOn(ended) => return Some(Held::CarryOn(ended)),
+                // The league's next pairing after whatever the last holder counted.
+                Next::Start => return Some(Held::Start),
                 Next::Wait => {}
             }
         }

@@ -1,11 +1,12 @@
 //! `become_bot`: an account turns itself into a bot account, for good (as lichess's BOT
 //! accounts). A bot is marked as one wherever its name shows, and quick match pairs it only
 //! with players who chose to play bots; the rule that it has played no rated game is checked by
-//! the store, in the same transaction as the change.
+//! the store, in the same transaction as the change. `enter_league` and `leave_league`: a bot
+//! enters a variant's engines' league, or leaves it.
 
 use std::sync::Arc;
 
-use noughts_protocol::{ErrorCode, RequestId};
+use noughts_protocol::{ErrorCode, RequestId, Variant};
 use tracing::{error, info};
 
 use super::client::{Client, Reply, refuse};
@@ -58,6 +59,53 @@ impl Client {
         if let Some(open) = session.seek().filter(|open| session.end_seek(open.id)) {
             withdraw_seek(&self.shared, open);
         }
+        self.ok(id);
+        Ok(())
+    }
+
+    /// `enter_league` (`entered`) or `leave_league`: refused to a person (`not_a_bot`) and for a
+    /// variant without a league (`no_league`); entering twice, or leaving a league one is not
+    /// in, is no error. Answered `ok` once stored; the league's followers get its table.
+    pub(super) async fn enter_league(
+        &mut self,
+        session: &Arc<Session>,
+        id: Option<RequestId>,
+        variant: Variant,
+        entered: bool,
+    ) -> Reply {
+        if !session.is_bot() {
+            return refuse(
+                ErrorCode::NotABot,
+                "only a bot account plays in the engines' league; see become_bot",
+            );
+        }
+        let leagues = &self.shared.leagues;
+        match leagues
+            .enter(
+                &self.shared.store,
+                variant,
+                session.player,
+                session.name(),
+                entered,
+            )
+            .await
+        {
+            Ok(true) => {}
+            Ok(false) => {
+                return refuse(
+                    ErrorCode::NoLeague,
+                    format!("this server runs no league on {variant}"),
+                );
+            }
+            Err(err) => {
+                error!(cause = %err, "cannot enter a bot in the league");
+                return Err(Refusal::new(
+                    ErrorCode::Internal,
+                    "the server cannot do that now; try again",
+                ));
+            }
+        }
+        info!(player = session.player.0, %variant, entered, "a bot entered or left the league");
         self.ok(id);
         Ok(())
     }

@@ -237,6 +237,12 @@ impl Client {
             ClientMessage::Register(credentials) => self.register(session, id, credentials).await,
             ClientMessage::Sessions => self.sessions(session, id).await,
             ClientMessage::BecomeBot => self.become_bot(session, id).await,
+            ClientMessage::EnterLeague { variant } => {
+                self.enter_league(session, id, variant, true).await
+            }
+            ClientMessage::LeaveLeague { variant } => {
+                self.enter_league(session, id, variant, false).await
+            }
             ClientMessage::RevokeSession { session: device } => {
                 self.revoke_session(session, id, device).await
             }

@@ -1,7 +1,8 @@
 //! The league as a server runs it: per variant, the table read back from the store in the order
 //! its games were counted (so a restart, or another node, carries on from what is stored), the
-//! pairing of the next war game, and the connections that follow the table, each told once per
-//! league game that ends.
+//! bots entered, the pairing of the next war game (a bot that is not here when its pairing
+//! comes up is passed over: the round goes on without that game), and the connections that
+//! follow the table, each told once per league game that ends.
 //!
 //! Every node keeps its own copy: the node playing a variant's war games catches up when one
 //! ends; the others, while someone follows, every few seconds. A catch-up reads only the games
@@ -11,7 +12,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use noughts_protocol::{
-    GameId, LeaguePairing, LeagueStanding, LeagueTable, Level, Mark, ServerMessage, Variant,
+    GameId, LeaguePairing, LeagueStanding, LeagueTable, Level, Mark, PlayerId, ServerMessage,
+    Variant,
 };
 use tokio_util::sync::CancellationToken;
 use tracing::warn;
@@ -20,7 +22,8 @@ use super::entrant::Entrant;
 use super::table::{Finish, Pairing, Table, round};
 use crate::net::outbound::{ConnId, Outbound, frame};
 use crate::rules::rating::points;
-use crate::store::{LEAGUE_PAGE, Store, StoreError};
+use crate::rules::sitter::Sitter;
+use crate::store::{LEAGUE_PAGE, LeagueBot, Store, StoreError};
 
 /// How many pairings to come a table shows.
 const NEXT_SHOWN: usize = 4;
@@ -38,8 +41,8 @@ pub(crate) struct Leagues {
 #[derive(Debug)]
 struct League {
     variant: Variant,
-    /// Who plays, in the league's order (the round robin's pairings name them by place).
-    entrants: Vec<Entrant>,
+    /// The AI levels that play, in the league's order; the bots entered follow them.
+    levels: Vec<Entrant>,
     /// The one pairing every war game plays instead of the round robin's, if the operator
     /// pinned one; its games still count.
     pinned: Option<[Level; 2]>,
@@ -52,14 +55,21 @@ struct League {
 /// A league's table as far as the store was read.
 #[derive(Debug)]
 struct State {
+    /// Every entrant with a line in the table: the levels, then each bot as it first entered
+    /// (or first appeared in a counted game), those that left included.
+    entrants: Vec<Entrant>,
     table: Table,
+    /// The bots that entered, as last read: their names, and which are in the league now.
+    bots: Vec<LeagueBot>,
+    /// The last counted game's pairing: the round robin goes on from the one after it.
+    last_pair: Option<[Entrant; 2]>,
     /// League games counted on the variant, entrants no longer in the league's included: the
     /// round robin's place.
     counted: u32,
     /// The `n` of the last game read.
     last: u64,
-    /// The war game being played, as last read, with X's and O's levels.
-    playing: Option<(GameId, [Level; 2])>,
+    /// The war game being played, as last read, with X's and O's seats.
+    playing: Option<(GameId, [Sitter; 2])>,
 }
 
 impl Leagues {
@@ -80,10 +90,13 @@ impl Leagues {
             .iter()
             .map(|&variant| League {
                 variant,
-                entrants: unique.clone(),
+                levels: unique.clone(),
                 pinned,
                 state: tokio::sync::Mutex::new(State {
+                    entrants: unique.clone(),
                     table: Table::new(unique.len()),
+                    bots: Vec::new(),
+                    last_pair: None,
                     counted: 0,
                     last: 0,
                     playing: None,
@@ -117,21 +130,60 @@ impl Leagues {
         Ok(Some(league.shown(&state)))
     }
 
-    /// X's and O's levels in `variant`'s next war game: the round robin's next pairing after
-    /// the games stored (or the pinned one).
-    pub(crate) async fn next(&self, store: &Store, variant: Variant) -> [Level; 2] {
+    /// X's and O's seats in `variant`'s next war game: the round robin's next pairing after
+    /// the games stored (or the pinned one), passing over a pairing with a bot that `here` does
+    /// not find (it gives the bot's seat when the bot is connected to this node).
+    pub(crate) async fn next<S>(
+        &self,
+        store: &Store,
+        variant: Variant,
+        here: impl Fn(PlayerId) -> Option<S>,
+    ) -> [Sitter<S>; 2] {
+        let perfect = || [Sitter::Ai(Level::Perfect), Sitter::Ai(Level::Perfect)];
         let Some(league) = self.find(variant) else {
-            return [Level::Perfect; 2];
+            return perfect();
         };
         let mut state = league.state.lock().await;
         if let Err(err) = league.catch_up(&mut state, store).await {
             warn!(cause = %err, %variant, "cannot read the league; pairing from what was read");
         }
-        league
-            .upcoming(state.counted, 1)
-            .first()
-            .copied()
-            .map_or([Level::Perfect; 2], |[x, o]| [x.level(), o.level()])
+        let seat = |entrant: Entrant| match entrant {
+            Entrant::Level(level) => Some(Sitter::Ai(level)),
+            Entrant::Bot(player) => here(player).map(Sitter::Human),
+        };
+        let games = league.upcoming(&state, usize::MAX);
+        for [x, o] in games {
+            if let (Some(x), Some(o)) = (seat(x), seat(o)) {
+                return [x, o];
+            }
+        }
+        perfect()
+    }
+
+    /// Enters or takes out (`entered`) the bot `player`, named `name`, in `variant`'s league;
+    /// false if no league runs on it.
+    pub(crate) async fn enter(
+        &self,
+        store: &Store,
+        variant: Variant,
+        player: PlayerId,
+        name: String,
+        entered: bool,
+    ) -> Result<bool, StoreError> {
+        let Some(league) = self.find(variant) else {
+            return Ok(false);
+        };
+        if entered {
+            store.enter_league(variant, player, name).await?;
+        } else {
+            store.leave_league(variant, player).await?;
+        }
+        let mut state = league.state.lock().await;
+        league.catch_up(&mut state, store).await?;
+        let table = league.shown(&state);
+        drop(state);
+        league.tell(table);
+        Ok(true)
     }
 
     /// A war game of `variant` ended: catches up and, if a league game was counted, tells the
@@ -191,29 +243,37 @@ impl Leagues {
 }
 
 impl League {
-    /// Reads the games counted since the last read, and the war game being played.
+    /// Reads the games counted since the last read, the bots entered and the war game being
+    /// played. A rating period closes every round of the levels' own round robin (whoever else
+    /// entered), so that every reader closes it after the same games.
     async fn catch_up(&self, state: &mut State, store: &Store) -> Result<(), StoreError> {
-        let games = u32::try_from(round(self.entrants.len()).len()).unwrap_or(u32::MAX);
+        let period = u32::try_from(round(self.levels.len()).len()).unwrap_or(u32::MAX);
         loop {
             let news = store.league_news(self.variant, state.last).await?;
             state.playing = news.playing;
+            for bot in &news.bots {
+                state.place(Entrant::Bot(bot.player));
+            }
+            state.bots = news.bots;
             let full = news.games.len() >= LEAGUE_PAGE as usize;
             for game in news.games {
                 state.last = game.n;
                 state.counted += 1;
-                let place = |key: &str| {
-                    let entrant = Entrant::from_key(key)?;
-                    self.entrants.iter().position(|e| *e == entrant)
-                };
-                if let (Some(x), Some(o)) = (place(&game.x), place(&game.o)) {
+                if let (Some(x), Some(o)) = (Entrant::from_key(&game.x), Entrant::from_key(&game.o))
+                {
                     let finish = match game.winner {
                         Some(Mark::X) => Finish::XWon,
                         Some(Mark::O) => Finish::OWon,
                         None => Finish::Drawn,
                     };
-                    state.table.record(Pairing { x, o }, finish);
+                    let pairing = Pairing {
+                        x: state.place(x),
+                        o: state.place(o),
+                    };
+                    state.table.record(pairing, finish);
+                    state.last_pair = Some([x, o]);
                 }
-                if games > 0 && state.counted.is_multiple_of(games) {
+                if period > 0 && state.counted.is_multiple_of(period) {
                     state.table.close_round();
                 }
             }
@@ -223,33 +283,57 @@ impl League {
         }
     }
 
-    /// The `n` pairings from the `counted`th game of the league on: the pinned one, or the
-    /// round robin's (none with fewer than two entrants).
-    fn upcoming(&self, counted: u32, n: usize) -> Vec<[Entrant; 2]> {
+    /// Who is in the league now: the levels, then the bots entered.
+    fn active(&self, state: &State) -> Vec<Entrant> {
+        let bots = state.bots.iter().filter(|bot| bot.entered);
+        let mut active = self.levels.clone();
+        active.extend(bots.map(|bot| Entrant::Bot(bot.player)));
+        active
+    }
+
+    /// The `n` pairings after the last counted game's, in the round robin of the entrants in
+    /// the league now (from the `counted`th place if the last pairing is not in it: someone
+    /// entered or left), or the pinned one.
+    fn upcoming(&self, state: &State, n: usize) -> Vec<[Entrant; 2]> {
         if let Some([x, o]) = self.pinned {
             return vec![[Entrant::Level(x), Entrant::Level(o)]; n];
         }
-        let games = round(self.entrants.len());
+        let active = self.active(state);
+        let games = round(active.len());
         if games.is_empty() {
             return Vec::new();
         }
-        (0..n)
+        let after_last = state.last_pair.and_then(|[x, o]| {
+            games
+                .iter()
+                .position(|g| active[g.x] == x && active[g.o] == o)
+                .map(|i| i + 1)
+        });
+        let from = after_last.unwrap_or(state.counted as usize);
+        (0..n.min(games.len()))
             .map(|i| {
-                let game = games[(counted as usize + i) % games.len()];
-                [self.entrants[game.x], self.entrants[game.o]]
+                let game = games[(from + i) % games.len()];
+                [active[game.x], active[game.o]]
             })
             .collect()
     }
 
     /// The table as the protocol shows it.
     fn shown(&self, state: &State) -> LeagueTable {
-        let mut standings: Vec<LeagueStanding> = self
+        let name = |entrant: Entrant| match entrant {
+            Entrant::Bot(player) => {
+                let bot = state.bots.iter().find(|bot| bot.player == player);
+                entrant.shown(bot.map(|bot| bot.name.as_str()))
+            }
+            Entrant::Level(_) => entrant.shown(None),
+        };
+        let mut standings: Vec<LeagueStanding> = state
             .entrants
             .iter()
             .zip(state.table.rows())
-            .map(|(entrant, row)| LeagueStanding {
+            .map(|(&entrant, row)| LeagueStanding {
                 entrant: entrant.wire(),
-                name: entrant.shown(),
+                name: name(entrant),
                 games: row.played,
                 wins: row.wins,
                 draws: row.draws,
@@ -267,19 +351,22 @@ impl League {
         };
         let playing = state
             .playing
-            .map(|(game, [x, o])| pairing([Entrant::Level(x), Entrant::Level(o)], Some(game)));
-        let next = self
-            .upcoming(state.counted + u32::from(playing.is_some()), NEXT_SHOWN)
-            .into_iter()
-            .map(|entrants| pairing(entrants, None))
-            .collect();
+            .map(|(game, [x, o])| pairing([Entrant::of_seat(x), Entrant::of_seat(o)], Some(game)));
+        let mut next = self.upcoming(state, NEXT_SHOWN + 1);
+        // The game being played is the first of them, unless it was passed over for it.
+        if let Some(playing) = &playing
+            && next.first().map(|[x, o]| [x.wire(), o.wire()]) == Some([playing.x, playing.o])
+        {
+            next.remove(0);
+        }
+        next.truncate(NEXT_SHOWN);
         LeagueTable {
             variant: self.variant,
             games: state.counted,
-            round_games: u32::try_from(round(self.entrants.len()).len()).unwrap_or(u32::MAX),
+            round_games: u32::try_from(round(self.active(state).len()).len()).unwrap_or(u32::MAX),
             standings,
             playing,
-            next,
+            next: next.into_iter().map(|e| pairing(e, None)).collect(),
         }
     }
 
@@ -288,6 +375,19 @@ impl League {
     fn tell(&self, table: LeagueTable) {
         let frame = frame(None, ServerMessage::LeagueTable(Box::new(table)));
         lock(&self.followers).retain(|out| out.send(frame.clone()));
+    }
+}
+
+impl State {
+    /// `entrant`'s place in the table, giving it a line if it has none (a bot seen for the
+    /// first time).
+    fn place(&mut self, entrant: Entrant) -> usize {
+        if let Some(place) = self.entrants.iter().position(|e| *e == entrant) {
+            return place;
+        }
+        self.entrants.push(entrant);
+        self.table.add_entrant();
+        self.entrants.len() - 1
     }
 }
 

@@ -91,6 +91,13 @@ impl Table {
         }
     }
 
+    /// Adds an entrant (a bot that entered), unrated, at the next place.
+    pub fn add_entrant(&mut self) {
+        self.rows.push(Table::new(1).rows[0]);
+        self.ratings.push(NEW);
+        self.round.push(Vec::new());
+    }
+
     /// Counts one finished game: in the table at once, in the ratings when the round closes.
     /// A pairing naming an entrant the table does not have is ignored.
     pub fn record(&mut self, game: Pairing, finish: Finish) {

@@ -346,7 +346,8 @@ pub(super) fn end_game(
     if ending.reason == noughts_protocol::EndReason::Aborted {
         return Ok(None);
     }
-    if closed.x.is_none() && closed.o.is_none() {
+    // A league game is unrated (on the players' ratings), whoever sits in it.
+    if !closed.rated {
         count_in_league(db, game, ending)?;
         return Ok(None);
     }
@@ -400,28 +401,35 @@ pub(super) fn end_game(
 }
 
 /// Counts `game`, which has just ended (not aborted), in the league if it is a league game: a
-/// war game of the server's own between two AI seats. Inside the end's transaction, so that an
+/// war game of the server's own (between two AI levels, or with a bot in a seat). Inside the end's transaction, so that an
 /// end counts exactly when it is stored, and once.
 fn count_in_league(db: &mut dyn Backend, game: GameId, ending: &Ending) -> Result<(), StoreError> {
     let Some(row) = db.game(game)? else {
         return Ok(());
     };
     let start = &row.start;
-    let (GameKind::War, None, [Sitter::Ai(x), Sitter::Ai(o)]) =
-        (start.kind, start.owner, &start.seats)
-    else {
+    let (GameKind::War, None) = (start.kind, start.owner) else {
         return Ok(());
     };
     db.add_league_game(&LeagueGame {
         n: 0,
         game,
         variant: start.variant,
-        x: text(*x),
-        o: text(*o),
+        x: league_key(start.seats[0]),
+        o: league_key(start.seats[1]),
         winner: ending.winner,
         ended_ms: ending.ended_ms,
     })?;
     Ok(())
+}
+
+/// A seat of a league game as the league names its entrant: an AI level by its name, a bot (the
+/// only person a war game of the server's own seats) as `bot:` and its player id.
+pub(crate) fn league_key(seat: Sitter) -> String {
+    match seat {
+        Sitter::Ai(level) => text(level),
+        Sitter::Human(player) => format!("bot:{}", player.0),
+    }
 }
 
 fn opposite(score: Score) -> Score {

@@ -3,7 +3,9 @@
 //! order it was counted (the end of a game counts it in the same transaction, see
 //! `backend::end_game`).
 
-use noughts_protocol::{GameId, Level, Mark, Variant};
+use noughts_protocol::{GameId, Mark, PlayerId, Variant};
+
+use crate::rules::sitter::Sitter;
 
 use super::records::StoreError;
 
@@ -18,7 +20,8 @@ pub(crate) struct LeagueGame {
     pub(crate) n: u64,
     pub(crate) game: GameId,
     pub(crate) variant: Variant,
-    /// X's and O's entrants, as the league names them (an AI level's name).
+    /// X's and O's entrants, as the league names them (an AI level's name, or `bot:` and a
+    /// bot account's player id).
     pub(crate) x: String,
     pub(crate) o: String,
     /// `None` for a draw.
@@ -32,8 +35,24 @@ pub(crate) struct LeagueGame {
 pub(crate) struct LeagueNews {
     /// The league games after the reader's last, in order (at most [`LEAGUE_PAGE`]).
     pub(crate) games: Vec<LeagueGame>,
-    /// The variant's war game of the server's own being played, with X's and O's levels.
-    pub(crate) playing: Option<(GameId, [Level; 2])>,
+    /// The variant's war game of the server's own being played, with X's and O's seats (a
+    /// bot's by its player id).
+    pub(crate) playing: Option<(GameId, [Sitter; 2])>,
+    /// The bots that have entered the variant's league, those that left since included, in
+    /// the order they first entered.
+    pub(crate) bots: Vec<LeagueBot>,
+}
+
+/// A bot account that has entered a variant's league.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LeagueBot {
+    pub(crate) player: PlayerId,
+    /// Its name when it last entered.
+    pub(crate) name: String,
+    /// When it first entered: the entrants' order.
+    pub(crate) entered_ms: u64,
+    /// Whether it is in the league now (false once it has left).
+    pub(crate) entered: bool,
 }
 
 /// What one database keeps of the league. Every write runs inside the store's transaction.
@@ -48,4 +67,11 @@ pub(super) trait LeagueBackend {
         after: u64,
         limit: u32,
     ) -> Result<Vec<LeagueGame>, StoreError>;
+    /// Enters `bot.player` into `variant`'s league (again, keeping its first `entered_ms`, if
+    /// it left); false, changing nothing, if it is in already.
+    fn enter_league(&mut self, variant: Variant, bot: &LeagueBot) -> Result<bool, StoreError>;
+    /// Takes `player` out of `variant`'s league; false if it was not in.
+    fn leave_league(&mut self, variant: Variant, player: PlayerId) -> Result<bool, StoreError>;
+    /// `variant`'s bots, those that left included, by `entered_ms` then player id.
+    fn league_bots(&mut self, variant: Variant) -> Result<Vec<LeagueBot>, StoreError>;
 }

@@ -1,12 +1,11 @@
 //! The [`Store`]'s calls for the engines' league: its games read back in order, with the war
 //! game being played.
 
-use noughts_protocol::Variant;
+use noughts_protocol::{PlayerId, Variant};
 
-use super::league::{LEAGUE_PAGE, LeagueNews};
+use super::league::{LEAGUE_PAGE, LeagueBot, LeagueNews};
 use super::queue::Store;
 use super::records::StoreError;
-use crate::rules::sitter::Sitter;
 
 impl Store {
     /// `variant`'s league games after the `after`th (by their `n`), and the war game of the
@@ -21,12 +20,45 @@ impl Store {
             let mut playing = None;
             if let Some(&id) = db.live_war_games(variant)?.first()
                 && let Some(row) = db.game(id)?
-                && let [Sitter::Ai(x), Sitter::Ai(o)] = row.start.seats
+                && row.start.owner.is_none()
             {
-                playing = Some((id, [x, o]));
+                playing = Some((id, row.start.seats));
             }
-            Ok(LeagueNews { games, playing })
+            let bots = db.league_bots(variant)?;
+            Ok(LeagueNews {
+                games,
+                playing,
+                bots,
+            })
         })
         .await
+    }
+
+    /// Enters the bot `player` (named `name`) into `variant`'s league; false if it is in
+    /// already.
+    pub(crate) async fn enter_league(
+        &self,
+        variant: Variant,
+        player: PlayerId,
+        name: String,
+    ) -> Result<bool, StoreError> {
+        let bot = LeagueBot {
+            player,
+            name,
+            entered_ms: super::records::now_ms(),
+            entered: true,
+        };
+        self.write("enter league", move |db| db.enter_league(variant, &bot))
+            .await
+    }
+
+    /// Takes the bot `player` out of `variant`'s league; false if it was not in.
+    pub(crate) async fn leave_league(
+        &self,
+        variant: Variant,
+        player: PlayerId,
+    ) -> Result<bool, StoreError> {
+        self.write("leave league", move |db| db.leave_league(variant, player))
+            .await
     }
 }

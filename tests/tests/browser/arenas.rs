@@ -35,6 +35,7 @@ async fn the_lobby_lists_an_arena_and_opens_its_standings() {
         start_ms: Some(u64::try_from(now.as_millis()).unwrap() + 600_000),
         length_secs: 1800,
         private: false,
+        bots_only: false,
     };
     let arena = match players[0]
         .request(1, ClientMessage::CreateArena(request))

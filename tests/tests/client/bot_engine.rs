@@ -13,7 +13,7 @@ use noughts_tests::accounts::{TEST_PASSWORD, make_account, registered};
 use crate::support::{bin, config, temp_dir};
 
 /// The engine: the first empty cell of each position, by its 0-based number.
-const FIRST_EMPTY: &str = r#"#!/bin/sh
+pub(crate) const FIRST_EMPTY: &str = r#"#!/bin/sh
 while read variant board; do
   cells=$(printf '%s' "$board" | tr -d /)
   i=0
@@ -23,7 +23,7 @@ done
 "#;
 
 /// The first empty cell of `board`.
-fn first_empty(board: &Board) -> usize {
+pub(crate) fn first_empty(board: &Board) -> usize {
     (0..board.variant().cells())
         .find(|&cell| board.get(cell).is_none())
         .expect("a free cell")

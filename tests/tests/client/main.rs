@@ -4,6 +4,7 @@
 mod accounts;
 mod analysis;
 mod arena;
+mod bot_arena;
 mod bot_engine;
 mod commands;
 mod game_panel;

@@ -101,6 +101,7 @@ async fn a_whole_short_arena(db: Db) {
         start_ms: Some(now_ms() + 2_500),
         length_secs: LENGTH_SECS,
         private: false,
+        bots_only: false,
     };
     let guest_create = ClientMessage::CreateArena(request.clone());
     guest
@@ -418,6 +419,7 @@ async fn an_arena_outlives_a_restart(db: Db) {
         start_ms: None,
         length_secs: 120,
         private: false,
+        bots_only: false,
     };
     let arena = match players[0]
         .request(1, ClientMessage::CreateArena(request))

@@ -18,6 +18,7 @@ mod faults;
 mod fine_print;
 mod health;
 mod league;
+mod league_bots;
 mod logs;
 mod metrics;
 mod moderation;

@@ -1,10 +1,10 @@
 //! The engines' league in memory: the counted games in order, each game once.
 
-use noughts_protocol::Variant;
+use noughts_protocol::{PlayerId, Variant};
 
 use super::Memory;
 use super::tables::Change;
-use crate::store::league::{LeagueBackend, LeagueGame};
+use crate::store::league::{LeagueBackend, LeagueBot, LeagueGame};
 use crate::store::records::StoreError;
 
 impl LeagueBackend for Memory {
@@ -33,5 +33,48 @@ impl LeagueBackend for Memory {
             .take(limit as usize)
             .cloned()
             .collect())
+    }
+
+    fn enter_league(&mut self, variant: Variant, bot: &LeagueBot) -> Result<bool, StoreError> {
+        let key = (variant, bot.player);
+        let row = match self.tables.league_bots.get(&key) {
+            Some(kept) if kept.entered => return Ok(false),
+            Some(kept) => LeagueBot {
+                name: bot.name.clone(),
+                entered: true,
+                ..kept.clone()
+            },
+            None => LeagueBot {
+                entered: true,
+                ..bot.clone()
+            },
+        };
+        self.tables.change(Change::LeagueBot(key, Some(row)));
+        Ok(true)
+    }
+
+    fn leave_league(&mut self, variant: Variant, player: PlayerId) -> Result<bool, StoreError> {
+        let key = (variant, player);
+        let Some(kept) = self.tables.league_bots.get(&key).filter(|b| b.entered) else {
+            return Ok(false);
+        };
+        let row = LeagueBot {
+            entered: false,
+            ..kept.clone()
+        };
+        self.tables.change(Change::LeagueBot(key, Some(row)));
+        Ok(true)
+    }
+
+    fn league_bots(&mut self, variant: Variant) -> Result<Vec<LeagueBot>, StoreError> {
+        let mut bots: Vec<LeagueBot> = self
+            .tables
+            .league_bots
+            .iter()
+            .filter(|((v, _), _)| *v == variant)
+            .map(|(_, bot)| bot.clone())
+            .collect();
+        bots.sort_by_key(|bot| (bot.entered_ms, bot.player.0));
+        Ok(bots)
     }
 }

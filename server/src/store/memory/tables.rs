@@ -13,7 +13,7 @@ use noughts_protocol::{ArenaId, GameId, Mark, PlayerId, Variant};
 
 use super::super::accounts::{StoredAccount, StoredDevice};
 use super::super::arenas::{ArenaGame, Entrant, Place, StoredArena};
-use super::super::league::LeagueGame;
+use super::super::league::{LeagueBot, LeagueGame};
 use super::super::records::ModerationEntry;
 use super::super::records::{Results, StoreError, StoredMove, TokenHash};
 use super::super::rows::GameRow;
@@ -106,6 +106,8 @@ pub(super) enum Change {
     AddLeague(LeagueGame),
     /// The league's last counted game taken off.
     PopLeague,
+    /// A bot's entry in a variant's league set (or, `None`, taken off).
+    LeagueBot((Variant, PlayerId), Option<LeagueBot>),
 }
 
 /// Everything the memory store keeps.
@@ -134,6 +136,8 @@ pub(super) struct Tables {
     pub(super) moderation: Vec<ModerationEntry>,
     /// The league's counted games, in the order counted (kept whole, as the log is).
     pub(super) league: Vec<LeagueGame>,
+    /// The bots that entered each variant's league.
+    pub(super) league_bots: HashMap<(Variant, PlayerId), LeagueBot>,
     /// While a transaction is open, the changes that undo it, oldest first.
     undo: Option<Vec<Change>>,
     /// Where the open savepoint's undo starts.
@@ -210,6 +214,9 @@ impl Tables {
                 Some(game) => Change::AddLeague(game),
                 None => Change::PopLeague,
             },
+            Change::LeagueBot(key, row) => {
+                Change::LeagueBot(key, set(&mut self.league_bots, key, row))
+            }
             Change::Token(hash, row) => {
                 let old = set(&mut self.tokens, hash, row);
                 if let Some(old) = &old {

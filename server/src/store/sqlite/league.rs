@@ -1,11 +1,11 @@
 //! The engines' league in SQLite: a game counted once by its id, and the games read back in
 //! the order they were counted.
 
-use noughts_protocol::{GameId, Variant};
+use noughts_protocol::{GameId, PlayerId, Variant};
 use rusqlite::params;
 
 use super::Sqlite;
-use crate::store::league::{LeagueBackend, LeagueGame};
+use crate::store::league::{LeagueBackend, LeagueBot, LeagueGame};
 use crate::store::records::StoreError;
 use crate::store::rows::{int, parse, text, uint};
 
@@ -65,5 +65,49 @@ impl LeagueBackend for Sqlite {
             });
         }
         Ok(games)
+    }
+
+    fn enter_league(&mut self, variant: Variant, bot: &LeagueBot) -> Result<bool, StoreError> {
+        let changed = self
+            .db
+            .prepare_cached(
+                "INSERT INTO league_bots (variant, player, name, entered_ms, entered) \
+                 VALUES (?1, ?2, ?3, ?4, 1) ON CONFLICT (variant, player) DO UPDATE \
+                 SET entered = 1, name = excluded.name WHERE league_bots.entered = 0",
+            )?
+            .execute(params![
+                text(variant),
+                int(bot.player.0),
+                bot.name,
+                int(bot.entered_ms)
+            ])?;
+        Ok(changed == 1)
+    }
+
+    fn leave_league(&mut self, variant: Variant, player: PlayerId) -> Result<bool, StoreError> {
+        let changed = self
+            .db
+            .prepare_cached(
+                "UPDATE league_bots SET entered = 0 \
+                 WHERE variant = ?1 AND player = ?2 AND entered = 1",
+            )?
+            .execute(params![text(variant), int(player.0)])?;
+        Ok(changed == 1)
+    }
+
+    fn league_bots(&mut self, variant: Variant) -> Result<Vec<LeagueBot>, StoreError> {
+        let mut query = self.db.prepare_cached(
+            "SELECT player, name, entered_ms, entered FROM league_bots \
+             WHERE variant = ?1 ORDER BY entered_ms, player",
+        )?;
+        let rows = query.query_map(params![text(variant)], |row| {
+            Ok(LeagueBot {
+                player: PlayerId(uint(row.get::<_, i64>(0)?)),
+                name: row.get(1)?,
+                entered_ms: uint(row.get::<_, i64>(2)?),
+                entered: row.get::<_, i64>(3)? != 0,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 }

@@ -93,6 +93,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/010_league.sql"),
     include_str!("../migrations/011_bots.sql"),
     include_str!("../migrations/012_arenas.sql"),
+    include_str!("../migrations/013_league_bots.sql"),
 ];
 
 /// Opens the database, sets it up for durable concurrent use and brings its schema up to date.

@@ -1,7 +1,7 @@
 //! What every store keeps of the engines' league: a finished war game of the server's own
-//! between two AI seats counts once, by its game id, in order; other games, aborted games and a
-//! second end do not; the games come back after a reopening, and the war game being played with
-//! them.
+//! counts once, by its game id, in order (a bot's seat named by its player id); other games,
+//! aborted games and a second end do not; the games come back after a reopening, and the war
+//! game being played with them. Bots enter, leave and come back, keeping their first place.
 
 use noughts_protocol::{EndReason, GameId, GameKind, Level, Mark, PlayerId, Variant};
 
@@ -10,7 +10,10 @@ use super::Fresh;
 use super::suite::{ending, start, with_players};
 use crate::rules::sitter::Sitter;
 
-on_both!(a_league_game_counts_once_in_order_and_survives_a_reopening);
+on_both!(
+    a_league_game_counts_once_in_order_and_survives_a_reopening,
+    bots_enter_and_leave_the_league
+);
 
 /// A war game of the server's own between `x` and `o` on cube.
 fn war(game: u64, x: Level, o: Level) -> GameStart {
@@ -74,7 +77,10 @@ async fn a_league_game_counts_once_in_order_and_survives_a_reopening(db: Fresh) 
     assert!(news.games[0].n < news.games[1].n);
     assert_eq!(
         news.playing,
-        Some((GameId(11), [Level::Medium, Level::Easy]))
+        Some((
+            GameId(11),
+            [Sitter::Ai(Level::Medium), Sitter::Ai(Level::Easy)]
+        ))
     );
     assert!(
         store
@@ -94,4 +100,81 @@ async fn a_league_game_counts_once_in_order_and_survives_a_reopening(db: Fresh) 
     let (store, _) = db.open().await;
     let again = store.league_news(Variant::Cube, 0).await.unwrap();
     assert_eq!(again.games, news.games);
+}
+
+async fn bots_enter_and_leave_the_league(db: Fresh) {
+    let store = with_players(&db).await;
+    let (ada, bob) = (PlayerId(1), PlayerId(2));
+    assert!(
+        store
+            .enter_league(Variant::Cube, bob, "bob".into())
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .enter_league(Variant::Cube, bob, "bob".into())
+            .await
+            .unwrap()
+    );
+    // Entered a few milliseconds later: after bob.
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    assert!(
+        store
+            .enter_league(Variant::Cube, ada, "ada".into())
+            .await
+            .unwrap()
+    );
+    assert!(store.leave_league(Variant::Cube, bob).await.unwrap());
+    assert!(!store.leave_league(Variant::Cube, bob).await.unwrap());
+    assert!(!store.leave_league(Variant::Four, ada).await.unwrap());
+    // A bot's league game: its seat is named by its player id.
+    store
+        .start_game(war_with(12, [Sitter::Human(ada), Sitter::Ai(Level::Easy)]))
+        .await
+        .unwrap();
+    store
+        .end_game(GameId(12), ending(Some(Mark::X), EndReason::Line))
+        .await
+        .unwrap();
+    drop(store);
+    let (store, _) = db.open().await;
+    // Bob back in, under a new name: still first, as he first entered first.
+    assert!(
+        store
+            .enter_league(Variant::Cube, bob, "bobby".into())
+            .await
+            .unwrap()
+    );
+    let news = store.league_news(Variant::Cube, 0).await.unwrap();
+    let bots: Vec<_> = news
+        .bots
+        .iter()
+        .map(|b| (b.player, b.name.as_str(), b.entered))
+        .collect();
+    assert_eq!(bots, [(bob, "bobby", true), (ada, "ada", true)]);
+    assert_eq!(
+        news.games
+            .iter()
+            .map(|g| (g.x.as_str(), g.o.as_str()))
+            .collect::<Vec<_>>(),
+        [("bot:1", "easy")]
+    );
+    assert!(
+        store
+            .league_news(Variant::Four, 0)
+            .await
+            .unwrap()
+            .bots
+            .is_empty()
+    );
+}
+
+/// A war game of the server's own on cube between `seats`.
+fn war_with(game: u64, seats: [Sitter; 2]) -> GameStart {
+    GameStart {
+        kind: GameKind::War,
+        variant: Variant::Cube,
+        ..start(game, seats, false)
+    }
 }
