@@ -69,6 +69,7 @@ async fn a_terminal_player_joins_an_arena_plays_its_pairing_and_withdraws_under_
         start_ms: None,
         length_secs: 300,
         private: false,
+        bots_only: false,
     };
     let arena = match rival.request(1, ClientMessage::CreateArena(request)).await {
         ServerMessage::ArenaCreated { info, .. } => info.arena,

@@ -273,6 +273,7 @@ async fn an_arena_over_three_nodes_outlives_its_directing_node() {
         start_ms: Some(start_ms),
         length_secs: LENGTH_SECS,
         private: false,
+        bots_only: false,
     };
     // Created on the first node, which directs it.
     let (arena, end_ms) = match clients[0]
