@@ -280,6 +280,7 @@ async fn create(ws: &mut Socket, tag: &str) -> anyhow::Result<ArenaId> {
         start_ms: None,
         length_secs: 3600,
         private: false,
+        bots_only: false,
     });
     client::send(ws, request).await?;
     client::until(ws, |m| match m {

@@ -393,11 +393,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 };
                 return soak_command(&servers, common, &soak).await;
             }
-            Command::Cluster(args) => {
-                let db_dir = servers.db_dir.clone().unwrap_or_else(std::env::temp_dir);
-                let bin = &servers.server_bin;
-                return noughts_loadgen::shards::command(args, bin, &db_dir, common.json).await;
-            }
+            Command::Cluster(args) => return cluster_command(&servers, args, common.json).await,
             Command::League(options) => return league_command(&servers, options).await,
             Command::Capacity { options, peer } => {
                 return capacity_command(&servers, common, options, peer.as_deref()).await;
@@ -439,6 +435,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             ExitCode::from(2)
         })
     })
+}
+
+/// `cluster`: the several-nodes benchmark, its servers started in the database directory.
+async fn cluster_command(
+    servers: &Servers,
+    args: &noughts_loadgen::cluster::ClusterArgs,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let db_dir = servers.db_dir.clone().unwrap_or_else(std::env::temp_dir);
+    noughts_loadgen::shards::command(args, &servers.server_bin, &db_dir, json).await
 }
 
 /// `league`: the league played by a server this run starts, its tables printed.

@@ -607,18 +607,7 @@ impl Director {
                 "arena games are rated: register an account to join",
             ));
         }
-        if ask.bot && !self.arena.bots_only {
-            return Err(Refusal::new(
-                ErrorCode::NoBots,
-                "this arena is for people; bots play in arenas for bots",
-            ));
-        }
-        if !ask.bot && self.arena.bots_only {
-            return Err(Refusal::new(
-                ErrorCode::BotsOnly,
-                "this arena is for bots; only a bot account may join it",
-            ));
-        }
+        standings::may_join(ask.bot, self.arena.bots_only)?;
         if matches!(
             self.status(now_ms()),
             ArenaStatus::Ending | ArenaStatus::Finished

@@ -5,8 +5,9 @@
 use std::cmp::Reverse;
 use std::time::Duration;
 
-use noughts_protocol::{ArenaLine, ArenaStatus, GameId, PlayerId};
+use noughts_protocol::{ArenaLine, ArenaStatus, ErrorCode, GameId, PlayerId};
 
+use crate::error::Refusal;
 pub(crate) use crate::store::on_fire;
 use crate::store::{Entrant, StoredArena};
 #[cfg(test)]
@@ -100,6 +101,23 @@ pub(crate) fn own_members(me: Option<&ArenaLine>, my_game: Option<&GameId>) -> S
         members.push_str(&format!(",\"my_game\":{}", game.0));
     }
     members
+}
+
+
+/// Whether a player (a bot account, `bot`) may join an arena (for bots only, `bots_only`): bots
+/// play in arenas for bots, people in the others.
+pub(crate) fn may_join(bot: bool, bots_only: bool) -> Result<(), Refusal> {
+    match (bot, bots_only) {
+        (true, false) => Err(Refusal::new(
+            ErrorCode::NoBots,
+            "this arena is for people; bots play in arenas for bots",
+        )),
+        (false, true) => Err(Refusal::new(
+            ErrorCode::BotsOnly,
+            "this arena is for bots; only a bot account may join it",
+        )),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
