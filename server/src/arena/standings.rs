@@ -103,7 +103,6 @@ pub(crate) fn own_members(me: Option<&ArenaLine>, my_game: Option<&GameId>) -> S
     members
 }
 
-
 /// Whether a player (a bot account, `bot`) may join an arena (for bots only, `bots_only`): bots
 /// play in arenas for bots, people in the others.
 pub(crate) fn may_join(bot: bool, bots_only: bool) -> Result<(), Refusal> {
