@@ -506,6 +506,7 @@ async fn an_arena_never_pairs_a_player_with_one_they_block() {
         start_ms: Some(now_ms() + 1_500),
         length_secs: 60,
         private: false,
+        bots_only: false,
     };
     let arena = match players[0]
         .request(2, ClientMessage::CreateArena(request))
