@@ -15,6 +15,7 @@ import { account, accountActionsFor, accountMessage, accountView, forget, listSe
 import { Connection, storedName, storeName, storeUsername } from "./net.js";
 import { focusBoard } from "./board.js";
 import { awayTick, gameView } from "./game.js";
+import { arenaBackDue, arenaFrame, arenaGameState } from "./arena.js";
 import { applyLobbyUpdate, browseView, lobbyView } from "./lobby.js";
 import { answered, listed, refused } from "./moderation.js";
 import { openProfile, profileMessage, profileView } from "./profile.js";
@@ -171,7 +172,7 @@ function onMessage(message) {
       announce(game.note);
       break;
     }
-    case "arena": state.arena = message; break;
+    case "arena": arenaFrame(state, message); break;
     case "profile": if (!profileMessage(message)) return; break;
     case "history": if (!profileMessage(message) || message.player === state.player) state.history = message.games; break;
     case "game_record":
@@ -302,6 +303,7 @@ function onGameState(/** @type {any} */ message) {
     for (const text of state.unsentChat.splice(0)) state.chatSent.set(net.send({ type: "chat", game: message.game, text }), { game: message.game, text });
   }
   state.games.set(message.game, message);
+  arenaGameState(state, message);
   state.seeking = null;
   state.room = null;
   const wanted = state.view === "game" && state.current === message.game;
@@ -421,6 +423,12 @@ const actions = {
   get online() { return state.online; },
   get unsent() { return state.unsent; },
   lobby: () => { show("lobby", null); render(); },
+  backToArena: () => {
+    state.arenaGame = null;
+    show("lobby", null);
+    render();
+    announce(`Back to the standings of ${state.arena?.info.name ?? "the arena"}.`);
+  },
   analyse: (/** @type {number} */ game) => net.send({ type: "game_record", game }),
   /** Another game like this one against someone (or something) else. */
   newOpponent: (/** @type {any} */ game) => {
@@ -628,6 +636,7 @@ function carryOn(variant, after) {
 /** Ticks the clocks on screen between the server's updates; moves a war game's watcher on. */
 function tick() {
   const game = state.current !== null ? state.games.get(state.current) : null;
+  if (arenaBackDue(state)) actions.backToArena();
   if (game && state.view === "game") nextWar(game);
   else if (state.warGone && state.view === "game" && state.current === state.warGone.game) carryOn(state.warGone.variant, state.warGone.game);
   if (game && state.view === "game" && awayTick(game, main)) render();

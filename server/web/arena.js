@@ -2,7 +2,9 @@
 /**
  * Arenas on the page: the lobby's list of arenas running or starting soon, each with its
  * standings to open and a Join for accounts, and the standings of the arena followed (the leaders,
- * your own line, the totals, the best game to watch, and the podium once it has finished).
+ * your own line, the totals, the best game to watch, and the podium once it has finished); and,
+ * while you are in a running arena, the game it pairs you into, which opens by itself and gives
+ * way to the standings again a moment after it ends (as lichess does).
  */
 
 import { clockSpec, el } from "./views.js";
@@ -37,7 +39,7 @@ function standings(/** @type {any} */ view, /** @type {any} */ actions) {
   const totals = view.totals;
   return el("section", { id: "arena-standings", "aria-label": `standings of ${info.name}`, "data-key": `standings-${info.arena}` },
     el("h3", {}, `${info.name} · ${info.status}`),
-    el("p", { class: "dim", id: "arena-totals" }, `${totals.players} players · ${totals.games} games counted · ${totals.playing} in play`),
+    el("p", { class: "dim", id: "arena-totals" }, `${totals.players} ${totals.players === 1 ? "player" : "players"} · ${totals.games} ${totals.games === 1 ? "game" : "games"} counted · ${totals.playing} in play`),
     view.podium?.length ? el("ol", { id: "arena-podium", "aria-label": "podium" }, ...view.podium.map(line)) : null,
     el("ol", { id: "arena-top", class: "standings" }, ...view.top.map(line)),
     view.me && !view.top.some((/** @type {any} */ l) => l.player === view.me.player) ? el("ul", { id: "arena-me" }, line(view.me)) : null,
@@ -45,4 +47,53 @@ function standings(/** @type {any} */ view, /** @type {any} */ actions) {
     view.me && !view.me.withdrawn && info.status !== "finished"
       ? el("button", { type: "button", id: "arena-withdraw", onclick: () => actions.send({ type: "withdraw_arena", arena: info.arena }) }, "Withdraw")
       : null);
+}
+
+/** How long a finished arena game stays on screen before the standings come back. */
+export const BACK_AFTER_MS = 3000;
+
+/** Whether the page's player has joined the arena followed and plays on in it. */
+function playingIn(/** @type {any} */ state) {
+  const view = state.arena;
+  return Boolean(view?.me && !view.me.withdrawn && ["running", "ending"].includes(view.info.status));
+}
+
+/**
+ * An `arena` frame: the standings to show, and the game it names as ours (`my_game`).
+ * @param {any} state the page's state
+ * @param {any} message the frame
+ */
+export function arenaFrame(state, message) {
+  state.arena = message;
+  if (!message.my_game) return;
+  state.arenaGame = message.my_game;
+  const game = state.games.get(message.my_game);
+  if (game) game.arena = message.info.name;
+}
+
+/**
+ * A `game_state` (already held in `state.games`): a new game of ours while we are in a running
+ * arena is its pairing (the frame naming it may come only after a quick end).
+ * @param {any} state the page's state
+ * @param {any} message the game's state
+ */
+export function arenaGameState(state, message) {
+  const fresh = message.you && !message.result && message.moves.length === 0 && !message.rematch_of;
+  if (state.arena?.my_game === message.game || (fresh && playingIn(state))) state.arenaGame = message.game;
+  if (state.arenaGame === message.game) message.arena = state.arena?.info.name ?? "the arena";
+}
+
+/**
+ * A tick: whether the arena's game on screen has ended and had its moment on the finished board,
+ * so that the standings come back.
+ * @param {any} state the page's state
+ */
+export function arenaBackDue(state) {
+  const game = state.view === "game" && state.current === state.arenaGame ? state.games.get(state.current) : null;
+  if (!game?.result) {
+    state.arenaBackAt = null;
+    return false;
+  }
+  state.arenaBackAt ??= performance.now() + BACK_AFTER_MS;
+  return performance.now() >= state.arenaBackAt;
 }

@@ -14,7 +14,7 @@ import { el, moveList, nameLink } from "./views.js";
  * What the game view needs from the page: sending requests and the page's own actions.
  * @typedef {{send: (request: any) => number, lobby: () => void, analyse: (game: number) => void,
  *   online: boolean, unsent: boolean, render: () => void, player: number | null,
- *   newOpponent: (game: any) => void, chatTab: "players" | "spectators",
+ *   newOpponent: (game: any) => void, backToArena: () => void, chatTab: "players" | "spectators",
  *   setChatTab: (tab: "players" | "spectators") => void}} GameActions
  */
 
@@ -98,12 +98,15 @@ function gameOver(/** @type {any} */ game, /** @type {GameActions} */ actions) {
     asked ? el("p", { class: "offer", id: "rematch-offer" }, "You offered a rematch") : null,
     game.rematchNote ? el("p", { id: "rematch-note", class: "offer", role: "status" }, game.rematchNote) : null,
     game.kind === "war" && !you ? el("p", { id: "next-war", class: "dim" }, "The next war game follows in a moment.") : null,
+    // An arena pairs its players again by itself: no rematch, back to its standings in a moment.
+    game.arena ? el("p", { id: "arena-next", class: "dim" }, `Back to the standings of ${game.arena} in a moment.`) : null,
     el("div", { class: "row" },
-      you ? button("rematch", offered ? "Accept rematch" : asked ? "Rematch offered…" : "Rematch",
+      game.arena ? button("back-to-arena", "Back to the arena", () => actions.backToArena()) : null,
+      you && !game.arena ? button("rematch", offered ? "Accept rematch" : asked ? "Rematch offered…" : "Rematch",
         () => actions.send({ type: "rematch", game: game.game }), asked ? { disabled: "" } : {}) : null,
       offered && you ? button("decline-rematch", "Decline", () => actions.send({ type: "decline", game: game.game })) : null,
       asked ? button("cancel-rematch", "Cancel offer", () => actions.send({ type: "cancel_offer", game: game.game })) : null,
-      you ? button("new-opponent", "New opponent", () => actions.newOpponent(game)) : null,
+      you && !game.arena ? button("new-opponent", "New opponent", () => actions.newOpponent(game)) : null,
       button("replay", "Analyse", () => actions.analyse(game.game)),
       button("lobby", "Back to the lobby", () => actions.lobby())));
 }

@@ -36,6 +36,8 @@ export const state = {
   /** People online, games in play, games per variant. @type {any} */ totals: null,
   /** The arenas the lobby lists. @type {any[]} */ arenas: [],
   /** The standings of the arena followed (its last `arena` frame). @type {any} */ arena: null,
+  /** The game the arena paired us into, and when (`performance.now()`) its finished board gives way to the standings. */
+  arenaGame: /** @type {number | null} */ (null), arenaBackAt: /** @type {number | null} */ (null),
   /** Browsing all live games: the filter, the cursors of the pages before, the page, the next cursor. */
   browse: { variant: "", cursors: /** @type {(number | undefined)[]} */ ([]), after: /** @type {number | undefined} */ (undefined), games: /** @type {any[]} */ ([]), next: /** @type {number | undefined} */ (undefined), loading: false },
   /** The name asked for by a rename, and the request's id once sent, until it is answered. @type {{name: string, id: number | null} | null} */ renaming: null,
