@@ -2,7 +2,7 @@
 //! open beside the list, and a guest's Join is refused in words, without a script error. A player
 //! with an account joins a running arena from the lobby: the game it pairs them into opens by
 //! itself, and a moment after it ends the page is back on the standings with the points won;
-//! Withdraw marks them withdrawn.
+//! Withdraw marks them withdrawn, and the podium shows once the arena is over.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -72,12 +72,20 @@ async fn the_lobby_lists_an_arena_and_opens_its_standings() {
     assert_no_errors(&client).await;
 }
 
+/// How long the played arena lasts.
+const ARENA_SECS: u32 = 20;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_joins_a_running_arena_plays_the_game_it_pairs_and_withdraws() {
     let Some(driver) = Driver::start().await else {
         return;
     };
-    let server = TestServer::start(test_config()).await;
+    // A short arena, so that its podium shows too.
+    let config = noughts_server::Config {
+        arena_min_secs: 1,
+        ..test_config()
+    };
+    let server = TestServer::start(config).await;
     let mut rival = Client::join(&server.url(), "rival").await;
     make_account(&mut rival).await;
     let request = CreateArena {
@@ -87,9 +95,9 @@ async fn a_player_joins_a_running_arena_plays_the_game_it_pairs_and_withdraws() 
             initial_ms: 180_000,
             increment_ms: 2_000,
         },
-        // Running from now on.
+        // Running from now on, long enough for the page to join, play and withdraw.
         start_ms: None,
-        length_secs: 600,
+        length_secs: ARENA_SECS,
         private: false,
         bots_only: false,
     };
@@ -137,5 +145,16 @@ async fn a_player_joins_a_running_arena_plays_the_game_it_pairs_and_withdraws() 
         t.contains("withdrawn")
     })
     .await;
+    // Once its time is up, the podium, the page's player on top.
+    wait_for_text(&client, "#arena-standings h3", |t| t.ends_with("finished")).await;
+    let podium = wait_for_text(&client, "#arena-podium", |t| t.contains("2. ")).await;
+    assert!(podium.starts_with("1. page"), "{podium}");
+    assert!(
+        client
+            .find_all(Locator::Css("#arena-withdraw"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
     assert_no_errors(&client).await;
 }
