@@ -296,7 +296,9 @@ impl League {
     /// entered or left), or the pinned one.
     fn upcoming(&self, state: &State, n: usize) -> Vec<[Entrant; 2]> {
         if let Some([x, o]) = self.pinned {
-            return vec![[Entrant::Level(x), Entrant::Level(o)]; n];
+            // The same pairing every time, as many as are shown at most (`n` may be "all of
+            // them", usize::MAX).
+            return vec![[Entrant::Level(x), Entrant::Level(o)]; n.min(NEXT_SHOWN + 1)];
         }
         let active = self.active(state);
         let games = round(active.len());
@@ -395,4 +397,27 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use noughts_protocol::{Level, Variant};
+
+    use super::Leagues;
+    use crate::rules::sitter::Sitter;
+    use crate::store::{Store, StoreConfig};
+
+    #[tokio::test]
+    async fn a_pinned_pairing_is_the_next_war_game() {
+        let (store, _) = Store::open(&StoreConfig::Memory).await.unwrap();
+        let levels = [Level::Easy, Level::Hard, Level::Perfect];
+        let pinned = Some([Level::Hard, Level::Easy]);
+        let leagues = Leagues::new(&[Variant::Classic], &levels, pinned);
+        for _ in 0..2 {
+            let seats = leagues.next(&store, Variant::Classic, |_| None::<()>).await;
+            assert_eq!(seats, [Sitter::Ai(Level::Hard), Sitter::Ai(Level::Easy)]);
+        }
+        let table = leagues.table(&store, Variant::Classic).await.unwrap();
+        assert!(!table.expect("a league on classic").next.is_empty());
+    }
 }
