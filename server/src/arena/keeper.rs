@@ -246,7 +246,7 @@ fn refollow(shared: &Arc<Shared>, arena: ArenaId, node: Option<&str>) {
         mails.push(Mail::Request {
             from: cluster.node().to_owned(),
             conn: follower.out.conn.0,
-            who: who(session, follower.network),
+            who: Who::of(session, follower.network),
             frame: ClientFrame {
                 id: None,
                 message: ClientMessage::Arena {
@@ -263,16 +263,4 @@ fn refollow(shared: &Arc<Shared>, arena: ArenaId, node: Option<&str>) {
             warn!(cause = %err, %node, "cannot follow an arena on another node");
         }
     });
-}
-
-/// A player of this node as another node is told of them.
-fn who(session: &crate::session::Session, network: crate::net::network::Network) -> Who {
-    Who {
-        player: session.player.0,
-        name: session.name(),
-        account: session.is_account(),
-        bot: session.is_bot(),
-        ratings: session.ratings().parts(),
-        network: network.ip(),
-    }
 }

@@ -70,6 +70,23 @@ pub(crate) struct Who {
     pub network: std::net::IpAddr,
 }
 
+impl Who {
+    /// The player of `session`, counted under `network`, as another node is told of them.
+    pub(crate) fn of(
+        session: &crate::session::Session,
+        network: crate::net::network::Network,
+    ) -> Who {
+        Who {
+            player: session.player.0,
+            name: session.name(),
+            account: session.is_account(),
+            bot: session.is_bot(),
+            ratings: session.ratings().parts(),
+            network: network.ip(),
+        }
+    }
+}
+
 /// One message from one node to another.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "mail", rename_all = "snake_case")]

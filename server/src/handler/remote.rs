@@ -43,18 +43,6 @@ const ATTACH_WAIT: Duration = Duration::from_secs(2);
 /// What a request is answered when the cluster cannot be reached to carry it.
 const UNREACHABLE: &str = "the cluster cannot be reached just now; try again in a moment";
 
-/// The player of `session`, as another node is told of them.
-pub(super) fn who(session: &Session, network: Network) -> Who {
-    Who {
-        player: session.player.0,
-        name: session.name(),
-        account: session.is_account(),
-        bot: session.is_bot(),
-        ratings: session.ratings().parts(),
-        network: network.ip(),
-    }
-}
-
 /// Where the cluster's answer puts a request: on the node named, or here when none is.
 fn placed(found: Result<Option<String>, ClusterError>) -> Where {
     match found {
@@ -87,7 +75,7 @@ impl Client {
             match placed(cluster.player_node(id).await) {
                 Where::There(node) => {
                     self.link(&session, &node);
-                    let who = who(&session, self.network);
+                    let who = Who::of(&session, self.network);
                     let game = RemoteGame::new(cluster, node, id, who);
                     return Some(Ok(GameHandle::Remote(Box::new(game))));
                 }
@@ -174,7 +162,7 @@ impl Client {
         let mail = Mail::Request {
             from: wing.cluster.node().to_owned(),
             conn: self.out.conn.0,
-            who: who(session, self.network),
+            who: Who::of(session, self.network),
             frame,
             watching: false,
         };
@@ -285,7 +273,7 @@ pub(super) async fn attach_elsewhere(
         let attach = Mail::Attach {
             from: cluster.node().to_owned(),
             conn: out.conn.0,
-            who: who(session, network),
+            who: Who::of(session, network),
             mark,
         };
         match cluster.mail(&node, &attach).await {

@@ -14,9 +14,8 @@ use tokio::time::timeout;
 use super::client::{Client, Reply, coin_toss, refuse};
 use super::limits::check_clock;
 #[cfg(feature = "cluster")]
-use super::remote::who;
 #[cfg(feature = "cluster")]
-use crate::cluster::mail::Mail;
+use crate::cluster::mail::{Mail, Who};
 use crate::game::{self, Setup};
 #[cfg(feature = "cluster")]
 use crate::net::network::Network;
@@ -311,7 +310,7 @@ async fn take_seek_on(
     let take = Mail::TakeSeek {
         from: cluster.node().to_owned(),
         conn: out.conn.0,
-        who: who(session, network),
+        who: Who::of(session, network),
         seek,
         mark,
     };
