@@ -91,7 +91,8 @@ pub fn clean(message: &mut ServerMessage) {
         | ServerMessage::Declined { .. }
         | ServerMessage::Withdrawn { .. }
         | ServerMessage::TakenBack { .. }
-        | ServerMessage::GameAnalysis { .. } => {}
+        | ServerMessage::GameAnalysis { .. }
+        | ServerMessage::ArenaJoined { .. } => {}
     }
 }
 

@@ -430,6 +430,10 @@ pub enum ServerMessage {
         offset: u32,
         lines: Vec<ArenaLine>,
     },
+    /// Whether the player is in an arena (joined, not withdrawn): told to each of the player's
+    /// connections when it joins or withdraws, and after `welcome` for each arena not finished
+    /// that it is in, so that every tab and every reload marks the arenas it is in.
+    ArenaJoined { arena: ArenaId, joined: bool },
 }
 
 #[cfg(test)]

@@ -131,6 +131,7 @@ fn every_example_parses_as_the_type_it_documents() {
             "arena_created",
             "arena",
             "arena_page",
+            "arena_joined",
         ]),
         "every server message has an example"
     );

@@ -15,7 +15,7 @@ import { account, accountActionsFor, accountMessage, accountView, forget, listSe
 import { Connection, storedName, storeName, storeUsername } from "./net.js";
 import { focusBoard } from "./board.js";
 import { awayTick, gameView } from "./game.js";
-import { arenaBackDue, arenaFrame, arenaGameState } from "./arena.js";
+import { arenaBackDue, arenaFrame, arenaGameState, arenaJoined } from "./arena.js";
 import { applyLobbyUpdate, browseView, lobbyView } from "./lobby.js";
 import { answered, listed, refused } from "./moderation.js";
 import { openProfile, profileMessage, profileView } from "./profile.js";
@@ -146,6 +146,8 @@ function onMessage(message) {
       // `followLeague` follows the league shown.
       state.following = false;
       state.leagueFollowed = null;
+      // The server says which arenas the player is in next (`arena_joined`), for whoever it is now.
+      state.arenasJoined.clear();
       state.leagueAsks.clear();
       followAddress();
       break;
@@ -173,6 +175,11 @@ function onMessage(message) {
       break;
     }
     case "arena": arenaFrame(state, message); break;
+    case "arena_joined": {
+      const said = arenaJoined(state, message);
+      if (said) announce(said);
+      break;
+    }
     case "profile": if (!profileMessage(message)) return; break;
     case "history": if (!profileMessage(message) || message.player === state.player) state.history = message.games; break;
     case "game_record":
@@ -427,6 +434,11 @@ const actions = {
     state.arenaGame = null;
     show("lobby", null);
     render();
+    // The standings sit below the ways to play: brought into view (on a phone, screens below),
+    // and the focus with them, where the board's was.
+    const standings = document.getElementById("arena-standings");
+    standings?.focus({ preventScroll: true });
+    standings?.scrollIntoView({ block: "start" });
     announce(`Back to the standings of ${state.arena?.info.name ?? "the arena"}.`);
   },
   analyse: (/** @type {number} */ game) => net.send({ type: "game_record", game }),

@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * Arenas on the page: the lobby's list of arenas running or starting soon, each with its
- * standings to open and a Join for accounts, and the standings of the arena followed (the leaders,
+ * standings to open, and Join, or, for an arena the player is in (as the server tells every tab
+ * and every reload: `arena_joined`), "Joined" and Withdraw; the standings of the arena followed (the leaders,
  * your own line, the totals, the best game to watch, and the podium once it has finished); and,
  * while you are in a running arena, the game it pairs you into, which opens by itself and gives
  * way to the standings again a moment after it ends (as lichess does).
@@ -16,14 +17,40 @@ import { clockSpec, el } from "./views.js";
  */
 export function arenaSection(state, actions) {
   const send = actions.send;
-  const rows = state.arenas.map((/** @type {any} */ a) => el("li", { "data-key": `arena-${a.arena}`, "data-arena": String(a.arena) },
-    `${a.name} · ${a.variant} · ${clockSpec(a.clock)} · ${a.status} · ${a.players} ${a.players === 1 ? "player" : "players"} `,
-    el("button", { type: "button", "data-standings": String(a.arena), onclick: () => send({ type: "arena", arena: a.arena }) }, "Standings"), " ",
-    el("button", { type: "button", "data-join-arena": String(a.arena), onclick: () => send({ type: "join_arena", arena: a.arena }) }, "Join")));
+  const rows = state.arenas.map((/** @type {any} */ a) => {
+    const joined = state.arenasJoined.has(a.arena);
+    const open = a.status === "upcoming" || a.status === "running";
+    return el("li", { "data-key": `arena-${a.arena}`, "data-arena": String(a.arena), "data-joined": String(joined), class: "arena-item" },
+      el("span", { class: "arena-what" }, `${a.name} · ${a.variant} · ${clockSpec(a.clock)} · ${a.status} · ${a.players} ${a.players === 1 ? "player" : "players"}`),
+      joined ? el("strong", { class: "joined-mark", "data-joined-mark": String(a.arena) }, "✓ Joined") : null,
+      el("span", { class: "arena-actions" },
+        el("button", { type: "button", "data-standings": String(a.arena), "aria-label": `Standings of ${a.name}`, onclick: () => send({ type: "arena", arena: a.arena }) }, "Standings"),
+        // One button, kept across the change, so that the focus stays on it.
+        open ? arenaButton(state, actions, a.arena, a.name, joined, `arena-action-${a.arena}`) : null));
+  });
   return el("div", { "data-key": "arenas-section" },
     el("h2", {}, "Arenas"),
     rows.length ? el("ul", { id: "arenas" }, ...rows) : el("p", { class: "dim", id: "arenas-none" }, "No arenas running or starting soon."),
-    state.arena ? standings(state.arena, actions) : null);
+    state.arena ? standings(state, actions) : null);
+}
+
+/**
+ * Join (or Rejoin) an arena, or Withdraw from it when the player is in it.
+ * @param {any} state @param {any} actions @param {number} arena @param {string} name
+ * @param {boolean} joined whether the player is in it
+ * @param {string} key what keeps the button across redraws
+ * @param {string} [id] the button's id
+ */
+function arenaButton(state, actions, arena, name, joined, key, id) {
+  const ask = (/** @type {string} */ type) => {
+    state.arenaAsked = arena;
+    actions.send({ type, arena });
+  };
+  if (joined) {
+    return el("button", { type: "button", "data-key": key, id: id ? `${id}-withdraw` : false, "data-withdraw-arena": String(arena), "aria-label": `Withdraw from ${name}`, onclick: () => ask("withdraw_arena") }, "Withdraw");
+  }
+  const back = state.arena?.info.arena === arena && state.arena.me?.withdrawn;
+  return el("button", { type: "button", "data-key": key, id: id ? `${id}-join` : false, class: "primary", "data-join-arena": String(arena), "aria-label": `${back ? "Rejoin" : "Join"} ${name}`, onclick: () => ask("join_arena") }, back ? "Rejoin" : "Join");
 }
 
 /** One line of standings. */
@@ -34,19 +61,38 @@ function line(/** @type {any} */ l) {
 }
 
 /** The standings of the arena followed. */
-function standings(/** @type {any} */ view, /** @type {any} */ actions) {
+function standings(/** @type {any} */ state, /** @type {any} */ actions) {
+  const view = state.arena;
   const info = view.info;
   const totals = view.totals;
-  return el("section", { id: "arena-standings", "aria-label": `standings of ${info.name}`, "data-key": `standings-${info.arena}` },
-    el("h3", {}, `${info.name} · ${info.status}`),
+  const joined = state.arenasJoined.has(info.arena);
+  const open = info.status === "upcoming" || info.status === "running";
+  return el("section", { id: "arena-standings", tabindex: "-1", "aria-label": `standings of ${info.name}`, "data-key": `standings-${info.arena}` },
+    el("h3", {}, `${info.name} · ${info.status}`, joined ? el("strong", { class: "joined-mark" }, " · ✓ Joined") : null),
     el("p", { class: "dim", id: "arena-totals" }, `${totals.players} ${totals.players === 1 ? "player" : "players"} · ${totals.games} ${totals.games === 1 ? "game" : "games"} counted · ${totals.playing} in play`),
     view.podium?.length ? el("ol", { id: "arena-podium", "aria-label": "podium" }, ...view.podium.map(line)) : null,
     el("ol", { id: "arena-top", class: "standings" }, ...view.top.map(line)),
     view.me && !view.top.some((/** @type {any} */ l) => l.player === view.me.player) ? el("ul", { id: "arena-me" }, line(view.me)) : null,
-    view.best_game ? el("button", { type: "button", id: "arena-best-game", onclick: () => actions.watch(view.best_game) }, "Watch the best game") : null,
-    view.me && !view.me.withdrawn && info.status !== "finished"
-      ? el("button", { type: "button", id: "arena-withdraw", onclick: () => actions.send({ type: "withdraw_arena", arena: info.arena }) }, "Withdraw")
-      : null);
+    el("div", { class: "row" },
+      view.best_game ? el("button", { type: "button", id: "arena-best-game", onclick: () => actions.watch(view.best_game) }, "Watch the best game") : null,
+      open ? arenaButton(state, actions, info.arena, info.name, joined, "standings-action", "arena") : null));
+}
+
+/**
+ * An `arena_joined` frame: whether the player is in an arena, from this tab, another, or the
+ * server after `welcome`; what to tell a screen reader when this tab asked for it.
+ * @param {any} state the page's state
+ * @param {any} message the frame
+ * @returns {string | null}
+ */
+export function arenaJoined(state, message) {
+  if (message.joined) state.arenasJoined.add(message.arena);
+  else state.arenasJoined.delete(message.arena);
+  if (state.arenaAsked !== message.arena) return null;
+  state.arenaAsked = null;
+  const name = state.arenas.find((/** @type {any} */ a) => a.arena === message.arena)?.name
+    ?? (state.arena?.info.arena === message.arena ? state.arena.info.name : "the arena");
+  return message.joined ? `You have joined ${name}.` : `You have withdrawn from ${name}.`;
 }
 
 /** How long a finished arena game stays on screen before the standings come back. */
@@ -65,6 +111,9 @@ function playingIn(/** @type {any} */ state) {
  */
 export function arenaFrame(state, message) {
   state.arena = message;
+  // The receiver's own line says whether the player is in it, as `arena_joined` does.
+  if (message.me && !message.me.withdrawn) state.arenasJoined.add(message.info.arena);
+  else state.arenasJoined.delete(message.info.arena);
   if (!message.my_game) return;
   state.arenaGame = message.my_game;
   const game = state.games.get(message.my_game);

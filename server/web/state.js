@@ -36,6 +36,8 @@ export const state = {
   /** People online, games in play, games per variant. @type {any} */ totals: null,
   /** The arenas the lobby lists. @type {any[]} */ arenas: [],
   /** The standings of the arena followed (its last `arena` frame). @type {any} */ arena: null,
+  /** The arenas the player is in (joined, not withdrawn), as the server last said. @type {Set<number>} */ arenasJoined: new Set(),
+  /** The arena this tab last asked to join or leave, to say so when the server confirms. @type {number | null} */ arenaAsked: null,
   /** The game the arena paired us into, and when (`performance.now()`) its finished board gives way to the standings. */
   arenaGame: /** @type {number | null} */ (null), arenaBackAt: /** @type {number | null} */ (null),
   /** Browsing all live games: the filter, the cursors of the pages before, the page, the next cursor. */

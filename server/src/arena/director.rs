@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::{error, info, warn};
 
+use super::joined;
 use super::standings::{self, Free, own_members, push_spacing};
 use crate::error::Refusal;
 use crate::game::{self, Setup};
@@ -560,7 +561,7 @@ impl Director {
                 self.follow(ask);
                 Ok(ServerMessage::Arena(Box::new(self.view(player))))
             }
-            ArenaRequest::Withdraw => self.withdraw(player).await,
+            ArenaRequest::Withdraw => self.withdraw(ask).await,
             ArenaRequest::Unwatch => {
                 self.followers.remove(&ask.from.out.conn);
                 Ok(ServerMessage::Ok)
@@ -633,12 +634,18 @@ impl Director {
             Err(err) => return Err(self.unstored(&err)),
         }
         self.dirty = true;
+        joined::tell(&self.shared, &ask.from, self.arena.id, true);
         self.follow(ask);
         Ok(ServerMessage::Arena(Box::new(self.view(player))))
     }
 
-    async fn withdraw(&mut self, player: PlayerId) -> Result<ServerMessage, Refusal> {
-        match self.shared.store.leave_arena(self.arena.id, player).await {
+    async fn withdraw(&mut self, ask: &ArenaAsk) -> Result<ServerMessage, Refusal> {
+        match self
+            .shared
+            .store
+            .leave_arena(self.arena.id, ask.from.player)
+            .await
+        {
             Ok(Some(line)) => self.keep_lines(vec![line]),
             Ok(None) => {
                 return Err(Refusal::new(
@@ -649,6 +656,7 @@ impl Director {
             Err(err) => return Err(self.unstored(&err)),
         }
         self.dirty = true;
+        joined::tell(&self.shared, &ask.from, self.arena.id, false);
         Ok(ServerMessage::Ok)
     }
 

@@ -7,6 +7,7 @@
 //! time, and another carries it on from the store when that node dies (`keeper`).
 
 mod director;
+mod joined;
 #[cfg(feature = "cluster")]
 mod keeper;
 mod opening;
@@ -14,6 +15,7 @@ mod schedule;
 pub(crate) mod standings;
 
 pub(crate) use director::no_such_arena;
+pub(crate) use joined::tell_welcomed;
 #[cfg(feature = "cluster")]
 pub(crate) use keeper::{direct_if_orphaned, keep_arenas, slot_name};
 pub(crate) use opening::{create, restore_all};

@@ -198,6 +198,11 @@ impl Client {
         self.token = Some(TokenHash::of(&fresh));
         self.welcome(id, &session, fresh, resumed, device_cookie);
         self.session = Some(session.clone());
+        // An account is told the arenas it is in, so that a reloaded page marks them (a guest
+        // is in none).
+        if session.is_account() {
+            crate::arena::tell_welcomed(&self.shared, &self.out, session.player).await;
+        }
         // Games first (each answers with its snapshot), then the lobby, then watched games.
         for game in attached.games {
             if let Some(handle) = self.shared.registry.games.get(game) {

@@ -153,6 +153,11 @@ impl Store {
             .await
     }
 
+    /// The arenas not finished that `player` is in (joined, not withdrawn), by id.
+    pub(crate) async fn arenas_joined(&self, player: PlayerId) -> Result<Vec<ArenaId>, StoreError> {
+        self.read(move |db| db.arenas_joined(player)).await
+    }
+
     /// Keeps an arena's podium for good and marks it finished; false if it was already.
     pub(crate) async fn finish_arena(
         &self,

@@ -90,6 +90,8 @@ pub(super) trait ArenaBackend {
     /// A player's places on podiums, the latest first, at most `limit`.
     fn podiums_of(&mut self, player: PlayerId, limit: u32)
     -> Result<Vec<StoredPodium>, StoreError>;
+    /// The arenas not finished that a player is in (joined, not withdrawn), by id.
+    fn arenas_joined(&mut self, player: PlayerId) -> Result<Vec<ArenaId>, StoreError>;
 }
 
 /// One place on a podium as the director hands it to the store.

@@ -106,7 +106,7 @@ async fn sessions_listed(client: &Client, count: u64) -> String {
 }
 
 /// On a phone: no tap target under 44 px, and nothing wider than the screen.
-async fn fits_a_phone(client: &Client, what: &str) {
+pub(super) async fn fits_a_phone(client: &Client, what: &str) {
     assert_eq!(small_targets(client).await, serde_json::json!([]), "{what}");
     let overflow = client
         .execute(

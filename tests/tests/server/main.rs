@@ -9,6 +9,7 @@ mod admin_socket;
 mod agreements;
 mod alerts;
 mod arena;
+mod arena_joined;
 mod backup;
 mod bots;
 mod claims;

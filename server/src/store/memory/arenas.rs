@@ -146,4 +146,20 @@ impl ArenaBackend for Memory {
         found.truncate(limit as usize);
         Ok(found)
     }
+
+    fn arenas_joined(&mut self, player: PlayerId) -> Result<Vec<ArenaId>, StoreError> {
+        let arenas = &self.arenas;
+        let mut joined: Vec<ArenaId> = arenas
+            .arenas
+            .values()
+            .filter(|a| a.finished_ms.is_none())
+            .filter(|a| {
+                let lines = arenas.entrants.get(&a.id);
+                lines.is_some_and(|l| l.iter().any(|e| e.player == player && !e.withdrawn))
+            })
+            .map(|a| a.id)
+            .collect();
+        joined.sort();
+        Ok(joined)
+    }
 }

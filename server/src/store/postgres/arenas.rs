@@ -267,4 +267,18 @@ impl ArenaBackend for Postgres {
             })
             .collect()
     }
+
+    fn arenas_joined(&mut self, player: PlayerId) -> Result<Vec<ArenaId>, StoreError> {
+        // From the few arenas not finished (their own index), each looked up by its key.
+        self.conn
+            .query(
+                "SELECT a.id FROM arenas a \
+                 JOIN arena_players p ON p.arena = a.id AND p.player = $1 \
+                 WHERE a.finished_ms IS NULL AND p.withdrawn = 0 ORDER BY a.id",
+                &[&int(player.0)],
+            )?
+            .iter()
+            .map(|row| Ok(ArenaId(uint(row.try_get(0)?))))
+            .collect()
+    }
 }

@@ -281,4 +281,17 @@ impl ArenaBackend for Sqlite {
             })
             .collect()
     }
+
+    fn arenas_joined(&mut self, player: PlayerId) -> Result<Vec<ArenaId>, StoreError> {
+        // From the few arenas not finished (their own index), each looked up by its key.
+        Ok(self
+            .db
+            .prepare_cached(
+                "SELECT a.id FROM arenas a \
+                 JOIN arena_players p ON p.arena = a.id AND p.player = ?1 \
+                 WHERE a.finished_ms IS NULL AND p.withdrawn = 0 ORDER BY a.id",
+            )?
+            .query_map(params![int(player.0)], |row| Ok(ArenaId(uint(row.get(0)?))))?
+            .collect::<Result<Vec<_>, _>>()?)
+    }
 }

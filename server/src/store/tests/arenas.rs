@@ -1,6 +1,6 @@
 //! What every store keeps of an arena: the arena (one per schedule slot), its players' lines
 //! written again as they change, each game counted once, and the podium kept for the profiles
-//! once the arena is finished.
+//! once the arena is finished; which arenas not finished a player is in.
 
 use noughts_protocol::{ArenaId, ClockSpec, GameId, Variant};
 
@@ -67,6 +67,13 @@ fn an_arena_counts_each_game_once_and_keeps_its_podium(db: Fresh) {
     let (a, b) = (line(ADA, 5), line(BOB, 7));
     db.save_entrant(ArenaId(1), &a).unwrap();
     db.save_entrant(ArenaId(1), &b).unwrap();
+    db.save_entrant(ArenaId(3), &line(BOB, 8)).unwrap();
+    let joined = |db: &mut dyn super::super::backend::Backend, player| {
+        let ids = db.arenas_joined(player).unwrap();
+        ids.iter().map(|a| a.0).collect::<Vec<_>>()
+    };
+    assert_eq!(joined(db, ADA), [1]);
+    assert_eq!(joined(db, BOB), [1, 3]);
     let game = ArenaGame {
         game: GameId(40),
         x: ADA,
@@ -87,6 +94,7 @@ fn an_arena_counts_each_game_once_and_keeps_its_podium(db: Fresh) {
         ..a.clone()
     };
     db.save_entrant(ArenaId(1), &won).unwrap();
+    assert_eq!(joined(db, ADA), [0; 0], "withdrawn, so not in it");
     assert_eq!(db.entrants(ArenaId(1)).unwrap(), [won, b]);
     assert_eq!(
         db.arena_games(ArenaId(1)).unwrap(),
@@ -113,6 +121,7 @@ fn an_arena_counts_each_game_once_and_keeps_its_podium(db: Fresh) {
     assert!(db.finish_arena(ArenaId(1), &podium, 70_000).unwrap());
     assert!(!db.finish_arena(ArenaId(1), &podium, 71_000).unwrap());
     assert_eq!(ids(db.unfinished_arenas().unwrap()), [3]);
+    assert_eq!(joined(db, BOB), [3], "a finished arena is nobody's to mark");
     let shown = profile(db, BOB).unwrap().unwrap().podiums;
     assert_eq!(shown.len(), 1);
     assert_eq!(
