@@ -10,15 +10,18 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use fantoccini::Locator;
+use fantoccini::key::Key;
 use noughts_engine::Variant;
 use noughts_protocol::{ArenaId, ClientMessage, ClockSpec, CreateArena, Mark, ServerMessage};
 use noughts_tests::accounts::make_account;
 use noughts_tests::browser::{
-    Driver, Screen, assert_no_errors, click, press, wait_for, wait_for_text,
+    Driver, Screen, assert_no_errors, click, keys, press, wait_for, wait_for_text,
 };
 use noughts_tests::{Client, TestServer, test_config};
+use serde_json::json;
 
 use super::accounts::fits_a_phone;
+use super::audit::audit;
 use super::{open, page_account, screenshot};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -154,9 +157,27 @@ async fn join_play_and_withdraw(screen: Screen) {
         t.contains("Noon arena · classic") && t.contains("running · 0 players")
     })
     .await;
-    press(&client, screen, &format!("[data-join-arena=\"{arena}\"]")).await;
+    let join = format!("[data-join-arena=\"{arena}\"]");
+    if screen == Screen::Desktop {
+        // By keyboard: Enter on Join; the focus stays on the button, Withdraw now.
+        let button = wait_for(&client, &join).await;
+        let focus = "arguments[0].focus();";
+        client.execute(focus, vec![json!(button)]).await.unwrap();
+        keys(&client, &[Key::Enter.into()]).await;
+    } else {
+        press(&client, screen, &join).await;
+    }
     wait_for_text(&client, "#arena-totals", |t| t.starts_with("1 player ·")).await;
     marked_joined(&client, arena).await;
+    if screen == Screen::Desktop {
+        let on = "return document.activeElement.dataset.withdrawArena ?? null;";
+        let on = client.execute(on, vec![]).await.unwrap();
+        assert_eq!(
+            on,
+            json!(arena.to_string()),
+            "the focus stayed on the button"
+        );
+    }
     wait_for_text(&client, "#arena-standings h3", |t| t.contains("Joined")).await;
     wait_for(&client, "#arena-withdraw").await;
     if screen == Screen::Desktop {
@@ -168,6 +189,12 @@ async fn join_play_and_withdraw(screen: Screen) {
         wait_for(&client, "#arena-withdraw").await;
     } else {
         fits_a_phone(&client, "the lobby with an arena joined").await;
+        let found = audit(&client).await;
+        assert_eq!(
+            found,
+            Vec::<String>::new(),
+            "the lobby with an arena joined"
+        );
         screenshot(&client, "arena-phone-joined.png").await;
     }
     play_the_paired_game(&client, screen, &mut rival, arena).await;
