@@ -1,12 +1,11 @@
 //! Arenas on the page: the lobby lists an arena that starts soon, with its players; its standings
 //! open beside the list, and a guest's Join is refused in words, without a script error. A player
 //! with an account joins a running arena from the lobby, on a desktop and on a phone: the list
-//! marks it joined (still after a reload), the game it pairs them into opens by itself and is
-//! played, and after it ends the page is back on the standings with the points won (by itself,
-//! or at once with "Back to the arena"); Withdraw marks them withdrawn and offers Rejoin, and the
-//! podium shows once the arena is over. On the phone nothing is too small to tap or wider than
-//! the screen.
-
+//! marks it joined (still after a reload; unmarked at once when another tab withdraws), the game
+//! it pairs them into opens by itself and is played, and after it ends the page is back on the
+//! standings with the points won (by itself, or at once with "Back to the arena"); Withdraw marks
+//! them withdrawn and offers Rejoin, and the podium shows once the arena is over. On the phone
+//! nothing is too small to tap or wider than the screen, and axe finds nothing serious.
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use fantoccini::Locator;
@@ -187,6 +186,9 @@ async fn join_play_and_withdraw(screen: Screen) {
         marked_joined(&client, arena).await;
         click(&client, &format!("[data-standings=\"{arena}\"]")).await;
         wait_for(&client, "#arena-withdraw").await;
+        other_tab_withdraws(&client, &server, arena).await;
+        click(&client, &join).await;
+        marked_joined(&client, arena).await;
     } else {
         fits_a_phone(&client, "the lobby with an arena joined").await;
         let found = audit(&client).await;
@@ -263,6 +265,25 @@ async fn join_play_and_withdraw(screen: Screen) {
         assert!(found.is_empty(), "{gone} after the arena finished");
     }
     assert_no_errors(&client).await;
+}
+
+/// Another tab of the page's account withdraws from `arena`: the page unmarks it at once.
+async fn other_tab_withdraws(client: &fantoccini::Client, server: &TestServer, arena: ArenaId) {
+    let token = client
+        .execute("return localStorage.getItem('noughts.token');", vec![])
+        .await
+        .unwrap();
+    let token = token.as_str().expect("the page keeps a token");
+    let mut tab = Client::resume(&server.url(), "page", token).await;
+    let withdraw = ClientMessage::WithdrawArena { arena };
+    assert_eq!(tab.request(1, withdraw).await, ServerMessage::Ok);
+    let row = format!("#arenas li[data-arena=\"{arena}\"]");
+    wait_for(
+        client,
+        &format!("{row}[data-joined=\"false\"] [data-join-arena]"),
+    )
+    .await;
+    wait_for_text(client, "#arena-join", |t| t == "Rejoin").await;
 }
 
 /// The rival joins `arena`: the server pairs the two, and the game opens on the page by itself;
