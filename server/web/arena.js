@@ -2,8 +2,9 @@
 /**
  * Arenas on the page: the lobby's list of arenas running or starting soon, each with its
  * standings to open, and Join, or, for an arena the player is in (as the server tells every tab
- * and every reload: `arena_joined`), "Joined" and Withdraw; the standings of the arena followed (the leaders,
- * your own line, the totals, the best game to watch, and the podium once it has finished); and,
+ * and every reload: `arena_joined`), "Joined" and Withdraw; the standings of the arena followed
+ * (the leaders, your own line, the totals, the best game to watch, and the podium once it has
+ * finished); and,
  * while you are in a running arena, the game it pairs you into, which opens by itself and gives
  * way to the standings again a moment after it ends (as lichess does).
  */
@@ -22,7 +23,7 @@ export function arenaSection(state, actions) {
     const open = a.status === "upcoming" || a.status === "running";
     return el("li", { "data-key": `arena-${a.arena}`, "data-arena": String(a.arena), "data-joined": String(joined), class: "arena-item" },
       el("span", { class: "arena-what" }, `${a.name} · ${a.variant} · ${clockSpec(a.clock)} · ${a.status} · ${a.players} ${a.players === 1 ? "player" : "players"}`),
-      joined ? el("strong", { class: "joined-mark", "data-joined-mark": String(a.arena) }, "✓ Joined") : null,
+      joined ? el("strong", { class: "joined-mark", "data-joined-mark": String(a.arena) }, check(), "Joined") : null,
       el("span", { class: "arena-actions" },
         el("button", { type: "button", "data-standings": String(a.arena), "aria-label": `Standings of ${a.name}`, onclick: () => send({ type: "arena", arena: a.arena }) }, "Standings"),
         // One button, kept across the change, so that the focus stays on it.
@@ -53,6 +54,11 @@ function arenaButton(state, actions, arena, name, joined, key, id) {
   return el("button", { type: "button", "data-key": key, id: id ? `${id}-join` : false, class: "primary", "data-join-arena": String(arena), "aria-label": `${back ? "Rejoin" : "Join"} ${name}`, onclick: () => ask("join_arena") }, back ? "Rejoin" : "Join");
 }
 
+/** The tick before "Joined", for the eye only: a screen reader says the word. */
+function check() {
+  return el("span", { "aria-hidden": "true" }, "✓ ");
+}
+
 /** One line of standings. */
 function line(/** @type {any} */ l) {
   const marks = [l.fire ? "on fire" : "", l.playing ? "playing" : "", l.withdrawn ? "withdrawn" : ""].filter(Boolean).join(", ");
@@ -68,7 +74,7 @@ function standings(/** @type {any} */ state, /** @type {any} */ actions) {
   const joined = state.arenasJoined.has(info.arena);
   const open = info.status === "upcoming" || info.status === "running";
   return el("section", { id: "arena-standings", tabindex: "-1", "aria-label": `standings of ${info.name}`, "data-key": `standings-${info.arena}` },
-    el("h3", {}, `${info.name} · ${info.status}`, joined ? el("strong", { class: "joined-mark" }, " · ✓ Joined") : null),
+    el("h3", {}, `${info.name} · ${info.status}`, joined ? el("strong", { class: "joined-mark" }, " · ", check(), "Joined") : null),
     el("p", { class: "dim", id: "arena-totals" }, `${totals.players} ${totals.players === 1 ? "player" : "players"} · ${totals.games} ${totals.games === 1 ? "game" : "games"} counted · ${totals.playing} in play`),
     view.podium?.length ? el("ol", { id: "arena-podium", "aria-label": "podium" }, ...view.podium.map(line)) : null,
     el("ol", { id: "arena-top", class: "standings" }, ...view.top.map(line)),
