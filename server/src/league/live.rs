@@ -1,29 +1,28 @@
-//! The league as a server runs it: per variant, the table read back from the store in the order
-//! its games were counted (so a restart, or another node, carries on from what is stored), the
-//! bots entered, the pairing of the next war game (a bot that is not here when its pairing
-//! comes up is passed over: the round goes on without that game), and the connections that
-//! follow the table, each told once per league game that ends.
+//! The league as a server runs it: per variant, the table the store keeps (each game's end
+//! updates it, so a restart, or another node, reads the table rather than the games), the bots
+//! entered, the pairing of the next war game (a bot that is not here when its pairing comes up
+//! is passed over: the round goes on without that game), and the connections that follow the
+//! table, each told once per league game that ends.
 //!
 //! Every node keeps its own copy: the node playing a variant's war games catches up when one
-//! ends; the others, while someone follows, every few seconds. A catch-up reads only the games
-//! counted since the last.
+//! ends; the others, while someone follows, every few seconds. A catch-up reads the lines only
+//! when a game was counted since the last.
 
 use std::sync::Mutex;
 use std::time::Duration;
 
 use noughts_protocol::{
-    GameId, LeaguePairing, LeagueStanding, LeagueTable, Level, Mark, PlayerId, ServerMessage,
-    Variant,
+    GameId, LeaguePairing, LeagueStanding, LeagueTable, Level, PlayerId, ServerMessage, Variant,
 };
 use tokio_util::sync::CancellationToken;
-use tracing::warn;
+use tracing::{info, warn};
 
 use super::entrant::Entrant;
-use super::table::{Finish, Pairing, Table, round};
+use super::table::{Row, round};
 use crate::net::outbound::{ConnId, Outbound, frame};
 use crate::rules::rating::points;
 use crate::rules::sitter::Sitter;
-use crate::store::{LEAGUE_PAGE, LeagueBot, Store, StoreError};
+use crate::store::{KeptTable, LeagueBot, Store, StoreError};
 
 /// How many pairings to come a table shows.
 const NEXT_SHOWN: usize = 4;
@@ -55,10 +54,16 @@ struct League {
 /// A league's table as far as the store was read.
 #[derive(Debug)]
 struct State {
-    /// Every entrant with a line in the table: the levels, then each bot as it first entered
-    /// (or first appeared in a counted game), those that left included.
+    /// Whether the store keeps the table with this league's rating period (see
+    /// [`Store::settle_league`]); asked once.
+    settled: bool,
+    /// Every entrant with a line in the table: the levels, then each bot as it first entered,
+    /// those that left included, then any other the table has (a level no longer chosen).
     entrants: Vec<Entrant>,
-    table: Table,
+    /// Their lines, in the same order.
+    rows: Vec<Row>,
+    /// The table's lines as last read, by entrant.
+    lines: Vec<(Entrant, Row)>,
     /// The bots that entered, as last read: their names, and which are in the league now.
     bots: Vec<LeagueBot>,
     /// The last counted game's pairing: the round robin goes on from the one after it.
@@ -66,7 +71,7 @@ struct State {
     /// League games counted on the variant, entrants no longer in the league's included: the
     /// round robin's place.
     counted: u32,
-    /// The `n` of the last game read.
+    /// The `n` of the last game the table read had counted.
     last: u64,
     /// The war game being played, as last read, with X's and O's seats.
     playing: Option<(GameId, [Sitter; 2])>,
@@ -93,8 +98,10 @@ impl Leagues {
                 levels: unique.clone(),
                 pinned,
                 state: tokio::sync::Mutex::new(State {
+                    settled: false,
                     entrants: unique.clone(),
-                    table: Table::new(unique.len()),
+                    rows: vec![Row::NEW; unique.len()],
+                    lines: Vec::new(),
                     bots: Vec::new(),
                     last_pair: None,
                     counted: 0,
@@ -243,44 +250,54 @@ impl Leagues {
 }
 
 impl League {
-    /// Reads the games counted since the last read, the bots entered and the war game being
-    /// played. A rating period closes every round of the levels' own round robin (whoever else
-    /// entered), so that every reader closes it after the same games.
+    /// Reads the table if a game was counted since the last read, the bots entered and the war
+    /// game being played. The first read has the store keep the table with this league's
+    /// rating period, a round of the levels' own round robin (whoever else entered), so that
+    /// every node closes it after the same games.
     async fn catch_up(&self, state: &mut State, store: &Store) -> Result<(), StoreError> {
-        let period = u32::try_from(round(self.levels.len()).len()).unwrap_or(u32::MAX);
-        loop {
-            let news = store.league_news(self.variant, state.last).await?;
-            state.playing = news.playing;
-            for bot in &news.bots {
-                state.place(Entrant::Bot(bot.player));
+        if !state.settled {
+            let period = u32::try_from(round(self.levels.len()).len()).unwrap_or(u32::MAX);
+            if store.settle_league(self.variant, period).await? {
+                info!(variant = %self.variant, period, "the league's table was built from its games");
             }
-            state.bots = news.bots;
-            let full = news.games.len() >= LEAGUE_PAGE as usize;
-            for game in news.games {
-                state.last = game.n;
-                state.counted += 1;
-                if let (Some(x), Some(o)) = (Entrant::from_key(&game.x), Entrant::from_key(&game.o))
-                {
-                    let finish = match game.winner {
-                        Some(Mark::X) => Finish::XWon,
-                        Some(Mark::O) => Finish::OWon,
-                        None => Finish::Drawn,
-                    };
-                    let pairing = Pairing {
-                        x: state.place(x),
-                        o: state.place(o),
-                    };
-                    state.table.record(pairing, finish);
-                    state.last_pair = Some([x, o]);
-                }
-                if period > 0 && state.counted.is_multiple_of(period) {
-                    state.table.close_round();
-                }
-            }
-            if !full {
-                return Ok(());
+            state.settled = true;
+        }
+        let news = store.league_news(self.variant, state.last).await?;
+        state.playing = news.playing;
+        state.bots = news.bots;
+        if let Some(KeptTable { state: kept, lines }) = news.table {
+            state.last = kept.last_n;
+            state.counted = kept.counted;
+            state.last_pair = kept
+                .last_pair
+                .and_then(|(x, o)| Some([Entrant::from_key(&x)?, Entrant::from_key(&o)?]));
+            state.lines = lines
+                .into_iter()
+                .filter_map(|line| Some((Entrant::from_key(&line.entrant)?, line.row)))
+                .collect();
+        }
+        self.place(state);
+        Ok(())
+    }
+
+    /// Lays the table out: the levels, the bots that entered, then anyone else with a line.
+    fn place(&self, state: &mut State) {
+        let mut entrants = self.levels.clone();
+        let bots = state.bots.iter().map(|bot| Entrant::Bot(bot.player));
+        let others = state.lines.iter().map(|(entrant, _)| *entrant);
+        for entrant in bots.chain(others) {
+            if !entrants.contains(&entrant) {
+                entrants.push(entrant);
             }
         }
+        state.rows = entrants
+            .iter()
+            .map(|entrant| {
+                let line = state.lines.iter().find(|(e, _)| e == entrant);
+                line.map_or(Row::NEW, |(_, row)| *row)
+            })
+            .collect();
+        state.entrants = entrants;
     }
 
     /// Who is in the league now: the levels, then the bots entered.
@@ -332,7 +349,7 @@ impl League {
         let mut standings: Vec<LeagueStanding> = state
             .entrants
             .iter()
-            .zip(state.table.rows())
+            .zip(&state.rows)
             .map(|(&entrant, row)| LeagueStanding {
                 entrant: entrant.wire(),
                 name: name(entrant),
@@ -377,19 +394,6 @@ impl League {
     fn tell(&self, table: LeagueTable) {
         let frame = frame(None, ServerMessage::LeagueTable(Box::new(table)));
         lock(&self.followers).retain(|out| out.send(frame.clone()));
-    }
-}
-
-impl State {
-    /// `entrant`'s place in the table, giving it a line if it has none (a bot seen for the
-    /// first time).
-    fn place(&mut self, entrant: Entrant) -> usize {
-        if let Some(place) = self.entrants.iter().position(|e| *e == entrant) {
-            return place;
-        }
-        self.entrants.push(entrant);
-        self.table.add_entrant();
-        self.entrants.len() - 1
     }
 }
 

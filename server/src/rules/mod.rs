@@ -12,6 +12,7 @@
 //! and sends the updates. The `game` fuzz target drives this module directly.
 
 pub(crate) mod clock;
+pub(crate) mod league_table;
 pub(crate) mod rating;
 mod seat;
 pub mod sitter;

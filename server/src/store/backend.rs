@@ -401,8 +401,9 @@ pub(super) fn end_game(
 }
 
 /// Counts `game`, which has just ended (not aborted), in the league if it is a league game: a
-/// war game of the server's own (between two AI levels, or with a bot in a seat). Inside the end's transaction, so that an
-/// end counts exactly when it is stored, and once.
+/// war game of the server's own (between two AI levels, or with a bot in a seat), and in its
+/// variant's running table. Inside the end's transaction, so that an end counts exactly when it
+/// is stored, and once.
 fn count_in_league(db: &mut dyn Backend, game: GameId, ending: &Ending) -> Result<(), StoreError> {
     let Some(row) = db.game(game)? else {
         return Ok(());
@@ -411,7 +412,7 @@ fn count_in_league(db: &mut dyn Backend, game: GameId, ending: &Ending) -> Resul
     let (GameKind::War, None) = (start.kind, start.owner) else {
         return Ok(());
     };
-    db.add_league_game(&LeagueGame {
+    let counted = LeagueGame {
         n: 0,
         game,
         variant: start.variant,
@@ -419,8 +420,8 @@ fn count_in_league(db: &mut dyn Backend, game: GameId, ending: &Ending) -> Resul
         o: league_key(start.seats[1]),
         winner: ending.winner,
         ended_ms: ending.ended_ms,
-    })?;
-    Ok(())
+    };
+    super::league_table::count(db, &counted)
 }
 
 /// A seat of a league game as the league names its entrant: an AI level by its name, a bot (the

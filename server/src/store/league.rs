@@ -1,10 +1,12 @@
 //! The engines' league in the store: [`LeagueBackend`], the rows each database keeps: every
 //! finished war game of the server's own between two AI seats, once, by its game id, in the
-//! order it was counted (the end of a game counts it in the same transaction, see
-//! `backend::end_game`).
+//! order it was counted, and the running table those games make, each entrant's line (the end
+//! of a game counts it and updates the table in the same transaction, see `league_table.rs`).
 
 use noughts_protocol::{GameId, Mark, PlayerId, Variant};
 
+use crate::rules::league_table::Row;
+use crate::rules::rating::Glicko;
 use crate::rules::sitter::Sitter;
 
 use super::records::StoreError;
@@ -29,12 +31,67 @@ pub(crate) struct LeagueGame {
     pub(crate) ended_ms: u64,
 }
 
-/// A variant's league as the store knows it: games counted since a reader's last, and the war
-/// game being played.
+/// What a variant's running table stands on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct LeagueState {
+    /// The games of one rating period (one round of the levels' round robin), as the league
+    /// last said; 0 until it has (no period closes).
+    pub(crate) round_games: u32,
+    /// League games counted on the variant.
+    pub(crate) counted: u32,
+    /// The `n` of the game that closed the last rating period (0 before the first): the games
+    /// after it are the round under way.
+    pub(crate) rated_through: u64,
+    /// The last counted game's `n` (0 before the first): a reader with that one has the table.
+    pub(crate) last_n: u64,
+    /// The last counted game's X and O, as the league names them.
+    pub(crate) last_pair: Option<(String, String)>,
+}
+
+/// One entrant's line of a variant's running table.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LeagueLine {
+    /// As the league names it (see [`LeagueGame::x`]).
+    pub(crate) entrant: String,
+    /// Its results, and its rating and deviation as the last rating period left them.
+    pub(crate) row: Row,
+    /// The Glicko-2 volatility the row does not show.
+    pub(crate) volatility: f64,
+}
+
+impl LeagueLine {
+    /// `entrant`'s line before its first game.
+    pub(crate) fn new(entrant: &str) -> LeagueLine {
+        LeagueLine {
+            entrant: entrant.to_owned(),
+            row: Row::NEW,
+            volatility: crate::rules::rating::NEW.volatility,
+        }
+    }
+
+    /// Its rating, deviation and volatility.
+    pub(crate) fn glicko(&self) -> Glicko {
+        Glicko {
+            rating: self.row.rating,
+            deviation: self.row.deviation,
+            volatility: self.volatility,
+        }
+    }
+}
+
+/// A variant's running table as kept: what it stands on, and every entrant's line (by entrant).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct KeptTable {
+    pub(crate) state: LeagueState,
+    pub(crate) lines: Vec<LeagueLine>,
+}
+
+/// A variant's league as the store knows it: its table if it changed since a reader's last
+/// read, and the war game being played.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LeagueNews {
-    /// The league games after the reader's last, in order (at most [`LEAGUE_PAGE`]).
-    pub(crate) games: Vec<LeagueGame>,
+    /// The running table, unless the last game it counted is the reader's last.
+    pub(crate) table: Option<KeptTable>,
     /// The variant's war game of the server's own being played, with X's and O's seats (a
     /// bot's by its player id).
     pub(crate) playing: Option<(GameId, [Sitter; 2])>,
@@ -57,9 +114,9 @@ pub(crate) struct LeagueBot {
 
 /// What one database keeps of the league. Every write runs inside the store's transaction.
 pub(super) trait LeagueBackend {
-    /// Counts a league game (its `n` is the database's to give); false, changing nothing, if
-    /// that game is counted already.
-    fn add_league_game(&mut self, game: &LeagueGame) -> Result<bool, StoreError>;
+    /// Counts a league game and returns the `n` the database gave it; `None`, changing
+    /// nothing, if that game is counted already.
+    fn add_league_game(&mut self, game: &LeagueGame) -> Result<Option<u64>, StoreError>;
     /// At most `limit` league games of `variant` with `n` above `after`, in order.
     fn league_games(
         &mut self,
@@ -74,4 +131,24 @@ pub(super) trait LeagueBackend {
     fn leave_league(&mut self, variant: Variant, player: PlayerId) -> Result<bool, StoreError>;
     /// `variant`'s bots, those that left included, by `entered_ms` then player id.
     fn league_bots(&mut self, variant: Variant) -> Result<Vec<LeagueBot>, StoreError>;
+    /// What `variant`'s running table stands on, if it has been kept (on PostgreSQL, where it
+    /// is kept from the first call on, locked until the transaction ends: ends counted on
+    /// several nodes at once update the table one after the other).
+    fn league_state(&mut self, variant: Variant) -> Result<Option<LeagueState>, StoreError>;
+    fn save_league_state(
+        &mut self,
+        variant: Variant,
+        state: &LeagueState,
+    ) -> Result<(), StoreError>;
+    /// `variant`'s lines, by entrant.
+    fn league_lines(&mut self, variant: Variant) -> Result<Vec<LeagueLine>, StoreError>;
+    fn league_line(
+        &mut self,
+        variant: Variant,
+        entrant: &str,
+    ) -> Result<Option<LeagueLine>, StoreError>;
+    /// Writes a line, new or changed.
+    fn save_league_line(&mut self, variant: Variant, line: &LeagueLine) -> Result<(), StoreError>;
+    /// Takes every line of `variant` off (before the table is built anew).
+    fn clear_league_lines(&mut self, variant: Variant) -> Result<(), StoreError>;
 }

@@ -1,22 +1,29 @@
-//! The [`Store`]'s calls for the engines' league: its games read back in order, with the war
-//! game being played.
+//! The [`Store`]'s calls for the engines' league: its running table read back, with the bots
+//! entered and the war game being played.
 
 use noughts_protocol::{PlayerId, Variant};
 
-use super::league::{LEAGUE_PAGE, LeagueBot, LeagueNews};
+use super::league::{KeptTable, LeagueBot, LeagueNews};
 use super::queue::Store;
 use super::records::StoreError;
 
 impl Store {
-    /// `variant`'s league games after the `after`th (by their `n`), and the war game of the
-    /// server's own being played on it.
+    /// `variant`'s running table, unless the last game it counted is the `seen`th (by `n`: the
+    /// reader has that table), the bots entered, and the war game of the server's own being
+    /// played on it.
     pub(crate) async fn league_news(
         &self,
         variant: Variant,
-        after: u64,
+        seen: u64,
     ) -> Result<LeagueNews, StoreError> {
         self.read(move |db| {
-            let games = db.league_games(variant, after, LEAGUE_PAGE)?;
+            let state = db.league_state(variant)?.unwrap_or_default();
+            let table = if state.last_n == seen {
+                None
+            } else {
+                let lines = db.league_lines(variant)?;
+                Some(KeptTable { state, lines })
+            };
             let mut playing = None;
             if let Some(&id) = db.live_war_games(variant)?.first()
                 && let Some(row) = db.game(id)?
@@ -26,7 +33,7 @@ impl Store {
             }
             let bots = db.league_bots(variant)?;
             Ok(LeagueNews {
-                games,
+                table,
                 playing,
                 bots,
             })
@@ -60,5 +67,18 @@ impl Store {
     ) -> Result<bool, StoreError> {
         self.write("leave league", move |db| db.leave_league(variant, player))
             .await
+    }
+
+    /// Keeps `variant`'s table as a league whose rating period is `round_games` games does:
+    /// built anew from the counted games if it was kept with another round (true then).
+    pub(crate) async fn settle_league(
+        &self,
+        variant: Variant,
+        round_games: u32,
+    ) -> Result<bool, StoreError> {
+        self.write("settle league", move |db| {
+            super::league_table::settle(db, variant, round_games)
+        })
+        .await
     }
 }

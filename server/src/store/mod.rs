@@ -20,6 +20,7 @@ mod holders;
 mod job;
 mod league;
 mod league_calls;
+mod league_table;
 mod memory;
 mod moderation;
 #[cfg(feature = "cluster")]
@@ -37,7 +38,7 @@ pub(crate) use arenas::{ArenaGame, Entrant, Place, StoredArena, on_fire};
 pub(crate) use arenas::{Outcome, count};
 pub(crate) use durability::FlushSeries;
 pub use durability::{DEFAULT_FLUSH_MS, Durability, DurabilityArgs, DurabilityMode};
-pub(crate) use league::{LEAGUE_PAGE, LeagueBot};
+pub(crate) use league::{KeptTable, LeagueBot};
 pub(crate) use queue::Store;
 pub(crate) use records::{
     EndedGame, Ending, GameStart, LiveGame, Rerated, SEQ_RESERVE, StoredGame, StoredMove,

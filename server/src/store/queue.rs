@@ -211,6 +211,15 @@ impl Store {
         let open = move || {
             let mut db = open(&config)?;
             db.answer_when_written(durability != Durability::Move)?;
+            // A database from before the league's table was kept gets it built once.
+            db.begin()?;
+            match super::league_table::fill(&mut *db) {
+                Ok(()) => db.commit()?,
+                Err(err) => {
+                    db.rollback();
+                    return Err(err);
+                }
+            }
             Ok(db)
         };
         Store::start(persistent, open, durability, drop).await

@@ -13,7 +13,7 @@ use noughts_protocol::{ArenaId, GameId, Mark, PlayerId, Variant};
 
 use super::super::accounts::{StoredAccount, StoredDevice};
 use super::super::arenas::{ArenaGame, Entrant, Place, StoredArena};
-use super::super::league::{LeagueBot, LeagueGame};
+use super::super::league::{LeagueBot, LeagueGame, LeagueLine, LeagueState};
 use super::super::records::ModerationEntry;
 use super::super::records::{Results, StoreError, StoredMove, TokenHash};
 use super::super::rows::GameRow;
@@ -108,6 +108,10 @@ pub(super) enum Change {
     PopLeague,
     /// A bot's entry in a variant's league set (or, `None`, taken off).
     LeagueBot((Variant, PlayerId), Option<LeagueBot>),
+    /// What a variant's running table stands on, set (or taken off).
+    LeagueState(Variant, Option<LeagueState>),
+    /// An entrant's line of a variant's table set (or taken off).
+    LeagueLine((Variant, String), Option<LeagueLine>),
 }
 
 /// Everything the memory store keeps.
@@ -138,6 +142,10 @@ pub(super) struct Tables {
     pub(super) league: Vec<LeagueGame>,
     /// The bots that entered each variant's league.
     pub(super) league_bots: HashMap<(Variant, PlayerId), LeagueBot>,
+    /// What each variant's running table stands on.
+    pub(super) league_states: HashMap<Variant, LeagueState>,
+    /// Each variant's lines, by entrant.
+    pub(super) league_lines: BTreeMap<(Variant, String), LeagueLine>,
     /// While a transaction is open, the changes that undo it, oldest first.
     undo: Option<Vec<Change>>,
     /// Where the open savepoint's undo starts.
@@ -216,6 +224,13 @@ impl Tables {
             },
             Change::LeagueBot(key, row) => {
                 Change::LeagueBot(key, set(&mut self.league_bots, key, row))
+            }
+            Change::LeagueState(variant, row) => {
+                Change::LeagueState(variant, set(&mut self.league_states, variant, row))
+            }
+            Change::LeagueLine(key, row) => {
+                let old = set(&mut self.league_lines, key.clone(), row);
+                Change::LeagueLine(key, old)
             }
             Change::Token(hash, row) => {
                 let old = set(&mut self.tokens, hash, row);

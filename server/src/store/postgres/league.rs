@@ -1,18 +1,22 @@
 //! The engines' league in PostgreSQL: the same rows as SQLite's, a game counted once by its id
-//! whichever node ends it.
+//! whichever node ends it, and a variant's table updated by one end at a time (its row locked).
 
 use noughts_protocol::{GameId, PlayerId, Variant};
 
 use super::Postgres;
-use crate::store::league::{LeagueBackend, LeagueBot, LeagueGame};
+use crate::rules::league_table::Row;
+use crate::store::league::{LeagueBackend, LeagueBot, LeagueGame, LeagueLine, LeagueState};
 use crate::store::records::StoreError;
-use crate::store::rows::{int, parse, text, uint};
+use crate::store::rows::{count, int, parse, text, uint};
+
+/// A line's columns, in [`line`]'s order.
+const LINE_COLUMNS: &str = "entrant, played, wins, draws, losses, rating, deviation, volatility";
 
 impl LeagueBackend for Postgres {
-    fn add_league_game(&mut self, game: &LeagueGame) -> Result<bool, StoreError> {
-        let added = self.conn.execute(
+    fn add_league_game(&mut self, game: &LeagueGame) -> Result<Option<u64>, StoreError> {
+        let added = self.conn.query_opt(
             "INSERT INTO league_games (game, variant, x, o, winner, ended_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (game) DO NOTHING",
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (game) DO NOTHING RETURNING n",
             &[
                 &int(game.game.0),
                 &text(game.variant),
@@ -22,7 +26,7 @@ impl LeagueBackend for Postgres {
                 &int(game.ended_ms),
             ],
         )?;
-        Ok(added == 1)
+        Ok(added.map(|row| row.try_get(0).map(uint)).transpose()?)
     }
 
     fn league_games(
@@ -96,4 +100,120 @@ impl LeagueBackend for Postgres {
             })
             .collect()
     }
+
+    fn league_state(&mut self, variant: Variant) -> Result<Option<LeagueState>, StoreError> {
+        let row = self.conn.query_opt(
+            "SELECT round_games, counted, rated_through, last_n, last_x, last_o \
+             FROM league_tables WHERE variant = $1 FOR UPDATE",
+            &[&text(variant)],
+        )?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let last_x: Option<String> = row.try_get(4)?;
+        let last_o: Option<String> = row.try_get(5)?;
+        Ok(Some(LeagueState {
+            round_games: count(row.try_get(0)?),
+            counted: count(row.try_get(1)?),
+            rated_through: uint(row.try_get(2)?),
+            last_n: uint(row.try_get(3)?),
+            last_pair: last_x.zip(last_o),
+        }))
+    }
+
+    fn save_league_state(
+        &mut self,
+        variant: Variant,
+        state: &LeagueState,
+    ) -> Result<(), StoreError> {
+        let (x, o) = state.last_pair.clone().unzip();
+        self.conn.execute(
+            "INSERT INTO league_tables \
+             (variant, round_games, counted, rated_through, last_n, last_x, last_o) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (variant) DO UPDATE SET \
+             round_games = excluded.round_games, counted = excluded.counted, \
+             rated_through = excluded.rated_through, last_n = excluded.last_n, \
+             last_x = excluded.last_x, last_o = excluded.last_o",
+            &[
+                &text(variant),
+                &i64::from(state.round_games),
+                &i64::from(state.counted),
+                &int(state.rated_through),
+                &int(state.last_n),
+                &x,
+                &o,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn league_lines(&mut self, variant: Variant) -> Result<Vec<LeagueLine>, StoreError> {
+        let rows = self.conn.query(
+            &format!("SELECT {LINE_COLUMNS} FROM league_lines WHERE variant = $1 ORDER BY entrant"),
+            &[&text(variant)],
+        )?;
+        rows.iter().map(line).collect()
+    }
+
+    fn league_line(
+        &mut self,
+        variant: Variant,
+        entrant: &str,
+    ) -> Result<Option<LeagueLine>, StoreError> {
+        let row = self.conn.query_opt(
+            &format!("SELECT {LINE_COLUMNS} FROM league_lines WHERE variant = $1 AND entrant = $2"),
+            &[&text(variant), &entrant],
+        )?;
+        row.as_ref().map(line).transpose()
+    }
+
+    fn save_league_line(&mut self, variant: Variant, line: &LeagueLine) -> Result<(), StoreError> {
+        let row = &line.row;
+        self.conn.execute(
+            &format!(
+                "INSERT INTO league_lines (variant, {LINE_COLUMNS}) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+                 ON CONFLICT (variant, entrant) DO UPDATE SET played = excluded.played, \
+                 wins = excluded.wins, draws = excluded.draws, losses = excluded.losses, \
+                 rating = excluded.rating, deviation = excluded.deviation, \
+                 volatility = excluded.volatility"
+            ),
+            &[
+                &text(variant),
+                &line.entrant,
+                &i64::from(row.played),
+                &i64::from(row.wins),
+                &i64::from(row.draws),
+                &i64::from(row.losses),
+                &row.rating,
+                &row.deviation,
+                &line.volatility,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn clear_league_lines(&mut self, variant: Variant) -> Result<(), StoreError> {
+        self.conn.execute(
+            "DELETE FROM league_lines WHERE variant = $1",
+            &[&text(variant)],
+        )?;
+        Ok(())
+    }
+}
+
+/// A line from its row ([`LINE_COLUMNS`]).
+fn line(row: &::postgres::Row) -> Result<LeagueLine, StoreError> {
+    Ok(LeagueLine {
+        entrant: row.try_get(0)?,
+        row: Row {
+            played: count(row.try_get(1)?),
+            wins: count(row.try_get(2)?),
+            draws: count(row.try_get(3)?),
+            losses: count(row.try_get(4)?),
+            rating: row.try_get(5)?,
+            deviation: row.try_get(6)?,
+        },
+        volatility: row.try_get(7)?,
+    })
 }

@@ -94,6 +94,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/011_bots.sql"),
     include_str!("../migrations/012_arenas.sql"),
     include_str!("../migrations/013_league_bots.sql"),
+    include_str!("../migrations/014_league_table.sql"),
 ];
 
 /// Opens the database, sets it up for durable concurrent use and brings its schema up to date.

@@ -1,7 +1,7 @@
 //! What every store keeps of the engines' league: a finished war game of the server's own
-//! counts once, by its game id, in order (a bot's seat named by its player id); other games,
-//! aborted games and a second end do not; the games come back after a reopening, and the war
-//! game being played with them. Bots enter, leave and come back, keeping their first place.
+//! counts once in its variant's table (a bot's seat named by its player id); other games,
+//! aborted games and a second end do not; the table comes back after a reopening, and the war
+//! game being played with it. Bots enter, leave and come back, keeping their first place.
 
 use noughts_protocol::{EndReason, GameId, GameKind, Level, Mark, PlayerId, Variant};
 
@@ -26,6 +26,8 @@ fn war(game: u64, x: Level, o: Level) -> GameStart {
 
 async fn a_league_game_counts_once_in_order_and_survives_a_reopening(db: Fresh) {
     let store = with_players(&db).await;
+    // As the league does before its first game: the table is kept with its round.
+    store.settle_league(Variant::Cube, 20).await.unwrap();
     let started_by_ada = GameStart {
         owner: Some(PlayerId(1)),
         ..war(4, Level::Hard, Level::Easy)
@@ -62,19 +64,35 @@ async fn a_league_game_counts_once_in_order_and_survives_a_reopening(db: Fresh) 
             .unwrap();
     }
     let news = store.league_news(Variant::Cube, 0).await.unwrap();
-    let counted: Vec<_> = news
-        .games
+    let table = news.table.expect("cube's table");
+    let lines: Vec<_> = table
+        .lines
         .iter()
-        .map(|g| (g.game.0, g.x.as_str(), g.o.as_str(), g.winner))
+        .map(|line| {
+            let row = &line.row;
+            (
+                line.entrant.as_str(),
+                row.played,
+                row.wins,
+                row.draws,
+                row.losses,
+            )
+        })
         .collect();
     assert_eq!(
-        counted,
+        lines,
         [
-            (7, "perfect", "random", Some(Mark::X)),
-            (3, "easy", "medium", None)
+            ("easy", 1, 0, 1, 0),
+            ("medium", 1, 0, 1, 0),
+            ("perfect", 1, 1, 0, 0),
+            ("random", 1, 0, 0, 1)
         ]
     );
-    assert!(news.games[0].n < news.games[1].n);
+    assert_eq!(table.state.counted, 2);
+    assert_eq!(
+        table.state.last_pair,
+        Some(("easy".to_owned(), "medium".to_owned()))
+    );
     assert_eq!(
         news.playing,
         Some((
@@ -87,19 +105,19 @@ async fn a_league_game_counts_once_in_order_and_survives_a_reopening(db: Fresh) 
             .league_news(Variant::Classic, 0)
             .await
             .unwrap()
-            .games
-            .is_empty()
+            .table
+            .is_none()
     );
-    // Read on from the last one a reader has.
+    // A reader that has the table is not sent it again.
     let after = store
-        .league_news(Variant::Cube, news.games[0].n)
+        .league_news(Variant::Cube, table.state.last_n)
         .await
         .unwrap();
-    assert_eq!(after.games, news.games[1..]);
+    assert!(after.table.is_none());
     drop(store);
     let (store, _) = db.open().await;
     let again = store.league_news(Variant::Cube, 0).await.unwrap();
-    assert_eq!(again.games, news.games);
+    assert_eq!(again.table, Some(table));
 }
 
 async fn bots_enter_and_leave_the_league(db: Fresh) {
@@ -153,12 +171,10 @@ async fn bots_enter_and_leave_the_league(db: Fresh) {
         .map(|b| (b.player, b.name.as_str(), b.entered))
         .collect();
     assert_eq!(bots, [(bob, "bobby", true), (ada, "ada", true)]);
+    let lines = news.table.expect("cube's table").lines;
     assert_eq!(
-        news.games
-            .iter()
-            .map(|g| (g.x.as_str(), g.o.as_str()))
-            .collect::<Vec<_>>(),
-        [("bot:1", "easy")]
+        lines.iter().map(|l| l.entrant.as_str()).collect::<Vec<_>>(),
+        ["bot:1", "easy"]
     );
     assert!(
         store

@@ -71,6 +71,7 @@ mod bots;
 mod durability;
 mod ended;
 mod league;
+mod league_table;
 mod moderation;
 mod postgres;
 mod sqlite;

@@ -1,0 +1,33 @@
+-- The engines' league keeps its table as its games end, so that a start reads the
+-- table and not every game ever counted. Each variant's table stands on one `league_tables` row
+-- and has a `league_lines` row per entrant (named as in `league_games`). The end of a league game
+-- adds to its two lines, and the game that ends a round (every `round_games` games) moves the
+-- ratings, in the transaction that stores the end. A database with counted games gets its table
+-- built from them once, when it is first opened after this migration.
+CREATE TABLE league_tables (
+    variant       TEXT    PRIMARY KEY,
+    -- The games of a rating period (a round of the levels' round robin); 0 until the league
+    -- says.
+    round_games   BIGINT  NOT NULL,
+    counted       BIGINT  NOT NULL,
+    -- The `n` of the game that closed the last rating period; 0 before the first.
+    rated_through BIGINT  NOT NULL,
+    -- The last counted game's `n`, X and O (0 and NULL before the first).
+    last_n        BIGINT  NOT NULL,
+    last_x        TEXT,
+    last_o        TEXT
+);
+
+CREATE TABLE league_lines (
+    variant    TEXT    NOT NULL,
+    entrant    TEXT    NOT NULL,
+    played     BIGINT  NOT NULL,
+    wins       BIGINT  NOT NULL,
+    draws      BIGINT  NOT NULL,
+    losses     BIGINT  NOT NULL,
+    -- Glicko-2, as the last rating period left them.
+    rating     DOUBLE PRECISION NOT NULL,
+    deviation  DOUBLE PRECISION NOT NULL,
+    volatility DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (variant, entrant)
+);
