@@ -18,7 +18,7 @@ mod stored;
 pub(crate) mod takeover;
 pub(crate) mod war;
 #[cfg(feature = "cluster")]
-mod war_slot;
+pub(crate) mod war_slot;
 
 pub(crate) use setup::Setup;
 use setup::Starter;

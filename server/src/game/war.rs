@@ -67,7 +67,7 @@ pub(crate) fn is_the_servers(start: &GameStart) -> bool {
 }
 
 /// The seats of `variant`'s next league game: the league's next pairing whose bots (if any)
-/// are connected here.
+/// are connected here, or stand in here for their connections to other nodes.
 async fn next_seats(shared: &Arc<Shared>, variant: Variant) -> [Sitter<Arc<Session>>; 2] {
     let here = |player| {
         let session = shared.registry.session(player)?;

@@ -35,7 +35,7 @@ pub(super) fn hold(shared: &Arc<Shared>, variant: Variant) -> Option<Slot> {
 }
 
 /// The name of `variant`'s war slot.
-fn slot_name(variant: Variant) -> String {
+pub(crate) fn slot_name(variant: Variant) -> String {
     format!("war:{variant}")
 }
 

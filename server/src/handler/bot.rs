@@ -2,7 +2,8 @@
 //! accounts). A bot is marked as one wherever its name shows, and quick match pairs it only
 //! with players who chose to play bots; the rule that it has played no rated game is checked by
 //! the store, in the same transaction as the change. `enter_league` and `leave_league`: a bot
-//! enters a variant's engines' league, or leaves it.
+//! enters a variant's engines' league, or leaves it; in a cluster, entering also makes the bot's
+//! connection known to the node that pairs the league (see `league_bots`).
 
 use std::sync::Arc;
 
@@ -106,6 +107,11 @@ impl Client {
             }
         }
         info!(player = session.player.0, %variant, entered, "a bot entered or left the league");
+        #[cfg(feature = "cluster")]
+        if entered && !self.stands_in {
+            let network = self.network;
+            super::league_bots::entered_here(&self.shared, session, &self.out, network, variant);
+        }
         self.ok(id);
         Ok(())
     }

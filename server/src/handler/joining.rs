@@ -1,7 +1,7 @@
 //! A node joining its cluster: the link to Redis and the wing's parts made at start, then the
 //! tasks that keep the node in the cluster until it stops: ids in blocks, the lobby relayed both
-//! ways, mail read, links to other nodes kept, leases renewed and reported, and games whose lease
-//! lapsed stepped down.
+//! ways, mail read, links to other nodes kept, leases renewed and reported, games whose lease
+//! lapsed stepped down, and the league's bots made known to the node that pairs them.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::{info, warn};
 
+use super::league_bots::keep_league_bots_known;
 use super::remote::keep_links;
 use super::seek::listed_elsewhere;
 use super::stand_in::receive_mail;
@@ -140,6 +141,10 @@ pub(crate) async fn join(
         shared.lifecycle.stop_games.clone(),
     ));
     tasks.spawn(report_leases(shared.clone(), stop.clone()));
+    tasks.spawn(keep_league_bots_known(
+        shared.clone(),
+        shared.lifecycle.stop_games.clone(),
+    ));
     tasks.spawn(takeover::keep_taking_over(
         shared.clone(),
         shared.lifecycle.stop_games.clone(),

@@ -5,8 +5,8 @@
 //! all, and `dispatch` sends each request to its handler (a move, a resignation or an offer
 //! straight to its game's `GameHandle`).
 //! In a cluster, `remote` finds what another node holds (a game's `GameHandle::Remote`, a room, a
-//! seek) so the handler hands its request there, and `stand_in` serves what other nodes hand
-//! here.
+//! seek) so the handler hands its request there, `stand_in` serves what other nodes hand
+//! here, and `league_bots` has the bots entered in a league stand in on the node pairing them.
 //! Every request with an id gets one reply.
 
 mod account;
@@ -20,6 +20,8 @@ mod dispatch;
 pub(crate) mod enforce;
 #[cfg(feature = "cluster")]
 pub(crate) mod joining;
+#[cfg(feature = "cluster")]
+mod league_bots;
 mod limits;
 mod lobby;
 mod moderation;

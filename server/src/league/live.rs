@@ -1,7 +1,8 @@
 //! The league as a server runs it: per variant, the table the store keeps (each game's end
 //! updates it, so a restart, or another node, reads the table rather than the games), the bots
-//! entered, the pairing of the next war game (a bot that is not here when its pairing comes up
-//! is passed over: the round goes on without that game), and the connections that follow the
+//! entered, the pairing of the next war game (a bot that is not here when its pairing comes up,
+//! connected to this node or, in a cluster, standing in on it from another node, is passed
+//! over: the round goes on without that game), and the connections that follow the
 //! table, each told once per league game that ends.
 //!
 //! Every node keeps its own copy: the node playing a variant's war games catches up when one
@@ -139,7 +140,8 @@ impl Leagues {
 
     /// X's and O's seats in `variant`'s next war game: the round robin's next pairing after
     /// the games stored (or the pinned one), passing over a pairing with a bot that `here` does
-    /// not find (it gives the bot's seat when the bot is connected to this node).
+    /// not find (it gives the bot's seat when the bot is connected to this node, or stands in
+    /// on it from another node of a cluster).
     pub(crate) async fn next<S>(
         &self,
         store: &Store,
@@ -165,6 +167,22 @@ impl Leagues {
             }
         }
         perfect()
+    }
+
+    /// The bots in `variant`'s league now, caught up with the store; none while a pairing is
+    /// pinned (it pairs no bot) or if no league runs on it.
+    pub(crate) async fn entered(
+        &self,
+        store: &Store,
+        variant: Variant,
+    ) -> Result<Vec<PlayerId>, StoreError> {
+        let Some(league) = self.find(variant).filter(|league| league.pinned.is_none()) else {
+            return Ok(Vec::new());
+        };
+        let mut state = league.state.lock().await;
+        league.catch_up(&mut state, store).await?;
+        let bots = state.bots.iter().filter(|bot| bot.entered);
+        Ok(bots.map(|bot| bot.player).collect())
     }
 
     /// Enters or takes out (`entered`) the bot `player`, named `name`, in `variant`'s league;

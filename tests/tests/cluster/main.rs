@@ -9,6 +9,7 @@ mod failover;
 mod faults;
 mod forgery;
 mod handover;
+mod league;
 mod moderation;
 mod play;
 mod players;

@@ -172,7 +172,7 @@ fn keep_logs(dir: &Scratch, names: &[&str]) {
 }
 
 /// The node holding `variant`'s war slot, as Redis at `url` says.
-fn slot_holder(url: &str, variant: Variant) -> Option<String> {
+pub(super) fn slot_holder(url: &str, variant: Variant) -> Option<String> {
     let out = std::process::Command::new("redis-cli")
         .args(["--no-auth-warning", "-u", url])
         .args(["GET", &format!("{{slot:war:{variant}}}")])
