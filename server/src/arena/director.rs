@@ -8,15 +8,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use noughts_protocol::{
-    ARENA_PAGE, ARENA_TOP, ArenaInfo, ArenaLine, ArenaStatus, ArenaTotals, ArenaView, ErrorCode,
-    GameId, GameKind, LOBBY_ARENAS, PlayerId, ServerMessage,
+    ARENA_PAGE, ARENA_TOP, ArenaInfo, ArenaStatus, ArenaTotals, ArenaView, ErrorCode, GameId,
+    GameKind, LOBBY_ARENAS, PlayerId, ServerMessage,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::{error, info, warn};
 
 use super::joined;
-use super::standings::{self, Free, own_members, push_spacing};
+use super::standings::{self, Free, Ranked, own_members, push_spacing};
 use crate::error::Refusal;
 use crate::game::{self, Setup};
 use crate::lobby::invite_code;
@@ -25,7 +25,7 @@ use crate::registry::arenas::{ARENA_QUEUE, ArenaAsk, ArenaRequest};
 use crate::rules::rating::points;
 use crate::rules::sitter::Sitter;
 use crate::shared::Shared;
-use crate::store::{ArenaGame, Entrant, Place, StoredArena, now_ms};
+use crate::store::{ArenaGame, ArenaHold, Entrant, Place, StoreError, StoredArena, now_ms};
 
 /// How often the director pairs, looks at the clock and pushes changed standings.
 const TICK: Duration = Duration::from_millis(500);
@@ -48,6 +48,8 @@ pub(super) struct Director {
     pub(super) followers: HashMap<ConnId, (Outbound, PlayerId)>,
     /// Whether the standings changed since they were last pushed.
     pub(super) dirty: bool,
+    /// The standings as last ranked, until they change.
+    pub(super) ranked: Option<Arc<Ranked>>,
     /// Each player's rating in the arena's variant, as last seen.
     pub(super) ratings: HashMap<PlayerId, u32>,
     /// Where the games' ends are told.
@@ -59,6 +61,11 @@ pub(super) struct Director {
     pub(super) ticks: u64,
     /// In a cluster, this node's hold of the arena's slot: it directs the arena while it holds it.
     pub(super) lease: Option<Lease>,
+    /// In a cluster, the fencing epoch the arena was taken under, carried by each of the
+    /// director's writes: the store refuses them once another director has taken the arena.
+    pub(super) epoch: Option<u64>,
+    /// Whether the store refused a write as another director's: this one stops at once.
+    pub(super) fenced: bool,
     /// When the standings were last pushed, to keep within the budget of sends.
     pub(super) pushed_at: Option<Instant>,
 }
@@ -70,13 +77,13 @@ pub(super) use crate::cluster::slot::SlotLease as Lease;
 pub(super) type Lease = std::convert::Infallible;
 
 /// Starts the director of an arena with its players and games as stored (in a cluster, holding
-/// the arena's `lease`); returns what lists show of it.
+/// the arena's `lease`, taken under a fencing epoch); returns what lists show of it.
 pub(super) fn open(
     shared: &Arc<Shared>,
     arena: StoredArena,
     lines: Vec<Entrant>,
     games: Vec<ArenaGame>,
-    lease: Option<Lease>,
+    lease: Option<(Lease, u64)>,
 ) -> ArenaInfo {
     let (queue, asks) = mpsc::channel(ARENA_QUEUE);
     let (ends, ended) = mpsc::unbounded_channel();
@@ -94,10 +101,13 @@ pub(super) fn open(
         lines,
         followers: HashMap::new(),
         dirty: true,
+        ranked: None,
         ratings: HashMap::new(),
         ends,
         ticks: 0,
-        lease,
+        epoch: lease.as_ref().map(|(_, epoch)| *epoch),
+        lease: lease.map(|(lease, _)| lease),
+        fenced: false,
         pushed_at: None,
     };
     let creator = director.arena.creator.as_ref().map(|(player, _)| *player);
@@ -143,6 +153,9 @@ impl Director {
                         break false;
                     }
                 }
+            }
+            if self.fenced {
+                break true;
             }
         };
         if stepped_down {
@@ -202,26 +215,28 @@ impl Director {
         self.shared.lobby.set_arenas(listed);
     }
 
-    /// Where the arena stands now.
-    fn status(&self, now: u64) -> ArenaStatus {
-        standings::status_of(&self.arena, now)
+    /// The arena as this director writes it, under its fencing epoch.
+    fn hold(&self) -> ArenaHold {
+        ArenaHold {
+            arena: self.arena.id,
+            epoch: self.epoch,
+        }
+    }
+
+    /// Notes a store refusal that shows another director has taken the arena: this one stops.
+    fn note_fenced(&mut self, err: &StoreError) {
+        if let StoreError::FencedArena(_) = err {
+            warn!(
+                arena = self.arena.id.0,
+                "another node directs the arena now"
+            );
+            self.fenced = true;
+        }
     }
 
     pub(super) fn info(&self) -> ArenaInfo {
-        let a = &self.arena;
-        ArenaInfo {
-            arena: a.id,
-            name: a.name.clone(),
-            variant: a.variant,
-            clock: a.clock,
-            start_ms: a.start_ms,
-            end_ms: a.end_ms,
-            status: self.status(now_ms()),
-            players: u32::try_from(self.lines.len()).unwrap_or(u32::MAX),
-            creator: a.creator.as_ref().map(|(_, name)| name.clone()),
-            private: a.code.is_some(),
-            bots_only: a.bots_only,
-        }
+        let players = u32::try_from(self.lines.len()).unwrap_or(u32::MAX);
+        standings::info_of(&self.arena, players, now_ms())
     }
 
     /// A player's rating in the arena's variant: their session's now, else the last seen.
@@ -237,39 +252,30 @@ impl Director {
         }
     }
 
-    /// The players in a game now.
-    fn busy(&self) -> impl Iterator<Item = PlayerId> + '_ {
-        self.playing.values().flat_map(|g| [g.x, g.o])
-    }
-
-    /// Every line, ranked.
-    fn ranked(&mut self) -> Vec<ArenaLine> {
-        let busy: HashSet<PlayerId> = self.busy().collect();
+    /// Every line, ranked: as last ranked if nothing has changed since, else ranked now (and
+    /// kept until the next change), so that answering a request ranks nothing as a rule.
+    fn ranked(&mut self) -> Arc<Ranked> {
+        if let Some(ranked) = &self.ranked {
+            return ranked.clone();
+        }
         let players: Vec<PlayerId> = self.lines.iter().map(|e| e.player).collect();
         let ratings: HashMap<PlayerId, u32> =
             players.iter().map(|&p| (p, self.rating(p))).collect();
-        let mut order: Vec<&Entrant> = self.lines.iter().collect();
-        order.sort_by_key(|e| standings::rank_key(e, ratings[&e.player]));
-        order
-            .into_iter()
-            .zip(1..)
-            .map(|(e, rank)| ArenaLine {
-                rank,
-                player: e.player,
-                name: e.name.clone(),
-                rating: ratings[&e.player],
-                score: e.score,
-                games: e.games,
-                wins: e.wins,
-                fire: standings::on_fire(e),
-                playing: busy.contains(&e.player),
-                withdrawn: e.withdrawn,
-            })
-            .collect()
+        let ranked = Arc::new(Ranked::new(&self.lines, &ratings, self.playing.values()));
+        self.ranked = Some(ranked.clone());
+        ranked
+    }
+
+    /// Notes that the standings changed: pushed at the next turn of the clock, ranked again when
+    /// next asked for.
+    fn changed(&mut self) {
+        self.dirty = true;
+        self.ranked = None;
     }
 
     /// The standings as everyone sees them: without a receiver's own line and game.
-    fn common(&self, ranked: &[ArenaLine], index: &HashMap<PlayerId, usize>) -> ArenaView {
+    fn common(&self, ranked: &Ranked) -> ArenaView {
+        let (index, ranked) = (&ranked.index, &ranked.lines);
         let rating = |p| index.get(&p).map_or(0, |&i| ranked[i].rating);
         let best_game = self
             .playing
@@ -289,31 +295,25 @@ impl Director {
             best_game,
             my_game: None,
             podium: if finished {
-                podium(ranked).into_iter().cloned().collect()
+                standings::podium(ranked).into_iter().cloned().collect()
             } else {
                 Vec::new()
             },
         }
     }
 
-    /// The game each player is playing now.
-    fn games_of(&self) -> HashMap<PlayerId, GameId> {
-        let games = self.playing.values();
-        games.flat_map(|g| [(g.x, g.game), (g.o, g.game)]).collect()
-    }
-
     /// The standings as `player` sees them now.
     fn view(&mut self, player: PlayerId) -> ArenaView {
         let ranked = self.ranked();
-        let index = places(&ranked);
-        let mut view = self.common(&ranked, &index);
-        view.me = index.get(&player).map(|&i| ranked[i].clone());
-        view.my_game = self.games_of().get(&player).copied();
+        let mut view = self.common(&ranked);
+        view.me = ranked.line(player).cloned();
+        view.my_game = ranked.games.get(&player).copied();
         view
     }
 
     /// Pushes the standings to every follower: serialised once, each copy gaining only its own
-    /// line and game, a slice of followers at a time so as not to hold up the moves beside it.
+    /// line and game, a slice of followers at a time so as not to hold up the moves beside it;
+    /// those of another node in one mail to that node, which makes their copies.
     async fn push(&mut self) {
         self.dirty = false;
         self.pushed_at = Some(Instant::now());
@@ -326,16 +326,26 @@ impl Director {
             return;
         }
         let ranked = self.ranked();
-        let index = places(&ranked);
-        let common = self.common(&ranked, &index);
-        let shared = frame(None, ServerMessage::Arena(Box::new(common)));
-        let games = self.games_of();
+        let shared = frame(None, ServerMessage::Arena(Box::new(self.common(&ranked))));
+        let mut elsewhere: HashMap<&str, Vec<(u64, String)>> = HashMap::new();
         for (sent, (out, player)) in self.followers.values().enumerate() {
-            let me = index.get(player).map(|&i| &ranked[i]);
-            out.send(with_members(&shared, &own_members(me, games.get(player))));
+            let members = own_members(ranked.line(*player), ranked.games.get(player));
+            match out.remote() {
+                Some(to) => elsewhere
+                    .entry(&to.node)
+                    .or_default()
+                    .push((to.conn, members)),
+                None => {
+                    out.send(with_members(&shared, &members));
+                }
+            }
             if sent % FAN_OUT_SLICE == FAN_OUT_SLICE - 1 {
                 tokio::task::yield_now().await;
             }
+        }
+        #[cfg(feature = "cluster")]
+        if let Some(wing) = &self.shared.wing {
+            wing.cluster.mail_standings(&shared, elsewhere);
         }
     }
 
@@ -348,7 +358,7 @@ impl Director {
         if self.ticks.is_multiple_of(ORPHAN_TICKS) {
             self.look_after_orphans().await;
         }
-        match self.status(now) {
+        match standings::status_of(&self.arena, now) {
             ArenaStatus::Running => self.pair().await,
             ArenaStatus::Ending if self.playing.is_empty() => self.finish().await,
             _ => {}
@@ -385,7 +395,7 @@ impl Director {
 
     /// Starts a game for each pair of free players.
     async fn pair(&mut self) {
-        let busy: HashSet<PlayerId> = self.busy().collect();
+        let busy: HashSet<PlayerId> = self.playing.values().flat_map(|g| [g.x, g.o]).collect();
         let candidates: Vec<(PlayerId, u32, Option<PlayerId>)> = self
             .lines
             .iter()
@@ -440,7 +450,7 @@ impl Director {
             on_end: Some(on_end),
         };
         // Its row in the arena is stored with the game's start, before anyone hears of it.
-        let id = match game::start_in_arena(&self.shared, setup, self.arena.id) {
+        let id = match game::start_in_arena(&self.shared, setup, self.hold()) {
             Ok(id) => id,
             Err(refusal) => {
                 warn!(arena = self.arena.id.0, cause = %refusal, "cannot start an arena game");
@@ -464,7 +474,7 @@ impl Director {
                 line.last_opponent = Some(them);
             }
         }
-        self.dirty = true;
+        self.changed();
     }
 
     /// Keeps players' lines as the store has them now.
@@ -498,7 +508,13 @@ impl Director {
                     self.orphans.push(id);
                     return;
                 }
-                Ok(_) => self.shared.store.void_arena_game(id).await.is_ok(),
+                Ok(_) => match self.shared.store.void_arena_game(self.hold(), id).await {
+                    Ok(voided) => voided,
+                    Err(err) => {
+                        self.note_fenced(&err);
+                        false
+                    }
+                },
                 Err(err) => {
                     error!(game = id.0, cause = %err, "cannot read an arena game's end");
                     self.playing.insert(id, game);
@@ -506,7 +522,15 @@ impl Director {
                     return;
                 }
             },
-            Ok(None) => false,
+            Ok(None) => {
+                // Its start was never stored: maybe refused, as this director's no longer.
+                if self.epoch.is_some()
+                    && let Err(err) = self.shared.store.check_arena(self.hold()).await
+                {
+                    self.note_fenced(&err);
+                }
+                false
+            }
             Err(err) => {
                 error!(game = id.0, cause = %err, "cannot read an arena game's count");
                 self.playing.insert(id, game);
@@ -515,13 +539,13 @@ impl Director {
             }
         };
         self.counted += u32::from(counted);
-        self.dirty = true;
+        self.changed();
     }
 
     /// Keeps the podium for good.
     async fn finish(&mut self) {
         let ranked = self.ranked();
-        let places: Vec<Place> = podium(&ranked)
+        let places: Vec<Place> = standings::podium(&ranked.lines)
             .into_iter()
             .zip(1..)
             .map(|(line, place)| Place {
@@ -530,14 +554,17 @@ impl Director {
                 score: line.score,
             })
             .collect();
-        match self.shared.store.finish_arena(self.arena.id, places).await {
+        match self.shared.store.finish_arena(self.hold(), places).await {
             Ok(_) => {
                 self.arena.finished_ms = Some(now_ms());
                 info!(arena = self.arena.id.0, "arena finished");
             }
-            Err(err) => error!(arena = self.arena.id.0, cause = %err, "cannot finish an arena"),
+            Err(err) => {
+                self.note_fenced(&err);
+                error!(arena = self.arena.id.0, cause = %err, "cannot finish an arena");
+            }
         }
-        self.dirty = true;
+        self.changed();
     }
 
     /// Answers one ask.
@@ -571,11 +598,8 @@ impl Director {
                     self.check_code(None)?;
                 }
                 let ranked = self.ranked();
-                let lines = ranked
-                    .into_iter()
-                    .skip(*offset as usize)
-                    .take(ARENA_PAGE)
-                    .collect();
+                let lines = ranked.lines.iter().skip(*offset as usize);
+                let lines = lines.take(ARENA_PAGE).cloned().collect();
                 Ok(ServerMessage::ArenaPage {
                     arena: self.arena.id,
                     offset: *offset,
@@ -610,7 +634,7 @@ impl Director {
         }
         standings::may_join(ask.bot, self.arena.bots_only)?;
         if matches!(
-            self.status(now_ms()),
+            standings::status_of(&self.arena, now_ms()),
             ArenaStatus::Ending | ArenaStatus::Finished
         ) {
             return Err(Refusal::new(
@@ -627,25 +651,21 @@ impl Director {
         match self
             .shared
             .store
-            .enter_arena(self.arena.id, player, name)
+            .enter_arena(self.hold(), player, name)
             .await
         {
             Ok(line) => self.keep_lines(vec![line]),
             Err(err) => return Err(self.unstored(&err)),
         }
-        self.dirty = true;
+        self.changed();
         joined::tell(&self.shared, &ask.from, self.arena.id, true);
         self.follow(ask);
         Ok(ServerMessage::Arena(Box::new(self.view(player))))
     }
 
     async fn withdraw(&mut self, ask: &ArenaAsk) -> Result<ServerMessage, Refusal> {
-        match self
-            .shared
-            .store
-            .leave_arena(self.arena.id, ask.from.player)
-            .await
-        {
+        let player = ask.from.player;
+        match self.shared.store.leave_arena(self.hold(), player).await {
             Ok(Some(line)) => self.keep_lines(vec![line]),
             Ok(None) => {
                 return Err(Refusal::new(
@@ -655,33 +675,20 @@ impl Director {
             }
             Err(err) => return Err(self.unstored(&err)),
         }
-        self.dirty = true;
+        self.changed();
         joined::tell(&self.shared, &ask.from, self.arena.id, false);
         Ok(ServerMessage::Ok)
     }
 
     /// What a player is told when their line could not be stored.
-    fn unstored(&self, err: &crate::store::StoreError) -> Refusal {
+    fn unstored(&mut self, err: &StoreError) -> Refusal {
+        self.note_fenced(err);
         error!(arena = self.arena.id.0, cause = %err, "cannot store an arena player");
         Refusal::new(
             ErrorCode::Internal,
             "the arena could not be joined just now",
         )
     }
-}
-
-/// Where each player is in the ranked lines.
-fn places(ranked: &[ArenaLine]) -> HashMap<PlayerId, usize> {
-    ranked
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (l.player, i))
-        .collect()
-}
-
-/// The podium: the first three who played at least one game.
-fn podium(ranked: &[ArenaLine]) -> Vec<&ArenaLine> {
-    ranked.iter().filter(|l| l.games > 0).take(3).collect()
 }
 
 pub(crate) fn no_such_arena() -> Refusal {

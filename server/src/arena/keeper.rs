@@ -51,14 +51,19 @@ pub(super) async fn direct(shared: &Arc<Shared>, arena: StoredArena) -> bool {
         return false;
     }
     let lease = SlotLease::new(cluster, slot_name(arena.id));
-    // Read under the slot just taken: whatever the last director stored is in it.
-    match shared.store.arena_state(arena.id).await {
-        Ok((lines, games)) => {
-            info!(arena = arena.id.0, "directing an arena");
+    // Taken in the store under a new fencing epoch, which shuts out any last director that
+    // still thinks it holds the slot, and read under it: whatever it stored is in it.
+    match shared.store.take_arena(arena.id).await {
+        Ok(Some((epoch, lines, games))) => {
+            info!(arena = arena.id.0, epoch, "directing an arena");
             let id = arena.id;
-            director::open(shared, arena, lines, games, Some(lease));
+            director::open(shared, arena, lines, games, Some((lease, epoch)));
             refollow(shared, id, None);
             true
+        }
+        Ok(None) => {
+            lease.give_back().await;
+            false
         }
         Err(err) => {
             warn!(arena = arena.id.0, cause = %err, "cannot read an arena to direct");
@@ -84,19 +89,7 @@ pub(crate) async fn direct_if_orphaned(shared: &Arc<Shared>, arena: ArenaId) -> 
 
 /// What lists show of `arena` before its director says more.
 pub(super) fn bare_info(arena: &StoredArena) -> ArenaInfo {
-    ArenaInfo {
-        arena: arena.id,
-        name: arena.name.clone(),
-        variant: arena.variant,
-        clock: arena.clock,
-        start_ms: arena.start_ms,
-        end_ms: arena.end_ms,
-        status: super::standings::status_of(arena, now_ms()),
-        players: 0,
-        creator: arena.creator.as_ref().map(|(_, name)| name.clone()),
-        private: arena.code.is_some(),
-        bots_only: arena.bots_only,
-    }
+    super::standings::info_of(arena, 0, now_ms())
 }
 
 /// Keeps up with the cluster's arenas every third of a lease until the server stops.

@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use super::{Cluster, ClusterError};
-use crate::net::outbound::{Inbox, Queued};
+use crate::net::outbound::{Frame, Inbox, Queued};
 
 /// Frames mailed at once, at most.
 const BATCH: usize = 64;
@@ -87,12 +87,20 @@ impl Who {
     }
 }
 
+/// Connections of one node that follow an arena, each with its own members of the standings.
+pub(crate) type Followers = Vec<(u64, String)>;
+
 /// One message from one node to another.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "mail", rename_all = "snake_case")]
 pub(crate) enum Mail {
     /// Frames for connection `conn` of the receiving node, in order.
     Deliver { conn: u64, frames: Vec<String> },
+    /// An arena's standings for the receiving node's connections that follow it: the frame
+    /// every follower gets, and for each connection `conn`, its own members (`,"me":…`) to
+    /// splice in (see [`crate::net::outbound::with_members`]). One mail a node and a push,
+    /// however many of its connections follow the arena.
+    Standings { frame: String, followers: Followers },
     /// Close connection `conn` of the receiving node with `code`.
     Close { conn: u64, code: u16 },
     /// Everything sent to `conn` before this has been delivered: what waits on `mark` may go on.
@@ -371,6 +379,24 @@ impl Marks {
 }
 
 impl Cluster {
+    /// Mails pushed standings to the followers of an arena on other nodes: one mail a node
+    /// ([`Mail::Standings`]), the `shared` frame once with each follower's own members, spliced
+    /// in there as the director's node does for its own followers.
+    pub(crate) fn mail_standings(&self, shared: &Frame, elsewhere: HashMap<&str, Followers>) {
+        for (node, followers) in elsewhere {
+            let (cluster, node) = (self.clone(), node.to_owned());
+            let mail = Mail::Standings {
+                frame: shared.as_str().to_owned(),
+                followers,
+            };
+            tokio::spawn(async move {
+                if let Err(err) = cluster.mail(&node, &mail).await {
+                    warn!(cause = %err, %node, "cannot mail an arena's standings");
+                }
+            });
+        }
+    }
+
     /// Mails what a stand-in for connection `conn` of `node` is sent, in order, until its queue
     /// closes: frames in batches, marks as they come, and a close when it is asked to close.
     pub(crate) async fn mail_frames(self, node: String, conn: u64, mut inbox: Inbox) {
@@ -505,6 +531,10 @@ mod tests {
             Mail::Gone {
                 from: "b".into(),
                 conn: 4,
+            },
+            Mail::Standings {
+                frame: r#"{"type":"arena"}"#.into(),
+                followers: vec![(4, r#","my_game":9"#.into()), (5, String::new())],
             },
             Mail::Retry {
                 from: "b".into(),

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use noughts_engine::{Budget, Rng, choose_move};
-use noughts_protocol::{ArenaId, ErrorCode, GameId, GameKind, Mark, ServerMessage};
+use noughts_protocol::{ErrorCode, GameId, GameKind, Mark, ServerMessage};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
@@ -28,7 +28,7 @@ use crate::rules::sitter::Sitter;
 use crate::rules::{Decision, Due, PendingMove, Rematch, Rules, Table};
 use crate::session::Session;
 use crate::shared::Shared;
-use crate::store::{GameStart, LiveGame, SEQ_RESERVE, StoreError, StoredMove, now_ms};
+use crate::store::{ArenaHold, GameStart, LiveGame, SEQ_RESERVE, StoreError, StoredMove, now_ms};
 
 /// Commands handled before the actor settles (sends a pending `watchers` update, handles dropped
 /// connections) and looks at its timers again.
@@ -74,7 +74,7 @@ pub(crate) struct Game {
     pub(super) opening: Option<Opening>,
     /// A new game's record, stored before anyone is told of the game (so its id is never given
     /// out twice, even across a crash); absent for a restored game.
-    pub(super) start: Option<(GameStart, Option<ArenaId>)>,
+    pub(super) start: Option<(GameStart, Option<ArenaHold>)>,
     /// Seats found without any connection when the game opened; marked away once it has.
     pub(super) away: Vec<Mark>,
     /// Starts the rematch.
@@ -170,7 +170,7 @@ impl Game {
 
     /// A new game, to be stored before its first snapshot goes out (with its row in `arena`,
     /// when an arena starts it, in the same transaction).
-    pub(crate) fn starting(mut self, start: GameStart, arena: Option<ArenaId>) -> Game {
+    pub(crate) fn starting(mut self, start: GameStart, arena: Option<ArenaHold>) -> Game {
         self.start = Some((start, arena));
         self
     }
@@ -220,8 +220,16 @@ impl Game {
                 None => self.shared.store.start_game(start).await,
             };
             if let Err(err) = stored {
-                error!(cause = %err, "the new game could not be stored; it is called off");
-                self.call_off();
+                // A pairing of an arena another node directs now is called off unseen.
+                if let StoreError::FencedArena(arena) = err {
+                    warn!(
+                        arena = arena.0,
+                        "the arena's director lost it; pairing void"
+                    );
+                } else {
+                    error!(cause = %err, "the new game could not be stored; it is called off");
+                    self.call_off();
+                }
                 self.close();
                 return;
             }

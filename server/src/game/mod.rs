@@ -26,7 +26,7 @@ use setup::Starter;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use noughts_protocol::{ArenaId, ErrorCode, GameId, GameKind, Variant};
+use noughts_protocol::{ErrorCode, GameId, GameKind, Variant};
 use tokio::sync::{mpsc, oneshot};
 use tracing::{Instrument, debug, error, info};
 
@@ -35,7 +35,7 @@ use crate::registry::games::{COMMAND_QUEUE, LocalGame};
 use crate::rules::sitter::Sitter;
 use crate::session::Session;
 use crate::shared::Shared;
-use crate::store::{GameStart, LiveGame, now_ms};
+use crate::store::{ArenaHold, GameStart, LiveGame, now_ms};
 
 /// Starts a game: registers it, seats its players and spawns its actor, which sends everyone
 /// their first snapshot.
@@ -43,16 +43,22 @@ pub(crate) fn start(shared: &Arc<Shared>, setup: Setup) -> Result<GameId, Refusa
     start_in(shared, setup, None)
 }
 
-/// Starts a game `arena` pairs, as [`start`] does: its row in the arena is stored with it.
+/// Starts a game an arena's director pairs, as [`start`] does: its row in the arena is stored
+/// with it, under the director's fencing epoch (a game its director may no longer pair is
+/// called off before anyone sees it).
 pub(crate) fn start_in_arena(
     shared: &Arc<Shared>,
     setup: Setup,
-    arena: ArenaId,
+    hold: ArenaHold,
 ) -> Result<GameId, Refusal> {
-    start_in(shared, setup, Some(arena))
+    start_in(shared, setup, Some(hold))
 }
 
-fn start_in(shared: &Arc<Shared>, setup: Setup, arena: Option<ArenaId>) -> Result<GameId, Refusal> {
+fn start_in(
+    shared: &Arc<Shared>,
+    setup: Setup,
+    arena: Option<ArenaHold>,
+) -> Result<GameId, Refusal> {
     if shared.lifecycle.stop_games.is_cancelled() {
         return Err(Refusal::new(
             ErrorCode::ShuttingDown,

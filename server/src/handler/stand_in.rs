@@ -36,6 +36,18 @@ pub(crate) fn receive_mail(shared: &Arc<Shared>, mail: Mail) {
                 }
             }
         }
+        Mail::Standings { frame, followers } => {
+            // The standings' shared frame, each copy with its follower's own members spliced
+            // in, as the director's node does for its own followers.
+            let shared = Frame::new(frame);
+            for (conn, members) in followers {
+                if let Some(out) = wing.links.out(ConnId(conn))
+                    && (members.is_empty() || members.starts_with(','))
+                {
+                    out.send(outbound::with_members(&shared, &members));
+                }
+            }
+        }
         Mail::Close { conn, code } => {
             if let Some(out) = wing.links.out(ConnId(conn)) {
                 out.close(match code {
@@ -157,8 +169,12 @@ async fn stand_in(shared: Arc<Shared>, caller: Caller, who: Who, mut mail: mpsc:
         return;
     };
     let config = &shared.config;
-    let (out, inbox) =
-        outbound::stand_in_channel(config.outbound_queue, shared.operator.metrics.clone());
+    let remote = outbound::Remote {
+        node: from.clone(),
+        conn,
+    };
+    let metrics = shared.operator.metrics.clone();
+    let (out, inbox) = outbound::stand_in_channel(config.outbound_queue, metrics, remote);
     tokio::spawn(cluster.clone().mail_frames(from.clone(), conn, inbox));
     let player = PlayerId(who.player);
     let session = shared.registry.session(player).unwrap_or_else(|| {

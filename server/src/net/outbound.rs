@@ -180,9 +180,9 @@ pub(crate) struct Outbound {
     kick: Arc<watch::Sender<Option<Close>>>,
     /// The server's metrics: frames dropped and errors sent.
     metrics: Arc<Metrics>,
-    /// Whether this stands in for a connection of another node of a cluster (its frames are
-    /// mailed there) rather than being one of this node's.
-    stand_in: bool,
+    /// The connection of another node of a cluster this stands in for (its frames are mailed
+    /// there); `None` for one of this node's.
+    stand_in: Option<Arc<Remote>>,
 }
 
 /// The connection's side of an [`Outbound`].
@@ -211,7 +211,7 @@ pub(crate) fn channel(
             tx,
             kick: Arc::new(kick),
             metrics,
-            stand_in: false,
+            stand_in: None,
         },
         Inbox {
             frames,
@@ -221,10 +221,24 @@ pub(crate) fn channel(
     )
 }
 
-/// A queue for a stand-in: frames for a connection of another node, which are mailed there.
-pub(crate) fn stand_in_channel(capacity: usize, metrics: Arc<Metrics>) -> (Outbound, Inbox) {
+/// A connection of another node of a cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Remote {
+    /// The node's name.
+    pub node: String,
+    /// The connection's number on that node.
+    pub conn: u64,
+}
+
+/// A queue for a stand-in: frames for `remote`, a connection of another node, which are mailed
+/// there.
+pub(crate) fn stand_in_channel(
+    capacity: usize,
+    metrics: Arc<Metrics>,
+    remote: Remote,
+) -> (Outbound, Inbox) {
     let (mut out, inbox) = channel(capacity, metrics, None);
-    out.stand_in = true;
+    out.stand_in = Some(Arc::new(remote));
     (out, inbox)
 }
 
@@ -322,7 +336,12 @@ impl Outbound {
 
     /// Whether this stands in for another node's connection.
     pub(crate) fn is_stand_in(&self) -> bool {
-        self.stand_in
+        self.stand_in.is_some()
+    }
+
+    /// The connection of another node this stands in for, if it does.
+    pub(crate) fn remote(&self) -> Option<&Remote> {
+        self.stand_in.as_deref()
     }
 
     /// Whether the connection is closing or gone: nothing sent to it will be read.

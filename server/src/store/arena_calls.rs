@@ -1,12 +1,14 @@
 //! The [`Store`]'s calls for arenas, each a read or a write of
 //! [`super::arenas::ArenaBackend`]'s facts. A game counts once: its row is marked counted in the
 //! transaction that stores its end and writes its players' new scores
-//! ([`super::arenas::count_in_arena`]); the director's writes (joining, leaving, pairing) read the
-//! line in their own transaction and change only what is theirs, never a score.
+//! ([`super::arenas::count_in_arena`]); the director's writes (joining, leaving, pairing, the
+//! podium) read the line in their own transaction and change only what is theirs, never a
+//! score, and each carries the director's fencing epoch ([`ArenaHold`]): refused, as
+//! [`StoreError::FencedArena`], once another director has taken the arena.
 
 use noughts_protocol::{ArenaId, GameId, PlayerId};
 
-use super::arenas::{ArenaGame, Entrant, Place, StoredArena};
+use super::arenas::{ArenaGame, ArenaHold, Entrant, Place, StoredArena, check_arena_fence};
 use super::queue::Store;
 use super::records::{GameStart, StoreError, now_ms};
 
@@ -37,16 +39,41 @@ impl Store {
             .await
     }
 
+    /// Takes an unfinished `arena` for a new director (see [`ArenaHold`]): its new fencing
+    /// epoch, its players and the games it started, read under that epoch (whatever the last
+    /// director stored is in it); `None` if it has finished. Durable when it answers.
+    pub(crate) async fn take_arena(
+        &self,
+        arena: ArenaId,
+    ) -> Result<Option<(u64, Vec<Entrant>, Vec<ArenaGame>)>, StoreError> {
+        self.write("take arena", move |db| {
+            let Some(epoch) = db.claim_arena(arena)? else {
+                return Ok(None);
+            };
+            Ok(Some((epoch, db.entrants(arena)?, db.arena_games(arena)?)))
+        })
+        .await
+    }
+
+    /// Confirms that `hold` is still its arena's: [`StoreError::FencedArena`] if another
+    /// director has taken it since.
+    pub(crate) async fn check_arena(&self, hold: ArenaHold) -> Result<(), StoreError> {
+        self.write("check arena", move |db| check_arena_fence(db, hold))
+            .await
+    }
+
     /// A player joins `arena`, or comes back (their line kept, as the store has it now): their
     /// line as stored. Durable when it answers.
     pub(crate) async fn enter_arena(
         &self,
-        arena: ArenaId,
+        hold: ArenaHold,
         player: PlayerId,
         name: String,
     ) -> Result<Entrant, StoreError> {
         let now = now_ms();
+        let arena = hold.arena;
         self.write("enter arena", move |db| {
+            check_arena_fence(db, hold)?;
             let line = match db.entrant(arena, player)? {
                 Some(line) => Entrant {
                     withdrawn: false,
@@ -76,10 +103,12 @@ impl Store {
     /// joined. Durable when it answers.
     pub(crate) async fn leave_arena(
         &self,
-        arena: ArenaId,
+        hold: ArenaHold,
         player: PlayerId,
     ) -> Result<Option<Entrant>, StoreError> {
+        let arena = hold.arena;
         self.write("leave arena", move |db| {
+            check_arena_fence(db, hold)?;
             let Some(line) = db.entrant(arena, player)? else {
                 return Ok(None);
             };
@@ -99,9 +128,11 @@ impl Store {
     pub(crate) async fn start_arena_game(
         &self,
         start: GameStart,
-        arena: ArenaId,
+        hold: ArenaHold,
     ) -> Result<(), StoreError> {
+        let arena = hold.arena;
         self.write("start arena game", move |db| {
+            check_arena_fence(db, hold)?;
             db.start_game(&start)?;
             let (Some(&x), Some(&o)) = (start.seats[0].human(), start.seats[1].human()) else {
                 return Ok(());
@@ -148,9 +179,16 @@ impl Store {
 
     /// Marks a game that ended without its end being stored (it never was: the node that
     /// played it died before its first write) counted, for nothing; false if it had counted.
-    pub(crate) async fn void_arena_game(&self, game: GameId) -> Result<bool, StoreError> {
-        self.write("void arena game", move |db| db.count_arena_game(game))
-            .await
+    pub(crate) async fn void_arena_game(
+        &self,
+        hold: ArenaHold,
+        game: GameId,
+    ) -> Result<bool, StoreError> {
+        self.write("void arena game", move |db| {
+            check_arena_fence(db, hold)?;
+            db.count_arena_game(game)
+        })
+        .await
     }
 
     /// The arenas not finished that `player` is in (joined, not withdrawn), by id.
@@ -161,12 +199,13 @@ impl Store {
     /// Keeps an arena's podium for good and marks it finished; false if it was already.
     pub(crate) async fn finish_arena(
         &self,
-        arena: ArenaId,
+        hold: ArenaHold,
         podium: Vec<Place>,
     ) -> Result<bool, StoreError> {
         let now = now_ms();
         self.write("finish arena", move |db| {
-            db.finish_arena(arena, &podium, now)
+            check_arena_fence(db, hold)?;
+            db.finish_arena(hold.arena, &podium, now)
         })
         .await
     }

@@ -47,6 +47,15 @@ pub(crate) struct Entrant {
     pub(crate) last_opponent: Option<PlayerId>,
 }
 
+/// An arena as its director writes it: in a cluster, with the fencing epoch under which it was
+/// taken to be directed (the store refuses the write under an older epoch than the arena's);
+/// `None` on a lone server, whose director is the only one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ArenaHold {
+    pub(crate) arena: ArenaId,
+    pub(crate) epoch: Option<u64>,
+}
+
 /// A game an arena started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ArenaGame {
@@ -72,6 +81,15 @@ pub(super) trait ArenaBackend {
     /// Every game the arena started, by game id.
     fn arena_games(&mut self, arena: ArenaId) -> Result<Vec<ArenaGame>, StoreError>;
     fn add_arena_game(&mut self, arena: ArenaId, game: &ArenaGame) -> Result<(), StoreError>;
+    /// Checks a director's write of `arena` made under `epoch`, in one statement: false if the
+    /// arena was taken under a higher epoch since (or is not stored); otherwise the epoch is kept
+    /// as the arena's (on PostgreSQL, its row locked until the transaction ends, so that a
+    /// taking waits for the write to commit, and reads it).
+    fn fence_arena(&mut self, arena: ArenaId, epoch: u64) -> Result<bool, StoreError>;
+    /// Takes an unfinished `arena` for a new director: raises its fencing epoch by one and
+    /// returns the new one, so that every write under an older epoch is refused from now on;
+    /// `None` if it is not stored or has finished.
+    fn claim_arena(&mut self, arena: ArenaId) -> Result<Option<u64>, StoreError>;
     /// Marks a game counted; false if it had counted already (or is not an arena's).
     fn count_arena_game(&mut self, game: GameId) -> Result<bool, StoreError>;
     /// A player's line in an arena (on PostgreSQL, locked until the transaction ends).
@@ -147,6 +165,19 @@ pub(crate) fn count(entrant: &mut Entrant, outcome: Outcome, moves: u32) -> u32 
     entrant.games += 1;
     entrant.score += points;
     points
+}
+
+/// Refuses a director's write of an arena taken since by another director (a higher epoch).
+pub(super) fn check_arena_fence(
+    db: &mut (impl ArenaBackend + ?Sized),
+    hold: ArenaHold,
+) -> Result<(), StoreError> {
+    match hold.epoch {
+        Some(epoch) if !db.fence_arena(hold.arena, epoch)? => {
+            Err(StoreError::FencedArena(hold.arena))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Counts `row`'s game, whose end of `moves` moves is being stored, in `arena`, which started

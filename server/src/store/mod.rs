@@ -33,7 +33,7 @@ mod sqlite;
 mod tests;
 
 pub(crate) use accounts::{BecameBot, NewAccount, StoredAccount, StoredDevice, device_holding};
-pub(crate) use arenas::{ArenaGame, Entrant, Place, StoredArena, on_fire};
+pub(crate) use arenas::{ArenaGame, ArenaHold, Entrant, Place, StoredArena, on_fire};
 #[cfg(test)]
 pub(crate) use arenas::{Outcome, count};
 pub(crate) use durability::FlushSeries;

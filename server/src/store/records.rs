@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use noughts_protocol::{
-    ClockSpec, EndReason, GameId, GameKind, GameResult, Mark, PlayerId, Variant,
+    ArenaId, ClockSpec, EndReason, GameId, GameKind, GameResult, Mark, PlayerId, Variant,
 };
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -150,6 +150,8 @@ pub enum StoreError {
     Panicked,
     #[error("game {0} is played by another node now: this node's write was refused")]
     Fenced(GameId),
+    #[error("arena {0} is directed by another node now: this node's write was refused")]
+    FencedArena(ArenaId),
     #[error("the records refuse the write: {0}")]
     Refused(String),
     #[error("the store has stopped")]

@@ -30,13 +30,13 @@ const THINK: Duration = Duration::from_millis(150);
 /// The request id of a player's `join_arena`.
 const JOIN: u64 = 50;
 
-fn now_ms() -> u64 {
+pub(super) fn now_ms() -> u64 {
     let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
     u64::try_from(since.as_millis()).unwrap()
 }
 
 /// A node of the cluster with a one-second lease, taking arenas as short as a test needs.
-fn start(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerProcess {
+pub(super) fn start(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerProcess {
     let args = [
         "--lease-ms",
         "1000",
@@ -55,7 +55,7 @@ fn start(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> ServerProces
 
 /// One finished game as its player saw it.
 #[derive(Debug, Clone, Copy)]
-struct Finished {
+pub(super) struct Finished {
     won: Option<bool>,
     moves: u32,
 }
@@ -82,21 +82,27 @@ fn points(games: &[Finished]) -> u32 {
 }
 
 /// What a player's task gives back.
-struct Log {
-    client: Client,
+pub(super) struct Log {
+    pub(super) client: Client,
     /// Every game they finished, by id.
-    finished: BTreeMap<GameId, Finished>,
+    pub(super) finished: BTreeMap<GameId, Finished>,
     /// When they first saw each of their games (milliseconds since the epoch).
-    first_seen: HashMap<GameId, u64>,
+    pub(super) first_seen: HashMap<GameId, u64>,
+    /// When they saw each of their games end, for those whose end they saw.
+    pub(super) over_seen: HashMap<GameId, u64>,
+    /// How many pushed standings they got with their own line in them.
+    pub(super) own_lines: u32,
     /// When they saw the arena finished.
-    finished_ms: u64,
+    pub(super) finished_ms: u64,
 }
 
 /// One player: plays each game the arena starts for them until it has finished; when their
 /// node dies, comes back on one of `others` with their token and joins again.
-async fn play(mut client: Client, arena: ArenaId, others: Vec<String>) -> Log {
+pub(super) async fn play(mut client: Client, arena: ArenaId, others: Vec<String>) -> Log {
     let mut finished = BTreeMap::new();
     let mut first_seen = HashMap::new();
+    let mut over_seen = HashMap::new();
+    let mut own_lines = 0;
     let mut marks: HashMap<GameId, Mark> = HashMap::new();
     let mut due: Option<(tokio::time::Instant, GameId, usize)> = None;
     let mut rejoin: Option<tokio::time::Instant> = None;
@@ -172,10 +178,18 @@ async fn play(mut client: Client, arena: ArenaId, others: Vec<String>) -> Log {
                     let moves = board.chars().filter(|c| *c != '.').count() as u32;
                     let won = result.winner.map(|w| w == mark);
                     finished.insert(game, Finished { won, moves });
+                    over_seen.entry(game).or_insert_with(now_ms);
                 }
             }
-            ServerMessage::Arena(view) if view.info.status == ArenaStatus::Finished => {
-                break now_ms();
+            ServerMessage::Arena(view) => {
+                // Pushed standings carry the player's own line, whichever node directs.
+                if let Some(me) = &view.me {
+                    assert_eq!(me.player, client.player, "{name}: another's line as mine");
+                    own_lines += u32::from(frame.id.is_none());
+                }
+                if view.info.status == ArenaStatus::Finished {
+                    break now_ms();
+                }
             }
             ServerMessage::Error { .. } if frame.id == Some(RequestId::Number(JOIN)) => {
                 // The arena is moving to another node: again in a moment.
@@ -203,6 +217,8 @@ async fn play(mut client: Client, arena: ArenaId, others: Vec<String>) -> Log {
         client,
         finished,
         first_seen,
+        over_seen,
+        own_lines,
         finished_ms,
     }
 }
@@ -223,7 +239,7 @@ async fn send(client: &mut Client, id: Option<u64>, message: ClientMessage) -> b
 }
 
 /// Every line of `arena`'s standings as `node` has them.
-async fn standings(url: &str, arena: ArenaId, name: &str) -> (Vec<ArenaLine>, u32) {
+pub(super) async fn standings(url: &str, arena: ArenaId, name: &str) -> (Vec<ArenaLine>, u32) {
     let mut client = Client::join(url, name).await;
     let view = match client
         .request(1, ClientMessage::Arena { arena, code: None })
@@ -330,8 +346,17 @@ async fn an_arena_over_three_nodes_outlives_its_directing_node() {
         "the arena paired again {} ms after its node was killed",
         resumed - killed_ms
     );
-    // Every node's standings are the same.
     let live: Vec<String> = nodes.iter().flatten().map(|n| n.url.clone()).collect();
+    let games = counted_once(&live, arena, &logs).await;
+    let after_kill = first_seen.values().filter(|&&at| at > killed_ms).count();
+    eprintln!("{games} games, {after_kill} of them started after the kill");
+    drop(nodes);
+}
+
+/// Checks that every node in `live` has the same standings of `arena`, and that each line is
+/// its player's own log (each game counted once), and that each player heard pushed standings
+/// with their own line in them; returns the number of games.
+pub(super) async fn counted_once(live: &[String], arena: ArenaId, logs: &[Log]) -> usize {
     let mut seen = Vec::new();
     for (i, url) in live.iter().enumerate() {
         seen.push(standings(url, arena, &format!("looker{i}")).await);
@@ -340,12 +365,17 @@ async fn an_arena_over_three_nodes_outlives_its_directing_node() {
     for (i, other) in seen.iter().enumerate().skip(1) {
         assert_eq!(*other, seen[0], "node {} agrees with the first", i + 1);
     }
-    assert_eq!(lines.len(), PLAYERS);
+    assert_eq!(lines.len(), logs.len());
     // Each game counted once: every line is its player's own log.
     let by_player: HashMap<PlayerId, &ArenaLine> = lines.iter().map(|l| (l.player, l)).collect();
     let mut games = HashSet::new();
     let mut total = 0;
-    for log in &logs {
+    for log in logs {
+        assert!(
+            log.own_lines > 0,
+            "{}: no standings of my own",
+            log.client.name
+        );
         let line = by_player[&log.client.player];
         // In the order they were played (one at a time): game ids are not in that order, as
         // each node hands out ids of its own block.
@@ -364,10 +394,5 @@ async fn an_arena_over_three_nodes_outlives_its_directing_node() {
     }
     assert_eq!(total, 2 * games.len(), "each game has two players");
     assert_eq!(counted as usize, games.len(), "every game counted, once");
-    let after_kill = first_seen.values().filter(|&&at| at > killed_ms).count();
-    eprintln!(
-        "{} games, {after_kill} of them started after the kill",
-        games.len()
-    );
-    drop(nodes);
+    games.len()
 }

@@ -65,7 +65,7 @@ async fn a_node_stopped_with_sigterm_hands_its_games_over_and_rejoins_when_resta
 }
 
 /// Sends `signal` (`STOP`, `CONT`) to process `pid`.
-fn signal(pid: u32, signal: &str) {
+pub(super) fn signal(pid: u32, signal: &str) {
     let status = std::process::Command::new("kill")
         .args([&format!("-{signal}"), &pid.to_string()])
         .status()

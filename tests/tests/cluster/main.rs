@@ -3,6 +3,7 @@
 
 mod accounts;
 mod arena;
+mod arena_paused;
 mod credentials;
 mod deploy;
 mod failover;

@@ -80,6 +80,28 @@ impl ArenaBackend for Memory {
         Ok(())
     }
 
+    fn fence_arena(&mut self, arena: ArenaId, epoch: u64) -> Result<bool, StoreError> {
+        if !self.arenas.arenas.contains_key(&arena) {
+            return Ok(false);
+        }
+        let held = self.arenas.epochs.entry(arena).or_default();
+        if *held > epoch {
+            return Ok(false);
+        }
+        *held = epoch;
+        Ok(true)
+    }
+
+    fn claim_arena(&mut self, arena: ArenaId) -> Result<Option<u64>, StoreError> {
+        let stored = self.arenas.arenas.get(&arena);
+        if stored.is_none_or(|a| a.finished_ms.is_some()) {
+            return Ok(None);
+        }
+        let held = self.arenas.epochs.entry(arena).or_default();
+        *held += 1;
+        Ok(Some(*held))
+    }
+
     fn count_arena_game(&mut self, game: GameId) -> Result<bool, StoreError> {
         Ok(match self.arenas.games.get_mut(&game) {
             Some((_, row)) if !row.counted => {

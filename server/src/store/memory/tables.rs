@@ -466,4 +466,6 @@ pub(super) struct Arenas {
     pub(super) games: BTreeMap<GameId, (ArenaId, ArenaGame)>,
     /// Each podium place, in the order kept.
     pub(super) podiums: Vec<(ArenaId, Place)>,
+    /// Each arena's director fencing epoch, once it has one.
+    pub(super) epochs: BTreeMap<ArenaId, u64>,
 }

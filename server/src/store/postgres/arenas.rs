@@ -171,6 +171,25 @@ impl ArenaBackend for Postgres {
         Ok(())
     }
 
+    fn fence_arena(&mut self, arena: ArenaId, epoch: u64) -> Result<bool, StoreError> {
+        let kept = self.conn.execute(
+            "UPDATE arenas SET director_epoch = $2 WHERE id = $1 AND director_epoch <= $2",
+            &[&int(arena.0), &int(epoch)],
+        )?;
+        Ok(kept == 1)
+    }
+
+    fn claim_arena(&mut self, arena: ArenaId) -> Result<Option<u64>, StoreError> {
+        // Takes the row's lock, as every fenced write does: a write under way commits before
+        // (and is read by the new director) or is refused after.
+        let row = self.conn.query_opt(
+            "UPDATE arenas SET director_epoch = director_epoch + 1 \
+             WHERE id = $1 AND finished_ms IS NULL RETURNING director_epoch",
+            &[&int(arena.0)],
+        )?;
+        row.map(|row| Ok(uint(row.try_get(0)?))).transpose()
+    }
+
     fn count_arena_game(&mut self, game: GameId) -> Result<bool, StoreError> {
         let changed = self.conn.execute(
             "UPDATE arena_games SET counted = 1 WHERE game = $1 AND counted = 0",

@@ -28,6 +28,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     include_str!("migrations/012_arenas.sql"),
     include_str!("migrations/013_league_bots.sql"),
     include_str!("migrations/014_league_table.sql"),
+    include_str!("migrations/015_arena_fencing.sql"),
 ];
 
 /// Any number that nodes agree on: the advisory lock held while one of them migrates.

@@ -176,6 +176,29 @@ impl ArenaBackend for Sqlite {
         Ok(())
     }
 
+    fn fence_arena(&mut self, arena: ArenaId, epoch: u64) -> Result<bool, StoreError> {
+        let kept = self
+            .db
+            .prepare_cached(
+                "UPDATE arenas SET director_epoch = ?2 WHERE id = ?1 AND director_epoch <= ?2",
+            )?
+            .execute(params![int(arena.0), int(epoch)])?;
+        Ok(kept == 1)
+    }
+
+    fn claim_arena(&mut self, arena: ArenaId) -> Result<Option<u64>, StoreError> {
+        use rusqlite::OptionalExtension;
+        let epoch = self
+            .db
+            .prepare_cached(
+                "UPDATE arenas SET director_epoch = director_epoch + 1 \
+                 WHERE id = ?1 AND finished_ms IS NULL RETURNING director_epoch",
+            )?
+            .query_row(params![int(arena.0)], |row| row.get::<_, i64>(0))
+            .optional()?;
+        Ok(epoch.map(uint))
+    }
+
     fn count_arena_game(&mut self, game: GameId) -> Result<bool, StoreError> {
         let changed = self
             .db

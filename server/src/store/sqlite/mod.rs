@@ -95,6 +95,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/012_arenas.sql"),
     include_str!("../migrations/013_league_bots.sql"),
     include_str!("../migrations/014_league_table.sql"),
+    include_str!("../migrations/015_arena_fencing.sql"),
 ];
 
 /// Opens the database, sets it up for durable concurrent use and brings its schema up to date.

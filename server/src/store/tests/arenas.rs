@@ -2,15 +2,16 @@
 //! written again as they change, each game counted once, and the podium kept for the profiles
 //! once the arena is finished; which arenas not finished a player is in.
 
-use noughts_protocol::{ArenaId, ClockSpec, GameId, Variant};
+use noughts_protocol::{ArenaId, ClockSpec, EndReason, GameId, Mark, Variant};
 
-use super::super::TokenHash;
-use super::super::arenas::{ArenaGame, Entrant, Place, StoredArena};
+use super::super::arenas::{ArenaGame, ArenaHold, Entrant, Place, StoredArena};
 use super::super::backend::profile;
+use super::super::{StoreError, TokenHash};
 use super::Fresh;
-use super::suite::{ADA, BOB};
+use super::suite::{ADA, BOB, ending, people, start, with_players};
 
 on_both_blocking!(an_arena_counts_each_game_once_and_keeps_its_podium);
+on_both!(a_director_whose_arena_was_taken_since_writes_nothing);
 
 fn arena(id: u64, slot: Option<&str>) -> StoredArena {
     StoredArena {
@@ -129,4 +130,78 @@ fn an_arena_counts_each_game_once_and_keeps_its_podium(db: Fresh) {
         (ArenaId(1), 2, 70_000)
     );
     assert_eq!(shown[0].name, "Hourly classic blitz");
+}
+
+/// A director that lost its arena (paused past its lease while another node took it, with a
+/// higher epoch) has every write refused: no player joins or leaves, no game is paired, no
+/// podium kept. The games' ends count whoever directs.
+async fn a_director_whose_arena_was_taken_since_writes_nothing(db: Fresh) {
+    let store = with_players(&db).await;
+    let id = store.add_arena(arena(0, None)).await.unwrap().unwrap().id;
+    let (epoch, lines, _) = store.take_arena(id).await.unwrap().unwrap();
+    assert_eq!((epoch, lines.len()), (1, 0));
+    let first = ArenaHold {
+        arena: id,
+        epoch: Some(1),
+    };
+    for player in [ADA, BOB] {
+        store
+            .enter_arena(first, player, format!("p{}", player.0))
+            .await
+            .unwrap();
+    }
+    // Another node takes the arena: it reads what the first director wrote.
+    let (epoch, lines, _) = store.take_arena(id).await.unwrap().unwrap();
+    assert_eq!((epoch, lines.len()), (2, 2));
+    let second = ArenaHold {
+        arena: id,
+        epoch: Some(2),
+    };
+    let fenced = |result: Result<(), StoreError>| {
+        assert!(
+            matches!(result, Err(StoreError::FencedArena(a)) if a == id),
+            "{result:?}"
+        );
+    };
+    fenced(store.check_arena(first).await);
+    let name = "p1".to_owned();
+    fenced(store.enter_arena(first, ADA, name).await.map(drop));
+    fenced(store.leave_arena(first, BOB).await.map(drop));
+    fenced(
+        store
+            .start_arena_game(start(1, people(), true), first)
+            .await,
+    );
+    fenced(store.void_arena_game(first, GameId(1)).await.map(drop));
+    fenced(store.finish_arena(first, Vec::new()).await.map(drop));
+    assert!(
+        store.record(GameId(1), ADA).await.unwrap().is_none(),
+        "never started"
+    );
+    // The second director pairs them; the game's end counts in the transaction storing it.
+    store.check_arena(second).await.unwrap();
+    store
+        .start_arena_game(start(2, people(), true), second)
+        .await
+        .unwrap();
+    store
+        .end_game(GameId(2), ending(Some(Mark::X), EndReason::Resign))
+        .await
+        .unwrap();
+    let (lines, games) = store.arena_state(id).await.unwrap();
+    let game = ArenaGame {
+        game: GameId(2),
+        x: ADA,
+        o: BOB,
+        counted: true,
+    };
+    assert_eq!(games, [game], "only the second director's game");
+    let scores: Vec<_> = lines
+        .iter()
+        .map(|l| (l.player, l.score, l.withdrawn))
+        .collect();
+    assert_eq!(scores, [(ADA, 2, false), (BOB, 0, false)]);
+    assert_eq!(lines[0].last_opponent, Some(BOB));
+    store.finish_arena(second, Vec::new()).await.unwrap();
+    assert!(store.take_arena(id).await.unwrap().is_none(), "finished");
 }
