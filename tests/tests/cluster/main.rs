@@ -11,6 +11,7 @@ mod faults;
 mod forgery;
 mod handover;
 mod league;
+mod league_follow;
 mod moderation;
 mod play;
 mod players;
