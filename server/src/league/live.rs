@@ -74,6 +74,9 @@ struct State {
     counted: u32,
     /// The `n` of the last game the table read had counted.
     last: u64,
+    /// The `n` of the last game counted in a table the followers were told: whatever read the
+    /// table since (a pairing, a request, the bots' looks), they are told a game they were not.
+    told: u64,
     /// The war game being played, as last read, with X's and O's seats.
     playing: Option<(GameId, [Sitter; 2])>,
 }
@@ -107,6 +110,7 @@ impl Leagues {
                     last_pair: None,
                     counted: 0,
                     last: 0,
+                    told: 0,
                     playing: None,
                 }),
                 followers: Mutex::new(Vec::new()),
@@ -205,27 +209,29 @@ impl Leagues {
         }
         let mut state = league.state.lock().await;
         league.catch_up(&mut state, store).await?;
+        state.told = state.last;
         let table = league.shown(&state);
         drop(state);
         league.tell(table);
         Ok(true)
     }
 
-    /// A war game of `variant` ended: catches up and, if a league game was counted, tells the
-    /// followers (one frame, serialised once, whatever their number).
+    /// A war game of `variant` ended: catches up and, if a league game was counted since the
+    /// followers were last told, tells them (one frame, serialised once, whatever their
+    /// number).
     pub(crate) async fn ended(&self, store: &Store, variant: Variant) {
         let Some(league) = self.find(variant) else {
             return;
         };
         let mut state = league.state.lock().await;
-        let before = state.last;
         if let Err(err) = league.catch_up(&mut state, store).await {
             warn!(cause = %err, %variant, "cannot read the league");
             return;
         }
-        if state.last == before {
+        if state.last == state.told {
             return;
         }
+        state.told = state.last;
         let table = league.shown(&state);
         drop(state);
         league.tell(table);
@@ -423,11 +429,12 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use noughts_protocol::{Level, Variant};
+    use noughts_protocol::{EndReason, GameId, GameKind, Level, Mark, Variant};
 
     use super::Leagues;
+    use crate::net::outbound::stand_in_channel;
     use crate::rules::sitter::Sitter;
-    use crate::store::{Store, StoreConfig};
+    use crate::store::{Ending, GameStart, Store, StoreConfig};
 
     #[tokio::test]
     async fn a_pinned_pairing_is_the_next_war_game() {
@@ -441,5 +448,47 @@ mod tests {
         }
         let table = leagues.table(&store, Variant::Classic).await.unwrap();
         assert!(!table.expect("a league on classic").next.is_empty());
+    }
+
+    #[tokio::test]
+    async fn followers_are_told_a_game_that_another_read_caught_up_with_first() {
+        let (store, _) = Store::open(&StoreConfig::Memory).await.unwrap();
+        let leagues = Leagues::new(&[Variant::Classic], &[Level::Easy, Level::Hard], None);
+        let (out, mut inbox) = stand_in_channel(8, Default::default());
+        assert!(leagues.follow(Variant::Classic, out));
+        let seats = [Sitter::Ai(Level::Easy), Sitter::Ai(Level::Hard)];
+        let start = GameStart {
+            game: GameId(1),
+            variant: Variant::Classic,
+            kind: GameKind::War,
+            seats,
+            clock: None,
+            rated: false,
+            listed: true,
+            rematch_of: None,
+            owner: None,
+            started_ms: 0,
+        };
+        store.start_game(start).await.unwrap();
+        let end = Ending {
+            seq: 9,
+            winner: Some(Mark::O),
+            reason: EndReason::Line,
+            cells: vec![2, 4, 6],
+            ended_ms: 1,
+        };
+        store.end_game(GameId(1), end).await.unwrap();
+        // Something else reads the table first (a request, the next pairing, the bots' look);
+        // the look for followers then still finds a game they were not told.
+        leagues.table(&store, Variant::Classic).await.unwrap();
+        let told = |inbox: &mut crate::net::outbound::Inbox| {
+            let mut frames = Vec::new();
+            inbox.take(&mut frames, 8);
+            frames.len()
+        };
+        leagues.ended(&store, Variant::Classic).await;
+        assert_eq!(told(&mut inbox), 1, "told the game counted");
+        leagues.ended(&store, Variant::Classic).await;
+        assert_eq!(told(&mut inbox), 0, "told once");
     }
 }
