@@ -432,7 +432,7 @@ mod tests {
     use noughts_protocol::{EndReason, GameId, GameKind, Level, Mark, Variant};
 
     use super::Leagues;
-    use crate::net::outbound::stand_in_channel;
+    use crate::net::outbound::channel;
     use crate::rules::sitter::Sitter;
     use crate::store::{Ending, GameStart, Store, StoreConfig};
 
@@ -454,7 +454,7 @@ mod tests {
     async fn followers_are_told_a_game_that_another_read_caught_up_with_first() {
         let (store, _) = Store::open(&StoreConfig::Memory).await.unwrap();
         let leagues = Leagues::new(&[Variant::Classic], &[Level::Easy, Level::Hard], None);
-        let (out, mut inbox) = stand_in_channel(8, Default::default());
+        let (out, mut inbox) = channel(8, Default::default(), None);
         assert!(leagues.follow(Variant::Classic, out));
         let seats = [Sitter::Ai(Level::Easy), Sitter::Ai(Level::Hard)];
         let start = GameStart {
