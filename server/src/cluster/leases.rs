@@ -52,6 +52,9 @@ struct Held {
     lease: Lease,
     /// Past this moment the game must not be served here unless the lease was renewed.
     trusted_until: Instant,
+    /// Whether it is a new game's, not yet taken in Redis: its taking is under way, and a
+    /// renewal that finds it not there yet must leave it to that taking.
+    pending: bool,
 }
 
 /// This node's leases.
@@ -166,6 +169,7 @@ impl Leases {
             Held {
                 lease,
                 trusted_until: sent + self.trusted(),
+                pending: false,
             },
         );
         lock(&self.paused).remove(&game);
@@ -188,6 +192,7 @@ impl Leases {
             Held {
                 lease,
                 trusted_until: Instant::now() + self.trusted(),
+                pending: true,
             },
         );
         self.judge.fence(game, Some(0));
@@ -230,6 +235,7 @@ impl Leases {
         match self.held().get_mut(&lease.game) {
             Some(held) if held.lease == lease => {
                 held.trusted_until = held.trusted_until.max(trusted);
+                held.pending = false;
                 true
             }
             _ => false,
@@ -262,6 +268,13 @@ impl Leases {
         }
         held.remove(&lease.game);
         true
+    }
+
+    /// Whether `lease` is held, as a new game's not yet taken in Redis.
+    fn is_pending(&self, lease: Lease) -> bool {
+        let held = self.held();
+        held.get(&lease.game)
+            .is_some_and(|h| h.lease == lease && h.pending)
     }
 
     /// `lease` lapsed or was lost: forgotten, its game noted as paused, and told to step down.
@@ -394,8 +407,9 @@ impl Leases {
                 }
                 // Given back meanwhile (its game closed here, or the node is stopping and
                 // handed it over): it is not this node's to take again, and another node may
-                // be taking it over right now.
-                if !self.forget(*lease) {
+                // be taking it over right now. A new game's lease not taken yet is left to
+                // its taking: taken again here, it could outlive its game.
+                if self.is_pending(*lease) || !self.forget(*lease) {
                     continue;
                 }
                 match self.take_under(lease.game, Some(lease.epoch)).await {
