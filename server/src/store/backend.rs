@@ -39,6 +39,10 @@ pub(super) struct PlayerRow {
     pub(super) last_seen_ms: u64,
 }
 
+/// Makes the commits so far durable, beside the database's own handle, and says how large the
+/// log has grown (see [`Backend::sync_beside`]).
+pub(super) type LogSync = Box<dyn FnMut() -> Result<u64, StoreError> + Send>;
+
 /// One database: the transaction around a batch, and each fact it reads or writes.
 pub(super) trait Backend: AccountBackend + ArenaBackend + LeagueBackend + Send {
     /// Opens the transaction a batch of writes commits in.
@@ -58,6 +62,16 @@ pub(super) trait Backend: AccountBackend + ArenaBackend + LeagueBackend + Send {
     }
     /// Makes every commit so far durable (in `interval` mode).
     fn flush(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
+    /// From now on, commits are answered once written and the log is synced and checkpointed
+    /// by the caller: a way to sync it without this handle, where the database has one (SQLite:
+    /// syncing its log's file, which needs no lock on the database).
+    fn sync_beside(&mut self) -> Result<Option<LogSync>, StoreError> {
+        Ok(None)
+    }
+    /// Copies the log's commits into the database (after [`Backend::sync_beside`]).
+    fn checkpoint(&mut self) -> Result<(), StoreError> {
         Ok(())
     }
 

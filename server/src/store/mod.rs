@@ -17,6 +17,7 @@ mod arenas;
 mod backend;
 mod durability;
 mod holders;
+mod inline;
 mod job;
 mod league;
 mod league_calls;

@@ -19,7 +19,8 @@ use tracing::error;
 
 use super::backend::{self, Backend};
 use super::durability::{Durability, FlushSeries, Flusher};
-use super::job::{Batch, Db, Job, WriteJob, commit_together, guarded, work};
+use super::inline::{Beside, Inline, Syncing, Unflushed};
+use super::job::{Batch, Db, Job, WriteJob, work};
 use super::memory::Memory;
 #[cfg(feature = "cluster")]
 use super::postgres::Postgres;
@@ -62,6 +63,14 @@ impl Feed {
         }
     }
 
+    /// Wakes the store thread with nothing to do but look at the time.
+    fn wake(&self) {
+        let _ = self.thread.send(Batch {
+            jobs: Vec::new(),
+            runtime: None,
+        });
+    }
+
     /// Sends what is queued to the store thread. The queue stays locked until the batch is
     /// sent, so that batches reach the thread in the order their jobs were queued.
     fn hand_over(&self) {
@@ -101,65 +110,6 @@ impl Drop for HandOver {
     }
 }
 
-/// What is given a store's records when the last handle is dropped.
-type Closer = Box<dyn FnOnce(Box<dyn Backend>) + Send>;
-
-/// The records kept in this process (the memory store), worked on in the caller's task: a job
-/// there is a few map operations, far less than a hand-over to a thread and back.
-struct Inline {
-    /// The records; `None` only once handed to `close`.
-    db: Mutex<Option<Box<dyn Backend>>>,
-    /// Given the records when the last handle is dropped.
-    close: Mutex<Option<Closer>>,
-}
-
-impl Inline {
-    /// Runs `work` as a batch of one write: in a transaction, committed before it answers.
-    fn write<T: Send>(
-        &self,
-        what: &'static str,
-        work: impl FnOnce(Db<'_>) -> Result<T, StoreError> + Send,
-    ) -> Result<T, StoreError> {
-        let mut db = self.db.lock().unwrap_or_else(|p| p.into_inner());
-        let db = db.as_deref_mut().ok_or(StoreError::Stopped)?;
-        let mut job = WriteJob {
-            work: Some(work),
-            outcome: None,
-            reply: None,
-            what,
-        };
-        let committed = commit_together(db, [&mut job]);
-        job.answer(committed.as_ref().map(|_| ()))
-    }
-
-    /// Runs a query.
-    fn read<T>(&self, work: impl FnOnce(Db<'_>) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let mut db = self.db.lock().unwrap_or_else(|p| p.into_inner());
-        let db = db.as_deref_mut().ok_or(StoreError::Stopped)?;
-        guarded(|| work(db))
-    }
-}
-
-impl Drop for Inline {
-    fn drop(&mut self) {
-        let db = self.db.get_mut().unwrap_or_else(|p| p.into_inner()).take();
-        let close = self
-            .close
-            .get_mut()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
-        if let (Some(db), Some(close)) = (db, close) {
-            close(db);
-        }
-    }
-}
-
-impl std::fmt::Debug for Inline {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Inline").finish_non_exhaustive()
-    }
-}
-
 /// Where a handle's jobs go.
 #[derive(Debug, Clone)]
 enum Records {
@@ -167,6 +117,37 @@ enum Records {
     Thread(Arc<Feed>),
     /// Nowhere: they are done in the caller's task.
     Inline(Arc<Inline>),
+    /// Writes in the caller's task, queries to the store thread, which syncs the log too.
+    Written(Arc<Written>),
+}
+
+/// SQLite answering commits once written: the records written in the callers' tasks, and the
+/// store thread that answers queries and syncs the log.
+#[derive(Debug)]
+struct Written {
+    records: Arc<Beside>,
+    unflushed: Arc<Unflushed>,
+    feed: Arc<Feed>,
+}
+
+impl Written {
+    async fn write<T: Send>(
+        &self,
+        what: &'static str,
+        work: impl FnOnce(Db<'_>) -> Result<T, StoreError> + Send,
+    ) -> Result<T, StoreError> {
+        let result = self.records.write(what, work).await;
+        self.committed();
+        result
+    }
+
+    /// A commit was answered: the store thread is woken to sync it if it is the first since
+    /// the last sync.
+    fn committed(&self) {
+        if self.unflushed.committed() {
+            self.feed.wake();
+        }
+    }
 }
 
 /// A handle to the store; cheap to clone, every clone talks to the same records.
@@ -207,6 +188,10 @@ impl Store {
         if let StoreConfig::Memory = config {
             return Store::inline(Box::new(Memory::new(finished)), drop);
         }
+        if let (StoreConfig::File(_), Durability::Interval(every)) = (config, durability) {
+            let config = config.clone();
+            return Store::start_written(move || open(&config), every).await;
+        }
         let config = config.clone();
         let open = move || {
             let mut db = open(&config)?;
@@ -233,10 +218,7 @@ impl Store {
         close: impl FnOnce(Box<dyn Backend>) + Send + 'static,
     ) -> Result<(Store, Startup), StoreError> {
         let startup = backend::startup(&mut *db);
-        let inline = Inline {
-            db: Mutex::new(Some(db)),
-            close: Mutex::new(Some(Box::new(close))),
-        };
+        let inline = Inline::new(db, Box::new(close));
         let store = Store {
             records: Records::Inline(Arc::new(inline)),
             persistent: false,
@@ -295,6 +277,70 @@ impl Store {
         Ok((store, startup))
     }
 
+    /// Starts the store thread of a database whose commits are answered once written (`open`
+    /// gives it), written in the callers' tasks; the thread answers its queries and syncs its log
+    /// within `every` of a commit.
+    async fn start_written(
+        open: impl FnOnce() -> Result<Box<dyn Backend>, StoreError> + Send + 'static,
+        every: std::time::Duration,
+    ) -> Result<(Store, Startup), StoreError> {
+        let (ready_tx, ready) = oneshot::channel();
+        let (thread, queue) = mpsc::channel::<Batch>();
+        let flush = FlushSeries::default();
+        flush.interval.set(every.as_secs_f64());
+        let series = flush.clone();
+        let unflushed = Arc::new(Unflushed::default());
+        let for_thread = Arc::clone(&unflushed);
+        std::thread::Builder::new()
+            .name("noughts-store".into())
+            .spawn(move || {
+                let opened = open().and_then(|mut db| {
+                    let sync = db.sync_beside()?.ok_or(StoreError::Unbuilt)?;
+                    let startup = backend::startup(&mut *db);
+                    Ok((db, sync, startup))
+                });
+                let (db, sync, startup) = match opened {
+                    Ok(opened) => opened,
+                    Err(err) => {
+                        let _ = ready_tx.send(Err(err));
+                        return;
+                    }
+                };
+                let records = Arc::new(Beside::new(db));
+                let startup = startup.map(|startup| (startup, Arc::clone(&records)));
+                let failed = startup.is_err();
+                let _ = ready_tx.send(startup);
+                if failed {
+                    return;
+                }
+                let syncing = Syncing {
+                    records,
+                    unflushed: for_thread,
+                    sync,
+                    every,
+                    series,
+                };
+                syncing.work(&queue);
+            })?;
+        let (startup, records) = ready.await.map_err(|_| StoreError::Stopped)??;
+        let written = Written {
+            records,
+            unflushed,
+            feed: Arc::new(Feed {
+                queued: Mutex::new(Vec::new()),
+                thread,
+            }),
+        };
+        let store = Store {
+            records: Records::Written(Arc::new(written)),
+            persistent: true,
+            fences: Arc::default(),
+            errors: Counter::default(),
+            flush,
+        };
+        Ok((store, startup))
+    }
+
     /// Whether what is stored outlives the process (a file or PostgreSQL rather than memory).
     pub(crate) fn is_persistent(&self) -> bool {
         self.persistent
@@ -343,6 +389,17 @@ impl Store {
                     error!(what, cause = %err, "a write failed");
                 }
             }
+            Records::Written(written) => {
+                let errors = self.errors.clone();
+                let after = Arc::clone(written);
+                written.records.write_later(what, work, move |result| {
+                    after.committed();
+                    if let Err(err) = result {
+                        errors.inc();
+                        error!(what, cause = %err, "a write failed");
+                    }
+                });
+            }
             Records::Thread(feed) => {
                 let errors = self.errors.clone();
                 let work = move |db: Db<'_>| {
@@ -368,6 +425,7 @@ impl Store {
     {
         let feed = match &self.records {
             Records::Inline(inline) => return self.counted(inline.write(what, work)),
+            Records::Written(written) => return self.counted(written.write(what, work).await),
             Records::Thread(feed) => feed,
         };
         let (reply, answer) = oneshot::channel();
@@ -393,6 +451,7 @@ impl Store {
     {
         let feed = match &self.records {
             Records::Inline(inline) => return self.counted(inline.write(what, work)),
+            Records::Written(written) => return self.counted(written.write(what, work).await),
             Records::Thread(feed) => feed,
         };
         let (reply, answer) = oneshot::channel();
@@ -414,6 +473,7 @@ impl Store {
         let feed = match &self.records {
             Records::Inline(inline) => return self.counted(inline.read(work)),
             Records::Thread(feed) => feed,
+            Records::Written(written) => &written.feed,
         };
         let (reply, answer) = oneshot::channel();
         feed.push(Job::Read(Box::new(move |db: Db<'_>| {

@@ -13,7 +13,7 @@ use std::path::Path;
 use noughts_protocol::{GameId, GameKind, PlayerId, Variant};
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::backend::{Backend, Closed, PlayerRow};
+use super::backend::{Backend, Closed, LogSync, PlayerRow};
 use super::records::ModerationEntry;
 use super::records::{
     Ending, GameStart, Results, StoreError, StoredMove, StoredStanding, TokenHash, TokenRules,
@@ -52,6 +52,13 @@ impl Wal {
             }
         };
         file.sync_data().map_err(StoreError::Flush)
+    }
+
+    /// [`Wal::sync`], then how large the log is.
+    fn sync_sized(&mut self) -> Result<u64, StoreError> {
+        self.sync()?;
+        let file = self.file.as_ref().ok_or(StoreError::Stopped)?;
+        Ok(file.metadata().map_err(StoreError::Flush)?.len())
     }
 }
 
@@ -231,6 +238,26 @@ impl Backend for Sqlite {
 
     fn flush(&mut self) -> Result<(), StoreError> {
         self.wal.sync()
+    }
+
+    fn sync_beside(&mut self) -> Result<Option<LogSync>, StoreError> {
+        self.answer_when_written(true)?;
+        // Checkpoints wait for the disk: the caller runs them, on its own thread.
+        self.db.pragma_update(None, "wal_autocheckpoint", 0)?;
+        // The log is truncated as it starts again after a checkpoint, so its size says how much
+        // is waiting to be checkpointed.
+        self.db.pragma_update(None, "journal_size_limit", 0)?;
+        let mut wal = Wal {
+            path: self.wal.path.clone(),
+            file: None,
+        };
+        Ok(Some(Box::new(move || wal.sync_sized())))
+    }
+
+    fn checkpoint(&mut self) -> Result<(), StoreError> {
+        self.db
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+        Ok(())
     }
 
     fn last_ids(&mut self) -> Result<(u64, u64), StoreError> {

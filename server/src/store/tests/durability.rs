@@ -45,3 +45,48 @@ async fn writes_answered_once_written_are_flushed_within_the_interval(db: Fresh)
     let (_store, startup) = db.open().await;
     assert_eq!(startup.last_player, 20);
 }
+
+/// A SQLite file answering once written: its log is checkpointed as it grows (by the store
+/// thread, SQLite's own checkpoints being off), a backup taken meanwhile holds every answered
+/// write, and so does the file opened again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_answered_once_written_is_checkpointed_as_it_grows_and_backed_up_whole() {
+    let db = Fresh::sqlite();
+    let StoreConfig::File(path) = &db.config else {
+        unreachable!("a SQLite store");
+    };
+    let every = Duration::from_millis(5);
+    let (store, _) = Store::open_keeping(&db.config, usize::MAX, Durability::Interval(every))
+        .await
+        .unwrap();
+    // Each new player is a few pages of log: some 20 MiB in all, without a checkpoint.
+    let players = 1_500;
+    for n in 1..=players {
+        let token = TokenHash::of(&format!("token {n}"));
+        let name = format!("player-{n:04}-{}", "x".repeat(20));
+        store.add_player(PlayerId(n), &name, token).await.unwrap();
+    }
+    // Once the last commits are synced (and the log checkpointed if it had grown), the next
+    // commit starts the log again.
+    let flushes = store.flush.flushes.clone();
+    let synced = flushes.get();
+    tokio::time::timeout(Duration::from_secs(20), async {
+        while flushes.get() == synced {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("a flush");
+    store.flush().await.unwrap();
+    let log = std::fs::metadata(format!("{}-wal", path.display()))
+        .unwrap()
+        .len();
+    assert!(log < 5 << 20, "the log is {log} bytes: never checkpointed");
+    let copy = path.with_file_name("copy.db");
+    store.backup_into(copy.clone()).await.unwrap();
+    let (_copy, startup) = Store::open(&StoreConfig::File(copy)).await.unwrap();
+    assert_eq!(startup.last_player, players);
+    drop(store);
+    let (_store, startup) = db.open().await;
+    assert_eq!(startup.last_player, players);
+}
