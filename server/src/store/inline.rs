@@ -17,7 +17,7 @@ use tracing::error;
 
 use super::backend::{Backend, LogSync};
 use super::durability::FlushSeries;
-use super::job::{Batch, Db, Job, WriteJob, commit_together, guarded};
+use super::job::{Batch, Db, Job, commit_together, guarded};
 use super::records::StoreError;
 
 /// What is given a store's records when the last handle is dropped.
@@ -44,12 +44,11 @@ impl Inline {
     /// Runs `work` as a batch of one write: in a transaction, committed before it answers.
     pub(super) fn write<T: Send>(
         &self,
-        what: &'static str,
         work: impl FnOnce(Db<'_>) -> Result<T, StoreError> + Send,
     ) -> Result<T, StoreError> {
         let mut db = self.db.lock().unwrap_or_else(|p| p.into_inner());
         let db = db.as_deref_mut().ok_or(StoreError::Stopped)?;
-        write_one(db, what, work)
+        write_one(db, work)
     }
 
     /// Runs a query.
@@ -127,32 +126,31 @@ impl Beside {
     /// Runs `work` as a batch of one write: in a transaction, committed before it answers.
     pub(super) async fn write<T: Send>(
         &self,
-        what: &'static str,
         work: impl FnOnce(Db<'_>) -> Result<T, StoreError> + Send,
     ) -> Result<T, StoreError> {
         let mut db = self.0.lock().await;
-        write_one(&mut **db, what, work)
+        write_one(&mut **db, work)
     }
 
     /// [`Beside::write`] for a caller that does not wait for it: at once if the database is
     /// free, else in a task of its own; `done` is given the outcome.
-    pub(super) fn write_later<T, W, D>(self: &Arc<Self>, what: &'static str, work: W, done: D)
+    pub(super) fn write_later<T, W, D>(self: &Arc<Self>, work: W, done: D)
     where
         T: Send + 'static,
         W: FnOnce(Db<'_>) -> Result<T, StoreError> + Send + 'static,
         D: FnOnce(Result<T, StoreError>) + Send + 'static,
     {
         if let Ok(mut db) = self.0.try_lock() {
-            return done(write_one(&mut **db, what, work));
+            return done(write_one(&mut **db, work));
         }
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
                 let beside = Arc::clone(self);
-                drop(runtime.spawn(async move { done(beside.write(what, work).await) }));
+                drop(runtime.spawn(async move { done(beside.write(work).await) }));
             }
             Err(_) => {
                 let mut db = self.0.blocking_lock();
-                done(write_one(&mut **db, what, work));
+                done(write_one(&mut **db, work));
             }
         }
     }
@@ -164,20 +162,22 @@ impl std::fmt::Debug for Beside {
     }
 }
 
-/// Runs `work` as a batch of one write: in a transaction, committed before it answers.
+/// Runs `work` as a batch of one write: in a transaction of its own, committed before it
+/// answers, or rolled back whole if it fails (alone in it, it needs no savepoint of its own).
 fn write_one<T: Send>(
     db: Db<'_>,
-    what: &'static str,
     work: impl FnOnce(Db<'_>) -> Result<T, StoreError> + Send,
 ) -> Result<T, StoreError> {
-    let mut job = WriteJob {
-        work: Some(work),
-        outcome: None,
-        reply: None,
-        what,
-    };
-    let committed = commit_together(db, [&mut job]);
-    job.answer(committed.as_ref().map(|_| ()))
+    db.begin()?;
+    let done = guarded(|| work(&mut *db)).and_then(|value| {
+        db.commit()
+            .map(|()| value)
+            .map_err(|err| StoreError::Commit(err.to_string()))
+    });
+    if done.is_err() {
+        db.rollback();
+    }
+    done
 }
 
 /// The log grown this far (SQLite's own checkpoint is at 1,000 pages of 4 KiB) is checkpointed

@@ -133,10 +133,9 @@ struct Written {
 impl Written {
     async fn write<T: Send>(
         &self,
-        what: &'static str,
         work: impl FnOnce(Db<'_>) -> Result<T, StoreError> + Send,
     ) -> Result<T, StoreError> {
-        let result = self.records.write(what, work).await;
+        let result = self.records.write(work).await;
         self.committed();
         result
     }
@@ -385,14 +384,14 @@ impl Store {
     {
         match &self.records {
             Records::Inline(inline) => {
-                if let Err(err) = self.counted(inline.write(what, work)) {
+                if let Err(err) = self.counted(inline.write(work)) {
                     error!(what, cause = %err, "a write failed");
                 }
             }
             Records::Written(written) => {
                 let errors = self.errors.clone();
                 let after = Arc::clone(written);
-                written.records.write_later(what, work, move |result| {
+                written.records.write_later(work, move |result| {
                     after.committed();
                     if let Err(err) = result {
                         errors.inc();
@@ -424,8 +423,8 @@ impl Store {
         F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send + 'static,
     {
         let feed = match &self.records {
-            Records::Inline(inline) => return self.counted(inline.write(what, work)),
-            Records::Written(written) => return self.counted(written.write(what, work).await),
+            Records::Inline(inline) => return self.counted(inline.write(work)),
+            Records::Written(written) => return self.counted(written.write(work).await),
             Records::Thread(feed) => feed,
         };
         let (reply, answer) = oneshot::channel();
@@ -450,8 +449,8 @@ impl Store {
         F: FnOnce(Db<'_>) -> Result<T, StoreError> + Send + 'static,
     {
         let feed = match &self.records {
-            Records::Inline(inline) => return self.counted(inline.write(what, work)),
-            Records::Written(written) => return self.counted(written.write(what, work).await),
+            Records::Inline(inline) => return self.counted(inline.write(work)),
+            Records::Written(written) => return self.counted(written.write(work).await),
             Records::Thread(feed) => feed,
         };
         let (reply, answer) = oneshot::channel();
