@@ -39,9 +39,9 @@ pub(super) struct PlayerRow {
     pub(super) last_seen_ms: u64,
 }
 
-/// Makes the commits so far durable, beside the database's own handle, and says how large the
-/// log has grown (see [`Backend::sync_beside`]).
-pub(super) type LogSync = Box<dyn FnMut() -> Result<u64, StoreError> + Send>;
+/// Makes the commits so far durable, beside the database's own handle (see
+/// [`Backend::sync_beside`]).
+pub(super) type LogSync = Box<dyn FnMut() -> Result<(), StoreError> + Send>;
 
 /// One database: the transaction around a batch, and each fact it reads or writes.
 pub(super) trait Backend: AccountBackend + ArenaBackend + LeagueBackend + Send {

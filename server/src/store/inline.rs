@@ -9,6 +9,7 @@
 //! own are turned off), which hold the database while callers wait for it without holding up
 //! the runtime, as do long queries (a backup).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -85,13 +86,18 @@ impl std::fmt::Debug for Inline {
 /// When the oldest commit not yet on disk was answered, shared by the writers and the store
 /// thread that syncs the log.
 #[derive(Debug, Default)]
-pub(super) struct Unflushed(Mutex<Option<Instant>>);
+pub(super) struct Unflushed {
+    oldest: Mutex<Option<Instant>>,
+    /// Commits since the log was last checkpointed.
+    commits: AtomicU64,
+}
 
 impl Unflushed {
     /// A commit was answered just now; true if it is the first since the last sync (the store
     /// thread is then to be woken, to sync an interval later).
     pub(super) fn committed(&self) -> bool {
-        let mut oldest = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        self.commits.fetch_add(1, Ordering::Relaxed);
+        let mut oldest = self.oldest.lock().unwrap_or_else(|p| p.into_inner());
         if oldest.is_some() {
             return false;
         }
@@ -100,16 +106,25 @@ impl Unflushed {
     }
 
     fn oldest(&self) -> Option<Instant> {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner())
+        *self.oldest.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn take(&self) -> Option<Instant> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+        self.oldest.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+
+    fn commits_since_checkpoint(&self) -> u64 {
+        self.commits.load(Ordering::Relaxed)
+    }
+
+    /// The log was checkpointed: the commits counted so far are in the database.
+    fn checkpointed(&self) {
+        self.commits.store(0, Ordering::Relaxed);
     }
 
     /// A sync failed: the commits since `oldest` are still to be synced.
     fn restore(&self, oldest: Instant) {
-        let mut held = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut held = self.oldest.lock().unwrap_or_else(|p| p.into_inner());
         *held = Some(held.map_or(oldest, |later| later.min(oldest)));
     }
 }
@@ -180,9 +195,9 @@ fn write_one<T: Send>(
     done
 }
 
-/// The log grown this far (SQLite's own checkpoint is at 1,000 pages of 4 KiB) is checkpointed
-/// into the database after its next sync.
-const CHECKPOINT_AT: u64 = 4 << 20;
+/// After this many commits (each a page of the log or more: SQLite's own checkpoint is at 1,000
+/// pages), the log is checkpointed into the database after its next sync.
+const CHECKPOINT_AFTER: u64 = 1_000;
 
 /// The store thread of a database written in the callers' tasks: answers the queries handed to
 /// it (in the order they came), syncs the log within `every` of the oldest commit not yet on
@@ -246,13 +261,14 @@ impl Syncing {
     fn sync(&mut self) -> Option<Instant> {
         let oldest = self.unflushed.take()?;
         match (self.sync)() {
-            Ok(log) => {
+            Ok(()) => {
                 self.series.flushes.inc();
                 self.series.lag.observe(oldest.elapsed().as_secs_f64());
-                if log >= CHECKPOINT_AT {
+                if self.unflushed.commits_since_checkpoint() >= CHECKPOINT_AFTER {
                     let mut db = self.records.0.blocking_lock();
-                    if let Err(err) = db.checkpoint() {
-                        error!(cause = %err, "cannot checkpoint the store's log");
+                    match db.checkpoint() {
+                        Ok(()) => self.unflushed.checkpointed(),
+                        Err(err) => error!(cause = %err, "cannot checkpoint the store's log"),
                     }
                 }
                 None

@@ -53,13 +53,6 @@ impl Wal {
         };
         file.sync_data().map_err(StoreError::Flush)
     }
-
-    /// [`Wal::sync`], then how large the log is.
-    fn sync_sized(&mut self) -> Result<u64, StoreError> {
-        self.sync()?;
-        let file = self.file.as_ref().ok_or(StoreError::Stopped)?;
-        Ok(file.metadata().map_err(StoreError::Flush)?.len())
-    }
 }
 
 impl Sqlite {
@@ -244,14 +237,16 @@ impl Backend for Sqlite {
         self.answer_when_written(true)?;
         // Checkpoints wait for the disk: the caller runs them, on its own thread.
         self.db.pragma_update(None, "wal_autocheckpoint", 0)?;
-        // The log is truncated as it starts again after a checkpoint, so its size says how much
-        // is waiting to be checkpointed.
-        self.db.pragma_update(None, "journal_size_limit", 0)?;
+        // The log starts again from its beginning after a checkpoint, its file kept as large as
+        // it grew (up to 16 MiB): a sync then writes over blocks the file has, and the file
+        // system has no size to commit as well.
+        self.db
+            .pragma_update(None, "journal_size_limit", 16 << 20)?;
         let mut wal = Wal {
             path: self.wal.path.clone(),
             file: None,
         };
-        Ok(Some(Box::new(move || wal.sync_sized())))
+        Ok(Some(Box::new(move || wal.sync())))
     }
 
     fn checkpoint(&mut self) -> Result<(), StoreError> {
