@@ -27,6 +27,7 @@ mod moderation;
 #[cfg(feature = "cluster")]
 mod postgres;
 mod queue;
+mod read_calls;
 mod records;
 mod rows;
 mod sqlite;
