@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use noughts_protocol::{ClientMessage, GameId, Mark, ServerMessage, Variant, Watch};
+use noughts_protocol::{ClientMessage, ErrorCode, GameId, Mark, ServerMessage, Variant, Watch};
 use noughts_tests::postgres::Postgres;
 use noughts_tests::process::ServerProcess;
 use noughts_tests::redis::TestRedis;
@@ -109,9 +109,33 @@ async fn sees(client: &mut Client, game: GameId, cell: usize) -> Result<(), Stri
             {
                 return Ok(());
             }
+            // A move of this client's refused: the game paused, nothing was played.
+            ServerMessage::Error {
+                code: ErrorCode::GamePaused,
+                ..
+            } => return Err(format!("{} was told GamePaused", client.name)),
             other => seen.push(format!("{other:?}").chars().take(80).collect::<String>()),
         }
     }
+}
+
+/// Has `mover` play `cell` in `game` until it sees it played. As PROTOCOL.md asks of a client, a
+/// move refused with `game_paused` (with a lease this short, a new game pauses while Redis is
+/// slow to confirm its lease) is sent again on the game's next `game_state`.
+async fn plays(mover: &mut Client, game: GameId, cell: usize) -> Result<(), String> {
+    mover.send(ClientMessage::Move { game, cell }).await;
+    for _ in 0..3 {
+        match sees(mover, game, cell).await {
+            Err(why) if why.contains("GamePaused") => {
+                mover
+                    .until(|m| matches!(m, ServerMessage::GameState(s) if s.game == game))
+                    .await;
+                mover.send(ClientMessage::Move { game, cell }).await;
+            }
+            seen => return seen,
+        }
+    }
+    sees(mover, game, cell).await
 }
 
 impl Table {
@@ -129,8 +153,7 @@ impl Table {
             (&mut self.guest, &mut self.host)
         };
         let game = self.game;
-        mover.send(ClientMessage::Move { game, cell }).await;
-        sees(mover, game, cell)
+        plays(mover, game, cell)
             .await
             .map_err(|e| format!("not acknowledged: {e}"))?;
         self.moves.push(cell);
