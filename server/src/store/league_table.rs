@@ -179,6 +179,15 @@ pub(super) fn build(
             break;
         }
     }
+    Ok(KeptTable {
+        state,
+        lines: lines_of(entrants, &table),
+    })
+}
+
+/// `table`'s lines, each under its entrant (in the table's order), ordered by entrant as the
+/// store keeps them.
+pub(super) fn lines_of(entrants: Vec<String>, table: &Table) -> Vec<LeagueLine> {
     let mut lines: Vec<LeagueLine> = entrants
         .into_iter()
         .zip(table.rows().iter().zip(table.ratings()))
@@ -189,7 +198,7 @@ pub(super) fn build(
         })
         .collect();
     lines.sort_by(|a, b| a.entrant.cmp(&b.entrant));
-    Ok(KeptTable { state, lines })
+    lines
 }
 
 /// How a game that `winner` won (`None`: drawn) finished.

@@ -6,7 +6,7 @@
 use noughts_protocol::{EndReason, GameId, GameKind, Level, Mark, PlayerId, Variant};
 
 use super::super::league::{KeptTable, LeagueLine};
-use super::super::league_table::DEFAULT_ROUND;
+use super::super::league_table::{DEFAULT_ROUND, lines_of};
 use super::super::postgres::{MIGRATIONS as POSTGRES_MIGRATIONS, Postgres};
 use super::super::sqlite::MIGRATIONS as SQLITE_MIGRATIONS;
 use super::super::{GameStart, Store, StoreConfig};
@@ -52,17 +52,7 @@ fn built(games: &[Played], round: u32) -> (u32, Vec<LeagueLine>) {
             table.close_round();
         }
     }
-    let mut lines: Vec<LeagueLine> = entrants
-        .into_iter()
-        .zip(table.rows().iter().zip(table.ratings()))
-        .map(|(entrant, (row, rated))| LeagueLine {
-            entrant,
-            row: *row,
-            volatility: rated.volatility,
-        })
-        .collect();
-    lines.sort_by(|a, b| a.entrant.cmp(&b.entrant));
-    (counted, lines)
+    (counted, lines_of(entrants, &table))
 }
 
 async fn kept(store: &Store) -> KeptTable {
