@@ -20,6 +20,7 @@ use tracing::{info, warn};
 use super::director;
 use crate::cluster::Cluster;
 use crate::cluster::mail::{Mail, Who};
+use crate::cluster::nodes::Sighting;
 use crate::cluster::slot::SlotLease;
 use crate::registry::arenas::{ArenaAsk, ArenaRequest, Follower};
 use crate::registry::games::Requester;
@@ -109,8 +110,9 @@ pub(crate) async fn keep_arenas(shared: Arc<Shared>) {
     }
 }
 
-/// Which node each arena was seen directed by, and in how many looks in a row.
-type Sightings = HashMap<ArenaId, (String, u32)>;
+/// Which node (and which process of it) each arena was seen directed by, and in how many looks
+/// in a row.
+type Sightings = HashMap<ArenaId, (Sighting, u32)>;
 
 /// One look at the cluster's arenas.
 async fn round(shared: &Arc<Shared>, cluster: &Cluster, sightings: &mut Sightings) {
@@ -175,11 +177,11 @@ async fn seen_elsewhere(
     };
     let creator = arena.creator.as_ref().map(|(player, _)| *player);
     let changed = registry.elsewhere(info, creator, Some(node.clone()));
-    let seen = sightings
-        .entry(arena.id)
-        .or_insert_with(|| (node.clone(), 0));
-    if seen.0 != node {
-        *seen = (node.clone(), 0);
+    // A director restarted under the same name has none of the old process's followers.
+    let incarnation = cluster.incarnation_of(&node).await;
+    let seen = sightings.entry(arena.id).or_default();
+    if seen.0.see(&node, incarnation) {
+        seen.1 = 0;
     }
     seen.1 += 1;
     if seen.1 == 2 {

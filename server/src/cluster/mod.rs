@@ -52,6 +52,10 @@ use std::sync::Arc;
 pub struct Cluster {
     /// This node's name, unique in the cluster; it names the owner in every lease it holds.
     node: String,
+    /// This process's number, random: a node restarted under the same name has a new one, by
+    /// which the others tell that what they set up with the old process (stand-ins, followers)
+    /// is gone, however soon it came back ([`nodes`]).
+    incarnation: u64,
     /// Commands, to one Redis or a Redis Cluster; reconnects by itself after Redis comes back.
     redis: link::Link,
     /// For connections of their own: pub/sub needs one each.
@@ -158,6 +162,7 @@ impl Cluster {
             .map_err(unreachable)?;
         Ok(Cluster {
             node: node.to_owned(),
+            incarnation: nodes::new_incarnation(),
             redis,
             seeds,
             lease,

@@ -2,6 +2,10 @@
 //! time, and is listed in the set `{nodes}` (one hash tag: one slot of a Redis Cluster, for the
 //! pipeline that does both). A node whose key has expired is gone: the others remove
 //! what it had listed, and (once its game leases have expired too) take its games over.
+//!
+//! The key holds the process's incarnation, a random number: a node killed and started again
+//! under the same name within a lease time is never seen gone, but is seen with a new
+//! incarnation, and the others set up again with it what its old process held for them.
 
 use std::time::Duration;
 
@@ -17,6 +21,35 @@ pub(super) fn alive_key(node: &str) -> String {
     format!("{{nodes}}:{node}")
 }
 
+/// A new process's incarnation: random, never 0.
+pub(super) fn new_incarnation() -> u64 {
+    let mut bytes = [0u8; 8];
+    crate::lobby::invite_code::fill_random(&mut bytes);
+    u64::from_le_bytes(bytes).max(1)
+}
+
+/// A node as last seen in some place (holding a slot, say): its name and its incarnation.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Sighting {
+    node: Option<String>,
+    incarnation: Option<u64>,
+}
+
+impl Sighting {
+    /// Notes `node` seen now, as `incarnation` (`None` if Redis could not say); true if it is
+    /// another node than was seen before, or another process under the same name.
+    pub(crate) fn see(&mut self, node: &str, incarnation: Option<u64>) -> bool {
+        if self.node.as_deref() != Some(node) {
+            self.node = Some(node.to_owned());
+            self.incarnation = incarnation;
+            return true;
+        }
+        let restarted = matches!((self.incarnation, incarnation), (Some(a), Some(b)) if a != b);
+        self.incarnation = incarnation.or(self.incarnation);
+        restarted
+    }
+}
+
 impl Cluster {
     /// Says this node is alive for another lease time.
     pub async fn heartbeat(&self) -> Result<(), ClusterError> {
@@ -24,7 +57,7 @@ impl Cluster {
             .atomic()
             .cmd("SET")
             .arg(alive_key(&self.node))
-            .arg(1)
+            .arg(self.incarnation)
             .arg("PX")
             .arg(self.lease_ms())
             .ignore()
@@ -35,6 +68,16 @@ impl Cluster {
             .exec_async(&mut self.redis.clone())
             .await?;
         Ok(())
+    }
+
+    /// The incarnation of `node`'s process now alive; `None` if none is, or Redis cannot say.
+    pub(crate) async fn incarnation_of(&self, node: &str) -> Option<u64> {
+        redis::cmd("GET")
+            .arg(alive_key(node))
+            .query_async::<Option<u64>>(&mut self.redis.clone())
+            .await
+            .ok()
+            .flatten()
     }
 
     /// Says this node is gone, at once (it stops politely).
@@ -135,5 +178,22 @@ pub(crate) async fn sweep_gone(cluster: Cluster, stop: CancellationToken) {
                 Err(err) => warn!(cause = %err, %node, "cannot remove a gone node's listings"),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Sighting;
+
+    #[test]
+    fn a_sighting_tells_another_node_or_another_process_of_the_same_name() {
+        let mut seen = Sighting::default();
+        assert!(seen.see("a", Some(1)), "first seen");
+        assert!(!seen.see("a", Some(1)));
+        assert!(!seen.see("a", None), "Redis could not say");
+        assert!(seen.see("a", Some(2)), "restarted");
+        assert!(seen.see("b", None), "moved");
+        assert!(!seen.see("b", Some(3)), "first told of b's process");
+        assert!(seen.see("b", Some(4)));
     }
 }

@@ -26,7 +26,7 @@ use setup::Starter;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use noughts_protocol::{ErrorCode, GameId, GameKind, Variant};
+use noughts_protocol::{ErrorCode, GameId, GameKind, PlayerId, Variant};
 use tokio::sync::{mpsc, oneshot};
 use tracing::{Instrument, debug, error, info};
 
@@ -199,6 +199,45 @@ pub(crate) fn restore_all(
                 });
             }
             _ => {}
+        }
+    }
+    wars
+}
+
+/// Restores `taken` here, and has every connection of their players reach them: those of this
+/// node (stand-ins included) are attached here, and the other nodes they are on are told.
+pub(crate) async fn restore_and_reach(
+    shared: &Arc<Shared>,
+    taken: Vec<LiveGame>,
+) -> HashMap<Variant, oneshot::Receiver<()>> {
+    if taken.is_empty() {
+        return HashMap::new();
+    }
+    let players: Vec<(GameId, Vec<PlayerId>)> = taken
+        .iter()
+        .map(|game| {
+            let humans = game.seats.iter().filter_map(|seat| match seat {
+                Sitter::Human(player) => Some(player.player),
+                Sitter::Ai(_) => None,
+            });
+            (game.start.game, humans.collect())
+        })
+        .collect();
+    let wars = restore_all(shared, taken);
+    for (game, seated) in players {
+        let Some(handle) = shared.registry.games.get(game) else {
+            continue;
+        };
+        for &player in &seated {
+            let Some(session) = shared.registry.session(player) else {
+                continue;
+            };
+            for out in session.outbounds() {
+                handle.attach(player, out).await;
+            }
+        }
+        if let Some(cluster) = shared.wing.as_ref().map(|wing| &wing.cluster) {
+            cluster.tell_seated(game, seated.iter().map(|player| player.0).collect());
         }
     }
     wars

@@ -24,7 +24,6 @@ use tracing::{info, warn};
 use crate::cluster::leases::Leases;
 use crate::game;
 use crate::game::{war, war_slot};
-use crate::rules::sitter::Sitter;
 use crate::shared::Shared;
 use crate::store::{Ending, LiveGame, now_ms};
 
@@ -186,7 +185,7 @@ async fn take(
             }
         }
     }
-    restore_and_reach(shared, taken).await;
+    game::restore_and_reach(shared, taken).await;
 }
 
 /// Takes again, as soon as Redis answers (and every lease time), the games that stepped down
@@ -228,45 +227,6 @@ pub(crate) async fn keep_resuming(shared: Arc<Shared>, stop: CancellationToken) 
             }
         }
     }
-}
-
-/// Restores `taken` here, and has every connection of their players reach them: those of this
-/// node (stand-ins included) are attached here, and the other nodes they are on are told.
-async fn restore_and_reach(
-    shared: &Arc<Shared>,
-    taken: Vec<LiveGame>,
-) -> HashMap<Variant, oneshot::Receiver<()>> {
-    if taken.is_empty() {
-        return HashMap::new();
-    }
-    let players: Vec<(GameId, Vec<PlayerId>)> = taken
-        .iter()
-        .map(|game| {
-            let humans = game.seats.iter().filter_map(|seat| match seat {
-                Sitter::Human(player) => Some(player.player),
-                Sitter::Ai(_) => None,
-            });
-            (game.start.game, humans.collect())
-        })
-        .collect();
-    let wars = game::restore_all(shared, taken);
-    for (game, seated) in players {
-        let Some(handle) = shared.registry.games.get(game) else {
-            continue;
-        };
-        for &player in &seated {
-            let Some(session) = shared.registry.session(player) else {
-                continue;
-            };
-            for out in session.outbounds() {
-                handle.attach(player, out).await;
-            }
-        }
-        if let Some(cluster) = shared.wing.as_ref().map(|wing| &wing.cluster) {
-            cluster.tell_seated(game, seated.iter().map(|player| player.0).collect());
-        }
-    }
-    wars
 }
 
 /// Ends `game`, a war game of the server's that no node holds, unless it is its variant's war
@@ -312,5 +272,5 @@ pub(crate) async fn restore_at_start(
             mine.push(game);
         }
     }
-    restore_and_reach(shared, mine).await
+    game::restore_and_reach(shared, mine).await
 }

@@ -123,7 +123,11 @@ async fn next(shared: &Arc<Shared>, cluster: &Cluster, variant: Variant) -> Next
         }
     };
     info!(game = game.0, %variant, "carrying on the war game another node played");
-    match game::restore_all(shared, vec![live]).remove(&variant) {
+    // Its players' connections, here and on other nodes, reach it (a league's bots play it).
+    match game::restore_and_reach(shared, vec![live])
+        .await
+        .remove(&variant)
+    {
         Some(ended) => Next::CarryOn(ended),
         None => {
             // It could not be restored (and said why): another war game takes its place.

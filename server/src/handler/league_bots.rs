@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{debug, warn};
 
 use super::remote::attach_elsewhere;
+use crate::cluster::nodes::Sighting;
 use crate::game::war_slot::slot_name as war_slot_name;
 use crate::net::network::Network;
 use crate::net::outbound::Outbound;
@@ -46,13 +47,20 @@ pub(crate) async fn keep_league_bots_known(shared: Arc<Shared>, stop: Cancellati
     }
 }
 
-/// One look at `variant`'s league; `holders` is where each variant's slot was last seen.
-async fn look(shared: &Arc<Shared>, variant: Variant, holders: &mut HashMap<Variant, String>) {
+/// One look at `variant`'s league; `holders` is where each variant's slot was last seen (a node
+/// restarted under the same name holds none of its old process's stand-ins).
+async fn look(shared: &Arc<Shared>, variant: Variant, holders: &mut HashMap<Variant, Sighting>) {
     let Some(holder) = holder(shared, variant).await else {
         return;
     };
-    let moved = holders.get(&variant) != Some(&holder);
-    holders.insert(variant, holder.clone());
+    let incarnation = match &shared.wing {
+        Some(wing) => wing.cluster.incarnation_of(&holder).await,
+        None => None,
+    };
+    let moved = holders
+        .entry(variant)
+        .or_default()
+        .see(&holder, incarnation);
     let bots = match shared.leagues.entered(&shared.store, variant).await {
         Ok(bots) => bots,
         Err(err) => {

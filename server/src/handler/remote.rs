@@ -349,12 +349,16 @@ async fn rejoin(shared: Arc<Shared>, player: PlayerId, out: Outbound, network: N
 /// a dead node's connections end. A node counts as dead only when found so twice in a row: a
 /// Redis that restarted empty, or stalled past the heartbeats' time, shows every node dead until
 /// their next heartbeat, and ending stand-ins then would start their players' grace for nothing.
+/// A node seen with a new incarnation has died too, whether or not it was ever seen gone: it was
+/// started again under the same name, with none of the stand-ins the old process ran. (Its old
+/// connections' stand-ins here end as they miss its lists of the connections that live.)
 pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
     let Some(wing) = &shared.wing else {
         return;
     };
     let cluster = &wing.cluster;
     let mut suspects = std::collections::HashSet::new();
+    let mut incarnations = std::collections::HashMap::new();
     loop {
         tokio::select! {
             () = tokio::time::sleep(cluster.lease() / 2) => {}
@@ -371,7 +375,16 @@ pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
             }
         }
         let suspected = std::mem::take(&mut suspects);
-        for node in wing.links.nodes() {
+        let linked = wing.links.nodes();
+        incarnations.retain(|node, _| linked.contains(node));
+        for node in linked {
+            if restarted(cluster, &node, &mut incarnations).await {
+                info!(%node, "a node this node's players play on has restarted; finding their games");
+                for link in wing.links.cut(&node) {
+                    tokio::spawn(rejoin(shared.clone(), link.player, link.out, link.network));
+                }
+                continue;
+            }
             if cluster.is_serving(&node).await {
                 continue;
             }
@@ -400,4 +413,19 @@ pub(crate) async fn keep_links(shared: Arc<Shared>, stop: CancellationToken) {
             }
         }
     }
+}
+
+/// Whether `node` has a new incarnation since it was last looked at here (`incarnations` holds
+/// what was seen); a node first seen, or not seen now, has not.
+async fn restarted(
+    cluster: &crate::cluster::Cluster,
+    node: &str,
+    incarnations: &mut std::collections::HashMap<String, u64>,
+) -> bool {
+    let Some(now) = cluster.incarnation_of(node).await else {
+        return false;
+    };
+    incarnations
+        .insert(node.to_owned(), now)
+        .is_some_and(|before| before != now)
 }

@@ -2,6 +2,7 @@
 //! connection's socket when nothing is ahead of them (see `wire`) and otherwise queued in a bounded
 //! queue, and a way to drop a connection that does not keep up.
 
+use std::sync::LazyLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
@@ -15,13 +16,20 @@ use crate::metrics::Metrics;
 use crate::net::shared_socket::{Sent, Wire};
 
 /// One connection's number, unique for the life of the server; tells a stale connection of a
-/// session from the current one.
+/// session from the current one. The numbers start at a random point (below 2^53, which any
+/// JSON reader holds exactly), so that a node restarted under the same name does not give its
+/// new connections the numbers that the other nodes' stand-ins still serve for its old ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct ConnId(pub u64);
 
 impl ConnId {
     pub(crate) fn next() -> ConnId {
-        static NEXT: AtomicU64 = AtomicU64::new(1);
+        static NEXT: LazyLock<AtomicU64> = LazyLock::new(|| {
+            // Without the system's random source the numbers start low, as they once all did.
+            let mut bytes = [0u8; 4];
+            let _ = getrandom::fill(&mut bytes);
+            AtomicU64::new(u64::from(u32::from_le_bytes(bytes) >> 1).max(1) << 21)
+        });
         ConnId(NEXT.fetch_add(1, Ordering::Relaxed))
     }
 }

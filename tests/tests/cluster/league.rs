@@ -4,6 +4,8 @@
 //! node's table counts them. The holder is then killed with SIGKILL and a third node takes the
 //! slot (the test sees that it is not the bot's own): that node pairs the bot again, and the bot,
 //! still on its own node, plays on. Once it goes, its pairings are passed over, not forfeited.
+//! A holder killed and started again under its name at once, never seen gone, pairs the bot too,
+//! whether the bot was in the midst of a game or between two.
 
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
@@ -63,7 +65,7 @@ fn league_node(dir: &Scratch, db: &str, redis: &TestRedis, name: &str) -> Server
 }
 
 /// `redis-cli` on `url` with `args`: what it prints.
-fn redis_cli(url: &str, args: &[&str]) -> String {
+pub(super) fn redis_cli(url: &str, args: &[&str]) -> String {
     let out = std::process::Command::new("redis-cli")
         .args(["--no-auth-warning", "-u", url])
         .args(args)
@@ -392,5 +394,76 @@ return 0";
             "the league stopped: {now:?}"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_holder_started_again_at_once_under_its_name_pairs_the_bot_again() {
+    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+        return;
+    };
+    let db = postgres.database("league_restart");
+    let dir = std::mem::ManuallyDrop::new(Scratch::new("league-restart"));
+    let first = league_node(&dir, &db, &redis, "r1");
+    assert_eq!(holder(&redis.url).await, "r1");
+    let other = league_node(&dir, &db, &redis, "r0");
+    let mut client = Client::join(&other.url, "robo").await;
+    make_account(&mut client).await;
+    assert_eq!(
+        client.request(1, ClientMessage::BecomeBot).await,
+        ServerMessage::Ok
+    );
+    let enter = ClientMessage::EnterLeague {
+        variant: Variant::Classic,
+    };
+    assert_eq!(client.request(2, enter).await, ServerMessage::Ok);
+    let mut bot = Bot {
+        client,
+        redis: redis.url.clone(),
+        marks: BTreeMap::new(),
+        nodes: BTreeMap::new(),
+        sent: None,
+        moved: HashSet::new(),
+        played: Vec::new(),
+    };
+    bot.play_until(|bot| bot.played.len() >= GAMES).await;
+
+    // Started again twice: once in the midst of the bot's game, which the new process carries
+    // on, and once just after one ended, when only the node's new incarnation tells the bot's
+    // node that the holder no longer has it standing in.
+    let mut holder = first;
+    for midgame in [true, false] {
+        let played = bot.played.len();
+        if midgame {
+            bot.play_until(Bot::in_play).await;
+        } else {
+            bot.play_until(|bot| bot.played.len() > played && !bot.in_play())
+                .await;
+        }
+        // The slot is made to outlast the restart, so that the holder is the same node (by
+        // name) before and after; the process is killed and started again at once, quicker
+        // than the others could find it gone.
+        assert_eq!(
+            redis_cli(&redis.url, &["PEXPIRE", "{slot:war:classic}", "30000"]),
+            "1"
+        );
+        holder.kill();
+        holder = league_node(&dir, &db, &redis, "r1");
+
+        let before: HashSet<GameId> = bot.marks.keys().copied().collect();
+        bot.play_until(|bot| {
+            let new = bot.played.iter().filter(|p| !before.contains(&p.game));
+            new.count() >= GAMES
+        })
+        .await;
+        for game in bot.played.iter().filter(|p| !before.contains(&p.game)) {
+            assert_eq!(game.node.as_deref(), Some("r1"), "{:?}", bot.played);
+        }
+        // A game the old process was playing as it died is carried on and ends once.
+        let unfinished: Vec<&GameId> = before
+            .iter()
+            .filter(|g| !bot.played.iter().any(|p| p.game == **g))
+            .collect();
+        assert!(unfinished.is_empty(), "games never ended: {unfinished:?}");
     }
 }

@@ -4,6 +4,7 @@
 mod accounts;
 mod arena;
 mod arena_paused;
+mod arena_restart;
 mod credentials;
 mod deploy;
 mod failover;

@@ -1,0 +1,121 @@
+//! An arena whose directing node is killed with SIGKILL and started again under its name at once,
+//! quicker than the other nodes could find it gone, and before its slot lapses (so it directs the
+//! arena again). Its players are on the other nodes, connected all along: only the node's new
+//! incarnation tells their nodes that the new process has none of them standing in, and they
+//! follow the arena there again. It pairs them again within seconds, every game counts once, and
+//! the arena ends on time with every node's standings the same.
+
+use std::time::Duration;
+
+use noughts_protocol::{ClientMessage, ClockSpec, CreateArena, GameId, ServerMessage, Variant};
+use noughts_tests::accounts::make_account;
+use noughts_tests::postgres::Postgres;
+use noughts_tests::process::ServerProcess;
+use noughts_tests::redis::TestRedis;
+use noughts_tests::{Client, Scratch};
+
+use super::arena::{counted_once, now_ms, play, start};
+use super::league::redis_cli;
+
+const PLAYERS: usize = 8;
+const LENGTH_SECS: u32 = 30;
+/// When the directing node is started again, after the arena's start.
+const RESTART_AFTER: Duration = Duration::from_secs(8);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_director_started_again_at_once_under_its_name_pairs_its_players_again() {
+    let (Some(redis), Some(postgres)) = (TestRedis::start().await, Postgres::shared()) else {
+        return;
+    };
+    let db = postgres.database("arena_restart");
+    let dir = Scratch::new("arena-restart");
+    let names = ["node1", "node2", "node3"];
+    let mut nodes: Vec<ServerProcess> = names
+        .iter()
+        .map(|name| start(&dir, &db, &redis, name))
+        .collect();
+    let urls: Vec<String> = nodes.iter().map(|n| n.url.clone()).collect();
+    // The first node directs the arena (its creator is there); the players are on the others.
+    let mut host = Client::join(&urls[0], "host").await;
+    make_account(&mut host).await;
+    let start_ms = now_ms() + 3_000;
+    let request = CreateArena {
+        name: Some("Restarted arena".to_owned()),
+        variant: Variant::Classic,
+        clock: ClockSpec {
+            initial_ms: 60_000,
+            increment_ms: 0,
+        },
+        start_ms: Some(start_ms),
+        length_secs: LENGTH_SECS,
+        private: false,
+        bots_only: false,
+    };
+    let (arena, end_ms) = match host.request(1, ClientMessage::CreateArena(request)).await {
+        ServerMessage::ArenaCreated { info, .. } => (info.arena, info.end_ms),
+        other => panic!("expected arena_created, got {other:?}"),
+    };
+    let mut tasks = Vec::new();
+    for i in 0..PLAYERS {
+        let mut client = Client::join(&urls[1 + i % 2], &format!("again{i}")).await;
+        make_account(&mut client).await;
+        match client
+            .request(2, ClientMessage::JoinArena { arena, code: None })
+            .await
+        {
+            ServerMessage::Arena(view) => assert!(view.me.is_some()),
+            other => panic!("{}: expected the arena, got {other:?}", client.name),
+        }
+        tasks.push(tokio::spawn(play(client, arena, urls[1..].to_vec())));
+    }
+    let start_in = Duration::from_millis(start_ms.saturating_sub(now_ms()));
+    tokio::time::sleep(start_in + RESTART_AFTER).await;
+
+    let slot = format!("{{slot:arena:{}}}", arena.0);
+    assert_eq!(
+        redis_cli(&redis.url, &["GET", &slot]),
+        "node1",
+        "the first node directs the arena"
+    );
+    assert_eq!(redis_cli(&redis.url, &["PEXPIRE", &slot, "30000"]), "1");
+    let restarted_ms = now_ms();
+    nodes.remove(0).kill();
+    nodes.insert(0, start(&dir, &db, &redis, names[0]));
+
+    let mut logs = Vec::new();
+    for task in tasks {
+        logs.push(task.await.expect("a player's task"));
+    }
+    for log in &logs {
+        assert!(
+            log.finished_ms <= end_ms + 15_000,
+            "{}: the arena finished {} ms after its end",
+            log.client.name,
+            log.finished_ms.saturating_sub(end_ms)
+        );
+    }
+    // Paired again within seconds of the restart.
+    let after: Vec<(u64, GameId)> = logs
+        .iter()
+        .flat_map(|log| log.first_seen.iter().map(|(game, at)| (*at, *game)))
+        .filter(|(at, _)| *at > restarted_ms)
+        .collect();
+    let resumed = after.iter().map(|(at, _)| *at).min();
+    let resumed = resumed.expect("games were started after the restart");
+    assert!(
+        resumed - restarted_ms < 10_000,
+        "the arena paired again {} ms after its node was started again",
+        resumed - restarted_ms
+    );
+    let games = counted_once(&urls_now(&nodes), arena, &logs).await;
+    eprintln!(
+        "{games} games, {} of them started after the restart",
+        after.len()
+    );
+    drop(nodes);
+}
+
+/// The nodes' addresses as they are now.
+fn urls_now(nodes: &[ServerProcess]) -> Vec<String> {
+    nodes.iter().map(|n| n.url.clone()).collect()
+}
