@@ -114,6 +114,15 @@ pub(crate) struct LeagueBot {
 
 /// What one database keeps of the league. Every write runs inside the store's transaction.
 pub(super) trait LeagueBackend {
+    /// Makes ends of `variant`'s league games counted at once wait for each other until the
+    /// transaction ends, from before the game is given its `n` (so the table takes the games
+    /// in the order of their `n`, and an end never reads the table another has not written
+    /// yet, even before the table's first row exists). On PostgreSQL, where several nodes write;
+    /// SQLite has one writer.
+    fn lock_league(&mut self, variant: Variant) -> Result<(), StoreError> {
+        let _ = variant;
+        Ok(())
+    }
     /// Counts a league game and returns the `n` the database gave it; `None`, changing
     /// nothing, if that game is counted already.
     fn add_league_game(&mut self, game: &LeagueGame) -> Result<Option<u64>, StoreError>;
@@ -131,9 +140,7 @@ pub(super) trait LeagueBackend {
     fn leave_league(&mut self, variant: Variant, player: PlayerId) -> Result<bool, StoreError>;
     /// `variant`'s bots, those that left included, by `entered_ms` then player id.
     fn league_bots(&mut self, variant: Variant) -> Result<Vec<LeagueBot>, StoreError>;
-    /// What `variant`'s running table stands on, if it has been kept (on PostgreSQL, where it
-    /// is kept from the first call on, locked until the transaction ends: ends counted on
-    /// several nodes at once update the table one after the other).
+    /// What `variant`'s running table stands on, if it has been kept.
     fn league_state(&mut self, variant: Variant) -> Result<Option<LeagueState>, StoreError>;
     fn save_league_state(
         &mut self,

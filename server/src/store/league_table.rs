@@ -25,6 +25,7 @@ pub(super) fn count(
     db: &mut (impl LeagueBackend + ?Sized),
     game: &LeagueGame,
 ) -> Result<(), StoreError> {
+    db.lock_league(game.variant)?;
     let Some(n) = db.add_league_game(game)? else {
         return Ok(());
     };

@@ -1,5 +1,6 @@
 //! The engines' league in PostgreSQL: the same rows as SQLite's, a game counted once by its id
-//! whichever node ends it, and a variant's table updated by one end at a time (its row locked).
+//! whichever node ends it, and a variant's table updated by one end at a time (an advisory lock
+//! of the variant's, taken before the game is numbered).
 
 use noughts_protocol::{GameId, PlayerId, Variant};
 
@@ -9,10 +10,20 @@ use crate::store::league::{LeagueBackend, LeagueBot, LeagueGame, LeagueLine, Lea
 use crate::store::records::StoreError;
 use crate::store::rows::{count, int, parse, text, uint};
 
+/// The advisory lock of the first variant's league; the others' follow it.
+const LEAGUE_LOCK: i64 = 0x006c_6561_6775_6500;
+
 /// A line's columns, in [`line`]'s order.
 const LINE_COLUMNS: &str = "entrant, played, wins, draws, losses, rating, deviation, volatility";
 
 impl LeagueBackend for Postgres {
+    fn lock_league(&mut self, variant: Variant) -> Result<(), StoreError> {
+        let key = LEAGUE_LOCK + variant as i64;
+        self.conn
+            .execute("SELECT pg_advisory_xact_lock($1)", &[&key])?;
+        Ok(())
+    }
+
     fn add_league_game(&mut self, game: &LeagueGame) -> Result<Option<u64>, StoreError> {
         let added = self.conn.query_opt(
             "INSERT INTO league_games (game, variant, x, o, winner, ended_ms) \
@@ -104,7 +115,7 @@ impl LeagueBackend for Postgres {
     fn league_state(&mut self, variant: Variant) -> Result<Option<LeagueState>, StoreError> {
         let row = self.conn.query_opt(
             "SELECT round_games, counted, rated_through, last_n, last_x, last_o \
-             FROM league_tables WHERE variant = $1 FOR UPDATE",
+             FROM league_tables WHERE variant = $1",
             &[&text(variant)],
         )?;
         let Some(row) = row else {

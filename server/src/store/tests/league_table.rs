@@ -179,3 +179,59 @@ async fn the_kept_table_is_the_table_built_from_every_game(db: Fresh) {
         "built when migrated",
     );
 }
+
+/// Ends counted on two nodes at once (two stores on one PostgreSQL database), from each variant's
+/// very first game on: every game is counted, in its entrants' lines too, none lost to another
+/// end that read the table before it was written.
+#[tokio::test]
+async fn ends_counted_on_two_nodes_at_once_are_each_in_the_table() {
+    let Some(db) = Fresh::postgres("league_two_nodes") else {
+        return;
+    };
+    let first = with_players(&db).await;
+    let (second, _) = db.open().await;
+    let [easy, hard] = [Sitter::Ai(Level::ALL[0]), Sitter::Ai(Level::ALL[1])];
+    let variants = [
+        Variant::Classic,
+        Variant::Four,
+        Variant::Cube,
+        Variant::Qubic,
+    ];
+    const PAIRS: u64 = 8;
+    let mut id = 0;
+    for _ in 0..PAIRS {
+        for variant in variants {
+            let games = [id + 1, id + 2];
+            id += 2;
+            for (game, seats) in games.into_iter().zip([[easy, hard], [hard, easy]]) {
+                let start = GameStart {
+                    kind: GameKind::War,
+                    variant,
+                    ..start(game, seats, false)
+                };
+                first.start_game(start).await.unwrap();
+            }
+            let won = || ending(Some(Mark::X), EndReason::Line);
+            let (a, b) = tokio::join!(
+                first.end_game(GameId(games[0]), won()),
+                second.end_game(GameId(games[1]), won())
+            );
+            a.unwrap();
+            b.unwrap();
+        }
+    }
+    for variant in variants {
+        let table = first.league_news(variant, 0).await.unwrap().table;
+        let table = table.expect("the variant's table");
+        assert_eq!(u64::from(table.state.counted), 2 * PAIRS, "{variant}");
+        assert_eq!(table.lines.len(), 2, "{variant}: {:?}", table.lines);
+        for line in &table.lines {
+            let row = &line.row;
+            assert_eq!(
+                (row.played, row.wins, row.losses),
+                (2 * PAIRS as u32, PAIRS as u32, PAIRS as u32),
+                "{variant}: {line:?}"
+            );
+        }
+    }
+}
