@@ -3,9 +3,10 @@
 //! before the slot can have lapsed anywhere ([`SlotLease`]); it notes, sealed, what lists show
 //! of the arena for the other nodes. Every node keeps up with the arenas the store holds unfinished
 //! ([`keep_arenas`]): it lists those directed elsewhere, takes the slot of one no node holds and
-//! carries it on from the store, and when an arena's director changes, asks the new one for the
-//! standings again for each of its own connections that follows it, so that they go on hearing
-//! them (and a player's connection stands in on the director's node, to be paired there).
+//! carries it on from the store, and when an arena's director changes (or is started again under
+//! its name: a new incarnation), asks the new one for the standings again for each of its own
+//! connections that follows it, so that they go on hearing them (and a player's connection stands
+//! in on the director's node, to be paired there).
 
 use std::collections::HashMap;
 use std::sync::Arc;
