@@ -26,7 +26,7 @@ use setup::Starter;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use noughts_protocol::{ErrorCode, GameId, GameKind, PlayerId, Variant};
+use noughts_protocol::{ErrorCode, GameId, GameKind, Variant};
 use tokio::sync::{mpsc, oneshot};
 use tracing::{Instrument, debug, error, info};
 
@@ -206,6 +206,7 @@ pub(crate) fn restore_all(
 
 /// Restores `taken` here, and has every connection of their players reach them: those of this
 /// node (stand-ins included) are attached here, and the other nodes they are on are told.
+#[cfg(feature = "cluster")]
 pub(crate) async fn restore_and_reach(
     shared: &Arc<Shared>,
     taken: Vec<LiveGame>,
@@ -213,7 +214,7 @@ pub(crate) async fn restore_and_reach(
     if taken.is_empty() {
         return HashMap::new();
     }
-    let players: Vec<(GameId, Vec<PlayerId>)> = taken
+    let players: Vec<(GameId, Vec<noughts_protocol::PlayerId>)> = taken
         .iter()
         .map(|game| {
             let humans = game.seats.iter().filter_map(|seat| match seat {
