@@ -54,7 +54,7 @@ pub struct Cluster {
     node: String,
     /// This process's number, random: a node restarted under the same name has a new one, by
     /// which the others tell that what they set up with the old process (stand-ins, followers)
-    /// is gone, however soon it came back ([`nodes`]).
+    /// is gone, however soon it came back (see the `nodes` module).
     incarnation: u64,
     /// Commands, to one Redis or a Redis Cluster; reconnects by itself after Redis comes back.
     redis: link::Link,
@@ -162,7 +162,7 @@ impl Cluster {
             .map_err(unreachable)?;
         Ok(Cluster {
             node: node.to_owned(),
-            incarnation: nodes::new_incarnation(),
+            incarnation: new_incarnation(),
             redis,
             seeds,
             lease,
@@ -347,4 +347,12 @@ pub(crate) fn redacted(url: &str) -> String {
         },
         None => url.to_owned(),
     }
+}
+
+/// A new process's incarnation: random, never 0.
+#[cfg(feature = "cluster")]
+fn new_incarnation() -> u64 {
+    let mut bytes = [0u8; 8];
+    crate::lobby::invite_code::fill_random(&mut bytes);
+    u64::from_le_bytes(bytes).max(1)
 }

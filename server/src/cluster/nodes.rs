@@ -21,13 +21,6 @@ pub(super) fn alive_key(node: &str) -> String {
     format!("{{nodes}}:{node}")
 }
 
-/// A new process's incarnation: random, never 0.
-pub(super) fn new_incarnation() -> u64 {
-    let mut bytes = [0u8; 8];
-    crate::lobby::invite_code::fill_random(&mut bytes);
-    u64::from_le_bytes(bytes).max(1)
-}
-
 /// A node as last seen in some place (holding a slot, say): its name and its incarnation.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Sighting {
