@@ -7,14 +7,14 @@
 
 use std::time::Duration;
 
-use noughts_protocol::{ClientMessage, ClockSpec, CreateArena, GameId, ServerMessage, Variant};
-use noughts_tests::accounts::make_account;
+use noughts_protocol::GameId;
+use noughts_tests::Scratch;
 use noughts_tests::postgres::Postgres;
 use noughts_tests::process::ServerProcess;
 use noughts_tests::redis::TestRedis;
-use noughts_tests::{Client, Scratch};
 
-use super::arena::{counted_once, now_ms, play, start};
+use super::arena::{counted_once, now_ms, start};
+use super::arena_paused::directed_by_the_first;
 use super::league::redis_cli;
 
 const PLAYERS: usize = 8;
@@ -36,38 +36,8 @@ async fn a_director_started_again_at_once_under_its_name_pairs_its_players_again
         .collect();
     let urls: Vec<String> = nodes.iter().map(|n| n.url.clone()).collect();
     // The first node directs the arena (its creator is there); the players are on the others.
-    let mut host = Client::join(&urls[0], "host").await;
-    make_account(&mut host).await;
-    let start_ms = now_ms() + 3_000;
-    let request = CreateArena {
-        name: Some("Restarted arena".to_owned()),
-        variant: Variant::Classic,
-        clock: ClockSpec {
-            initial_ms: 60_000,
-            increment_ms: 0,
-        },
-        start_ms: Some(start_ms),
-        length_secs: LENGTH_SECS,
-        private: false,
-        bots_only: false,
-    };
-    let (arena, end_ms) = match host.request(1, ClientMessage::CreateArena(request)).await {
-        ServerMessage::ArenaCreated { info, .. } => (info.arena, info.end_ms),
-        other => panic!("expected arena_created, got {other:?}"),
-    };
-    let mut tasks = Vec::new();
-    for i in 0..PLAYERS {
-        let mut client = Client::join(&urls[1 + i % 2], &format!("again{i}")).await;
-        make_account(&mut client).await;
-        match client
-            .request(2, ClientMessage::JoinArena { arena, code: None })
-            .await
-        {
-            ServerMessage::Arena(view) => assert!(view.me.is_some()),
-            other => panic!("{}: expected the arena, got {other:?}", client.name),
-        }
-        tasks.push(tokio::spawn(play(client, arena, urls[1..].to_vec())));
-    }
+    let (arena, start_ms, end_ms, tasks) =
+        directed_by_the_first(&urls, "Restarted arena", "again", PLAYERS, LENGTH_SECS).await;
     let start_in = Duration::from_millis(start_ms.saturating_sub(now_ms()));
     tokio::time::sleep(start_in + RESTART_AFTER).await;
 

@@ -131,6 +131,30 @@ struct Bot {
 }
 
 impl Bot {
+    /// A new account on the node at `url`, made a bot and entered in classic's league; `redis`
+    /// says which node holds each of its games.
+    async fn entered(url: &str, redis: &str) -> Bot {
+        let mut client = Client::join(url, "robo").await;
+        make_account(&mut client).await;
+        assert_eq!(
+            client.request(1, ClientMessage::BecomeBot).await,
+            ServerMessage::Ok
+        );
+        let enter = ClientMessage::EnterLeague {
+            variant: Variant::Classic,
+        };
+        assert_eq!(client.request(2, enter).await, ServerMessage::Ok);
+        Bot {
+            client,
+            redis: redis.to_owned(),
+            marks: BTreeMap::new(),
+            nodes: BTreeMap::new(),
+            sent: None,
+            moved: HashSet::new(),
+            played: Vec::new(),
+        }
+    }
+
     /// Plays on until `done` says so of the bot, for [`WITHIN`] at most.
     async fn play_until(&mut self, done: impl Fn(&Bot) -> bool) {
         let deadline = tokio::time::Instant::now() + WITHIN;
@@ -296,26 +320,8 @@ async fn a_bot_on_any_node_plays_in_the_league_through_a_failover() {
         lookers.insert(*name, Client::join(&node.url, "looker").await);
     }
 
-    let mut client = Client::join(&nodes["l0"].url, "robo").await;
-    make_account(&mut client).await;
-    assert_eq!(
-        client.request(1, ClientMessage::BecomeBot).await,
-        ServerMessage::Ok
-    );
-    let enter = ClientMessage::EnterLeague {
-        variant: Variant::Classic,
-    };
-    assert_eq!(client.request(2, enter).await, ServerMessage::Ok);
-    let player = client.player;
-    let mut bot = Bot {
-        client,
-        redis: redis.url.clone(),
-        marks: BTreeMap::new(),
-        nodes: BTreeMap::new(),
-        sent: None,
-        moved: HashSet::new(),
-        played: Vec::new(),
-    };
+    let mut bot = Bot::entered(&nodes["l0"].url, &redis.url).await;
+    let player = bot.client.player;
 
     // Paired by the holder, a node the bot is not connected to, again and again.
     bot.play_until(|bot| bot.played.len() >= GAMES).await;
@@ -403,29 +409,11 @@ async fn a_holder_started_again_at_once_under_its_name_pairs_the_bot_again() {
         return;
     };
     let db = postgres.database("league_restart");
-    let dir = std::mem::ManuallyDrop::new(Scratch::new("league-restart"));
+    let dir = Scratch::new("league-restart");
     let first = league_node(&dir, &db, &redis, "r1");
     assert_eq!(holder(&redis.url).await, "r1");
     let other = league_node(&dir, &db, &redis, "r0");
-    let mut client = Client::join(&other.url, "robo").await;
-    make_account(&mut client).await;
-    assert_eq!(
-        client.request(1, ClientMessage::BecomeBot).await,
-        ServerMessage::Ok
-    );
-    let enter = ClientMessage::EnterLeague {
-        variant: Variant::Classic,
-    };
-    assert_eq!(client.request(2, enter).await, ServerMessage::Ok);
-    let mut bot = Bot {
-        client,
-        redis: redis.url.clone(),
-        marks: BTreeMap::new(),
-        nodes: BTreeMap::new(),
-        sent: None,
-        moved: HashSet::new(),
-        played: Vec::new(),
-    };
+    let mut bot = Bot::entered(&other.url, &redis.url).await;
     bot.play_until(|bot| bot.played.len() >= GAMES).await;
 
     // Started again twice: once in the midst of the bot's game, which the new process carries
