@@ -318,19 +318,7 @@ async fn an_arena_over_three_nodes_outlives_its_directing_node() {
     nodes[0].take().expect("the first node").kill();
     tokio::time::sleep(Duration::from_secs(2)).await;
     nodes[0] = Some(start(&dir, &db, &redis, names[0]));
-    let mut logs = Vec::new();
-    for task in tasks {
-        logs.push(task.await.expect("a player's task"));
-    }
-    // On time: the games in play at the end finish in a few seconds.
-    for log in &logs {
-        assert!(
-            log.finished_ms <= end_ms + 15_000,
-            "{}: the arena finished {} ms after its end",
-            log.client.name,
-            log.finished_ms.saturating_sub(end_ms)
-        );
-    }
+    let logs = ended_on_time(tasks, end_ms).await;
     // Carried on within seconds: a game first seen after the kill started soon after it.
     let mut first_seen: HashMap<GameId, u64> = HashMap::new();
     for log in &logs {
@@ -351,6 +339,27 @@ async fn an_arena_over_three_nodes_outlives_its_directing_node() {
     let after_kill = first_seen.values().filter(|&&at| at > killed_ms).count();
     eprintln!("{games} games, {after_kill} of them started after the kill");
     drop(nodes);
+}
+
+/// Waits for every player's task and checks that each saw the arena finish on time (the games
+/// in play at its end `end_ms` finish in a few seconds); their logs.
+pub(super) async fn ended_on_time(
+    tasks: Vec<tokio::task::JoinHandle<Log>>,
+    end_ms: u64,
+) -> Vec<Log> {
+    let mut logs = Vec::new();
+    for task in tasks {
+        logs.push(task.await.expect("a player's task"));
+    }
+    for log in &logs {
+        assert!(
+            log.finished_ms <= end_ms + 15_000,
+            "{}: the arena finished {} ms after its end",
+            log.client.name,
+            log.finished_ms.saturating_sub(end_ms)
+        );
+    }
+    logs
 }
 
 /// Checks that every node in `live` has the same standings of `arena`, and that each line is

@@ -13,7 +13,7 @@ use noughts_tests::postgres::Postgres;
 use noughts_tests::process::ServerProcess;
 use noughts_tests::redis::TestRedis;
 
-use super::arena::{counted_once, now_ms, start};
+use super::arena::{counted_once, ended_on_time, now_ms, start};
 use super::arena_paused::directed_by_the_first;
 use super::league::redis_cli;
 
@@ -51,19 +51,7 @@ async fn a_director_started_again_at_once_under_its_name_pairs_its_players_again
     let restarted_ms = now_ms();
     nodes.remove(0).kill();
     nodes.insert(0, start(&dir, &db, &redis, names[0]));
-
-    let mut logs = Vec::new();
-    for task in tasks {
-        logs.push(task.await.expect("a player's task"));
-    }
-    for log in &logs {
-        assert!(
-            log.finished_ms <= end_ms + 15_000,
-            "{}: the arena finished {} ms after its end",
-            log.client.name,
-            log.finished_ms.saturating_sub(end_ms)
-        );
-    }
+    let logs = ended_on_time(tasks, end_ms).await;
     // Paired again within seconds of the restart.
     let after: Vec<(u64, GameId)> = logs
         .iter()
