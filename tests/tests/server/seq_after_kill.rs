@@ -151,8 +151,12 @@ async fn no_seq_reused(name: &str, db: impl Fn(&Path) -> OsString) {
             if let Some((_, seq)) = seq_of(&message) {
                 assert!(seq > seen, "a new update's seq {seq} was already given out");
             }
-            if matches!(message, ServerMessage::Chat { .. }) {
-                break;
+            match message {
+                ServerMessage::Chat { .. } => break,
+                ServerMessage::Error { .. } => {
+                    panic!("round {round}: the chat line was refused: {message:?}")
+                }
+                _ => {}
             }
         }
         server.kill();
