@@ -3,20 +3,21 @@
 //! transaction as the new scores), pushes the standings to its followers at most twice a second,
 //! and, when time is up and the last game has counted, keeps the podium for good.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use noughts_protocol::{
     ARENA_PAGE, ARENA_TOP, ArenaInfo, ArenaStatus, ArenaTotals, ArenaView, ErrorCode, GameId,
-    GameKind, LOBBY_ARENAS, PlayerId, ServerMessage,
+    GameKind, LOBBY_ARENAS, PlayerId, ServerMessage, Variant,
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tracing::{error, info, warn};
 
 use super::joined;
-use super::standings::{self, Free, Ranked, own_members, push_spacing};
+use super::standings::{self, Free, own_members, push_spacing};
+use super::table::Table;
 use crate::error::Refusal;
 use crate::game::{self, Setup};
 use crate::lobby::invite_code;
@@ -38,20 +39,14 @@ const LINGER: Duration = Duration::from_secs(600);
 pub(super) struct Director {
     pub(super) shared: Arc<Shared>,
     pub(super) arena: StoredArena,
-    /// Every player's line, in the order they joined.
-    pub(super) lines: Vec<Entrant>,
-    /// The games being played, not counted yet.
-    pub(super) playing: HashMap<GameId, ArenaGame>,
+    /// Every player's line, kept in the standings' order, and the games being played.
+    pub(super) table: Table,
     /// Games counted so far.
     pub(super) counted: u32,
     /// The connections that follow the standings, with their player.
     pub(super) followers: HashMap<ConnId, (Outbound, PlayerId)>,
     /// Whether the standings changed since they were last pushed.
     pub(super) dirty: bool,
-    /// The standings as last ranked, until they change.
-    pub(super) ranked: Option<Arc<Ranked>>,
-    /// Each player's rating in the arena's variant, as last seen.
-    pub(super) ratings: HashMap<PlayerId, u32>,
     /// Where the games' ends are told.
     pub(super) ends: mpsc::UnboundedSender<GameId>,
     /// Games being played that no end will be told of (found at start, restored with the
@@ -87,22 +82,16 @@ pub(super) fn open(
 ) -> ArenaInfo {
     let (queue, asks) = mpsc::channel(ARENA_QUEUE);
     let (ends, ended) = mpsc::unbounded_channel();
-    let playing: HashMap<_, _> = games
-        .iter()
-        .filter(|g| !g.counted)
-        .map(|g| (g.game, *g))
-        .collect();
+    let playing = games.iter().filter(|g| !g.counted).copied();
+    let table = Table::new(lines, |p| session_rating(shared, arena.variant, p), playing);
     let director = Director {
         shared: shared.clone(),
         counted: u32::try_from(games.iter().filter(|g| g.counted).count()).unwrap_or(u32::MAX),
-        orphans: playing.keys().copied().collect(),
-        playing,
+        orphans: table.playing().map(|g| g.game).collect(),
+        table,
         arena,
-        lines,
         followers: HashMap::new(),
         dirty: true,
-        ranked: None,
-        ratings: HashMap::new(),
         ends,
         ticks: 0,
         epoch: lease.as_ref().map(|(_, epoch)| *epoch),
@@ -235,79 +224,49 @@ impl Director {
     }
 
     pub(super) fn info(&self) -> ArenaInfo {
-        let players = u32::try_from(self.lines.len()).unwrap_or(u32::MAX);
+        let players = u32::try_from(self.table.len()).unwrap_or(u32::MAX);
         standings::info_of(&self.arena, players, now_ms())
     }
 
-    /// A player's rating in the arena's variant: their session's now, else the last seen.
-    fn rating(&mut self, player: PlayerId) -> u32 {
-        let variant = self.arena.variant;
-        match self.shared.registry.session(player) {
-            Some(session) => {
-                let rating = points(session.ratings().get(variant).rating);
-                self.ratings.insert(player, rating);
-                rating
-            }
-            None => self.ratings.get(&player).copied().unwrap_or(1500),
+    /// Keeps a player's line as stored now, with their rating as their session has it now (their
+    /// last seen, when they have none here).
+    fn keep_line(&mut self, line: Entrant) {
+        let player = line.player;
+        self.table.put(line);
+        if let Some(rating) = session_rating(&self.shared, self.arena.variant, player) {
+            self.table.rate(player, rating);
         }
     }
 
-    /// Every line, ranked: as last ranked if nothing has changed since, else ranked now (and
-    /// kept until the next change), so that answering a request ranks nothing as a rule.
-    fn ranked(&mut self) -> Arc<Ranked> {
-        if let Some(ranked) = &self.ranked {
-            return ranked.clone();
-        }
-        let players: Vec<PlayerId> = self.lines.iter().map(|e| e.player).collect();
-        let ratings: HashMap<PlayerId, u32> =
-            players.iter().map(|&p| (p, self.rating(p))).collect();
-        let ranked = Arc::new(Ranked::new(&self.lines, &ratings, self.playing.values()));
-        self.ranked = Some(ranked.clone());
-        ranked
-    }
-
-    /// Notes that the standings changed: pushed at the next turn of the clock, ranked again when
-    /// next asked for.
+    /// Notes that the standings changed: pushed at the next turn of the clock.
     fn changed(&mut self) {
         self.dirty = true;
-        self.ranked = None;
     }
 
     /// The standings as everyone sees them: without a receiver's own line and game.
-    fn common(&self, ranked: &Ranked) -> ArenaView {
-        let (index, ranked) = (&ranked.index, &ranked.lines);
-        let rating = |p| index.get(&p).map_or(0, |&i| ranked[i].rating);
-        let best_game = self
-            .playing
-            .values()
-            .max_by_key(|g| (rating(g.x) + rating(g.o), std::cmp::Reverse(g.game)))
-            .map(|g| g.game);
+    fn common(&self) -> ArenaView {
+        let table = &self.table;
         let finished = self.arena.finished_ms.is_some();
         ArenaView {
             info: self.info(),
-            top: ranked.iter().take(ARENA_TOP).cloned().collect(),
+            top: table.page(0, ARENA_TOP),
             me: None,
             totals: ArenaTotals {
-                players: u32::try_from(ranked.len()).unwrap_or(u32::MAX),
+                players: u32::try_from(table.len()).unwrap_or(u32::MAX),
                 games: self.counted,
-                playing: u32::try_from(self.playing.len()).unwrap_or(u32::MAX),
+                playing: u32::try_from(table.playing_count()).unwrap_or(u32::MAX),
             },
-            best_game,
+            best_game: table.best_game(),
             my_game: None,
-            podium: if finished {
-                standings::podium(ranked).into_iter().cloned().collect()
-            } else {
-                Vec::new()
-            },
+            podium: if finished { table.podium() } else { Vec::new() },
         }
     }
 
     /// The standings as `player` sees them now.
-    fn view(&mut self, player: PlayerId) -> ArenaView {
-        let ranked = self.ranked();
-        let mut view = self.common(&ranked);
-        view.me = ranked.line(player).cloned();
-        view.my_game = ranked.games.get(&player).copied();
+    fn view(&self, player: PlayerId) -> ArenaView {
+        let mut view = self.common();
+        view.me = self.table.line(player);
+        view.my_game = self.table.game_of(player);
         view
     }
 
@@ -325,11 +284,13 @@ impl Director {
         if self.followers.is_empty() {
             return;
         }
-        let ranked = self.ranked();
-        let shared = frame(None, ServerMessage::Arena(Box::new(self.common(&ranked))));
+        let shared = frame(None, ServerMessage::Arena(Box::new(self.common())));
         let mut elsewhere: HashMap<&str, Vec<(u64, String)>> = HashMap::new();
         for (sent, (out, player)) in self.followers.values().enumerate() {
-            let members = own_members(ranked.line(*player), ranked.games.get(player));
+            let members = own_members(
+                self.table.line(*player).as_ref(),
+                self.table.game_of(*player).as_ref(),
+            );
             match out.remote() {
                 Some(to) => elsewhere
                     .entry(&to.node)
@@ -360,7 +321,7 @@ impl Director {
         }
         match standings::status_of(&self.arena, now) {
             ArenaStatus::Running => self.pair().await,
-            ArenaStatus::Ending if self.playing.is_empty() => self.finish().await,
+            ArenaStatus::Ending if self.table.playing_count() == 0 => self.finish().await,
             _ => {}
         }
         // Within the node's budget of sends, as the lobby's frames (`--lobby-sends`).
@@ -393,31 +354,42 @@ impl Director {
         }
     }
 
-    /// Starts a game for each pair of free players.
+    /// Starts a game for each pair of free players, keeping the ratings their sessions show now.
     async fn pair(&mut self) {
-        let busy: HashSet<PlayerId> = self.playing.values().flat_map(|g| [g.x, g.o]).collect();
-        let candidates: Vec<(PlayerId, u32, Option<PlayerId>)> = self
-            .lines
-            .iter()
-            .filter(|e| !e.withdrawn && !busy.contains(&e.player))
-            .filter(|e| {
-                let session = self.shared.registry.session(e.player);
-                session.is_some_and(|s| s.is_connected())
-            })
-            .map(|e| (e.player, e.score, e.last_opponent))
-            .collect();
-        if candidates.len() < 2 {
+        let variant = self.arena.variant;
+        let mut free = Vec::new();
+        // Ratings seen changed since (as after a restart, when no session was here to ask).
+        let mut rerated = Vec::new();
+        for e in self.table.lines() {
+            if e.withdrawn || self.table.game_of(e.player).is_some() {
+                continue;
+            }
+            let Some(session) = self.shared.registry.session(e.player) else {
+                continue;
+            };
+            if !session.is_connected() {
+                continue;
+            }
+            let rating = points(session.ratings().get(variant).rating);
+            if rating != self.table.rating(e.player) {
+                rerated.push((e.player, rating));
+            }
+            free.push(Free {
+                player: e.player,
+                score: e.score,
+                rating,
+                last_opponent: e.last_opponent,
+            });
+        }
+        if !rerated.is_empty() {
+            for (player, rating) in rerated {
+                self.table.rate(player, rating);
+            }
+            self.changed();
+        }
+        if free.len() < 2 {
             return;
         }
-        let free = candidates
-            .into_iter()
-            .map(|(player, score, last_opponent)| Free {
-                player,
-                score,
-                rating: self.rating(player),
-                last_opponent,
-            })
-            .collect();
         let pairs = {
             let moderation = self.shared.accounts.moderation.state();
             standings::pair(free, |a, b| moderation.blocked(a, b))
@@ -468,23 +440,9 @@ impl Director {
             o: pair[1],
             counted: false,
         };
-        self.playing.insert(id, game);
-        for (me, them) in [(pair[0], pair[1]), (pair[1], pair[0])] {
-            if let Some(line) = self.lines.iter_mut().find(|e| e.player == me) {
-                line.last_opponent = Some(them);
-            }
-        }
+        self.table.start(game);
+        self.table.met(pair);
         self.changed();
-    }
-
-    /// Keeps players' lines as the store has them now.
-    fn keep_lines(&mut self, lines: Vec<Entrant>) {
-        for line in lines {
-            match self.lines.iter_mut().find(|e| e.player == line.player) {
-                Some(old) => *old = line,
-                None => self.lines.push(line),
-            }
-        }
     }
 
     /// Takes in a game that ended: the store counted it as it stored the end (wherever it was
@@ -492,19 +450,22 @@ impl Director {
     /// node died before its first write) counts for nothing. A game still being played (on
     /// another node, which took it over) is looked after until it ends.
     async fn ended(&mut self, id: GameId) {
-        let Some(game) = self.playing.remove(&id) else {
+        let Some(game) = self.table.stop(id) else {
             return;
         };
         self.orphans.retain(|g| *g != id);
         let counted = match self.shared.store.arena_game(self.arena.id, id).await {
             Ok(Some((row, lines))) if row.counted => {
-                self.keep_lines(lines);
+                // Their sessions rated the game before it was told ended here.
+                for line in lines {
+                    self.keep_line(line);
+                }
                 true
             }
             Ok(Some(_)) => match self.shared.store.record(id, PlayerId(0)).await {
                 Ok(Some((stored, _))) if stored.result.is_none() => {
                     // Still being played elsewhere: its end is stored (and counted) there.
-                    self.playing.insert(id, game);
+                    self.table.start(game);
                     self.orphans.push(id);
                     return;
                 }
@@ -517,7 +478,7 @@ impl Director {
                 },
                 Err(err) => {
                     error!(game = id.0, cause = %err, "cannot read an arena game's end");
-                    self.playing.insert(id, game);
+                    self.table.start(game);
                     self.orphans.push(id);
                     return;
                 }
@@ -533,7 +494,7 @@ impl Director {
             }
             Err(err) => {
                 error!(game = id.0, cause = %err, "cannot read an arena game's count");
-                self.playing.insert(id, game);
+                self.table.start(game);
                 self.orphans.push(id);
                 return;
             }
@@ -544,9 +505,7 @@ impl Director {
 
     /// Keeps the podium for good.
     async fn finish(&mut self) {
-        let ranked = self.ranked();
-        let places: Vec<Place> = standings::podium(&ranked.lines)
-            .into_iter()
+        let places: Vec<Place> = (self.table.podium().into_iter())
             .zip(1..)
             .map(|(line, place)| Place {
                 place,
@@ -575,7 +534,7 @@ impl Director {
 
     async fn answer(&mut self, ask: &ArenaAsk) -> Result<ServerMessage, Refusal> {
         let player = ask.from.player;
-        let joined = self.lines.iter().any(|e| e.player == player);
+        let joined = self.table.joined(player);
         match &ask.request {
             ArenaRequest::Join { code } => {
                 self.check_code(code.as_deref())?;
@@ -597,13 +556,10 @@ impl Director {
                 if !joined {
                     self.check_code(None)?;
                 }
-                let ranked = self.ranked();
-                let lines = ranked.lines.iter().skip(*offset as usize);
-                let lines = lines.take(ARENA_PAGE).cloned().collect();
                 Ok(ServerMessage::ArenaPage {
                     arena: self.arena.id,
                     offset: *offset,
-                    lines,
+                    lines: self.table.page(*offset as usize, ARENA_PAGE),
                 })
             }
         }
@@ -654,7 +610,7 @@ impl Director {
             .enter_arena(self.hold(), player, name)
             .await
         {
-            Ok(line) => self.keep_lines(vec![line]),
+            Ok(line) => self.keep_line(line),
             Err(err) => return Err(self.unstored(&err)),
         }
         self.changed();
@@ -666,7 +622,7 @@ impl Director {
     async fn withdraw(&mut self, ask: &ArenaAsk) -> Result<ServerMessage, Refusal> {
         let player = ask.from.player;
         match self.shared.store.leave_arena(self.hold(), player).await {
-            Ok(Some(line)) => self.keep_lines(vec![line]),
+            Ok(Some(line)) => self.keep_line(line),
             Ok(None) => {
                 return Err(Refusal::new(
                     ErrorCode::BadRequest,
@@ -689,6 +645,12 @@ impl Director {
             "the arena could not be joined just now",
         )
     }
+}
+
+/// `player`'s rating in `variant` as their session on this node has it, if they have one here.
+fn session_rating(shared: &Shared, variant: Variant, player: PlayerId) -> Option<u32> {
+    let session = shared.registry.session(player)?;
+    Some(points(session.ratings().get(variant).rating))
 }
 
 pub(crate) fn no_such_arena() -> Refusal {

@@ -1,10 +1,11 @@
 //! Arenas, as lichess runs them: between its start and its end an arena pairs each of its free
 //! players with another of close score and rating, and each game it starts is an ordinary rated
 //! game (watched and replayed as any other). One director task per arena ([`director`]) owns its
-//! standings; the arithmetic is pure ([`standings`]); the server opens its own arenas on a
-//! schedule ([`schedule`]). Everything an arena must not lose is in the store first, so a
-//! restart carries each arena on ([`restore_all`]); in a cluster one node directs each arena at a
-//! time, and another carries it on from the store when that node dies (`keeper`).
+//! standings, kept in order as they change ([`table`]); the arithmetic is pure ([`standings`]);
+//! the server opens its own arenas on a schedule ([`schedule`]). Everything an arena must not
+//! lose is in the store first, so a restart carries each arena on ([`restore_all`]); in a cluster
+//! one node directs each arena at a time, and another carries it on from the store when that
+//! node dies (`keeper`).
 
 mod director;
 mod joined;
@@ -13,6 +14,7 @@ mod keeper;
 mod opening;
 mod schedule;
 pub(crate) mod standings;
+mod table;
 
 pub(crate) use director::no_such_arena;
 pub(crate) use joined::tell_welcomed;

@@ -1,18 +1,17 @@
-//! An arena's arithmetic, pure: the order of the standings, and who is paired with whom among the
-//! players free now (the points a finished game gives each side are the store's [`count`], applied
-//! as the game's end is stored), and how far apart the standings are pushed.
+//! An arena's arithmetic, pure: who is paired with whom among the players free now (the points a
+//! finished game gives each side are the store's [`count`], applied as the game's end is stored;
+//! the order of the standings is kept by the director's table), and how far apart the standings
+//! are pushed.
 
 use std::cmp::Reverse;
-use std::collections::HashMap;
 use std::time::Duration;
 
 use noughts_protocol::{ArenaInfo, ArenaLine, ArenaStatus, ErrorCode, GameId, PlayerId};
 
 use crate::error::Refusal;
-pub(crate) use crate::store::on_fire;
-use crate::store::{ArenaGame, Entrant, StoredArena};
+use crate::store::StoredArena;
 #[cfg(test)]
-use crate::store::{Outcome, count};
+use crate::store::{Entrant, Outcome, count};
 
 /// Where `arena` stands at `now`.
 pub(crate) fn status_of(arena: &StoredArena, now: u64) -> ArenaStatus {
@@ -42,76 +41,6 @@ pub(crate) fn info_of(arena: &StoredArena, players: u32, now: u64) -> ArenaInfo 
         private: arena.code.is_some(),
         bots_only: arena.bots_only,
     }
-}
-
-/// The order of the standings: score, then rating, then who joined first.
-pub(crate) fn rank_key(entrant: &Entrant, rating: u32) -> impl Ord + use<> {
-    (
-        Reverse(entrant.score),
-        Reverse(rating),
-        entrant.joined_ms,
-        entrant.player,
-    )
-}
-
-/// The standings ranked at one moment: kept by the director until they change.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Ranked {
-    /// Every line, in order.
-    pub(crate) lines: Vec<ArenaLine>,
-    /// Where each player's line is in `lines`.
-    pub(crate) index: HashMap<PlayerId, usize>,
-    /// The game each player is playing now.
-    pub(crate) games: HashMap<PlayerId, GameId>,
-}
-
-impl Ranked {
-    /// Ranks `lines` by [`rank_key`] under each player's rating in `ratings`, with the `playing`
-    /// games' players marked playing.
-    pub(crate) fn new<'a>(
-        lines: &[Entrant],
-        ratings: &HashMap<PlayerId, u32>,
-        playing: impl Iterator<Item = &'a ArenaGame>,
-    ) -> Ranked {
-        let games: HashMap<PlayerId, GameId> = playing
-            .flat_map(|g| [(g.x, g.game), (g.o, g.game)])
-            .collect();
-        let rating = |p| ratings.get(&p).copied().unwrap_or(1500);
-        let mut order: Vec<&Entrant> = lines.iter().collect();
-        order.sort_by_key(|e| rank_key(e, rating(e.player)));
-        let lines: Vec<ArenaLine> = order
-            .into_iter()
-            .zip(1..)
-            .map(|(e, rank)| ArenaLine {
-                rank,
-                player: e.player,
-                name: e.name.clone(),
-                rating: rating(e.player),
-                score: e.score,
-                games: e.games,
-                wins: e.wins,
-                fire: on_fire(e),
-                playing: games.contains_key(&e.player),
-                withdrawn: e.withdrawn,
-            })
-            .collect();
-        let index = lines.iter().enumerate().map(|(i, l)| (l.player, i));
-        Ranked {
-            index: index.collect(),
-            lines,
-            games,
-        }
-    }
-
-    /// `player`'s line, if they joined.
-    pub(crate) fn line(&self, player: PlayerId) -> Option<&ArenaLine> {
-        self.index.get(&player).map(|&i| &self.lines[i])
-    }
-}
-
-/// The podium: the first three who played at least one game.
-pub(crate) fn podium(ranked: &[ArenaLine]) -> Vec<&ArenaLine> {
-    ranked.iter().filter(|l| l.games > 0).take(3).collect()
 }
 
 /// A player free to be paired now.
