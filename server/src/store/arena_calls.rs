@@ -122,9 +122,11 @@ impl Store {
         .await
     }
 
-    /// Stores a game `arena` has just started, its row in the arena and each player's last
-    /// opponent, in one transaction: a game an arena started is never found without its row.
-    /// Durable when it answers.
+    /// Stores a game `arena` has just started and its row in the arena, in one transaction: a
+    /// game an arena started is never found without its row. (Each player's last opponent is
+    /// stored with the game's count, as their lines are written then anyway; until then the
+    /// director has it, and the game keeps its players from being paired.) Durable when it
+    /// answers.
     pub(crate) async fn start_arena_game(
         &self,
         start: GameStart,
@@ -143,16 +145,7 @@ impl Store {
                 o,
                 counted: false,
             };
-            db.add_arena_game(arena, &game)?;
-            let mut sides = [(x, o), (o, x)];
-            sides.sort_by_key(|(me, _)| me.0);
-            for (me, them) in sides {
-                if let Some(mut line) = db.entrant(arena, me)? {
-                    line.last_opponent = Some(them);
-                    db.save_entrant(arena, &line)?;
-                }
-            }
-            Ok(())
+            db.add_arena_game(arena, &game)
         })
         .await
     }

@@ -181,9 +181,9 @@ pub(super) fn check_arena_fence(
 }
 
 /// Counts `row`'s game, whose end of `moves` moves is being stored, in `arena`, which started
-/// it: its row marked counted and both players' lines scored, in the transaction that stores the
-/// end, so that an end counts exactly when it is stored, and once, whichever node directs the
-/// arena (or none does just then).
+/// it: its row marked counted and both players' lines scored (each noting the other as their
+/// last opponent), in the transaction that stores the end, so that an end counts exactly when
+/// it is stored, and once, whichever node directs the arena (or none does just then).
 pub(super) fn count_in_arena(
     db: &mut (impl ArenaBackend + ?Sized),
     arena: ArenaId,
@@ -195,9 +195,9 @@ pub(super) fn count_in_arena(
         return Ok(());
     }
     // Locked lower player id first, as ratings are, so that two ends take rows in one order.
-    let mut sides = [(row.x, Mark::X), (row.o, Mark::O)];
-    sides.sort_by_key(|(player, _)| player.0);
-    for (player, mark) in sides {
+    let mut sides = [(row.x, Mark::X, row.o), (row.o, Mark::O, row.x)];
+    sides.sort_by_key(|(player, _, _)| player.0);
+    for (player, mark, opponent) in sides {
         let outcome = match ending.winner {
             _ if ending.reason == EndReason::Aborted => Outcome::Void,
             None => Outcome::Draw,
@@ -206,6 +206,7 @@ pub(super) fn count_in_arena(
         };
         if let Some(mut line) = db.entrant(arena, player)? {
             count(&mut line, outcome, moves);
+            line.last_opponent = Some(opponent);
             db.save_entrant(arena, &line)?;
         }
     }
