@@ -19,7 +19,7 @@ use super::joined;
 use super::standings::{self, Free, own_members, push_spacing};
 use super::table::Table;
 use crate::error::Refusal;
-use crate::game::{self, Setup};
+use crate::game::{self, Counted, Setup};
 use crate::lobby::invite_code;
 use crate::net::outbound::{ConnId, FAN_OUT_SLICE, Outbound, frame, with_members};
 use crate::registry::arenas::{ARENA_QUEUE, ArenaAsk, ArenaRequest};
@@ -47,8 +47,8 @@ pub(super) struct Director {
     pub(super) followers: HashMap<ConnId, (Outbound, PlayerId)>,
     /// Whether the standings changed since they were last pushed.
     pub(super) dirty: bool,
-    /// Where the games' ends are told.
-    pub(super) ends: mpsc::UnboundedSender<GameId>,
+    /// Where the games' ends are told, with the lines their counts scored if they counted here.
+    pub(super) ends: mpsc::UnboundedSender<(GameId, Counted)>,
     /// Games being played that no end will be told of (found at start, restored with the
     /// server's other games): the store is asked now and then whether they have ended.
     pub(super) orphans: Vec<GameId>,
@@ -118,7 +118,7 @@ impl Director {
     pub(super) async fn run(
         mut self,
         mut asks: mpsc::Receiver<ArenaAsk>,
-        mut ended: mpsc::UnboundedReceiver<GameId>,
+        mut ended: mpsc::UnboundedReceiver<(GameId, Counted)>,
     ) {
         let stop = self.shared.lifecycle.stop_games.clone();
         let mut tick = tokio::time::interval(TICK);
@@ -129,7 +129,7 @@ impl Director {
             tokio::select! {
                 biased;
                 () = stop.cancelled() => break false,
-                Some(game) = ended.recv() => self.ended(game).await,
+                Some((game, counted)) = ended.recv() => self.ended(game, counted).await,
                 Some(ask) = asks.recv() => self.ask(ask).await,
                 _ = tick.tick() => {
                     if !self.keep_lease().await {
@@ -236,6 +236,22 @@ impl Director {
         if let Some(rating) = session_rating(&self.shared, self.arena.variant, player) {
             self.table.rate(player, rating);
         }
+    }
+
+    /// Keeps what a game's count scored of a player's line (its points, games and last
+    /// opponent) as the end's transaction stored it; the rest (joined, withdrawn) is the
+    /// director's own to write, and may have changed since.
+    fn keep_scored(&mut self, line: Entrant) {
+        let line = match self.table.entrant(line.player) {
+            Some(kept) => Entrant {
+                name: kept.name.clone(),
+                withdrawn: kept.withdrawn,
+                joined_ms: kept.joined_ms,
+                ..line
+            },
+            None => line,
+        };
+        self.keep_line(line);
     }
 
     /// Notes that the standings changed: pushed at the next turn of the clock.
@@ -350,7 +366,7 @@ impl Director {
             }
         }
         for game in ended {
-            self.ended(game).await;
+            self.ended(game, Vec::new()).await;
         }
     }
 
@@ -431,8 +447,9 @@ impl Director {
         };
         let ends = self.ends.clone();
         tokio::spawn(async move {
-            let _ = end.await;
-            let _ = ends.send(id);
+            // Closed unsaid when the game stopped here unended: the store tells how it stands.
+            let counted = end.await.unwrap_or_default();
+            let _ = ends.send((id, counted));
         });
         let game = ArenaGame {
             game: id,
@@ -446,14 +463,23 @@ impl Director {
     }
 
     /// Takes in a game that ended: the store counted it as it stored the end (wherever it was
-    /// played), so its players' lines are read back; a game that ended with no end stored (its
-    /// node died before its first write) counts for nothing. A game still being played (on
-    /// another node, which took it over) is looked after until it ends.
-    async fn ended(&mut self, id: GameId) {
+    /// played). The lines its count scored come with the end of a game played here; otherwise
+    /// they are read back. A game that ended with no end stored (its node died before its first
+    /// write) counts for nothing. A game still being played (on another node, which took it over)
+    /// is looked after until it ends.
+    async fn ended(&mut self, id: GameId, scored: Counted) {
         let Some(game) = self.table.stop(id) else {
             return;
         };
         self.orphans.retain(|g| *g != id);
+        if !scored.is_empty() {
+            for line in scored {
+                self.keep_scored(line);
+            }
+            self.counted += 1;
+            self.changed();
+            return;
+        }
         let counted = match self.shared.store.arena_game(self.arena.id, id).await {
             Ok(Some((row, lines))) if row.counted => {
                 // Their sessions rated the game before it was told ended here.

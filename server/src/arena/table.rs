@@ -82,6 +82,11 @@ impl Table {
         &self.lines
     }
 
+    /// `player`'s line, if they joined.
+    pub(crate) fn entrant(&self, player: PlayerId) -> Option<&Entrant> {
+        self.at.get(&player).map(|&i| &self.lines[i])
+    }
+
     /// Whether `player` has joined (withdrawn or not).
     pub(crate) fn joined(&self, player: PlayerId) -> bool {
         self.at.contains_key(&player)

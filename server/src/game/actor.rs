@@ -14,13 +14,13 @@ use std::time::Duration;
 
 use noughts_engine::{Budget, Rng, choose_move};
 use noughts_protocol::{ErrorCode, GameId, GameKind, Mark, ServerMessage};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info, warn};
 
 use super::audience::Audience;
 use super::seat::{Human, Watcher, index};
-use super::setup::{Setup, Starter};
+use super::setup::{OnEnd, Setup, Starter};
 use crate::error::Refusal;
 use crate::metrics::GaugeShare;
 use crate::registry::games::{Command, Requester};
@@ -69,7 +69,7 @@ pub(crate) struct Game {
     /// How the AI tasks hand their move back; weak, so the registry alone keeps the game alive.
     pub(super) commands: mpsc::WeakSender<Command>,
     /// Told when the game ends (war-game keeper, per-player limits).
-    pub(super) on_end: Option<oneshot::Sender<()>>,
+    pub(super) on_end: Option<OnEnd>,
     /// The first snapshot's audience: the requester (reply id) and the first watcher.
     pub(super) opening: Option<Opening>,
     /// A new game's record, stored before anyone is told of the game (so its id is never given
@@ -506,8 +506,8 @@ impl Game {
             .store
             .record_move(self.rules.id(), record.ply, seq_mark, played, stored_ending)
             .await;
-        let rerated = match self.persisted(stored) {
-            Ok(rerated) => rerated,
+        let settled = match self.persisted(stored) {
+            Ok(settled) => settled,
             Err(None) => return,
             Err(Some(StoreError::Diverged { ply, stored, .. })) => {
                 return self.earlier_try_stands(ply, stored, from).await;
@@ -544,7 +544,7 @@ impl Game {
         }
         debug!(mark = ?record.mark, cell = record.cell, "move");
         match updates.next() {
-            Some(game_over) => self.concluded(game_over, None, rerated).await,
+            Some(game_over) => self.concluded(game_over, None, settled).await,
             None => {
                 self.list_entry();
                 self.think();

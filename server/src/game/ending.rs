@@ -10,7 +10,7 @@ use super::stored::stored;
 use crate::registry::games::Requester;
 use crate::rules::sitter::Sitter;
 use crate::rules::{EndRecord, Update};
-use crate::store::Rerated;
+use crate::store::{Rerated, Settled};
 
 /// How long a game waits between tries to store its end.
 const END_RETRY: std::time::Duration = std::time::Duration::from_millis(250);
@@ -22,14 +22,14 @@ impl Game {
     /// Ends the game: stores the end (and rates a rated game), then tells everyone.
     pub(super) async fn end(&mut self, end: EndRecord, from: Option<Requester>) {
         let mut tries = 0;
-        let rerated = loop {
+        let settled = loop {
             let written = self
                 .shared
                 .store
                 .end_game(self.rules.id(), stored(&end))
                 .await;
             match self.persisted(written) {
-                Ok(rerated) => break rerated,
+                Ok(settled) => break settled,
                 // Another node plays it now: it is not this node's to end.
                 Err(None) => return,
                 // A store that keeps the game would restore it live: a result told now but not
@@ -48,25 +48,26 @@ impl Game {
                 Err(Some(err)) => {
                     // The game is over for the players all the same; only the store lags behind.
                     error!(cause = %err, "the end of the game could not be stored");
-                    break None;
+                    break Settled::default();
                 }
             }
         };
         let reply = from.as_ref().is_some_and(|from| from.id.is_some());
         if let Some(game_over) = self.rules.conclude(&end, reply, now()) {
-            self.concluded(game_over, from, rerated).await;
+            self.concluded(game_over, from, settled).await;
         }
     }
 
-    /// The game is over and stored: tells everyone and shows the new ratings.
+    /// The game is over and stored: tells everyone and shows the new ratings, then whoever waits
+    /// for the end (with the arena lines its count scored).
     pub(super) async fn concluded(
         &mut self,
         game_over: Update,
         from: Option<Requester>,
-        rerated: Option<Rerated>,
+        settled: Settled,
     ) {
         let mut game_over = game_over;
-        if let Some(Rerated { x, o }) = rerated {
+        if let Some(Rerated { x, o }) = settled.rerated {
             let variant = self.rules.board().variant();
             let mut changes = [None, None];
             for (mark, rating) in [(Mark::X, x), (Mark::O, o)] {
@@ -103,7 +104,7 @@ impl Game {
             self.shared.lobby.remove_game(self.rules.id());
         }
         if let Some(on_end) = self.on_end.take() {
-            let _ = on_end.send(());
+            let _ = on_end.send(settled.counted);
         }
     }
 }

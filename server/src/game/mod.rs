@@ -20,8 +20,8 @@ pub(crate) mod war;
 #[cfg(feature = "cluster")]
 pub(crate) mod war_slot;
 
-pub(crate) use setup::Setup;
 use setup::Starter;
+pub(crate) use setup::{Counted, EndWait, Setup};
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -120,10 +120,7 @@ fn start_in(
 /// and clocks (the time the server was down is not charged), listed and watchable, their players
 /// away until they resume with their tokens. Returns, per variant, the end of a restored war game
 /// of the server's own, so the war-game keeper waits for it rather than start another.
-pub(crate) fn restore_all(
-    shared: &Arc<Shared>,
-    live: Vec<LiveGame>,
-) -> HashMap<Variant, oneshot::Receiver<()>> {
+pub(crate) fn restore_all(shared: &Arc<Shared>, live: Vec<LiveGame>) -> HashMap<Variant, EndWait> {
     let mut wars = HashMap::new();
     let mut sessions = HashSet::new();
     for game in live {
@@ -210,7 +207,7 @@ pub(crate) fn restore_all(
 pub(crate) async fn restore_and_reach(
     shared: &Arc<Shared>,
     taken: Vec<LiveGame>,
-) -> HashMap<Variant, oneshot::Receiver<()>> {
+) -> HashMap<Variant, EndWait> {
     if taken.is_empty() {
         return HashMap::new();
     }

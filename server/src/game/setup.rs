@@ -11,6 +11,15 @@ use crate::registry::games::Requester;
 use crate::rules::sitter::Sitter;
 use crate::session::Session;
 use crate::shared::Shared;
+use crate::store::Entrant;
+
+/// What a game tells whoever waits for its end, once the end is stored: its players' arena lines
+/// as the end's count scored them (none unless it counted in an arena just then).
+pub(crate) type Counted = Vec<Entrant>;
+/// Where a game tells of its end.
+pub(crate) type OnEnd = oneshot::Sender<Counted>;
+/// Where a game's end is waited for: closed without a word if the game stopped here unended.
+pub(crate) type EndWait = oneshot::Receiver<Counted>;
 
 /// Everything needed to start a game.
 #[derive(Debug)]
@@ -35,8 +44,8 @@ pub(crate) struct Setup {
     pub requester: Option<Requester>,
     /// Someone who watches from the start (the player who started a war game).
     pub watcher: Option<(Arc<Session>, Requester)>,
-    /// Told when the game ends (the war-game keeper waits on it).
-    pub on_end: Option<oneshot::Sender<()>>,
+    /// Told when the game ends (the war-game keeper and an arena's director wait on it).
+    pub on_end: Option<OnEnd>,
 }
 
 impl Setup {

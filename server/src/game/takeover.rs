@@ -17,10 +17,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use noughts_protocol::{GameId, PlayerId, Variant};
-use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
+use super::setup::EndWait;
 use crate::cluster::leases::Leases;
 use crate::game;
 use crate::game::{war, war_slot};
@@ -259,7 +259,7 @@ async fn end_if_not_current(shared: &Shared, game: &LiveGame) {
 pub(crate) async fn restore_at_start(
     shared: &Arc<Shared>,
     live: Vec<LiveGame>,
-) -> HashMap<Variant, oneshot::Receiver<()>> {
+) -> HashMap<Variant, EndWait> {
     let Some(leases) = shared.wing.as_ref().map(|wing| &wing.leases) else {
         return game::restore_all(shared, live);
     };

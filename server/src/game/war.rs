@@ -13,6 +13,7 @@ use tokio::sync::oneshot;
 use tokio::time::sleep;
 use tracing::warn;
 
+use super::setup::EndWait;
 #[cfg(feature = "cluster")]
 use super::war_slot::{self, Held, Slot};
 use crate::game::{self, Setup};
@@ -32,10 +33,7 @@ type Slot = std::convert::Infallible;
 /// Starts the first war game of every variant at once (so the lobby lists them from the start),
 /// and a keeper per variant that starts the next. A variant whose war game was restored from the
 /// store keeps that one (`restored` tells when it ends) rather than start another.
-pub(crate) async fn start(
-    shared: &Arc<Shared>,
-    mut restored: HashMap<Variant, oneshot::Receiver<()>>,
-) {
+pub(crate) async fn start(shared: &Arc<Shared>, mut restored: HashMap<Variant, EndWait>) {
     for variant in shared.config.war_variants.clone() {
         #[cfg(feature = "cluster")]
         let slot = war_slot::hold(shared, variant);
@@ -82,7 +80,7 @@ fn start_one(
     shared: &Arc<Shared>,
     variant: Variant,
     seats: [Sitter<Arc<Session>>; 2],
-) -> Option<(GameId, oneshot::Receiver<()>)> {
+) -> Option<(GameId, EndWait)> {
     let clock = seats
         .iter()
         .any(|seat| seat.human().is_some())
@@ -112,7 +110,7 @@ fn start_one(
 async fn keep(
     shared: Arc<Shared>,
     variant: Variant,
-    mut current: Option<oneshot::Receiver<()>>,
+    mut current: Option<EndWait>,
     slot: Option<Slot>,
 ) {
     let stop = shared.lifecycle.stop_games.clone();

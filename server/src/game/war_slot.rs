@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use noughts_protocol::{GameId, Variant};
-use tokio::sync::oneshot;
 use tokio::time::sleep;
 use tracing::{info, warn};
 
+use super::setup::EndWait;
 use crate::cluster::Cluster;
 pub(super) use crate::cluster::slot::Slot;
 use crate::game;
@@ -18,7 +18,7 @@ use crate::shared::Shared;
 /// What the holder of a variant's slot goes on with.
 pub(super) enum Held {
     /// The war game it has just taken over: hears when it ends.
-    CarryOn(oneshot::Receiver<()>),
+    CarryOn(EndWait),
     /// A new war game, to be started (then noted with [`note`]).
     Start,
 }
@@ -47,7 +47,7 @@ pub(crate) async fn is_current(cluster: &Cluster, variant: Variant, game: GameId
 /// What the holder of a variant's slot does next.
 enum Next {
     /// Plays this war game, which it has just taken over.
-    CarryOn(oneshot::Receiver<()>),
+    CarryOn(EndWait),
     /// Starts a new one: no war game of the variant is being played.
     Start,
     /// Waits: the variant's war game is still held elsewhere (its node plays it to its end, or

@@ -183,16 +183,18 @@ pub(super) fn check_arena_fence(
 /// Counts `row`'s game, whose end of `moves` moves is being stored, in `arena`, which started
 /// it: its row marked counted and both players' lines scored (each noting the other as their
 /// last opponent), in the transaction that stores the end, so that an end counts exactly when
-/// it is stored, and once, whichever node directs the arena (or none does just then).
+/// it is stored, and once, whichever node directs the arena (or none does just then). Returns the
+/// lines as scored; none if the game had counted already.
 pub(super) fn count_in_arena(
     db: &mut (impl ArenaBackend + ?Sized),
     arena: ArenaId,
     row: ArenaGame,
     ending: &Ending,
     moves: u32,
-) -> Result<(), StoreError> {
+) -> Result<Vec<Entrant>, StoreError> {
+    let mut counted = Vec::new();
     if !db.count_arena_game(row.game)? {
-        return Ok(());
+        return Ok(counted);
     }
     // Locked lower player id first, as ratings are, so that two ends take rows in one order.
     let mut sides = [(row.x, Mark::X, row.o), (row.o, Mark::O, row.x)];
@@ -208,7 +210,8 @@ pub(super) fn count_in_arena(
             count(&mut line, outcome, moves);
             line.last_opponent = Some(opponent);
             db.save_entrant(arena, &line)?;
+            counted.push(line);
         }
     }
-    Ok(())
+    Ok(counted)
 }

@@ -10,7 +10,7 @@ use noughts_protocol::{GameId, GameKind, Mark, PlayerId, Variant, closed_name};
 use tracing::error;
 
 use super::accounts::AccountBackend;
-use super::arenas::ArenaBackend;
+use super::arenas::{ArenaBackend, Entrant};
 use super::league::{LeagueBackend, LeagueGame};
 use super::records::ModerationEntry;
 use super::records::{
@@ -344,19 +344,44 @@ pub(super) fn take_back(
     db.raise_seq(game, seq + SEQ_RESERVE)
 }
 
-/// Records the end; for a rated game between two people, rates it and returns the new ratings.
+/// What storing a game's end gave back, for its players' sessions and its arena's director.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Settled {
+    /// Both players' new ratings, if the game was rated.
+    pub(crate) rerated: Option<Rerated>,
+    /// Both players' arena lines as the end's count scored them, if it counted in an arena.
+    pub(crate) counted: Vec<Entrant>,
+}
+
+/// Records the end; counts it in its arena, if an arena started it; for a rated game between two
+/// people, rates it. Returns what that gave.
 pub(super) fn end_game(
     db: &mut dyn Backend,
     game: GameId,
     ending: &Ending,
-) -> Result<Option<Rerated>, StoreError> {
+) -> Result<Settled, StoreError> {
     let Some(closed) = db.close_game(game, ending)? else {
-        return Ok(None);
+        return Ok(Settled::default());
     };
-    if let Some((arena, row)) = db.arena_of_game(game)? {
-        let moves = u32::try_from(db.moves(game)?.len()).unwrap_or(u32::MAX);
-        super::arenas::count_in_arena(db, arena, row, ending, moves)?;
-    }
+    let counted = match db.arena_of_game(game)? {
+        Some((arena, row)) => {
+            let moves = u32::try_from(db.moves(game)?.len()).unwrap_or(u32::MAX);
+            super::arenas::count_in_arena(db, arena, row, ending, moves)?
+        }
+        None => Vec::new(),
+    };
+    let rerated = rate(db, game, ending, closed)?;
+    Ok(Settled { rerated, counted })
+}
+
+/// Rates a game whose end is being stored, if it is rated and not aborted; counts an unrated
+/// one in the league. Returns the new ratings.
+fn rate(
+    db: &mut dyn Backend,
+    game: GameId,
+    ending: &Ending,
+    closed: Closed,
+) -> Result<Option<Rerated>, StoreError> {
     if ending.reason == noughts_protocol::EndReason::Aborted {
         return Ok(None);
     }

@@ -38,6 +38,7 @@ pub(crate) use accounts::{BecameBot, NewAccount, StoredAccount, StoredDevice, de
 pub(crate) use arenas::{ArenaGame, ArenaHold, Entrant, Place, StoredArena, on_fire};
 #[cfg(test)]
 pub(crate) use arenas::{Outcome, count};
+pub(crate) use backend::Settled;
 pub(crate) use durability::FlushSeries;
 pub use durability::{DEFAULT_FLUSH_MS, Durability, DurabilityArgs, DurabilityMode};
 pub(crate) use league::{KeptTable, LeagueBot};

@@ -17,7 +17,7 @@ use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tracing::error;
 
-use super::backend::{self, Backend};
+use super::backend::{self, Backend, Settled};
 use super::durability::{Durability, FlushSeries, Flusher};
 use super::inline::{Beside, Inline, Syncing, Unflushed};
 use super::job::{Batch, Db, Job, WriteJob, work};
@@ -25,8 +25,8 @@ use super::memory::Memory;
 #[cfg(feature = "cluster")]
 use super::postgres::Postgres;
 use super::records::{
-    Ending, GameStart, Rerated, Startup, StoreConfig, StoreError, StoredMove, StoredPlayer,
-    TokenHash, TokenRules, now_ms,
+    Ending, GameStart, Startup, StoreConfig, StoreError, StoredMove, StoredPlayer, TokenHash,
+    TokenRules, now_ms,
 };
 use super::sqlite::Sqlite;
 
@@ -609,8 +609,8 @@ impl Store {
             .await
     }
 
-    /// A move was made (and maybe ended the game); returns once it is durable, with both
-    /// players' new ratings if it ended a rated game. `seq_mark`, if any, raises the `seq` the
+    /// A move was made (and maybe ended the game); returns once it is durable, with what the
+    /// end gave (both players' new ratings, their arena lines) if it ended the game. `seq_mark`, if any, raises the `seq` the
     /// game would continue from after a restart, as [`Store::reserve_seq`] does.
     pub(crate) async fn record_move(
         &self,
@@ -619,26 +619,27 @@ impl Store {
         seq_mark: Option<u64>,
         played: StoredMove,
         ending: Option<Ending>,
-    ) -> Result<Option<Rerated>, StoreError> {
+    ) -> Result<Settled, StoreError> {
         let epoch = self.epoch(game);
         self.write("record move", move |db| {
             backend::check_fence(db, game, epoch)?;
             backend::record_move(&mut *db, game, ply, seq_mark, &played)?;
             match ending {
                 Some(ending) => backend::end_game(db, game, &ending),
-                None => Ok(None),
+                None => Ok(Settled::default()),
             }
         })
         .await
     }
 
     /// A game ended without a move (resignation, time, abandonment, shutdown); returns once it
-    /// is durable, with both players' new ratings if it was rated.
+    /// is durable, with what the end gave (both players' new ratings if it was rated, their
+    /// arena lines if it counted in an arena).
     pub(crate) async fn end_game(
         &self,
         game: GameId,
         ending: Ending,
-    ) -> Result<Option<Rerated>, StoreError> {
+    ) -> Result<Settled, StoreError> {
         let epoch = self.epoch(game);
         self.write("end game", move |db| {
             backend::check_fence(db, game, epoch)?;

@@ -125,7 +125,7 @@ async fn a_closed_account_is_marked_in_the_records_and_leaves_the_leaderboard(db
     make_accounts(&store).await;
     store.start_game(start(1, people(), true)).await.unwrap();
     let ended = store.end_game(GameId(1), ending(Some(Mark::X), EndReason::Resign));
-    ended.await.unwrap().expect("rated");
+    ended.await.unwrap().rerated.expect("rated");
     let listed = |board: Vec<crate::store::StoredStanding>| {
         board
             .into_iter()

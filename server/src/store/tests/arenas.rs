@@ -184,11 +184,20 @@ async fn a_director_whose_arena_was_taken_since_writes_nothing(db: Fresh) {
         .start_arena_game(start(2, people(), true), second)
         .await
         .unwrap();
-    store
+    let settled = store
         .end_game(GameId(2), ending(Some(Mark::X), EndReason::Resign))
         .await
         .unwrap();
     let (lines, games) = store.arena_state(id).await.unwrap();
+    assert_eq!(
+        settled.counted, lines,
+        "the end gives back the lines it scored"
+    );
+    let again = store
+        .end_game(GameId(2), ending(Some(Mark::O), EndReason::Resign))
+        .await
+        .unwrap();
+    assert!(again.counted.is_empty(), "an end stored twice counts once");
     let game = ArenaGame {
         game: GameId(2),
         x: ADA,

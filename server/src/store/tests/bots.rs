@@ -31,6 +31,7 @@ async fn a_bot_is_made_before_any_rated_game_for_good_and_marked_in_the_records(
     ended
         .await
         .unwrap()
+        .rerated
         .expect("a bot's games are rated as anyone's");
     let refused = store.become_bot(ADA).await.unwrap();
     assert_eq!(

@@ -116,6 +116,7 @@ async fn a_rated_game_moves_both_ratings_the_right_way(db: Fresh) {
         .end_game(GameId(1), ending(Some(Mark::X), EndReason::Resign))
         .await
         .unwrap()
+        .rerated
         .expect("a rated game between two people is rated");
     assert!(rerated.x.rating > 1500.0 && rerated.o.rating < 1500.0);
     let (ada, ada_games) = classic_rating(&store, ADA).await;
@@ -150,7 +151,7 @@ async fn a_rated_game_moves_both_ratings_the_right_way(db: Fresh) {
         .end_game(GameId(1), ending(Some(Mark::O), EndReason::Timeout))
         .await
         .unwrap();
-    assert!(again.is_none());
+    assert!(again.rerated.is_none());
     assert_eq!(classic_rating(&store, ADA).await, (ada, 1));
 
     // A second rated game updates the same rows.
@@ -159,6 +160,7 @@ async fn a_rated_game_moves_both_ratings_the_right_way(db: Fresh) {
         .end_game(GameId(2), ending(None, EndReason::Draw))
         .await
         .unwrap()
+        .rerated
         .expect("rated");
     let board = store.leaderboard(Variant::Classic, 0, 10).await.unwrap();
     let ada = &board.iter().find(|e| e.player == ADA).unwrap().results;
@@ -186,7 +188,7 @@ async fn unrated_ai_and_aborted_games_leave_ratings_alone(db: Fresh) {
             .end_game(GameId(game), ending(winner, reason))
             .await
             .unwrap();
-        assert!(rerated.is_none(), "game {game} is not rated");
+        assert!(rerated.rerated.is_none(), "game {game} is not rated");
     }
     assert_eq!(classic_rating(&store, ADA).await, (1500, 0));
     assert_eq!(classic_rating(&store, BOB).await, (1500, 0));
