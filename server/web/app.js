@@ -246,7 +246,9 @@ function onError(/** @type {any} */ message) {
       state.chatSent.set(net.send({ type: "chat", game: now.game, text: line.text }), { game: now.game, text: line.text });
       return;
     }
-    if (now?.kind === "war" && !now.you) {
+    // Or the page has moved on to the next war game and its state has not come yet.
+    const coming = !now && state.current !== null && state.listed.get(state.current)?.kind === "war";
+    if ((now?.kind === "war" && !now.you) || coming) {
       state.unsentChat.push(line.text);
       return;
     }
