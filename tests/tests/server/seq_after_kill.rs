@@ -154,7 +154,16 @@ async fn no_seq_reused(name: &str, db: impl Fn(&Path) -> OsString) {
             match message {
                 ServerMessage::Chat { .. } => break,
                 ServerMessage::Error { .. } => {
-                    panic!("round {round}: the chat line was refused: {message:?}")
+                    // What the server said of the game, both processes, for whoever reads this.
+                    let log = std::fs::read_to_string(dir.join("server.log")).unwrap_or_default();
+                    let said: Vec<&str> = log
+                        .lines()
+                        .filter(|l| !l.contains("TRACE") && !l.contains("DEBUG"))
+                        .collect();
+                    panic!(
+                        "round {round}: the chat line was refused: {message:?}\nthe server's log:\n{}",
+                        said.join("\n")
+                    )
                 }
                 _ => {}
             }
