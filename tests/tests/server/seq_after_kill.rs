@@ -11,7 +11,7 @@ use serde_json::json;
 use noughts_tests::postgres::Postgres;
 use noughts_tests::process::ServerProcess;
 use noughts_tests::raw::*;
-use noughts_tests::{Scratch, connect, seq_of};
+use noughts_tests::{Scratch, Socket, connect, seq_of};
 
 fn start(dir: &std::path::Path, db: &OsStr) -> ServerProcess {
     ServerProcess::start_on(
@@ -84,8 +84,9 @@ async fn no_seq_reused(name: &str, db: impl Fn(&Path) -> OsString) {
             }
         }
         // Moves in between: a move raises the stored mark only when it runs low, so these
-        // check that the marks a move leaves alone still cover every update.
-        let moves = [
+        // check that the marks a move leaves alone still cover every update. Each is read by O
+        // before the next line, so that the two sides' moves come in turn.
+        let moves: [(usize, bool, usize); 5] = [
             (7, false, 0),
             (15, true, 8),
             (23, false, 2),
@@ -102,14 +103,17 @@ async fn no_seq_reused(name: &str, db: impl Fn(&Path) -> OsString) {
             if let Some(&(_, by_x, cell)) = moves.iter().find(|(at, ..)| *at == i) {
                 let mover = if by_x { &mut x } else { &mut o };
                 send(mover, json!({"type": "move", "game": game.0, "cell": cell})).await;
+                let moved = |m: &ServerMessage| matches!(m, ServerMessage::Moved { cell: c, .. } if *c == cell);
+                read_until(&mut o, &mut seen, moved).await;
             }
         }
-        for _ in 0..lines + moves.len() {
-            let message = next(&mut o).await;
-            if let Some((_, seq)) = seq_of(&message) {
-                seen = seen.max(seq);
-            }
-        }
+        // Both read to the last line: X too, so that it answers the server's pings and is still
+        // connected when the server is killed.
+        let last = format!("line {}", lines - 1);
+        let said =
+            |m: &ServerMessage| matches!(m, ServerMessage::Chat { line, .. } if line.text == last);
+        read_until(&mut o, &mut seen, said).await;
+        read_until(&mut x, &mut seen, said).await;
         server.kill();
         drop((x, o));
 
@@ -169,5 +173,23 @@ async fn no_seq_reused(name: &str, db: impl Fn(&Path) -> OsString) {
             }
         }
         server.kill();
+    }
+}
+
+/// Reads `ws` until a message `until` accepts, keeping in `seen` the highest `seq` read; a
+/// refusal on the way fails the test.
+async fn read_until(ws: &mut Socket, seen: &mut u64, until: impl Fn(&ServerMessage) -> bool) {
+    loop {
+        let message = next(ws).await;
+        if let Some((_, seq)) = seq_of(&message) {
+            *seen = (*seen).max(seq);
+        }
+        assert!(
+            !matches!(message, ServerMessage::Error { .. }),
+            "refused before the kill: {message:?}"
+        );
+        if until(&message) {
+            return;
+        }
     }
 }
